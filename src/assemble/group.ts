@@ -1,0 +1,81 @@
+/**
+ * The fragments of the group being streamed (`K.delta+`): its first fragment, the pieces of its
+ * growing member and its fidelity. Pieces are kept as a list, never concatenated per fragment.
+ */
+import type { Kind } from "../schema.js";
+
+type Item = Record<string, unknown>;
+
+/** The member a fragment of each kind grows. */
+export const GROWING: Record<Kind, string> = {
+  text: "text",
+  thinking: "thinking",
+  tool_call: "arguments",
+  inline_data: "data",
+  inline_thinking: "data",
+  embedding: "embedding",
+};
+
+export class GroupBuffer {
+  readonly pieces: unknown[] = [];
+  /** The fidelity of the one fragment that carried one. */
+  fidelity: Record<string, unknown> | undefined;
+  private size = 0;
+
+  constructor(
+    readonly kind: Kind,
+    readonly first: Item,
+  ) {
+    this.add(first);
+  }
+
+  add(item: Item): void {
+    const piece = item[GROWING[this.kind]];
+    this.pieces.push(piece);
+    if (typeof piece === "string") this.size += piece.length;
+    else if (piece instanceof Uint8Array) this.size += piece.length;
+  }
+
+  /** Total length of the pieces (UTF-16 units or bytes). */
+  get length(): number {
+    return this.size;
+  }
+
+  /** The joined text (text, thinking, tool-call arguments). */
+  text(): string {
+    return (this.pieces as string[]).join("");
+  }
+
+  /** The joined bytes (inline data). */
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.size);
+    let o = 0;
+    for (const p of this.pieces as Uint8Array[]) {
+      out.set(p, o);
+      o += p.length;
+    }
+    return out;
+  }
+
+  /** Whether the pieces join into `s`, without joining them. */
+  sameText(s: unknown): boolean {
+    if (typeof s !== "string" || s.length !== this.size) return false;
+    let o = 0;
+    for (const p of this.pieces as string[]) {
+      if (!s.startsWith(p, o)) return false;
+      o += p.length;
+    }
+    return true;
+  }
+
+  /** Whether the pieces join into `b`, without joining them. */
+  sameBytes(b: unknown): boolean {
+    if (!(b instanceof Uint8Array) || b.length !== this.size) return false;
+    let o = 0;
+    for (const p of this.pieces as Uint8Array[]) {
+      for (let i = 0; i < p.length; i++) if (b[o + i] !== p[i]) return false;
+      o += p.length;
+    }
+    return true;
+  }
+}

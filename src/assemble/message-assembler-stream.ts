@@ -1,0 +1,73 @@
+/**
+ * UniEvents → the same UniEvents, checked against the grammar of SPEC §3, with each `.done` built
+ * from its fragments and compared (SPEC §4), and the finished message as a promise.
+ */
+import type { StreamCore } from "../internal/core.js";
+import { CoreStream } from "../internal/core-stream.js";
+import { locate } from "../internal/fault.js";
+import { MessagePromise } from "../internal/message-promise.js";
+import { previewValue } from "../internal/values.js";
+import { checkEvent } from "../decode/validate.js";
+import type { UniEvent, UniMessage } from "../schema.js";
+import { MessageValidator } from "./validator.js";
+
+export interface MessageAssemblerOptions {
+  /** Names the reader in error messages; default `"mmsp-streams"`. */
+  client?: string;
+}
+
+/** The checking stage as a synchronous core. */
+export class MessageValidatorCore implements StreamCore<UniEvent, UniEvent> {
+  readonly validator: MessageValidator;
+  private readonly client: string;
+  private index = 0;
+  readonly finished = false;
+
+  constructor(options: MessageAssemblerOptions, onMessage: (m: UniMessage) => void) {
+    this.client = options.client ?? "mmsp-streams";
+    this.validator = new MessageValidator(this.client, onMessage);
+  }
+
+  push(event: UniEvent, emit: (event: UniEvent) => void): void {
+    const index = this.index++;
+    try {
+      const checked = checkEvent(event, false);
+      this.validator.push(checked);
+      emit(checked);
+    } catch (e) {
+      throw locate(e, this.client, { eventIndex: index, preview: previewValue(event) });
+    }
+  }
+
+  end(): void {
+    try {
+      this.validator.end();
+    } catch (e) {
+      throw locate(e, this.client, { eventIndex: this.index });
+    }
+  }
+}
+
+/**
+ * Checks a stream of UniEvents (from `UniEventDecoderStream` or your own source) and assembles the
+ * message: every rule of SPEC §3, every `.done` compared with what its fragments build.
+ *
+ * @example
+ * ```ts
+ * const assembler = new MessageAssemblerStream();
+ * const checked = events.pipeThrough(assembler);
+ * const message = await assembler.message; // drains `checked` if nobody reads it
+ * ```
+ */
+export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
+  /** The finished message; see `UniEventStream.message`. */
+  readonly message: Promise<UniMessage>;
+
+  constructor(options: MessageAssemblerOptions = {}) {
+    let stream!: MessageAssemblerStream;
+    const message = new MessagePromise<UniMessage>(() => stream.drain());
+    super(new MessageValidatorCore(options, (m) => message.resolve(m)), { onError: (e) => message.reject(e) });
+    stream = this;
+    this.message = message;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The grammar of a public stream (SPEC §3) and the building of each `.done` from its fragments
+ * (SPEC §4), one event at a time. Fragments are kept as a list of pieces and compared with the
+ * `.done` piece by piece, so a group costs its size once.
+ */
+import { EmptyResponseError, ToolCallArgumentParseError } from "../errors.js";
+import { Fault } from "../internal/fault.js";
+import { fidelityEqual, hasFidelity, isRecord, jsonEqual } from "../internal/values.js";
+import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
+import { GroupBuffer } from "./group.js";
+
+type Item = Record<string, unknown> & { type: string };
+
+export class MessageValidator {
+  private open: GroupBuffer | null = null;
+  private readonly items: DoneItem[] = [];
+  /** The stop event has passed the checks. */
+  stopped = false;
+  message: UniMessage | undefined;
+
+  constructor(
+    private readonly client: string,
+    private readonly onMessage: (message: UniMessage) => void = () => {},
+  ) {}
+
+  /** The done items so far (live: do not mutate). */
+  get doneItems(): readonly DoneItem[] {
+    return this.items;
+  }
+
+  /** The group being streamed now, if any. */
+  get openGroup(): GroupBuffer | null {
+    return this.open;
+  }
+
+  /** Checks one (schema-valid) event. Throws a `Fault` or a typed error. */
+  push(event: UniEvent): void {
+    if (this.stopped) throw new Fault("STOP-LAST", "an event arrived after the stop event");
+    if (event.event_type === "stop") return this.stop(event);
+    this.item(event.content_items[0] as unknown as Item);
+  }
+
+  /** The input ended. */
+  end(): void {
+    if (this.stopped) return;
+    const open = this.open ? ` (a ${this.open.kind} group was still open)` : "";
+    throw new Fault("STOP-LAST", `the stream ended without a stop event${open}: it was truncated`);
+  }
+
+  private item(item: Item): void {
+    const type = item.type;
+    const dot = type.lastIndexOf(".");
+    const kind = type.slice(0, dot) as Kind;
+    const delta = type.endsWith(".delta");
+    const f = item.fidelity;
+    if (isRecord(f) && Object.prototype.hasOwnProperty.call(f, "item_id"))
+      throw new Fault("NO-ITEM-ID", `${type} carries fidelity.item_id, which never appears on the public wire`);
+    const g = this.open;
+    if (g) {
+      if (kind !== g.kind)
+        throw new Fault("NO-INTERLEAVE", `${type} arrived while a ${g.kind} group was open (its ${g.kind}.done had not come)`);
+      if (delta) this.fragment(g, item);
+      else this.close(g, item);
+      return;
+    }
+    if (!delta) throw new Fault("DONE-AFTER-DELTA", `${type} arrived with no ${kind}.delta before it`);
+    if (kind === "tool_call" && (!item.name || !item.tool_call_id))
+      throw new Fault("TOOL-HEADER", "the first tool_call.delta of a call must carry a non-empty name and tool_call_id");
+    this.open = new GroupBuffer(kind, item);
+    this.fidelity(this.open, item);
+  }
+
+  private fragment(g: GroupBuffer, item: Item): void {
+    if (g.kind === "embedding") throw new Fault("ONE-VECTOR", "an embedding group has more than one embedding.delta");
+    if (g.kind === "tool_call" && (item.name !== "" || item.tool_call_id !== ""))
+      throw new Fault("TOOL-HEADER", "only the first tool_call.delta of a call carries name and tool_call_id; later ones carry them empty");
+    this.fidelity(g, item);
+    g.add(item);
+  }
+
+  private fidelity(g: GroupBuffer, item: Item): void {
+    if (!hasFidelity(item.fidelity)) return;
+    if (g.fidelity !== undefined)
+      throw new Fault("FIDELITY-ONCE", `a second fragment of this ${g.kind} group carries fidelity`);
+    g.fidelity = item.fidelity;
+  }
+
+  private close(g: GroupBuffer, done: Item): void {
+    const mismatch = (what: string): Fault => new Fault("DONE-CONTENT", `${done.type} does not match its fragments: ${what}`);
+    switch (g.kind) {
+      case "text":
+      case "thinking":
+        if (!g.sameText(done[g.kind] as string)) throw mismatch(`${g.kind} differs from the joined fragments`);
+        break;
+      case "tool_call": {
+        const args = this.parseArguments(g);
+        if (done.name !== g.first.name) throw mismatch(`name ${JSON.stringify(done.name)} != ${JSON.stringify(g.first.name)}`);
+        if (done.tool_call_id !== g.first.tool_call_id) throw mismatch("tool_call_id differs from the first fragment's");
+        if (!jsonEqual(done.arguments, args)) throw mismatch("arguments differ from the parsed fragments");
+        break;
+      }
+      case "inline_data":
+      case "inline_thinking":
+        if (done.mime_type !== g.first.mime_type) throw mismatch("mime_type differs from the first fragment's");
+        if (!g.sameBytes(done.data as Uint8Array)) throw mismatch("data differs from the joined fragments");
+        break;
+      case "embedding":
+        if (!jsonEqual(done.embedding, g.first.embedding)) throw mismatch("embedding differs from the vector of the delta");
+        break;
+    }
+    if (!fidelityEqual(done.fidelity, g.fidelity))
+      throw new Fault("FIDELITY-EQUAL", `${done.type} carries a different fidelity than its group's fragment`);
+    this.open = null;
+    this.items.push(done as unknown as DoneItem);
+  }
+
+  private parseArguments(g: GroupBuffer): Record<string, unknown> {
+    const raw = g.text();
+    let parsed: unknown;
+    let reason: string | undefined;
+    try {
+      parsed = raw === "" ? {} : JSON.parse(raw);
+      if (!isRecord(parsed)) reason = "Expected a JSON object.";
+    } catch (e) {
+      reason = (e as Error).message;
+    }
+    if (reason !== undefined) {
+      throw ToolCallArgumentParseError.fromRaw({
+        client: this.client,
+        toolName: g.first.name as string,
+        toolCallId: g.first.tool_call_id as string,
+        raw,
+        reason,
+        rule: "DONE-CONTENT",
+      });
+    }
+    return parsed as Record<string, unknown>;
+  }
+
+  private stop(event: UniEvent): void {
+    if (this.open) throw new Fault("CLOSED", `the stop event arrived while a ${this.open.kind} group was open`);
+    const usage = event.usage_metadata as UsageMetadata;
+    const finish = event.finish_reason as FinishReason;
+    if (this.items.every((i) => i.type === "thinking.done" || i.type === "inline_thinking.done")) {
+      throw new EmptyResponseError({ client: this.client, finishReason: finish, usageMetadata: usage });
+    }
+    const message: UniMessage = {
+      role: "assistant",
+      content_items: this.items,
+      usage_metadata: usage,
+      finish_reason: finish,
+    };
+    if (event.created_at !== undefined) message.created_at = event.created_at;
+    this.stopped = true;
+    this.message = message;
+    this.onMessage(message);
+  }
+}

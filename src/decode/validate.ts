@@ -1,0 +1,74 @@
+/**
+ * Checks one event against the data model (SPEC §2) and the event-level rules of SPEC §3, naming
+ * the rule it breaks: ROLE, DELTA-SHAPE, STOP-SHAPE and KIND before the schema as a whole (SCHEMA).
+ */
+import { UniEventSchema, type UniEvent } from "../schema.js";
+import { Fault } from "../internal/fault.js";
+import { isRecord, previewValue } from "../internal/values.js";
+import { decodeBase64 } from "./base64.js";
+
+const STREAM_ITEM_TYPES = new Set([
+  "text.delta", "text.done",
+  "thinking.delta", "thinking.done",
+  "tool_call.delta", "tool_call.done",
+  "inline_data.delta", "inline_data.done",
+  "inline_thinking.delta", "inline_thinking.done",
+  "embedding.delta", "embedding.done",
+]);
+
+const show = (v: unknown): string => previewValue(v, 40);
+
+/** The first event-level rule `v` breaks, if any. */
+export function eventShapeFault(v: Record<string, unknown>): Fault | undefined {
+  const eventType = v.event_type;
+  if (eventType !== "delta" && eventType !== "stop")
+    return new Fault("SCHEMA", `event_type must be "delta" or "stop", not ${show(eventType)}`);
+  if (v.role !== "assistant") return new Fault("ROLE", `role must be "assistant", not ${show(v.role)}`);
+  const items = v.content_items;
+  if (!Array.isArray(items)) return new Fault("SCHEMA", `content_items must be an array, not ${show(items)}`);
+  if (eventType === "stop") {
+    if (items.length !== 0) return new Fault("STOP-SHAPE", `the stop event carries ${items.length} item(s); it must carry none`);
+    if (v.usage_metadata == null) return new Fault("STOP-SHAPE", "the stop event has no usage_metadata");
+    if (v.finish_reason == null) return new Fault("STOP-SHAPE", "the stop event has no finish_reason");
+    return undefined;
+  }
+  if (items.length !== 1) return new Fault("DELTA-SHAPE", `a delta event carries ${items.length} items; it must carry exactly one`);
+  if (v.usage_metadata != null) return new Fault("DELTA-SHAPE", "a delta event carries usage_metadata; it must be null");
+  if (v.finish_reason != null) return new Fault("DELTA-SHAPE", "a delta event carries finish_reason; it must be null");
+  const item = items[0];
+  if (!isRecord(item) || typeof item.type !== "string")
+    return new Fault("SCHEMA", `a content item must be an object with a string type, not ${show(item)}`);
+  if (!STREAM_ITEM_TYPES.has(item.type))
+    return new Fault("KIND", `unknown item type ${JSON.stringify(item.type)}: a stream carries K.delta or K.done of the six kinds`);
+  return undefined;
+}
+
+function schemaFault(value: unknown): Fault | undefined {
+  const result = UniEventSchema.safeParse(value);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0]!;
+  const path = issue.path.map(String).join(".");
+  return new Fault("SCHEMA", `the event does not match the schema: ${path ? path + ": " : ""}${issue.message}`);
+}
+
+/**
+ * Checks `value` and returns it as a UniEvent. With `wireBytes`, the base64 `data` of inline items
+ * is decoded to bytes (the item is copied, the input is not changed).
+ */
+export function checkEvent(value: unknown, wireBytes: boolean): UniEvent {
+  if (!isRecord(value)) throw new Fault("JSON", `an event must be a JSON object, not ${show(value)}`);
+  const shape = eventShapeFault(value);
+  if (shape) throw shape;
+  let event = value;
+  if (wireBytes && value.event_type === "delta") {
+    const item = (value.content_items as Record<string, unknown>[])[0]!;
+    if ((item.type as string).startsWith("inline_") && typeof item.data === "string") {
+      const bytes = decodeBase64(item.data);
+      if (!bytes) throw new Fault("SCHEMA", `${item.type as string}.data is not padded base64: ${show(item.data)}`);
+      event = { ...value, content_items: [{ ...item, data: bytes }] };
+    }
+  }
+  const fault = schemaFault(event);
+  if (fault) throw fault;
+  return event as UniEvent;
+}

@@ -1,0 +1,332 @@
+/**
+ * The package's errors (SPEC §6). Every error is an `MmspError`; errors the package detects itself
+ * carry where they happened: the `rule` broken, the `eventIndex` (0-based, counting SSE messages or
+ * NDJSON lines of the input), the `byteOffset` of the offending record where known, and a short
+ * `preview` of it.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await new Response(body).body!.pipeThrough(stream).pipeTo(sink);
+ * } catch (e) {
+ *   if (e instanceof StreamProtocolError) console.error(e.rule, e.eventIndex, e.preview);
+ *   else if (e instanceof UpstreamError && e.cause instanceof ToolCallArgumentParseError) retry();
+ * }
+ * ```
+ */
+import type { FinishReason, UsageMetadata } from "./schema.js";
+
+/** Where a package-detected error happened. */
+export interface ErrorContext {
+  /** The rule broken: a SPEC §3 id, `UTF8`, `JSON`, `SCHEMA`, `KIND`, `DONE-CONTENT` or `LIMIT`. */
+  rule?: string;
+  /** 0-based index of the offending event among the input's events (SSE messages or NDJSON lines). */
+  eventIndex?: number;
+  /** Byte offset of the offending record in the input, where known. */
+  byteOffset?: number;
+  /** A short preview of the offending input. */
+  preview?: string;
+}
+
+export interface MmspErrorOptions extends ErrorContext {
+  cause?: unknown;
+  /** Replaces the computed message (used when an error is rebuilt from the wire). */
+  message?: string;
+}
+
+export class MmspError extends Error {
+  rule?: string;
+  eventIndex?: number;
+  byteOffset?: number;
+  preview?: string;
+
+  constructor(message: string, options: MmspErrorOptions = {}) {
+    super(options.message ?? message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    if (options.rule !== undefined) this.rule = options.rule;
+    if (options.eventIndex !== undefined) this.eventIndex = options.eventIndex;
+    if (options.byteOffset !== undefined) this.byteOffset = options.byteOffset;
+    if (options.preview !== undefined) this.preview = options.preview;
+  }
+}
+
+/** A stream broke the grammar of SPEC §3, or its bytes, JSON or schema were invalid. */
+export class StreamProtocolError extends MmspError {
+  client: string;
+  /** The part of the message after `<client> broke the streaming protocol: `. */
+  detail: string;
+
+  constructor(fields: { client: string; detail: string } & MmspErrorOptions) {
+    super(`${fields.client} broke the streaming protocol: ${fields.detail}`, fields);
+    this.client = fields.client;
+    this.detail = fields.detail;
+  }
+}
+
+/** The fragments of a tool call did not join into a JSON object (SPEC §4). */
+export class ToolCallArgumentParseError extends MmspError {
+  client: string;
+  toolName: string;
+  toolCallId: string;
+  rawArgumentsLength: number;
+  rawArgumentsPreview: string;
+
+  constructor(
+    fields: {
+      client: string;
+      toolName: string;
+      toolCallId: string;
+      rawArgumentsLength: number;
+      rawArgumentsPreview: string;
+      reason?: string;
+    } & MmspErrorOptions,
+  ) {
+    super(
+      `Invalid streamed tool call arguments from ${fields.client} for tool "${fields.toolName}" ` +
+        `(tool_call_id="${fields.toolCallId}", length=${fields.rawArgumentsLength}, ` +
+        `preview=${JSON.stringify(fields.rawArgumentsPreview)}): ${fields.reason ?? "Expected a JSON object."}`,
+      fields,
+    );
+    this.client = fields.client;
+    this.toolName = fields.toolName;
+    this.toolCallId = fields.toolCallId;
+    this.rawArgumentsLength = fields.rawArgumentsLength;
+    this.rawArgumentsPreview = fields.rawArgumentsPreview;
+  }
+
+  /** Builds the error from the raw argument text, with MMSP's length and preview rules. */
+  static fromRaw(
+    fields: { client: string; toolName: string; toolCallId: string; raw: string; reason: string } & MmspErrorOptions,
+  ): ToolCallArgumentParseError {
+    // Lengths and previews count code points, as MMSP (Python) does.
+    const chars = Array.from(fields.raw);
+    const preview =
+      chars.length <= 160 ? fields.raw : chars.slice(0, 72).join("") + "...[truncated]..." + chars.slice(-72).join("");
+    return new ToolCallArgumentParseError({
+      ...fields,
+      rawArgumentsLength: chars.length,
+      rawArgumentsPreview: preview,
+    });
+  }
+}
+
+/** The response held nothing but thinking: it cannot be replayed to a model (SPEC §4). */
+export class EmptyResponseError extends MmspError {
+  client: string;
+  finishReason: FinishReason | null;
+  usageMetadata: UsageMetadata | null;
+
+  constructor(
+    fields: { client: string; finishReason: FinishReason | null; usageMetadata: UsageMetadata | null } & MmspErrorOptions,
+  ) {
+    super(
+      `${fields.client} returned no content other than thinking (finish_reason=${JSON.stringify(fields.finishReason)}).`,
+      fields,
+    );
+    this.client = fields.client;
+    this.finishReason = fields.finishReason;
+    this.usageMetadata = fields.usageMetadata;
+  }
+}
+
+export class UnsupportedParameterError extends MmspError {
+  client: string;
+  parameter: string;
+
+  constructor(fields: { client: string; parameter: string } & MmspErrorOptions) {
+    super(`${fields.client} does not support the parameter ${JSON.stringify(fields.parameter)}`, fields);
+    this.client = fields.client;
+    this.parameter = fields.parameter;
+  }
+}
+
+export class UnsupportedOperationError extends MmspError {
+  client: string;
+  operation: string;
+
+  constructor(fields: { client: string; operation: string } & MmspErrorOptions) {
+    super(`${fields.client} does not support the operation ${JSON.stringify(fields.operation)}`, fields);
+    this.client = fields.client;
+    this.operation = fields.operation;
+  }
+}
+
+/** A configured limit was exceeded (rule `LIMIT`). */
+export class StreamLimitError extends MmspError {
+  /** The option's name, e.g. `maxEventBytes`. */
+  limit: string;
+  /** The option's setting. */
+  value: number;
+
+  constructor(fields: { limit: string; value: number; detail?: string } & MmspErrorOptions) {
+    super(fields.detail ?? `the stream exceeded ${fields.limit}=${fields.value}`, { rule: "LIMIT", ...fields });
+    this.limit = fields.limit;
+    this.value = fields.value;
+  }
+}
+
+/**
+ * An error that crossed the wire: a refusal before the stream, or an in-stream `{"error": E}` event.
+ * When `E.type` names one of the MMSP error classes, `cause` is that error rebuilt with its fields.
+ */
+export class UpstreamError extends MmspError {
+  client: string;
+  /** The HTTP status of a refusal, else `E.status` when present, else null. */
+  status: number | null;
+  /** `E.type`. */
+  errorType: string | null;
+  /** `E` exactly as sent. */
+  error: unknown;
+
+  constructor(
+    fields: { client: string; status: number | null; errorType: string | null; error: unknown; message: string } & MmspErrorOptions,
+  ) {
+    super(fields.message, fields);
+    this.client = fields.client;
+    this.status = fields.status;
+    this.errorType = fields.errorType;
+    this.error = fields.error;
+  }
+}
+
+// ---- the wire shape ---------------------------------------------------------------------------
+
+/** The JSON shape of an error on the wire: `{"error": WireError}`. */
+export interface WireError {
+  type: string;
+  message: string;
+  [field: string]: unknown;
+}
+
+function contextFields(e: MmspError): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (e.rule !== undefined) out.rule = e.rule;
+  if (e.eventIndex !== undefined) out.event_index = e.eventIndex;
+  if (e.byteOffset !== undefined) out.byte_offset = e.byteOffset;
+  if (e.preview !== undefined) out.preview = e.preview;
+  return out;
+}
+
+/** The SPEC §6 wire shape of an error (snake_case fields), as written in `{"error": …}`. */
+export function toWireError(error: unknown): WireError {
+  if (error instanceof UpstreamError && isObject(error.error)) return error.error as WireError;
+  if (error instanceof StreamProtocolError)
+    return { type: "StreamProtocolError", message: error.message, client: error.client, ...contextFields(error) };
+  if (error instanceof ToolCallArgumentParseError)
+    return {
+      type: "ToolCallArgumentParseError",
+      message: error.message,
+      client: error.client,
+      tool_name: error.toolName,
+      tool_call_id: error.toolCallId,
+      raw_arguments_length: error.rawArgumentsLength,
+      raw_arguments_preview: error.rawArgumentsPreview,
+      ...contextFields(error),
+    };
+  if (error instanceof EmptyResponseError)
+    return {
+      type: "EmptyResponseError",
+      message: error.message,
+      client: error.client,
+      finish_reason: error.finishReason,
+      usage_metadata: error.usageMetadata,
+      ...contextFields(error),
+    };
+  if (error instanceof UnsupportedParameterError)
+    return { type: "UnsupportedParameterError", message: error.message, client: error.client, parameter: error.parameter };
+  if (error instanceof UnsupportedOperationError)
+    return { type: "UnsupportedOperationError", message: error.message, client: error.client, operation: error.operation };
+  if (error instanceof StreamLimitError)
+    return { type: "StreamLimitError", message: error.message, limit: error.limit, value: error.value, ...contextFields(error) };
+  if (error instanceof UpstreamError)
+    return { type: error.errorType ?? "UpstreamError", message: error.message, ...(error.status !== null ? { status: error.status } : {}) };
+  if (error instanceof MmspError) return { type: "MmspError", message: error.message, ...contextFields(error) };
+  if (error instanceof Error) return { type: error.name || "Error", message: error.message };
+  return { type: "Error", message: String(error) };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
+const int = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
+
+function rebuildContext(e: Record<string, unknown>, message: string): MmspErrorOptions {
+  const o: MmspErrorOptions = { message };
+  if (typeof e.rule === "string") o.rule = e.rule;
+  if (int(e.event_index) !== undefined) o.eventIndex = int(e.event_index)!;
+  if (int(e.byte_offset) !== undefined) o.byteOffset = int(e.byte_offset)!;
+  if (typeof e.preview === "string") o.preview = e.preview;
+  return o;
+}
+
+/** Rebuilds the typed MMSP error an `E` describes, or undefined for other types. */
+function rebuildTyped(e: Record<string, unknown>, message: string, fallbackClient: string): MmspError | undefined {
+  const client = typeof e.client === "string" ? e.client : fallbackClient;
+  const ctx = rebuildContext(e, message);
+  switch (e.type) {
+    case "StreamProtocolError": {
+      const prefix = `${client} broke the streaming protocol: `;
+      const detail = message.startsWith(prefix) ? message.slice(prefix.length) : message;
+      return new StreamProtocolError({ client, detail, ...ctx });
+    }
+    case "ToolCallArgumentParseError":
+      return new ToolCallArgumentParseError({
+        client,
+        toolName: str(e.tool_name),
+        toolCallId: str(e.tool_call_id),
+        rawArgumentsLength: int(e.raw_arguments_length) ?? 0,
+        rawArgumentsPreview: str(e.raw_arguments_preview),
+        ...ctx,
+      });
+    case "EmptyResponseError":
+      return new EmptyResponseError({
+        client,
+        finishReason: (e.finish_reason ?? null) as FinishReason | null,
+        usageMetadata: (isObject(e.usage_metadata) ? e.usage_metadata : null) as UsageMetadata | null,
+        ...ctx,
+      });
+    case "UnsupportedParameterError":
+      return new UnsupportedParameterError({ client, parameter: str(e.parameter), ...ctx });
+    case "UnsupportedOperationError":
+      return new UnsupportedOperationError({ client, operation: str(e.operation), ...ctx });
+    case "StreamLimitError":
+      return new StreamLimitError({ limit: str(e.limit), value: typeof e.value === "number" ? e.value : 0, ...ctx });
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Turns an error that crossed the wire into an `UpstreamError`. `object` is either the whole body
+ * `{"error": E}` or `E` itself; `status` is the HTTP status of a refusal (else `E.status` is used).
+ */
+export function fromWireError(object: unknown, status: number | null = null, client = "mmsp-streams"): UpstreamError {
+  const e: unknown = isObject(object) && "error" in object ? object.error : object;
+  if (!isObject(e)) {
+    const message = typeof e === "string" && e ? e : "unknown error";
+    return new UpstreamError({ client, status, errorType: null, error: e, message });
+  }
+  const errorType = typeof e.type === "string" ? e.type : null;
+  const message = typeof e.message === "string" ? e.message : (errorType ?? "unknown error");
+  const resolvedStatus = status ?? (int(e.status) ?? null);
+  const cause = rebuildTyped(e, message, client);
+  return new UpstreamError({ client, status: resolvedStatus, errorType, error: e, message, ...(cause ? { cause } : {}) });
+}
+
+/**
+ * The error a refused request describes (SPEC §1): a JSON body `{"error": {"type", "message"}}`,
+ * or type `HTTPError` with `HTTP <status>: <first 200 chars of body>` for any other body.
+ */
+export function refusalError(status: number, bodyText: string, client = "mmsp-streams"): UpstreamError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bodyText);
+  } catch {
+    parsed = undefined;
+  }
+  if (isObject(parsed) && isObject(parsed.error)) return fromWireError(parsed, status, client);
+  const error = { type: "HTTPError", message: `HTTP ${status}: ${bodyText.slice(0, 200)}` };
+  return new UpstreamError({ client, status, errorType: "HTTPError", error, message: error.message });
+}

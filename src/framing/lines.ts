@@ -1,0 +1,123 @@
+/**
+ * Splits decoded text into lines (LF, CRLF or a lone CR end a line; a CRLF split across chunks is
+ * one line end) and says at which byte of the input each line begins. The text of one line is kept
+ * as pieces until its end arrives, so a long line costs its length once, never once per chunk.
+ */
+import { utf8Length } from "./utf8.js";
+
+export type LineHandler = (line: string) => void;
+
+export class LineSplitter {
+  private pieces: string[] = [];
+  private piecesChars = 0;
+  /** A CR ended the last chunk: a LF at the start of the next one belongs to it. */
+  private skipLf = false;
+  private lineNo = 0;
+
+  // Where the text being split sits in the input, for byte offsets.
+  private text = "";
+  private textStart = 0;
+  private textEnd = 0;
+  private lineStartPos = 0;
+  /** Byte offset of a line that began in an earlier chunk (-1: it began in this one). */
+  private carriedStart = -1;
+  private cursorPos = 0;
+  private cursorByte = 0;
+
+  constructor(
+    /** Called when an unfinished line grows past this many UTF-16 units (a bound on memory). */
+    private readonly maxLineChars = Infinity,
+    private readonly onTooLong: (chars: number) => void = () => {},
+  ) {}
+
+  /** 1-based number of the line last handed out. */
+  get lineNumber(): number {
+    return this.lineNo;
+  }
+
+  /** Byte offset in the input where the line last handed out (or being built) begins. */
+  lineByteOffset(): number {
+    if (this.carriedStart >= 0) return this.carriedStart;
+    return this.byteOffsetOf(this.lineStartPos);
+  }
+
+  /** Byte offset of `text[pos]`; positions asked for only grow within a chunk, so counting is linear. */
+  private byteOffsetOf(pos: number): number {
+    const { text, textStart, textEnd } = this;
+    if (textEnd - textStart === text.length) return textStart + pos; // all ASCII
+    if (pos < this.cursorPos) {
+      this.cursorPos = 0;
+      this.cursorByte = textStart;
+    }
+    this.cursorByte += utf8Length(text, this.cursorPos, pos);
+    this.cursorPos = pos;
+    return this.cursorByte;
+  }
+
+  /** Splits `text`, which occupies bytes [textStart, textEnd) of the input. */
+  push(text: string, textStart: number, textEnd: number, onLine: LineHandler): void {
+    this.text = text;
+    this.textStart = textStart;
+    this.textEnd = textEnd;
+    this.cursorPos = 0;
+    this.cursorByte = textStart;
+    let pos = 0;
+    const n = text.length;
+    if (this.skipLf && n > 0) {
+      this.skipLf = false;
+      if (text.charCodeAt(0) === 10) pos = 1;
+    }
+    this.lineStartPos = pos;
+    if (text.indexOf("\r", pos) === -1) {
+      // The common case: LF only.
+      for (let end = text.indexOf("\n", pos); end !== -1; end = text.indexOf("\n", pos)) {
+        const line = text.slice(pos, end);
+        this.emit(this.pieces.length > 0 ? this.join(line) : line, onLine);
+        pos = end + 1;
+        this.lineStartPos = pos;
+        this.carriedStart = -1;
+      }
+    } else {
+      let lf = text.indexOf("\n", pos);
+      let cr = text.indexOf("\r", pos);
+      while (lf !== -1 || cr !== -1) {
+        let end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+        const line = text.slice(pos, end);
+        this.emit(this.pieces.length > 0 ? this.join(line) : line, onLine);
+        if (end === cr) {
+          if (end + 1 === n) this.skipLf = true;
+          else if (text.charCodeAt(end + 1) === 10) end++;
+        }
+        pos = end + 1;
+        this.lineStartPos = pos;
+        this.carriedStart = -1;
+        if (lf !== -1 && lf < pos) lf = text.indexOf("\n", pos);
+        if (cr !== -1 && cr < pos) cr = text.indexOf("\r", pos);
+      }
+    }
+    if (pos < n) {
+      if (this.pieces.length === 0) this.carriedStart = this.byteOffsetOf(pos);
+      this.pieces.push(pos === 0 ? text : text.slice(pos));
+      this.piecesChars += n - pos;
+      if (this.piecesChars > this.maxLineChars) this.onTooLong(this.piecesChars);
+    }
+  }
+
+  /** Ends the input: an unterminated last line is handed out. */
+  end(onLine: LineHandler): void {
+    if (this.pieces.length > 0) this.emit(this.join(""), onLine);
+  }
+
+  private join(last: string): string {
+    if (last) this.pieces.push(last);
+    const line = this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join("");
+    this.pieces = [];
+    this.piecesChars = 0;
+    return line;
+  }
+
+  private emit(line: string, onLine: LineHandler): void {
+    this.lineNo++;
+    onLine(line);
+  }
+}

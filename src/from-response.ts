@@ -1,0 +1,82 @@
+/**
+ * A `fetch` Response → checked UniEvents and the message: the format comes from `Content-Type`,
+ * and a refused request (non-2xx) becomes the `UpstreamError` its body describes (SPEC §1, §6).
+ */
+import { refusalError } from "./errors.js";
+import { MessagePromise } from "./internal/message-promise.js";
+import type { UniEvent, UniMessage } from "./schema.js";
+import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
+
+/** How much of a refusal's body is read to describe it. */
+const REFUSAL_BODY_LIMIT = 64 * 1024;
+
+const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines", "application/x-jsonlines"]);
+
+/** The wire format a Content-Type names, or undefined when it names neither. */
+export function formatFromContentType(contentType: string | null): WireFormat | undefined {
+  if (!contentType) return undefined;
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  if (type === "text/event-stream") return "sse";
+  if (NDJSON_TYPES.has(type)) return "ndjson";
+  return undefined;
+}
+
+export interface ResponseEvents {
+  readable: ReadableStream<UniEvent>;
+  message: Promise<UniMessage>;
+}
+
+async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  if (!body) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  try {
+    while (size < REFUSAL_BODY_LIMIT) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      text += decoder.decode(value, { stream: true });
+    }
+    text += decoder.decode();
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return text;
+}
+
+/**
+ * Reads a Response from an MMSP server (or any producer of SSE / NDJSON UniEvents).
+ * `options.format` overrides the format `Content-Type` names (default SSE when it names none).
+ *
+ * @example
+ * ```ts
+ * const { readable, message } = fromResponse(await fetch(url, init));
+ * for await (const event of readable) render(event);
+ * console.log((await message).usage_metadata);
+ * ```
+ */
+export function fromResponse(response: Response, options: UniEventStreamOptions = {}): ResponseEvents {
+  const client = options.client ?? "mmsp-streams";
+  if (!response.ok) {
+    const message = new MessagePromise<UniMessage>(() => {});
+    const readable = new ReadableStream<UniEvent>({
+      start: async (controller) => {
+        let error: unknown;
+        try {
+          error = refusalError(response.status, await readRefusalBody(response.body), client);
+        } catch (e) {
+          error = e;
+        }
+        controller.error(error);
+        message.reject(error);
+      },
+    });
+    return { readable, message };
+  }
+  const format = options.format ?? formatFromContentType(response.headers.get("content-type")) ?? "sse";
+  const stream = new UniEventStream({ ...options, format });
+  const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  return { readable: body.pipeThrough(stream), message: stream.message };
+}

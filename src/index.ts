@@ -1,0 +1,31 @@
+/**
+ * mmsp-streams: the bytes of a streamed LLM response (MMSP UniEvents over SSE or NDJSON) → typed,
+ * checked events and the finished assistant message, with web streams only.
+ *
+ * The pipeline, each stage usable on its own:
+ *   bytes ─ SseDecoderStream / NdjsonDecoderStream ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ events
+ * and fused in one stage: `UniEventStream` (or `fromResponse`).
+ */
+export * from "./schema.js";
+export {
+  MmspError,
+  StreamProtocolError,
+  ToolCallArgumentParseError,
+  EmptyResponseError,
+  UnsupportedParameterError,
+  UnsupportedOperationError,
+  UpstreamError,
+  StreamLimitError,
+  toWireError,
+  fromWireError,
+  refusalError,
+  type ErrorContext,
+  type WireError,
+} from "./errors.js";
+export { SseDecoderStream, type SseMessage } from "./framing/sse.js";
+export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson.js";
+export { UniEventDecoderStream, type UniEventDecoderOptions } from "./decode/uni-event.js";
+export { MessageAssemblerStream, type MessageAssemblerOptions } from "./assemble/message-assembler-stream.js";
+export { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
+export { fromResponse, formatFromContentType, type ResponseEvents } from "./from-response.js";
+export { decodeBase64, encodeBase64 } from "./decode/base64.js";

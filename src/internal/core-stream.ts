@@ -1,0 +1,144 @@
+/**
+ * The stream shell around a core: a `{ readable, writable }` pair for `pipeThrough`.
+ *
+ * Why not a `TransformStream`: erroring a TransformStream drops the outputs still queued on its
+ * readable side, and its `cancel` hook is missing in some runtimes. This shell delivers every output
+ * produced before an error and only then errors the readable; it holds backpressure (a write waits
+ * until the reader has taken the outputs of the previous one); a cancel of the readable errors the
+ * writable, so a pipe into it cancels its source; and `drain()` lets the package consume the
+ * readable itself when the caller only wants the final result.
+ */
+import type { StreamCore } from "./core.js";
+
+export interface CoreStreamHooks {
+  /** The stream failed (core error, abort of the writable, or cancel of the readable). */
+  onError?(error: unknown): void;
+  /** The input is complete and every check passed. */
+  onClose?(): void;
+}
+
+/** Reason given to the source when the core needs no more input (after `[DONE]`). */
+export class StreamFinished extends Error {
+  override name = "StreamFinished";
+  constructor() {
+    super("the stream is complete: no more input is read");
+  }
+}
+
+export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
+  readonly readable: ReadableStream<O>;
+  readonly writable: WritableStream<I>;
+  private rc!: ReadableStreamDefaultController<O>;
+  private wc!: WritableStreamDefaultController;
+  private pendingError: { error: unknown } | null = null;
+  private wakeWriter: (() => void) | null = null;
+  private settled = false;
+  private draining = false;
+
+  constructor(
+    private readonly core: StreamCore<I, O>,
+    private readonly hooks: CoreStreamHooks = {},
+  ) {
+    const emit = (o: O): void => {
+      if (!this.draining) this.rc.enqueue(o);
+    };
+    this.readable = new ReadableStream<O>(
+      {
+        start: (c) => {
+          this.rc = c;
+        },
+        pull: () => {
+          if (this.pendingError) {
+            const { error } = this.pendingError;
+            this.pendingError = null;
+            this.rc.error(error);
+          }
+          this.wake();
+        },
+        cancel: (reason) => {
+          const error = reason ?? new DOMException("The event stream was cancelled", "AbortError");
+          this.fail(error, false);
+          this.wc.error(error); // a pipe into the writable now cancels its source
+          this.wake();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    this.writable = new WritableStream<I>(
+      {
+        start: (c) => {
+          this.wc = c;
+        },
+        write: (chunk) => {
+          if (this.settled) return;
+          try {
+            this.core.push(chunk, emit);
+          } catch (error) {
+            this.fail(error, true);
+            throw error;
+          }
+          if (this.core.finished) {
+            this.close();
+            this.wc.error(new StreamFinished());
+            return;
+          }
+          if (!this.draining && (this.rc.desiredSize ?? 0) < 0) {
+            return new Promise<void>((resolve) => (this.wakeWriter = resolve));
+          }
+        },
+        close: () => {
+          if (this.settled) return;
+          try {
+            this.core.end(emit);
+          } catch (error) {
+            this.fail(error, true);
+            throw error;
+          }
+          this.close();
+        },
+        abort: (reason) => {
+          this.fail(reason, true);
+        },
+      },
+      { highWaterMark: 1 },
+    );
+  }
+
+  /**
+   * Consumes the readable inside the package (outputs are then not kept). Returns false when the
+   * readable is already locked by a reader or a pipe.
+   */
+  drain(): boolean {
+    if (this.readable.locked) return false;
+    this.draining = true;
+    const reader = this.readable.getReader();
+    const loop = (): void => {
+      reader.read().then((r) => (r.done ? undefined : loop()), () => {});
+    };
+    loop();
+    this.wake();
+    return true;
+  }
+
+  private wake(): void {
+    const w = this.wakeWriter;
+    this.wakeWriter = null;
+    w?.();
+  }
+
+  private close(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.rc.close();
+    this.hooks.onClose?.();
+  }
+
+  /** Errors the readable once the outputs already queued have been read. */
+  private fail(error: unknown, deliverQueued: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (deliverQueued && !this.draining && (this.rc.desiredSize ?? 0) < 0) this.pendingError = { error };
+    else this.rc.error(error);
+    this.hooks.onError?.(error);
+  }
+}

@@ -1,0 +1,69 @@
+/** Small helpers on JSON-like values, shared by the decoder and the assembler. */
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** A fidelity is "present" when it is an object with at least one member (absent, null and {} are the same). */
+export function hasFidelity(f: unknown): f is Record<string, unknown> {
+  if (!isRecord(f)) return false;
+  for (const _ in f) return true;
+  return false;
+}
+
+/** Equality of JSON values (key order ignored) and of byte arrays. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
+    return typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b);
+  }
+  if (a instanceof Uint8Array || b instanceof Uint8Array) {
+    return a instanceof Uint8Array && b instanceof Uint8Array && bytesEqual(a, b);
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Fidelity equality where absent, null and {} are the same. */
+export function fidelityEqual(a: unknown, b: unknown): boolean {
+  const ha = hasFidelity(a);
+  const hb = hasFidelity(b);
+  if (!ha || !hb) return ha === hb;
+  return jsonEqual(a, b);
+}
+
+const PREVIEW_CHARS = 120;
+
+/** A short, single-line preview of some input text. */
+export function previewText(text: string, max = PREVIEW_CHARS): string {
+  return text.length <= max ? text : text.slice(0, max) + "…";
+}
+
+/** A preview of a value (bytes shown by their length, so a preview stays short). */
+export function previewValue(value: unknown, max = PREVIEW_CHARS): string {
+  let text: string;
+  try {
+    text =
+      JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? `<${v.length} bytes>` : v)) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return previewText(text, max);
+}

@@ -1,0 +1,157 @@
+/**
+ * The one-call reader: bytes (SSE or NDJSON) → checked UniEvents, plus the finished message.
+ * It composes the cores of the four stages (UTF-8 + framing, decoding, checking) in one synchronous
+ * call per chunk, so a chunk costs one stream hop, not four.
+ */
+import { StreamProtocolError } from "./errors.js";
+import { MessageValidator } from "./assemble/validator.js";
+import { DONE, UniEventDecoder } from "./decode/uni-event.js";
+import { LineSplitter } from "./framing/lines.js";
+import { isBlankLine } from "./framing/ndjson.js";
+import { SseParser, type SseMessage } from "./framing/sse.js";
+import { InvalidUtf8, Utf8Decoder } from "./framing/utf8.js";
+import type { StreamCore } from "./internal/core.js";
+import { CoreStream } from "./internal/core-stream.js";
+import { Fault, locate } from "./internal/fault.js";
+import { MessagePromise } from "./internal/message-promise.js";
+import { previewText } from "./internal/values.js";
+import type { UniEvent, UniMessage } from "./schema.js";
+
+export type WireFormat = "sse" | "ndjson";
+
+export interface UniEventStreamOptions {
+  /** The framing of the bytes; default `"sse"`. */
+  format?: WireFormat;
+  /** Names the reader in error messages and in `UpstreamError.client`; default `"mmsp-streams"`. */
+  client?: string;
+}
+
+const isDonePrefix = (data: string): boolean => "[DONE]".startsWith(data);
+
+/** The fused core: bytes in, checked UniEvents out. */
+export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
+  private readonly utf8 = new Utf8Decoder(true);
+  private readonly lines = new LineSplitter();
+  private readonly sse: SseParser | null;
+  private readonly decoder: UniEventDecoder;
+  readonly validator: MessageValidator;
+  private readonly client: string;
+  private emit: (event: UniEvent) => void = () => {};
+  /** Index of the next record (SSE message or non-blank NDJSON line). */
+  private index = 0;
+  private ending = false;
+  finished = false;
+
+  private readonly onLine: (line: string) => void;
+  private readonly onMessage: (message: SseMessage) => void;
+
+  constructor(options: UniEventStreamOptions = {}, onMessage?: (message: UniMessage) => void) {
+    this.client = options.client ?? "mmsp-streams";
+    this.decoder = new UniEventDecoder(this.client);
+    this.validator = new MessageValidator(this.client, onMessage);
+    const sse = options.format === "ndjson" ? null : new SseParser(this.lines);
+    this.sse = sse;
+    this.onMessage = (m) => this.record(m.data, this.sse!.messageByteOffset);
+    this.onLine = sse
+      ? (line) => sse.line(line, this.onMessage)
+      : (line) => {
+          if (!isBlankLine(line)) this.record(line, this.lines.lineByteOffset(), this.lines.lineNumber);
+        };
+  }
+
+  push(chunk: Uint8Array, emit: (event: UniEvent) => void): void {
+    this.emit = emit;
+    let text: string;
+    try {
+      text = this.utf8.decode(chunk);
+    } catch (e) {
+      if (!(e instanceof InvalidUtf8)) throw e;
+      this.lines.push(e.text, e.textStart, e.byteOffset, this.onLine); // deliver what came before the bad bytes
+      throw this.invalidUtf8(e);
+    }
+    this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine);
+  }
+
+  end(emit: (event: UniEvent) => void): void {
+    this.emit = emit;
+    this.ending = true;
+    let text: string;
+    try {
+      text = this.utf8.end();
+    } catch (e) {
+      if (e instanceof InvalidUtf8) throw this.invalidUtf8(e);
+      throw e;
+    }
+    if (text) this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine);
+    this.lines.end(this.onLine);
+    this.sse?.end(this.onMessage);
+    if (!this.finished) {
+      try {
+        this.validator.end();
+      } catch (e) {
+        throw locate(e, this.client, { eventIndex: this.index, byteOffset: this.utf8.bytesReceived });
+      }
+    }
+  }
+
+  private record(text: string, byteOffset: number, line?: number): void {
+    if (this.finished) return; // after [DONE] nothing more is read
+    const index = this.index++;
+    try {
+      if (this.ending && this.sse && this.validator.stopped && isDonePrefix(text)) {
+        this.finished = true; // the body was cut inside the final `data: [DONE]`
+        return;
+      }
+      const event = this.decoder.decodeText(text, this.sse !== null);
+      if (event === DONE) {
+        if (!this.validator.stopped) throw new Fault("STOP-LAST", "[DONE] arrived before the stop event: the stream was truncated");
+        this.finished = true;
+        return;
+      }
+      this.validator.push(event);
+      this.emit(event);
+    } catch (e) {
+      throw locate(e, this.client, { line, eventIndex: index, byteOffset, preview: previewText(text) });
+    }
+  }
+
+  private invalidUtf8(e: InvalidUtf8): StreamProtocolError {
+    const preview = Array.from(e.bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
+    return locate(new Fault("UTF8", `invalid UTF-8 at byte ${e.byteOffset}`), this.client, {
+      eventIndex: this.index,
+      byteOffset: e.byteOffset,
+      preview,
+    }) as StreamProtocolError;
+  }
+}
+
+/**
+ * Bytes of an MMSP stream → checked UniEvents, with the finished assistant message.
+ *
+ * Every event is validated (SPEC §2) and the grammar of SPEC §3 enforced as it arrives; each
+ * `.done` is checked against its fragments. The first violation errors the readable (after every
+ * valid event before it) and rejects `message`.
+ *
+ * @example
+ * ```ts
+ * const stream = new UniEventStream();
+ * const events = (await fetch(url, init)).body!.pipeThrough(stream);
+ * for await (const event of events) render(event);
+ * const message = await stream.message;
+ * ```
+ */
+export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
+  /**
+   * The finished message: resolves when the stop event has passed the checks, rejects with the
+   * error the readable errors with. Awaiting it while nobody reads `readable` drains the stream.
+   */
+  readonly message: Promise<UniMessage>;
+
+  constructor(options: UniEventStreamOptions = {}) {
+    let stream!: UniEventStream;
+    const message = new MessagePromise<UniMessage>(() => stream.drain());
+    super(new UniEventCore(options, (m) => message.resolve(m)), { onError: (e) => message.reject(e) });
+    stream = this;
+    this.message = message;
+  }
+}

@@ -1,0 +1,6 @@
+// Every shared case, grouped by area. Each runtime adapter registers these.
+import type { Case } from "../harness.ts";
+
+const groups: [string, Case[]][] = [];
+
+export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

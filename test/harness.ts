@@ -1,0 +1,153 @@
+// A tiny, framework-free test harness: the same cases run under vitest (Node, workerd, Chromium),
+// bun test, Deno.test, inside a Worker and in a plain browser page. Only web-standard APIs here.
+
+export type Case = [name: string, fn: () => Promise<void> | void];
+
+export class AssertionError extends Error {
+  override name = "AssertionError";
+}
+
+/** Structural equality that understands Uint8Array, arrays, plain objects and NaN. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (a instanceof Uint8Array || b instanceof Uint8Array) {
+    if (!(a instanceof Uint8Array && b instanceof Uint8Array) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+export function show(v: unknown): string {
+  try {
+    return JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? `<bytes ${Array.from(x).join(",")}>` : x));
+  } catch {
+    return String(v);
+  }
+}
+
+export function assert(cond: unknown, msg = "assertion failed"): asserts cond {
+  if (!cond) throw new AssertionError(msg);
+}
+
+export function assertEqual(actual: unknown, expected: unknown, msg = ""): void {
+  if (!deepEqual(actual, expected)) {
+    throw new AssertionError(`${msg ? msg + ": " : ""}expected ${show(expected)} but got ${show(actual)}`);
+  }
+}
+
+/** Awaits `p` (or calls it) and returns the error it throws; fails if it does not throw. */
+export async function rejects(p: Promise<unknown> | (() => unknown), msg = ""): Promise<any> {
+  try {
+    await (typeof p === "function" ? p() : p);
+  } catch (e) {
+    return e;
+  }
+  throw new AssertionError(`${msg ? msg + ": " : ""}expected an error, but none was thrown`);
+}
+
+/** Checks an error's class and selected fields. */
+export function assertError(e: unknown, cls: new (...args: any[]) => Error, fields: Record<string, unknown> = {}): void {
+  if (!(e instanceof cls)) {
+    throw new AssertionError(`expected ${cls.name} but got ${(e as Error)?.name ?? typeof e}: ${(e as Error)?.message ?? show(e)}`);
+  }
+  for (const [k, v] of Object.entries(fields)) {
+    const actual = (e as unknown as Record<string, unknown>)[k];
+    if (v instanceof RegExp ? !(typeof actual === "string" && v.test(actual)) : !deepEqual(actual, v)) {
+      throw new AssertionError(`${cls.name}.${k}: expected ${v instanceof RegExp ? v : show(v)} but got ${show(actual)} (message: ${(e as Error).message})`);
+    }
+  }
+}
+
+const enc = new TextEncoder();
+export const utf8 = (s: string): Uint8Array => enc.encode(s);
+
+/** A byte stream that delivers the given chunks (strings are UTF-8 encoded). */
+export function byteStream(chunks: (Uint8Array | string)[]): ReadableStream<Uint8Array> {
+  const list = chunks.map((c) => (typeof c === "string" ? utf8(c) : c));
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (i < list.length) c.enqueue(list[i++]!);
+      else c.close();
+    },
+  });
+}
+
+/** Splits bytes at the given cut points. */
+export function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let last = 0;
+  for (const c of [...cuts].sort((a, b) => a - b)) {
+    if (c > last && c < bytes.length) {
+      out.push(bytes.subarray(last, c));
+      last = c;
+    }
+  }
+  out.push(bytes.subarray(last));
+  return out;
+}
+
+export function valuesStream<T>(values: T[]): ReadableStream<T> {
+  let i = 0;
+  return new ReadableStream<T>({
+    pull(c) {
+      if (i < values.length) c.enqueue(values[i++]!);
+      else c.close();
+    },
+  });
+}
+
+export async function collect<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const out: T[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+/** Reads a stream to its end; returns what arrived and the error it ended with, if any. */
+export async function collectSettled<T>(stream: ReadableStream<T>): Promise<{ values: T[]; error: unknown }> {
+  const values: T[] = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { values, error: undefined };
+      values.push(value);
+    }
+  } catch (error) {
+    return { values, error };
+  }
+}
+
+export interface CaseResult {
+  name: string;
+  ok: boolean;
+  error?: string;
+}
+
+export async function runCases(cases: Case[]): Promise<{ passed: number; failed: number; results: CaseResult[] }> {
+  const results: CaseResult[] = [];
+  for (const [name, fn] of cases) {
+    try {
+      await fn();
+      results.push({ name, ok: true });
+    } catch (e) {
+      results.push({ name, ok: false, error: String((e as Error)?.stack ?? e) });
+    }
+  }
+  const passed = results.filter((r) => r.ok).length;
+  return { passed, failed: results.length - passed, results };
+}

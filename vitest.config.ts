@@ -1,0 +1,38 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { playwright } from "@vitest/browser-playwright";
+import { defineConfig } from "vitest/config";
+
+// One vitest run, three runtimes: `npx vitest run` (all) or `npx vitest run --project node` (one).
+export default defineConfig({
+  test: {
+    projects: [
+      // (a) Node.js
+      { test: { name: "node", include: ["test/all.test.ts"] } },
+      // (b) workerd, configured from wrangler.toml: the shared unit tests + Worker integration tests
+      {
+        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        test: { name: "workers", include: ["test/all.test.ts", "test/workers/**/*.test.ts"] },
+      },
+      // (e) Debian's Chromium through Playwright (no Playwright-downloaded browser exists here)
+      {
+        test: {
+          name: "browser",
+          include: ["test/all.test.ts"],
+          browser: {
+            enabled: true,
+            headless: true,
+            screenshotFailures: false, // else failures write test/__screenshots__/*.png
+            provider: playwright({
+              launchOptions: {
+                executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+                args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+              },
+            }),
+            instances: [{ browser: "chromium" }],
+          },
+        },
+      },
+    ],
+  },
+});
