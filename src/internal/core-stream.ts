@@ -40,7 +40,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     private readonly hooks: CoreStreamHooks = {},
   ) {
     const emit = (o: O): void => {
-      if (!this.draining) this.rc.enqueue(o);
+      if (!this.draining && !this.settled) this.rc.enqueue(o);
     };
     this.readable = new ReadableStream<O>(
       {
@@ -97,11 +97,21 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
           this.close();
         },
         abort: (reason) => {
-          this.fail(reason, true);
+          if (this.settled) return;
+          if (this.core.abort) {
+            try {
+              this.core.abort(reason, emit);
+            } catch (error) {
+              this.fail(error, true);
+              return;
+            }
+            this.close();
+          } else this.fail(reason, true);
         },
       },
       { highWaterMark: 1 },
     );
+    this.core.start?.(emit);
   }
 
   /**
@@ -130,6 +140,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     if (this.settled) return;
     this.settled = true;
     this.rc.close();
+    this.core.dispose?.();
     this.hooks.onClose?.();
   }
 
@@ -139,6 +150,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     this.settled = true;
     if (deliverQueued && !this.draining && (this.rc.desiredSize ?? 0) < 0) this.pendingError = { error };
     else this.rc.error(error);
+    this.core.dispose?.();
     this.hooks.onError?.(error);
   }
 }

@@ -7,6 +7,15 @@ export interface StreamCore<I, O> {
   push(input: I, emit: (output: O) => void): void;
   /** The input ended. */
   end(emit: (output: O) => void): void;
+  /** Called once when the stream is built, with an `emit` usable at any time (e.g. from a timer). */
+  start?(emit: (output: O) => void): void;
+  /**
+   * The writable side was aborted (or a pipe's source errored). When present, the core may emit
+   * final outputs (an encoder writes an error event) and the readable then closes normally.
+   */
+  abort?(reason: unknown, emit: (output: O) => void): void;
+  /** The stream is over (closed, errored or cancelled): release timers and the like. */
+  dispose?(): void;
   /** True once the core wants no more input (e.g. after `[DONE]`): the source is then cancelled. */
   readonly finished: boolean;
 }
