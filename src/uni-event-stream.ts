@@ -40,6 +40,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   /** Index of the next record (SSE message or non-blank NDJSON line). */
   private index = 0;
   private ending = false;
+  /** The last record's text, for the preview of an error found at the end. */
+  private lastText = "";
   finished = false;
 
   private readonly onLine: (line: string) => void;
@@ -89,7 +91,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
       try {
         this.validator.end();
       } catch (e) {
-        throw locate(e, this.client, { eventIndex: this.index, byteOffset: this.utf8.bytesReceived });
+        const preview = this.index === 0 ? "<empty input>" : `<end of input after> ${previewText(this.lastText)}`;
+        throw locate(e, this.client, { eventIndex: this.index, byteOffset: this.utf8.bytesReceived, preview });
       }
     }
   }
@@ -97,6 +100,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private record(text: string, byteOffset: number, line?: number): void {
     if (this.finished) return; // after [DONE] nothing more is read
     const index = this.index++;
+    this.lastText = text;
     try {
       if (this.ending && this.sse && this.validator.stopped && isDonePrefix(text)) {
         this.finished = true; // the body was cut inside the final `data: [DONE]`

@@ -43,7 +43,7 @@ export class MessageValidatorCore implements StreamCore<UniEvent, UniEvent> {
     try {
       this.validator.end();
     } catch (e) {
-      throw locate(e, this.client, { eventIndex: this.index });
+      throw locate(e, this.client, { eventIndex: this.index, preview: this.index === 0 ? "<empty input>" : "<end of input>" });
     }
   }
 }

@@ -1,0 +1,97 @@
+// Property tests: any split of the same bytes into chunks gives the same events and message,
+// for SSE (LF, CRLF or CR line ends, keep-alive comments) and NDJSON (LF or CRLF).
+import fc from "fast-check";
+import { UniEventStream } from "../../dist/index.js";
+import { assertEqual, byteStream, collectSettled, splitAt, utf8, type Case } from "../harness.ts";
+import { delta, embedding, embeddingDone, inline, inlineDone, stop, text, textDone, thinking, thinkingDone, tool, toolDone, type Json } from "../fixtures.ts";
+
+const unit = fc.constantFrom("a", "Z", " ", "é", "€", "😀", "中", "\n", "\r", '"', "\\", "\u2028", "\u0000");
+const piece = fc.string({ unit, maxLength: 6 });
+
+const b64 = (bytes: number[]): string => btoa(String.fromCharCode(...bytes));
+
+/** One valid group (`K.delta+ K.done`) of a random kind. */
+const group: fc.Arbitrary<Json[]> = fc.oneof(
+  fc.tuple(fc.constantFrom("text", "thinking"), fc.array(piece, { minLength: 1, maxLength: 4 }), fc.option(fc.constant({ signature: "s€" }), { nil: undefined }))
+    .map(([kind, parts, fid]) => {
+      const d = kind === "text" ? text : thinking;
+      const done = kind === "text" ? textDone : thinkingDone;
+      const events = parts.map((p, i) => delta(d(p, i === parts.length - 1 ? fid : undefined)));
+      return [...events, delta(done(parts.join(""), fid))];
+    }),
+  fc.tuple(fc.dictionary(fc.string({ unit, maxLength: 4 }), fc.oneof(piece, fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 3 }), fc.integer({ min: 1, max: 4 }))
+    .map(([args, n]) => {
+      const raw = JSON.stringify(args);
+      const size = Math.ceil(raw.length / n);
+      const parts = Array.from({ length: n }, (_, i) => raw.slice(i * size, (i + 1) * size));
+      return [...parts.map((p, i) => delta(i === 0 ? tool("fn", "call_1", p) : tool("", "", p))), delta(toolDone("fn", "call_1", JSON.parse(raw)))];
+    }),
+  fc.array(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 7 }), { minLength: 1, maxLength: 3 })
+    .map((chunks) => [...chunks.map((c) => delta(inline(b64(c), "audio/wav"))), delta(inlineDone(b64(chunks.flat()), "audio/wav"))]),
+  fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: 1, maxLength: 4 })
+    .map((v) => [delta(embedding(v.map((x) => (Object.is(x, -0) ? 0 : x)))), delta(embeddingDone(v.map((x) => (Object.is(x, -0) ? 0 : x))))]),
+);
+
+const streamEvents = fc.array(group, { minLength: 1, maxLength: 4 }).map((groups) => {
+  const events = groups.flat();
+  if (events.every((e) => ((e.content_items as Json[])[0]!.type as string).startsWith("thinking"))) events.push(delta(text("x")), delta(textDone("x")));
+  return [...events, stop()];
+});
+
+const lineEnd = fc.constantFrom("\n", "\r\n", "\r");
+
+function sseText(events: Json[], eol: string, keepAlive: boolean): string {
+  const parts = events.map((e) => `data: ${JSON.stringify(e)}${eol}${eol}`);
+  return (keepAlive ? `: keep-alive${eol}${eol}` : "") + parts.join(keepAlive ? `:${eol}` : "") + `data: [DONE]${eol}${eol}`;
+}
+
+function ndjsonText(events: Json[], eol: string): string {
+  return events.map((e) => JSON.stringify(e) + eol).join("");
+}
+
+async function readChunks(chunks: Uint8Array[], format: "sse" | "ndjson") {
+  const s = new UniEventStream({ format });
+  const r = await collectSettled(byteStream(chunks).pipeThrough(s));
+  const message = await s.message.then((m) => m, (e) => ({ rejected: String(e) }));
+  return { events: r.values, error: r.error === undefined ? undefined : String(r.error), message };
+}
+
+const cuts = (max: number) => fc.array(fc.integer({ min: 1, max: Math.max(1, max - 1) }), { maxLength: 12 });
+
+export const cases: Case[] = [
+  ["SSE: any split of the bytes gives the same events and message", async () => {
+    await fc.assert(
+      fc.asyncProperty(streamEvents.chain((events) => fc.tuple(fc.constant(events), lineEnd, fc.boolean(), cuts(4000))), async ([events, eol, keepAlive, at]) => {
+        const bytes = utf8(sseText(events, eol, keepAlive));
+        const whole = await readChunks([bytes], "sse");
+        assertEqual(whole.error, undefined, "the whole stream reads");
+        assertEqual(whole.events.length, events.length);
+        const split = await readChunks(splitAt(bytes, at.map((c) => c % bytes.length)), "sse");
+        assertEqual(split, whole);
+      }),
+      { numRuns: 60 },
+    );
+  }],
+  ["NDJSON: any split of the bytes gives the same events and message", async () => {
+    await fc.assert(
+      fc.asyncProperty(streamEvents.chain((events) => fc.tuple(fc.constant(events), fc.constantFrom("\n", "\r\n"), cuts(4000))), async ([events, eol, at]) => {
+        const bytes = utf8(ndjsonText(events, eol));
+        const whole = await readChunks([bytes], "ndjson");
+        assertEqual(whole.error, undefined, "the whole stream reads");
+        const split = await readChunks(splitAt(bytes, at.map((c) => c % bytes.length)), "ndjson");
+        assertEqual(split, whole);
+      }),
+      { numRuns: 60 },
+    );
+  }],
+  ["SSE and NDJSON, one byte at a time (splits inside every CRLF and every character)", async () => {
+    const events = [delta(thinking("é€😀中")), delta(thinkingDone("é€😀中")), delta(text("a\r\nb")), delta(textDone("a\r\nb")), stop()];
+    for (const [format, body] of [["sse", sseText(events, "\r\n", true)], ["ndjson", ndjsonText(events, "\r\n")]] as const) {
+      const bytes = utf8(body);
+      const whole = await readChunks([bytes], format);
+      assertEqual(whole.error, undefined);
+      const single = await readChunks(Array.from(bytes, (b) => new Uint8Array([b])), format);
+      assertEqual(single, whole, format);
+    }
+  }],
+];

@@ -1,0 +1,74 @@
+// The framing stages on their own: SseDecoderStream and NdjsonDecoderStream.
+import { NdjsonDecoderStream, SseDecoderStream, StreamProtocolError } from "../../dist/index.js";
+import { assertEqual, assertError, byteStream, collect, collectSettled, utf8, type Case } from "../harness.ts";
+
+const sseOf = (chunks: (string | Uint8Array)[]) => collect(byteStream(chunks).pipeThrough(new SseDecoderStream()));
+const ndjsonOf = (chunks: (string | Uint8Array)[]) => collectSettled(byteStream(chunks).pipeThrough(new NdjsonDecoderStream()));
+
+export const cases: Case[] = [
+  ["SSE: one data line per event, blank line ends it", async () => {
+    assertEqual(await sseOf(["data: a\n\ndata: b\n\n"]), [{ data: "a" }, { data: "b" }]);
+  }],
+  ["SSE: CR, LF and CRLF line ends", async () => {
+    assertEqual(await sseOf(["data: a\r\rdata: b\n\ndata: c\r\n\r\n"]), [{ data: "a" }, { data: "b" }, { data: "c" }]);
+  }],
+  ["SSE: a CRLF split across chunks is one line end", async () => {
+    assertEqual(await sseOf(["data: a\r", "\n\r", "\ndata: b\r\n\r\n"]), [{ data: "a" }, { data: "b" }]);
+  }],
+  ["SSE: a leading BOM is skipped", async () => {
+    assertEqual(await sseOf([new Uint8Array([0xef, 0xbb]), new Uint8Array([0xbf]), "data: x\n\n"]), [{ data: "x" }]);
+  }],
+  ["SSE: keep-alive comments are skipped", async () => {
+    assertEqual(await sseOf([": keep-alive\n\n", "data: a\n", ": ping\n", "\n", ":\n\n"]), [{ data: "a" }]);
+  }],
+  ["SSE: multi-line data is joined with LF", async () => {
+    assertEqual(await sseOf(["data: {\ndata:  \"a\": 1\ndata: }\n\n"]), [{ data: '{\n "a": 1\n}' }]);
+  }],
+  ["SSE: event and id fields are kept, retry is tolerated", async () => {
+    assertEqual(await sseOf(["retry: 100\nevent: delta\nid: 7\ndata: x\n\n"]), [{ data: "x", event: "delta", id: "7" }]);
+  }],
+  ["SSE: no space after the colon, and only one space is removed", async () => {
+    assertEqual(await sseOf(["data:a\n\ndata:  b\n\n"]), [{ data: "a" }, { data: " b" }]);
+  }],
+  ["SSE: an unterminated final event is still dispatched", async () => {
+    assertEqual(await sseOf(["data: a\n\ndata: b"]), [{ data: "a" }, { data: "b" }]);
+    assertEqual(await sseOf(["data: a\n\ndata: b\n"]), [{ data: "a" }, { data: "b" }]);
+    assertEqual(await sseOf(["data: a\n\ndata: b\r"]), [{ data: "a" }, { data: "b" }]);
+  }],
+  ["SSE: a UTF-8 character split across chunks", async () => {
+    const bytes = utf8("data: é€😀\n\n");
+    const one = Array.from(bytes, (b) => new Uint8Array([b]));
+    assertEqual(await sseOf(one), [{ data: "é€😀" }]);
+  }],
+  ["SSE: invalid UTF-8 becomes U+FFFD, as the SSE standard says", async () => {
+    assertEqual(await sseOf([new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x41, 0x0a, 0x0a])]), [{ data: "\ufffdA" }]);
+  }],
+  ["SSE: an event with no data field is not dispatched (and its fields do not carry over)", async () => {
+    assertEqual(await sseOf(["event: x\n\nid: 3\n\ndata: y\n\n"]), [{ data: "y" }]);
+  }],
+  ["NDJSON: one value per line, LF or CRLF, last line without newline", async () => {
+    const r = await ndjsonOf(['{"a":1}\n{"b":2}\r\n', '[3]\r', '\n"x"']);
+    assertEqual(r.error, undefined);
+    assertEqual(r.values, [{ a: 1 }, { b: 2 }, [3], "x"]);
+  }],
+  ["NDJSON: blank lines, including spaces and tabs only, are skipped", async () => {
+    const r = await ndjsonOf(['\n{"a":1}\n \t \n\t\n\r\n{"b":2}\n\n']);
+    assertEqual(r.values, [{ a: 1 }, { b: 2 }]);
+  }],
+  ["NDJSON: an invalid line is an error naming its line number", async () => {
+    const r = await ndjsonOf(['{"a":1}\n\n{"b":\n{"c":3}\n']);
+    assertEqual(r.values, [{ a: 1 }], "the valid line before it is delivered");
+    assertError(r.error, StreamProtocolError, { rule: "JSON", eventIndex: 1, byteOffset: 9, preview: '{"b":' });
+    assertEqual(/line 3\b/.test((r.error as Error).message), true, (r.error as Error).message);
+  }],
+  ["NDJSON: invalid UTF-8 is refused with its byte offset", async () => {
+    const r = await ndjsonOf(['{"a":1}\n', new Uint8Array([0x22, 0xc3, 0x28, 0x22, 0x0a])]);
+    assertEqual(r.values, [{ a: 1 }]);
+    assertError(r.error, StreamProtocolError, { rule: "UTF8", byteOffset: 9 });
+  }],
+  ["NDJSON: a UTF-8 character split across chunks", async () => {
+    const bytes = utf8('{"t":"é€😀"}\n');
+    const r = await ndjsonOf(Array.from(bytes, (b) => new Uint8Array([b])));
+    assertEqual(r.values, [{ t: "é€😀" }]);
+  }],
+];
