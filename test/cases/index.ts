@@ -1,8 +1,16 @@
 // Every shared case, grouped by area. Each runtime adapter registers these.
 import type { Case } from "../harness.ts";
+import * as chunking from "./chunking.ts";
+import * as framing from "./framing.ts";
+import * as grammar from "./grammar.ts";
+import * as reader from "./reader.ts";
 import * as smoke from "./smoke.ts";
 
 const groups: [string, Case[]][] = [
+  ["framing", framing.cases],
+  ["grammar", grammar.cases],
+  ["reader", reader.cases],
+  ["chunking", chunking.cases],
   ["smoke", smoke.cases],
 ];
 
