@@ -207,11 +207,17 @@ function contextFields(e: MmspError): Record<string, unknown> {
   return out;
 }
 
-/** The SPEC §6 wire shape of an error (snake_case fields), as written in `{"error": …}`. */
+/**
+ * The SPEC §6 wire shape of an error (snake_case fields), as written in `{"error": …}`.
+ *
+ * As MMSP writes it, a `StreamProtocolError` travels with its `detail` as `message` (without the
+ * `<client> broke the streaming protocol: ` prefix, which the reading side adds back from `client`);
+ * any other error travels with its whole message. An `UpstreamError` is relayed as it was sent.
+ */
 export function toWireError(error: unknown): WireError {
   if (error instanceof UpstreamError && isObject(error.error)) return error.error as WireError;
   if (error instanceof StreamProtocolError)
-    return { type: "StreamProtocolError", message: error.message, client: error.client, ...contextFields(error) };
+    return { type: "StreamProtocolError", message: error.detail, client: error.client, ...contextFields(error) };
   if (error instanceof ToolCallArgumentParseError)
     return {
       type: "ToolCallArgumentParseError",
@@ -241,8 +247,15 @@ export function toWireError(error: unknown): WireError {
   if (error instanceof UpstreamError)
     return { type: error.errorType ?? "UpstreamError", message: error.message, ...(error.status !== null ? { status: error.status } : {}) };
   if (error instanceof MmspError) return { type: "MmspError", message: error.message, ...contextFields(error) };
-  if (error instanceof Error) return { type: error.name || "Error", message: error.message };
-  return { type: "Error", message: String(error) };
+  if (error instanceof Error) {
+    const type = error.name || "Error";
+    const out: WireError = { type, message: error.message || type };
+    // SDK errors keep the upstream's HTTP status here (the 401 or 429 a caller acts on)
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === "number" && Number.isInteger(status)) out.status = status;
+    return out;
+  }
+  return { type: "Error", message: String(error) || "Error" };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -268,8 +281,10 @@ function rebuildTyped(e: Record<string, unknown>, message: string, fallbackClien
   switch (e.type) {
     case "StreamProtocolError": {
       const prefix = `${client} broke the streaming protocol: `;
+      // MMSP sends the detail alone; the message is always `<client> broke the streaming protocol: <detail>`
       const detail = message.startsWith(prefix) ? message.slice(prefix.length) : message;
-      return new StreamProtocolError({ client, detail, ...ctx });
+      const { message: _sent, ...where } = ctx;
+      return new StreamProtocolError({ client, detail, ...where });
     }
     case "ToolCallArgumentParseError":
       return new ToolCallArgumentParseError({
@@ -309,7 +324,7 @@ export function fromWireError(object: unknown, status: number | null = null, cli
     return new UpstreamError({ client, status, errorType: null, error: e, message });
   }
   const errorType = typeof e.type === "string" ? e.type : null;
-  const message = typeof e.message === "string" ? e.message : (errorType ?? "unknown error");
+  const message = typeof e.message === "string" && e.message ? e.message : errorType || "unknown error";
   const resolvedStatus = status ?? (int(e.status) ?? null);
   const cause = rebuildTyped(e, message, client);
   return new UpstreamError({ client, status: resolvedStatus, errorType, error: e, message, ...(cause ? { cause } : {}) });
