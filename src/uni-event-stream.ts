@@ -4,6 +4,7 @@
  * call per chunk, so a chunk costs one stream hop, not four.
  */
 import { StreamProtocolError } from "./errors.js";
+import { AssembleInputDecoder, MessageAssembler } from "./assemble/assembler.js";
 import { MessageValidator } from "./assemble/validator.js";
 import { DONE, UniEventDecoder } from "./decode/uni-event.js";
 import { LineSplitter } from "./framing/lines.js";
@@ -24,6 +25,12 @@ export interface UniEventStreamOptions {
   format?: WireFormat;
   /** Names the reader in error messages and in `UpstreamError.client`; default `"mmsp-streams"`. */
   client?: string;
+  /**
+   * `"validate"` (default): the bytes are a public stream, checked (SPEC §3, §4).
+   * `"assemble"`: the bytes carry bare fragments (several per event, `fidelity.item_id`, stop
+   * events in pieces) and the output is the public stream built from them (SPEC §5).
+   */
+  mode?: "validate" | "assemble";
 }
 
 const isDonePrefix = (data: string): boolean => "[DONE]".startsWith(data);
@@ -35,6 +42,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private readonly sse: SseParser | null;
   private readonly decoder: UniEventDecoder;
   readonly validator: MessageValidator;
+  /** Assemble mode's stage (replaces the validator's checks), or null in validate mode. */
+  readonly assembler: MessageAssembler | null;
   private readonly client: string;
   private emit: (event: UniEvent) => void = () => {};
   /** Index of the next record (SSE message or non-blank NDJSON line). */
@@ -49,7 +58,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
 
   constructor(options: UniEventStreamOptions = {}, onMessage?: (message: UniMessage) => void) {
     this.client = options.client ?? "mmsp-streams";
-    this.decoder = new UniEventDecoder(this.client);
+    this.assembler = options.mode === "assemble" ? new MessageAssembler(this.client, onMessage) : null;
+    this.decoder = this.assembler ? new AssembleInputDecoder(this.client) : new UniEventDecoder(this.client);
     this.validator = new MessageValidator(this.client, onMessage);
     const sse = options.format === "ndjson" ? null : new SseParser(this.lines);
     this.sse = sse;
@@ -89,7 +99,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     this.sse?.end(this.onMessage);
     if (!this.finished) {
       try {
-        this.validator.end();
+        if (this.assembler) this.assembler.end(emit);
+        else this.validator.end();
       } catch (e) {
         const preview = this.index === 0 ? "<empty input>" : `<end of input after> ${previewText(this.lastText)}`;
         throw locate(e, this.client, { eventIndex: this.index, byteOffset: this.utf8.bytesReceived, preview });
@@ -102,18 +113,23 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     const index = this.index++;
     this.lastText = text;
     try {
-      if (this.ending && this.sse && this.validator.stopped && isDonePrefix(text)) {
+      if (this.ending && this.sse && (this.assembler !== null || this.validator.stopped) && isDonePrefix(text)) {
         this.finished = true; // the body was cut inside the final `data: [DONE]`
+        this.assembler?.end(this.emit);
         return;
       }
       const event = this.decoder.decodeText(text, this.sse !== null);
       if (event === DONE) {
-        if (!this.validator.stopped) throw new Fault("STOP-LAST", "[DONE] arrived before the stop event: the stream was truncated");
+        if (this.assembler) this.assembler.end(this.emit); // the input is complete: the stop goes out
+        else if (!this.validator.stopped) throw new Fault("STOP-LAST", "[DONE] arrived before the stop event: the stream was truncated");
         this.finished = true;
         return;
       }
-      this.validator.push(event);
-      this.emit(event);
+      if (this.assembler) this.assembler.push(event, this.emit);
+      else {
+        this.validator.push(event);
+        this.emit(event);
+      }
     } catch (e) {
       throw locate(e, this.client, { line, eventIndex: index, byteOffset, preview: previewText(text) });
     }

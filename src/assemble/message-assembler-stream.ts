@@ -1,6 +1,7 @@
 /**
  * UniEvents → the same UniEvents, checked against the grammar of SPEC §3, with each `.done` built
- * from its fragments and compared (SPEC §4), and the finished message as a promise.
+ * from its fragments and compared (SPEC §4), and the finished message as a promise. In assemble
+ * mode (SPEC §5), bare fragments in → the public stream out (see `assembler.ts`).
  */
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream } from "../internal/core-stream.js";
@@ -9,11 +10,18 @@ import { MessagePromise } from "../internal/message-promise.js";
 import { previewValue } from "../internal/values.js";
 import { checkEvent } from "../decode/validate.js";
 import type { UniEvent, UniMessage } from "../schema.js";
+import { MessageAssembler } from "./assembler.js";
 import { MessageValidator } from "./validator.js";
 
 export interface MessageAssemblerOptions {
   /** Names the reader in error messages; default `"mmsp-streams"`. */
   client?: string;
+  /**
+   * `"validate"` (default): the input is a public stream, checked (SPEC §3, §4).
+   * `"assemble"`: the input is bare fragments (several per event, `fidelity.item_id`, stop events
+   * in pieces), and the output is the public stream built from them (SPEC §5).
+   */
+  mode?: "validate" | "assemble";
 }
 
 /** The checking stage as a synchronous core. */
@@ -48,9 +56,43 @@ export class MessageValidatorCore implements StreamCore<UniEvent, UniEvent> {
   }
 }
 
+/** Assemble mode as a synchronous core: input events (bare fragments) in, the public stream out. */
+export class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
+  readonly assembler: MessageAssembler;
+  private readonly client: string;
+  private index = 0;
+  readonly finished = false;
+
+  constructor(options: MessageAssemblerOptions, onMessage: (m: UniMessage) => void) {
+    this.client = options.client ?? "mmsp-streams";
+    this.assembler = new MessageAssembler(this.client, onMessage);
+  }
+
+  push(event: UniEvent, emit: (event: UniEvent) => void): void {
+    const index = this.index++;
+    try {
+      this.assembler.push(checkEvent(event, false, "assemble"), emit);
+    } catch (e) {
+      throw locate(e, this.client, { eventIndex: index, preview: previewValue(event) });
+    }
+  }
+
+  end(emit: (event: UniEvent) => void): void {
+    try {
+      this.assembler.end(emit);
+    } catch (e) {
+      throw locate(e, this.client, { eventIndex: this.index, preview: this.index === 0 ? "<empty input>" : "<end of input>" });
+    }
+  }
+}
+
 /**
  * Checks a stream of UniEvents (from `UniEventDecoderStream` or your own source) and assembles the
  * message: every rule of SPEC §3, every `.done` compared with what its fragments build.
+ *
+ * With `{ mode: "assemble" }` it is the producer side instead (SPEC §5): it takes the events a
+ * provider adapter makes from raw fragments and emits the public stream, each item closed by its
+ * `.done` and one stop event with the merged usage; `message` is the assembled message.
  *
  * @example
  * ```ts
@@ -66,7 +108,10 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
   constructor(options: MessageAssemblerOptions = {}) {
     let stream!: MessageAssemblerStream;
     const message = new MessagePromise<UniMessage>(() => stream.drain());
-    super(new MessageValidatorCore(options, (m) => message.resolve(m)), { onError: (e) => message.reject(e) });
+    const onMessage = (m: UniMessage): void => message.resolve(m);
+    const core =
+      options.mode === "assemble" ? new MessageAssemblerCore(options, onMessage) : new MessageValidatorCore(options, onMessage);
+    super(core, { onError: (e) => message.reject(e) });
     stream = this;
     this.message = message;
   }

@@ -2,7 +2,8 @@
  * Checks one event against the data model (SPEC §2) and the event-level rules of SPEC §3, naming
  * the rule it breaks: ROLE, DELTA-SHAPE, STOP-SHAPE and KIND before the schema as a whole (SCHEMA).
  */
-import { UniEventSchema, type UniEvent } from "../schema.js";
+import * as z from "zod/mini";
+import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, RoleSchema, UniEventSchema, type UniEvent } from "../schema.js";
 import { Fault } from "../internal/fault.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
@@ -43,8 +44,8 @@ export function eventShapeFault(v: Record<string, unknown>): Fault | undefined {
   return undefined;
 }
 
-function schemaFault(value: unknown): Fault | undefined {
-  const result = UniEventSchema.safeParse(value);
+function schemaFault(value: unknown, schema: z.ZodMiniType = UniEventSchema): Fault | undefined {
+  const result = schema.safeParse(value);
   if (result.success) return undefined;
   const issue = result.error.issues[0]!;
   const path = issue.path.map(String).join(".");
@@ -52,11 +53,18 @@ function schemaFault(value: unknown): Fault | undefined {
 }
 
 /**
+ * What is being checked: a public stream (`"validate"`, SPEC §3) or the input of assemble mode
+ * (`"assemble"`, SPEC §5: bare fragments, several per event, stop events in pieces).
+ */
+export type CheckMode = "validate" | "assemble";
+
+/**
  * Checks `value` and returns it as a UniEvent. With `wireBytes`, the base64 `data` of inline items
  * is decoded to bytes (the item is copied, the input is not changed).
  */
-export function checkEvent(value: unknown, wireBytes: boolean): UniEvent {
+export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode = "validate"): UniEvent {
   if (!isRecord(value)) throw new Fault("JSON", `an event must be a JSON object, not ${show(value)}`);
+  if (mode === "assemble") return checkInputEvent(value, wireBytes);
   const shape = eventShapeFault(value);
   if (shape) throw shape;
   let event = value;
@@ -69,6 +77,65 @@ export function checkEvent(value: unknown, wireBytes: boolean): UniEvent {
     }
   }
   const fault = schemaFault(event);
+  if (fault) throw fault;
+  return event as UniEvent;
+}
+
+// ---- assemble mode's input (SPEC §5) ------------------------------------------------------------
+
+const DELTA_TYPES = new Set(["text.delta", "thinking.delta", "tool_call.delta", "inline_data.delta", "inline_thinking.delta", "embedding.delta"]);
+const tokenPiece = z.optional(z.nullable(z.int().check(z.nonnegative())));
+
+/**
+ * An input event of assemble mode: any number of items; a stop event's usage may come in pieces
+ * (a member may be missing or null) and its finish reason later. Items are only required to have a
+ * string `type` here: the assembler refuses a type that is not a delta at its place in the event.
+ */
+const InputEventSchema = z.object({
+  role: RoleSchema,
+  event_type: EventTypeSchema,
+  content_items: z.array(z.looseObject({ type: z.string() })),
+  usage_metadata: z.nullable(
+    z.strictObject({ cached_tokens: tokenPiece, prompt_tokens: tokenPiece, thoughts_tokens: tokenPiece, response_tokens: tokenPiece }),
+  ),
+  finish_reason: z.nullable(FinishReasonSchema),
+  created_at: z.optional(z.int()),
+});
+
+function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): UniEvent {
+  const eventType = value.event_type;
+  if (eventType !== "delta" && eventType !== "stop")
+    throw new Fault("SCHEMA", `event_type must be "delta" or "stop", not ${show(eventType)}`);
+  if (value.role !== "assistant") throw new Fault("ROLE", `role must be "assistant", not ${show(value.role)}`);
+  const items = value.content_items;
+  if (!Array.isArray(items)) throw new Fault("SCHEMA", `content_items must be an array, not ${show(items)}`);
+  if (eventType === "delta" && (value.usage_metadata != null || value.finish_reason != null))
+    throw new Fault("DELTA-SHAPE", "a delta event carries usage_metadata or finish_reason", true);
+  let copied: unknown[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item: unknown = items[i];
+    if (!isRecord(item) || typeof item.type !== "string")
+      throw new Fault("SCHEMA", `a content item must be an object with a string type, not ${show(item)}`);
+    if (!DELTA_TYPES.has(item.type)) continue; // refused by the assembler, in its place
+    let checked = item;
+    if (wireBytes && item.type.startsWith("inline_") && typeof item.data === "string") {
+      const bytes = decodeBase64(item.data);
+      if (!bytes) throw new Fault("SCHEMA", `${item.type}.data is not padded base64: ${show(item.data)}`);
+      checked = { ...item, data: bytes };
+      (copied ??= items.slice())[i] = checked;
+    }
+    const result = DeltaItemSchema.safeParse(checked);
+    if (!result.success) {
+      const issue = result.error.issues[0]!;
+      const path = ["content_items", i, ...issue.path].map(String).join(".");
+      throw new Fault("SCHEMA", `the event does not match the schema: ${path}: ${issue.message}`);
+    }
+    const itemId = isRecord(checked.fidelity) ? checked.fidelity.item_id : undefined;
+    if (itemId !== undefined && itemId !== null && typeof itemId !== "string")
+      throw new Fault("SCHEMA", `fidelity.item_id must be a string, not ${show(itemId)}`);
+  }
+  const event = copied ? { ...value, content_items: copied } : value;
+  const fault = schemaFault(event, InputEventSchema);
   if (fault) throw fault;
   return event as UniEvent;
 }

@@ -1,0 +1,336 @@
+/**
+ * Assemble mode (SPEC §5): the events a producer makes from raw provider fragments in, the public
+ * stream of SPEC §3 out. Input events may carry several bare `.delta` fragments each, fragments may
+ * name their item with `fidelity.item_id`, and stop events may come several times with the usage
+ * and finish reason in pieces. Out come one fragment per delta event, every item closed by its
+ * `.done` (SPEC §4), and exactly one stop event.
+ *
+ * Timestamps: an emitted delta event carries the `created_at` of the input event its fragment came
+ * in. A `.done` carries the `created_at` of the input event whose fragment closed the item (the
+ * moment the item was known to be complete); the `.done` of the item still open at the end, and the
+ * stop event, carry the `created_at` of the last input stop event that had one (for the `.done`,
+ * failing that, of the last input event that had one). No `created_at` is made up: a missing one
+ * stays missing.
+ */
+import { UniEventDecoder } from "../decode/uni-event.js";
+import { checkEvent } from "../decode/validate.js";
+import { EmptyResponseError, MmspError, ToolCallArgumentParseError } from "../errors.js";
+import type { StreamCore } from "../internal/core.js";
+import { Fault } from "../internal/fault.js";
+import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
+import {
+  KINDS,
+  type DoneItem,
+  type FinishReason,
+  type Kind,
+  type UniEvent,
+  type UniMessage,
+  type UsageMetadata,
+} from "../schema.js";
+import { GROWING, GroupBuffer } from "./group.js";
+
+type Item = Record<string, unknown> & { type: string };
+type Emit = (event: UniEvent) => void;
+
+const USAGE_MEMBERS = ["cached_tokens", "prompt_tokens", "thoughts_tokens", "response_tokens"] as const;
+const isKind = (k: string): k is Kind => (KINDS as readonly string[]).includes(k);
+
+/** The item streaming now. */
+interface OpenItem {
+  kind: Kind;
+  /** The `fidelity.item_id` its fragments carry (the first one seen), if any. */
+  id: string | undefined;
+  /** Its fragments that went out; undefined while none has. */
+  group: GroupBuffer | undefined;
+  /** The one fidelity it carried (without `item_id`). */
+  fidelity: Record<string, unknown> | undefined;
+}
+
+/** Whether a fragment carries nothing: no content and no header (embedding fragments never are). */
+function isEmpty(kind: Kind, f: Item): boolean {
+  switch (kind) {
+    case "text":
+    case "thinking":
+      return (f[kind] as string).length === 0;
+    case "tool_call":
+      return f.arguments === "" && f.name === "" && f.tool_call_id === "";
+    case "inline_data":
+    case "inline_thinking":
+      return (f.data as Uint8Array).length === 0;
+    case "embedding":
+      return false;
+  }
+}
+
+/** Whether a fragment of `kind` begins an item by itself, whatever item streams now. */
+function beginsByItself(kind: Kind, f: Item): boolean {
+  switch (kind) {
+    case "tool_call":
+      return f.name !== "";
+    case "inline_data":
+      return (f.mime_type as string).toLowerCase().startsWith("image/");
+    case "inline_thinking":
+    case "embedding":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * The assembling stage: input UniEvents (bare fragments) → the public stream. Throws a `Fault`
+ * (exact SPEC §5 wording) or a typed error; the stream shell gives it its place in the input.
+ * Expects events checked by `checkEvent(value, …, "assemble")`.
+ */
+export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
+  private current: OpenItem | null = null;
+  private readonly items: DoneItem[] = [];
+  private usage: UsageMetadata | null = null;
+  private finish: FinishReason | null = null;
+  /** The `created_at` of the last input event that had one, and of the last such stop event. */
+  private lastCreatedAt: number | undefined;
+  private lastStopCreatedAt: number | undefined;
+  /** The stop event went out. */
+  stopped = false;
+  message: UniMessage | undefined;
+  readonly finished = false;
+
+  constructor(
+    private readonly client: string = "mmsp-streams",
+    private readonly onMessage: (message: UniMessage) => void = () => {},
+  ) {}
+
+  /** The done items emitted so far (live: do not mutate). */
+  get doneItems(): readonly DoneItem[] {
+    return this.items;
+  }
+
+  /**
+   * One input event. Each fragment's outputs go out only once the fragment is fully handled, so an
+   * error discards what that fragment would have emitted (even the `.done` of the item it closed),
+   * while everything emitted before it stays delivered.
+   */
+  push(event: UniEvent, emit: Emit): void {
+    if (event.event_type === "delta" && (event.usage_metadata != null || event.finish_reason != null))
+      throw new Fault("DELTA-SHAPE", "a delta event carries usage_metadata or finish_reason", true);
+    const createdAt = event.created_at;
+    if (createdAt !== undefined) this.lastCreatedAt = createdAt;
+    const out: UniEvent[] = [];
+    for (const item of event.content_items as unknown as Item[]) {
+      this.fragment(item, createdAt, out);
+      for (const e of out) this.send(e, emit);
+      out.length = 0;
+    }
+    if (event.event_type === "stop") {
+      if (createdAt !== undefined) this.lastStopCreatedAt = createdAt;
+      this.mergeUsage(event.usage_metadata);
+      if (event.finish_reason != null) this.finish = event.finish_reason;
+    }
+  }
+
+  /** The input ended: the open item closes, then the stop event (or the error in its place). */
+  end(emit: Emit): void {
+    if (this.stopped) return;
+    const at = this.lastStopCreatedAt ?? this.lastCreatedAt;
+    const done = this.close(at);
+    if (done) this.send(done, emit);
+    if (this.usage === null) throw new MmspError("Streaming response ended without usage_metadata", { rule: "STOP-SHAPE" });
+    if (this.finish === null) throw new MmspError("Streaming response ended without finish_reason", { rule: "STOP-SHAPE" });
+    if (this.items.every((i) => i.type === "thinking.done" || i.type === "inline_thinking.done"))
+      throw new EmptyResponseError({ client: this.client, finishReason: this.finish, usageMetadata: this.usage });
+    const stop: UniEvent = {
+      role: "assistant",
+      event_type: "stop",
+      content_items: [],
+      usage_metadata: this.usage,
+      finish_reason: this.finish,
+    };
+    if (this.lastStopCreatedAt !== undefined) stop.created_at = this.lastStopCreatedAt;
+    const message: UniMessage = {
+      role: "assistant",
+      content_items: this.items,
+      usage_metadata: this.usage,
+      finish_reason: this.finish,
+    };
+    if (stop.created_at !== undefined) message.created_at = stop.created_at;
+    this.stopped = true;
+    this.message = message;
+    emit(stop);
+    this.onMessage(message);
+  }
+
+  private send(event: UniEvent, emit: Emit): void {
+    const item = event.content_items[0]!;
+    if (item.type.endsWith(".done")) this.items.push(item as DoneItem);
+    emit(event);
+  }
+
+  private mergeUsage(usage: Partial<UsageMetadata> | null): void {
+    if (usage == null) return;
+    this.usage ??= { cached_tokens: null, prompt_tokens: null, thoughts_tokens: null, response_tokens: null };
+    for (const m of USAGE_MEMBERS) {
+      const v = usage[m];
+      if (v !== undefined && v !== null) this.usage[m] = v;
+    }
+  }
+
+  /** Handles one input fragment; its outputs go to `out`. */
+  private fragment(input: Item, createdAt: number | undefined, out: UniEvent[]): void {
+    const type = input.type;
+    const dot = type.indexOf(".");
+    const inputKind = type.slice(0, dot);
+    if (dot < 0 || type.slice(dot) !== ".delta" || !isKind(inputKind))
+      throw new Fault("KIND", `a client yields deltas, not ${type}`, true);
+    let kind: Kind = inputKind;
+
+    let fields: Item = { ...input };
+    delete fields.fidelity;
+    let fidelity: Record<string, unknown> | undefined = isRecord(input.fidelity) ? { ...input.fidelity } : undefined;
+    let id: string | undefined;
+    if (fidelity) {
+      const itemId = fidelity.item_id;
+      delete fidelity.item_id;
+      if (typeof itemId === "string" && itemId !== "") id = itemId;
+      if (!hasFidelity(fidelity)) fidelity = undefined;
+    }
+
+    let item = this.current;
+    if (
+      item?.group !== undefined &&
+      item.kind !== "embedding" &&
+      id !== undefined &&
+      id === item.id &&
+      fidelity !== undefined &&
+      isEmpty(kind, fields)
+    ) {
+      // fidelity sent alone under the item's id is that item's, whatever kind carries it
+      kind = item.kind;
+      fields = this.emptyFragment(item);
+    } else if (
+      item === null ||
+      kind !== item.kind ||
+      beginsByItself(kind, fields) ||
+      (id !== undefined && item.id !== undefined && id !== item.id)
+    ) {
+      const done = this.close(createdAt);
+      if (done) out.push(done);
+      item = this.current = { kind, id: undefined, group: undefined, fidelity: undefined };
+    }
+    item.id ??= id;
+
+    const name = item.id !== undefined ? `item ${item.id}` : "an item";
+    if (fidelity !== undefined) {
+      if (item.fidelity === undefined) item.fidelity = fidelity;
+      else if (fidelityEqual(item.fidelity, fidelity)) fidelity = undefined; // goes out once
+      else throw new Fault("FIDELITY-ONCE", `${name} carried two different fidelity payloads`, true);
+    }
+
+    // Only the first fragment of a call carries its header; on the others it is blanked.
+    if (kind === "tool_call" && item.group !== undefined) fields = { ...fields, name: "", tool_call_id: "" };
+    if (fidelity === undefined && isEmpty(kind, fields)) return; // carries nothing
+
+    if (item.group === undefined) {
+      if (kind === "tool_call" && (fields.name === "" || fields.tool_call_id === ""))
+        throw new Fault("TOOL-HEADER", `the first tool_call.delta of ${name} must carry the name and the tool_call_id`, true);
+      item.group = new GroupBuffer(kind, fields);
+    } else item.group.add(fields);
+
+    out.push(this.event(fidelity !== undefined ? { ...fields, fidelity } : fields, createdAt));
+  }
+
+  /** A fragment of `item` that grows nothing (to carry fidelity). */
+  private emptyFragment(item: OpenItem): Item {
+    const first = item.group!.first;
+    const f: Item = { type: `${item.kind}.delta` };
+    switch (item.kind) {
+      case "text":
+      case "thinking":
+        f[item.kind] = "";
+        break;
+      case "tool_call":
+        f.name = "";
+        f.tool_call_id = "";
+        f.arguments = "";
+        break;
+      case "inline_data":
+      case "inline_thinking":
+        f.data = new Uint8Array(0);
+        f.mime_type = first.mime_type;
+        break;
+    }
+    return f;
+  }
+
+  /** Closes the item streaming now: its `.done` (SPEC §4), or nothing when none of it went out. */
+  private close(createdAt: number | undefined): UniEvent | undefined {
+    const item = this.current;
+    this.current = null;
+    const g = item?.group;
+    if (!item || !g) return undefined;
+    let value: unknown;
+    switch (item.kind) {
+      case "text":
+      case "thinking":
+        value = g.text();
+        break;
+      case "tool_call":
+        value = this.parseArguments(g);
+        break;
+      case "inline_data":
+      case "inline_thinking":
+        value = g.bytes();
+        break;
+      case "embedding":
+        value = g.pieces.length === 1 ? g.pieces[0] : (g.pieces as number[][]).flat();
+        break;
+    }
+    const done: Item = { ...g.first, type: `${item.kind}.done`, [GROWING[item.kind]]: value };
+    if (item.fidelity !== undefined) done.fidelity = item.fidelity;
+    return this.event(done, createdAt);
+  }
+
+  private parseArguments(g: GroupBuffer): Record<string, unknown> {
+    const raw = g.text();
+    let parsed: unknown;
+    let reason: string | undefined;
+    try {
+      parsed = raw === "" ? {} : JSON.parse(raw);
+      if (!isRecord(parsed)) reason = "Expected a JSON object.";
+    } catch (e) {
+      reason = (e as Error).message;
+    }
+    if (reason !== undefined)
+      throw ToolCallArgumentParseError.fromRaw({
+        client: this.client,
+        toolName: g.first.name as string,
+        toolCallId: g.first.tool_call_id as string,
+        raw,
+        reason,
+        rule: "DONE-CONTENT",
+      });
+    return parsed as Record<string, unknown>;
+  }
+
+  private event(item: Item, createdAt: number | undefined): UniEvent {
+    const e = {
+      role: "assistant",
+      event_type: "delta",
+      content_items: [item],
+      usage_metadata: null,
+      finish_reason: null,
+    } as unknown as UniEvent;
+    if (createdAt !== undefined) e.created_at = createdAt;
+    return e;
+  }
+}
+
+/**
+ * The decoder of assemble mode's input records: `{"error": E}` and `[DONE]` as usual, every other
+ * record checked as an input event of assemble mode (several items, `item_id`, usage in pieces).
+ */
+export class AssembleInputDecoder extends UniEventDecoder {
+  override decodeValue(value: unknown): UniEvent {
+    if (isRecord(value) && value.error != null) return super.decodeValue(value); // throws UpstreamError
+    return checkEvent(value, true, "assemble");
+  }
+}
