@@ -32,6 +32,15 @@ const N_EXP = 7; // "1e5"
  */
 const MAX_PARTIAL_NUMBER_TEXT = 400;
 
+/**
+ * The open string is kept as `str` (committed, rarely re-concatenated) + `tail` (the last few
+ * appended pieces). Small appends go to `tail`; every TAIL_MAX characters the tail is joined into one
+ * flat piece and appended to `str`. This keeps the chain of concatenation nodes that stays alive short
+ * (a plain `s += c` per character keeps one rope node per character alive, which makes the garbage
+ * collector's work grow with the string), while reading the value stays O(1): `str + tail`.
+ */
+const TAIL_MAX = 256;
+
 function hexDigit(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
   if (c >= 97 && c <= 102) return c - 87;
@@ -119,6 +128,8 @@ export class PartialJsonParser {
   // String state.
   private inKey = false;
   private str = "";
+  private tail = "";
+  private readonly tailParts: string[] = [];
   /** A trailing high surrogate held back until we know whether a low surrogate follows. */
   private highSurrogate = "";
   /** 0: none; 1: after '\'; 2..5: after '\u' plus (n-2) hex digits. */
@@ -282,7 +293,7 @@ export class PartialJsonParser {
   private sync(): void {
     this.dirty = false;
     if (this.mode === M_STRING) {
-      if (!this.inKey) this.setSlot(this.str);
+      if (!this.inKey) this.setSlot(this.tail === "" ? this.str : this.str + this.tail);
     } else if (this.mode === M_NUMBER) {
       if (this.numText.length > MAX_PARTIAL_NUMBER_TEXT) return;
       const t = this.numText;
@@ -371,6 +382,8 @@ export class PartialJsonParser {
   private openString(isKey: boolean): void {
     this.inKey = isKey;
     this.str = "";
+    this.tail = "";
+    this.tailParts.length = 0;
     this.highSurrogate = "";
     this.escape = 0;
     this.mode = M_STRING;
@@ -379,17 +392,37 @@ export class PartialJsonParser {
   /** Appends decoded text to the open string, holding back a trailing high surrogate. */
   private append(t: string): void {
     if (this.highSurrogate !== "") {
-      this.str += this.highSurrogate;
+      this.appendRaw(this.highSurrogate);
       this.highSurrogate = "";
     }
     const last = t.charCodeAt(t.length - 1);
     if (last >= 0xd800 && last <= 0xdbff) {
-      if (t.length > 1) this.str += t.slice(0, -1);
+      if (t.length > 1) this.appendRaw(t.slice(0, -1));
       this.highSurrogate = t.slice(-1);
     } else {
-      this.str += t;
+      this.appendRaw(t);
     }
     this.dirty = true;
+  }
+
+  private appendRaw(t: string): void {
+    if (t.length >= TAIL_MAX) {
+      this.commitTail();
+      this.str += t;
+      return;
+    }
+    this.tail += t;
+    this.tailParts.push(t);
+    if (this.tail.length >= TAIL_MAX) this.commitTail();
+  }
+
+  /** Moves the tail into `str` as one flat piece. */
+  private commitTail(): void {
+    const parts = this.tailParts;
+    if (parts.length === 0) return;
+    this.str += parts.length === 1 ? parts[0]! : parts.join("");
+    parts.length = 0;
+    this.tail = "";
   }
 
   /** Consumes string content from `s[i]`; returns the index after what was consumed. */
@@ -462,6 +495,7 @@ export class PartialJsonParser {
   }
 
   private closeString(): void {
+    this.commitTail();
     const v = this.highSurrogate === "" ? this.str : this.str + this.highSurrogate;
     this.str = "";
     this.highSurrogate = "";
