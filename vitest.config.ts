@@ -8,9 +8,10 @@ export default defineConfig({
     projects: [
       // (a) Node.js
       { test: { name: "node", include: ["test/all.test.ts"] } },
-      // (b) workerd, configured from wrangler.toml: the shared unit tests + Worker integration tests
+      // (b) workerd, configured from the TEST Worker's config (test/worker/; the top-level wrangler.toml
+      // belongs to the product's relay Worker): the shared cases + Worker integration tests
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        plugins: [cloudflareTest({ wrangler: { configPath: "./test/worker/wrangler.toml" } })],
         test: { name: "workers", include: ["test/all.test.ts", "test/workers/**/*.test.ts"] },
       },
       // (e) Debian's Chromium through Playwright (no Playwright-downloaded browser exists here)
