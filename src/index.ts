@@ -22,10 +22,12 @@ export {
   type ErrorContext,
   type WireError,
 } from "./errors.js";
-export { SseDecoderStream, type SseMessage } from "./framing/sse.js";
+export { SseDecoderStream, type SseDecoderOptions, type SseMessage } from "./framing/sse.js";
 export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson.js";
 export { UniEventDecoderStream, type UniEventDecoderOptions } from "./decode/uni-event.js";
 export { MessageAssemblerStream, type MessageAssemblerOptions } from "./assemble/message-assembler-stream.js";
-export { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
+export { UniEventStream, type UniEventStreamOptions, type ReaderWarning, type WireFormat } from "./uni-event-stream.js";
+export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
+export type { CoreStreamOptions } from "./internal/core-stream.js";
 export { fromResponse, formatFromContentType, type ResponseEvents } from "./from-response.js";
 export { decodeBase64, encodeBase64 } from "./decode/base64.js";

@@ -12,7 +12,8 @@ import { isBlankLine } from "./framing/ndjson.js";
 import { SseParser, type SseMessage } from "./framing/sse.js";
 import { InvalidUtf8, Utf8Decoder } from "./framing/utf8.js";
 import type { StreamCore } from "./internal/core.js";
-import { CoreStream } from "./internal/core-stream.js";
+import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
+import { limitError, resolveLimits, type LimitOptions } from "./internal/limits.js";
 import { Fault, locate } from "./internal/fault.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import { previewText } from "./internal/values.js";
@@ -20,7 +21,7 @@ import type { UniEvent, UniMessage } from "./schema.js";
 
 export type WireFormat = "sse" | "ndjson";
 
-export interface UniEventStreamOptions {
+export interface UniEventStreamOptions extends LimitOptions, CoreStreamOptions {
   /** The framing of the bytes; default `"sse"`. */
   format?: WireFormat;
   /** Names the reader in error messages and in `UpstreamError.client`; default `"mmsp-streams"`. */
@@ -31,15 +32,36 @@ export interface UniEventStreamOptions {
    * events in pieces) and the output is the public stream built from them (SPEC §5).
    */
   mode?: "validate" | "assemble";
+  /**
+   * Items of a kind this version does not know (`<kind>.delta` / `<kind>.done`, e.g. from a newer
+   * server): `"error"` (default) fails with rule `KIND`; `"skip"` drops their events, `.done`
+   * included, and reports each through `onWarning`. (Validate mode.)
+   */
+  unknownItems?: "error" | "skip";
+  /** Called for what the reader let pass but you may want to know about (skipped items). */
+  onWarning?: (warning: ReaderWarning) => void;
 }
+
+export interface ReaderWarning {
+  type: "unknown-item";
+  itemType: string;
+  eventIndex: number;
+  message: string;
+}
+
+/** A type shaped like a future kind's item (`<kind>.delta` or `<kind>.done`, a kind no version names). */
+const isFutureItem = (type: string): boolean =>
+  /^[a-z][a-z0-9_]*\.(delta|done)$/.test(type) && !/^(image_url|tool_result)\./.test(type);
 
 const isDonePrefix = (data: string): boolean => "[DONE]".startsWith(data);
 
 /** The fused core: bytes in, checked UniEvents out. */
 export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private readonly utf8 = new Utf8Decoder(true);
-  private readonly lines = new LineSplitter();
+  private readonly lines: LineSplitter;
   private readonly sse: SseParser | null;
+  private readonly skipUnknown: boolean;
+  private readonly onWarning: ((w: ReaderWarning) => void) | undefined;
   private readonly decoder: UniEventDecoder;
   readonly validator: MessageValidator;
   /** Assemble mode's stage (replaces the validator's checks), or null in validate mode. */
@@ -58,10 +80,20 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
 
   constructor(options: UniEventStreamOptions = {}, onMessage?: (message: UniMessage) => void) {
     this.client = options.client ?? "mmsp-streams";
+    const limits = resolveLimits(options);
+    this.skipUnknown = options.unknownItems === "skip";
+    this.onWarning = options.onWarning;
+    const tooLong = (): never => {
+      const e = limitError("maxEventBytes", limits.maxEventBytes, `event ${this.index}`);
+      e.eventIndex = this.index;
+      e.byteOffset = this.sse?.reading ? this.sse.messageByteOffset : this.lines.lineByteOffset();
+      throw e;
+    };
+    this.lines = new LineSplitter(limits.maxEventBytes, tooLong);
     this.assembler = options.mode === "assemble" ? new MessageAssembler(this.client, onMessage) : null;
-    this.decoder = this.assembler ? new AssembleInputDecoder(this.client) : new UniEventDecoder(this.client);
-    this.validator = new MessageValidator(this.client, onMessage);
-    const sse = options.format === "ndjson" ? null : new SseParser(this.lines);
+    this.decoder = this.assembler ? new AssembleInputDecoder(this.client) : new UniEventDecoder(this.client, limits.maxDepth);
+    this.validator = new MessageValidator(this.client, onMessage, limits);
+    const sse = options.format === "ndjson" ? null : new SseParser(this.lines, limits.maxEventBytes, tooLong);
     this.sse = sse;
     this.onMessage = (m) => this.record(m.data, this.sse!.messageByteOffset);
     this.onLine = sse
@@ -131,6 +163,11 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
         this.emit(event);
       }
     } catch (e) {
+      if (this.skipUnknown && e instanceof Fault && e.itemType !== undefined && isFutureItem(e.itemType) && !this.assembler) {
+        const message = `skipped an item of unknown kind ${JSON.stringify(e.itemType)} (event ${index})`;
+        this.onWarning?.({ type: "unknown-item", itemType: e.itemType, eventIndex: index, message });
+        return;
+      }
       throw locate(e, this.client, { line, eventIndex: index, byteOffset, preview: previewText(text) });
     }
   }
@@ -170,7 +207,7 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
   constructor(options: UniEventStreamOptions = {}) {
     let stream!: UniEventStream;
     const message = new MessagePromise<UniMessage>(() => stream.drain());
-    super(new UniEventCore(options, (m) => message.resolve(m)), { onError: (e) => message.reject(e) });
+    super(new UniEventCore(options, (m) => message.resolve(m)), { ...options, onError: (e) => message.reject(e) });
     stream = this;
     this.message = message;
   }

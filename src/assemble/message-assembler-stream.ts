@@ -4,7 +4,8 @@
  * mode (SPEC §5), bare fragments in → the public stream out (see `assembler.ts`).
  */
 import type { StreamCore } from "../internal/core.js";
-import { CoreStream } from "../internal/core-stream.js";
+import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
+import { checkItemDepth, resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { locate } from "../internal/fault.js";
 import { MessagePromise } from "../internal/message-promise.js";
 import { previewValue } from "../internal/values.js";
@@ -13,7 +14,7 @@ import type { UniEvent, UniMessage } from "../schema.js";
 import { MessageAssembler } from "./assembler.js";
 import { MessageValidator } from "./validator.js";
 
-export interface MessageAssemblerOptions {
+export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOptions, "maxItems" | "maxDepth"> {
   /** Names the reader in error messages; default `"mmsp-streams"`. */
   client?: string;
   /**
@@ -28,18 +29,22 @@ export interface MessageAssemblerOptions {
 export class MessageValidatorCore implements StreamCore<UniEvent, UniEvent> {
   readonly validator: MessageValidator;
   private readonly client: string;
+  private readonly maxDepth: number;
   private index = 0;
   readonly finished = false;
 
   constructor(options: MessageAssemblerOptions, onMessage: (m: UniMessage) => void) {
     this.client = options.client ?? "mmsp-streams";
-    this.validator = new MessageValidator(this.client, onMessage);
+    const limits = resolveLimits(options);
+    this.maxDepth = limits.maxDepth;
+    this.validator = new MessageValidator(this.client, onMessage, limits);
   }
 
   push(event: UniEvent, emit: (event: UniEvent) => void): void {
     const index = this.index++;
     try {
       const checked = checkEvent(event, false);
+      for (const item of checked.content_items as Record<string, unknown>[]) checkItemDepth(item, this.maxDepth);
       this.validator.push(checked);
       emit(checked);
     } catch (e) {
@@ -111,7 +116,7 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
     const onMessage = (m: UniMessage): void => message.resolve(m);
     const core =
       options.mode === "assemble" ? new MessageAssemblerCore(options, onMessage) : new MessageValidatorCore(options, onMessage);
-    super(core, { onError: (e) => message.reject(e) });
+    super(core, { signal: options.signal, idleTimeoutMs: options.idleTimeoutMs, onError: (e) => message.reject(e) });
     stream = this;
     this.message = message;
   }

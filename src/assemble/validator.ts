@@ -7,6 +7,7 @@ import { EmptyResponseError, ToolCallArgumentParseError } from "../errors.js";
 import { Fault } from "../internal/fault.js";
 import { fidelityEqual, hasFidelity, isRecord, jsonEqual } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
+import { ITEM_MEMBER_DEPTH, limitError, nestsDeeper } from "../internal/limits.js";
 import { GroupBuffer } from "./group.js";
 
 type Item = Record<string, unknown> & { type: string };
@@ -21,6 +22,7 @@ export class MessageValidator {
   constructor(
     private readonly client: string,
     private readonly onMessage: (message: UniMessage) => void = () => {},
+    private readonly limits: { maxItems: number; maxDepth: number } = { maxItems: Infinity, maxDepth: Infinity },
   ) {}
 
   /** The done items so far (live: do not mutate). */
@@ -64,6 +66,7 @@ export class MessageValidator {
       return;
     }
     if (!delta) throw new Fault("DONE-AFTER-DELTA", `${type} arrived with no ${kind}.delta before it`);
+    if (this.items.length >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
     if (kind === "tool_call" && (!item.name || !item.tool_call_id))
       throw new Fault("TOOL-HEADER", "the first tool_call.delta of a call must carry a non-empty name and tool_call_id");
     this.open = new GroupBuffer(kind, item);
@@ -124,6 +127,8 @@ export class MessageValidator {
     } catch (e) {
       reason = (e as Error).message;
     }
+    if (reason === undefined && nestsDeeper(parsed, this.limits.maxDepth, ITEM_MEMBER_DEPTH))
+      throw limitError("maxDepth", this.limits.maxDepth, "the nesting of the tool call's arguments");
     if (reason !== undefined) {
       throw ToolCallArgumentParseError.fromRaw({
         client: this.client,

@@ -4,7 +4,8 @@
  */
 import { fromWireError } from "../errors.js";
 import type { StreamCore } from "../internal/core.js";
-import { CoreStream } from "../internal/core-stream.js";
+import { checkItemDepth, resolveLimits, type LimitOptions } from "../internal/limits.js";
+import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { Fault, locate } from "../internal/fault.js";
 import { isRecord, previewText, previewValue } from "../internal/values.js";
 import type { UniEvent } from "../schema.js";
@@ -14,7 +15,10 @@ import { checkEvent } from "./validate.js";
 export const DONE: unique symbol = Symbol("[DONE]");
 
 export class UniEventDecoder {
-  constructor(private readonly client: string) {}
+  constructor(
+    private readonly client: string,
+    private readonly maxDepth = Infinity,
+  ) {}
 
   /** Decodes the text of one record: an SSE message's data (`sse`) or an NDJSON line. */
   decodeText(text: string, sse: boolean): UniEvent | typeof DONE {
@@ -33,11 +37,13 @@ export class UniEventDecoder {
     if (isRecord(value) && value.error !== undefined && value.error !== null) {
       throw fromWireError(value, null, this.client);
     }
-    return checkEvent(value, true);
+    const event = checkEvent(value, true);
+    for (const item of event.content_items as Record<string, unknown>[]) checkItemDepth(item, this.maxDepth);
+    return event;
   }
 }
 
-export interface UniEventDecoderOptions {
+export interface UniEventDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxDepth"> {
   /**
    * What the records are: SSE messages `{data}` (`"sse"`) or parsed JSON values (`"ndjson"`).
    * By default each record is taken for an SSE message when it is an object whose only members
@@ -65,7 +71,7 @@ export class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
 
   constructor(private readonly options: UniEventDecoderOptions = {}) {
     this.client = options.client ?? "mmsp-streams";
-    this.decoder = new UniEventDecoder(this.client);
+    this.decoder = new UniEventDecoder(this.client, resolveLimits(options).maxDepth);
   }
 
   push(record: unknown, emit: (event: UniEvent) => void): void {
@@ -98,6 +104,6 @@ export class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
  */
 export class UniEventDecoderStream extends CoreStream<unknown, UniEvent> {
   constructor(options: UniEventDecoderOptions = {}) {
-    super(new UniEventDecoderCore(options));
+    super(new UniEventDecoderCore(options), options);
   }
 }

@@ -40,7 +40,7 @@ export function eventShapeFault(v: Record<string, unknown>): Fault | undefined {
   if (!isRecord(item) || typeof item.type !== "string")
     return new Fault("SCHEMA", `a content item must be an object with a string type, not ${show(item)}`);
   if (!STREAM_ITEM_TYPES.has(item.type))
-    return new Fault("KIND", `unknown item type ${JSON.stringify(item.type)}: a stream carries K.delta or K.done of the six kinds`);
+    return new Fault("KIND", `unknown item type ${JSON.stringify(item.type)}: a stream carries K.delta or K.done of the six kinds`, false, item.type);
   return undefined;
 }
 

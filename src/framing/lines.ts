@@ -9,7 +9,6 @@ export type LineHandler = (line: string) => void;
 
 export class LineSplitter {
   private pieces: string[] = [];
-  private piecesChars = 0;
   /** A CR ended the last chunk: a LF at the start of the next one belongs to it. */
   private skipLf = false;
   private lineNo = 0;
@@ -25,9 +24,9 @@ export class LineSplitter {
   private cursorByte = 0;
 
   constructor(
-    /** Called when an unfinished line grows past this many UTF-16 units (a bound on memory). */
-    private readonly maxLineChars = Infinity,
-    private readonly onTooLong: (chars: number) => void = () => {},
+    /** The longest line, in bytes (a bound on memory); `onTooLong` is called (and should throw) past it. */
+    private readonly maxLineBytes = Infinity,
+    private readonly onTooLong: (bytes: number) => void = () => {},
   ) {}
 
   /** 1-based number of the line last handed out. */
@@ -98,8 +97,11 @@ export class LineSplitter {
     if (pos < n) {
       if (this.pieces.length === 0) this.carriedStart = this.byteOffsetOf(pos);
       this.pieces.push(pos === 0 ? text : text.slice(pos));
-      this.piecesChars += n - pos;
-      if (this.piecesChars > this.maxLineChars) this.onTooLong(this.piecesChars);
+      const bytes = textEnd - this.carriedStart;
+      if (bytes > this.maxLineBytes) {
+        this.pieces = [];
+        this.onTooLong(bytes);
+      }
     }
   }
 
@@ -112,11 +114,15 @@ export class LineSplitter {
     if (last) this.pieces.push(last);
     const line = this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join("");
     this.pieces = [];
-    this.piecesChars = 0;
     return line;
   }
 
   private emit(line: string, onLine: LineHandler): void {
+    // A line is at least as many bytes as UTF-16 units, and at most three times as many.
+    if (line.length * 3 > this.maxLineBytes) {
+      const bytes = utf8Length(line);
+      if (bytes > this.maxLineBytes) this.onTooLong(bytes);
+    }
     this.lineNo++;
     onLine(line);
   }

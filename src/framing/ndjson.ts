@@ -2,9 +2,10 @@
  * NDJSON / JSON Lines framing: one JSON value per line (LF or CRLF), blank lines (spaces and tabs
  * only) skipped, a last line without a newline accepted.
  */
-import { MmspError, StreamProtocolError } from "../errors.js";
+import { MmspError, StreamLimitError, StreamProtocolError } from "../errors.js";
 import type { StreamCore } from "../internal/core.js";
-import { CoreStream } from "../internal/core-stream.js";
+import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
+import { DEFAULT_LIMITS, limitError, nestsDeeper, resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { previewText } from "../internal/values.js";
 import { LineSplitter } from "./lines.js";
 import { InvalidUtf8, Utf8Decoder } from "./utf8.js";
@@ -16,7 +17,7 @@ export function isBlankLine(line: string): boolean {
   return (c === 32 || c === 9) && /^[ \t]*$/.test(line);
 }
 
-export interface NdjsonDecoderOptions {
+export interface NdjsonDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxEventBytes" | "maxDepth"> {
   /** Names the reader in error messages; default `"mmsp-streams"`. */
   client?: string;
 }
@@ -24,11 +25,26 @@ export interface NdjsonDecoderOptions {
 /** The NDJSON stage as a synchronous core: bytes in, parsed JSON values out. */
 export class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
   private readonly utf8 = new Utf8Decoder(true);
-  private readonly lines = new LineSplitter();
+  private readonly lines: LineSplitter;
+  private readonly maxDepth: number;
   private index = 0;
   readonly finished = false;
 
-  constructor(private readonly client = "mmsp-streams") {}
+  constructor(
+    private readonly client = "mmsp-streams",
+    limits: Required<LimitOptions> = DEFAULT_LIMITS,
+  ) {
+    this.maxDepth = limits.maxDepth;
+    this.lines = new LineSplitter(limits.maxEventBytes, () => {
+      throw this.locateLimit(limitError("maxEventBytes", limits.maxEventBytes, `line ${this.lines.lineNumber + 1}`));
+    });
+  }
+
+  private locateLimit(e: StreamLimitError): StreamLimitError {
+    e.eventIndex = this.index;
+    e.byteOffset = this.lines.lineByteOffset();
+    return e;
+  }
 
   push(chunk: Uint8Array, emit: (value: unknown) => void): void {
     let text: string;
@@ -82,6 +98,8 @@ export class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
         preview,
       });
     }
+    if (nestsDeeper(value, this.maxDepth))
+      throw this.locateLimit(limitError("maxDepth", this.maxDepth, `the nesting of line ${this.lines.lineNumber}`));
     this.index++;
     emit(value);
   }
@@ -98,6 +116,6 @@ export class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
  */
 export class NdjsonDecoderStream extends CoreStream<Uint8Array, unknown> {
   constructor(options: NdjsonDecoderOptions = {}) {
-    super(new NdjsonDecoderCore(options.client));
+    super(new NdjsonDecoderCore(options.client, resolveLimits(options)), options);
   }
 }

@@ -7,7 +7,8 @@ import { createParser, type EventSourceMessage, type EventSourceParser } from "e
 import { LineSplitter } from "./lines.js";
 import { Utf8Decoder } from "./utf8.js";
 import type { StreamCore } from "../internal/core.js";
-import { CoreStream } from "../internal/core-stream.js";
+import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
+import { DEFAULT_LIMITS, limitError, resolveLimits } from "../internal/limits.js";
 
 export interface SseMessage {
   data: string;
@@ -27,8 +28,21 @@ export class SseParser {
   /** Byte offset where the message being read (or last dispatched) began. */
   messageByteOffset = 0;
 
-  constructor(private readonly lines: LineSplitter) {
+  /** UTF-16 units of the fields of the message being read (a multi-line event's size). */
+  private messageChars = 0;
+
+  constructor(
+    private readonly lines: LineSplitter,
+    /** The largest message; `onTooLong` is called (and should throw) past it. */
+    private readonly maxMessageChars = Infinity,
+    private readonly onTooLong: (chars: number) => void = () => {},
+  ) {
     this.parser = createParser({ onEvent: (e) => this.dispatch(e) });
+  }
+
+  /** A message has begun (a field line came) and is not dispatched yet. */
+  get reading(): boolean {
+    return this.pending;
   }
 
   line(line: string, sink: SseHandler): void {
@@ -42,7 +56,10 @@ export class SseParser {
     if (!this.pending) {
       this.pending = true;
       this.messageByteOffset = this.lines.lineByteOffset();
+      this.messageChars = 0;
     }
+    this.messageChars += line.length + 1;
+    if (this.messageChars > this.maxMessageChars) this.onTooLong(this.messageChars);
     this.parser.feed(line + "\n");
   }
 
@@ -65,9 +82,17 @@ export class SseParser {
 /** The SSE stage as a synchronous core: bytes in (decoded with U+FFFD for bad bytes), messages out. */
 export class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
   private readonly utf8 = new Utf8Decoder(false);
-  private readonly lines = new LineSplitter();
-  private readonly sse = new SseParser(this.lines);
+  private readonly lines: LineSplitter;
+  private readonly sse: SseParser;
   readonly finished = false;
+
+  constructor(maxEventBytes = DEFAULT_LIMITS.maxEventBytes) {
+    const tooLong = (): never => {
+      throw limitError("maxEventBytes", maxEventBytes, "an SSE event");
+    };
+    this.lines = new LineSplitter(maxEventBytes, tooLong);
+    this.sse = new SseParser(this.lines, maxEventBytes, tooLong);
+  }
 
   push(chunk: Uint8Array, emit: SseHandler): void {
     const text = this.utf8.decode(chunk);
@@ -94,7 +119,12 @@ export class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
  * ```
  */
 export class SseDecoderStream extends CoreStream<Uint8Array, SseMessage> {
-  constructor() {
-    super(new SseDecoderCore());
+  constructor(options: SseDecoderOptions = {}) {
+    super(new SseDecoderCore(resolveLimits(options).maxEventBytes), options);
   }
+}
+
+export interface SseDecoderOptions extends CoreStreamOptions {
+  /** The largest event, in bytes (default 64 MiB); past it the stream fails with `StreamLimitError`. */
+  maxEventBytes?: number;
 }

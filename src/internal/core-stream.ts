@@ -8,9 +8,20 @@
  * writable, so a pipe into it cancels its source; and `drain()` lets the package consume the
  * readable itself when the caller only wants the final result.
  */
+import { StreamLimitError } from "../errors.js";
 import type { StreamCore } from "./core.js";
 
-export interface CoreStreamHooks {
+export interface CoreStreamOptions {
+  /** Aborting it errors the readable with the signal's reason and cancels the source. */
+  signal?: AbortSignal;
+  /**
+   * When no input arrives for this long while the stream waits for input (time spent waiting for
+   * a slow reader does not count), the stream fails with `StreamLimitError` (`limit: "idleTimeoutMs"`).
+   */
+  idleTimeoutMs?: number;
+}
+
+export interface CoreStreamHooks extends CoreStreamOptions {
   /** The stream failed (core error, abort of the writable, or cancel of the readable). */
   onError?(error: unknown): void;
   /** The input is complete and every check passed. */
@@ -34,6 +45,8 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
   private wakeWriter: (() => void) | null = null;
   private settled = false;
   private draining = false;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onAbortSignal = (): void => this.interrupt(this.hooks.signal!.reason);
 
   constructor(
     private readonly core: StreamCore<I, O>,
@@ -71,6 +84,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
         },
         write: (chunk) => {
           if (this.settled) return;
+          this.disarmIdle();
           try {
             this.core.push(chunk, emit);
           } catch (error) {
@@ -83,8 +97,9 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
             return;
           }
           if (!this.draining && (this.rc.desiredSize ?? 0) < 0) {
-            return new Promise<void>((resolve) => (this.wakeWriter = resolve));
+            return new Promise<void>((resolve) => (this.wakeWriter = resolve)).then(() => this.armIdle());
           }
+          this.armIdle();
         },
         close: () => {
           if (this.settled) return;
@@ -112,6 +127,41 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
       { highWaterMark: 1 },
     );
     this.core.start?.(emit);
+    const { signal } = hooks;
+    if (signal?.aborted) this.interrupt(signal.reason);
+    else {
+      signal?.addEventListener("abort", this.onAbortSignal);
+      this.armIdle();
+    }
+  }
+
+  /** Fails at once (queued outputs dropped) and cancels the source: for an abort or a time-out. */
+  private interrupt(error: unknown): void {
+    if (this.settled) return;
+    this.fail(error, false);
+    this.wc.error(error);
+    this.wake();
+  }
+
+  private armIdle(): void {
+    const ms = this.hooks.idleTimeoutMs;
+    if (ms === undefined || this.settled) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.interrupt(new StreamLimitError({ limit: "idleTimeoutMs", value: ms, detail: `no input arrived for ${ms} ms (idleTimeoutMs=${ms})` }));
+    }, ms);
+  }
+
+  private disarmIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  /** Releases timers and listeners once the stream is over. */
+  private release(): void {
+    this.disarmIdle();
+    this.hooks.signal?.removeEventListener("abort", this.onAbortSignal);
+    this.core.dispose?.();
   }
 
   /**
@@ -140,7 +190,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     if (this.settled) return;
     this.settled = true;
     this.rc.close();
-    this.core.dispose?.();
+    this.release();
     this.hooks.onClose?.();
   }
 
@@ -150,7 +200,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     this.settled = true;
     if (deliverQueued && !this.draining && (this.rc.desiredSize ?? 0) < 0) this.pendingError = { error };
     else this.rc.error(error);
-    this.core.dispose?.();
+    this.release();
     this.hooks.onError?.(error);
   }
 }

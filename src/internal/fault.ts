@@ -10,6 +10,8 @@ export class Fault {
     readonly detail: string,
     /** Keep `detail` as the whole detail of the message (assemble mode's exact MMSP wording). */
     readonly exact = false,
+    /** For `KIND`: the item type that is not known. */
+    readonly itemType?: string,
   ) {}
 }
 

@@ -3,6 +3,7 @@ import type { Case } from "../harness.ts";
 import * as chunking from "./chunking.ts";
 import * as framing from "./framing.ts";
 import * as grammar from "./grammar.ts";
+import * as hostile from "./hostile.ts";
 import * as reader from "./reader.ts";
 import * as smoke from "./smoke.ts";
 
@@ -11,6 +12,7 @@ const groups: [string, Case[]][] = [
   ["grammar", grammar.cases],
   ["reader", reader.cases],
   ["chunking", chunking.cases],
+  ["hostile", hostile.cases],
   ["smoke", smoke.cases],
 ];
 

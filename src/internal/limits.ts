@@ -1,0 +1,69 @@
+/**
+ * Bounds on what a reader accepts from the network (issue: hostile input). Every limit has a safe
+ * default; exceeding one is a `StreamLimitError` (rule `LIMIT`) raised before the rest of the body
+ * is read, with memory held below twice the limit.
+ */
+import { StreamLimitError } from "../errors.js";
+
+export interface LimitOptions {
+  /**
+   * The largest event (an SSE message or an NDJSON line) in bytes; default 64 MiB, enough for the
+   * `.done` of a 40 MiB image in base64.
+   */
+  maxEventBytes?: number;
+  /** The deepest JSON nesting of an event (objects and arrays, the event itself counting 1); default 64. */
+  maxDepth?: number;
+  /** The most items a message may hold; default 100 000. */
+  maxItems?: number;
+}
+
+export const DEFAULT_LIMITS: Required<LimitOptions> = {
+  maxEventBytes: 64 * 1024 * 1024,
+  maxDepth: 64,
+  maxItems: 100_000,
+};
+
+export function resolveLimits(options: LimitOptions = {}): Required<LimitOptions> {
+  const out = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof LimitOptions)[]) {
+    const v = options[key];
+    if (v === undefined) continue;
+    if (typeof v !== "number" || !(v > 0)) throw new RangeError(`${key} must be a positive number, not ${String(v)}`);
+    out[key] = v;
+  }
+  return out;
+}
+
+export function limitError(limit: string, value: number, what: string): StreamLimitError {
+  return new StreamLimitError({ limit, value, detail: `${what} exceeds ${limit}=${value}` });
+}
+
+/** Whether `v` nests deeper than `max` levels of objects and arrays (checked without recursion). */
+export function nestsDeeper(v: unknown, max: number, start = 1): boolean {
+  if (typeof v !== "object" || v === null || v instanceof Uint8Array) return false;
+  const stack: unknown[] = [v];
+  const depths: number[] = [start];
+  while (stack.length > 0) {
+    const x = stack.pop() as Record<string, unknown>;
+    const d = depths.pop()!;
+    if (d > max) return true;
+    if (Array.isArray(x)) {
+      for (const y of x) if (typeof y === "object" && y !== null) (stack.push(y), depths.push(d + 1));
+    } else {
+      for (const k in x) {
+        const y = x[k];
+        if (typeof y === "object" && y !== null && !(y instanceof Uint8Array)) (stack.push(y), depths.push(d + 1));
+      }
+    }
+  }
+  return false;
+}
+
+/** The depth of an item's members in an event: event (1) › content_items (2) › item (3) › member (4). */
+export const ITEM_MEMBER_DEPTH = 4;
+
+/** Fidelity and tool arguments are the open-ended JSON of an item: bounds their nesting. */
+export function checkItemDepth(item: Record<string, unknown>, maxDepth: number): void {
+  if (nestsDeeper(item.fidelity, maxDepth, ITEM_MEMBER_DEPTH) || nestsDeeper(item.arguments, maxDepth, ITEM_MEMBER_DEPTH))
+    throw limitError("maxDepth", maxDepth, `the nesting of a ${String(item.type)} item`);
+}
