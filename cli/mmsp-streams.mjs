@@ -1,0 +1,261 @@
+#!/usr/bin/env node
+// mmsp-streams: inspect or convert an MMSP event stream (a capture, stdin, a live server or a
+// built-in sample). Node-only; it uses the built package (`npm run build` makes ../dist).
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  ConnectError,
+  DEFAULT_SAMPLE,
+  InputError,
+  UsageError,
+  byteCounter,
+  isUrl,
+  listSamples,
+  openLocal,
+  pacer,
+  request,
+  samplePath,
+  sniff,
+  sourceLabel,
+} from "./input.mjs";
+import { LiveRenderer, clean, describeError, describeOther, makeStyle, plural, summary, wantsColor } from "./render.mjs";
+
+const HELP = `mmsp-streams: read an MMSP event stream (SSE or NDJSON) and show or re-encode it
+
+Usage:
+  mmsp-streams                          inspect the default built-in sample (${DEFAULT_SAMPLE})
+  mmsp-streams inspect [FILE|URL|-]     show a stream live as it arrives, then the message
+  mmsp-streams convert --to ndjson|sse [FILE|URL|-]
+                                        re-encode a stream to stdout, checking it on the way
+  mmsp-streams --list-samples           list the built-in samples
+
+Input:
+  FILE                  a capture, SSE or NDJSON (told apart by its first non-blank bytes:
+                        "data:", ":", "event:" mean SSE, "{" means NDJSON)
+  -                     read the capture from stdin
+  URL                   POST a request to a live MMSP server and read its answer
+                        (a URL ending in /v1 gets /stream appended)
+  --sample NAME         a built-in sample (see --list-samples); the default input of inspect
+
+Options:
+  --to ndjson|sse       convert: the output format
+  --format sse|ndjson   the input format, instead of detecting it (or of the server's Content-Type)
+  --assemble            the input carries bare fragments (several per event, item ids, stop in
+                        pieces): build the public stream from them (assemble mode)
+  --model MODEL         URL: the model to ask (required with a URL)
+  --prompt TEXT         URL: the user message (default "Hello!")
+  --key KEY             URL: sent as "Authorization: Bearer KEY" (default: $MMSP_API_KEY)
+  --delay MS            inspect: wait MS milliseconds between the events of a file, stdin or a
+                        sample, to watch it stream (default: 25 for a sample shown on a terminal, else 0)
+  --list-samples        list the built-in samples
+  -h, --help            this help
+  --version             the package version
+
+Output: colours only when stdout is a terminal and NO_COLOR is unset. Errors go to stderr.
+Exit status: 0 the stream was read to its stop event; 1 the stream failed (a protocol violation,
+an upstream error, an unreachable server); 2 a usage error (bad options, unknown sample, no such file).
+`;
+
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+  to: { type: "string" },
+  format: { type: "string" },
+  assemble: { type: "boolean" },
+  model: { type: "string" },
+  prompt: { type: "string" },
+  key: { type: "string" },
+  delay: { type: "string" },
+  sample: { type: "string" },
+  "list-samples": { type: "boolean" },
+};
+
+const FORMATS = ["sse", "ndjson"];
+
+async function loadPackage() {
+  try {
+    return await import("../dist/index.js");
+  } catch (e) {
+    if (e?.code === "ERR_MODULE_NOT_FOUND" && /dist[\\/]index\.js/.test(e.message)) throw new UsageError("the package is not built: run `npm run build` first");
+    throw e;
+  }
+}
+
+/** Parses the command line into a plan; throws UsageError. */
+function parse(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(e.message);
+  }
+  const { values: o, positionals } = parsed;
+  if (o.help) return { command: "help" };
+  if (o.version) return { command: "version" };
+  if (o["list-samples"]) return { command: "list" };
+  let [command, source, ...extra] = positionals;
+  command ??= "inspect";
+  if (command === "help") return { command: "help" };
+  if (command !== "inspect" && command !== "convert")
+    throw new UsageError(`unknown command "${command}" (commands: inspect, convert; for a file: mmsp-streams inspect ${command})`);
+  if (extra.length) throw new UsageError(`too many arguments: ${extra.join(" ")}`);
+  if (source !== undefined && o.sample !== undefined) throw new UsageError("give either an input or --sample, not both");
+  if (o.format !== undefined && !FORMATS.includes(o.format)) throw new UsageError(`--format must be sse or ndjson, not "${o.format}"`);
+
+  if (command === "convert") {
+    if (o.to === undefined) throw new UsageError("convert needs --to ndjson or --to sse");
+    if (!FORMATS.includes(o.to)) throw new UsageError(`--to must be ndjson or sse, not "${o.to}"`);
+    if (source === undefined && o.sample === undefined) throw new UsageError("convert needs an input: FILE, URL, - (stdin) or --sample NAME");
+    if (o.delay !== undefined) throw new UsageError("--delay is for inspect");
+  } else if (o.to !== undefined) throw new UsageError("--to is for convert");
+
+  const url = source !== undefined && isUrl(source);
+  for (const name of ["model", "prompt", "key"])
+    if (o[name] !== undefined && !url) throw new UsageError(`--${name} is only for a URL input`);
+  if (url && !o.model) throw new UsageError("a URL input needs --model");
+  if (url && o.delay !== undefined) throw new UsageError("--delay is for a file, stdin or a sample");
+
+  let delay;
+  if (o.delay !== undefined) {
+    delay = Number(o.delay);
+    if (!Number.isFinite(delay) || delay < 0) throw new UsageError(`--delay must be a number of milliseconds, not "${o.delay}"`);
+  }
+  const sample = source === undefined ? (o.sample ?? DEFAULT_SAMPLE) : undefined;
+  return {
+    command,
+    source: sample !== undefined ? samplePath(sample) : source,
+    sample,
+    url,
+    to: o.to,
+    format: o.format,
+    mode: o.assemble ? "assemble" : "validate",
+    model: o.model,
+    prompt: o.prompt ?? "Hello!",
+    key: o.key ?? process.env.MMSP_API_KEY,
+    delay,
+  };
+}
+
+/**
+ * Opens the input and wires the reader: checked UniEvents, the message, and how many bytes passed.
+ * @returns {Promise<{ readable: ReadableStream<any>, message: PromiseLike<any>, counter: { bytes: number }, format: string }>}
+ */
+async function open(plan, lib, { pace, note }) {
+  const counter = byteCounter();
+  const client = plan.sample !== undefined ? `${plan.sample} sample` : sourceLabel(plan.source);
+  const options = { client, mode: plan.mode };
+  if (plan.url) {
+    note(`POST ${plan.source}  model=${plan.model}`);
+    const response = await request(plan.source, plan);
+    const type = response.headers.get("content-type");
+    note(`HTTP ${response.status} ${type ?? "(no content type)"}`);
+    let body = response.body ?? new ReadableStream({ start: (c) => c.close() });
+    let format = plan.format ?? lib.formatFromContentType(type);
+    if (response.ok && format === undefined) ({ format, stream: body } = await sniff(body));
+    const counted = new Response(body.pipeThrough(counter), { status: response.status, headers: response.headers });
+    const { readable, message } = lib.fromResponse(counted, { ...options, format: format ?? "sse" });
+    return { readable, message, counter, format: format ?? "sse" };
+  }
+  let { format, stream, head } = await sniff(await openLocal(plan.source));
+  format = plan.format ?? format;
+  if (format === undefined) {
+    // an empty input goes to the reader, which says what is missing (no stop event)
+    if (!head) format = "sse";
+    else throw new InputError(`cannot tell the format of ${plan.source === "-" ? "stdin" : plan.source}: it starts with ${JSON.stringify(head)}, neither SSE nor NDJSON (use --format)`);
+  }
+  const shown = plan.sample !== undefined ? `sample "${plan.sample}" (${relative(process.cwd(), plan.source)})` : plan.source === "-" ? "stdin" : plan.source;
+  note(`${shown}: ${format}${plan.mode === "assemble" ? ", assemble mode" : ""}`);
+  let bytes = stream.pipeThrough(counter);
+  if (pace > 0) bytes = bytes.pipeThrough(pacer(pace, format));
+  const reader = new lib.UniEventStream({ ...options, format });
+  return { readable: bytes.pipeThrough(reader), message: reader.message, counter, format };
+}
+
+async function inspect(plan, lib) {
+  const color = wantsColor(process.stdout);
+  const s = makeStyle(color);
+  const tty = Boolean(process.stdout.isTTY);
+  const pace = plan.delay ?? (plan.sample !== undefined && tty ? 25 : 0);
+  const renderer = new LiveRenderer(process.stdout, { color, live: tty });
+  const started = performance.now();
+  let opened;
+  try {
+    opened = await open(plan, lib, { pace, note: (line) => process.stdout.write(`${s.dim(clean(line))}\n`) });
+    for await (const event of opened.readable) renderer.event(event);
+    const message = await opened.message;
+    renderer.finish();
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(summary(message, { events: renderer.events, bytes: opened.counter.bytes, format: opened.format, seconds }, color));
+    return 0;
+  } catch (e) {
+    renderer.finish();
+    if (e instanceof UsageError) throw e;
+    report(e, lib);
+    if (opened) process.stderr.write(`  after ${plural(renderer.events, "event")} and ${plural(opened.counter.bytes, "byte")}\n`);
+    return 1;
+  }
+}
+
+async function convert(plan, lib) {
+  let opened;
+  try {
+    opened = await open(plan, lib, { pace: 0, note: () => {} });
+    const encoder = plan.to === "sse" ? new lib.SseEncoderStream() : new lib.NdjsonEncoderStream();
+    // A stream that fails is written up to the failure, then its error as an error event (as an
+    // MMSP server does); the failure itself is reported on stderr and in the exit status.
+    for await (const chunk of opened.readable.pipeThrough(encoder)) {
+      if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
+    }
+    await opened.message;
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    report(e, lib);
+    return 1;
+  }
+}
+
+function report(e, lib) {
+  const color = wantsColor(process.stderr);
+  if (e instanceof lib.MmspError) process.stderr.write(describeError(e, color, lib));
+  else if (e instanceof ConnectError || e instanceof InputError) process.stderr.write(describeOther(e, color));
+  else process.stderr.write(describeOther(e, color, { stack: true }));
+}
+
+function listing() {
+  const samples = listSamples();
+  const width = Math.max(...samples.map((x) => x.name.length));
+  const lines = samples.map((x) => `  ${x.name.padEnd(width)}  ${x.description}${x.name === DEFAULT_SAMPLE ? " [default]" : ""}`);
+  return `built-in samples (mmsp-streams --sample NAME, files in samples/):\n${lines.join("\n")}\n`;
+}
+
+async function main(argv) {
+  process.stdout.on("error", (e) => {
+    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0); // the reader went away (`| head`)
+    throw e;
+  });
+  try {
+    const plan = parse(argv);
+    switch (plan.command) {
+      case "help":
+        process.stdout.write(HELP);
+        return 0;
+      case "version":
+        process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+        return 0;
+      case "list":
+        process.stdout.write(listing());
+        return 0;
+    }
+    const lib = await loadPackage();
+    return plan.command === "convert" ? await convert(plan, lib) : await inspect(plan, lib);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`mmsp-streams: ${e.message}\n(mmsp-streams --help for usage)\n`);
+    return 2;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,275 @@
+// What `inspect` prints: the stream as it arrives, the message at the end, and errors.
+
+/** Whether to colour a stream: only a TTY, and only when NO_COLOR is unset or empty (no-color.org). */
+export function wantsColor(stream) {
+  return Boolean(stream.isTTY) && !process.env.NO_COLOR;
+}
+
+const sgr = (open, close) => (s) => `\x1b[${open}m${s}\x1b[${close}m`;
+const plain = (s) => s;
+
+/** @param {boolean} color */
+export function makeStyle(color) {
+  const names = { dim: [2, 22], bold: [1, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], blue: [34, 39], magenta: [35, 39], cyan: [36, 39] };
+  return Object.fromEntries(Object.entries(names).map(([k, [o, c]]) => [k, color ? sgr(o, c) : plain]));
+}
+
+/**
+ * Model output is untrusted: control characters (ESC above all) and bidi overrides are shown
+ * escaped instead of reaching the terminal. Newlines and tabs stay.
+ */
+export function clean(s) {
+  return String(s).replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+export const num = (n) => n.toLocaleString("en-US");
+const chars = (s) => Array.from(s).length;
+export const plural = (n, word) => `${num(n)} ${word}${n === 1 ? "" : "s"}`;
+
+/** One line, at most `max` code points, for JSON and previews. */
+function short(s, max = 72) {
+  const a = Array.from(clean(s).replace(/\n/g, "\\n"));
+  return a.length <= max ? a.join("") : a.slice(0, max - 1).join("") + "…";
+}
+
+const hasFidelity = (f) => f !== null && typeof f === "object" && Object.keys(f).length > 0;
+function fidelityNote(f) {
+  return Object.entries(f)
+    .map(([k, v]) => (typeof v === "string" ? `${clean(k)} (${plural(chars(v), "char")})` : clean(k)))
+    .join(", ");
+}
+
+/**
+ * Prints UniEvents as they arrive: a header when an item begins, then its content as it grows.
+ * thinking dimmed; text as is; tool calls with name and id, then the argument text as it streams;
+ * media as a byte counter (live on a TTY, the total otherwise); embeddings as dimension + first values.
+ */
+export class LiveRenderer {
+  /**
+   * @param {NodeJS.WriteStream} out
+   * @param {{ color: boolean, live: boolean }} options live: rewrite the media counter in place (a TTY)
+   */
+  constructor(out, { color, live }) {
+    this.out = out;
+    this.s = makeStyle(color);
+    this.live = live;
+    this.group = null;
+    this.atLineStart = true;
+    this.events = 0;
+  }
+
+  write(s) {
+    this.out.write(s);
+  }
+
+  /** Writes content indented by two spaces, continuing the current line. */
+  content(text, style = plain) {
+    const lines = clean(text).split("\n");
+    lines.forEach((line, i) => {
+      if (i > 0) {
+        this.write("\n");
+        this.atLineStart = true;
+      }
+      if (line === "") return;
+      if (this.atLineStart) this.write("  ");
+      this.write(style(line));
+      this.atLineStart = false;
+    });
+  }
+
+  endLine() {
+    if (!this.atLineStart) this.write("\n");
+    this.atLineStart = true;
+  }
+
+  line(s) {
+    this.endLine();
+    this.write(`${s}\n`);
+  }
+
+  /** @param {any} event a checked UniEvent */
+  event(event) {
+    this.events++;
+    if (event.event_type === "stop") {
+      this.line(this.s.dim("▸ stop"));
+      return;
+    }
+    for (const item of event.content_items) this.item(item);
+  }
+
+  item(item) {
+    const s = this.s;
+    const [kind, phase] = String(item.type).split(".");
+    if (phase === "delta" && !this.group) {
+      this.group = { kind, chunks: 0, bytes: 0, fidelity: null };
+      const header = {
+        thinking: s.magenta("▸ thinking"),
+        text: s.bold("▸ text"),
+        tool_call: `${s.cyan("▸ tool_call")} ${s.bold(clean(item.name))}  ${s.dim(`id=${clean(item.tool_call_id)}`)}`,
+        inline_data: `${s.yellow("▸ inline_data")} ${clean(item.mime_type)}`,
+        inline_thinking: `${s.yellow("▸ inline_thinking")} ${clean(item.mime_type)}`,
+        embedding: s.green("▸ embedding"),
+      }[kind] ?? `▸ ${clean(kind)}`;
+      this.line(header);
+    }
+    const g = this.group;
+    if (phase === "delta") {
+      if (hasFidelity(item.fidelity)) g.fidelity = item.fidelity;
+      switch (kind) {
+        case "thinking":
+          return this.content(item.thinking, s.dim);
+        case "text":
+          return this.content(item.text);
+        case "tool_call":
+          return this.content(item.arguments, s.cyan);
+        case "inline_data":
+        case "inline_thinking":
+          g.chunks++;
+          g.bytes += item.data.length;
+          if (this.live) this.write(`\r\x1b[2K  ${num(g.bytes)} bytes ${s.dim(`(${plural(g.chunks, "chunk")}…)`)}`), (this.atLineStart = false);
+          return;
+        case "embedding": {
+          const v = item.embedding;
+          const first = v.slice(0, 4).map((x) => String(x)).join(", ");
+          return this.line(`  ${num(v.length)} dims  [${first}${v.length > 4 ? ", …" : ""}]`);
+        }
+      }
+      return;
+    }
+    // a .done closes the group
+    if (g && (kind === "inline_data" || kind === "inline_thinking")) {
+      if (this.live) this.write("\r\x1b[2K"), (this.atLineStart = true);
+      this.line(`  ${num(g.bytes)} bytes in ${plural(g.chunks, "chunk")}`);
+    }
+    this.endLine();
+    if (g?.fidelity) this.line(s.dim(`  · fidelity: ${fidelityNote(g.fidelity)}`));
+    this.group = null;
+  }
+
+  /** Ends the live part (before a summary or an error). */
+  finish() {
+    this.endLine();
+  }
+}
+
+/** The done item, one line: kind and size. */
+function describeItem(item, s) {
+  const fid = hasFidelity(item.fidelity) ? s.dim(`  fidelity: ${fidelityNote(item.fidelity)}`) : "";
+  switch (item.type) {
+    case "text.done":
+      return `${plural(chars(item.text), "char")}${fid}`;
+    case "thinking.done":
+      return `${plural(chars(item.thinking), "char")}${fid}`;
+    case "tool_call.done":
+      return `${s.bold(clean(item.name))}  id=${clean(item.tool_call_id)}  arguments ${short(JSON.stringify(item.arguments), 60)}${fid}`;
+    case "inline_data.done":
+    case "inline_thinking.done":
+      return `${clean(item.mime_type)}  ${plural(item.data.length, "byte")}${fid}`;
+    case "embedding.done":
+      return `${num(item.embedding.length)} dims`;
+    default:
+      return fid.trim();
+  }
+}
+
+const count = (n) => (n === null || n === undefined ? "null" : num(n));
+const add = (a, b) => (a === null && b === null ? null : (a ?? 0) + (b ?? 0));
+
+/**
+ * The finished message: its items with kinds and sizes, usage, finish reason; then how much was read.
+ * @param {any} message
+ * @param {{ events: number, bytes: number, format: string, seconds: number }} stats
+ */
+export function summary(message, stats, color) {
+  const s = makeStyle(color);
+  const items = message.content_items;
+  const width = Math.max(0, ...items.map((i) => String(i.type).length));
+  const lines = ["", s.bold(`message: ${plural(items.length, "item")}`)];
+  items.forEach((item, i) => lines.push(`  ${String(i + 1).padStart(2)}. ${clean(item.type).padEnd(width)}  ${describeItem(item, s)}`));
+  const u = message.usage_metadata;
+  if (u) {
+    const input = add(u.cached_tokens, u.prompt_tokens);
+    const output = add(u.thoughts_tokens, u.response_tokens);
+    lines.push(
+      `usage:   cached ${count(u.cached_tokens)} · prompt ${count(u.prompt_tokens)} · thoughts ${count(u.thoughts_tokens)} · response ${count(u.response_tokens)}` +
+        s.dim(`  (input ${count(input)}, output ${count(output)})`),
+    );
+  }
+  lines.push(`finish:  ${s.bold(String(message.finish_reason))}`);
+  if (typeof message.created_at === "number") lines.push(`created: ${new Date(message.created_at).toISOString()}`);
+  lines.push(s.dim(`read:    ${plural(stats.events, "event")} · ${plural(stats.bytes, "byte")} · ${stats.format} · ${stats.seconds.toFixed(2)} s`));
+  return lines.join("\n") + "\n";
+}
+
+/** The package's error classes, most specific first (for names: a bundler may rename a class). */
+const ERROR_CLASSES = [
+  "UpstreamError",
+  "ToolCallArgumentParseError",
+  "EmptyResponseError",
+  "StreamLimitError",
+  "StreamProtocolError",
+  "UnsupportedParameterError",
+  "UnsupportedOperationError",
+  "MmspError",
+];
+
+/** The class name of a package error, found by `instanceof` against the package's exports. */
+export function errorClass(e, lib) {
+  return ERROR_CLASSES.find((name) => typeof lib[name] === "function" && e instanceof lib[name]) ?? e?.name ?? "Error";
+}
+
+/**
+ * A package error (`MmspError`), with everything that locates it: class, rule, event index, byte
+ * offset, preview; for an `UpstreamError` its type, status and message, and the typed cause.
+ * @param {Error & Record<string, any>} e
+ * @param {boolean} color
+ * @param {Record<string, any>} lib the package (its error classes)
+ */
+export function describeError(e, color, lib) {
+  const s = makeStyle(color);
+  const lines = [];
+  const field = (name, value) => value !== undefined && value !== null && lines.push(`  ${(name + ":").padEnd(9)} ${value}`);
+  const head = (err, cls) => {
+    if (cls === "UpstreamError") return `${cls} ${s.bold(clean(err.errorType ?? "(no type)"))} (status ${err.status ?? "none"})`;
+    return err.rule !== undefined ? `${cls} (rule ${s.bold(clean(err.rule))})` : cls;
+  };
+  const cls = errorClass(e, lib);
+  lines.push(`${s.red(s.bold("error:"))} ${head(e, cls)}`);
+  field("message", clean(withoutLocation(e)));
+  if (cls !== "UpstreamError") field("rule", e.rule !== undefined ? clean(e.rule) : undefined);
+  field("event", e.eventIndex !== undefined ? `${e.eventIndex} ${s.dim("(0-based)")}` : undefined);
+  field("byte", e.byteOffset);
+  field("preview", e.preview !== undefined ? short(e.preview, 120) : undefined);
+  typedFields(e, cls, field);
+  const c = e.cause;
+  if (cls === "UpstreamError" && c instanceof Error) {
+    const causeClass = errorClass(c, lib);
+    lines.push(`  cause:    ${head(c, causeClass)}`);
+    typedFields(c, causeClass, field);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** The message without the " (rule …, event …, byte …): preview" the fields below already show. */
+function withoutLocation(e) {
+  const at = e.rule !== undefined ? e.message.indexOf(` (rule ${e.rule}`) : -1;
+  return at > 0 ? e.message.slice(0, at) : e.message;
+}
+
+/** Any other error: one line, or the stack when it looks like a bug. */
+export function describeOther(e, color, { stack = false } = {}) {
+  const s = makeStyle(color);
+  const text = e instanceof Error ? (stack ? e.stack ?? e.message : e.message) : String(e);
+  return `${s.red(s.bold("error:"))} ${clean(text)}\n`;
+}
+
+function typedFields(e, cls, field) {
+  if (cls === "ToolCallArgumentParseError") {
+    field("tool", `${clean(e.toolName)}  id=${clean(e.toolCallId)}`);
+    field("args", `${num(e.rawArgumentsLength)} chars: ${short(JSON.stringify(e.rawArgumentsPreview), 120)}`);
+  } else if (cls === "EmptyResponseError") {
+    field("finish", JSON.stringify(e.finishReason));
+  } else if (cls === "StreamLimitError") {
+    field("limit", `${clean(e.limit)}=${e.value}`);
+  }
+}
