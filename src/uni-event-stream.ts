@@ -6,6 +6,7 @@
 import { StreamProtocolError } from "./errors.js";
 import { AssembleInputDecoder, MessageAssembler } from "./assemble/assembler.js";
 import { MessageValidator } from "./assemble/validator.js";
+import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { DONE, UniEventDecoder } from "./decode/uni-event.js";
 import { LineSplitter } from "./framing/lines.js";
 import { isBlankLine } from "./framing/ndjson.js";
@@ -103,8 +104,11 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
         };
   }
 
+  /** The message as it streams (see `UniEventStream.snapshot`). */
+  readonly live = new LiveMessage();
+
   push(chunk: Uint8Array, emit: (event: UniEvent) => void): void {
-    this.emit = emit;
+    this.emit = this.live.tap(emit);
     let text: string;
     try {
       text = this.utf8.decode(chunk);
@@ -117,7 +121,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   }
 
   end(emit: (event: UniEvent) => void): void {
-    this.emit = emit;
+    this.emit = this.live.tap(emit);
+    emit = this.emit;
     this.ending = true;
     let text: string;
     try {
@@ -207,8 +212,22 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
   constructor(options: UniEventStreamOptions = {}) {
     let stream!: UniEventStream;
     const message = new MessagePromise<UniMessage>(() => stream.drain());
-    super(new UniEventCore(options, (m) => message.resolve(m)), { ...options, onError: (e) => message.reject(e) });
+    const core = new UniEventCore(options, (m) => message.resolve(m));
+    super(core, { ...options, onError: (e) => message.reject(e) });
     stream = this;
     this.message = message;
+    this.live = core.live;
+  }
+
+  private readonly live: LiveMessage;
+
+  /**
+   * The message so far: the done items, then the open item's value so far (`partial: true`; tool
+   * arguments parsed best-effort by `PartialJsonParser`), and usage once the stop event passed.
+   * Cheap to call after every event: it returns the same live object, updated in place — read or
+   * render it, copy what you keep, do not mutate it. It reflects the events emitted so far.
+   */
+  snapshot(): MessageSnapshot {
+    return this.live.snapshot();
   }
 }

@@ -13,6 +13,7 @@ import { checkEvent } from "../decode/validate.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { MessageAssembler } from "./assembler.js";
 import { MessageValidator } from "./validator.js";
+import { LiveMessage, type MessageSnapshot } from "./live-message.js";
 
 export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOptions, "maxItems" | "maxDepth"> {
   /** Names the reader in error messages; default `"mmsp-streams"`. */
@@ -40,7 +41,10 @@ export class MessageValidatorCore implements StreamCore<UniEvent, UniEvent> {
     this.validator = new MessageValidator(this.client, onMessage, limits);
   }
 
+  readonly live = new LiveMessage();
+
   push(event: UniEvent, emit: (event: UniEvent) => void): void {
+    emit = this.live.tap(emit);
     const index = this.index++;
     try {
       const checked = checkEvent(event, false);
@@ -73,7 +77,10 @@ export class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
     this.assembler = new MessageAssembler(this.client, onMessage);
   }
 
+  readonly live = new LiveMessage();
+
   push(event: UniEvent, emit: (event: UniEvent) => void): void {
+    emit = this.live.tap(emit);
     const index = this.index++;
     try {
       this.assembler.push(checkEvent(event, false, "assemble"), emit);
@@ -83,6 +90,7 @@ export class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
   }
 
   end(emit: (event: UniEvent) => void): void {
+    emit = this.live.tap(emit);
     try {
       this.assembler.end(emit);
     } catch (e) {
@@ -119,5 +127,13 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
     super(core, { signal: options.signal, idleTimeoutMs: options.idleTimeoutMs, onError: (e) => message.reject(e) });
     stream = this;
     this.message = message;
+    this.live = core.live;
+  }
+
+  private readonly live: LiveMessage;
+
+  /** The message so far, live and cheap to call after every event; see `UniEventStream.snapshot`. */
+  snapshot(): MessageSnapshot {
+    return this.live.snapshot();
   }
 }

@@ -4,6 +4,8 @@ import * as chunking from "./chunking.ts";
 import * as framing from "./framing.ts";
 import * as grammar from "./grammar.ts";
 import * as hostile from "./hostile.ts";
+import * as live from "./live.ts";
+import * as partialJson from "./partial-json.ts";
 import * as reader from "./reader.ts";
 import * as smoke from "./smoke.ts";
 
@@ -13,6 +15,8 @@ const groups: [string, Case[]][] = [
   ["reader", reader.cases],
   ["chunking", chunking.cases],
   ["hostile", hostile.cases],
+  ["live", live.cases],
+  ["partial-json", partialJson.cases],
   ["smoke", smoke.cases],
 ];
 

@@ -2,7 +2,7 @@
 // prototype-pollution safety and invalid input. Web-standard APIs only.
 import fc from "fast-check";
 import { type Case, assert, assertEqual, deepEqual, show } from "../harness.ts";
-import { PartialJsonParser } from "../../src/partial/partial-json.ts";
+import { PartialJsonParser } from "../../dist/index.js";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
