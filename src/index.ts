@@ -32,4 +32,5 @@ export type { CoreStreamOptions } from "./internal/core-stream.js";
 export { fromResponse, formatFromContentType, type ResponseEvents } from "./from-response.js";
 export { decodeBase64, encodeBase64 } from "./decode/base64.js";
 export { PartialJsonParser } from "./partial/partial-json.js";
+export { isUniEvent } from "./decode/validate.js";
 export type { MessageSnapshot, PartialItem } from "./assemble/live-message.js";

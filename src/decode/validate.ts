@@ -7,6 +7,7 @@ import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, RoleSchema, UniEv
 import { Fault } from "../internal/fault.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
+import { fastValidEvent } from "./fast-validate.js";
 
 const STREAM_ITEM_TYPES = new Set([
   "text.delta", "text.done",
@@ -76,8 +77,10 @@ export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode =
       event = { ...value, content_items: [{ ...item, data: bytes }] };
     }
   }
-  const fault = schemaFault(event);
-  if (fault) throw fault;
+  if (!fastValidEvent(event)) {
+    const fault = schemaFault(event);
+    if (fault) throw fault;
+  }
   return event as UniEvent;
 }
 
@@ -138,4 +141,9 @@ function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): Un
   const fault = schemaFault(event, InputEventSchema);
   if (fault) throw fault;
   return event as UniEvent;
+}
+
+/** Whether `value` matches `UniEventSchema` (the fast path first, the schema for the rest). */
+export function isUniEvent(value: unknown): value is UniEvent {
+  return (isRecord(value) && fastValidEvent(value)) || UniEventSchema.safeParse(value).success;
 }

@@ -7,12 +7,14 @@ import * as hostile from "./hostile.ts";
 import * as live from "./live.ts";
 import * as partialJson from "./partial-json.ts";
 import * as reader from "./reader.ts";
+import * as schema from "./schema.ts";
 import * as smoke from "./smoke.ts";
 
 const groups: [string, Case[]][] = [
   ["framing", framing.cases],
   ["grammar", grammar.cases],
   ["reader", reader.cases],
+  ["schema", schema.cases],
   ["chunking", chunking.cases],
   ["hostile", hostile.cases],
   ["live", live.cases],

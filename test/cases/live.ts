@@ -63,7 +63,7 @@ export const cases: Case[] = [
     assertEqual(assembler.snapshot().content_items, [{ type: "text.done", partial: true, text: "a" }]);
     w.write(events[1] as any);
     await r.read();
-    assertEqual(assembler.snapshot().content_items[0].text, "ab");
+    assertEqual((assembler.snapshot().content_items[0] as any).text, "ab");
     const s = new UniEventStream();
     byteStream([sse([delta(text("x")), delta(textDone("x")), stop()])]).pipeThrough(s);
     await s.message;

@@ -1,0 +1,81 @@
+/**
+ * A hand-written fast path for `UniEventSchema`: true only for events the schema accepts. The schema
+ * stays the one source of truth: whatever this does not vouch for is checked by zod, which then
+ * accepts it or names the issue. (A differential test holds the two together.) Why: a zod check of
+ * an event costs about as much as its `JSON.parse`, and this runs on every token of every response.
+ */
+
+const isPlain = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== "object" || v === null) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+const isCount = (v: unknown): boolean => v === null || (typeof v === "number" && Number.isSafeInteger(v) && v >= 0);
+
+const fidelityOk = (f: unknown): boolean => f === undefined || f === null || isPlain(f);
+
+const FINISH = new Set(["stop", "length", "tool_call", "unknown"]);
+
+function numbersOk(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== "number" || !Number.isFinite(x)) return false;
+  }
+  return true;
+}
+
+function itemOk(item: Record<string, unknown>): boolean {
+  switch (item.type) {
+    case "text.delta":
+    case "text.done":
+      return typeof item.text === "string" && fidelityOk(item.fidelity);
+    case "thinking.delta":
+    case "thinking.done":
+      return typeof item.thinking === "string" && fidelityOk(item.fidelity);
+    case "tool_call.delta":
+      return typeof item.name === "string" && typeof item.tool_call_id === "string" && typeof item.arguments === "string" && fidelityOk(item.fidelity);
+    case "tool_call.done":
+      return typeof item.name === "string" && typeof item.tool_call_id === "string" && isPlain(item.arguments) && fidelityOk(item.fidelity);
+    case "inline_data.delta":
+    case "inline_data.done":
+    case "inline_thinking.delta":
+    case "inline_thinking.done":
+      return item.data instanceof Uint8Array && typeof item.mime_type === "string" && fidelityOk(item.fidelity);
+    case "embedding.delta":
+    case "embedding.done":
+      return numbersOk(item.embedding);
+    default:
+      return false;
+  }
+}
+
+function usageOk(u: unknown): boolean {
+  if (!isPlain(u)) return false;
+  let n = 0;
+  for (const _ in u) n++;
+  return n === 4 && isCount(u.cached_tokens) && isCount(u.prompt_tokens) && isCount(u.thoughts_tokens) && isCount(u.response_tokens) &&
+    "cached_tokens" in u && "prompt_tokens" in u && "thoughts_tokens" in u && "response_tokens" in u;
+}
+
+/** True when `v` certainly matches `UniEventSchema` (false means: ask the schema). */
+export function fastValidEvent(v: Record<string, unknown>): boolean {
+  if (!isPlain(v)) return false;
+  const createdAt = v.created_at;
+  if (createdAt !== undefined && !(typeof createdAt === "number" && Number.isSafeInteger(createdAt))) return false;
+  if (v.role !== "assistant" && v.role !== "user") return false;
+  const items = v.content_items;
+  if (!Array.isArray(items)) return false;
+  if (v.event_type === "delta") {
+    if (v.usage_metadata !== null || v.finish_reason !== null) return false;
+  } else if (v.event_type === "stop") {
+    if (!(v.usage_metadata === null || usageOk(v.usage_metadata))) return false;
+    if (!(v.finish_reason === null || FINISH.has(v.finish_reason as string))) return false;
+  } else return false;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (!isPlain(item) || !itemOk(item)) return false;
+  }
+  return true;
+}
