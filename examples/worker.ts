@@ -5,7 +5,8 @@
 //   → 422 {error: {type, rule, eventIndex, message}}  when the stream breaks the protocol
 //   → 502 the same shape, when the stream carried the producer's own error event
 //
-// The body is read as it arrives (`request.body.pipeThrough(...)`), never buffered whole.
+// The body is read as it arrives (`request.body.pipeThrough(...)`), never buffered whole; the events
+// could be forwarded or stored on the way (here they are only checked).
 // Try it: npx wrangler dev -c test/worker/wrangler.toml, then
 //   curl --data-binary @examples/sample.sse -H 'content-type: text/event-stream' localhost:8787/message
 import { encodeBase64, formatFromContentType, MmspError, UniEventStream, UpstreamError } from "mmsp-streams";
@@ -23,8 +24,10 @@ export async function handleMessage(request: Request): Promise<Response> {
   if (!request.body) return json({ error: { type: "BadRequest", message: "no body" } }, 400);
 
   const stream = new UniEventStream({ format, client: "upstream" });
-  request.body.pipeThrough(stream); // nobody reads the events here: awaiting `message` drains them
   try {
+    // Read the body to its end (not just to the stop event): whatever follows the stop is checked
+    // too, and the client has sent its last byte before the answer goes out.
+    await request.body.pipeThrough(stream).pipeTo(new WritableStream());
     return json(await stream.message);
   } catch (e) {
     if (!(e instanceof MmspError)) throw e;

@@ -84,6 +84,13 @@ test("POST /message, a truncated stream (no stop event) → 422 STOP-LAST", asyn
   expect(((await res.json()) as { error: { rule: string } }).error.rule).toBe("STOP-LAST");
 });
 
+test("POST /message, an event after the stop event → 422 STOP-LAST (the body is read to its end)", async () => {
+  const events = [...SAMPLE_EVENTS, delta({ type: "text.delta", text: "late" })];
+  const res = await post(toSse(events), "text/event-stream", true);
+  expect(res.status).toBe(422);
+  expect(((await res.json()) as { error: unknown }).error).toMatchObject({ rule: "STOP-LAST", eventIndex: SAMPLE_EVENTS.length });
+});
+
 test("POST /message without a known Content-Type → 415", async () => {
   const res = await post(toSse(SAMPLE_EVENTS), "text/plain");
   expect(res.status).toBe(415);
