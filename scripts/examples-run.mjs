@@ -11,7 +11,6 @@ import { extname, join, normalize, resolve } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { UniEventStream } from "../dist/index.js";
 import { launchChromium } from "./chromium.mjs";
 
 const root = resolve(new URL("..", import.meta.url).pathname);
@@ -19,14 +18,22 @@ const run = promisify(execFile);
 const t0 = performance.now();
 const sample = new Uint8Array(await readFile(join(root, "examples/sample.sse")));
 
-// What the sample holds, read by the package here (the examples must show the same)
-const reference = new UniEventStream();
-new Response(sample).body.pipeThrough(reference);
-const message = await reference.message;
-const TEXT = message.content_items.find((i) => i.type === "text.done").text;
-const THINKING = message.content_items.find((i) => i.type === "thinking.done").thinking;
-const tool = message.content_items.find((i) => i.type === "tool_call.done");
-const TOOL_LINE = `tool call: ${tool.name}(${JSON.stringify(tool.arguments)})`;
+// What examples/sample.sse holds (the examples must show exactly this)
+const THINKING = "The user wants the weather in Zürich. I should call get_weather.";
+const TEXT = "Let me check the weather in Zürich ☀️ for you — 😀";
+const TOOL = { type: "tool_call.done", name: "get_weather", tool_call_id: "call_1", arguments: { city: "Zürich", unit: "celsius" } };
+const message = {
+  role: "assistant",
+  content_items: [
+    { type: "thinking.done", thinking: THINKING, fidelity: { signature: "c2lnLTE=" } },
+    { type: "text.done", text: TEXT },
+    TOOL,
+  ],
+  usage_metadata: { cached_tokens: 0, prompt_tokens: 42, thoughts_tokens: 18, response_tokens: 27 },
+  finish_reason: "tool_call",
+  created_at: 1764412800000,
+};
+const TOOL_LINE = `tool call: ${TOOL.name}(${JSON.stringify(TOOL.arguments)})`;
 
 const results = [];
 async function check(name, fn) {
