@@ -91,7 +91,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
       throw e;
     };
     this.lines = new LineSplitter(limits.maxEventBytes, tooLong);
-    this.assembler = options.mode === "assemble" ? new MessageAssembler(this.client, onMessage) : null;
+    this.assembler = options.mode === "assemble" ? new MessageAssembler(this.client, onMessage, limits) : null;
     this.decoder = this.assembler ? new AssembleInputDecoder(this.client) : new UniEventDecoder(this.client, limits.maxDepth);
     this.validator = new MessageValidator(this.client, onMessage, limits);
     const sse = options.format === "ndjson" ? null : new SseParser(this.lines, limits.maxEventBytes, tooLong);

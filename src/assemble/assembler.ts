@@ -17,6 +17,7 @@ import { checkEvent } from "../decode/validate.js";
 import { EmptyResponseError, MmspError, ToolCallArgumentParseError } from "../errors.js";
 import type { StreamCore } from "../internal/core.js";
 import { Fault } from "../internal/fault.js";
+import { checkItemDepth, ITEM_MEMBER_DEPTH, limitError, nestsDeeper } from "../internal/limits.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
 import {
   KINDS,
@@ -90,6 +91,8 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
   /** The `created_at` of the last input event that had one, and of the last such stop event. */
   private lastCreatedAt: number | undefined;
   private lastStopCreatedAt: number | undefined;
+  /** Items begun (their first fragment went out), for `maxItems`. */
+  private begun = 0;
   /** The stop event went out. */
   stopped = false;
   message: UniMessage | undefined;
@@ -98,6 +101,8 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
   constructor(
     private readonly client: string = "mmsp-streams",
     private readonly onMessage: (message: UniMessage) => void = () => {},
+    /** Bounds for hostile input (see `LimitOptions`): items in the message, nesting of fidelity and arguments. */
+    private readonly limits: { maxItems: number; maxDepth: number } = { maxItems: Infinity, maxDepth: Infinity },
   ) {}
 
   /** The done items emitted so far (live: do not mutate). */
@@ -181,6 +186,7 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
     const inputKind = type.slice(0, dot);
     if (dot < 0 || type.slice(dot) !== ".delta" || !isKind(inputKind))
       throw new Fault("KIND", `a client yields deltas, not ${type}`, true);
+    checkItemDepth(input, this.limits.maxDepth);
     let kind: Kind = inputKind;
 
     let fields: Item = { ...input };
@@ -232,6 +238,8 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
     if (item.group === undefined) {
       if (kind === "tool_call" && (fields.name === "" || fields.tool_call_id === ""))
         throw new Fault("TOOL-HEADER", `the first tool_call.delta of ${name} must carry the name and the tool_call_id`, true);
+      if (this.begun >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
+      this.begun++;
       item.group = new GroupBuffer(kind, fields);
     } else item.group.add(fields);
 
@@ -299,6 +307,8 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
     } catch (e) {
       reason = (e as Error).message;
     }
+    if (reason === undefined && nestsDeeper(parsed, this.limits.maxDepth, ITEM_MEMBER_DEPTH))
+      throw limitError("maxDepth", this.limits.maxDepth, "the nesting of the tool call's arguments");
     if (reason !== undefined)
       throw ToolCallArgumentParseError.fromRaw({
         client: this.client,

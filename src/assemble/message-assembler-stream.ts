@@ -74,7 +74,7 @@ export class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
 
   constructor(options: MessageAssemblerOptions, onMessage: (m: UniMessage) => void) {
     this.client = options.client ?? "mmsp-streams";
-    this.assembler = new MessageAssembler(this.client, onMessage);
+    this.assembler = new MessageAssembler(this.client, onMessage, resolveLimits(options));
   }
 
   readonly live = new LiveMessage();
