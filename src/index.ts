@@ -4,7 +4,9 @@
  *
  * The pipeline, each stage usable on its own:
  *   bytes ─ SseDecoderStream / NdjsonDecoderStream ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ events
- * and fused in one stage: `UniEventStream` (or `fromResponse`).
+ * and fused in one stage: `UniEventStream` (or `fromResponse`). The producer side: bare fragments ─
+ * `MessageAssemblerStream({ mode: "assemble" })` (or `UniEventStream({ mode: "assemble" })` from
+ * bytes) ─ `SseEncoderStream` / `NdjsonEncoderStream` ─▶ bytes.
  */
 export * from "./schema.js";
 export {
@@ -26,6 +28,9 @@ export { SseDecoderStream, type SseDecoderOptions, type SseMessage } from "./fra
 export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson.js";
 export { UniEventDecoderStream, type UniEventDecoderOptions } from "./decode/uni-event.js";
 export { MessageAssemblerStream, type MessageAssemblerOptions } from "./assemble/message-assembler-stream.js";
+export { SseEncoderStream, type SseEncoderOptions } from "./encode/sse-encoder.js";
+export { NdjsonEncoderStream } from "./encode/ndjson-encoder.js";
+export { toWireEvent, encodeWireEvent } from "./encode/wire-event.js";
 export { UniEventStream, type UniEventStreamOptions, type ReaderWarning, type WireFormat } from "./uni-event-stream.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";

@@ -1,0 +1,34 @@
+/**
+ * UniEvents → the bytes of an MMSP SSE stream: `data: <json>\n\n` per event, `data: [DONE]\n\n` at
+ * the end, byte fields as padded base64, an error as `data: {"error": …}` + `[DONE]`.
+ */
+import { CoreStream } from "../internal/core-stream.js";
+import type { UniEvent } from "../schema.js";
+import { SSE_FRAMING, WireEncoderCore } from "./wire-event.js";
+
+export interface SseEncoderOptions {
+  /**
+   * Writes the comment `: keep-alive\n\n` after this many milliseconds without output (MMSP uses
+   * 15000), so proxies and clients do not time out a long silence. Default: off.
+   */
+  keepAliveMs?: number;
+}
+
+/**
+ * Writes UniEvents as Server-Sent Events, the way an MMSP server does.
+ *
+ * An error on the writable side (`writer.abort(err)`, or an erroring source in a pipe) becomes one
+ * `data: {"error": toWireError(err)}` event and `data: [DONE]`: the reader gets the error, not a
+ * broken connection. The keep-alive timer stops when the stream closes, errors or is cancelled.
+ *
+ * @example
+ * ```ts
+ * const body = events.pipeThrough(new SseEncoderStream({ keepAliveMs: 15000 }));
+ * return new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8" } });
+ * ```
+ */
+export class SseEncoderStream extends CoreStream<UniEvent, Uint8Array> {
+  constructor(options: SseEncoderOptions = {}) {
+    super(new WireEncoderCore(SSE_FRAMING, options.keepAliveMs ?? 0));
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * UniEvents → wire bytes: the JSON of an event with its byte fields as padded base64 (SPEC §1), and
+ * the encoder core shared by `SseEncoderStream` and `NdjsonEncoderStream`.
+ *
+ * An error on the writable side (`writer.abort(err)`, or a pipe whose source errors) is written as
+ * one `{"error": toWireError(err)}` record (then `[DONE]` in SSE) and the output ends normally, as
+ * an MMSP server does once the stream has begun, instead of a broken connection.
+ */
+import { toWireError } from "../errors.js";
+import type { StreamCore } from "../internal/core.js";
+import { isRecord } from "../internal/values.js";
+import { encodeBase64 } from "../decode/base64.js";
+import type { UniEvent } from "../schema.js";
+
+/** Whether an item's `data` is one of the protocol's byte fields. */
+const hasByteData = (type: unknown): boolean =>
+  typeof type === "string" && (type.startsWith("inline_data.") || type.startsWith("inline_thinking."));
+
+/**
+ * A JSON-ready copy of an event (or a message): the `data` of `inline_data.*` and
+ * `inline_thinking.*` items as padded base64 text; nothing else is touched. The input is not changed.
+ */
+export function toWireEvent<T extends { content_items: readonly unknown[] }>(event: T): T {
+  const items = event.content_items;
+  if (!Array.isArray(items)) return event;
+  let copied: unknown[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item: unknown = items[i];
+    if (isRecord(item) && hasByteData(item.type) && item.data instanceof Uint8Array) {
+      (copied ??= items.slice())[i] = { ...item, data: encodeBase64(item.data) };
+    }
+  }
+  return copied ? { ...event, content_items: copied } : event;
+}
+
+/** The JSON text of an event as it goes on the wire. */
+export function encodeWireEvent(event: UniEvent): string {
+  const json = JSON.stringify(toWireEvent(event));
+  if (json === undefined) throw new TypeError("the event cannot be written as JSON");
+  return json;
+}
+
+/** How each wire format frames one JSON record, and how it ends. */
+export interface WireFraming {
+  record(json: string): string;
+  /** Written after the last record (SSE's `data: [DONE]`), or "". */
+  end: string;
+  /** A comment that keeps a silent connection alive, or undefined when the format has none. */
+  keepAlive?: string;
+}
+
+export const SSE_FRAMING: WireFraming = {
+  record: (json) => `data: ${json}\n\n`,
+  end: "data: [DONE]\n\n",
+  keepAlive: ": keep-alive\n\n",
+};
+
+export const NDJSON_FRAMING: WireFraming = {
+  record: (json) => `${json}\n`,
+  end: "",
+};
+
+/** The encoder as a synchronous core: UniEvents in, UTF-8 bytes out. */
+export class WireEncoderCore implements StreamCore<UniEvent, Uint8Array> {
+  private readonly utf8 = new TextEncoder();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastOutput = 0;
+  private emitLater: ((bytes: Uint8Array) => void) | undefined;
+  private disposed = false;
+  finished = false;
+
+  constructor(
+    private readonly framing: WireFraming,
+    /** Milliseconds of silence after which `framing.keepAlive` is written; 0 or undefined: never. */
+    private readonly keepAliveMs = 0,
+  ) {}
+
+  start(emit: (bytes: Uint8Array) => void): void {
+    if (!(this.keepAliveMs > 0) || this.framing.keepAlive === undefined) return;
+    this.emitLater = emit;
+    this.lastOutput = Date.now();
+    this.arm(this.keepAliveMs);
+  }
+
+  push(event: UniEvent, emit: (bytes: Uint8Array) => void): void {
+    if (this.finished) return;
+    let json: string;
+    try {
+      json = encodeWireEvent(event);
+    } catch (error) {
+      // an event that cannot be written (a cycle, a BigInt…) ends the output with its error
+      this.fail(error, emit);
+      this.finished = true;
+      return;
+    }
+    this.write(this.framing.record(json), emit);
+  }
+
+  end(emit: (bytes: Uint8Array) => void): void {
+    if (this.framing.end) this.write(this.framing.end, emit);
+  }
+
+  abort(reason: unknown, emit: (bytes: Uint8Array) => void): void {
+    this.fail(reason, emit);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.emitLater = undefined;
+  }
+
+  private fail(error: unknown, emit: (bytes: Uint8Array) => void): void {
+    let json: string;
+    try {
+      json = JSON.stringify({ error: toWireError(error) });
+    } catch {
+      json = JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
+    }
+    this.write(this.framing.record(json) + this.framing.end, emit);
+  }
+
+  private write(text: string, emit: (bytes: Uint8Array) => void): void {
+    if (this.emitLater) this.lastOutput = Date.now();
+    emit(this.utf8.encode(text));
+  }
+
+  /** The keep-alive timer: fires after `delay` ms and writes a comment if nothing went out since. */
+  private arm(delay: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.disposed || !this.emitLater) return;
+      const idle = Date.now() - this.lastOutput;
+      if (idle >= this.keepAliveMs) {
+        this.lastOutput = Date.now();
+        this.emitLater(this.utf8.encode(this.framing.keepAlive!));
+        this.arm(this.keepAliveMs);
+      } else this.arm(this.keepAliveMs - idle);
+    }, delay);
+    // Where timers can be unreferenced (Node, Bun), a keep-alive never keeps the process alive by itself.
+    const t = this.timer as unknown as { unref?: () => void };
+    if (typeof t === "object" && t !== null && typeof t.unref === "function") t.unref();
+  }
+}
