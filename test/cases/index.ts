@@ -1,6 +1,8 @@
 // Every shared case, grouped by area. Each runtime adapter registers these.
 import type { Case } from "../harness.ts";
+import * as assemble from "./assemble.ts";
 import * as chunking from "./chunking.ts";
+import * as encode from "./encode.ts";
 import * as framing from "./framing.ts";
 import * as grammar from "./grammar.ts";
 import * as hostile from "./hostile.ts";
@@ -20,6 +22,8 @@ const groups: [string, Case[]][] = [
   ["live", live.cases],
   ["partial-json", partialJson.cases],
   ["smoke", smoke.cases],
+  ["assemble", assemble.cases],
+  ["encode", encode.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));
