@@ -14,6 +14,7 @@ export const cases: Case[] = [
   }],
   ["SSE: a CRLF split across chunks is one line end", async () => {
     assertEqual(await sseOf(["data: a\r", "\n\r", "\ndata: b\r\n\r\n"]), [{ data: "a" }, { data: "b" }]);
+    assertEqual(await sseOf(["data: a\r", "\ndata: b\r", "\n\r\n"]), [{ data: "a\nb" }], "not a blank line between two data lines");
   }],
   ["SSE: a leading BOM is skipped", async () => {
     assertEqual(await sseOf([new Uint8Array([0xef, 0xbb]), new Uint8Array([0xbf]), "data: x\n\n"]), [{ data: "x" }]);
@@ -54,6 +55,11 @@ export const cases: Case[] = [
   ["NDJSON: blank lines, including spaces and tabs only, are skipped", async () => {
     const r = await ndjsonOf(['\n{"a":1}\n \t \n\t\n\r\n{"b":2}\n\n']);
     assertEqual(r.values, [{ a: 1 }, { b: 2 }]);
+  }],
+  ["NDJSON: a CRLF split across chunks is one line end (line numbers stay right)", async () => {
+    const r = await ndjsonOf(['{"a":1}\r', '\n{"b":\r', "\n"]);
+    assertEqual(r.values, [{ a: 1 }]);
+    assertEqual(/line 2\b/.test((r.error as Error).message), true, (r.error as Error).message);
   }],
   ["NDJSON: an invalid line is an error naming its line number", async () => {
     const r = await ndjsonOf(['{"a":1}\n\n{"b":\n{"c":3}\n']);
