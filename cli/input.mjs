@@ -60,15 +60,20 @@ export function sourceLabel(source) {
   return basename(source);
 }
 
+/** The URL to POST to: a URL whose path ends in `/v1` gets `/stream` appended (the MMSP endpoint). */
+export function endpoint(url) {
+  const target = new URL(url);
+  if (/\/v1\/?$/.test(target.pathname)) target.pathname = target.pathname.replace(/\/?$/, "/stream");
+  return target;
+}
+
 /**
  * POSTs the MMSP request body to a server and returns its Response.
- * A URL whose path ends in `/v1` gets `/stream` appended (the MMSP endpoint).
  * @param {string} url
  * @param {{ model: string, prompt: string, key?: string, signal?: AbortSignal }} options
  */
 export async function request(url, { model, prompt, key, signal }) {
-  const target = new URL(url);
-  if (/\/v1\/?$/.test(target.pathname)) target.pathname = target.pathname.replace(/\/?$/, "/stream");
+  const target = endpoint(url);
   const headers = { "content-type": "application/json", accept: "text/event-stream, application/x-ndjson" };
   if (key) headers.authorization = `Bearer ${key}`;
   const body = JSON.stringify({ model, messages: [{ role: "user", content_items: [{ type: "text.done", text: prompt }] }], config: {} });

@@ -9,6 +9,7 @@ import {
   ConnectError,
   DEFAULT_SAMPLE,
   InputError,
+  endpoint,
   UsageError,
   byteCounter,
   isUrl,
@@ -147,7 +148,7 @@ async function open(plan, lib, { pace, note }) {
   const client = plan.sample !== undefined ? `${plan.sample} sample` : sourceLabel(plan.source);
   const options = { client, mode: plan.mode };
   if (plan.url) {
-    note(`POST ${plan.source}  model=${plan.model}`);
+    note(`POST ${endpoint(plan.source).href}  model=${plan.model}`);
     const response = await request(plan.source, plan);
     const type = response.headers.get("content-type");
     note(`HTTP ${response.status} ${type ?? "(no content type)"}`);

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { SAMPLES, messageSummary, run, sseRecords } from "./helpers.mjs";
+import { ROOT, SAMPLES, messageSummary, run, sseRecords } from "./helpers.mjs";
 
 const tmp = mkdtempSync(join(tmpdir(), "mmsp-cli-"));
 const sample = (name) => readFileSync(`${SAMPLES}${name}.sse`, "utf8");
@@ -164,6 +164,16 @@ test("model output cannot drive the terminal: control characters are shown escap
   assert.match(stdout, /\\u001b\[2J\\u001b\]0;pwned\\u0007Sunlight is a mix/);
 });
 
+test("--delay paces a capture event by event without changing what is read", async () => {
+  const started = performance.now();
+  const paced = await run(["inspect", "--delay", "40", "samples/tool-call.sse"]);
+  const elapsed = performance.now() - started;
+  assert.equal(paced.code, 0, paced.stderr);
+  assert.ok(elapsed >= 15 * 40, `16 events 40 ms apart took ${Math.round(elapsed)} ms`);
+  const plain = await run(["inspect", "samples/tool-call.sse"]);
+  assert.equal(paced.stdout.replace(/ · [\d.]+ s\n$/, ""), plain.stdout.replace(/ · [\d.]+ s\n$/, ""));
+});
+
 test("usage errors exit 2 with a hint", async () => {
   for (const args of [["frobnicate"], ["--sample", "nope"], ["inspect", "no/such/file.sse"], ["inspect", "--bogus"], ["convert", "--sample", "chat"], ["convert", "--to", "xml", "--sample", "chat"], ["inspect", "--model", "m", "--sample", "chat"], ["inspect", "http://127.0.0.1:9/v1"], ["inspect", "a", "b"]]) {
     const { code, stdout, stderr } = await run(args);
@@ -177,4 +187,22 @@ test("--help describes the commands and options", async () => {
   const { code, stdout } = await run(["--help"]);
   assert.equal(code, 0);
   for (const word of ["inspect [FILE|URL|-]", "convert --to ndjson|sse", "--sample NAME", "--list-samples", "--model", "--prompt", "--key", "NO_COLOR", "Exit status"]) assert.ok(stdout.includes(word), word);
+});
+
+test("colours on a terminal, none when NO_COLOR is set (a pseudo-terminal made by script(1))", async (t) => {
+  const { spawnSync } = await import("node:child_process");
+  if (spawnSync("script", ["--version"]).status !== 0) return t.skip("script(1) is not installed");
+  const onTty = (env) => {
+    const childEnv = { ...process.env, ...env };
+    for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
+    const r = spawnSync("script", ["-qec", `${JSON.stringify(process.execPath)} cli/mmsp-streams.mjs --sample image --delay 0`, "/dev/null"], { cwd: ROOT, env: childEnv, encoding: "utf8", timeout: 15000 });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  const colored = onTty({ NO_COLOR: undefined });
+  assert.match(colored, /\x1b\[33m▸ inline_data\x1b\[39m image\/png/);
+  assert.match(colored, /\r\x1b\[2K {2}93 bytes .*\(1 chunk…\)/, "a live byte counter, rewritten in place");
+  const noColor = onTty({ NO_COLOR: "1" });
+  assert.doesNotMatch(noColor, /\x1b\[\d+m/);
+  assert.match(noColor, /186 bytes in 2 chunks/);
 });

@@ -72,7 +72,7 @@ test("a live server: the request carries --model, --prompt and --key; the stream
     config: {},
   });
 
-  assert.match(stdout, new RegExp(`^POST ${base}/v1 {2}model=claude-test$`, "m"));
+  assert.match(stdout, new RegExp(`^POST ${base}/v1/stream {2}model=claude-test$`, "m"));
   assert.match(stdout, /^HTTP 200 text\/event-stream; charset=utf-8$/m);
   assert.match(stdout, /^▸ tool_call get_weather {2}id=toolu_01A09q90qw90lq917835lq9$/m);
   assert.equal(messageSummary(stdout), messageSummary((await run(["--sample", "tool-call"])).stdout));
