@@ -155,7 +155,8 @@ async function open(plan, lib, { pace, note }) {
     let body = response.body ?? new ReadableStream({ start: (c) => c.close() });
     let format = plan.format ?? lib.formatFromContentType(type);
     if (response.ok && format === undefined) ({ format, stream: body } = await sniff(body));
-    const counted = new Response(body.pipeThrough(counter), { status: response.status, headers: response.headers });
+    const nullBody = [204, 205, 304].includes(response.status); // a Response with these statuses can have no body
+    const counted = new Response(nullBody ? null : body.pipeThrough(counter), { status: response.status, headers: response.headers });
     const { readable, message } = lib.fromResponse(counted, { ...options, format: format ?? "sse" });
     return { readable, message, counter, format: format ?? "sse" };
   }
