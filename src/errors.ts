@@ -210,14 +210,14 @@ function contextFields(e: MmspError): Record<string, unknown> {
 /**
  * The SPEC §6 wire shape of an error (snake_case fields), as written in `{"error": …}`.
  *
- * As MMSP writes it, a `StreamProtocolError` travels with its `detail` as `message` (without the
- * `<client> broke the streaming protocol: ` prefix, which the reading side adds back from `client`);
- * any other error travels with its whole message. An `UpstreamError` is relayed as it was sent.
+ * Every error travels with its whole message (SPEC §6: a `StreamProtocolError`'s message is
+ * `<client> broke the streaming protocol: <detail>`); `fromWireError` also accepts the detail alone.
+ * An `UpstreamError` is relayed as it was sent.
  */
 export function toWireError(error: unknown): WireError {
   if (error instanceof UpstreamError && isObject(error.error)) return error.error as WireError;
   if (error instanceof StreamProtocolError)
-    return { type: "StreamProtocolError", message: error.detail, client: error.client, ...contextFields(error) };
+    return { type: "StreamProtocolError", message: error.message, client: error.client, ...contextFields(error) };
   if (error instanceof ToolCallArgumentParseError)
     return {
       type: "ToolCallArgumentParseError",

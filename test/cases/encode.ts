@@ -364,7 +364,7 @@ export const cases: Case[] = [
       const err = new StreamProtocolError({ client: "my-adapter", detail: "a client yields deltas, not text.done", rule: "KIND", eventIndex: 3, preview: "{}" });
       await writer.abort(err);
       await r.done;
-      const wireError = { type: "StreamProtocolError", message: "a client yields deltas, not text.done", client: "my-adapter", rule: "KIND", event_index: 3, preview: "{}" };
+      const wireError = { type: "StreamProtocolError", message: "my-adapter broke the streaming protocol: a client yields deltas, not text.done", client: "my-adapter", rule: "KIND", event_index: 3, preview: "{}" };
       assertEqual(r.text(), frame(SAMPLE_JSON[0]!) + frame(JSON.stringify({ error: wireError })) + end);
     }
   }],
@@ -400,14 +400,14 @@ export const cases: Case[] = [
     assert(r.error.message.startsWith('Invalid streamed tool call arguments from anthropic-adapter for tool "f" (tool_call_id="t1", length=3, preview="{x:"): '));
     assert(r.messageError === r.error, "message rejects with the same error");
   }],
-  ["a StreamProtocolError crosses the wire as MMSP writes it (detail as message) and is rebuilt whole", async () => {
+  ["a StreamProtocolError crosses the wire with its whole message (SPEC §6) and is rebuilt whole", async () => {
     const input = [ev([{ type: "text.delta", text: "a" }, { type: "text.done", text: "a" }])];
     for (const [Enc, format] of [[SseEncoderStream, "sse"], [NdjsonEncoderStream, "ndjson"]] as const) {
       const stream = new MessageAssemblerStream({ mode: "assemble", client: "gemini-adapter" });
       const wire = concat(await collect(valuesStream(input as any[]).pipeThrough(stream).pipeThrough(new Enc())));
       const r = await readBack(wire, format);
       assertEqual(r.events.length, 1);
-      assertError(r.error, UpstreamError, { errorType: "StreamProtocolError", message: "a client yields deltas, not text.done" });
+      assertError(r.error, UpstreamError, { errorType: "StreamProtocolError", message: "gemini-adapter broke the streaming protocol: a client yields deltas, not text.done" });
       assertEqual(r.error.error.client, "gemini-adapter");
       assertError(r.error.cause, StreamProtocolError, {
         client: "gemini-adapter", detail: "a client yields deltas, not text.done", rule: "KIND", eventIndex: 0,

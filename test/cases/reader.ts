@@ -98,6 +98,10 @@ export const cases: Case[] = [
       assertError(error.cause, cls, { ...fields, message: e.message });
     }
   }],
+  ["an error event's StreamProtocolError may carry the detail alone; the cause's message is whole", async () => {
+    const { error } = await readError(sse([{ error: { type: "StreamProtocolError", message: "a client yields deltas, not x", client: "openai" } }]));
+    assertError(error.cause, StreamProtocolError, { client: "openai", detail: "a client yields deltas, not x", message: "openai broke the streaming protocol: a client yields deltas, not x" });
+  }],
   ["the client option names the reader in messages and errors", async () => {
     const { error } = await readError(sse([delta(text("a")), stop()]), { client: "my-app" });
     assertError(error, StreamProtocolError, { client: "my-app", rule: "CLOSED" });

@@ -43,7 +43,7 @@ export const cases: Case[] = [
     }), { numRuns: 2000 });
   }],
   ["the message schema accepts what the reader builds", () => {
-    const m = { role: "assistant", content_items: VALID.filter((e) => (e.content_items as Json[])[0]?.type.toString().endsWith(".done")).map((e) => (e.content_items as Json[])[0]), usage_metadata: null, finish_reason: "stop" };
+    const m = { role: "assistant", content_items: VALID.filter((e) => String((e.content_items as Json[])[0]?.type).endsWith(".done")).map((e) => (e.content_items as Json[])[0]), usage_metadata: null, finish_reason: "stop" };
     assertEqual(UniMessageSchema.safeParse(m).success, true);
   }],
 ];
