@@ -35,6 +35,8 @@ export interface MmspErrorOptions extends ErrorContext {
 }
 
 export class MmspError extends Error {
+  // Each class names itself literally: minifiers rename classes, so `new.target.name` would lie.
+  override name = "MmspError";
   rule?: string;
   eventIndex?: number;
   byteOffset?: number;
@@ -42,7 +44,6 @@ export class MmspError extends Error {
 
   constructor(message: string, options: MmspErrorOptions = {}) {
     super(options.message ?? message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
     if (options.rule !== undefined) this.rule = options.rule;
     if (options.eventIndex !== undefined) this.eventIndex = options.eventIndex;
     if (options.byteOffset !== undefined) this.byteOffset = options.byteOffset;
@@ -52,6 +53,8 @@ export class MmspError extends Error {
 
 /** A stream broke the grammar of SPEC §3, or its bytes, JSON or schema were invalid. */
 export class StreamProtocolError extends MmspError {
+  // Named here, not from the constructor: minifiers rename classes.
+  override name = "StreamProtocolError";
   client: string;
   /** The part of the message after `<client> broke the streaming protocol: `. */
   detail: string;
@@ -65,6 +68,7 @@ export class StreamProtocolError extends MmspError {
 
 /** The fragments of a tool call did not join into a JSON object (SPEC §4). */
 export class ToolCallArgumentParseError extends MmspError {
+  override name = "ToolCallArgumentParseError";
   client: string;
   toolName: string;
   toolCallId: string;
@@ -112,6 +116,7 @@ export class ToolCallArgumentParseError extends MmspError {
 
 /** The response held nothing but thinking: it cannot be replayed to a model (SPEC §4). */
 export class EmptyResponseError extends MmspError {
+  override name = "EmptyResponseError";
   client: string;
   finishReason: FinishReason | null;
   usageMetadata: UsageMetadata | null;
@@ -130,6 +135,7 @@ export class EmptyResponseError extends MmspError {
 }
 
 export class UnsupportedParameterError extends MmspError {
+  override name = "UnsupportedParameterError";
   client: string;
   parameter: string;
 
@@ -141,6 +147,7 @@ export class UnsupportedParameterError extends MmspError {
 }
 
 export class UnsupportedOperationError extends MmspError {
+  override name = "UnsupportedOperationError";
   client: string;
   operation: string;
 
@@ -153,6 +160,7 @@ export class UnsupportedOperationError extends MmspError {
 
 /** A configured limit was exceeded (rule `LIMIT`). */
 export class StreamLimitError extends MmspError {
+  override name = "StreamLimitError";
   /** The option's name, e.g. `maxEventBytes`. */
   limit: string;
   /** The option's setting. */
@@ -170,6 +178,7 @@ export class StreamLimitError extends MmspError {
  * When `E.type` names one of the MMSP error classes, `cause` is that error rebuilt with its fields.
  */
 export class UpstreamError extends MmspError {
+  override name = "UpstreamError";
   client: string;
   /** The HTTP status of a refusal, else `E.status` when present, else null. */
   status: number | null;

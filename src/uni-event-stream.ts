@@ -72,11 +72,11 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   /** Index of the next record (SSE message or non-blank NDJSON line). */
   private index = 0;
   private ending = false;
-  /** The last record's text, for the preview of an error found at the end. */
-  private lastText = "";
+  /** A preview of the last record, for an error found at the end. */
+  private lastPreview = "";
   finished = false;
 
-  private readonly onLine: (line: string) => void;
+  private readonly onLine: (line: string, raw: string) => void;
   private readonly onMessage: (message: SseMessage) => void;
 
   constructor(options: UniEventStreamOptions = {}, onMessage?: (message: UniMessage) => void) {
@@ -98,7 +98,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     this.sse = sse;
     this.onMessage = (m) => this.record(m.data, this.sse!.messageByteOffset);
     this.onLine = sse
-      ? (line) => sse.line(line, this.onMessage)
+      ? (line, raw) => sse.line(line, raw, this.onMessage)
       : (line) => {
           if (!isBlankLine(line)) this.record(line, this.lines.lineByteOffset(), this.lines.lineNumber);
         };
@@ -139,7 +139,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
         if (this.assembler) this.assembler.end(emit);
         else this.validator.end();
       } catch (e) {
-        const preview = this.index === 0 ? "<empty input>" : `<end of input after> ${previewText(this.lastText)}`;
+        const preview = this.index === 0 ? "<empty input>" : `<end of input after> ${this.lastPreview}`;
         throw locate(e, this.client, { eventIndex: this.index, byteOffset: this.utf8.bytesReceived, preview });
       }
     }
@@ -148,7 +148,6 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private record(text: string, byteOffset: number, line?: number): void {
     if (this.finished) return; // after [DONE] nothing more is read
     const index = this.index++;
-    this.lastText = text;
     try {
       if (this.ending && this.sse && (this.assembler !== null || this.validator.stopped) && isDonePrefix(text)) {
         this.finished = true; // the body was cut inside the final `data: [DONE]`
@@ -167,6 +166,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
         this.validator.push(event);
         this.emit(event);
       }
+      this.lastPreview = previewText(text);
     } catch (e) {
       if (this.skipUnknown && e instanceof Fault && e.itemType !== undefined && isFutureItem(e.itemType) && !this.assembler) {
         const message = `skipped an item of unknown kind ${JSON.stringify(e.itemType)} (event ${index})`;

@@ -5,7 +5,11 @@
  */
 import { utf8Length } from "./utf8.js";
 
-export type LineHandler = (line: string) => void;
+/**
+ * Receives a line without its terminator, and `raw`: the same line ending in one LF (a slice of the
+ * input where it can be, so handing it on costs no copy).
+ */
+export type LineHandler = (line: string, raw: string) => void;
 
 export class LineSplitter {
   private pieces: string[] = [];
@@ -70,8 +74,8 @@ export class LineSplitter {
     if (text.indexOf("\r", pos) === -1) {
       // The common case: LF only.
       for (let end = text.indexOf("\n", pos); end !== -1; end = text.indexOf("\n", pos)) {
-        const line = text.slice(pos, end);
-        this.emit(this.pieces.length > 0 ? this.join(line) : line, onLine);
+        const raw = this.pieces.length > 0 ? this.join(text.slice(pos, end + 1)) : text.slice(pos, end + 1);
+        this.emit(raw.slice(0, -1), raw, onLine);
         pos = end + 1;
         this.lineStartPos = pos;
         this.carriedStart = -1;
@@ -81,8 +85,9 @@ export class LineSplitter {
       let cr = text.indexOf("\r", pos);
       while (lf !== -1 || cr !== -1) {
         let end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
-        const line = text.slice(pos, end);
-        this.emit(this.pieces.length > 0 ? this.join(line) : line, onLine);
+        const joined = this.pieces.length > 0;
+        const line = joined ? this.join(text.slice(pos, end)) : text.slice(pos, end);
+        this.emit(line, end === lf && !joined ? text.slice(pos, end + 1) : line + "\n", onLine);
         if (end === cr) {
           if (end + 1 === n) this.skipLf = true;
           else if (text.charCodeAt(end + 1) === 10) end++;
@@ -107,7 +112,10 @@ export class LineSplitter {
 
   /** Ends the input: an unterminated last line is handed out. */
   end(onLine: LineHandler): void {
-    if (this.pieces.length > 0) this.emit(this.join(""), onLine);
+    if (this.pieces.length > 0) {
+      const line = this.join("");
+      this.emit(line, line + "\n", onLine);
+    }
   }
 
   private join(last: string): string {
@@ -117,13 +125,13 @@ export class LineSplitter {
     return line;
   }
 
-  private emit(line: string, onLine: LineHandler): void {
+  private emit(line: string, raw: string, onLine: LineHandler): void {
     // A line is at least as many bytes as UTF-16 units, and at most three times as many.
     if (line.length * 3 > this.maxLineBytes) {
       const bytes = utf8Length(line);
       if (bytes > this.maxLineBytes) this.onTooLong(bytes);
     }
     this.lineNo++;
-    onLine(line);
+    onLine(line, raw);
   }
 }

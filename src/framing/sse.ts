@@ -45,7 +45,8 @@ export class SseParser {
     return this.pending;
   }
 
-  line(line: string, sink: SseHandler): void {
+  /** One line; `raw` is the same line ending in LF (see `LineHandler`). */
+  line(line: string, raw: string, sink: SseHandler): void {
     this.sink = sink;
     if (line.length === 0) {
       this.parser.feed("\n");
@@ -60,7 +61,7 @@ export class SseParser {
     }
     this.messageChars += line.length + 1;
     if (this.messageChars > this.maxMessageChars) this.onTooLong(this.messageChars);
-    this.parser.feed(line + "\n");
+    this.parser.feed(raw);
   }
 
   /** The input ended: dispatches an event whose blank line never came. */
@@ -96,13 +97,13 @@ export class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
 
   push(chunk: Uint8Array, emit: SseHandler): void {
     const text = this.utf8.decode(chunk);
-    this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, (line) => this.sse.line(line, emit));
+    this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, (line, raw) => this.sse.line(line, raw, emit));
   }
 
   end(emit: SseHandler): void {
     const text = this.utf8.end();
-    if (text) this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, (line) => this.sse.line(line, emit));
-    this.lines.end((line) => this.sse.line(line, emit));
+    if (text) this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, (line, raw) => this.sse.line(line, raw, emit));
+    this.lines.end((line, raw) => this.sse.line(line, raw, emit));
     this.sse.end(emit);
   }
 }

@@ -51,9 +51,15 @@ export function fidelityEqual(a: unknown, b: unknown): boolean {
 
 const PREVIEW_CHARS = 120;
 
-/** A short, single-line preview of some input text. */
+/**
+ * A short preview of some input text. It is a copy: a slice of a large string would keep the whole
+ * string alive for as long as the preview (an error, say) lives.
+ */
 export function previewText(text: string, max = PREVIEW_CHARS): string {
-  return text.length <= max ? text : text.slice(0, max) + "…";
+  if (text.length <= max) return text;
+  const codes = new Array<number>(max);
+  for (let i = 0; i < max; i++) codes[i] = text.charCodeAt(i);
+  return String.fromCharCode(...codes) + "…";
 }
 
 /** A preview of a value (bytes shown by their length, so a preview stays short). */

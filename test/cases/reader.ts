@@ -102,6 +102,15 @@ export const cases: Case[] = [
     const { error } = await readError(sse([{ error: { type: "StreamProtocolError", message: "a client yields deltas, not x", client: "openai" } }]));
     assertError(error.cause, StreamProtocolError, { client: "openai", detail: "a client yields deltas, not x", message: "openai broke the streaming protocol: a client yields deltas, not x" });
   }],
+  ["every error class carries its own name (also in minified bundles)", () => {
+    const errors = [
+      new MmspError("m"), new StreamProtocolError({ client: "c", detail: "d" }), new EmptyResponseError({ client: "c", finishReason: "stop", usageMetadata: null }),
+      new ToolCallArgumentParseError({ client: "c", toolName: "t", toolCallId: "i", rawArgumentsLength: 0, rawArgumentsPreview: "" }),
+      new UpstreamError({ client: "c", status: null, errorType: null, error: {}, message: "m" }),
+    ];
+    assertEqual(errors.map((e) => e.name), ["MmspError", "StreamProtocolError", "EmptyResponseError", "ToolCallArgumentParseError", "UpstreamError"]);
+    for (const e of errors) assert(e instanceof MmspError && e instanceof Error, e.name);
+  }],
   ["the client option names the reader in messages and errors", async () => {
     const { error } = await readError(sse([delta(text("a")), stop()]), { client: "my-app" });
     assertError(error, StreamProtocolError, { client: "my-app", rule: "CLOSED" });
