@@ -3,22 +3,26 @@ import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
 
 // One vitest run, three runtimes: `npx vitest run` (all) or `npx vitest run --project node` (one).
+// A generous per-test timeout: property-based cases on a busy 2-core machine can pass 5 s.
+const testTimeout = 30_000;
+
 export default defineConfig({
   test: {
     projects: [
       // (a) Node.js
-      { test: { name: "node", include: ["test/all.test.ts"] } },
+      { test: { name: "node", include: ["test/all.test.ts"], testTimeout } },
       // (b) workerd, configured from the TEST Worker's config (test/worker/; the top-level wrangler.toml
       // belongs to the product's relay Worker): the shared cases + Worker integration tests
       {
         plugins: [cloudflareTest({ wrangler: { configPath: "./test/worker/wrangler.toml" } })],
-        test: { name: "workers", include: ["test/all.test.ts", "test/workers/**/*.test.ts"] },
+        test: { name: "workers", include: ["test/all.test.ts", "test/workers/**/*.test.ts"], testTimeout },
       },
       // (e) Debian's Chromium through Playwright (no Playwright-downloaded browser exists here)
       {
         test: {
           name: "browser",
           include: ["test/all.test.ts"],
+          testTimeout,
           browser: {
             enabled: true,
             headless: true,

@@ -92,7 +92,7 @@ test("POST /message, an event after the stop event → 422 STOP-LAST (the body i
 });
 
 test("POST /message without a known Content-Type → 415", async () => {
-  const res = await post(toSse(SAMPLE_EVENTS), "text/plain");
+  const res = await post(toSse(SAMPLE_EVENTS), "text/plain", true);
   expect(res.status).toBe(415);
 });
 
@@ -103,4 +103,4 @@ test("GET /selftest runs the shared cases inside the Worker", async () => {
   expect(summary.failed).toBe(0);
   expect(summary.passed).toBeGreaterThan(0);
   expect(res.status).toBe(200);
-});
+}, 60_000); // every shared case, property tests included, in one request
