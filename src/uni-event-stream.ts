@@ -10,7 +10,7 @@ import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { DONE, UniEventDecoder } from "./decode/uni-event.js";
 import { LineSplitter } from "./framing/lines.js";
 import { isBlankLine } from "./framing/ndjson.js";
-import { SseParser, type SseMessage } from "./framing/sse.js";
+import { SseParser, type SseHandler } from "./framing/sse.js";
 import { InvalidUtf8, Utf8Decoder } from "./framing/utf8.js";
 import type { StreamCore } from "./internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
@@ -54,6 +54,9 @@ export interface ReaderWarning {
 const isFutureItem = (type: string): boolean =>
   /^[a-z][a-z0-9_]*\.(delta|done)$/.test(type) && !/^(image_url|tool_result)\./.test(type);
 
+/** Lines longer than this have a long base64 string decoded as it arrives (see base64-capture.ts). */
+const CAPTURE_AFTER_CHARS = 1 << 20;
+
 const isDonePrefix = (data: string): boolean => "[DONE]".startsWith(data);
 
 /** The fused core: bytes in, checked UniEvents out. */
@@ -76,8 +79,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private lastPreview = "";
   finished = false;
 
-  private readonly onLine: (line: string, raw: string) => void;
-  private readonly onMessage: (message: SseMessage) => void;
+  private readonly onLine: (line: string, raw: string, bytes?: Uint8Array) => void;
+  private readonly onMessage: SseHandler;
 
   constructor(options: UniEventStreamOptions = {}, onMessage?: (message: UniMessage) => void) {
     this.client = options.client ?? "mmsp-streams";
@@ -90,17 +93,17 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
       e.byteOffset = this.sse?.reading ? this.sse.messageByteOffset : this.lines.lineByteOffset();
       throw e;
     };
-    this.lines = new LineSplitter(limits.maxEventBytes, tooLong);
+    this.lines = new LineSplitter(limits.maxEventBytes, tooLong, CAPTURE_AFTER_CHARS);
     this.assembler = options.mode === "assemble" ? new MessageAssembler(this.client, onMessage, limits) : null;
     this.decoder = this.assembler ? new AssembleInputDecoder(this.client) : new UniEventDecoder(this.client, limits.maxDepth);
     this.validator = new MessageValidator(this.client, onMessage, limits);
     const sse = options.format === "ndjson" ? null : new SseParser(this.lines, limits.maxEventBytes, tooLong);
     this.sse = sse;
-    this.onMessage = (m) => this.record(m.data, this.sse!.messageByteOffset);
+    this.onMessage = (m, bytes) => this.record(m.data, this.sse!.messageByteOffset, undefined, bytes);
     this.onLine = sse
-      ? (line, raw) => sse.line(line, raw, this.onMessage)
-      : (line) => {
-          if (!isBlankLine(line)) this.record(line, this.lines.lineByteOffset(), this.lines.lineNumber);
+      ? (line, raw, bytes) => sse.line(line, raw, this.onMessage, bytes)
+      : (line, _raw, bytes) => {
+          if (!isBlankLine(line)) this.record(line, this.lines.lineByteOffset(), this.lines.lineNumber, bytes);
         };
   }
 
@@ -145,7 +148,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     }
   }
 
-  private record(text: string, byteOffset: number, line?: number): void {
+  private record(text: string, byteOffset: number, line?: number, bytes?: Uint8Array): void {
     if (this.finished) return; // after [DONE] nothing more is read
     const index = this.index++;
     try {
@@ -154,7 +157,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
         this.assembler?.end(this.emit);
         return;
       }
-      const event = this.decoder.decodeText(text, this.sse !== null);
+      const event = this.decoder.decodeText(text, this.sse !== null, bytes);
       if (event === DONE) {
         if (this.assembler) this.assembler.end(this.emit); // the input is complete: the stop goes out
         else if (!this.validator.stopped) throw new Fault("STOP-LAST", "[DONE] arrived before the stop event: the stream was truncated");

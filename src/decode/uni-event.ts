@@ -3,6 +3,7 @@
  * everything else is parsed and checked (`checkEvent`).
  */
 import { fromWireError } from "../errors.js";
+import { restoreCaptured } from "../framing/base64-capture.js";
 import type { StreamCore } from "../internal/core.js";
 import { checkItemDepth, resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
@@ -20,8 +21,11 @@ export class UniEventDecoder {
     private readonly maxDepth = Infinity,
   ) {}
 
-  /** Decodes the text of one record: an SSE message's data (`sse`) or an NDJSON line. */
-  decodeText(text: string, sse: boolean): UniEvent | typeof DONE {
+  /**
+   * Decodes the text of one record: an SSE message's data (`sse`) or an NDJSON line. `bytes` were
+   * captured from the text as it arrived; the sentinel in their place is replaced by them.
+   */
+  decodeText(text: string, sse: boolean, bytes?: Uint8Array): UniEvent | typeof DONE {
     if (sse && text === "[DONE]") return DONE;
     let value: unknown;
     try {
@@ -29,6 +33,7 @@ export class UniEventDecoder {
     } catch (e) {
       throw new Fault("JSON", `the event is not valid JSON (${(e as Error).message})`);
     }
+    if (bytes) restoreCaptured(value, bytes);
     return this.decodeValue(value);
   }
 

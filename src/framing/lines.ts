@@ -3,13 +3,15 @@
  * one line end) and says at which byte of the input each line begins. The text of one line is kept
  * as pieces until its end arrives, so a long line costs its length once, never once per chunk.
  */
+import { Base64Capture, BYTES_SENTINEL_JSON } from "./base64-capture.js";
 import { utf8Length } from "./utf8.js";
 
 /**
  * Receives a line without its terminator, and `raw`: the same line ending in one LF (a slice of the
- * input where it can be, so handing it on costs no copy).
+ * input where it can be, so handing it on costs no copy). `bytes`: a long base64 string of the line,
+ * decoded while it arrived, whose place in the line holds `BYTES_SENTINEL` (see base64-capture.ts).
  */
-export type LineHandler = (line: string, raw: string) => void;
+export type LineHandler = (line: string, raw: string, bytes?: Uint8Array) => void;
 
 export class LineSplitter {
   private pieces: string[] = [];
@@ -27,10 +29,18 @@ export class LineSplitter {
   private cursorPos = 0;
   private cursorByte = 0;
 
+  // Capturing a long base64 string of the current line (see base64-capture.ts).
+  private pendingChars = 0;
+  private captureTried = false;
+  private capture: Base64Capture | null = null;
+  private captured: Uint8Array | undefined;
+
   constructor(
     /** The longest line, in bytes (a bound on memory); `onTooLong` is called (and should throw) past it. */
     private readonly maxLineBytes = Infinity,
     private readonly onTooLong: (bytes: number) => void = () => {},
+    /** Past this many pending UTF-16 units, look for a base64 string to decode as it arrives (off by default). */
+    private readonly captureAfter = Infinity,
   ) {}
 
   /** 1-based number of the line last handed out. */
@@ -71,6 +81,10 @@ export class LineSplitter {
       if (text.charCodeAt(0) === 10) pos = 1;
     }
     this.lineStartPos = pos;
+    if (this.capture) {
+      pos = this.continueCapture(text, pos);
+      if (pos === n) return this.checkPending(textEnd);
+    }
     if (text.indexOf("\r", pos) === -1) {
       // The common case: LF only.
       for (let end = text.indexOf("\n", pos); end !== -1; end = text.indexOf("\n", pos)) {
@@ -100,18 +114,60 @@ export class LineSplitter {
       }
     }
     if (pos < n) {
-      if (this.pieces.length === 0) this.carriedStart = this.byteOffsetOf(pos);
+      if (this.pieces.length === 0 && !this.capture) this.carriedStart = this.byteOffsetOf(pos);
       this.pieces.push(pos === 0 ? text : text.slice(pos));
-      const bytes = textEnd - this.carriedStart;
-      if (bytes > this.maxLineBytes) {
-        this.pieces = [];
-        this.onTooLong(bytes);
-      }
+      this.pendingChars += n - pos;
+      this.checkPending(textEnd);
+      if (this.pendingChars > this.captureAfter && !this.captureTried) this.beginCapture();
     }
+  }
+
+  private checkPending(textEnd: number): void {
+    const bytes = textEnd - this.carriedStart;
+    if (bytes > this.maxLineBytes) {
+      this.pieces = [];
+      this.capture = null;
+      this.onTooLong(bytes);
+    }
+  }
+
+  private beginCapture(): void {
+    this.captureTried = true;
+    const sofar = this.pieces.join("");
+    const capture = Base64Capture.begin(sofar);
+    if (capture) {
+      this.capture = capture;
+      this.pieces = [];
+    } else this.pieces = [sofar];
+  }
+
+  /** Feeds the captured string from `text[pos]` on; returns where ordinary splitting resumes. */
+  private continueCapture(text: string, pos: number): number {
+    const capture = this.capture!;
+    const quote = text.indexOf('"', pos); // base64 holds no quotes: this closes the string
+    const end = quote === -1 ? text.length : quote;
+    if (!capture.add(text.slice(pos, end))) {
+      this.capture = null;
+      this.pieces = [capture.restore()];
+      return pos; // read the rest the ordinary way
+    }
+    this.pendingChars += end - pos;
+    if (quote === -1) return text.length;
+    this.capture = null;
+    const bytes = capture.close();
+    if (bytes) {
+      this.pieces = [capture.prefix, BYTES_SENTINEL_JSON];
+      this.captured = bytes;
+    } else this.pieces = [capture.restore()];
+    return quote;
   }
 
   /** Ends the input: an unterminated last line is handed out. */
   end(onLine: LineHandler): void {
+    if (this.capture) {
+      this.pieces = [this.capture.restore()];
+      this.capture = null;
+    }
     if (this.pieces.length > 0) {
       const line = this.join("");
       this.emit(line, line + "\n", onLine);
@@ -122,6 +178,8 @@ export class LineSplitter {
     if (last) this.pieces.push(last);
     const line = this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join("");
     this.pieces = [];
+    this.pendingChars = 0;
+    this.captureTried = false;
     return line;
   }
 
@@ -132,6 +190,8 @@ export class LineSplitter {
       if (bytes > this.maxLineBytes) this.onTooLong(bytes);
     }
     this.lineNo++;
-    onLine(line, raw);
+    const bytes = this.captured;
+    this.captured = undefined;
+    onLine(line, raw, bytes);
   }
 }

@@ -16,7 +16,8 @@ export interface SseMessage {
   id?: string;
 }
 
-export type SseHandler = (message: SseMessage) => void;
+/** Receives a message, and the bytes captured from one of its lines (see base64-capture.ts). */
+export type SseHandler = (message: SseMessage, bytes?: Uint8Array) => void;
 
 /** Lines in, messages out; remembers the byte offset of the event being read. */
 export class SseParser {
@@ -45,8 +46,10 @@ export class SseParser {
     return this.pending;
   }
 
-  /** One line; `raw` is the same line ending in LF (see `LineHandler`). */
-  line(line: string, raw: string, sink: SseHandler): void {
+  private bytes: Uint8Array | undefined;
+
+  /** One line; `raw` is the same line ending in LF, `bytes` what was captured from it (see `LineHandler`). */
+  line(line: string, raw: string, sink: SseHandler, bytes?: Uint8Array): void {
     this.sink = sink;
     if (line.length === 0) {
       this.parser.feed("\n");
@@ -59,6 +62,7 @@ export class SseParser {
       this.messageByteOffset = this.lines.lineByteOffset();
       this.messageChars = 0;
     }
+    if (bytes) this.bytes = bytes;
     this.messageChars += line.length + 1;
     if (this.messageChars > this.maxMessageChars) this.onTooLong(this.messageChars);
     this.parser.feed(raw);
@@ -75,7 +79,9 @@ export class SseParser {
     const message: SseMessage = { data: e.data };
     if (e.event !== undefined) message.event = e.event;
     if (e.id !== undefined) message.id = e.id;
-    this.sink(message);
+    const bytes = this.bytes;
+    this.bytes = undefined;
+    this.sink(message, bytes);
     this.messageIndex++;
   }
 }

@@ -6,6 +6,7 @@ import * as encode from "./encode.ts";
 import * as framing from "./framing.ts";
 import * as grammar from "./grammar.ts";
 import * as hostile from "./hostile.ts";
+import * as large from "./large.ts";
 import * as live from "./live.ts";
 import * as partialJson from "./partial-json.ts";
 import * as reader from "./reader.ts";
@@ -19,6 +20,7 @@ const groups: [string, Case[]][] = [
   ["schema", schema.cases],
   ["chunking", chunking.cases],
   ["hostile", hostile.cases],
+  ["large", large.cases],
   ["live", live.cases],
   ["partial-json", partialJson.cases],
   ["smoke", smoke.cases],

@@ -1,0 +1,97 @@
+// Large items: a long base64 string is decoded while its line arrives (never held as one string);
+// whatever does not fit that path is read the ordinary way, with the same result.
+import { StreamProtocolError, UniEventStream, encodeBase64 } from "../../dist/index.js";
+import { assert, assertEqual, assertError, byteStream, collectSettled, splitAt, utf8, type Case } from "../harness.ts";
+import { delta, inline, inlineDone, ndjson, sse, stop, text, textDone, type Json } from "../fixtures.ts";
+
+function bytesOf(n: number, seed: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let x = seed;
+  for (let i = 0; i < n; i++) out[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+  return out;
+}
+
+/** An image in `parts` fragments plus its `.done`, as wire events. */
+function image(bytes: Uint8Array, parts: number, fidelity?: Json): Json[] {
+  const size = Math.ceil(bytes.length / parts / 3) * 3;
+  const events: Json[] = [];
+  for (let i = 0; i < bytes.length; i += size) {
+    const last = i + size >= bytes.length;
+    events.push(delta(inline(encodeBase64(bytes.subarray(i, i + size)), "image/png", "inline_data", last ? fidelity : undefined)));
+  }
+  events.push(delta(inlineDone(encodeBase64(bytes), "image/png", "inline_data", fidelity)));
+  return events;
+}
+
+async function readIn(body: string | Uint8Array, chunk: number, format: "sse" | "ndjson" = "sse") {
+  const bytes = typeof body === "string" ? utf8(body) : body;
+  const cuts: number[] = [];
+  for (let i = chunk; i < bytes.length; i += chunk) cuts.push(i);
+  const s = new UniEventStream({ format });
+  const r = await collectSettled(byteStream(splitAt(bytes, cuts)).pipeThrough(s));
+  const message = await s.message.then((m) => m, (e) => e);
+  return { ...r, message };
+}
+
+const BIG = bytesOf(1_800_000, 7); // 2.4 MB of base64: past the capture threshold
+
+export const cases: Case[] = [
+  ["a 1.8 MB image in 64 KiB chunks: bytes exact, SSE and NDJSON", async () => {
+    const events = [...image(BIG, 20), stop()];
+    for (const format of ["sse", "ndjson"] as const) {
+      const r = await readIn(format === "sse" ? sse(events) : ndjson(events), 65536, format);
+      assertEqual(r.error, undefined, format);
+      const item = r.message.content_items[0];
+      assertEqual(item.type, "inline_data.done");
+      assert(item.data instanceof Uint8Array && item.data.length === BIG.length, "length");
+      assertEqual(item.data, BIG, format);
+      assertEqual(r.values[r.values.length - 2].content_items[0].data.length, BIG.length, "the .done event carries the bytes");
+    }
+  }],
+  ["a large .done that differs from its fragments by one byte is still caught", async () => {
+    const events = image(BIG, 10);
+    const wrong = BIG.slice();
+    wrong[1_234_567] ^= 1;
+    events[events.length - 1] = delta(inlineDone(encodeBase64(wrong), "image/png"));
+    const r = await readIn(sse(events), 16384);
+    assertError(r.error, StreamProtocolError, { rule: "DONE-CONTENT", eventIndex: events.length - 1 });
+  }],
+  ["odd chunk sizes and one huge chunk give the same bytes", async () => {
+    const events = [...image(BIG, 3, { sig: "s" }), delta(text("after")), delta(textDone("after")), stop()];
+    for (const chunk of [7777, 1 << 22]) {
+      const r = await readIn(sse(events), chunk);
+      assertEqual(r.error, undefined, String(chunk));
+      assertEqual(r.message.content_items[0].data, BIG);
+      assertEqual(r.message.content_items[0].fidelity, { sig: "s" });
+      assertEqual(r.message.content_items[1], textDone("after"));
+    }
+  }],
+  ["a long string with an escape is read the ordinary way", async () => {
+    const b64 = encodeBase64(BIG);
+    const escaped = b64.replace("/", "\\/"); // legal JSON, same string
+    const line = (e: Json) => `data: ${JSON.stringify(e)}\n\n`;
+    const body = line(delta(inline(b64, "image/png"))) + line(delta(inlineDone("X", "image/png"))).replace('"X"', `"${escaped}"`) + sse([stop()]);
+    const r = await readIn(body, 32768);
+    assertEqual(r.error, undefined);
+    assertEqual(r.message.content_items[0].data, BIG);
+  }],
+  ["a long base64 string outside an inline item stays text", async () => {
+    const b64 = encodeBase64(BIG);
+    const events = [delta(text("a", { data: b64 })), delta(textDone("a", { data: b64 })), stop()];
+    const r = await readIn(sse(events), 65536);
+    assertEqual(r.error, undefined);
+    assertEqual(r.message.content_items[0].fidelity.data, b64);
+  }],
+  ["invalid base64 inside a long string is a SCHEMA error, as for a short one", async () => {
+    const b64 = encodeBase64(BIG);
+    const bad = b64.slice(0, 1_500_000) + "*" + b64.slice(1_500_001);
+    const events = [delta(inline(b64, "image/png")), delta(inlineDone(bad, "image/png"))];
+    const r = await readIn(sse(events), 65536);
+    assertError(r.error, StreamProtocolError, { rule: "SCHEMA", eventIndex: 1 });
+  }],
+  ["a body cut inside a long string is a typed error", async () => {
+    const body = utf8(sse(image(BIG, 2)));
+    const r = await readIn(body.subarray(0, body.length - 200_000), 65536);
+    assertError(r.error, StreamProtocolError, { rule: "JSON" });
+  }],
+];
