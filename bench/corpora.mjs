@@ -298,6 +298,11 @@ function generateBoth(name, write) {
   return out;
 }
 
+/** The chunking seed of a corpus and chunking name (e.g. "chat", "wide"): every script cuts the same chunks. */
+export function chunkSeed(name, chunking) {
+  return createHash("sha256").update(`${name}/${chunking}`).digest().readUInt32LE(0);
+}
+
 /** Seeded chunking: views (no copies) of lo..hi bytes, so every contender reads the same chunks. */
 export function chunk(bytes, lo, hi, seed) {
   const r = rng(seed);

@@ -10,7 +10,7 @@
 //             garbage not yet collected (young-generation space included), i.e. what the OS sees.
 //   retained  a second pass that forces a full GC 20 times along the input and measures
 //             heapUsed+external right after: what the reader really holds (no garbage).
-import { loadCorpus, chunk, CACHE_DIR } from "./corpora.mjs";
+import { loadCorpus, chunk, chunkSeed, CACHE_DIR } from "./corpora.mjs";
 import { contender } from "./contenders.mjs";
 import { existsSync } from "node:fs";
 
@@ -21,7 +21,7 @@ if (!globalThis.gc) throw new Error("run with --expose-gc");
 if (!existsSync(CACHE_DIR)) throw new Error("no corpus cache: run bench/run.mjs (or node bench/corpora.mjs) first");
 const [lo, hi] = range.split("-").map(Number);
 const corpus = loadCorpus(name, format, { write: false });
-const chunks = chunk(corpus.bytes, lo, hi, 7);
+const chunks = chunk(corpus.bytes, lo, hi, chunkSeed(name, lo < 1024 ? "live" : "wide"));
 const c = contender(id);
 const MB = 1e6;
 

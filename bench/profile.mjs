@@ -25,11 +25,11 @@ const top = Number(opt("top", 20));
 
 if (process.env.BENCH_PROFILE_CHILD) {
   // ---- the profiled process: warm up, then the runs that the profile is about ------------------
-  const { loadCorpus, chunk } = await import("./corpora.mjs");
+  const { loadCorpus, chunk, chunkSeed } = await import("./corpora.mjs");
   const { contender } = await import("./contenders.mjs");
   const c = loadCorpus(corpusName, format);
   const [lo, hi] = chunking === "live" ? [64, 512] : [1024, 16384];
-  const chunks = chunk(c.bytes, lo, hi, 7);
+  const chunks = chunk(c.bytes, lo, hi, chunkSeed(corpusName, chunking));
   const k = contender(id);
   await k.run(chunks, format);
   const t0 = performance.now();

@@ -18,7 +18,7 @@
 // deviation. Memory runs each in a child process (bench/memory.mjs).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 
@@ -60,6 +60,13 @@ if (unknown.length) {
 if (ROUNDS < 1 || WARMUP < 0) throw new Error("--rounds must be ≥ 1 and --warmup ≥ 0");
 
 // ---- the build under test ------------------------------------------------------------------------
+const git = (...a) => {
+  try {
+    return execFileSync("git", a, { cwd: ROOT, encoding: "utf8" }).trim();
+  } catch {
+    return "?";
+  }
+};
 const DIST = `${ROOT}dist/index.js`;
 const newest = (dir) => {
   let t = 0;
@@ -76,9 +83,20 @@ if (!existsSync(DIST) || opt("build", false) === true) {
 const stale = !process.env.MMSP_DIST && newest(`${ROOT}src`) > statSync(DIST).mtimeMs;
 if (stale) console.error("WARNING: src/ is newer than dist/index.js: measuring the old build (rerun with --build)");
 const distHash = createHash("sha256").update(readFileSync(process.env.MMSP_DIST ?? DIST)).digest("hex").slice(0, 12);
+const distLabel = process.env.MMSP_DIST ?? "dist/index.js";
+// Other work may rebuild dist/ while this runs: every part of the run (this process, the memory
+// children, the bundle check) reads a copy taken now.
+if (!process.env.MMSP_DIST) {
+  const snap = `${ROOT}bench/.cache/dist-under-test`;
+  rmSync(snap, { recursive: true, force: true });
+  cpSync(`${ROOT}dist`, snap, { recursive: true, filter: (f) => !f.endsWith(".map") && !f.endsWith(".d.ts") });
+  process.env.MMSP_DIST = `${snap}/index.js`;
+}
+const gitHead = git("rev-parse", "--short", "HEAD");
+const srcDirty = git("status", "--porcelain", "src") !== "";
 
-const { loadCorpus, chunk, MAIN_CORPORA, GENERATOR_VERSION } = await import("./corpora.mjs");
-const { CONTENDERS, UniEventStream, DIST_URL } = await import("./contenders.mjs");
+const { loadCorpus, chunk, chunkSeed, MAIN_CORPORA, GENERATOR_VERSION } = await import("./corpora.mjs");
+const { CONTENDERS, UniEventStream } = await import("./contenders.mjs");
 const { measureBundle, BUDGET } = await import("../scripts/check-bundle-size.mjs");
 
 const LIBRARY = ["floor", "ues-read", "ues-drain"];
@@ -92,12 +110,11 @@ const CHUNKINGS = {
 };
 const LIVE_CORPORA = ["chat", "tools"];
 const FORMATS = ["sse", "ndjson"];
-const seedOf = (s) => createHash("sha256").update(s).digest().readUInt32LE(0);
 
 const log = (...a) => console.error(...a);
 const startedAt = new Date();
 const load0 = loadavg();
-const T0 = performance.now();
+const T0 = 0; // performance.now() counts from this process's start
 
 // ---- corpora, validated ---------------------------------------------------------------------------
 const corpora = new Map(); // `${name}/${format}` → corpus
@@ -145,6 +162,8 @@ for (const [name, formats] of needed) {
   }
 }
 
+log(`ready in ${((performance.now() - T0) / 1000).toFixed(1)} s`);
+
 // ---- timing ---------------------------------------------------------------------------------------
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -155,6 +174,16 @@ const mad = (xs) => {
   const m = median(xs);
   return median(xs.map((x) => Math.abs(x - m)));
 };
+
+/** × floor: the median over rounds of floor time / contender time in the same round (paired, so a
+ * change of machine load between rounds cancels out); a single-run contender: floor median / its run. */
+function pairedRatio(stats, id) {
+  const s = stats.get(id);
+  if (!s) return NaN;
+  const f = stats.get("floor");
+  if (!s.times.length) return f.ms / s.ms;
+  return median(s.times.map((t, i) => f.times[i] / t));
+}
 
 function check(c, k, seen) {
   const ok = seen.events !== undefined ? seen.events === c.events : seen.groups === c.groups;
@@ -219,15 +248,14 @@ const results = []; // { name, format, chunking, bytes, events, stats: Map }
 for (const cs of cases) {
   const c = getCorpus(cs.name, cs.format);
   const { lo, hi } = CHUNKINGS[cs.chunking];
-  const chunks = chunk(c.bytes, lo, hi, seedOf(`${cs.name}/${cs.chunking}`));
+  const chunks = chunk(c.bytes, lo, hi, chunkSeed(cs.name, cs.chunking));
   const contenders = TIMED.filter((k) => !(k.sseOnly && cs.format !== "sse"));
   const t = performance.now();
   const stats = await measure(c, chunks, contenders);
   results.push({ ...cs, bytes: c.bytes.length, events: c.events, chunks: chunks.length, stats });
-  const f = stats.get("floor").ms;
   log(
     `${cs.name}/${cs.format}/${CHUNKINGS[cs.chunking].label} (${((performance.now() - t) / 1000).toFixed(1)} s): ` +
-      contenders.map((k) => `${k.id} ${(f / stats.get(k.id).ms).toFixed(2)}×`).join(", "),
+      contenders.map((k) => `${k.id} ${pairedRatio(stats, k.id).toFixed(2)}×`).join(", "),
   );
 }
 
@@ -238,8 +266,8 @@ if (LINEARITY && corpusNames.includes("media")) {
   const ks = CONTENDERS.filter((k) => ids.includes(k.id));
   const small = getCorpus("media", "sse");
   const big = getCorpus("media40", "sse");
-  const smallChunks = chunk(small.bytes, 1024, 16 * 1024, seedOf("media/wide"));
-  const bigChunks = chunk(big.bytes, 1024, 16 * 1024, seedOf("media40/wide"));
+  const smallChunks = chunk(small.bytes, 1024, 16 * 1024, chunkSeed("media", "wide"));
+  const bigChunks = chunk(big.bytes, 1024, 16 * 1024, chunkSeed("media40", "wide"));
   const t = performance.now();
   const times = new Map(ks.map((k) => [k.id, { small: [], big: [] }]));
   for (const k of ks) {
@@ -293,7 +321,8 @@ if (MEMORY) {
   const ids = QUICK ? ["ues-read", "ues-drain"] : ["floor", "ues-read", "ues-drain"];
   const jobs = names.flatMap((n) => ids.map((id) => [n, "sse", id]));
   const reps = (job) => (!QUICK && ["chat", "chat4x", "media40"].includes(job[0]) && job[2] !== "floor" ? 3 : 1);
-  const queue = jobs.flatMap((job) => Array.from({ length: reps(job) }, () => [...job, "1024-16384", ...(QUICK ? ["--no-retained"] : [])]));
+  // the retained pass (20 forced GCs) only in the first run of a job: it is the slow part, and stable
+  const queue = jobs.flatMap((job) => Array.from({ length: reps(job) }, (_, i) => [...job, "1024-16384", ...(QUICK || i > 0 ? ["--no-retained"] : [])]));
   const runs = [];
   // two at a time (2 cores): memory is per process and does not depend on CPU contention
   const worker = async () => {
@@ -304,7 +333,10 @@ if (MEMORY) {
     const rs = runs.filter((m) => m.corpus === corpus && m.contender === contender);
     const ok = rs.filter((m) => !m.error);
     if (!ok.length) return rs[0];
-    const med = (key) => (ok[0][key] === null ? null : median(ok.map((m) => m[key])));
+    const med = (key) => {
+      const xs = ok.map((m) => m[key]).filter((x) => x !== null);
+      return xs.length ? median(xs) : null;
+    };
     return { corpus, format, contender, n: ok.length, ms: Math.round(med("ms")), rssMB: med("rssMB"), heapMB: med("heapMB"), retainedMB: med("retainedMB"), heapMaxMB: Math.max(...ok.map((m) => m.heapMB)), rssMaxMB: Math.max(...ok.map((m) => m.rssMB)) };
   });
   log(`memory (${((performance.now() - t) / 1000).toFixed(1)} s): ${memory.filter((m) => m.error).length} failed`);
@@ -313,7 +345,7 @@ if (MEMORY) {
 // ---- bundle size -----------------------------------------------------------------------------------
 let bundle;
 try {
-  bundle = await measureBundle(process.env.MMSP_DIST ?? DIST);
+  bundle = await measureBundle(process.env.MMSP_DIST);
 } catch (e) {
   bundle = { error: e.message };
 }
@@ -326,25 +358,10 @@ const mbps = (bytes, ms) => bytes / 1e6 / (ms / 1000);
 const evps = (events, ms) => events / (ms / 1000);
 const human = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : `${Math.round(n)}`);
 const mark = (s) => (s.n === 1 && ROUNDS > 1 ? "‡" : s.slow ? "†" : "");
-/** × floor: the median over rounds of floor time / contender time in the same round (paired, so a
- * change of machine load between rounds cancels out); a single-run contender: floor median / its run. */
-const ratioOf = (r, id) => {
-  const s = r.stats.get(id);
-  if (!s) return NaN;
-  const f = r.stats.get("floor");
-  if (!s.times.length) return f.ms / s.ms;
-  return median(s.times.map((t, i) => f.times[i] / t));
-};
+const ratioOf = (r, id) => pairedRatio(r.stats, id);
 const geomean = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
 const caseLabel = (r) => `${r.name} · ${r.format.toUpperCase()} · ${CHUNKINGS[r.chunking].label}`;
 const pkgVersion = (p) => JSON.parse(readFileSync(`${ROOT}node_modules/${p}/package.json`, "utf8")).version;
-const git = (...a) => {
-  try {
-    return execFileSync("git", a, { cwd: ROOT, encoding: "utf8" }).trim();
-  } catch {
-    return "?";
-  }
-};
 
 const L = [];
 const cpu = (readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.*)/) ?? [])[1] ?? cpus()[0]?.model ?? "?";
@@ -352,7 +369,7 @@ L.push("# mmsp-streams benchmark results", "");
 L.push(`Generated by \`npm run bench\` (bench/run.mjs${argv.length ? " " + argv.join(" ") : ""}).`, "");
 L.push(`- date: ${startedAt.toISOString()}; total run time ${totalS.toFixed(0)} s`);
 L.push(`- Node ${process.version}; CPU: ${cpu} × ${cpus().length}; load average ${load0.map((x) => x.toFixed(2)).join(" ")} at start, ${load1.map((x) => x.toFixed(2)).join(" ")} at end (other work on the machine makes numbers noisy)`);
-L.push(`- build: ${process.env.MMSP_DIST ? DIST_URL : "dist/index.js"} (sha256 ${distHash})${stale ? " — **STALE: src/ is newer than this build**" : ""}; git HEAD ${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "src") ? " (uncommitted changes in src/)" : ""}`);
+L.push(`- build: ${distLabel} (sha256 ${distHash}, copied at start)${stale ? " — **STALE: src/ is newer than this build**" : ""}; git HEAD ${gitHead}${srcDirty ? " (uncommitted changes in src/)" : ""} at start`);
 L.push(`- contenders: eventsource-parser ${pkgVersion("eventsource-parser")}, zod ${pkgVersion("zod")}, @ai-sdk/provider-utils ${pkgVersion("@ai-sdk/provider-utils")}, openai ${pkgVersion("openai")}`);
 L.push(`- method: median of ${ROUNDS} interleaved rounds after ${WARMUP} warm-up run(s) per contender (round-robin, order rotated each round, full GC before each run); ± is the median absolute deviation; × floor is the median of the per-round ratios (floor time / contender time in the same round). Corpora validated through UniEventStream first; every run's event count checked. MB = 10⁶ bytes.`);
 L.push("");
@@ -487,7 +504,7 @@ if (memory.length && corpusNames.includes("chat")) {
     "≤ 15 MB above baseline on chat at any length (1× and 4×)",
     `${fx(worst, 1)} MB peak heap (worst); RSS ${fx(worstRss, 1)} MB`,
     worst <= 15,
-    `judged on peak heapUsed+external (median of the runs; largest ${fx(Math.max(...ms.map(([, m]) => m.heapMaxMB)), 1)} MB); by peak RSS: ${worstRss <= 15 ? "met" : "missed"} ${memOf("chat4x", "floor") ? ` (floor: ${["chat", "chat4x"].map((c) => `${c} ${fx(memOf(c, "floor")?.rssMB, 1)} MB RSS`).join(", ")})` : ""}; ${ms.map(([k, m]) => `${k} ${fx(m.heapMB, 1)}/${fx(m.rssMB, 1)}/${fx(m.retainedMB, 1)}`).join(", ")} (heap/RSS/retained MB)`,
+    `judged on peak heapUsed+external (median of the runs; largest ${fx(Math.max(...ms.map(([, m]) => m.heapMaxMB)), 1)} MB); by peak RSS: ${worstRss <= 15 ? "met" : "missed"}${memOf("chat4x", "floor") ? ` (floor: ${["chat", "chat4x"].map((c) => `${c} ${fx(memOf(c, "floor")?.rssMB, 1)} MB RSS`).join(", ")})` : ""}; ${ms.map(([k, m]) => `${k} ${fx(m.heapMB, 1)}/${fx(m.rssMB, 1)}/${fx(m.retainedMB, 1)}`).join(", ")} (heap/RSS/retained MB)`,
   );
 }
 if (memory.some((m) => m.corpus === "media40")) {
