@@ -1,0 +1,339 @@
+// The demo page's script (bundled with the package's src/ into /demo.js by worker/build.mjs).
+//
+// It POSTs {model, messages} to /v1/stream, pipes the body through UniEventStream and, after every
+// event, renders stream.snapshot(): the done items, then the open item as it grows (text so far,
+// tool-call arguments parsed best-effort, bytes so far). The final usage and finish reason come
+// from the message; an error is shown with its class, its wire type and the rule it names.
+import {
+  MmspError,
+  refusalError,
+  UniEventStream,
+  UpstreamError,
+  type MessageSnapshot,
+  type UniEvent,
+  type WireFormat,
+} from "../../src/index.ts";
+
+interface Config {
+  mode: "relay" | "replay";
+  samples: { model: string; sample: string; description: string }[];
+  defaultModel: string;
+}
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, unknown> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+}
+
+const config: Config = JSON.parse($("config").textContent || "{}");
+const query = new URLSearchParams(location.search);
+
+// ---- the form ------------------------------------------------------------------------------------
+
+let modelInput: HTMLInputElement | HTMLSelectElement;
+if (config.mode === "replay") {
+  const select = el("select", { id: "model" });
+  for (const s of config.samples) select.append(el("option", { value: s.model, title: s.description }, s.model));
+  modelInput = select;
+  $("mode").innerHTML = "Replaying the built-in sample streams (no <code>MMSP_UPSTREAM</code> set), paced like a model.";
+} else {
+  const input = el("input", { id: "model", placeholder: "model name" });
+  input.setAttribute("list", "models");
+  const list = el("datalist", { id: "models" });
+  for (const s of config.samples) list.append(el("option", { value: s.model }));
+  modelInput = input;
+  $("model-slot").after(list);
+  $("mode").innerHTML = "Relaying to the MMSP server named by <code>MMSP_UPSTREAM</code>.";
+  $("pace-label").hidden = true;
+}
+modelInput.value = query.get("model") ?? config.defaultModel;
+$("model-slot").replaceWith(modelInput);
+if (query.get("wire") === "ndjson") $<HTMLSelectElement>("wire").value = "ndjson";
+if (query.has("pace")) {
+  const pace = $<HTMLSelectElement>("pace");
+  const value = query.get("pace")!;
+  if (![...pace.options].some((o) => o.value === value)) pace.append(el("option", { value }, `${value} ms`));
+  pace.value = value;
+}
+
+// ---- rendering the snapshot ------------------------------------------------------------------------
+
+type Item = MessageSnapshot["content_items"][number];
+interface Shown {
+  kind: string;
+  node: HTMLElement;
+  update(item: Record<string, unknown>, partial: boolean): void;
+  done: boolean;
+}
+
+let shown: Shown[] = [];
+let objectUrls: string[] = [];
+
+const kindOf = (item: Item): string => item.type.replace(/\.(done|delta)$/, "");
+const byteSize = (n: number): string => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`);
+
+function badge(partial: boolean, streaming = "streaming…"): HTMLElement {
+  return el("span", { className: partial ? "badge" : "badge done" }, partial ? streaming : "done");
+}
+
+function textBlock(kind: "text" | "thinking"): Shown {
+  const body = el("div", { className: "body" });
+  const label = el("div", { className: "label" }, kind === "thinking" ? "Thinking" : "Answer");
+  const node = el("div", {}, ...(kind === "thinking" ? [label] : []), body);
+  return {
+    kind,
+    node,
+    done: false,
+    update(item) {
+      const text = item[kind] as string;
+      if (body.textContent !== text) body.textContent = text;
+    },
+  };
+}
+
+function toolBlock(): Shown {
+  const head = el("div", { className: "tool-head" });
+  const state = el("span");
+  const args = el("pre", { className: "args" });
+  const node = el("div", {}, el("div", { className: "label" }, "Tool call", state), head, args);
+  return {
+    kind: "tool_call",
+    node,
+    done: false,
+    update(item, partial) {
+      if (!head.textContent) head.append(String(item.name), el("small", {}, String(item.tool_call_id)));
+      args.textContent = JSON.stringify(item.arguments, null, 2);
+      state.replaceChildren(badge(partial, "arguments streaming…"));
+    },
+  };
+}
+
+function mediaBlock(kind: string): Shown {
+  const meta = el("div", { className: "meta" });
+  const holder = el("div");
+  const label = el("div", { className: "label" }, kind === "inline_thinking" ? "Thinking (media)" : "Media");
+  const node = el("div", {}, label, el("div", { className: "media" }, holder, meta));
+  return {
+    kind,
+    node,
+    done: false,
+    update(item, partial) {
+      const data = item.data as Uint8Array;
+      const mime = String(item.mime_type);
+      if (partial) {
+        meta.textContent = `${mime} · receiving… ${byteSize(data.length)}`;
+        return;
+      }
+      const url = URL.createObjectURL(new Blob([data as Uint8Array<ArrayBuffer>], { type: mime }));
+      objectUrls.push(url);
+      if (mime.startsWith("image/")) {
+        const img = el("img", { src: url, alt: `${mime} image from the model` });
+        img.addEventListener("load", () => (meta.textContent = `${mime} · ${img.naturalWidth}×${img.naturalHeight} · ${byteSize(data.length)}`));
+        holder.replaceChildren(img);
+        label.textContent = kind === "inline_thinking" ? "Thinking (image)" : "Image";
+      } else if (mime.startsWith("audio/")) {
+        holder.replaceChildren(el("audio", { src: url, controls: true, preload: "metadata" }));
+        label.textContent = "Audio";
+      } else {
+        holder.replaceChildren(el("a", { href: url, download: "data" }, "download"));
+      }
+      meta.textContent = `${mime} · ${byteSize(data.length)}`;
+    },
+  };
+}
+
+function embeddingBlock(): Shown {
+  const bars = el("div", { className: "vector" });
+  const info = el("div", { className: "values" });
+  const node = el("div", {}, el("div", { className: "label" }, "Embedding"), bars, info);
+  return {
+    kind: "embedding",
+    node,
+    done: false,
+    update(item) {
+      const v = item.embedding as number[];
+      const show = v.slice(0, 64);
+      const max = Math.max(1e-9, ...show.map(Math.abs));
+      bars.replaceChildren(
+        ...show.map((x) => {
+          const bar = el("i", { className: x < 0 ? "neg" : "", title: String(x) });
+          bar.style.height = `${Math.max(2, (Math.abs(x) / max) * 44)}px`;
+          return bar;
+        }),
+      );
+      const head = v.slice(0, 6).map((x) => x.toFixed(4)).join(", ");
+      info.textContent = `${v.length} dimensions · [${head}${v.length > 6 ? ", …" : ""}]`;
+    },
+  };
+}
+
+function blockFor(kind: string): Shown {
+  switch (kind) {
+    case "text":
+    case "thinking":
+      return textBlock(kind);
+    case "tool_call":
+      return toolBlock();
+    case "inline_data":
+    case "inline_thinking":
+      return mediaBlock(kind);
+    case "embedding":
+      return embeddingBlock();
+    default: {
+      const pre = el("pre", { className: "args" });
+      return { kind, node: el("div", {}, el("div", { className: "label" }, kind), pre), done: false, update: (item) => (pre.textContent = JSON.stringify(item)) };
+    }
+  }
+}
+
+/** Brings the page up to the snapshot: new items appear, the open one grows, finished ones settle. */
+function render(snapshot: MessageSnapshot): void {
+  const items = snapshot.content_items;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    let s = shown[i];
+    if (s?.done) continue;
+    if (!s) {
+      s = shown[i] = blockFor(kindOf(item));
+      s.node.classList.add("item");
+      s.node.dataset.kind = s.kind;
+      $("output").append(s.node);
+    }
+    const partial = "partial" in item && item.partial === true;
+    s.node.dataset.partial = String(partial);
+    s.update(item as unknown as Record<string, unknown>, partial);
+    s.done = !partial;
+  }
+}
+
+function renderFinish(snapshot: MessageSnapshot, ms: number): void {
+  const u = snapshot.usage_metadata;
+  const n = (x: number | null | undefined): string => (x === null || x === undefined ? "–" : String(x));
+  const parts: [string, string][] = [["finish reason", String(snapshot.finish_reason)]];
+  if (u) {
+    parts.push(["input", `${n(u.cached_tokens)} cached + ${n(u.prompt_tokens)} prompt`]);
+    parts.push(["output", `${n(u.thoughts_tokens)} thoughts + ${n(u.response_tokens)} response`]);
+  }
+  parts.push(["time", `${(ms / 1000).toFixed(2)} s`]);
+  $("finish").replaceChildren(...parts.map(([k, v]) => el("span", {}, `${k}: `, el("b", {}, v))));
+  $("finish").classList.add("shown");
+  $("finish").dataset.finishReason = String(snapshot.finish_reason);
+}
+
+function renderError(e: unknown): void {
+  const box = $("error");
+  const rows: [string, string][] = [];
+  let title = e instanceof Error ? e.name : "Error";
+  if (e instanceof UpstreamError) {
+    if (e.errorType) title += ` · ${e.errorType}`;
+    if (e.status !== null) rows.push(["status", String(e.status)]);
+    const cause = e.cause;
+    if (cause instanceof MmspError) {
+      rows.push(["cause", cause.name]);
+      if (cause.rule) rows.push(["rule", cause.rule]);
+      if (cause.eventIndex !== undefined) rows.push(["upstream event", String(cause.eventIndex)]);
+      if (cause.preview) rows.push(["preview", cause.preview]);
+    }
+  } else if (e instanceof MmspError) {
+    if (e.rule) rows.push(["rule", e.rule]);
+    if (e.eventIndex !== undefined) rows.push(["event", String(e.eventIndex)]);
+    if (e.preview) rows.push(["preview", e.preview]);
+  }
+  box.replaceChildren(
+    el("div", { className: "title" }, title),
+    el("div", { className: "message" }, e instanceof Error ? e.message : String(e)),
+    ...(rows.length ? [el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]))] : []),
+  );
+  box.dataset.errorClass = e instanceof Error ? e.name : "Error";
+  box.dataset.errorType = e instanceof UpstreamError ? (e.errorType ?? "") : "";
+  box.dataset.rule = (e instanceof UpstreamError && e.cause instanceof MmspError ? e.cause.rule : e instanceof MmspError ? e.rule : undefined) ?? "";
+  box.classList.add("shown");
+  for (const s of shown) if (!s.done) s.node.querySelector(".badge")?.replaceWith(el("span", { className: "badge cut" }, "interrupted"));
+}
+
+function setStatus(state: "idle" | "streaming" | "done" | "error", text: string): void {
+  $("status").dataset.state = state;
+  $("status-text").textContent = text;
+}
+
+function logEvent(event: UniEvent, ms: number, count: number): void {
+  const item = event.content_items[0];
+  const what = event.event_type === "stop" ? `stop · ${event.finish_reason}` : (item?.type ?? "?");
+  $("log").append(el("li", {}, `${ms.toFixed(0).padStart(5)} ms  ${what}`));
+  $("log-summary").textContent = `Events (${count})`;
+}
+
+// ---- one run ---------------------------------------------------------------------------------------
+
+let running: AbortController | null = null;
+
+async function run(): Promise<void> {
+  running?.abort();
+  const abort = (running = new AbortController());
+  for (const url of objectUrls) URL.revokeObjectURL(url);
+  objectUrls = [];
+  shown = [];
+  $("output").replaceChildren();
+  $("log").replaceChildren();
+  $("log-summary").textContent = "Events (0)";
+  for (const id of ["error", "finish"]) {
+    $(id).classList.remove("shown");
+    $(id).replaceChildren();
+  }
+  $<HTMLButtonElement>("stop").disabled = false;
+  setStatus("streaming", "waiting for the first event…");
+
+  const format = $<HTMLSelectElement>("wire").value as WireFormat;
+  const pace = config.mode === "replay" ? $<HTMLSelectElement>("pace").value : "";
+  const body = {
+    model: modelInput.value.trim(),
+    messages: [{ role: "user", content_items: [{ type: "text.done", text: $<HTMLTextAreaElement>("prompt").value }] }],
+  };
+  const t0 = performance.now();
+  let count = 0;
+  try {
+    const response = await fetch(`/v1/stream${pace ? `?pace=${encodeURIComponent(pace)}` : ""}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream" },
+      body: JSON.stringify(body),
+      signal: abort.signal,
+    });
+    if (!response.ok) throw refusalError(response.status, await response.text(), "relay");
+    const stream = new UniEventStream({ format, client: "relay", signal: abort.signal });
+    for await (const event of response.body!.pipeThrough(stream)) {
+      count++;
+      render(stream.snapshot());
+      logEvent(event, performance.now() - t0, count);
+      setStatus("streaming", `streaming… ${count} events`);
+    }
+    const snapshot = stream.snapshot();
+    render(snapshot);
+    renderFinish(snapshot, performance.now() - t0);
+    setStatus("done", `done · ${count} events in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  } catch (e) {
+    if (abort.signal.aborted && running !== abort) return; // replaced by a newer run
+    renderError(e);
+    setStatus("error", abort.signal.aborted ? `stopped after ${count} events` : `error after ${count} events`);
+  } finally {
+    if (running === abort) {
+      running = null;
+      $<HTMLButtonElement>("stop").disabled = true;
+    }
+  }
+}
+
+$("form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  void run();
+});
+$("prompt").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey) {
+    e.preventDefault();
+    void run();
+  }
+});
+$("stop").addEventListener("click", () => running?.abort(new DOMException("Stopped by the user", "AbortError")));
+document.documentElement.dataset.ready = "true";
+if (query.has("run")) void run();
