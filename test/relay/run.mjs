@@ -1,0 +1,545 @@
+// Tests of the relay Worker (worker/, top-level wrangler.toml) in workerd, through Miniflare's API.
+//
+// Three Worker instances: RELAY (MMSP_UPSTREAM = a scripted MMSP server, a node:http server on
+// 127.0.0.1), REPLAY (no MMSP_UPSTREAM: the built-in samples) and DOWN (MMSP_UPSTREAM = a closed
+// port). Requests go over real HTTP (Node's fetch to Miniflare's URL), answers are read back with the
+// built package (dist/: run `npm run build` first). Prints "relay: N passed, N failed".
+//
+// Run: node test/relay/run.mjs [name filter]
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import { fromResponse, StreamProtocolError, toWireEvent, UpstreamError } from "mmsp-streams";
+import { buildAssets } from "../../worker/build.mjs";
+
+const t0 = performance.now();
+const root = new URL("../../", import.meta.url);
+const filter = process.argv[2];
+
+// ---- helpers --------------------------------------------------------------------------------------
+
+const sampleText = (name) => readFile(new URL(`samples/${name}.sse`, root), "utf8");
+const sse = (text) => new Response(text, { headers: { "content-type": "text/event-stream" } });
+/** A message as comparable JSON (bytes as base64). */
+const wire = (message) => JSON.stringify(toWireEvent(message));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Reads a Response through the package: every event, then the message or the error. */
+async function readBack(response) {
+  const { readable, message } = fromResponse(response);
+  const events = [];
+  let error;
+  try {
+    for await (const e of readable) events.push(e);
+  } catch (e) {
+    error = e;
+  }
+  const result = await message.then((m) => ({ message: m }), (e) => ({ error: e }));
+  if (error !== undefined) assert.equal(result.error, error, "message rejects with the readable's error");
+  return { events, ...result };
+}
+
+/** The SSE records of a body (comments included), split on blank lines. */
+const records = (text) => text.split(/\n\n/).filter((r) => r !== "");
+
+const event = (item, extra = {}) => ({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null, ...extra });
+const stop = { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 3, thoughts_tokens: 0, response_tokens: 2 }, finish_reason: "stop" };
+const data = (value) => `data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`;
+
+// ---- the scripted upstream (an MMSP server on 127.0.0.1) --------------------------------------------
+
+/** Every request the upstream got: {method, url, headers, body, model, closedEarly (a promise)}. */
+const seen = [];
+
+/** Writes `text` in `size`-byte chunks (splits land inside lines, JSON and UTF-8 characters). */
+async function writeChunked(res, text, size) {
+  const bytes = Buffer.from(text);
+  for (let i = 0, n = 0; i < bytes.length && !res.destroyed; i += size, n++) {
+    res.write(bytes.subarray(i, i + size));
+    if (n % 16 === 15) await sleep(1);
+  }
+}
+
+const scripts = {
+  async tools(res) {
+    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+    await writeChunked(res, await sampleText("tool-call"), 7);
+    res.end();
+  },
+  async violation(res) {
+    // a thinking fragment while a text group is open: NO-INTERLEAVE at event 2 (the comment is not an event)
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(": keep-alive\n\n" + data(event({ type: "text.delta", text: "Hel" })) + data(event({ type: "text.delta", text: "lo" })));
+    await sleep(20);
+    res.write(data(event({ type: "thinking.delta", thinking: "hmm" })));
+    await sleep(20);
+    res.end(data(event({ type: "thinking.done", thinking: "hmm" })) + data(stop) + data("[DONE]"));
+  },
+  async truncated(res) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(data(event({ type: "text.delta", text: "cut" })) + data(event({ type: "text.done", text: "cut" })));
+  },
+  async "error-event"(res) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(data(event({ type: "text.delta", text: "Hi" })) + data({ error: { type: "OverloadedError", message: "try later", status: 529 } }) + data("[DONE]"));
+  },
+  async drop(res) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(data(event({ type: "text.delta", text: "Hi" })));
+    await sleep(30);
+    res.socket.destroy(); // the connection breaks mid-stream
+  },
+  async "refuse-401"(res) {
+    res.writeHead(401, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { type: "AuthenticationError", message: "Invalid API key." } }));
+  },
+  async "refuse-503"(res) {
+    res.writeHead(503, { "content-type": "text/plain; charset=utf-8" });
+    res.end("upstream overloaded — try again");
+  },
+  async endless(res, req) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for (let i = 0; !res.destroyed && !res.writableEnded && i < 400; i++) {
+      res.write(data(event({ type: "text.delta", text: `${i} ` })));
+      await sleep(25);
+    }
+    if (!res.destroyed) res.end(data(event({ type: "text.done", text: "" })));
+    req.finishedWriting = true;
+  },
+};
+
+const upstream = http.createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    const body = Buffer.concat(chunks);
+    let model;
+    try {
+      model = JSON.parse(body.toString()).model;
+    } catch {}
+    const entry = { method: req.method, url: req.url, headers: req.headers, body, model };
+    entry.closedEarly = new Promise((resolve) => res.on("close", () => resolve(!res.writableFinished)));
+    seen.push(entry);
+    const script = scripts[model] ?? scripts.tools;
+    script(res, entry).catch((e) => res.destroy(e));
+  });
+});
+await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+const upstreamBase = `http://127.0.0.1:${upstream.address().port}/v1`;
+const closedPort = await new Promise((resolve) => {
+  const s = http.createServer().listen(0, "127.0.0.1", () => {
+    const { port } = s.address();
+    s.close(() => resolve(port));
+  });
+});
+
+// ---- the Worker in workerd ---------------------------------------------------------------------------
+
+await buildAssets({ quiet: true });
+const toml = await readFile(new URL("wrangler.toml", root), "utf8");
+const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+const compatibilityFlags = JSON.parse(/^compatibility_flags\s*=\s*(\[.*\])/m.exec(toml)?.[1] ?? "[]");
+const bundled = await build({
+  entryPoints: [new URL("worker/index.ts", root).pathname],
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  conditions: ["workerd", "worker", "browser"],
+  mainFields: ["module", "main"],
+  target: "es2022",
+  write: false,
+  logLevel: "warning",
+});
+const script = bundled.outputFiles[0].text;
+// worker/stream.ts on its own, for Node: the pipe behaviour without workerd (which also tears a
+// request's pending I/O down when its client disconnects, and so would hide a pipe that ignores cancel)
+const streamModule = await build({
+  entryPoints: [new URL("worker/stream.ts", root).pathname],
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "es2022",
+  write: false,
+  logLevel: "warning",
+});
+const tmp = await mkdtemp(join(tmpdir(), "relay-test-"));
+await writeFile(join(tmp, "stream.mjs"), streamModule.outputFiles[0].text);
+const { streamBack, clientFormat } = await import(pathToFileURL(join(tmp, "stream.mjs")).href);
+await rm(tmp, { recursive: true, force: true });
+const worker = (bindings) => new Miniflare({ modules: true, script, compatibilityDate, compatibilityFlags, bindings });
+const instances = {
+  relay: worker({ MMSP_UPSTREAM: upstreamBase }),
+  replay: worker({}),
+  down: worker({ MMSP_UPSTREAM: `http://127.0.0.1:${closedPort}/v1/` }),
+};
+const urls = Object.fromEntries(await Promise.all(Object.entries(instances).map(async ([k, mf]) => [k, await mf.ready])));
+const post = (which, body, { path = "/v1/stream", headers = {}, signal } = {}) =>
+  fetch(new URL(path, urls[which]), { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", ...headers }, signal });
+
+// ---- the tests ---------------------------------------------------------------------------------------
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test("relay: a valid upstream stream (7-byte chunks) comes back as SSE with the same message", async () => {
+  const res = await post("relay", { model: "tools", messages: [] });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "text/event-stream; charset=utf-8");
+  const got = await readBack(res);
+  const want = await readBack(sse(await sampleText("tool-call")));
+  assert.equal(got.error, undefined, String(got.error));
+  assert.equal(wire(got.message), wire(want.message));
+  assert.equal(got.events.length, want.events.length);
+});
+
+test("relay: POST ${MMSP_UPSTREAM}/stream with the body byte for byte, Content-Type, Content-Length and Authorization", async () => {
+  const body = '{"model":"tools",  "messages":[{"role":"user","content_items":[{"type":"text.done","text":"é😀 \\u00e9"}]}],"config":{}}';
+  const res = await post("relay", body, { headers: { authorization: "Bearer sk-test-123", "content-type": "application/json; charset=utf-8" } });
+  await res.arrayBuffer();
+  const req = seen.at(-1);
+  assert.equal(req.method, "POST");
+  assert.equal(req.url, "/v1/stream");
+  assert.equal(req.body.toString("utf8"), body);
+  assert.equal(req.headers.authorization, "Bearer sk-test-123");
+  assert.equal(req.headers["content-type"], "application/json; charset=utf-8");
+  assert.equal(req.headers["content-length"], String(Buffer.byteLength(body)));
+});
+
+test("relay: no Authorization from the client, none upstream", async () => {
+  await (await post("relay", { model: "tools" })).arrayBuffer();
+  assert.equal(seen.at(-1).headers.authorization, undefined);
+});
+
+test("relay: Accept application/x-ndjson → NDJSON (one event per line, no [DONE]) with the same message", async () => {
+  const res = await post("relay", { model: "tools" }, { headers: { accept: "application/x-ndjson" } });
+  assert.equal(res.headers.get("content-type"), "application/x-ndjson");
+  const text = await res.text();
+  const lines = text.split("\n").filter(Boolean);
+  for (const line of lines) JSON.parse(line);
+  assert.ok(!text.includes("[DONE]"));
+  const got = await readBack(new Response(text, { headers: { "content-type": "application/x-ndjson" } }));
+  const want = await readBack(sse(await sampleText("tool-call")));
+  assert.equal(lines.length, want.events.length);
+  assert.equal(wire(got.message), wire(want.message));
+});
+
+test("relay: Accept negotiation (jsonl → NDJSON as application/jsonl; SSE preferred by q; */* → SSE)", async () => {
+  const cases = [
+    ["application/jsonl", "application/jsonl"],
+    ["text/event-stream, application/x-ndjson;q=0.5", "text/event-stream; charset=utf-8"],
+    ["application/x-ndjson;q=0.9, text/event-stream;q=0.2", "application/x-ndjson"],
+    ["*/*", "text/event-stream; charset=utf-8"],
+    ["application/x-ndjson;q=0", "text/event-stream; charset=utf-8"],
+  ];
+  for (const [accept, type] of cases) {
+    const res = await post("replay", { model: "sample-chat" }, { path: "/v1/stream?pace=0", headers: { accept } });
+    assert.equal(res.headers.get("content-type"), type, `Accept: ${accept}`);
+    const got = await readBack(res);
+    assert.equal(got.error, undefined, `Accept: ${accept}: ${got.error}`);
+  }
+});
+
+test("relay: an upstream protocol violation → the valid events, then one error event + [DONE]; reads back as UpstreamError caused by StreamProtocolError (NO-INTERLEAVE)", async () => {
+  const res = await post("relay", { model: "violation" });
+  assert.equal(res.status, 200);
+  const text = await res.text();
+  const recs = records(text);
+  assert.equal(recs.filter((r) => r.includes('"error"')).length, 1, text);
+  assert.equal(recs.at(-1), "data: [DONE]");
+  assert.match(recs.at(-2), /^data: \{"error":/);
+  assert.equal(recs.length, 4, "two text deltas, the error, [DONE]");
+  const { events, error } = await readBack(sse(text));
+  assert.equal(events.length, 2);
+  assert.ok(error instanceof UpstreamError, String(error));
+  assert.equal(error.errorType, "StreamProtocolError");
+  assert.ok(error.cause instanceof StreamProtocolError, String(error.cause));
+  assert.equal(error.cause.rule, "NO-INTERLEAVE");
+  assert.equal(error.cause.eventIndex, 2);
+  assert.equal(error.cause.client, "upstream");
+  assert.match(error.message, /^upstream broke the streaming protocol: /);
+});
+
+test("relay: the same violation as NDJSON → one last {\"error\"} line", async () => {
+  const res = await post("relay", { model: "violation" }, { headers: { accept: "application/x-ndjson" } });
+  const lines = (await res.text()).split("\n").filter(Boolean);
+  assert.equal(lines.length, 3);
+  const last = JSON.parse(lines[2]);
+  assert.equal(last.error.type, "StreamProtocolError");
+  assert.equal(last.error.rule, "NO-INTERLEAVE");
+});
+
+test("relay: an upstream that ends without the stop event → error event (STOP-LAST) + [DONE]", async () => {
+  const text = await (await post("relay", { model: "truncated" })).text();
+  assert.equal(records(text).at(-1), "data: [DONE]");
+  const { events, error } = await readBack(sse(text));
+  assert.equal(events.length, 2);
+  assert.ok(error instanceof UpstreamError && error.cause instanceof StreamProtocolError, String(error));
+  assert.equal(error.cause.rule, "STOP-LAST");
+});
+
+test("relay: an upstream error event is passed on as sent (OverloadedError, status 529)", async () => {
+  const text = await (await post("relay", { model: "error-event" })).text();
+  assert.equal(records(text).filter((r) => r.includes('"error"')).length, 1);
+  assert.ok(text.includes('data: {"error":{"type":"OverloadedError","message":"try later","status":529}}\n\ndata: [DONE]\n\n'), text);
+  const { events, error } = await readBack(sse(text));
+  assert.equal(events.length, 1);
+  assert.ok(error instanceof UpstreamError);
+  assert.equal(error.errorType, "OverloadedError");
+  assert.equal(error.status, 529);
+});
+
+test("relay: an upstream connection that breaks mid-stream → error event + [DONE], no hang", async () => {
+  const text = await (await post("relay", { model: "drop" })).text();
+  const recs = records(text);
+  assert.equal(recs.at(-1), "data: [DONE]");
+  assert.match(recs.at(-2), /^data: \{"error":/);
+  const { events, error } = await readBack(sse(text));
+  assert.equal(events.length, 1);
+  assert.ok(error instanceof UpstreamError, String(error));
+});
+
+test("relay: an upstream refusal (401 JSON) → the same status, body and Content-Type", async () => {
+  const res = await post("relay", { model: "refuse-401" }, { headers: { authorization: "Bearer wrong" } });
+  assert.equal(res.status, 401);
+  assert.equal(res.headers.get("content-type"), "application/json");
+  const body = await res.text();
+  assert.equal(body, JSON.stringify({ error: { type: "AuthenticationError", message: "Invalid API key." } }));
+  const { error } = await readBack(new Response(body, { status: 401 }));
+  assert.ok(error instanceof UpstreamError);
+  assert.equal(error.status, 401);
+  assert.equal(error.errorType, "AuthenticationError");
+});
+
+test("relay: an upstream refusal that is not JSON (503 text) → passed on as it is", async () => {
+  const res = await post("relay", { model: "refuse-503" });
+  assert.equal(res.status, 503);
+  assert.equal(res.headers.get("content-type"), "text/plain; charset=utf-8");
+  assert.equal(await res.text(), "upstream overloaded — try again");
+});
+
+test("relay: a client that goes away cancels the upstream request", async () => {
+  const before = seen.length;
+  const res = await post("relay", { model: "endless" });
+  const reader = res.body.getReader();
+  const first = await reader.read();
+  assert.ok(!first.done && first.value.length > 0);
+  await reader.cancel();
+  const req = seen[before];
+  assert.equal(req?.model, "endless");
+  const closed = await Promise.race([req.closedEarly, sleep(3000).then(() => "timeout")]);
+  assert.equal(closed, true, "the upstream saw its response closed before it finished");
+  assert.ok(!req.finishedWriting);
+});
+
+test("relay: a client that aborts its fetch cancels the upstream request", async () => {
+  const before = seen.length;
+  const abort = new AbortController();
+  const res = await post("relay", { model: "endless" }, { signal: abort.signal });
+  const reader = res.body.getReader();
+  await reader.read();
+  abort.abort();
+  const closed = await Promise.race([seen[before].closedEarly, sleep(3000).then(() => "timeout")]);
+  assert.equal(closed, true);
+});
+
+test("relay: an unreachable MMSP server → 502 refusal {error: {type: UpstreamUnavailable}}", async () => {
+  const res = await post("down", { model: "x" });
+  assert.equal(res.status, 502);
+  const { error } = await readBack(res);
+  assert.ok(error instanceof UpstreamError);
+  assert.equal(error.errorType, "UpstreamUnavailable");
+  assert.match(error.message, /cannot reach the MMSP server at http:\/\/127\.0\.0\.1:\d+\/v1\/stream/);
+});
+
+test("streamBack (Node): cancelling the answer's body cancels the upstream body, through the pipes", async () => {
+  let cancelled;
+  let pulls = 0;
+  const body = new ReadableStream({
+    async pull(c) {
+      await sleep(1);
+      pulls++;
+      c.enqueue(new TextEncoder().encode(data(event({ type: "text.delta", text: `${pulls} ` }))));
+    },
+    cancel(reason) {
+      cancelled = reason ?? "cancelled";
+    },
+  }, { highWaterMark: 0 });
+  const answer = streamBack(sse(body), null, { client: "upstream" });
+  const reader = answer.body.getReader();
+  await reader.read();
+  await reader.read();
+  assert.equal(cancelled, undefined);
+  await reader.cancel(new Error("client gone"));
+  await sleep(10);
+  assert.ok(cancelled !== undefined, "the upstream body was cancelled");
+  const at = pulls;
+  await sleep(20);
+  assert.equal(pulls, at, "nothing more is read from the upstream");
+});
+
+test("streamBack (Node): an upstream body that errors → one error event + [DONE]; the body ends", async () => {
+  const body = new ReadableStream({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(data(event({ type: "text.delta", text: "Hi" }))));
+      setTimeout(() => c.error(new TypeError("Network connection lost.")), 5);
+    },
+  });
+  const text = await streamBack(sse(body), null, { client: "upstream" }).text();
+  assert.deepEqual(records(text).slice(1), ['data: {"error":{"type":"TypeError","message":"Network connection lost."}}', "data: [DONE]"]);
+});
+
+test("clientFormat: Accept → the answer's format and Content-Type", () => {
+  assert.deepEqual(clientFormat(null), { format: "sse", contentType: "text/event-stream; charset=utf-8" });
+  assert.deepEqual(clientFormat("application/x-ndjson"), { format: "ndjson", contentType: "application/x-ndjson" });
+  assert.deepEqual(clientFormat("Application/JSONL; charset=utf-8"), { format: "ndjson", contentType: "application/jsonl" });
+  assert.deepEqual(clientFormat("text/event-stream;q=1, application/x-ndjson;q=0.8").format, "sse");
+  assert.deepEqual(clientFormat("text/html, */*;q=0.8").format, "sse");
+});
+
+const SAMPLES = [
+  ["sample-chat", "chat"],
+  ["sample-tools", "tool-call"],
+  ["sample-image", "image"],
+  ["sample-audio", "audio"],
+  ["sample-embeddings", "embeddings"],
+];
+for (const [model, file] of SAMPLES) {
+  test(`replay: ${model} reads back (SSE) with the message of samples/${file}.sse`, async () => {
+    const res = await post("replay", { model, messages: [] }, { path: "/v1/stream?pace=0" });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "text/event-stream; charset=utf-8");
+    const got = await readBack(res);
+    const want = await readBack(sse(await sampleText(file)));
+    assert.equal(got.error, undefined, String(got.error));
+    assert.equal(wire(got.message), wire(want.message));
+    assert.equal(got.events.length, want.events.length);
+  });
+}
+
+test("replay: sample-error → its text deltas, then UpstreamError OverloadedError (529) + [DONE]", async () => {
+  const text = await (await post("replay", { model: "sample-error" }, { path: "/v1/stream?pace=0" })).text();
+  assert.equal(records(text).at(-1), "data: [DONE]");
+  const { events, error } = await readBack(sse(text));
+  assert.equal(events.length, 2);
+  assert.ok(error instanceof UpstreamError);
+  assert.equal(error.errorType, "OverloadedError");
+  assert.equal(error.status, 529);
+});
+
+test("replay: sample-<file> names and NDJSON by Accept (sample-tool-call, sample-image)", async () => {
+  for (const [model, file] of [["sample-tool-call", "tool-call"], ["sample-image", "image"]]) {
+    const res = await post("replay", { model }, { path: "/v1/stream?pace=0", headers: { accept: "application/x-ndjson" } });
+    assert.equal(res.headers.get("content-type"), "application/x-ndjson");
+    const got = await readBack(res);
+    const want = await readBack(sse(await sampleText(file)));
+    assert.equal(wire(got.message), wire(want.message));
+  }
+});
+
+test("replay: no model (and an empty body) → the chat sample", async () => {
+  const want = wire((await readBack(sse(await sampleText("chat")))).message);
+  for (const body of [{ messages: [] }, ""]) {
+    const got = await readBack(await post("replay", body, { path: "/v1/stream?pace=0" }));
+    assert.equal(wire(got.message), want);
+  }
+});
+
+test("replay: paced like a model by default (20-40 ms per event), streamed as it goes; ?pace=0 is immediate", async () => {
+  const want = await readBack(sse(await sampleText("tool-call")));
+  const n = want.events.length;
+  let start = performance.now();
+  const res = await post("replay", { model: "sample-tools" });
+  const reader = res.body.getReader();
+  const arrivals = [];
+  for (;;) {
+    const { done } = await reader.read();
+    if (done) break;
+    arrivals.push(performance.now() - start);
+  }
+  const total = performance.now() - start;
+  assert.ok(total >= n * 20 - 30, `${n} events in ${total.toFixed(0)} ms`);
+  assert.ok(total <= n * 40 + 1500, `${n} events in ${total.toFixed(0)} ms`);
+  assert.ok(arrivals.length >= n / 2, `${arrivals.length} chunks`);
+  assert.ok(arrivals.at(-1) - arrivals[0] >= (n - 2) * 20 - 30, "chunks arrive spread out, not all at the end");
+  start = performance.now();
+  await (await post("replay", { model: "sample-tools" }, { path: "/v1/stream?pace=0" })).arrayBuffer();
+  assert.ok(performance.now() - start < n * 15, `pace=0 took ${(performance.now() - start).toFixed(0)} ms`);
+});
+
+test("replay: ?pace=N is a fixed delay per event", async () => {
+  const n = (await readBack(sse(await sampleText("image")))).events.length;
+  const start = performance.now();
+  await (await post("replay", { model: "sample-image" }, { path: "/v1/stream?pace=60" })).arrayBuffer();
+  const total = performance.now() - start;
+  assert.ok(total >= n * 60 - 30, `${n} events in ${total.toFixed(0)} ms`);
+});
+
+test("replay: refusals (unknown model 404 NotFoundError, body not JSON 400, bad pace 400)", async () => {
+  let res = await post("replay", { model: "gpt-4o" });
+  assert.equal(res.status, 404);
+  let body = await res.json();
+  assert.equal(body.error.type, "NotFoundError");
+  assert.match(body.error.message, /sample-chat, sample-tools, sample-image, sample-audio, sample-embeddings, sample-error/);
+  res = await post("replay", "{nope");
+  assert.equal(res.status, 400);
+  assert.equal((await res.json()).error.type, "InvalidRequestError");
+  res = await post("replay", { model: "sample-chat" }, { path: "/v1/stream?pace=fast" });
+  assert.equal(res.status, 400);
+  body = await res.json();
+  assert.equal(body.error.type, "InvalidRequestError");
+});
+
+test("routes: GET / (the demo page, with its config), GET /demo.js, GET /v1/stream 405, other paths 404", async () => {
+  let res = await fetch(new URL("/", urls.replay));
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
+  const html = await res.text();
+  assert.match(html, /<script type="module" src="\/demo\.js"><\/script>/);
+  const config = JSON.parse(/<script id="config" type="application\/json">(.*?)<\/script>/s.exec(html)[1]);
+  assert.equal(config.mode, "replay");
+  assert.deepEqual(config.samples.map((s) => s.model), ["sample-chat", "sample-tools", "sample-image", "sample-audio", "sample-embeddings", "sample-error"]);
+  const relayHtml = await (await fetch(new URL("/", urls.relay))).text();
+  assert.match(relayHtml, /"mode":"relay"/);
+  res = await fetch(new URL("/demo.js", urls.replay));
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "text/javascript; charset=utf-8");
+  const js = await res.text();
+  assert.ok(js.length > 20_000, `demo.js is ${js.length} bytes`);
+  assert.ok(js.includes("broke the streaming protocol"), "demo.js bundles the package");
+  res = await fetch(new URL("/v1/stream", urls.replay));
+  assert.equal(res.status, 405);
+  assert.equal((await res.json()).error.type, "MethodNotAllowed");
+  res = await fetch(new URL("/nope", urls.replay));
+  assert.equal(res.status, 404);
+  await res.arrayBuffer();
+});
+
+// ---- run ---------------------------------------------------------------------------------------------
+
+let passed = 0;
+let failed = 0;
+try {
+  for (const { name, fn } of tests) {
+    if (filter && !name.includes(filter)) continue;
+    const t = performance.now();
+    try {
+      await Promise.race([fn(), sleep(15_000).then(() => Promise.reject(new Error("timed out after 15 s")))]);
+      passed++;
+      console.log(`✓ [relay] ${name} (${Math.round(performance.now() - t)} ms)`);
+    } catch (e) {
+      failed++;
+      console.log(`✗ [relay] ${name}\n  ${(e?.stack ?? String(e)).split("\n").slice(0, 6).join("\n  ")}`);
+    }
+  }
+} finally {
+  await Promise.all(Object.values(instances).map((mf) => mf.dispose()));
+  upstream.closeAllConnections();
+  upstream.close();
+}
+console.log(`relay: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);
