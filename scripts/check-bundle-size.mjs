@@ -5,7 +5,7 @@
 //   BUNDLE_BUDGET=20480 node scripts/check-bundle-size.mjs
 //
 // Prints `bundle: <N> bytes min+gzip (budget <B>)` and a closing `1 passed, 0 failed` or
-// `0 passed, 1 failed` line; exits 1 when over budget or when the bundle cannot be built.
+// `0 passed, 1 failed` line (prefixed `bundle-size: `); exits 1 when over budget or when the bundle cannot be built.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -55,6 +55,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   } catch (e) {
     console.log(`FAIL: ${e.message}`);
   }
-  console.log(ok ? "1 passed, 0 failed" : "0 passed, 1 failed");
+  // "<word>: N passed, N failed": the closing-line form .ci/run's plain steps parse (as check-web-only.mjs prints)
+  console.log(ok ? "bundle-size: 1 passed, 0 failed" : "bundle-size: 0 passed, 1 failed");
   process.exitCode = ok ? 0 : 1;
 }
