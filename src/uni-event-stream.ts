@@ -75,8 +75,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   /** Index of the next record (SSE message or non-blank NDJSON line). */
   private index = 0;
   private ending = false;
-  /** A preview of the last record, for an error found at the end. */
-  private lastPreview = "";
+  /** The last record (or a preview of a long one), for an error found at the end. */
+  private lastText = "";
   finished = false;
 
   private readonly onLine: (line: string, raw: string, bytes?: Uint8Array) => void;
@@ -90,7 +90,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     const tooLong = (): never => {
       const e = limitError("maxEventBytes", limits.maxEventBytes, `event ${this.index}`);
       e.eventIndex = this.index;
-      e.byteOffset = this.sse?.reading ? this.sse.messageByteOffset : this.lines.lineByteOffset();
+      e.byteOffset = this.sse?.reading ? this.sse.messageByteOffset() : this.lines.lineByteOffset();
       throw e;
     };
     this.lines = new LineSplitter(limits.maxEventBytes, tooLong, CAPTURE_AFTER_CHARS);
@@ -99,11 +99,11 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     this.validator = new MessageValidator(this.client, onMessage, limits);
     const sse = options.format === "ndjson" ? null : new SseParser(this.lines, limits.maxEventBytes, tooLong);
     this.sse = sse;
-    this.onMessage = (m, bytes) => this.record(m.data, this.sse!.messageByteOffset, undefined, bytes);
+    this.onMessage = (m, bytes) => this.record(m.data, undefined, bytes);
     this.onLine = sse
       ? (line, raw, bytes) => sse.line(line, raw, this.onMessage, bytes)
       : (line, _raw, bytes) => {
-          if (!isBlankLine(line)) this.record(line, this.lines.lineByteOffset(), this.lines.lineNumber, bytes);
+          if (!isBlankLine(line)) this.record(line, this.lines.lineNumber, bytes);
         };
   }
 
@@ -142,13 +142,18 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
         if (this.assembler) this.assembler.end(emit);
         else this.validator.end();
       } catch (e) {
-        const preview = this.index === 0 ? "<empty input>" : `<end of input after> ${this.lastPreview}`;
+        const preview = this.index === 0 ? "<empty input>" : `<end of input after> ${previewText(this.lastText)}`;
         throw locate(e, this.client, { eventIndex: this.index, byteOffset: this.utf8.bytesReceived, preview });
       }
     }
   }
 
-  private record(text: string, byteOffset: number, line?: number, bytes?: Uint8Array): void {
+  /** Where the record being handled began (counted only when an error needs it). */
+  private recordByteOffset(): number {
+    return this.sse ? this.sse.messageByteOffset() : this.lines.lineByteOffset();
+  }
+
+  private record(text: string, line?: number, bytes?: Uint8Array): void {
     if (this.finished) return; // after [DONE] nothing more is read
     const index = this.index++;
     try {
@@ -169,14 +174,14 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
         this.validator.push(event);
         this.emit(event);
       }
-      this.lastPreview = previewText(text);
+      this.lastText = text.length <= 4096 ? text : previewText(text); // never pin a large line
     } catch (e) {
       if (this.skipUnknown && e instanceof Fault && e.itemType !== undefined && isFutureItem(e.itemType) && !this.assembler) {
         const message = `skipped an item of unknown kind ${JSON.stringify(e.itemType)} (event ${index})`;
         this.onWarning?.({ type: "unknown-item", itemType: e.itemType, eventIndex: index, message });
         return;
       }
-      throw locate(e, this.client, { line, eventIndex: index, byteOffset, preview: previewText(text) });
+      throw locate(e, this.client, { line, eventIndex: index, byteOffset: this.recordByteOffset(), preview: previewText(text) });
     }
   }
 

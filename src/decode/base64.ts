@@ -8,6 +8,17 @@ const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const DECODE = new Int16Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) DECODE[ALPHABET.charCodeAt(i)] = i;
 
+/** Two characters (as c0 * 128 + c1) → their 12 bits, or -1; built on first use (64 KB). */
+let PAIRS: Int32Array | undefined;
+function pairs(): Int32Array {
+  if (!PAIRS) {
+    PAIRS = new Int32Array(128 * 128).fill(-1);
+    for (let a = 0; a < 64; a++)
+      for (let b = 0; b < 64; b++) PAIRS[ALPHABET.charCodeAt(a) * 128 + ALPHABET.charCodeAt(b)] = (a << 6) | b;
+  }
+  return PAIRS;
+}
+
 const sextet = (text: string, i: number): number => {
   const c = text.charCodeAt(i);
   return c < 128 ? DECODE[c]! : -1;
@@ -21,11 +32,14 @@ export function decodeBase64(text: string): Uint8Array | undefined {
   const pad = text.charCodeAt(n - 1) === 61 /* = */ ? (text.charCodeAt(n - 2) === 61 ? 2 : 1) : 0;
   const out = new Uint8Array((n / 4) * 3 - pad);
   const full = n - (pad ? 4 : 0);
+  const table = pairs();
   let o = 0;
   for (let i = 0; i < full; i += 4) {
-    const a = sextet(text, i), b = sextet(text, i + 1), c = sextet(text, i + 2), d = sextet(text, i + 3);
-    if ((a | b | c | d) < 0) return undefined;
-    const v = (a << 18) | (b << 12) | (c << 6) | d;
+    const c0 = text.charCodeAt(i), c1 = text.charCodeAt(i + 1), c2 = text.charCodeAt(i + 2), c3 = text.charCodeAt(i + 3);
+    if ((c0 | c1 | c2 | c3) > 127) return undefined;
+    const hi = table[c0 * 128 + c1]!, lo = table[c2 * 128 + c3]!;
+    if ((hi | lo) < 0) return undefined;
+    const v = (hi << 12) | lo;
     out[o++] = v >> 16;
     out[o++] = (v >> 8) & 255;
     out[o++] = v & 255;

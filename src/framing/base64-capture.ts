@@ -17,7 +17,6 @@ export const BYTES_SENTINEL = "\u0000mmsp-streams:captured-bytes\u0000";
 /** The sentinel as JSON string content. */
 export const BYTES_SENTINEL_JSON = "\\u0000mmsp-streams:captured-bytes\\u0000";
 
-const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export class Base64Capture {
   private readonly chunks: Uint8Array[] = [];
@@ -45,7 +44,7 @@ export class Base64Capture {
   /** Takes more characters of the string; false (and nothing taken) when they are not padded base64. */
   add(chars: string): boolean {
     if (chars.length === 0) return true;
-    if (this.padded || !B64.test(chars)) return false;
+    if (this.padded) return false;
     const s = this.rest + chars;
     const whole = s.length - (s.length % 4);
     const padded = whole > 0 && s.charCodeAt(whole - 1) === 61; /* = */
@@ -56,7 +55,9 @@ export class Base64Capture {
       this.chunks.push(bytes);
       this.size += bytes.length;
     }
-    this.rest = s.slice(whole);
+    const rest = s.slice(whole);
+    if (!/^[A-Za-z0-9+/=]*$/.test(rest)) return false; // decodeBase64 checked the whole groups
+    this.rest = rest;
     this.padded = padded;
     return true;
   }

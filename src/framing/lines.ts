@@ -54,6 +54,22 @@ export class LineSplitter {
     return this.byteOffsetOf(this.lineStartPos);
   }
 
+  /**
+   * A cheap mark of where the current line begins, for `resolve` — valid until the next `push`
+   * (`beforePush` is the moment to resolve a mark that must outlive it). Counting bytes costs a
+   * pass over the text, so it is done only for marks someone asks about.
+   */
+  mark(): number {
+    return this.carriedStart >= 0 ? this.carriedStart : -(this.lineStartPos + 1);
+  }
+
+  resolve(mark: number): number {
+    return mark >= 0 ? mark : this.byteOffsetOf(-mark - 1);
+  }
+
+  /** Called at the start of each `push`, while the previous text is still current. */
+  beforePush: (() => void) | null = null;
+
   /** Byte offset of `text[pos]`; positions asked for only grow within a chunk, so counting is linear. */
   private byteOffsetOf(pos: number): number {
     const { text, textStart, textEnd } = this;
@@ -69,6 +85,7 @@ export class LineSplitter {
 
   /** Splits `text`, which occupies bytes [textStart, textEnd) of the input. */
   push(text: string, textStart: number, textEnd: number, onLine: LineHandler): void {
+    this.beforePush?.();
     this.text = text;
     this.textStart = textStart;
     this.textEnd = textEnd;

@@ -26,8 +26,8 @@ export class SseParser {
   private pending = false;
   /** Index of the next message (keep-alive comments are not counted). */
   messageIndex = 0;
-  /** Byte offset where the message being read (or last dispatched) began. */
-  messageByteOffset = 0;
+  /** Where the message being read (or last dispatched) began: a mark of the line splitter. */
+  private start = 0;
 
   /** UTF-16 units of the fields of the message being read (a multi-line event's size). */
   private messageChars = 0;
@@ -39,6 +39,16 @@ export class SseParser {
     private readonly onTooLong: (chars: number) => void = () => {},
   ) {
     this.parser = createParser({ onEvent: (e) => this.dispatch(e) });
+    // A message still being read when the next text comes: fix its start while it can be counted.
+    lines.beforePush = () => {
+      if (this.start < 0) this.start = lines.resolve(this.start);
+    };
+  }
+
+  /** Byte offset where the message being read (or last dispatched) began. */
+  messageByteOffset(): number {
+    if (this.start < 0) this.start = this.lines.resolve(this.start);
+    return this.start;
   }
 
   /** A message has begun (a field line came) and is not dispatched yet. */
@@ -59,7 +69,7 @@ export class SseParser {
     if (line.charCodeAt(0) === 58 /* : */) return; // a comment, e.g. ": keep-alive"
     if (!this.pending) {
       this.pending = true;
-      this.messageByteOffset = this.lines.lineByteOffset();
+      this.start = this.lines.mark();
       this.messageChars = 0;
     }
     if (bytes) this.bytes = bytes;

@@ -1,6 +1,7 @@
 // Every shared case, grouped by area. Each runtime adapter registers these.
 import type { Case } from "../harness.ts";
 import * as assemble from "./assemble.ts";
+import * as base64 from "./base64.ts";
 import * as chunking from "./chunking.ts";
 import * as encode from "./encode.ts";
 import * as framing from "./framing.ts";
@@ -19,6 +20,7 @@ const groups: [string, Case[]][] = [
   ["reader", reader.cases],
   ["schema", schema.cases],
   ["chunking", chunking.cases],
+  ["base64", base64.cases],
   ["hostile", hostile.cases],
   ["large", large.cases],
   ["live", live.cases],
