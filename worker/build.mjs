@@ -11,7 +11,7 @@
 // Miniflare of test/relay/run.mjs, vitest-pool-workers. The output is not committed (worker/.gitignore).
 //
 // Run: node worker/build.mjs     (or import { buildAssets } from "./build.mjs")
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -59,7 +59,13 @@ export async function buildAssets({ minify = true, quiet = false } = {}) {
   try {
     old = await readFile(target, "utf8");
   } catch {}
-  if (old !== source) await writeFile(target, source); // unchanged: no write, so no reload loop
+  if (old !== source) {
+    // unchanged: no write, so no reload loop; changed: written whole, then renamed into place, so a
+    // bundler (or a second wrangler dev running this at the same time) never reads half a file
+    const temp = `${target}.${process.pid}.tmp`;
+    await writeFile(temp, source);
+    await rename(temp, target);
+  }
   if (!quiet)
     console.log(
       `worker/build.mjs: ${files.length} samples, demo.js ${(js.length / 1024).toFixed(1)} KiB → worker/generated/assets.ts ` +

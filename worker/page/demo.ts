@@ -48,8 +48,22 @@ if (config.mode === "replay") {
   $("mode").innerHTML = "Relaying to the MMSP server named by <code>MMSP_UPSTREAM</code>.";
   $("pace-label").hidden = true;
 }
-modelInput.value = query.get("model") ?? config.defaultModel;
+const wanted = query.get("model") ?? config.defaultModel;
+if (modelInput instanceof HTMLSelectElement && ![...modelInput.options].some((o) => o.value === wanted))
+  modelInput.append(el("option", { value: wanted }, wanted)); // a deep link to a model the list does not have
+modelInput.value = wanted;
 $("model-slot").replaceWith(modelInput);
+const showHint = (): void => {
+  const s = config.samples.find((x) => x.model === modelInput.value);
+  $("hint").textContent =
+    config.mode === "replay"
+      ? s
+        ? `${s.sample}.sse — ${s.description.replace(/\s*\(the default sample\)/, "")}. (A sample answers the same whatever the message.)`
+        : "Not a built-in sample: the relay will refuse it (404)."
+      : "";
+};
+modelInput.addEventListener("change", showHint);
+showHint();
 if (query.get("wire") === "ndjson") $<HTMLSelectElement>("wire").value = "ndjson";
 if (query.has("pace")) {
   const pace = $<HTMLSelectElement>("pace");
@@ -156,10 +170,13 @@ function embeddingBlock(): Shown {
       const v = item.embedding as number[];
       const show = v.slice(0, 64);
       const max = Math.max(1e-9, ...show.map(Math.abs));
+      // bars up for positive values, down for negative ones, from the middle line
       bars.replaceChildren(
         ...show.map((x) => {
           const bar = el("i", { className: x < 0 ? "neg" : "", title: String(x) });
-          bar.style.height = `${Math.max(2, (Math.abs(x) / max) * 44)}px`;
+          const h = Math.max(1, (Math.abs(x) / max) * 23);
+          bar.style.height = `${h}px`;
+          bar.style.transform = `translateY(${x < 0 ? h / 2 : -h / 2}px)`;
           return bar;
         }),
       );
@@ -208,15 +225,16 @@ function render(snapshot: MessageSnapshot): void {
   }
 }
 
-function renderFinish(snapshot: MessageSnapshot, ms: number): void {
+function renderFinish(snapshot: MessageSnapshot): void {
   const u = snapshot.usage_metadata;
-  const n = (x: number | null | undefined): string => (x === null || x === undefined ? "–" : String(x));
+  /** "12 cached + 30 prompt" from the members a server reported (null: not reported). */
+  const tokens = (pairs: [number | null, string][]): string =>
+    pairs.filter(([n]) => n !== null).map(([n, what]) => `${n} ${what}`).join(" + ") || "not reported";
   const parts: [string, string][] = [["finish reason", String(snapshot.finish_reason)]];
   if (u) {
-    parts.push(["input", `${n(u.cached_tokens)} cached + ${n(u.prompt_tokens)} prompt`]);
-    parts.push(["output", `${n(u.thoughts_tokens)} thoughts + ${n(u.response_tokens)} response`]);
+    parts.push(["input tokens", tokens([[u.cached_tokens, "cached"], [u.prompt_tokens, "prompt"]])]);
+    parts.push(["output tokens", tokens([[u.thoughts_tokens, "thoughts"], [u.response_tokens, "response"]])]);
   }
-  parts.push(["time", `${(ms / 1000).toFixed(2)} s`]);
   $("finish").replaceChildren(...parts.map(([k, v]) => el("span", {}, `${k}: `, el("b", {}, v))));
   $("finish").classList.add("shown");
   $("finish").dataset.finishReason = String(snapshot.finish_reason);
@@ -234,12 +252,12 @@ function renderError(e: unknown): void {
       rows.push(["cause", cause.name]);
       if (cause.rule) rows.push(["rule", cause.rule]);
       if (cause.eventIndex !== undefined) rows.push(["upstream event", String(cause.eventIndex)]);
-      if (cause.preview) rows.push(["preview", cause.preview]);
+      if (cause.preview && !e.message.includes(cause.preview)) rows.push(["preview", cause.preview]);
     }
   } else if (e instanceof MmspError) {
     if (e.rule) rows.push(["rule", e.rule]);
     if (e.eventIndex !== undefined) rows.push(["event", String(e.eventIndex)]);
-    if (e.preview) rows.push(["preview", e.preview]);
+    if (e.preview && !e.message.includes(e.preview)) rows.push(["preview", e.preview]);
   }
   box.replaceChildren(
     el("div", { className: "title" }, title),
@@ -250,7 +268,14 @@ function renderError(e: unknown): void {
   box.dataset.errorType = e instanceof UpstreamError ? (e.errorType ?? "") : "";
   box.dataset.rule = (e instanceof UpstreamError && e.cause instanceof MmspError ? e.cause.rule : e instanceof MmspError ? e.rule : undefined) ?? "";
   box.classList.add("shown");
-  for (const s of shown) if (!s.done) s.node.querySelector(".badge")?.replaceWith(el("span", { className: "badge cut" }, "interrupted"));
+  for (const s of shown) {
+    if (s.done) continue;
+    s.node.dataset.partial = "interrupted";
+    const cut = el("span", { className: "badge cut" }, "interrupted");
+    const current = s.node.querySelector(".badge");
+    if (current) current.replaceWith(cut);
+    else s.node.append(cut);
+  }
 }
 
 function setStatus(state: "idle" | "streaming" | "done" | "error", text: string): void {
@@ -268,6 +293,7 @@ function logEvent(event: UniEvent, ms: number, count: number): void {
 // ---- one run ---------------------------------------------------------------------------------------
 
 let running: AbortController | null = null;
+const events = (n: number): string => `${n} event${n === 1 ? "" : "s"}`;
 
 async function run(): Promise<void> {
   running?.abort();
@@ -306,16 +332,16 @@ async function run(): Promise<void> {
       count++;
       render(stream.snapshot());
       logEvent(event, performance.now() - t0, count);
-      setStatus("streaming", `streaming… ${count} events`);
+      setStatus("streaming", `streaming… ${events(count)}`);
     }
     const snapshot = stream.snapshot();
     render(snapshot);
-    renderFinish(snapshot, performance.now() - t0);
-    setStatus("done", `done · ${count} events in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    renderFinish(snapshot);
+    setStatus("done", `done · ${events(count)} in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
   } catch (e) {
     if (abort.signal.aborted && running !== abort) return; // replaced by a newer run
     renderError(e);
-    setStatus("error", abort.signal.aborted ? `stopped after ${count} events` : `error after ${count} events`);
+    setStatus("error", `${abort.signal.aborted ? "stopped" : "error"} after ${events(count)}`);
   } finally {
     if (running === abort) {
       running = null;
