@@ -1,0 +1,384 @@
+// Checks the relay Worker's demo page in a real browser: starts the Worker with `wrangler dev` (the
+// top-level wrangler.toml, as `npm run dev` does; own process group, stopped at the end; a second one
+// relays to a local node:http MMSP server), opens
+// GET / in Debian's Chromium through playwright-core, streams samples through the page and checks
+// what it renders: thinking (dimmed, in its own box), text, a tool call whose arguments fill in
+// while it streams, an image (naturalWidth > 0), audio, embeddings, usage and finish reason, and an
+// error with its class and type. Keeps .ci-out/demo-page.png (the tool-call sample; the other
+// samples as .ci-out/demo-page-<sample>.png). Prints "demo page: N passed, N failed".
+//
+// Run: node scripts/demo-page-check.mjs     (CHROMIUM_PATH overrides /usr/bin/chromium)
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import http from "node:http";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const t0 = performance.now();
+const root = fileURLToPath(new URL("../", import.meta.url));
+const OUT = `${root}.ci-out`;
+await mkdir(OUT, { recursive: true });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---- what the samples hold (read straight from samples/*.sse) -----------------------------------------
+
+async function sample(name) {
+  const text = await readFile(`${root}samples/${name}.sse`, "utf8");
+  const events = [...text.matchAll(/^data: (.*)$/gm)].map((m) => m[1]).filter((d) => d !== "[DONE]").map((d) => JSON.parse(d));
+  const done = events.filter((e) => !e.error && e.event_type === "delta" && e.content_items[0].type.endsWith(".done")).map((e) => e.content_items[0]);
+  const deltas = events.filter((e) => !e.error && e.event_type === "delta" && e.content_items[0].type.endsWith(".delta")).map((e) => e.content_items[0]);
+  const stop = events.find((e) => e.event_type === "stop");
+  return { events, done, deltas, stop, error: events.find((e) => e.error)?.error };
+}
+
+// ---- the Worker under wrangler dev (twice: replaying the samples, and relaying to a local upstream) ---
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+/** Starts `wrangler dev` in its own process group (setsid), so wrangler, esbuild and workerd stop together. */
+async function startWorker(name, vars = {}) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const base = `http://127.0.0.1:${port}/`;
+  const logPath = `${OUT}/demo-page.${name}.log`;
+  const log = createWriteStream(logPath);
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  const child = spawn(`${root}node_modules/.bin/wrangler`, args, {
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" },
+  });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  const kill = (signal) => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {}
+  };
+  process.on("exit", () => exited || kill("SIGKILL"));
+  const stop = async () => {
+    if (exited) return;
+    kill("SIGTERM");
+    for (let i = 0; i < 50 && !exited; i++) await sleep(100);
+    if (!exited) kill("SIGKILL");
+  };
+  for (let i = 0; i < 240 && !exited; i++) {
+    try {
+      const res = await fetch(base);
+      await res.arrayBuffer();
+      if (res.ok) return { base, stop };
+    } catch {}
+    await sleep(250);
+  }
+  await stop();
+  throw new Error(`wrangler dev (${name}) did not start:\n${await readFile(logPath, "utf8").catch(() => "")}`);
+}
+
+// the MMSP server the relaying Worker talks to: serves samples/tool-call.sse in small chunks, or, for
+// the model "broken-model", a stream that breaks the protocol (a thinking fragment inside a text group)
+const upstreamRequests = [];
+const upstream = http.createServer(async (req, res) => {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  upstreamRequests.push({ url: req.url, body: JSON.parse(body) });
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  if (JSON.parse(body).model === "broken-model") {
+    const delta = (item) => `data: ${JSON.stringify({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null })}\n\n`;
+    res.end(delta({ type: "text.delta", text: "Sure, " }) + delta({ type: "thinking.delta", thinking: "wait" }));
+    return;
+  }
+  const text = await readFile(`${root}samples/tool-call.sse`);
+  for (let i = 0; i < text.length; i += 64) {
+    res.write(text.subarray(i, i + 64));
+    await sleep(2);
+  }
+  res.end();
+});
+await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+
+let workers;
+try {
+  workers = await Promise.all([
+    startWorker("replay"),
+    startWorker("relay", { MMSP_UPSTREAM: `http://127.0.0.1:${upstream.address().port}/v1` }),
+  ]);
+} catch (e) {
+  console.log(String(e?.message ?? e));
+  console.log("demo page: 0 passed, 1 failed");
+  process.exit(1);
+}
+const [{ base }, { base: relayBase }] = workers;
+console.log(`wrangler dev: ${base} (replay), ${relayBase} (relay) (${Math.round(performance.now() - t0)} ms)`);
+
+// ---- the browser -------------------------------------------------------------------------------------
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+const page = await context.newPage();
+const pageErrors = [];
+page.on("pageerror", (e) => pageErrors.push(String(e)));
+page.on("console", (m) => m.type() === "error" && pageErrors.push(`console: ${m.text()}`));
+
+/** Picks a model (and wire format), presses Send, waits for the run to end; returns the final state. */
+async function runSample(model, { wire = "sse", timeout = 20_000 } = {}) {
+  await page.selectOption("#model", model);
+  await page.selectOption("#wire", wire);
+  await page.click("#send");
+  await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("status").dataset.state), null, { timeout });
+  return page.evaluate(() => ({
+    state: document.getElementById("status").dataset.state,
+    status: document.getElementById("status-text").textContent,
+    items: [...document.querySelectorAll("#output .item")].map((n) => ({
+      kind: n.dataset.kind,
+      partial: n.dataset.partial,
+      text: n.querySelector(".body")?.textContent ?? null,
+      args: n.querySelector("pre.args")?.textContent ?? null,
+      head: n.querySelector(".tool-head")?.textContent ?? null,
+      fontStyle: getComputedStyle(n).fontStyle,
+      color: getComputedStyle(n).color,
+    })),
+    finish: document.getElementById("finish").textContent,
+    finishReason: document.getElementById("finish").dataset.finishReason ?? null,
+    error: document.getElementById("error").classList.contains("shown")
+      ? { ...document.getElementById("error").dataset, text: document.getElementById("error").textContent }
+      : null,
+  }));
+}
+
+const shot = (name) => page.screenshot({ path: `${OUT}/${name}.png`, fullPage: true });
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test("GET / loads the page; the model picker lists the samples; /demo.js runs", async () => {
+  await page.goto(`${base}?pace=5`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === "true", null, { timeout: 10_000 });
+  const models = await page.$$eval("#model option", (os) => os.map((o) => o.value));
+  assert.deepEqual(models, ["sample-chat", "sample-tools", "sample-image", "sample-audio", "sample-embeddings", "sample-error"]);
+  assert.equal(await page.$eval("#pace", (s) => s.value), "5");
+});
+
+test("sample-tools: thinking (dimmed, italic, own box), text, the tool call with its arguments, finish reason and usage", async () => {
+  const want = await sample("tool-call");
+  // pace 40 ms per event, and a record of every state the arguments box shows while streaming
+  await page.goto(`${base}?pace=40`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === "true");
+  await page.evaluate(() => {
+    window.argStates = [];
+    new MutationObserver(() => {
+      const pre = document.querySelector('.item[data-kind="tool_call"] pre.args');
+      if (!pre) return;
+      const last = window.argStates.at(-1);
+      const state = { partial: pre.closest(".item").dataset.partial, text: pre.textContent };
+      if (!last || last.text !== state.text || last.partial !== state.partial) window.argStates.push(state);
+    }).observe(document.getElementById("output"), { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+  const r = await runSample("sample-tools");
+  await shot("demo-page");
+  assert.equal(r.state, "done", r.status + JSON.stringify(r.error));
+  assert.deepEqual(r.items.map((i) => i.kind), want.done.map((d) => d.type.replace(".done", "")));
+  assert.ok(r.items.every((i) => i.partial === "false"));
+  const thinking = r.items.find((i) => i.kind === "thinking");
+  assert.equal(thinking.text, want.done.find((d) => d.type === "thinking.done").thinking);
+  assert.equal(thinking.fontStyle, "italic");
+  const text = r.items.find((i) => i.kind === "text");
+  assert.equal(text.text, want.done.find((d) => d.type === "text.done").text);
+  assert.equal(text.fontStyle, "normal");
+  assert.notEqual(thinking.color, text.color, "thinking is dimmed");
+  const call = want.done.find((d) => d.type === "tool_call.done");
+  const tool = r.items.find((i) => i.kind === "tool_call");
+  assert.deepEqual(JSON.parse(tool.args), call.arguments);
+  assert.ok(tool.head.includes(call.name) && tool.head.includes(call.tool_call_id));
+  assert.equal(r.finishReason, "tool_call");
+  const u = want.stop.usage_metadata;
+  assert.ok(r.finish.includes(`input tokens: ${u.cached_tokens} cached + ${u.prompt_tokens} prompt`), r.finish);
+  assert.ok(r.finish.includes(`output tokens: ${u.thoughts_tokens} thoughts + ${u.response_tokens} response`), r.finish);
+  // the arguments filled in live: partial states that grow toward the final object
+  const states = await page.evaluate(() => window.argStates);
+  const partial = states.filter((s) => s.partial === "true").map((s) => JSON.parse(s.text));
+  assert.ok(partial.some((a) => Object.keys(a).length > 0 && JSON.stringify(a) !== JSON.stringify(call.arguments)), `partial argument states: ${JSON.stringify(partial)}`);
+  assert.ok(partial.length >= 3, `${partial.length} partial states`);
+  assert.deepEqual(JSON.parse(states.at(-1).text), call.arguments);
+  assert.equal(states.at(-1).partial, "false");
+});
+
+test("sample-image: text, then the image (<img> from a Blob, naturalWidth > 0)", async () => {
+  await page.goto(`${base}?pace=5`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === "true");
+  const want = await sample("image");
+  const r = await runSample("sample-image");
+  assert.equal(r.state, "done", r.status);
+  assert.equal(r.items.find((i) => i.kind === "text").text, want.done.find((d) => d.type === "text.done").text);
+  await page.waitForFunction(() => {
+    const img = document.querySelector('.item[data-kind="inline_data"] img');
+    return img && img.complete && img.naturalWidth > 0;
+  }, null, { timeout: 5000 });
+  const img = await page.$eval('.item[data-kind="inline_data"] img', (i) => ({ src: i.src, w: i.naturalWidth, h: i.naturalHeight }));
+  assert.match(img.src, /^blob:/);
+  assert.ok(img.w > 0 && img.h > 0, JSON.stringify(img));
+  await shot("demo-page-image");
+});
+
+test("sample-audio: an <audio> player from a Blob, with a duration", async () => {
+  const r = await runSample("sample-audio");
+  assert.equal(r.state, "done", r.status);
+  await page.waitForFunction(() => {
+    const a = document.querySelector(".item audio");
+    return a && a.readyState >= 1 && a.duration > 0;
+  }, null, { timeout: 5000 });
+  const audio = await page.$eval(".item audio", (a) => ({ src: a.src, duration: a.duration, controls: a.controls }));
+  assert.match(audio.src, /^blob:/);
+  assert.ok(audio.controls);
+  assert.ok(Math.abs(audio.duration - 0.1) < 0.02, `duration ${audio.duration}`);
+  await shot("demo-page-audio");
+});
+
+test("sample-embeddings: each vector with its dimension and first values", async () => {
+  const want = await sample("embeddings");
+  const r = await runSample("sample-embeddings");
+  assert.equal(r.state, "done", r.status);
+  const vectors = want.done.filter((d) => d.type === "embedding.done").map((d) => d.embedding);
+  const shown = await page.$$eval('.item[data-kind="embedding"]', (ns) => ns.map((n) => ({ info: n.querySelector(".values").textContent, bars: n.querySelectorAll(".vector i").length })));
+  assert.equal(shown.length, vectors.length);
+  shown.forEach((s, k) => {
+    assert.ok(s.info.startsWith(`${vectors[k].length} dimensions · [${vectors[k][0].toFixed(4)}, `), s.info);
+    assert.equal(s.bars, Math.min(64, vectors[k].length));
+  });
+  await shot("demo-page-embeddings");
+});
+
+test("sample-error: the text so far, then the error with its class, type and status", async () => {
+  const want = await sample("error");
+  const r = await runSample("sample-error");
+  assert.equal(r.state, "error");
+  assert.equal(r.items[0].kind, "text");
+  assert.equal(r.items[0].text, want.deltas.map((d) => d.text).join(""));
+  assert.equal(r.error.errorClass, "UpstreamError");
+  assert.equal(r.error.errorType, want.error.type);
+  assert.ok(r.error.text.includes(want.error.message), r.error.text);
+  assert.ok(r.error.text.includes(`status${want.error.status}`), r.error.text);
+  assert.equal(r.finish, "");
+  await shot("demo-page-error");
+});
+
+test("sample-chat over NDJSON (Accept: application/x-ndjson): the same text", async () => {
+  const want = await sample("chat");
+  const r = await runSample("sample-chat", { wire: "ndjson" });
+  assert.equal(r.state, "done", r.status);
+  assert.equal(r.items.find((i) => i.kind === "text").text, want.done.find((d) => d.type === "text.done").text);
+  assert.equal(r.finishReason, want.stop.finish_reason);
+  await page.selectOption("#wire", "sse");
+});
+
+test("Stop: cancels the stream mid-way; the open item is marked interrupted", async () => {
+  await page.selectOption("#pace", "150");
+  await page.selectOption("#model", "sample-tools");
+  await page.click("#send");
+  await page.waitForFunction(() => document.querySelectorAll("#log li").length >= 2);
+  await page.click("#stop");
+  await page.waitForFunction(() => document.getElementById("status").dataset.state === "error", null, { timeout: 5000 });
+  const r = await page.evaluate(() => ({
+    status: document.getElementById("status-text").textContent,
+    error: document.getElementById("error").dataset.errorClass,
+    badge: document.querySelector(".badge.cut")?.textContent ?? null,
+    events: document.querySelectorAll("#log li").length,
+  }));
+  assert.match(r.status, /^stopped after \d+ events?$/);
+  assert.equal(r.error, "AbortError");
+  assert.equal(r.badge, "interrupted");
+  assert.ok(r.events < 10, `${r.events} events`);
+});
+
+test("relay mode (MMSP_UPSTREAM set): the model is typed, the page's request reaches the upstream, the answer renders", async () => {
+  const want = await sample("tool-call");
+  await page.goto(relayBase);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === "true");
+  assert.equal(await page.$eval("#model", (m) => m.tagName), "INPUT");
+  assert.ok((await page.textContent("#mode")).includes("Relaying"));
+  assert.equal(await page.isVisible("#pace"), false);
+  await page.fill("#model", "some-real-model");
+  await page.fill("#prompt", "Weather in Paris?");
+  await page.click("#send");
+  await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("status").dataset.state));
+  const state = await page.$eval("#status", (n) => n.dataset.state);
+  assert.equal(state, "done", await page.textContent("#status"));
+  const req = upstreamRequests.at(-1);
+  assert.equal(req.url, "/v1/stream");
+  assert.equal(req.body.model, "some-real-model");
+  assert.equal(req.body.messages[0].content_items[0].text, "Weather in Paris?");
+  const args = await page.$eval('.item[data-kind="tool_call"] pre.args', (p) => p.textContent);
+  assert.deepEqual(JSON.parse(args), want.done.find((d) => d.type === "tool_call.done").arguments);
+});
+
+test("relay mode: an upstream that breaks the protocol → the error with its class, type and rule (NO-INTERLEAVE)", async () => {
+  await page.fill("#model", "broken-model");
+  await page.click("#send");
+  await page.waitForFunction(() => document.getElementById("status").dataset.state === "error");
+  const e = await page.$eval("#error", (n) => ({ ...n.dataset, text: n.textContent }));
+  assert.equal(e.errorClass, "UpstreamError");
+  assert.equal(e.errorType, "StreamProtocolError");
+  assert.equal(e.rule, "NO-INTERLEAVE");
+  assert.ok(e.text.includes("causeStreamProtocolError") && e.text.includes("ruleNO-INTERLEAVE"), e.text);
+  assert.ok(e.text.includes("upstream broke the streaming protocol"), e.text);
+  assert.equal(await page.$eval('.item[data-kind="text"] .body', (b) => b.textContent), "Sure, ");
+  await shot("demo-page-protocol-error");
+});
+
+test("no page errors (uncaught or console) in the runs above", async () => {
+  assert.deepEqual(pageErrors, []);
+});
+
+test("a refusal is shown as an error (unknown model → UpstreamError NotFoundError, status 404)", async () => {
+  await page.goto(`${base}?pace=0&model=sample-nope`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === "true");
+  await page.click("#send");
+  await page.waitForFunction(() => document.getElementById("status").dataset.state === "error");
+  const e = await page.$eval("#error", (n) => ({ ...n.dataset, text: n.textContent }));
+  assert.equal(e.errorClass, "UpstreamError");
+  assert.equal(e.errorType, "NotFoundError");
+  assert.ok(e.text.includes("status404"), e.text);
+});
+
+// ---- run ---------------------------------------------------------------------------------------------
+
+let passed = 0;
+let failed = 0;
+try {
+  console.log(`browser: Chromium ${browser.version()}`);
+  for (const { name, fn } of tests) {
+    const t = performance.now();
+    try {
+      await fn();
+      passed++;
+      console.log(`✓ [demo page/chromium] ${name} (${Math.round(performance.now() - t)} ms)`);
+    } catch (e) {
+      failed++;
+      console.log(`✗ [demo page/chromium] ${name}\n  ${(e?.stack ?? String(e)).split("\n").slice(0, 6).join("\n  ")}`);
+    }
+  }
+} finally {
+  await browser.close();
+  await Promise.all(workers.map((w) => w.stop()));
+  upstream.closeAllConnections();
+  upstream.close();
+}
+console.log(`screenshot: .ci-out/demo-page.png`);
+console.log(`demo page: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);
