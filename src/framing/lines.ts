@@ -70,11 +70,17 @@ export class LineSplitter {
   /** Called at the start of each `push`, while the previous text is still current. */
   beforePush: (() => void) | null = null;
 
-  /** Byte offset of `text[pos]`; positions asked for only grow within a chunk, so counting is linear. */
+  /**
+   * Byte offset of `text[pos]`, counting from the nearest known point: the chunk's start, a cursor
+   * left by the last count (positions asked for mostly grow within a chunk), or the chunk's end
+   * (a line still open when the chunk ends starts near it).
+   */
   private byteOffsetOf(pos: number): number {
     const { text, textStart, textEnd } = this;
     if (textEnd - textStart === text.length) return textStart + pos; // all ASCII
-    if (pos < this.cursorPos) {
+    const fromEnd = text.length - pos;
+    if (pos < this.cursorPos || pos - this.cursorPos > fromEnd) {
+      if (fromEnd < pos) return textEnd - utf8Length(text, pos);
       this.cursorPos = 0;
       this.cursorByte = textStart;
     }
