@@ -84,6 +84,21 @@ export const cases: Case[] = [
       { numRuns: 60 },
     );
   }],
+  ["the byte offset of a bad event is exact under any split, with multi-byte text before it", async () => {
+    await fc.assert(
+      fc.asyncProperty(streamEvents, fc.nat(), fc.constantFrom("sse", "ndjson"), fc.constantFrom("\n", "\r\n"), cuts(4000), async (events, at, format, eol, cutAt) => {
+        const k = at % events.length;
+        const head = format === "sse" ? sseText(events.slice(0, k), eol, false).replace(/data: \[DONE\][\r\n]*$/, "") : ndjsonText(events.slice(0, k), eol);
+        const bad = format === "sse" ? `data: {"oops": é}${eol}${eol}` : `{"oops": é}${eol}`;
+        const bytes = utf8(head + bad + (format === "sse" ? sseText(events.slice(k), eol, false) : ndjsonText(events.slice(k), eol)));
+        const s = new UniEventStream({ format });
+        const r = await collectSettled(byteStream(splitAt(bytes, cutAt.map((c) => c % bytes.length))).pipeThrough(s));
+        assertEqual(r.values.length, k);
+        assertEqual([(r.error as any)?.rule, (r.error as any)?.eventIndex, (r.error as any)?.byteOffset], ["JSON", k, utf8(head).length]);
+      }),
+      { numRuns: 80 },
+    );
+  }],
   ["SSE and NDJSON, one byte at a time (splits inside every CRLF and every character)", async () => {
     const events = [delta(thinking("é€😀中")), delta(thinkingDone("é€😀中")), delta(text("a\r\nb")), delta(textDone("a\r\nb")), stop()];
     for (const [format, body] of [["sse", sseText(events, "\r\n", true)], ["ndjson", ndjsonText(events, "\r\n")]] as const) {
