@@ -48,6 +48,8 @@ Options:
   --model MODEL         URL: the model to ask (required with a URL)
   --prompt TEXT         URL: the user message (default "Hello!")
   --key KEY             URL: sent as "Authorization: Bearer KEY" (default: $MMSP_API_KEY)
+  --timeout MS          URL: fail when the server sends nothing (not even a keep-alive) for this
+                        long, before or during the stream (default 60000)
   --delay MS            inspect: wait MS milliseconds between the events of a file, stdin or a
                         sample, to watch it stream (default: 25 for a sample shown on a terminal, else 0)
   --list-samples        list the built-in samples
@@ -69,6 +71,7 @@ const OPTIONS = {
   prompt: { type: "string" },
   key: { type: "string" },
   delay: { type: "string" },
+  timeout: { type: "string" },
   sample: { type: "string" },
   "list-samples": { type: "boolean" },
 };
@@ -117,6 +120,12 @@ function parse(argv) {
     if (o[name] !== undefined && !url) throw new UsageError(`--${name} is only for a URL input`);
   if (url && !o.model) throw new UsageError("a URL input needs --model");
   if (url && o.delay !== undefined) throw new UsageError("--delay is for a file, stdin or a sample");
+  if (o.timeout !== undefined && !url) throw new UsageError("--timeout is only for a URL input");
+  let timeout = 60_000;
+  if (o.timeout !== undefined) {
+    timeout = Number(o.timeout);
+    if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of milliseconds, not "${o.timeout}"`);
+  }
 
   let delay;
   if (o.delay !== undefined) {
@@ -136,6 +145,7 @@ function parse(argv) {
     prompt: o.prompt ?? "Hello!",
     key: o.key ?? process.env.MMSP_API_KEY,
     delay,
+    timeout,
   };
 }
 
@@ -149,7 +159,15 @@ async function open(plan, lib, { pace, note }) {
   const options = { client, mode: plan.mode };
   if (plan.url) {
     note(`POST ${endpoint(plan.source).href}  model=${plan.model}`);
-    const response = await request(plan.source, plan);
+    // Until the answer's headers come, a timer; then the reader's idle time-out takes over.
+    const answered = new AbortController();
+    const timer = setTimeout(() => answered.abort(new Error(`the server did not answer within ${plan.timeout} ms`)), plan.timeout);
+    let response;
+    try {
+      response = await request(plan.source, { ...plan, signal: answered.signal });
+    } finally {
+      clearTimeout(timer);
+    }
     const type = response.headers.get("content-type");
     note(`HTTP ${response.status} ${type ?? "(no content type)"}`);
     let body = response.body ?? new ReadableStream({ start: (c) => c.close() });
@@ -157,7 +175,7 @@ async function open(plan, lib, { pace, note }) {
     if (response.ok && format === undefined) ({ format, stream: body } = await sniff(body));
     const nullBody = [204, 205, 304].includes(response.status); // a Response with these statuses can have no body
     const counted = new Response(nullBody ? null : body.pipeThrough(counter), { status: response.status, headers: response.headers });
-    const { readable, message } = lib.fromResponse(counted, { ...options, format: format ?? "sse" });
+    const { readable, message } = lib.fromResponse(counted, { ...options, format: format ?? "sse", idleTimeoutMs: plan.timeout });
     return { readable, message, counter, format: format ?? "sse" };
   }
   let { format, stream, head } = await sniff(await openLocal(plan.source));

@@ -122,3 +122,18 @@ test("an unreachable server: said so, exit 1", async () => {
   assert.equal(code, 1);
   assert.match(stderr, new RegExp(`^error: cannot reach http://127\\.0\\.0\\.1:${port}/v1/stream: ECONNREFUSED$`, "m"));
 });
+
+test("a server that goes silent mid-stream: --timeout ends the wait with a StreamLimitError; exit 1", async () => {
+  server.sample = "tool-call";
+  server.format = "sse";
+  let release;
+  server.waitBefore = (i) => (i === 3 ? new Promise((r) => (release = r)) : Promise.resolve());
+  const started = performance.now();
+  const { code, stderr } = await run(["inspect", `${base}/v1`, "--model", "m", "--key", KEY, "--timeout", "300"]);
+  release?.();
+  server.waitBefore = async () => {};
+  assert.equal(code, 1, stderr);
+  assert.match(stderr, /StreamLimitError/);
+  assert.match(stderr, /idleTimeoutMs/);
+  assert.ok(performance.now() - started < 10_000, "it did not wait for the server");
+});
