@@ -14,10 +14,10 @@
  */
 import { UniEventDecoder } from "../decode/uni-event.js";
 import { checkEvent } from "../decode/validate.js";
-import { EmptyResponseError, MmspError, ToolCallArgumentParseError } from "../errors.js";
+import { EmptyResponseError, MmspError } from "../errors.js";
 import type { StreamCore } from "../internal/core.js";
 import { Fault } from "../internal/fault.js";
-import { checkItemDepth, ITEM_MEMBER_DEPTH, limitError, nestsDeeper } from "../internal/limits.js";
+import { checkItemDepth, limitError } from "../internal/limits.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
 import {
   KINDS,
@@ -282,7 +282,7 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
         value = g.text();
         break;
       case "tool_call":
-        value = this.parseArguments(g);
+        value = g.toolArguments(this.client, this.limits.maxDepth);
         break;
       case "inline_data":
       case "inline_thinking":
@@ -295,30 +295,6 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
     const done: Item = { ...g.first, type: `${item.kind}.done`, [GROWING[item.kind]]: value };
     if (item.fidelity !== undefined) done.fidelity = item.fidelity;
     return this.event(done, createdAt);
-  }
-
-  private parseArguments(g: GroupBuffer): Record<string, unknown> {
-    const raw = g.text();
-    let parsed: unknown;
-    let reason: string | undefined;
-    try {
-      parsed = raw === "" ? {} : JSON.parse(raw);
-      if (!isRecord(parsed)) reason = "Expected a JSON object.";
-    } catch (e) {
-      reason = (e as Error).message;
-    }
-    if (reason === undefined && nestsDeeper(parsed, this.limits.maxDepth, ITEM_MEMBER_DEPTH))
-      throw limitError("maxDepth", this.limits.maxDepth, "the nesting of the tool call's arguments");
-    if (reason !== undefined)
-      throw ToolCallArgumentParseError.fromRaw({
-        client: this.client,
-        toolName: g.first.name as string,
-        toolCallId: g.first.tool_call_id as string,
-        raw,
-        reason,
-        rule: "DONE-CONTENT",
-      });
-    return parsed as Record<string, unknown>;
   }
 
   private event(item: Item, createdAt: number | undefined): UniEvent {

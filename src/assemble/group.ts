@@ -2,6 +2,9 @@
  * The fragments of the group being streamed (`K.delta+`): its first fragment, the pieces of its
  * growing member and its fidelity. Pieces are kept as a list, never concatenated per fragment.
  */
+import { ToolCallArgumentParseError } from "../errors.js";
+import { ITEM_MEMBER_DEPTH, limitError, nestsDeeper } from "../internal/limits.js";
+import { isRecord } from "../internal/values.js";
 import type { Kind } from "../schema.js";
 
 type Item = Record<string, unknown>;
@@ -44,6 +47,28 @@ export class GroupBuffer {
   /** The joined text (text, thinking, tool-call arguments). */
   text(): string {
     return (this.pieces as string[]).join("");
+  }
+
+  /**
+   * The tool call's arguments: the joined text parsed strictly ("" counts as {}), or
+   * `ToolCallArgumentParseError` when it is not a JSON object (SPEC §4).
+   */
+  toolArguments(client: string, maxDepth: number): Record<string, unknown> {
+    const raw = this.text();
+    let parsed: unknown;
+    let reason: string | undefined;
+    try {
+      parsed = raw === "" ? {} : JSON.parse(raw);
+      if (!isRecord(parsed)) reason = "Expected a JSON object.";
+    } catch (e) {
+      reason = (e as Error).message;
+    }
+    if (reason !== undefined) {
+      const { name, tool_call_id } = this.first as { name: string; tool_call_id: string };
+      throw ToolCallArgumentParseError.fromRaw({ client, toolName: name, toolCallId: tool_call_id, raw, reason, rule: "DONE-CONTENT" });
+    }
+    if (nestsDeeper(parsed, maxDepth, ITEM_MEMBER_DEPTH)) throw limitError("maxDepth", maxDepth, "the nesting of the tool call's arguments");
+    return parsed as Record<string, unknown>;
   }
 
   /** The joined bytes (inline data). */

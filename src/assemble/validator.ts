@@ -3,11 +3,11 @@
  * (SPEC §4), one event at a time. Fragments are kept as a list of pieces and compared with the
  * `.done` piece by piece, so a group costs its size once.
  */
-import { EmptyResponseError, ToolCallArgumentParseError } from "../errors.js";
+import { EmptyResponseError } from "../errors.js";
 import { Fault } from "../internal/fault.js";
 import { fidelityEqual, hasFidelity, isRecord, jsonEqual } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
-import { ITEM_MEMBER_DEPTH, limitError, nestsDeeper } from "../internal/limits.js";
+import { limitError } from "../internal/limits.js";
 import { GroupBuffer } from "./group.js";
 
 type Item = Record<string, unknown> & { type: string };
@@ -96,7 +96,7 @@ export class MessageValidator {
         if (!g.sameText(done[g.kind] as string)) throw mismatch(`${g.kind} differs from the joined fragments`);
         break;
       case "tool_call": {
-        const args = this.parseArguments(g);
+        const args = g.toolArguments(this.client, this.limits.maxDepth);
         if (done.name !== g.first.name) throw mismatch(`name ${JSON.stringify(done.name)} != ${JSON.stringify(g.first.name)}`);
         if (done.tool_call_id !== g.first.tool_call_id) throw mismatch("tool_call_id differs from the first fragment's");
         if (!jsonEqual(done.arguments, args)) throw mismatch("arguments differ from the parsed fragments");
@@ -115,31 +115,6 @@ export class MessageValidator {
       throw new Fault("FIDELITY-EQUAL", `${done.type} carries a different fidelity than its group's fragment`);
     this.open = null;
     this.items.push(done as unknown as DoneItem);
-  }
-
-  private parseArguments(g: GroupBuffer): Record<string, unknown> {
-    const raw = g.text();
-    let parsed: unknown;
-    let reason: string | undefined;
-    try {
-      parsed = raw === "" ? {} : JSON.parse(raw);
-      if (!isRecord(parsed)) reason = "Expected a JSON object.";
-    } catch (e) {
-      reason = (e as Error).message;
-    }
-    if (reason === undefined && nestsDeeper(parsed, this.limits.maxDepth, ITEM_MEMBER_DEPTH))
-      throw limitError("maxDepth", this.limits.maxDepth, "the nesting of the tool call's arguments");
-    if (reason !== undefined) {
-      throw ToolCallArgumentParseError.fromRaw({
-        client: this.client,
-        toolName: g.first.name as string,
-        toolCallId: g.first.tool_call_id as string,
-        raw,
-        reason,
-        rule: "DONE-CONTENT",
-      });
-    }
-    return parsed as Record<string, unknown>;
   }
 
   private stop(event: UniEvent): void {
