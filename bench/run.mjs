@@ -521,6 +521,17 @@ if (memory.some((m) => m.corpus === "media40")) {
 if (bundle.error) goal("bundle ≤ 20 KB min+gzip", "error", false, bundle.error);
 else goal("bundle ≤ 20 KB min+gzip", `${bundle.gzip} bytes (budget ${BUDGET})`, bundle.gzip <= BUDGET, `minified ${bundle.minified} bytes; esbuild bundle+minify, ESM, platform neutral; gzip level 6`);
 
+// Issue #8: partial tool arguments in linear time (its own script: one process, CPU-time ratios).
+if (!QUICK && !ONLY) {
+  const { execFileSync } = await import("node:child_process");
+  try {
+    const out = execFileSync(process.execPath, [`${ROOT}bench/partial-json.mjs`], { encoding: "utf8", env: { ...process.env, PJ_MODULE: process.env.MMSP_DIST } });
+    L.push("## Partial tool arguments (bench/partial-json.mjs, issue #8)", "", out.trim(), "");
+  } catch (e) {
+    L.push("## Partial tool arguments (bench/partial-json.mjs, issue #8)", "", "failed: " + String(e.stdout ?? e.message).trim(), "");
+  }
+}
+
 L.push("## Goals (issue #6)", "");
 L.push("| goal | measured | status | detail |", "| --- | --- | --- | --- |");
 for (const g of goals) L.push(`| ${g.text} | ${g.value} | ${g.met === null ? "not measured" : g.met ? "**met**" : "**missed**"} | ${g.detail} |`);
