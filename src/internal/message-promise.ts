@@ -1,55 +1,50 @@
 /**
- * The `message` of a stream: a promise that, when awaited while nobody reads the stream's
+ * The `message` of a stream: a real Promise that, when awaited while nobody reads the stream's
  * `readable`, makes the package drain the readable itself (so `await stream.message` alone never
- * stalls on backpressure). It is a thenable rather than a native Promise because `await` on a
- * native promise never calls an overridden `then`.
+ * stalls on backpressure).
+ *
+ * It is a Promise subclass whose `then` asks for the drain: `await`, `Promise.all`, `.catch` and
+ * `.finally` all go through `then` for a subclass instance (only a plain `Promise` is adopted
+ * without calling it). Derived promises are plain Promises (`Symbol.species`).
  */
-export class MessagePromise<T> implements Promise<T> {
-  readonly [Symbol.toStringTag] = "Promise";
-  private readonly inner: Promise<T>;
-  private resolveInner!: (value: T) => void;
-  private rejectInner!: (reason: unknown) => void;
-  private asked = false;
+export class MessagePromise<T> extends Promise<T> {
+  static override get [Symbol.species](): PromiseConstructor {
+    return Promise;
+  }
 
-  constructor(private readonly drain: () => void) {
-    this.inner = new Promise<T>((resolve, reject) => {
-      this.resolveInner = resolve;
-      this.rejectInner = reject;
+  private readonly settle: { resolve: (value: T) => void; reject: (reason: unknown) => void };
+  private drain: (() => void) | undefined;
+
+  constructor(drain: () => void) {
+    let settle!: { resolve: (value: T) => void; reject: (reason: unknown) => void };
+    super((resolve, reject) => {
+      settle = { resolve, reject };
     });
-    this.inner.catch(() => {}); // a failure nobody awaited is not an unhandled rejection
+    this.settle = settle;
+    this.drain = drain;
+    // A failure nobody awaited is not an unhandled rejection (and this is no request to drain).
+    Promise.prototype.then.call(this, undefined, () => {});
   }
 
   resolve(value: T): void {
-    this.resolveInner(value);
+    this.settle.resolve(value);
   }
 
   reject(reason: unknown): void {
-    this.rejectInner(reason);
+    this.settle.reject(reason);
   }
 
-  private ask(): void {
-    if (this.asked) return;
-    this.asked = true;
-    // Give the caller the rest of this task to start reading `readable` (e.g. `message.then(f)`
-    // followed by a `for await` over the readable); only then does the package drain it.
-    setTimeout(this.drain, 0);
-  }
-
-  then<A = T, B = never>(
+  override then<A = T, B = never>(
     onfulfilled?: ((value: T) => A | PromiseLike<A>) | null,
     onrejected?: ((reason: any) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
-    this.ask();
-    return this.inner.then(onfulfilled, onrejected);
-  }
-
-  catch<B = never>(onrejected?: ((reason: any) => B | PromiseLike<B>) | null): Promise<T | B> {
-    this.ask();
-    return this.inner.catch(onrejected);
-  }
-
-  finally(onfinally?: (() => void) | null): Promise<T> {
-    this.ask();
-    return this.inner.finally(onfinally);
+    const drain = this.drain;
+    if (drain) {
+      this.drain = undefined;
+      // Give the caller the rest of this task to start reading `readable` (e.g. `message.then(f)`
+      // followed by a `for await` over the readable); only then does the package drain it.
+      setTimeout(drain, 0);
+    }
+    return super.then(onfulfilled, onrejected);
   }
 }

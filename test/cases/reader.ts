@@ -244,6 +244,17 @@ export const cases: Case[] = [
     assertEqual(await stream.message, expectedMessage(SEED_EXAMPLE));
     assertEqual(stream.readable.locked, true, "the package holds the readable");
   }],
+  ["message is a real Promise; an unawaited failure is not an unhandled rejection", async () => {
+    const stream = new UniEventStream();
+    assert(stream.message instanceof Promise, "instanceof Promise");
+    assertEqual(Object.prototype.toString.call(stream.message), "[object Promise]");
+    byteStream([sse([delta(text("a"))], false)]).pipeThrough(stream); // truncated: message rejects
+    const all = await Promise.allSettled([stream.message]);
+    assertEqual(all[0]!.status, "rejected");
+    const other = new UniEventStream();
+    byteStream(["data: {oops}\n\n"]).pipeThrough(other); // fails with nobody awaiting message
+    await collectSettled(other.readable);
+  }],
   ["message.then() before reading the readable in the same task does not drain it", async () => {
     const stream = new UniEventStream();
     const events = byteStream([sse(SEED_EXAMPLE)]).pipeThrough(stream);
