@@ -151,3 +151,35 @@ export async function runCases(cases: Case[]): Promise<{ passed: number; failed:
   const passed = results.filter((r) => r.ok).length;
   return { passed, failed: results.length - passed, results };
 }
+
+/** Reads `readable` to its end and awaits `message`: what came out, and how each ended. */
+export async function settle<T>(readable: ReadableStream<T>, message: PromiseLike<unknown>): Promise<{ events: T[]; error: any; message: any; messageError: any }> {
+  const { values, error } = await collectSettled(readable);
+  let m: any;
+  let messageError: any;
+  try {
+    m = await message;
+  } catch (e) {
+    messageError = e;
+  }
+  return { events: values, error, message: m, messageError };
+}
+
+/** A byte source that records how often it was pulled and whether (and why) it was cancelled. */
+export function trackedSource(chunks: Uint8Array[], opts: { stallAfter?: number } = {}) {
+  const state = { pulls: 0, cancelled: false, reason: undefined as unknown };
+  let i = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(c) {
+      state.pulls++;
+      if (opts.stallAfter !== undefined && i >= opts.stallAfter) return new Promise(() => {}); // never answers
+      if (i < chunks.length) c.enqueue(chunks[i++]!);
+      else c.close();
+    },
+    cancel(reason) {
+      state.cancelled = true;
+      state.reason = reason;
+    },
+  }, { highWaterMark: 0 });
+  return { stream, state };
+}

@@ -4,7 +4,7 @@ import {
   EmptyResponseError, MessageAssemblerStream, MmspError, StreamLimitError, StreamProtocolError, ToolCallArgumentParseError,
   UniEventStream, UpstreamError,
 } from "../../dist/index.js";
-import { assert, assertEqual, assertError, byteStream, collectSettled, utf8, valuesStream, type Case } from "../harness.ts";
+import { assert, assertEqual, assertError, byteStream, collectSettled, settle, utf8, valuesStream, type Case } from "../harness.ts";
 
 type Json = Record<string, unknown>;
 
@@ -66,16 +66,9 @@ interface Assembled {
 /** Runs input events through MessageAssemblerStream in assemble mode. */
 async function assemble(input: Json[], client?: string): Promise<Assembled> {
   const stream = new MessageAssemblerStream({ mode: "assemble", ...(client ? { client } : {}) });
-  const { values, error } = await collectSettled(valuesStream(input as any[]).pipeThrough(stream));
-  let message: any;
-  let messageError: any;
-  try {
-    message = await stream.message;
-  } catch (e) {
-    messageError = e;
-  }
+  const { events, error, message, messageError } = await settle(valuesStream(input as any[]).pipeThrough(stream), stream.message);
   if (error !== messageError) throw new Error(`message rejected with ${String(messageError)}, the readable with ${String(error)}`);
-  return { events: values, error, message, messageError };
+  return { events, error, message, messageError };
 }
 
 async function assembleOk(input: Json[]): Promise<Assembled> {

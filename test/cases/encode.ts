@@ -5,7 +5,7 @@ import {
   EmptyResponseError, MessageAssemblerStream, MmspError, NdjsonEncoderStream, SseEncoderStream, StreamProtocolError,
   ToolCallArgumentParseError, UniEventStream, UpstreamError, fromResponse, toWireEvent,
 } from "../../dist/index.js";
-import { assert, assertEqual, assertError, byteStream, collect, collectSettled, splitAt, utf8, valuesStream, type Case } from "../harness.ts";
+import { assert, assertEqual, assertError, byteStream, collect, collectSettled, settle, splitAt, utf8, valuesStream, type Case } from "../harness.ts";
 
 type Json = Record<string, unknown>;
 type Encoder = SseEncoderStream | NdjsonEncoderStream;
@@ -41,15 +41,7 @@ async function encode(events: Json[], encoder: Encoder = new SseEncoderStream())
 /** Reads bytes back with UniEventStream (validate mode). */
 async function readBack(body: Uint8Array | Uint8Array[], format: "sse" | "ndjson" = "sse") {
   const stream = new UniEventStream({ format });
-  const { values, error } = await collectSettled(byteStream(Array.isArray(body) ? body : [body]).pipeThrough(stream));
-  let message: any;
-  let messageError: any;
-  try {
-    message = await stream.message;
-  } catch (e) {
-    messageError = e;
-  }
-  return { events: values as any[], error: error as any, message, messageError };
+  return settle(byteStream(Array.isArray(body) ? body : [body]).pipeThrough(stream), stream.message);
 }
 
 /** Assembles input events (assemble mode); returns what came out and the error, if any. */

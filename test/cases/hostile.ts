@@ -3,28 +3,9 @@ import fc from "fast-check";
 import {
   MmspError, NdjsonDecoderStream, StreamLimitError, StreamProtocolError, UniEventStream, DEFAULT_LIMITS,
 } from "../../dist/index.js";
-import { assert, assertEqual, assertError, byteStream, collectSettled, splitAt, utf8, type Case } from "../harness.ts";
+import { assert, assertEqual, assertError, byteStream, collectSettled, splitAt, trackedSource, utf8, type Case } from "../harness.ts";
 import { SEED_EXAMPLE, delta, ndjson, sse, stop, text, textDone, thinking, tool, toolDone, type Json } from "../fixtures.ts";
 import { read, readError } from "./read-helpers.ts";
-
-/** A source of many chunks that records how far it was read and whether it was cancelled. */
-function trackedSource(chunks: Uint8Array[], opts: { stallAfter?: number } = {}) {
-  const state = { pulls: 0, cancelled: false, reason: undefined as unknown };
-  let i = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(c) {
-      state.pulls++;
-      if (opts.stallAfter !== undefined && i >= opts.stallAfter) return new Promise(() => {}); // never answers
-      if (i < chunks.length) c.enqueue(chunks[i++]!);
-      else c.close();
-    },
-    cancel(reason) {
-      state.cancelled = true;
-      state.reason = reason;
-    },
-  }, { highWaterMark: 0 });
-  return { stream, state };
-}
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,6 +1,6 @@
 // Helpers shared by the reading cases: run bytes through the reader and see what came out.
 import { UniEventStream, type UniEventStreamOptions } from "../../dist/index.js";
-import { byteStream, collectSettled } from "../harness.ts";
+import { byteStream, settle } from "../harness.ts";
 
 export interface ReadResult {
   events: any[];
@@ -13,15 +13,7 @@ export interface ReadResult {
 export async function read(chunks: (string | Uint8Array)[] | string | Uint8Array, options?: UniEventStreamOptions): Promise<ReadResult> {
   const stream = new UniEventStream(options);
   const list = Array.isArray(chunks) ? chunks : [chunks];
-  const { values, error } = await collectSettled(byteStream(list).pipeThrough(stream));
-  let message: any;
-  let messageError: any;
-  try {
-    message = await stream.message;
-  } catch (e) {
-    messageError = e;
-  }
-  return { events: values, error, message, messageError };
+  return settle(byteStream(list).pipeThrough(stream), stream.message);
 }
 
 /** Reads and expects an error; returns it after checking that `message` rejected with the same one. */

@@ -3,7 +3,7 @@ import {
   EmptyResponseError, MessageAssemblerStream, NdjsonDecoderStream, SseDecoderStream, StreamProtocolError,
   ToolCallArgumentParseError, UniEventDecoderStream, UniEventStream, UpstreamError, fromResponse, MmspError,
 } from "../../dist/index.js";
-import { assert, assertEqual, assertError, byteStream, collect, collectSettled, utf8, type Case } from "../harness.ts";
+import { assert, assertEqual, assertError, byteStream, collect, collectSettled, trackedSource, utf8, type Case } from "../harness.ts";
 import {
   AUDIO, AUDIO_BYTES, EMBEDDINGS, ERROR_EVENT, MINIMAX_TOOL, SEED_EXAMPLE, TWO_IMAGES, delta, ndjson, sse, stop, text, textDone,
   withError, type Json,
@@ -37,24 +37,6 @@ async function roundTrip(events: Json[]): Promise<void> {
     assertEqual(r.events, events.map(decoded), `${format} events`);
     assertEqual(r.message, expectedMessage(events), `${format} message`);
   }
-}
-
-/** A source that counts how often it was pulled and whether it was cancelled. */
-function countingSource(chunks: Uint8Array[]) {
-  const state = { pulls: 0, cancelled: false as boolean, reason: undefined as unknown };
-  let i = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(c) {
-      state.pulls++;
-      if (i < chunks.length) c.enqueue(chunks[i++]!);
-      else c.close();
-    },
-    cancel(reason) {
-      state.cancelled = true;
-      state.reason = reason;
-    },
-  }, { highWaterMark: 0 });
-  return { stream, state };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -265,7 +247,7 @@ export const cases: Case[] = [
   }],
   ["backpressure: a reader that does not read holds the source", async () => {
     const chunks = SEED_EXAMPLE.map((e) => utf8(sse([e], false)));
-    const { stream, state } = countingSource([...chunks, utf8("data: [DONE]\n\n")]);
+    const { stream, state } = trackedSource([...chunks, utf8("data: [DONE]\n\n")]);
     const reader = stream.pipeThrough(new UniEventStream()).getReader();
     await reader.read();
     for (let i = 0; i < 5; i++) await tick();
@@ -276,7 +258,7 @@ export const cases: Case[] = [
   }],
   ["cancelling the readable cancels the source and rejects the message", async () => {
     const chunks = SEED_EXAMPLE.map((e) => utf8(sse([e], false)));
-    const { stream, state } = countingSource(chunks);
+    const { stream, state } = trackedSource(chunks);
     const ues = new UniEventStream();
     const reader = stream.pipeThrough(ues).getReader();
     await reader.read();
@@ -287,7 +269,7 @@ export const cases: Case[] = [
     assertEqual((e as Error).message, "user left");
   }],
   ["after [DONE] the source is cancelled, freeing the connection", async () => {
-    const { stream, state } = countingSource([utf8(sse(SEED_EXAMPLE)), utf8("data: more\n\n")]);
+    const { stream, state } = trackedSource([utf8(sse(SEED_EXAMPLE)), utf8("data: more\n\n")]);
     const ues = new UniEventStream();
     const events = await collect(stream.pipeThrough(ues));
     assertEqual(events.length, SEED_EXAMPLE.length);
