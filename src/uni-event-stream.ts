@@ -97,6 +97,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     this.assembler = options.mode === "assemble" ? new MessageAssembler(this.client, onMessage, limits) : null;
     this.decoder = this.assembler ? new AssembleInputDecoder(this.client) : new UniEventDecoder(this.client, limits.maxDepth);
     this.validator = new MessageValidator(this.client, onMessage, limits);
+    // Validate mode: the live message starts from the checker's state when first asked for.
+    this.live = new LiveMessage(this.assembler ? null : () => this.validator);
     const sse = options.format === "ndjson" ? null : new SseParser(this.lines, limits.maxEventBytes, tooLong);
     this.sse = sse;
     this.onMessage = (m, bytes) => this.record(m.data, undefined, bytes);
@@ -108,7 +110,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   }
 
   /** The message as it streams (see `UniEventStream.snapshot`). */
-  readonly live = new LiveMessage();
+  readonly live: LiveMessage;
 
   push(chunk: Uint8Array, emit: (event: UniEvent) => void): void {
     this.emit = this.live.tap(emit);

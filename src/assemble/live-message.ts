@@ -10,7 +10,15 @@
  */
 import { PartialJsonParser } from "../partial/partial-json.js";
 import { hasFidelity } from "../internal/values.js";
-import type { DoneItem, FinishReason, Kind, UniEvent, UsageMetadata } from "../schema.js";
+import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
+import { GROWING, type GroupBuffer } from "./group.js";
+
+/** Where a live message that starts late takes the state so far from (the checker's own). */
+export interface LiveSeed {
+  doneItems: readonly DoneItem[];
+  openGroup: GroupBuffer | null;
+  message: UniMessage | undefined;
+}
 
 /** The open item of a snapshot: shaped like its `.done`, with `partial: true`. */
 export type PartialItem = Record<string, unknown> & { type: string; partial: true };
@@ -108,6 +116,35 @@ export class LiveMessage {
   private open: OpenItem | null = null;
   private tapped: ((e: UniEvent) => void) | undefined;
   private tappedFor: ((e: UniEvent) => void) | undefined;
+  private enabled: boolean;
+
+  /**
+   * With a `seed`, nothing is done per event until the first `snapshot()`, which then starts from
+   * the seed's state (a reader that never asks pays nothing); without one, every event is followed.
+   */
+  constructor(private readonly seed: (() => LiveSeed) | null = null) {
+    this.enabled = seed === null;
+  }
+
+  private start(): void {
+    this.enabled = true;
+    const { doneItems, openGroup, message } = this.seed!();
+    for (const item of doneItems) this.snap.content_items.push(item);
+    if (openGroup) {
+      const first: Record<string, unknown> = { ...openGroup.first };
+      this.open = new OpenItem(openGroup.kind, first);
+      this.snap.content_items.push(this.open.item);
+      const growing = GROWING[openGroup.kind];
+      openGroup.pieces.forEach((piece, i) =>
+        this.open!.pending.push(i === 0 && openGroup.fidelity ? { [growing]: piece, fidelity: openGroup.fidelity } : { [growing]: piece }),
+      );
+    }
+    if (message) {
+      this.snap.usage_metadata = message.usage_metadata ?? null;
+      this.snap.finish_reason = message.finish_reason ?? null;
+      if (message.created_at !== undefined) this.snap.created_at = message.created_at;
+    }
+  }
 
   /** Takes one public (already checked) event. */
   onEvent(event: UniEvent): void {
@@ -131,8 +168,9 @@ export class LiveMessage {
     }
   }
 
-  /** `emit`, with every event also fed here (the wrapper is made once per `emit`). */
+  /** `emit`, with every event also fed here once enabled (the wrapper is made once per `emit`). */
   tap(emit: (e: UniEvent) => void): (e: UniEvent) => void {
+    if (!this.enabled) return emit;
     if (this.tappedFor !== emit) {
       this.tappedFor = emit;
       this.tapped = (e) => {
@@ -144,6 +182,7 @@ export class LiveMessage {
   }
 
   snapshot(): MessageSnapshot {
+    if (!this.enabled) this.start();
     this.open?.fold();
     return this.snap;
   }

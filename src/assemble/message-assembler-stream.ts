@@ -41,7 +41,7 @@ export class MessageValidatorCore implements StreamCore<UniEvent, UniEvent> {
     this.validator = new MessageValidator(this.client, onMessage, limits);
   }
 
-  readonly live = new LiveMessage();
+  readonly live = new LiveMessage(() => this.validator);
 
   push(event: UniEvent, emit: (event: UniEvent) => void): void {
     emit = this.live.tap(emit);

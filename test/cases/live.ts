@@ -69,6 +69,21 @@ export const cases: Case[] = [
     await s.message;
     assertEqual(s.snapshot().content_items, [textDone("x")]);
   }],
+  ["snapshot asked for the first time mid-item, or after the stop, starts from the state so far", async () => {
+    const events = [delta(text("Hi", { s: "1" })), delta(textDone("Hi", { s: "1" })), delta(tool("f", "t", '{"a": [1, ')), delta(tool("", "", "2")), delta(tool("", "", "]}")), delta(toolDone("f", "t", { a: [1, 2] })), stop("tool_call")];
+    for (const firstAt of [1, 4, events.length]) {
+      const stream = new UniEventStream();
+      const reader = byteStream(sse(events).split(/(?<=\n\n)/)).pipeThrough(stream).getReader();
+      for (let i = 0; i < firstAt; i++) await reader.read();
+      const shot = JSON.parse(JSON.stringify(stream.snapshot()));
+      // (the reader may be an event ahead of what was read: compare what is settled either way)
+      if (firstAt === 1) assertEqual([shot.content_items[0].text, shot.content_items[0].fidelity], ["Hi", { s: "1" }]);
+      if (firstAt === 4) assertEqual([shot.content_items[1].name, shot.content_items[1].tool_call_id, shot.content_items[1].arguments.a.slice(0, 2)], ["f", "t", [1, 2]]);
+      if (firstAt === events.length) assertEqual(shot.finish_reason, "tool_call");
+      while (!(await reader.read()).done);
+      assertEqual(stream.snapshot().content_items, (await stream.message).content_items);
+    }
+  }],
   ["snapshot before any event is an empty message", () => {
     const s = new UniEventStream();
     assertEqual(s.snapshot(), { role: "assistant", content_items: [], usage_metadata: null, finish_reason: null });
