@@ -5,6 +5,7 @@
 import { refusalError } from "./errors.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import type { UniEvent, UniMessage } from "./schema.js";
+import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
 
 /** How much of a refusal's body is read to describe it. */
@@ -24,6 +25,8 @@ export function formatFromContentType(contentType: string | null): WireFormat | 
 export interface ResponseEvents {
   readable: ReadableStream<UniEvent>;
   message: Promise<UniMessage>;
+  /** The message so far; see `UniEventStream.snapshot`. */
+  snapshot(): MessageSnapshot;
 }
 
 async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise<string> {
@@ -73,10 +76,11 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
         message.reject(error);
       },
     });
-    return { readable, message };
+    const empty = new LiveMessage();
+    return { readable, message, snapshot: () => empty.snapshot() };
   }
   const format = options.format ?? formatFromContentType(response.headers.get("content-type")) ?? "sse";
   const stream = new UniEventStream({ ...options, format });
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-  return { readable: body.pipeThrough(stream), message: stream.message };
+  return { readable: body.pipeThrough(stream), message: stream.message, snapshot: () => stream.snapshot() };
 }

@@ -1,5 +1,5 @@
 // snapshot(): the message as it streams, with tool arguments filling in through PartialJsonParser.
-import { MessageAssemblerStream, UniEventStream } from "../../dist/index.js";
+import { MessageAssemblerStream, UniEventStream, fromResponse } from "../../dist/index.js";
 import { assert, assertEqual, byteStream, utf8, type Case } from "../harness.ts";
 import { AUDIO, AUDIO_BYTES, SEED_EXAMPLE, delta, sse, stop, text, textDone, tool, toolDone, USAGE } from "../fixtures.ts";
 
@@ -83,6 +83,11 @@ export const cases: Case[] = [
       while (!(await reader.read()).done);
       assertEqual(stream.snapshot().content_items, (await stream.message).content_items);
     }
+  }],
+  ["fromResponse offers snapshot() too", async () => {
+    const r = fromResponse(new Response(sse([delta(text("a")), delta(textDone("a")), stop()]), { headers: { "content-type": "text/event-stream" } }));
+    await r.message;
+    assertEqual(r.snapshot().content_items, [textDone("a")]);
   }],
   ["snapshot before any event is an empty message", () => {
     const s = new UniEventStream();
