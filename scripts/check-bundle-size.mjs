@@ -55,7 +55,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   } catch (e) {
     console.log(`FAIL: ${e.message}`);
   }
-  // "<word>: N passed, N failed": the closing-line form .ci/run's plain steps parse (as check-web-only.mjs prints)
+  // "<word>: N passed, N failed": the closing-line form scripts/test-all.sh's plain steps parse (as check-web-only.mjs prints)
   console.log(ok ? "bundle-size: 1 passed, 0 failed" : "bundle-size: 0 passed, 1 failed");
   process.exitCode = ok ? 0 : 1;
 }
