@@ -51,7 +51,8 @@ async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise
 
 /**
  * Reads a Response from an MMSP server (or any producer of SSE / NDJSON UniEvents).
- * `options.format` overrides the format `Content-Type` names (default SSE when it names none).
+ * `options.format` overrides the format `Content-Type` names; when it names neither, the first line
+ * that is not blank tells (a JSON object: NDJSON; anything else: SSE).
  *
  * @example
  * ```ts
@@ -79,7 +80,8 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
     const empty = new LiveMessage();
     return { readable, message, snapshot: () => empty.snapshot() };
   }
-  const format = options.format ?? formatFromContentType(response.headers.get("content-type")) ?? "sse";
+  // A Content-Type that names neither format (or none at all): the first line tells.
+  const format = options.format ?? formatFromContentType(response.headers.get("content-type")) ?? "auto";
   const stream = new UniEventStream({ ...options, format });
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   return { readable: body.pipeThrough(stream), message: stream.message, snapshot: () => stream.snapshot() };

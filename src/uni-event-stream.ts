@@ -23,8 +23,11 @@ import type { UniEvent, UniMessage } from "./schema.js";
 export type WireFormat = "sse" | "ndjson";
 
 export interface UniEventStreamOptions extends LimitOptions, CoreStreamOptions {
-  /** The framing of the bytes; default `"sse"`. */
-  format?: WireFormat;
+  /**
+   * The framing of the bytes; default `"sse"`. `"auto"`: told by the first line that is not blank
+   * (a JSON object: NDJSON; anything else: SSE).
+   */
+  format?: WireFormat | "auto";
   /** Names the reader in error messages and in `UpstreamError.client`; default `"mmsp-streams"`. */
   client?: string;
   /**
@@ -63,7 +66,7 @@ const isDonePrefix = (data: string): boolean => "[DONE]".startsWith(data);
 export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private readonly utf8 = new Utf8Decoder(true);
   private readonly lines: LineSplitter;
-  private readonly sse: SseParser | null;
+  private sse: SseParser | null;
   private readonly skipUnknown: boolean;
   private readonly onWarning: ((w: ReaderWarning) => void) | undefined;
   private readonly decoder: UniEventDecoder;
@@ -79,7 +82,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private lastText = "";
   finished = false;
 
-  private readonly onLine: (line: string, raw: string, bytes?: Uint8Array) => void;
+  private onLine: (line: string, raw: string, bytes?: Uint8Array) => void;
   private readonly onMessage: SseHandler;
 
   constructor(options: UniEventStreamOptions = {}, onMessage?: (message: UniMessage) => void) {
@@ -102,11 +105,21 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     const sse = options.format === "ndjson" ? null : new SseParser(this.lines, limits.maxEventBytes, tooLong);
     this.sse = sse;
     this.onMessage = (m, bytes) => this.record(m.data, undefined, bytes);
-    this.onLine = sse
-      ? (line, raw, bytes) => sse.line(line, raw, this.onMessage, bytes)
-      : (line, _raw, bytes) => {
-          if (!isBlankLine(line)) this.record(line, this.lines.lineNumber, bytes);
-        };
+    const sseLine = (line: string, raw: string, bytes?: Uint8Array): void => sse!.line(line, raw, this.onMessage, bytes);
+    const ndjsonLine = (line: string, _raw: string, bytes?: Uint8Array): void => {
+      if (!isBlankLine(line)) this.record(line, this.lines.lineNumber, bytes);
+    };
+    let decided: typeof ndjsonLine | undefined;
+    this.onLine = !sse ? ndjsonLine : options.format !== "auto" ? sseLine : (line, raw, bytes) => {
+      // "auto": the first line that is not blank tells: a JSON object is NDJSON, anything else SSE.
+      // (Lines of the chunk being split still come here: hand them on once decided.)
+      if (!decided) {
+        if (isBlankLine(line)) return;
+        decided = this.onLine = line.charCodeAt(0) === 123 /* { */ ? ndjsonLine : sseLine;
+        if (decided === ndjsonLine) this.sse = null;
+      }
+      decided(line, raw, bytes);
+    };
   }
 
   /** The message as it streams (see `UniEventStream.snapshot`). */

@@ -49,7 +49,7 @@ function ndjsonText(events: Json[], eol: string): string {
   return events.map((e) => JSON.stringify(e) + eol).join("");
 }
 
-async function readChunks(chunks: Uint8Array[], format: "sse" | "ndjson") {
+async function readChunks(chunks: Uint8Array[], format: "sse" | "ndjson" | "auto") {
   const s = new UniEventStream({ format });
   const r = await collectSettled(byteStream(chunks).pipeThrough(s));
   const message = await s.message.then((m) => m, (e) => ({ rejected: String(e) }));
@@ -107,6 +107,8 @@ export const cases: Case[] = [
       assertEqual(whole.error, undefined);
       const single = await readChunks(Array.from(bytes, (b) => new Uint8Array([b])), format);
       assertEqual(single, whole, format);
+      const auto = await readChunks(Array.from(bytes, (b) => new Uint8Array([b])), "auto");
+      assertEqual(auto, whole, `auto-detected ${format}`);
     }
   }],
 ];

@@ -200,6 +200,18 @@ export const cases: Case[] = [
       assertEqual(await message, expectedMessage(SEED_EXAMPLE), ct);
     }
   }],
+  ["fromResponse: a Content-Type that names neither format: the first line tells", async () => {
+    for (const [ct, body] of [[null, ndjson(SEED_EXAMPLE)], ["application/octet-stream", "\n\n" + ndjson(SEED_EXAMPLE)], [null, sse(SEED_EXAMPLE)], ["text/plain", ": hello\n\n" + sse(SEED_EXAMPLE)]] as const) {
+      const headers = ct ? { "content-type": ct } : undefined;
+      const response = new Response(body, headers ? { headers } : {});
+      if (!ct) response.headers.delete("content-type"); // a string body gets text/plain by default
+      const { readable, message } = fromResponse(response);
+      assertEqual((await collect(readable)).length, SEED_EXAMPLE.length, String(ct));
+      assertEqual(await message, expectedMessage(SEED_EXAMPLE), String(ct));
+    }
+    const r = await read(["\n", "{", ndjson(SEED_EXAMPLE).slice(1)], { format: "auto" });
+    assertEqual(r.message, expectedMessage(SEED_EXAMPLE), "auto, decided across chunks");
+  }],
   ["fromResponse: a refused request (401) becomes UpstreamError with its status", async () => {
     const body = JSON.stringify({ error: { type: "AuthenticationError", message: "Invalid API key" } });
     const { readable, message } = fromResponse(new Response(body, { status: 401, headers: { "content-type": "application/json" } }));
