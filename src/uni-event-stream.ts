@@ -9,6 +9,7 @@ import { MessageValidator } from "./assemble/validator.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { DONE, UniEventDecoder } from "./decode/uni-event.js";
 import { LineSplitter } from "./framing/lines.js";
+import { BYTES_SENTINEL_JSON } from "./framing/base64-capture.js";
 import { isBlankLine } from "./framing/ndjson.js";
 import { SseParser, type SseHandler } from "./framing/sse.js";
 import { InvalidUtf8, Utf8Decoder } from "./framing/utf8.js";
@@ -196,7 +197,9 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
         this.onWarning?.({ type: "unknown-item", itemType: e.itemType, eventIndex: index, message });
         return;
       }
-      throw locate(e, this.client, { line, eventIndex: index, byteOffset: this.recordByteOffset(), preview: previewText(text) });
+      // A captured string shows as its size, not as the placeholder that stands in the text.
+      const shown = bytes ? text.replace(BYTES_SENTINEL_JSON, `<${bytes.length} bytes of base64>`) : text;
+      throw locate(e, this.client, { line, eventIndex: index, byteOffset: this.recordByteOffset(), preview: previewText(shown) });
     }
   }
 
