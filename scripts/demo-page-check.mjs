@@ -51,7 +51,9 @@ async function startWorker(name, vars = {}) {
   const base = `http://127.0.0.1:${port}/`;
   const logPath = `${OUT}/demo-page.${name}.log`;
   const log = createWriteStream(logPath);
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)];
+  // Each instance keeps its local state apart: two workerd processes on one SQLite file fail with
+  // "database is locked" now and then.
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", `${root}.wrangler/state-demo-${name}`];
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child = spawn(`${root}node_modules/.bin/wrangler`, args, {
     cwd: root,
@@ -111,10 +113,8 @@ await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
 
 let workers;
 try {
-  workers = await Promise.all([
-    startWorker("replay"),
-    startWorker("relay", { MMSP_UPSTREAM: `http://127.0.0.1:${upstream.address().port}/v1` }),
-  ]);
+  // One after the other: both run the Worker's build step, which writes the same generated file.
+  workers = [await startWorker("replay"), await startWorker("relay", { MMSP_UPSTREAM: `http://127.0.0.1:${upstream.address().port}/v1` })];
 } catch (e) {
   console.log(String(e?.message ?? e));
   console.log("demo page: 0 passed, 1 failed");
