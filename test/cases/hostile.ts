@@ -147,7 +147,7 @@ export const cases: Case[] = [
     let n = 0;
     const source = new ReadableStream<Uint8Array>({
       async pull(c) {
-        await wait(15);
+        await wait(60); // four keep-alives: 300 ms in all before the data, more than the time-out
         n++;
         if (n <= 4) c.enqueue(utf8(": keep-alive\n\n"));
         else {
@@ -156,10 +156,10 @@ export const cases: Case[] = [
         }
       },
     }, { highWaterMark: 0 });
-    const ues = new UniEventStream({ idleTimeoutMs: 40 });
+    const ues = new UniEventStream({ idleTimeoutMs: 250 }); // wide margins: a busy CI machine delays timers
     const reader = source.pipeThrough(ues).getReader();
     const first = await reader.read();
-    await wait(80); // the reader dawdles longer than the time-out
+    await wait(500); // the reader dawdles longer than the time-out
     let count = first.done ? 0 : 1;
     while (!(await reader.read()).done) count++;
     assertEqual(count, 3);
