@@ -20,14 +20,22 @@ const STREAM_ITEM_TYPES = new Set([
 
 const show = (v: unknown): string => previewValue(v, 40);
 
-/** The first event-level rule `v` breaks, if any. */
-export function eventShapeFault(v: Record<string, unknown>): Fault | undefined {
+/** What every event must be, public or assemble-mode input: its type, its role, a list of items. */
+function envelopeFault(v: Record<string, unknown>): Fault | undefined {
   const eventType = v.event_type;
   if (eventType !== "delta" && eventType !== "stop")
     return new Fault("SCHEMA", `event_type must be "delta" or "stop", not ${show(eventType)}`);
   if (v.role !== "assistant") return new Fault("ROLE", `role must be "assistant", not ${show(v.role)}`);
-  const items = v.content_items;
-  if (!Array.isArray(items)) return new Fault("SCHEMA", `content_items must be an array, not ${show(items)}`);
+  if (!Array.isArray(v.content_items)) return new Fault("SCHEMA", `content_items must be an array, not ${show(v.content_items)}`);
+  return undefined;
+}
+
+/** The first event-level rule `v` breaks, if any. */
+export function eventShapeFault(v: Record<string, unknown>): Fault | undefined {
+  const envelope = envelopeFault(v);
+  if (envelope) return envelope;
+  const eventType = v.event_type;
+  const items = v.content_items as unknown[];
   if (eventType === "stop") {
     if (items.length !== 0) return new Fault("STOP-SHAPE", `the stop event carries ${items.length} item(s); it must carry none`);
     if (v.usage_metadata == null) return new Fault("STOP-SHAPE", "the stop event has no usage_metadata");
@@ -106,12 +114,10 @@ const InputEventSchema = z.object({
 });
 
 function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): UniEvent {
+  const envelope = envelopeFault(value);
+  if (envelope) throw envelope;
   const eventType = value.event_type;
-  if (eventType !== "delta" && eventType !== "stop")
-    throw new Fault("SCHEMA", `event_type must be "delta" or "stop", not ${show(eventType)}`);
-  if (value.role !== "assistant") throw new Fault("ROLE", `role must be "assistant", not ${show(value.role)}`);
-  const items = value.content_items;
-  if (!Array.isArray(items)) throw new Fault("SCHEMA", `content_items must be an array, not ${show(items)}`);
+  const items = value.content_items as unknown[];
   if (eventType === "delta" && (value.usage_metadata != null || value.finish_reason != null))
     throw new Fault("DELTA-SHAPE", "a delta event carries usage_metadata or finish_reason", true);
   let copied: unknown[] | undefined;
