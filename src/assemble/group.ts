@@ -39,11 +39,6 @@ export class GroupBuffer {
     else if (piece instanceof Uint8Array) this.size += piece.length;
   }
 
-  /** Total length of the pieces (UTF-16 units or bytes). */
-  get length(): number {
-    return this.size;
-  }
-
   /** The joined text (text, thinking, tool-call arguments). */
   text(): string {
     return (this.pieces as string[]).join("");

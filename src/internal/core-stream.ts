@@ -24,8 +24,6 @@ export interface CoreStreamOptions {
 export interface CoreStreamHooks extends CoreStreamOptions {
   /** The stream failed (core error, abort of the writable, or cancel of the readable). */
   onError?(error: unknown): void;
-  /** The input is complete and every check passed. */
-  onClose?(): void;
 }
 
 /** Reason given to the source when the core needs no more input (after `[DONE]`). */
@@ -191,7 +189,6 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     this.settled = true;
     this.rc.close();
     this.release();
-    this.hooks.onClose?.();
   }
 
   /** Errors the readable once the outputs already queued have been read. */
