@@ -102,13 +102,12 @@ export class ToolCallArgumentParseError extends MmspError {
   static fromRaw(
     fields: { client: string; toolName: string; toolCallId: string; raw: string; reason: string } & MmspErrorOptions,
   ): ToolCallArgumentParseError {
-    // Lengths and previews count code points, as MMSP (Python) does.
-    const chars = Array.from(fields.raw);
-    const preview =
-      chars.length <= 160 ? fields.raw : chars.slice(0, 72).join("") + "...[truncated]..." + chars.slice(-72).join("");
+    // Lengths and cuts count UTF-16 code units (JavaScript string length), as MMSP's TypeScript client does.
+    const raw = fields.raw;
+    const preview = raw.length <= 160 ? raw : raw.slice(0, 72) + "...[truncated]..." + raw.slice(-72);
     return new ToolCallArgumentParseError({
       ...fields,
-      rawArgumentsLength: chars.length,
+      rawArgumentsLength: raw.length,
       rawArgumentsPreview: preview,
     });
   }
@@ -257,7 +256,9 @@ export function toWireError(error: unknown): WireError {
     return { type: error.errorType ?? "UpstreamError", message: error.message, ...(error.status !== null ? { status: error.status } : {}) };
   if (error instanceof MmspError) return { type: "MmspError", message: error.message, ...contextFields(error) };
   if (error instanceof Error) {
-    const type = error.name || "Error";
+    // Named by its constructor, as MMSP does: `class RateLimitError extends Error {}` is "RateLimitError".
+    const ctor = (error as { constructor?: { name?: unknown } }).constructor?.name;
+    const type = typeof ctor === "string" && ctor ? ctor : error.name || "Error";
     const out: WireError = { type, message: error.message || type };
     // SDK errors keep the upstream's HTTP status here (the 401 or 429 a caller acts on)
     const status = (error as { status?: unknown }).status;
@@ -326,7 +327,7 @@ function rebuildTyped(e: Record<string, unknown>, message: string, fallbackClien
  * Turns an error that crossed the wire into an `UpstreamError`. `object` is either the whole body
  * `{"error": E}` or `E` itself; `status` is the HTTP status of a refusal (else `E.status` is used).
  */
-export function fromWireError(object: unknown, status: number | null = null, client = "mmsp-streams"): UpstreamError {
+export function fromWireError(object: unknown, status: number | null = null, client = "upstream"): UpstreamError {
   const e: unknown = isObject(object) && "error" in object ? object.error : object;
   if (!isObject(e)) {
     const message = typeof e === "string" && e ? e : "unknown error";
@@ -343,7 +344,7 @@ export function fromWireError(object: unknown, status: number | null = null, cli
  * The error a refused request describes (SPEC §1): a JSON body `{"error": {"type", "message"}}`,
  * or type `HTTPError` with `HTTP <status>: <first 200 chars of body>` for any other body.
  */
-export function refusalError(status: number, bodyText: string, client = "mmsp-streams"): UpstreamError {
+export function refusalError(status: number, bodyText: string, client = "upstream"): UpstreamError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(bodyText);

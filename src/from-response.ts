@@ -29,6 +29,15 @@ export interface ResponseEvents {
   snapshot(): MessageSnapshot;
 }
 
+/** Who a protocol error is blamed on: the host that answered (SPEC §7), else "upstream". */
+function producerName(response: Response): string {
+  try {
+    return response.url ? new URL(response.url).host || "upstream" : "upstream";
+  } catch {
+    return "upstream";
+  }
+}
+
 async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise<string> {
   if (!body) return "";
   const reader = body.getReader();
@@ -62,7 +71,7 @@ async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise
  * ```
  */
 export function fromResponse(response: Response, options: UniEventStreamOptions = {}): ResponseEvents {
-  const client = options.client ?? "mmsp-streams";
+  const client = options.client ?? producerName(response);
   if (!response.ok) {
     const message = new MessagePromise<UniMessage>(() => {});
     const readable = new ReadableStream<UniEvent>({
@@ -81,8 +90,9 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
     return { readable, message, snapshot: () => empty.snapshot() };
   }
   // A Content-Type that names neither format (or none at all): the first line tells.
-  const format = options.format ?? formatFromContentType(response.headers.get("content-type")) ?? "auto";
-  const stream = new UniEventStream({ ...options, format });
+  const contentType = response.headers.get("content-type");
+  const format = options.format ?? formatFromContentType(contentType) ?? "auto";
+  const stream = new UniEventStream({ ...options, format, client }, { contentType });
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   return { readable: body.pipeThrough(stream), message: stream.message, snapshot: () => stream.snapshot() };
 }

@@ -26,7 +26,7 @@ export {
 } from "./errors.js";
 export { SseDecoderStream, type SseDecoderOptions, type SseMessage } from "./framing/sse.js";
 export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson.js";
-export { UniEventDecoderStream, type UniEventDecoderOptions } from "./decode/uni-event.js";
+export { UniEventDecoderStream, type UniEventDecoderOptions } from "./decode/uni-event-decoder-stream.js";
 export { MessageAssemblerStream, type MessageAssemblerOptions } from "./assemble/message-assembler-stream.js";
 export { SseEncoderStream, type SseEncoderOptions } from "./encode/sse-encoder.js";
 export { NdjsonEncoderStream } from "./encode/ndjson-encoder.js";

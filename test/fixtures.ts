@@ -1,6 +1,6 @@
 // Builders and sample streams for the shared cases. Wire events are plain JSON objects (bytes as
 // base64 text), exactly what a server writes.
-import { utf8 } from "./harness.ts";
+import { assert, utf8 } from "./harness.ts";
 
 export type Json = Record<string, unknown>;
 
@@ -95,3 +95,17 @@ export const ERROR_EVENT = { error: { type: "ToolCallArgumentParseError", messag
 export function withError(): string {
   return sse([delta(text("Hel")), delta(text("lo"))], false) + `data: ${JSON.stringify(ERROR_EVENT)}\n\ndata: [DONE]\n\n`;
 }
+
+/**
+ * SPEC §5: every output event carries `created_at` — the input event's, else the time it is
+ * emitted. Checks that, then drops the stamped ones (at or after `t0`; the inputs' own are small
+ * numbers) so that expectations can name only the input's.
+ */
+export function unstamp(events: any[], message: any, t0: number): void {
+  for (const e of events) {
+    assert(Number.isInteger(e.created_at), `every emitted event carries created_at: ${JSON.stringify(e)}`);
+    if (e.created_at >= t0) delete e.created_at;
+  }
+  if (message && message.created_at >= t0) delete message.created_at;
+}
+

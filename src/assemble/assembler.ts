@@ -5,17 +5,14 @@
  * and finish reason in pieces. Out come one fragment per delta event, every item closed by its
  * `.done` (SPEC §4), and exactly one stop event.
  *
- * Timestamps: an emitted delta event carries the `created_at` of the input event its fragment came
- * in. A `.done` carries the `created_at` of the input event whose fragment closed the item (the
- * moment the item was known to be complete); the `.done` of the item still open at the end, and the
- * stop event, carry the `created_at` of the last input stop event that had one (for the `.done`,
- * failing that, of the last input event that had one). No `created_at` is made up: a missing one
- * stays missing.
+ * Timestamps (SPEC §5: every output event carries `created_at`): an emitted delta event carries the
+ * `created_at` of the input event its fragment came in. A `.done` carries the `created_at` of the
+ * input event whose fragment closed the item (the moment the item was known to be complete); the
+ * `.done` of the item still open at the end, and the stop event, carry the `created_at` of the last
+ * input stop event that had one (for the `.done`, failing that, of the last input event that had
+ * one). Where the input has none, the time the event is emitted (Unix ms).
  */
-import { UniEventDecoder } from "../decode/uni-event.js";
-import { checkEvent } from "../decode/validate.js";
 import { EmptyResponseError, MmspError } from "../errors.js";
-import type { StreamCore } from "../internal/core.js";
 import { Fault } from "../internal/fault.js";
 import { checkItemDepth, limitError } from "../internal/limits.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
@@ -29,6 +26,7 @@ import {
   type UsageMetadata,
 } from "../schema.js";
 import { GROWING, GroupBuffer } from "./group.js";
+import type { Grammar } from "./grammar.js";
 
 type Item = Record<string, unknown> & { type: string };
 type Emit = (event: UniEvent) => void;
@@ -83,7 +81,7 @@ function beginsByItself(kind: Kind, f: Item): boolean {
  * (exact SPEC §5 wording) or a typed error; the stream shell gives it its place in the input.
  * Expects events checked by `checkEvent(value, …, "assemble")`.
  */
-export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
+export class MessageAssembler implements Grammar {
   private current: OpenItem | null = null;
   private readonly items: DoneItem[] = [];
   private usage: UsageMetadata | null = null;
@@ -96,11 +94,11 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
   /** The stop event went out. */
   stopped = false;
   message: UniMessage | undefined;
-  readonly finished = false;
+  /** Assemble mode streams no group of its own for the live message (it follows the output). */
+  readonly openGroup = null;
 
   constructor(
-    private readonly client: string = "mmsp-streams",
-    private readonly onMessage: (message: UniMessage) => void = () => {},
+    private readonly client: string = "upstream",
     /** Bounds for hostile input (see `LimitOptions`): items in the message, nesting of fidelity and arguments. */
     private readonly limits: { maxItems: number; maxDepth: number } = { maxItems: Infinity, maxDepth: Infinity },
   ) {}
@@ -150,18 +148,17 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
       usage_metadata: this.usage,
       finish_reason: this.finish,
     };
-    if (this.lastStopCreatedAt !== undefined) stop.created_at = this.lastStopCreatedAt;
+    stop.created_at = this.lastStopCreatedAt ?? Date.now();
     const message: UniMessage = {
       role: "assistant",
       content_items: this.items,
       usage_metadata: this.usage,
       finish_reason: this.finish,
     };
-    if (stop.created_at !== undefined) message.created_at = stop.created_at;
+    message.created_at = stop.created_at;
     this.stopped = true;
     this.message = message;
     emit(stop);
-    this.onMessage(message);
   }
 
   private send(event: UniEvent, emit: Emit): void {
@@ -203,20 +200,23 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
     let item = this.current;
     if (
       item?.group !== undefined &&
-      item.kind !== "embedding" &&
       id !== undefined &&
       id === item.id &&
       fidelity !== undefined &&
       isEmpty(kind, fields)
     ) {
-      // fidelity sent alone under the item's id is that item's, whatever kind carries it
+      // fidelity sent alone under the item's id is that item's, whatever kind carries it; an
+      // embedding item is one vector whose fidelity came with it: the fragment makes nothing
+      if (item.kind === "embedding") return;
       kind = item.kind;
       fields = this.emptyFragment(item);
     } else if (
       item === null ||
       kind !== item.kind ||
       beginsByItself(kind, fields) ||
-      (id !== undefined && item.id !== undefined && id !== item.id)
+      // a nameless tool-call fragment cannot begin an item: it continues the call whatever its id
+      // (gateways put their own ids on later chunks of a call)
+      (id !== undefined && item.id !== undefined && id !== item.id && kind !== "tool_call")
     ) {
       const done = this.close(createdAt);
       if (done) out.push(done);
@@ -298,25 +298,13 @@ export class MessageAssembler implements StreamCore<UniEvent, UniEvent> {
   }
 
   private event(item: Item, createdAt: number | undefined): UniEvent {
-    const e = {
+    return {
       role: "assistant",
       event_type: "delta",
       content_items: [item],
       usage_metadata: null,
       finish_reason: null,
+      created_at: createdAt ?? Date.now(),
     } as unknown as UniEvent;
-    if (createdAt !== undefined) e.created_at = createdAt;
-    return e;
-  }
-}
-
-/**
- * The decoder of assemble mode's input records: `{"error": E}` and `[DONE]` as usual, every other
- * record checked as an input event of assemble mode (several items, `item_id`, usage in pieces).
- */
-export class AssembleInputDecoder extends UniEventDecoder {
-  override decodeValue(value: unknown): UniEvent {
-    if (isRecord(value) && value.error != null) return super.decodeValue(value); // throws UpstreamError
-    return checkEvent(value, true, "assemble");
   }
 }

@@ -1,22 +1,22 @@
 /**
- * UniEvents → the same UniEvents, checked against the grammar of SPEC §3, with each `.done` built
- * from its fragments and compared (SPEC §4), and the finished message as a promise. In assemble
- * mode (SPEC §5), bare fragments in → the public stream out (see `assembler.ts`).
+ * `MessageAssemblerStream`: UniEvents → the same UniEvents checked against the grammar of SPEC §3
+ * (validate mode), or bare fragments → the public stream (assemble mode, SPEC §5), with the message
+ * as a promise. A thin stream shell over the grammar step (read/steps.ts) the fused reader uses.
  */
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
-import { checkItemDepth, resolveLimits, type LimitOptions } from "../internal/limits.js";
-import { locate } from "../internal/fault.js";
+import { resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { MessagePromise } from "../internal/message-promise.js";
-import { previewValue } from "../internal/values.js";
-import { checkEvent } from "../decode/validate.js";
+import { UniEventDecoder } from "../decode/uni-event.js";
+import { positionOf } from "../read/position.js";
+import { DecodeStep, GrammarStep, SKIP } from "../read/steps.js";
+import { TaggedLocator } from "../read/tagged-locator.js";
 import type { UniEvent, UniMessage } from "../schema.js";
-import { MessageAssembler } from "./assembler.js";
-import { MessageValidator } from "./validator.js";
+import { createGrammar } from "./grammar.js";
 import { LiveMessage, type MessageSnapshot } from "./live-message.js";
 
 export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOptions, "maxItems" | "maxDepth"> {
-  /** Names the reader in error messages; default `"mmsp-streams"`. */
+  /** Names the producer in errors; default `"upstream"`. */
   client?: string;
   /**
    * `"validate"` (default): the input is a public stream, checked (SPEC §3, §4).
@@ -26,76 +26,44 @@ export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOp
   mode?: "validate" | "assemble";
 }
 
-/** The checking stage as a synchronous core. */
-export class MessageValidatorCore implements StreamCore<UniEvent, UniEvent> {
-  readonly validator: MessageValidator;
-  private readonly client: string;
-  private readonly maxDepth: number;
-  private index = 0;
+class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
+  readonly grammar: GrammarStep;
+  private readonly check: DecodeStep;
+  readonly live: LiveMessage;
+  private count = 0;
+  private lastByteEnd: number | undefined;
+  private readonly keep = (byteEnd: number | undefined): void => {
+    this.lastByteEnd = byteEnd;
+  };
   readonly finished = false;
 
-  constructor(options: MessageAssemblerOptions, onMessage: (m: UniMessage) => void) {
-    this.client = options.client ?? "mmsp-streams";
+  constructor(options: MessageAssemblerOptions) {
+    const client = options.client ?? "upstream";
+    const mode = options.mode ?? "validate";
     const limits = resolveLimits(options);
-    this.maxDepth = limits.maxDepth;
-    this.validator = new MessageValidator(this.client, onMessage, limits);
+    const grammar = createGrammar(mode, client, limits);
+    this.grammar = new GrammarStep(grammar, client);
+    // Events from your own source get the decoder's checks too (for piped ones they are cheap: the
+    // schema's fast path).
+    this.check = new DecodeStep(
+      new UniEventDecoder({ client, maxDepth: limits.maxDepth, mode, unknownItems: "error", onWarning: undefined }),
+      client,
+    );
+    this.live = new LiveMessage(mode === "validate" ? () => grammar : null);
   }
-
-  readonly live = new LiveMessage(() => this.validator);
 
   push(event: UniEvent, emit: (event: UniEvent) => void): void {
     emit = this.live.tap(emit);
-    const index = this.index++;
-    try {
-      const checked = checkEvent(event, false);
-      for (const item of checked.content_items as Record<string, unknown>[]) checkItemDepth(item, this.maxDepth);
-      this.validator.push(checked);
-      emit(checked);
-    } catch (e) {
-      throw locate(e, this.client, { eventIndex: index, preview: previewValue(event) });
-    }
-  }
-
-  end(): void {
-    try {
-      this.validator.end();
-    } catch (e) {
-      throw locate(e, this.client, { eventIndex: this.index, preview: this.index === 0 ? "<empty input>" : "<end of input>" });
-    }
-  }
-}
-
-/** Assemble mode as a synchronous core: input events (bare fragments) in, the public stream out. */
-export class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
-  readonly assembler: MessageAssembler;
-  private readonly client: string;
-  private index = 0;
-  readonly finished = false;
-
-  constructor(options: MessageAssemblerOptions, onMessage: (m: UniMessage) => void) {
-    this.client = options.client ?? "mmsp-streams";
-    this.assembler = new MessageAssembler(this.client, onMessage, resolveLimits(options));
-  }
-
-  readonly live = new LiveMessage();
-
-  push(event: UniEvent, emit: (event: UniEvent) => void): void {
-    emit = this.live.tap(emit);
-    const index = this.index++;
-    try {
-      this.assembler.push(checkEvent(event, false, "assemble"), emit);
-    } catch (e) {
-      throw locate(e, this.client, { eventIndex: index, preview: previewValue(event) });
-    }
+    const position = positionOf(event);
+    const loc = new TaggedLocator(position, this.count++, this.keep);
+    if (!position) this.check.depth(event, loc);
+    const checked = this.check.value(event as unknown as Record<string, unknown>, loc);
+    if (checked === SKIP) return;
+    this.grammar.push(checked, loc, emit);
   }
 
   end(emit: (event: UniEvent) => void): void {
-    emit = this.live.tap(emit);
-    try {
-      this.assembler.end(emit);
-    } catch (e) {
-      throw locate(e, this.client, { eventIndex: this.index, preview: this.index === 0 ? "<empty input>" : "<end of input>" });
-    }
+    this.grammar.end(() => this.lastByteEnd, this.live.tap(emit));
   }
 }
 
@@ -121,10 +89,13 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
   constructor(options: MessageAssemblerOptions = {}) {
     let stream!: MessageAssemblerStream;
     const message = new MessagePromise<UniMessage>(() => stream.drain());
-    const onMessage = (m: UniMessage): void => message.resolve(m);
-    const core =
-      options.mode === "assemble" ? new MessageAssemblerCore(options, onMessage) : new MessageValidatorCore(options, onMessage);
-    super(core, { signal: options.signal, idleTimeoutMs: options.idleTimeoutMs, onError: (e) => message.reject(e) });
+    const core = new MessageAssemblerCore(options);
+    super(core, {
+      signal: options.signal,
+      idleTimeoutMs: options.idleTimeoutMs,
+      onError: (e) => message.reject(e),
+      onClose: () => message.resolve(core.grammar.grammar.message!),
+    });
     stream = this;
     this.message = message;
     this.live = core.live;

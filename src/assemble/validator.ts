@@ -9,10 +9,11 @@ import { fidelityEqual, hasFidelity, isRecord, jsonEqual } from "../internal/val
 import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { limitError } from "../internal/limits.js";
 import { GroupBuffer } from "./group.js";
+import type { Grammar } from "./grammar.js";
 
 type Item = Record<string, unknown> & { type: string };
 
-export class MessageValidator {
+export class MessageValidator implements Grammar {
   private open: GroupBuffer | null = null;
   private readonly items: DoneItem[] = [];
   /** The stop event has passed the checks. */
@@ -21,7 +22,6 @@ export class MessageValidator {
 
   constructor(
     private readonly client: string,
-    private readonly onMessage: (message: UniMessage) => void = () => {},
     private readonly limits: { maxItems: number; maxDepth: number } = { maxItems: Infinity, maxDepth: Infinity },
   ) {}
 
@@ -35,11 +35,12 @@ export class MessageValidator {
     return this.open;
   }
 
-  /** Checks one (schema-valid) event. Throws a `Fault` or a typed error. */
-  push(event: UniEvent): void {
+  /** Checks one (schema-valid) event and passes it on. Throws a `Fault` or a typed error. */
+  push(event: UniEvent, emit: (event: UniEvent) => void): void {
     if (this.stopped) throw new Fault("STOP-LAST", "an event arrived after the stop event");
-    if (event.event_type === "stop") return this.stop(event);
-    this.item(event.content_items[0] as unknown as Item);
+    if (event.event_type === "stop") this.stop(event);
+    else this.item(event.content_items[0] as unknown as Item);
+    emit(event);
   }
 
   /** The input ended. */
@@ -133,6 +134,5 @@ export class MessageValidator {
     if (event.created_at !== undefined) message.created_at = event.created_at;
     this.stopped = true;
     this.message = message;
-    this.onMessage(message);
   }
 }

@@ -2,23 +2,40 @@
  * Decodes a long base64 string while its line is still arriving, so that a 40 MiB image's
  * `.done` never exists as one 53 MB string (nor as a second copy inside `JSON.parse`).
  *
- * When a line grows past a threshold, the line splitter asks `Base64Capture.begin` whether the text
- * so far ends inside a JSON string member `"data": "<base64…` — the bytes of an inline item. From
- * then on the string's characters are decoded as they come and dropped; when the string closes,
- * the line goes on with `BYTES_SENTINEL` in its place, and the decoded bytes travel beside the line
- * (the decoder puts them back where the sentinel stands). Anything unexpected (an escape, a
- * character outside the alphabet, a line that ends inside the string) restores the original text
- * exactly and the line is read the ordinary way.
+ * This is the MMSP-specific `LineCapture` the framer gives its line splitter: when a line grows past
+ * a threshold, `begin` looks whether the text so far ends inside a JSON string member
+ * `"data": "<base64…` — the bytes of an inline item. From then on the string's characters are
+ * decoded as they come and dropped; when the string closes, the line goes on with `BYTES_SENTINEL`
+ * in its place, and the decoded bytes travel beside the line in its record (the decoder puts them
+ * back where the sentinel stands). Anything unexpected (an escape, a character outside the
+ * alphabet, non-canonical padding bits, a line that ends inside the string) restores the original
+ * text exactly and the line is read the ordinary way. Only canonical base64 is captured, so bytes
+ * put back as text (outside an inline item) are the very characters that arrived.
  */
 import { decodeBase64, encodeBase64 } from "../decode/base64.js";
+import type { LineCapture, LineCaptureState } from "./lines.js";
 
 /** What the decoder finds in place of captured bytes (never valid base64, so never confused with data). */
 export const BYTES_SENTINEL = "\u0000mmsp-streams:captured-bytes\u0000";
 /** The sentinel as JSON string content. */
 export const BYTES_SENTINEL_JSON = "\\u0000mmsp-streams:captured-bytes\\u0000";
 
+const ALPHABET = /^[A-Za-z0-9+/=]*$/;
+const PAD_BITS: Record<string, number> = {};
+{
+  const a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (let i = 0; i < 64; i++) PAD_BITS[a[i]!] = i;
+}
 
-export class Base64Capture {
+/** Whether the last group of padded base64 `group` (4 characters) leaves its unused bits zero. */
+function canonicalLastGroup(group: string): boolean {
+  if (group[3] !== "=") return true;
+  if (group[2] === "=") return (PAD_BITS[group[1]!]! & 15) === 0;
+  return (PAD_BITS[group[2]!]! & 3) === 0;
+}
+
+export class Base64Capture implements LineCaptureState {
+  readonly terminator = '"'; // base64 holds no quotes: the first one closes the string
   private readonly chunks: Uint8Array[] = [];
   private size = 0;
   /** Up to 3 characters that do not make a whole group yet. */
@@ -41,7 +58,6 @@ export class Base64Capture {
     return capture.add(text.slice(open + 1)) ? capture : undefined;
   }
 
-  /** Takes more characters of the string; false (and nothing taken) when they are not padded base64. */
   add(chars: string): boolean {
     if (chars.length === 0) return true;
     if (this.padded) return false;
@@ -49,21 +65,21 @@ export class Base64Capture {
     const whole = s.length - (s.length % 4);
     const padded = whole > 0 && s.charCodeAt(whole - 1) === 61; /* = */
     if (padded && whole < s.length) return false; // characters after the padding
+    if (padded && !canonicalLastGroup(s.slice(whole - 4, whole))) return false;
     const bytes = whole > 0 ? decodeBase64(s.slice(0, whole)) : undefined;
     if (whole > 0 && !bytes) return false;
+    const rest = s.slice(whole);
+    if (!ALPHABET.test(rest)) return false; // decodeBase64 checked the whole groups
     if (bytes) {
       this.chunks.push(bytes);
       this.size += bytes.length;
     }
-    const rest = s.slice(whole);
-    if (!/^[A-Za-z0-9+/=]*$/.test(rest)) return false; // decodeBase64 checked the whole groups
     this.rest = rest;
     this.padded = padded;
     return true;
   }
 
-  /** The string closed: its bytes, or undefined when it was not whole groups. */
-  close(): Uint8Array | undefined {
+  close(): { placeholder: string; value: Uint8Array } | undefined {
     if (this.rest.length > 0) return undefined;
     const out = new Uint8Array(this.size);
     let o = 0;
@@ -72,10 +88,9 @@ export class Base64Capture {
       o += c.length;
     }
     this.chunks.length = 0;
-    return out;
+    return { placeholder: BYTES_SENTINEL_JSON, value: out };
   }
 
-  /** The original text of the line so far (prefix and the string's characters as they came). */
   restore(): string {
     let digits = "";
     if (this.chunks.length > 0) {
@@ -87,6 +102,12 @@ export class Base64Capture {
     return this.prefix + digits + this.rest;
   }
 }
+
+/** The MMSP capture: lines longer than 1 Mi UTF-16 units have a long `"data"` string decoded as it arrives. */
+export const INLINE_DATA_CAPTURE: LineCapture = {
+  after: 1 << 20,
+  begin: (line) => Base64Capture.begin(line),
+};
 
 /**
  * Puts captured bytes back where the sentinel stands: in the `data` of an inline item as bytes, or

@@ -1,21 +1,46 @@
 /**
- * Splits decoded text into lines (LF, CRLF or a lone CR end a line; a CRLF split across chunks is
- * one line end) and says at which byte of the input each line begins. The text of one line is kept
- * as pieces until its end arrives, so a long line costs its length once, never once per chunk.
+ * Splits decoded text into lines and says at which byte of the input each line begins and ends.
+ * Which characters end a line is chosen once: SSE ends a line at LF, CRLF or a lone CR (a CRLF split
+ * across chunks is one line end); NDJSON only at LF (a CR before it is dropped, a lone CR is text).
+ * The text of one line is kept as pieces until its end arrives, so a long line costs its length once.
+ *
+ * A `LineCapture` may take over a long line while it arrives (see base64-capture.ts): the splitter
+ * knows nothing of what it captures, only that the line's text then holds a placeholder and the
+ * line record carries what was captured.
  */
-import { Base64Capture, BYTES_SENTINEL_JSON } from "./base64-capture.js";
 import { utf8Length } from "./utf8.js";
 
+/** What a capture strategy holds for the line being built. */
+export interface LineCaptureState {
+  /** Takes more characters of the captured run; false when they do not belong to it (nothing taken). */
+  add(chars: string): boolean;
+  /** The captured run closed: the placeholder text and what was captured, or undefined to restore. */
+  close(): { placeholder: string; value: Uint8Array } | undefined;
+  /** The text of the line so far, exactly as it arrived. */
+  restore(): string;
+  /** The line's text before the captured run. */
+  readonly prefix: string;
+  /** The character that closes the run (it is not part of it). */
+  readonly terminator: string;
+}
+
+/** Decides, for a line that grew past `after` characters, whether its tail is worth capturing. */
+export interface LineCapture {
+  readonly after: number;
+  begin(lineSoFar: string): LineCaptureState | undefined;
+}
+
 /**
- * Receives a line without its terminator, and `raw`: the same line ending in one LF (a slice of the
- * input where it can be, so handing it on costs no copy). `bytes`: a long base64 string of the line,
- * decoded while it arrived, whose place in the line holds `BYTES_SENTINEL` (see base64-capture.ts).
+ * Receives a line without its terminator, and what a capture took from it (its place in the line
+ * holds the capture's placeholder).
  */
-export type LineHandler = (line: string, raw: string, bytes?: Uint8Array) => void;
+export type LineHandler = (line: string, captured: Uint8Array | undefined) => void;
+
+export type LineBreaks = "sse" | "ndjson";
 
 export class LineSplitter {
   private pieces: string[] = [];
-  /** A CR ended the last chunk: a LF at the start of the next one belongs to it. */
+  /** A CR ended the last chunk: a LF at the start of the next one belongs to it (SSE). */
   private skipLf = false;
   private lineNo = 0;
 
@@ -24,51 +49,57 @@ export class LineSplitter {
   private textStart = 0;
   private textEnd = 0;
   private lineStartPos = 0;
+  /** Where the line being handed out ends (after its terminator), as a position in `text`. */
+  private lineEndPos = 0;
   /** Byte offset of a line that began in an earlier chunk (-1: it began in this one). */
   private carriedStart = -1;
   private cursorPos = 0;
   private cursorByte = 0;
+  /** The line handed out at `end()` has no terminator: its end is the end of the input. */
+  private endedAt = -1;
 
-  // Capturing a long base64 string of the current line (see base64-capture.ts).
+  // Capturing a long run of the current line.
   private pendingChars = 0;
   private captureTried = false;
-  private capture: Base64Capture | null = null;
+  private state: LineCaptureState | null = null;
   private captured: Uint8Array | undefined;
 
+  private readonly split: (text: string, pos: number, onLine: LineHandler) => number;
+
   constructor(
-    /** The longest line, in bytes (a bound on memory); `onTooLong` is called (and should throw) past it. */
+    breaks: LineBreaks,
+    /** The longest line, in bytes (a bound on memory); `onTooLong` is called (and must throw) past it. */
     private readonly maxLineBytes = Infinity,
-    private readonly onTooLong: (bytes: number) => void = () => {},
-    /** Past this many pending UTF-16 units, look for a base64 string to decode as it arrives (off by default). */
-    private readonly captureAfter = Infinity,
-  ) {}
+    private readonly onTooLong: (bytes: number) => never = () => {
+      throw new RangeError("line too long");
+    },
+    private readonly capture: LineCapture | null = null,
+  ) {
+    this.split = breaks === "sse" ? this.splitAnyBreak : this.splitLf;
+  }
 
   /** 1-based number of the line last handed out. */
   get lineNumber(): number {
     return this.lineNo;
   }
 
-  /** Byte offset in the input where the line last handed out (or being built) begins. */
-  lineByteOffset(): number {
-    if (this.carriedStart >= 0) return this.carriedStart;
-    return this.byteOffsetOf(this.lineStartPos);
-  }
-
   /**
-   * A cheap mark of where the current line begins, for `resolve` — valid until the next `push`
-   * (`beforePush` is the moment to resolve a mark that must outlive it). Counting bytes costs a
-   * pass over the text, so it is done only for marks someone asks about.
+   * A cheap mark of where the current line begins, for `resolve`, valid until the next `push`
+   * (`resolve` it before then if it must live longer). Counting bytes costs a pass over the text,
+   * so it is done only for marks someone asks about.
    */
   mark(): number {
     return this.carriedStart >= 0 ? this.carriedStart : -(this.lineStartPos + 1);
   }
 
+  /** A mark of where the line being handed out ends (after its terminator). */
+  endMark(): number {
+    return this.endedAt >= 0 ? this.endedAt : -(this.lineEndPos + 1);
+  }
+
   resolve(mark: number): number {
     return mark >= 0 ? mark : this.byteOffsetOf(-mark - 1);
   }
-
-  /** Called at the start of each `push`, while the previous text is still current. */
-  beforePush: (() => void) | null = null;
 
   /**
    * Byte offset of `text[pos]`, counting from the nearest known point: the chunk's start, a cursor
@@ -91,7 +122,6 @@ export class LineSplitter {
 
   /** Splits `text`, which occupies bytes [textStart, textEnd) of the input. */
   push(text: string, textStart: number, textEnd: number, onLine: LineHandler): void {
-    this.beforePush?.();
     this.text = text;
     this.textStart = textStart;
     this.textEnd = textEnd;
@@ -104,52 +134,62 @@ export class LineSplitter {
       if (text.charCodeAt(0) === 10) pos = 1;
     }
     this.lineStartPos = pos;
-    if (this.capture) {
+    if (this.state) {
       pos = this.continueCapture(text, pos);
       if (pos === n) return this.checkPending(textEnd);
     }
-    if (text.indexOf("\r", pos) === -1) {
-      // The common case: LF only.
-      for (let end = text.indexOf("\n", pos); end !== -1; end = text.indexOf("\n", pos)) {
-        const raw = this.pieces.length > 0 ? this.join(text.slice(pos, end + 1)) : text.slice(pos, end + 1);
-        this.emit(raw.slice(0, -1), raw, onLine);
-        pos = end + 1;
-        this.lineStartPos = pos;
-        this.carriedStart = -1;
-      }
-    } else {
-      let lf = text.indexOf("\n", pos);
-      let cr = text.indexOf("\r", pos);
-      while (lf !== -1 || cr !== -1) {
-        let end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
-        const joined = this.pieces.length > 0;
-        const line = joined ? this.join(text.slice(pos, end)) : text.slice(pos, end);
-        this.emit(line, end === lf && !joined ? text.slice(pos, end + 1) : line + "\n", onLine);
-        if (end === cr) {
-          if (end + 1 === n) this.skipLf = true;
-          else if (text.charCodeAt(end + 1) === 10) end++;
-        }
-        pos = end + 1;
-        this.lineStartPos = pos;
-        this.carriedStart = -1;
-        if (lf !== -1 && lf < pos) lf = text.indexOf("\n", pos);
-        if (cr !== -1 && cr < pos) cr = text.indexOf("\r", pos);
-      }
-    }
+    pos = this.split(text, pos, onLine);
     if (pos < n) {
-      if (this.pieces.length === 0 && !this.capture) this.carriedStart = this.byteOffsetOf(pos);
+      if (this.pieces.length === 0 && !this.state) this.carriedStart = this.byteOffsetOf(pos);
       this.pieces.push(pos === 0 ? text : text.slice(pos));
       this.pendingChars += n - pos;
       this.checkPending(textEnd);
-      if (this.pendingChars > this.captureAfter && !this.captureTried) this.beginCapture();
+      if (this.capture && this.pendingChars > this.capture.after && !this.captureTried) this.beginCapture();
     }
   }
+
+  /** NDJSON: only LF ends a line; a CR right before it is part of the terminator. */
+  private readonly splitLf = (text: string, pos: number, onLine: LineHandler): number => {
+    for (let end = text.indexOf("\n", pos); end !== -1; end = text.indexOf("\n", pos)) {
+      let line = this.pieces.length > 0 ? this.join(text.slice(pos, end)) : text.slice(pos, end);
+      if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+      this.lineEndPos = end + 1;
+      this.emit(line, onLine);
+      pos = end + 1;
+      this.lineStartPos = pos;
+      this.carriedStart = -1;
+    }
+    return pos;
+  };
+
+  /** SSE: LF, CRLF or a lone CR end a line. */
+  private readonly splitAnyBreak = (text: string, pos: number, onLine: LineHandler): number => {
+    const n = text.length;
+    let lf = text.indexOf("\n", pos);
+    let cr = text.indexOf("\r", pos);
+    while (lf !== -1 || cr !== -1) {
+      let end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      const line = this.pieces.length > 0 ? this.join(text.slice(pos, end)) : text.slice(pos, end);
+      if (end === cr) {
+        if (end + 1 === n) this.skipLf = true;
+        else if (text.charCodeAt(end + 1) === 10) end++;
+      }
+      this.lineEndPos = end + 1;
+      this.emit(line, onLine);
+      pos = end + 1;
+      this.lineStartPos = pos;
+      this.carriedStart = -1;
+      if (lf !== -1 && lf < pos) lf = text.indexOf("\n", pos);
+      if (cr !== -1 && cr < pos) cr = text.indexOf("\r", pos);
+    }
+    return pos;
+  };
 
   private checkPending(textEnd: number): void {
     const bytes = textEnd - this.carriedStart;
     if (bytes > this.maxLineBytes) {
       this.pieces = [];
-      this.capture = null;
+      this.state = null;
       this.onTooLong(bytes);
     }
   }
@@ -157,43 +197,44 @@ export class LineSplitter {
   private beginCapture(): void {
     this.captureTried = true;
     const sofar = this.pieces.join("");
-    const capture = Base64Capture.begin(sofar);
-    if (capture) {
-      this.capture = capture;
+    const state = this.capture!.begin(sofar);
+    if (state) {
+      this.state = state;
       this.pieces = [];
     } else this.pieces = [sofar];
   }
 
-  /** Feeds the captured string from `text[pos]` on; returns where ordinary splitting resumes. */
+  /** Feeds the captured run from `text[pos]` on; returns where ordinary splitting resumes. */
   private continueCapture(text: string, pos: number): number {
-    const capture = this.capture!;
-    const quote = text.indexOf('"', pos); // base64 holds no quotes: this closes the string
-    const end = quote === -1 ? text.length : quote;
-    if (!capture.add(text.slice(pos, end))) {
-      this.capture = null;
-      this.pieces = [capture.restore()];
+    const state = this.state!;
+    const close = text.indexOf(state.terminator, pos);
+    const end = close === -1 ? text.length : close;
+    if (!state.add(text.slice(pos, end))) {
+      this.state = null;
+      this.pieces = [state.restore()];
       return pos; // read the rest the ordinary way
     }
     this.pendingChars += end - pos;
-    if (quote === -1) return text.length;
-    this.capture = null;
-    const bytes = capture.close();
-    if (bytes) {
-      this.pieces = [capture.prefix, BYTES_SENTINEL_JSON];
-      this.captured = bytes;
-    } else this.pieces = [capture.restore()];
-    return quote;
+    if (close === -1) return text.length;
+    this.state = null;
+    const closed = state.close();
+    if (closed) {
+      this.pieces = [state.prefix, closed.placeholder];
+      this.captured = closed.value;
+    } else this.pieces = [state.restore()];
+    return close;
   }
 
-  /** Ends the input: an unterminated last line is handed out. */
+  /** Ends the input: an unterminated last line is handed out (its end is the end of the input). */
   end(onLine: LineHandler): void {
-    if (this.capture) {
-      this.pieces = [this.capture.restore()];
-      this.capture = null;
+    if (this.state) {
+      this.pieces = [this.state.restore()];
+      this.state = null;
     }
     if (this.pieces.length > 0) {
       const line = this.join("");
-      this.emit(line, line + "\n", onLine);
+      this.endedAt = this.textEnd;
+      this.emit(line, onLine);
     }
   }
 
@@ -206,15 +247,15 @@ export class LineSplitter {
     return line;
   }
 
-  private emit(line: string, raw: string, onLine: LineHandler): void {
+  private emit(line: string, onLine: LineHandler): void {
     // A line is at least as many bytes as UTF-16 units, and at most three times as many.
     if (line.length * 3 > this.maxLineBytes) {
       const bytes = utf8Length(line);
       if (bytes > this.maxLineBytes) this.onTooLong(bytes);
     }
     this.lineNo++;
-    const bytes = this.captured;
+    const captured = this.captured;
     this.captured = undefined;
-    onLine(line, raw, bytes);
+    onLine(line, captured);
   }
 }

@@ -1,112 +1,65 @@
 /**
- * NDJSON / JSON Lines framing: one JSON value per line (LF or CRLF), blank lines (spaces and tabs
- * only) skipped, a last line without a newline accepted.
+ * `NdjsonDecoderStream`: bytes → one parsed JSON object per line. A thin stream shell over
+ * `NdjsonFramer` (framer.ts) and the record parser, the same ones the fused reader uses.
  */
-import { MmspError, StreamLimitError, StreamProtocolError } from "../errors.js";
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
-import { DEFAULT_LIMITS, limitError, nestsDeeper, resolveLimits, type LimitOptions } from "../internal/limits.js";
-import { previewText } from "../internal/values.js";
-import { LineSplitter } from "./lines.js";
-import { InvalidUtf8, Utf8Decoder } from "./utf8.js";
+import { resolveLimits, type LimitOptions } from "../internal/limits.js";
+import { UniEventDecoder } from "../decode/uni-event.js";
+import { tagPosition } from "../read/position.js";
+import { DecodeStep } from "../read/steps.js";
+import { NdjsonFramer } from "./framer.js";
 
-/** A line that holds nothing but spaces and tabs (or nothing). */
-export function isBlankLine(line: string): boolean {
-  if (line.length === 0) return true;
-  const c = line.charCodeAt(0);
-  return (c === 32 || c === 9) && /^[ \t]*$/.test(line);
-}
+export { isBlankLine } from "./framer.js";
 
 export interface NdjsonDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxEventBytes" | "maxDepth"> {
-  /** Names the reader in error messages; default `"mmsp-streams"`. */
+  /** Names the producer in errors; default `"upstream"`. */
   client?: string;
+  /**
+   * Read as the MMSP reader (`UniEventStream`) does: long base64 `data` strings of inline items
+   * decoded while they arrive (so their `data` is already bytes), and a body with no line at all
+   * diagnosed. Default false.
+   */
+  mmsp?: boolean;
 }
 
-/** The NDJSON stage as a synchronous core: bytes in, parsed JSON values out. */
-export class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
-  private readonly utf8 = new Utf8Decoder(true);
-  private readonly lines: LineSplitter;
-  private readonly maxDepth: number;
-  private index = 0;
+class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown>> {
+  private readonly framer: NdjsonFramer;
+  private readonly step: DecodeStep;
+  private emit: (value: Record<string, unknown>) => void = () => {};
   readonly finished = false;
 
-  constructor(
-    private readonly client = "mmsp-streams",
-    limits: Required<LimitOptions> = DEFAULT_LIMITS,
-  ) {
-    this.maxDepth = limits.maxDepth;
-    this.lines = new LineSplitter(limits.maxEventBytes, () => {
-      throw this.locateLimit(limitError("maxEventBytes", limits.maxEventBytes, `line ${this.lines.lineNumber + 1}`));
-    });
+  constructor(options: NdjsonDecoderOptions) {
+    const client = options.client ?? "upstream";
+    const limits = resolveLimits(options);
+    const mmsp = options.mmsp === true;
+    this.framer = new NdjsonFramer({ client, maxEventBytes: limits.maxEventBytes, strictUtf8: true, mmsp, capture: mmsp });
+    const decoder = new UniEventDecoder({ client, maxDepth: limits.maxDepth, mode: "validate", unknownItems: "error", onWarning: undefined });
+    this.step = new DecodeStep(decoder, client);
   }
 
-  private locateLimit(e: StreamLimitError): StreamLimitError {
-    e.eventIndex = this.index;
-    e.byteOffset = this.lines.lineByteOffset();
-    return e;
+  private readonly onRecord = (text: string, captured: Uint8Array | undefined): void => {
+    const f = this.framer;
+    const value = this.step.line(text, captured, f, () => f.diagnosis());
+    const position = { eventIndex: f.index, byteOffset: f.recordStart(), byteEnd: f.recordEnd(), line: f.line, format: "ndjson" as const };
+    tagPosition(value, f.unterminated ? { ...position, unterminated: true } : position);
+    this.emit(value);
+  };
+
+  push(chunk: Uint8Array, emit: (value: Record<string, unknown>) => void): void {
+    this.emit = emit;
+    this.framer.push(chunk, this.onRecord);
   }
 
-  push(chunk: Uint8Array, emit: (value: unknown) => void): void {
-    let text: string;
-    try {
-      text = this.utf8.decode(chunk);
-    } catch (e) {
-      if (!(e instanceof InvalidUtf8)) throw e;
-      this.lines.push(e.text, e.textStart, e.byteOffset, (line) => this.line(line, emit));
-      throw this.utf8Error(e);
-    }
-    this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, (line) => this.line(line, emit));
-  }
-
-  end(emit: (value: unknown) => void): void {
-    let text: string;
-    try {
-      text = this.utf8.end();
-    } catch (e) {
-      if (e instanceof InvalidUtf8) throw this.utf8Error(e);
-      throw e;
-    }
-    if (text) this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, (line) => this.line(line, emit));
-    this.lines.end((line) => this.line(line, emit));
-  }
-
-  private utf8Error(e: InvalidUtf8): MmspError {
-    return new StreamProtocolError({
-      client: this.client,
-      detail: `invalid UTF-8 at byte ${e.byteOffset} (rule UTF8, event ${this.index})`,
-      rule: "UTF8",
-      eventIndex: this.index,
-      byteOffset: e.byteOffset,
-      preview: Array.from(e.bytes, (b) => b.toString(16).padStart(2, "0")).join(" "),
-    });
-  }
-
-  private line(line: string, emit: (value: unknown) => void): void {
-    if (isBlankLine(line)) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      const byteOffset = this.lines.lineByteOffset();
-      const preview = previewText(line);
-      throw new StreamProtocolError({
-        client: this.client,
-        detail: `line ${this.lines.lineNumber} is not valid JSON (${(e as Error).message}) (rule JSON, event ${this.index}, byte ${byteOffset}): ${preview}`,
-        rule: "JSON",
-        eventIndex: this.index,
-        byteOffset,
-        preview,
-      });
-    }
-    if (nestsDeeper(value, this.maxDepth))
-      throw this.locateLimit(limitError("maxDepth", this.maxDepth, `the nesting of line ${this.lines.lineNumber}`));
-    this.index++;
-    emit(value);
+  end(emit: (value: Record<string, unknown>) => void): void {
+    this.emit = emit;
+    this.framer.end(this.onRecord);
   }
 }
 
 /**
- * Bytes → parsed JSON values, one per non-blank line. Invalid UTF-8 or JSON is a
+ * Bytes → parsed JSON objects, one per line that is not blank (LF or CRLF end a line; a lone CR is
+ * part of the line). Invalid UTF-8, a line that is not JSON or not an object, is a
  * `StreamProtocolError` (rules `UTF8`, `JSON`) naming the line, event index and byte offset.
  *
  * @example
@@ -114,8 +67,8 @@ export class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
  * for await (const value of file.stream().pipeThrough(new NdjsonDecoderStream())) console.log(value);
  * ```
  */
-export class NdjsonDecoderStream extends CoreStream<Uint8Array, unknown> {
+export class NdjsonDecoderStream extends CoreStream<Uint8Array, Record<string, unknown>> {
   constructor(options: NdjsonDecoderOptions = {}) {
-    super(new NdjsonDecoderCore(options.client, resolveLimits(options)), options);
+    super(new NdjsonDecoderCore(options), options);
   }
 }

@@ -24,6 +24,24 @@ export interface CoreStreamOptions {
 export interface CoreStreamHooks extends CoreStreamOptions {
   /** The stream failed (core error, abort of the writable, or cancel of the readable). */
   onError?(error: unknown): void;
+  /** The stream ended cleanly: the readable closed after the core's last output. */
+  onClose?(): void;
+}
+
+/** Why a drained readable cannot be read: said by every way of reading it. */
+const DRAINED =
+  "this readable was drained by the package: `message` was awaited (or .then() called) while nobody read " +
+  "`readable`, so the package read it itself and kept no events (rule: start reading `readable` in the same " +
+  "task as, or before, awaiting `message`)";
+
+/** Makes every way of reading a drained readable fail with a sentence that says why. */
+function refuseReads(readable: ReadableStream<unknown>): void {
+  const refuse = (): never => {
+    throw new TypeError(DRAINED);
+  };
+  for (const method of ["getReader", "pipeTo", "pipeThrough", "tee", "values", Symbol.asyncIterator] as const) {
+    Object.defineProperty(readable, method, { value: refuse, configurable: true });
+  }
 }
 
 /** Reason given to the source when the core needs no more input (after `[DONE]`). */
@@ -170,6 +188,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     if (this.readable.locked) return false;
     this.draining = true;
     const reader = this.readable.getReader();
+    refuseReads(this.readable);
     const loop = (): void => {
       reader.read().then((r) => (r.done ? undefined : loop()), () => {});
     };
@@ -189,6 +208,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     this.settled = true;
     this.rc.close();
     this.release();
+    this.hooks.onClose?.();
   }
 
   /** Errors the readable once the outputs already queued have been read. */

@@ -5,10 +5,11 @@ import {
   UniEventStream, UpstreamError,
 } from "../../dist/index.js";
 import { assert, assertEqual, assertError, byteStream, collectSettled, settle, utf8, valuesStream, type Case } from "../harness.ts";
+import { unstamp } from "../fixtures.ts";
 
 type Json = Record<string, unknown>;
 
-const PREFIX = "mmsp-streams broke the streaming protocol: ";
+const PREFIX = "upstream broke the streaming protocol: ";
 const USAGE = { cached_tokens: 0, prompt_tokens: 10, thoughts_tokens: null, response_tokens: 5 };
 
 // ---- input builders (bare fragments; bytes as Uint8Array) --------------------------------------
@@ -63,11 +64,21 @@ interface Assembled {
   messageError: any;
 }
 
+/** `collectSettled` of an assembling stream, its stamped `created_at` checked and dropped (see `unstamp`). */
+async function collectStamped(readable: ReadableStream<any>): Promise<{ values: any[]; error: any }> {
+  const t0 = Date.now();
+  const r = await collectSettled(readable);
+  unstamp(r.values, undefined, t0);
+  return r;
+}
+
 /** Runs input events through MessageAssemblerStream in assemble mode. */
 async function assemble(input: Json[], client?: string): Promise<Assembled> {
+  const t0 = Date.now();
   const stream = new MessageAssemblerStream({ mode: "assemble", ...(client ? { client } : {}) });
   const { events, error, message, messageError } = await settle(valuesStream(input as any[]).pipeThrough(stream), stream.message);
   if (error !== messageError) throw new Error(`message rejected with ${String(messageError)}, the readable with ${String(error)}`);
+  unstamp(events, message, t0);
   return { events, error, message, messageError };
 }
 
@@ -80,7 +91,7 @@ async function assembleOk(input: Json[]): Promise<Assembled> {
 /** Expects a StreamProtocolError with exactly `detail`, the rule, the index, and what came before. */
 async function refused(input: Json[], detail: string, rule: string, eventIndex: number, before: Json[]): Promise<any> {
   const r = await assemble(input);
-  assertError(r.error, StreamProtocolError, { message: PREFIX + detail, detail, client: "mmsp-streams", rule, eventIndex });
+  assertError(r.error, StreamProtocolError, { message: PREFIX + detail, detail, client: "upstream", rule, eventIndex });
   assert(typeof r.error.preview === "string" && r.error.preview.length > 0, "a preview of the bad input");
   assertEqual(r.events, before, "what was emitted before the error");
   return r.error;
@@ -179,17 +190,17 @@ export const cases: Case[] = [
     ]);
     assertEqual(r.events, [out(T("Checking."), 1), out(TD("Checking."), 2), out(C("f", "t1", "{x:"), 2), out(C("", "", "1"), 3)]);
     assertError(r.error, ToolCallArgumentParseError, {
-      client: "mmsp-streams", toolName: "f", toolCallId: "t1", rawArgumentsLength: 4, rawArgumentsPreview: "{x:1",
+      client: "upstream", toolName: "f", toolCallId: "t1", rawArgumentsLength: 4, rawArgumentsPreview: "{x:1",
       rule: "DONE-CONTENT", eventIndex: 3,
     });
-    assert(r.error.message.startsWith('Invalid streamed tool call arguments from mmsp-streams for tool "f" (tool_call_id="t1", length=4, preview="{x:1"): '), r.error.message);
+    assert(r.error.message.startsWith('Invalid streamed tool call arguments from upstream for tool "f" (tool_call_id="t1", length=4, preview="{x:1"): '), r.error.message);
   }],
   ["a tool call that parses to a non-object fails with \"Expected a JSON object.\" (at the end of the input too)", async () => {
     for (const args of ["[1]", '"s"', "3", "true", "null"]) {
       const r = await assemble([ev([tx("a"), tc("f", "t1", args)]), stopPiece(USAGE, "tool_call")]);
       assertEqual(r.events, [out(T("a")), out(TD("a")), out(C("f", "t1", args))]);
       assertError(r.error, ToolCallArgumentParseError, { toolName: "f", eventIndex: 2 });
-      assertEqual(r.error.message, `Invalid streamed tool call arguments from mmsp-streams for tool "f" (tool_call_id="t1", length=${args.length}, preview=${JSON.stringify(args)}): Expected a JSON object.`);
+      assertEqual(r.error.message, `Invalid streamed tool call arguments from upstream for tool "f" (tool_call_id="t1", length=${args.length}, preview=${JSON.stringify(args)}): Expected a JSON object.`);
     }
   }],
   ["a long malformed argument text is previewed as 72 + ...[truncated]... + 72", async () => {
@@ -357,7 +368,7 @@ export const cases: Case[] = [
   ["thinking only (or nothing) → EmptyResponseError in place of the stop event; tool calls or embeddings alone are fine", async () => {
     let r = await assemble([ev([th("hm"), inl(bytes(1), "image/png", undefined, undefined, "inline_thinking")]), stopPiece(USAGE, "length")]);
     assertEqual(r.events.length, 4, "the thinking items went out");
-    assertError(r.error, EmptyResponseError, { client: "mmsp-streams", finishReason: "length", usageMetadata: USAGE, message: 'mmsp-streams returned no content other than thinking (finish_reason="length").' });
+    assertError(r.error, EmptyResponseError, { client: "upstream", finishReason: "length", usageMetadata: USAGE, message: 'upstream returned no content other than thinking (finish_reason="length").' });
     r = await assemble([ev([tx("")]), STOP], "my-producer");
     assertError(r.error, EmptyResponseError, { client: "my-producer", finishReason: "stop" });
     await assembleOk([ev([tc("f", "c", "{}")]), stopPiece(USAGE, "tool_call")]);
@@ -378,21 +389,21 @@ export const cases: Case[] = [
     assertError(r.error, StreamProtocolError, { rule: "SCHEMA" });
   }],
   ["the reader's limits hold in assemble mode too: maxItems, maxDepth (fidelity, parsed arguments)", async () => {
-    let r = await collectSettled(valuesStream([ev([tx("a"), th("b")]), ev([tx("c")]), STOP] as any[]).pipeThrough(new MessageAssemblerStream({ mode: "assemble", maxItems: 2 })));
+    let r = await collectStamped(valuesStream([ev([tx("a"), th("b")]), ev([tx("c")]), STOP] as any[]).pipeThrough(new MessageAssemblerStream({ mode: "assemble", maxItems: 2 })));
     assertEqual(r.values, [out(T("a")), out(TD("a")), out(H("b"))]);
     assertError(r.error, StreamLimitError, { limit: "maxItems", value: 2, eventIndex: 1 });
     let deep: Json = { x: 1 };
     for (let i = 0; i < 10; i++) deep = { d: deep };
-    r = await collectSettled(valuesStream([ev([tx("a", "m", deep)])] as any[]).pipeThrough(new MessageAssemblerStream({ mode: "assemble", maxDepth: 8 })));
+    r = await collectStamped(valuesStream([ev([tx("a", "m", deep)])] as any[]).pipeThrough(new MessageAssemblerStream({ mode: "assemble", maxDepth: 8 })));
     assertError(r.error, StreamLimitError, { limit: "maxDepth", value: 8 });
     const body = `data: ${JSON.stringify(ev([tc("f", "c", JSON.stringify(deep))]))}\n\ndata: ${JSON.stringify(STOP)}\n\n`;
-    r = await collectSettled(byteStream([body]).pipeThrough(new UniEventStream({ mode: "assemble", maxDepth: 8 })));
+    r = await collectStamped(byteStream([body]).pipeThrough(new UniEventStream({ mode: "assemble", maxDepth: 8 })));
     assertError(r.error, StreamLimitError, { limit: "maxDepth", value: 8 });
   }],
   ["validate mode is unchanged: several items per event and item_id are still refused there", async () => {
-    const r1 = await collectSettled(valuesStream([ev([tx("a"), tx("b")])] as any[]).pipeThrough(new MessageAssemblerStream()));
+    const r1 = await collectStamped(valuesStream([ev([tx("a"), tx("b")])] as any[]).pipeThrough(new MessageAssemblerStream()));
     assertError(r1.error, StreamProtocolError, { rule: "DELTA-SHAPE" });
-    const r2 = await collectSettled(valuesStream([ev([tx("a", "m1")])] as any[]).pipeThrough(new MessageAssemblerStream({ mode: "validate" })));
+    const r2 = await collectStamped(valuesStream([ev([tx("a", "m1")])] as any[]).pipeThrough(new MessageAssemblerStream({ mode: "validate" })));
     assertError(r2.error, StreamProtocolError, { rule: "NO-ITEM-ID" });
   }],
   ["UniEventStream in assemble mode: SSE bytes (base64 data, item ids, several items, stop pieces, [DONE])", async () => {
@@ -407,7 +418,7 @@ export const cases: Case[] = [
       "data: [DONE]\n\n";
     const stream = new UniEventStream({ mode: "assemble" });
     const chunks = Array.from(utf8(body), (b) => new Uint8Array([b])); // one byte at a time
-    const { values, error } = await collectSettled(byteStream(chunks).pipeThrough(stream));
+    const { values, error } = await collectStamped(byteStream(chunks).pipeThrough(stream));
     if (error) throw error;
     const usage = { cached_tokens: null, prompt_tokens: 3, thoughts_tokens: null, response_tokens: 2 };
     assertEqual(values, [
@@ -422,7 +433,7 @@ export const cases: Case[] = [
   ["UniEventStream in assemble mode: NDJSON, and the body's end (no [DONE]) ends the input", async () => {
     const body = [ev([tx("a"), tx("b")]), ev([tc("f", "c", '{"x":1}')]), stopPiece(USAGE, "tool_call")].map((e) => JSON.stringify(e) + "\n").join("");
     const stream = new UniEventStream({ mode: "assemble", format: "ndjson" });
-    const { values, error } = await collectSettled(byteStream([body]).pipeThrough(stream));
+    const { values, error } = await collectStamped(byteStream([body]).pipeThrough(stream));
     if (error) throw error;
     assertEqual(values, [out(T("a")), out(T("b")), out(TD("ab")), out(C("f", "c", '{"x":1}')), out(CD("f", "c", { x: 1 })), outStop(USAGE, "tool_call")]);
     assertEqual((await stream.message).content_items, [TD("ab"), CD("f", "c", { x: 1 })]);
@@ -430,14 +441,14 @@ export const cases: Case[] = [
   ["UniEventStream in assemble mode: exact errors with the record's place; an error event is an UpstreamError", async () => {
     const wire = (e: Json) => `data: ${JSON.stringify(e)}\n\n`;
     const first = wire(ev([tx("a")]));
-    let r = await collectSettled(byteStream([first + wire(ev([{ type: "text.done", text: "a" }])) + "data: [DONE]\n\n"]).pipeThrough(new UniEventStream({ mode: "assemble" })));
+    let r = await collectStamped(byteStream([first + wire(ev([{ type: "text.done", text: "a" }])) + "data: [DONE]\n\n"]).pipeThrough(new UniEventStream({ mode: "assemble" })));
     assertEqual(r.values, [out(T("a"))]);
     assertError(r.error, StreamProtocolError, { message: PREFIX + "a client yields deltas, not text.done", rule: "KIND", eventIndex: 1, byteOffset: utf8(first).length });
     // the end of the input at [DONE]: the open item closes, the missing finish reason is an error
-    r = await collectSettled(byteStream([first + wire(stopPiece(USAGE, null)) + "data: [DONE]\n\n"]).pipeThrough(new UniEventStream({ mode: "assemble" })));
+    r = await collectStamped(byteStream([first + wire(stopPiece(USAGE, null)) + "data: [DONE]\n\n"]).pipeThrough(new UniEventStream({ mode: "assemble" })));
     assertEqual(r.values, [out(T("a")), out(TD("a"))]);
     assertError(r.error, MmspError, { message: "Streaming response ended without finish_reason" });
-    r = await collectSettled(byteStream([first + 'data: {"error": {"type": "RateLimitError", "message": "slow down", "status": 429}}\n\n']).pipeThrough(new UniEventStream({ mode: "assemble" })));
+    r = await collectStamped(byteStream([first + 'data: {"error": {"type": "RateLimitError", "message": "slow down", "status": 429}}\n\n']).pipeThrough(new UniEventStream({ mode: "assemble" })));
     assertEqual(r.values, [out(T("a"))]);
     assertError(r.error, UpstreamError, { status: 429, errorType: "RateLimitError", message: "slow down" });
   }],

@@ -6,6 +6,7 @@ import {
   ToolCallArgumentParseError, UniEventStream, UpstreamError, fromResponse, toWireEvent,
 } from "../../dist/index.js";
 import { assert, assertEqual, assertError, byteStream, collect, collectSettled, settle, splitAt, utf8, valuesStream, type Case } from "../harness.ts";
+import { unstamp } from "../fixtures.ts";
 
 type Json = Record<string, unknown>;
 type Encoder = SseEncoderStream | NdjsonEncoderStream;
@@ -363,7 +364,8 @@ export const cases: Case[] = [
   ["any error is written: plain errors by class name (message falling back to it), SDK status kept", async () => {
     const cases: [unknown, Json][] = [
       [new TypeError("bad"), { type: "TypeError", message: "bad" }],
-      [Object.assign(new Error(""), { name: "RateLimitError", status: 429 }), { type: "RateLimitError", message: "RateLimitError", status: 429 }],
+      [Object.assign(new Error(""), { name: "RateLimitError", status: 429 }), { type: "Error", message: "Error", status: 429 }],
+      [Object.assign(new (class RateLimitError extends Error {})(""), { status: 429 }), { type: "RateLimitError", message: "RateLimitError", status: 429 }],
       ["just a string", { type: "Error", message: "just a string" }],
       [new MmspError("Streaming response ended without usage_metadata", { eventIndex: 4 }), { type: "MmspError", message: "Streaming response ended without usage_metadata", event_index: 4 }],
     ];
@@ -412,7 +414,7 @@ export const cases: Case[] = [
     let stream = new MessageAssemblerStream({ mode: "assemble" });
     let r = await readBack(concat(await collect(valuesStream(thinkingOnly as any[]).pipeThrough(stream).pipeThrough(new SseEncoderStream()))));
     assertEqual(r.events.length, 2);
-    assertError(r.error.cause, EmptyResponseError, { client: "mmsp-streams", finishReason: "length", usageMetadata: USAGE, message: 'mmsp-streams returned no content other than thinking (finish_reason="length").' });
+    assertError(r.error.cause, EmptyResponseError, { client: "upstream", finishReason: "length", usageMetadata: USAGE, message: 'upstream returned no content other than thinking (finish_reason="length").' });
     stream = new MessageAssemblerStream({ mode: "assemble" });
     r = await readBack(concat(await collect(valuesStream([ev([{ type: "text.delta", text: "a" }])] as any[]).pipeThrough(stream).pipeThrough(new SseEncoderStream()))));
     assertError(r.error, UpstreamError, { errorType: "MmspError", message: "Streaming response ended without usage_metadata" });
@@ -500,8 +502,10 @@ export const cases: Case[] = [
     await fc.assert(
       fc.asyncProperty(streamArb, async (g) => {
         const { input, expected } = build(g);
+        const t0 = Date.now();
         const a = await assemble(input);
         if (a.error) throw a.error;
+        unstamp(a.events, a.message, t0);
         assertEqual(doneItems(a.events), expected.content_items, "the done items");
         assertEqual(a.message, expected, "the assembled message");
         for (const [enc, format] of [[new SseEncoderStream(), "sse"], [new NdjsonEncoderStream(), "ndjson"]] as const) {
@@ -515,8 +519,10 @@ export const cases: Case[] = [
         const stream = new UniEventStream({ mode: "assemble" });
         const fromBytes = await collectSettled(byteStream([await encode(input)]).pipeThrough(stream));
         if (fromBytes.error) throw fromBytes.error;
+        const fromBytesMessage = await stream.message;
+        unstamp(fromBytes.values, fromBytesMessage, t0);
         assertEqual(fromBytes.values, a.events, "assembled from bytes");
-        assertEqual(await stream.message, a.message);
+        assertEqual(fromBytesMessage, a.message);
       }),
       { numRuns: 40 },
     );

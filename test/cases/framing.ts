@@ -2,7 +2,8 @@
 import { NdjsonDecoderStream, SseDecoderStream, StreamProtocolError } from "../../dist/index.js";
 import { assertEqual, assertError, byteStream, collect, collectSettled, utf8, type Case } from "../harness.ts";
 
-const sseOf = (chunks: (string | Uint8Array)[]) => collect(byteStream(chunks).pipeThrough(new SseDecoderStream()));
+const sseOf = (chunks: (string | Uint8Array)[], options?: { mmsp?: boolean }) =>
+  collect(byteStream(chunks).pipeThrough(new SseDecoderStream(options)));
 const ndjsonOf = (chunks: (string | Uint8Array)[]) => collectSettled(byteStream(chunks).pipeThrough(new NdjsonDecoderStream()));
 
 export const cases: Case[] = [
@@ -31,10 +32,11 @@ export const cases: Case[] = [
   ["SSE: no space after the colon, and only one space is removed", async () => {
     assertEqual(await sseOf(["data:a\n\ndata:  b\n\n"]), [{ data: "a" }, { data: " b" }]);
   }],
-  ["SSE: an unterminated final event is still dispatched", async () => {
-    assertEqual(await sseOf(["data: a\n\ndata: b"]), [{ data: "a" }, { data: "b" }]);
-    assertEqual(await sseOf(["data: a\n\ndata: b\n"]), [{ data: "a" }, { data: "b" }]);
-    assertEqual(await sseOf(["data: a\n\ndata: b\r"]), [{ data: "a" }, { data: "b" }]);
+  ["SSE: an unterminated final event is discarded, as the standard says (mmsp: true keeps it)", async () => {
+    for (const tail of ["data: b", "data: b\n", "data: b\r"]) {
+      assertEqual(await sseOf(["data: a\n\n" + tail]), [{ data: "a" }], JSON.stringify(tail));
+      assertEqual(await sseOf(["data: a\n\n" + tail], { mmsp: true }), [{ data: "a" }, { data: "b" }], JSON.stringify(tail));
+    }
   }],
   ["SSE: a UTF-8 character split across chunks", async () => {
     const bytes = utf8("data: é€😀\n\n");
@@ -44,13 +46,32 @@ export const cases: Case[] = [
   ["SSE: invalid UTF-8 becomes U+FFFD, as the SSE standard says", async () => {
     assertEqual(await sseOf([new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x41, 0x0a, 0x0a])]), [{ data: "\ufffdA" }]);
   }],
-  ["SSE: an event with no data field is not dispatched (and its fields do not carry over)", async () => {
-    assertEqual(await sseOf(["event: x\n\nid: 3\n\ndata: y\n\n"]), [{ data: "y" }]);
+  ["SSE: an event with no data field is not dispatched; its event type does not carry over, its id does", async () => {
+    assertEqual(await sseOf(["event: x\n\nid: 3\n\ndata: y\n\n"]), [{ data: "y", id: "3" }]);
   }],
-  ["NDJSON: one value per line, LF or CRLF, last line without newline", async () => {
-    const r = await ndjsonOf(['{"a":1}\n{"b":2}\r\n', '[3]\r', '\n"x"']);
+  ["SSE: the last event id persists across events, as EventSource.lastEventId (an empty id: clears it)", async () => {
+    assertEqual(await sseOf(["id: 1\ndata: a\n\ndata: b\n\nid:\ndata: c\n\nid: 7\0x\ndata: d\n\n"]), [
+      { data: "a", id: "1" }, { data: "b", id: "1" }, { data: "c" }, { data: "d" },
+    ]);
+  }],
+  ["SSE: the BOM counts only at the very start: the text \u00ef\u00bb\u00bf later is an unknown field", async () => {
+    assertEqual(await sseOf(["\ufeffdata: a\n\n\u00ef\u00bb\u00bfdata: b\n\ndata: c\n\n"]), [{ data: "a" }, { data: "c" }]);
+    assertEqual(await sseOf([": hi\n\u00ef\u00bb\u00bfdata: b\n\n"]), []);
+  }],
+  ["NDJSON: one object per line, LF or CRLF, last line without newline", async () => {
+    const r = await ndjsonOf(['{"a":1}\n{"b":2}\r\n', '{"c":3}\r', '\n{"x":4}']);
     assertEqual(r.error, undefined);
-    assertEqual(r.values, [{ a: 1 }, { b: 2 }, [3], "x"]);
+    assertEqual(r.values, [{ a: 1 }, { b: 2 }, { c: 3 }, { x: 4 }]);
+  }],
+  ["NDJSON: a bare CR is not a line break (it is in SSE): the line is one bad record", async () => {
+    const r = await ndjsonOf(['{"a":1}\r{"b":2}\n']);
+    assertError(r.error, StreamProtocolError, { rule: "JSON", eventIndex: 0, byteOffset: 0 });
+    assertEqual(r.values, []);
+  }],
+  ["NDJSON: a line that is JSON but not an object is refused (rule JSON)", async () => {
+    const r = await ndjsonOf(['{"a":1}\n[3]\n']);
+    assertError(r.error, StreamProtocolError, { rule: "JSON", eventIndex: 1, byteOffset: 8 });
+    assertEqual(r.values, [{ a: 1 }]);
   }],
   ["NDJSON: blank lines, including spaces and tabs only, are skipped", async () => {
     const r = await ndjsonOf(['\n{"a":1}\n \t \n\t\n\r\n{"b":2}\n\n']);

@@ -15,17 +15,16 @@ async function violates(events: Json[], rule: string, index: number, done = true
   assertError(error, StreamProtocolError, { rule, eventIndex: index });
   assertEqual(got.length, index, `events delivered before the violation (${rule})`);
   assert(typeof error.preview === "string" && error.preview.length > 0, "a preview of the bad input");
-  assert(error.message.startsWith("mmsp-streams broke the streaming protocol: "), error.message);
+  assert(error.message.startsWith("upstream broke the streaming protocol: "), error.message);
   assert(error.message.includes(rule), "the message names the rule");
   return error;
 }
 
-/** Something after a valid stop event: the readable errors, the message was already resolved. */
+/** Something after a valid stop event: one outcome (SPEC §7): the readable errors, message rejects with that error. */
 async function afterStop(extra: Json): Promise<void> {
-  const r = await read(sse([...T, stop(), extra]));
-  assertError(r.error, StreamProtocolError, { rule: "STOP-LAST", eventIndex: 3 });
-  assertEqual(r.events.length, 3);
-  assertEqual(r.message?.content_items, [textDone("Hi")], "the message resolved at the stop event");
+  const { error, events } = await readError(sse([...T, stop(), extra]));
+  assertError(error, StreamProtocolError, { rule: "STOP-LAST", eventIndex: 3 });
+  assertEqual(events.length, 3, "every valid event, the stop event included, was delivered");
 }
 
 async function legal(events: Json[]): Promise<any> {
@@ -46,7 +45,7 @@ export const cases: Case[] = [
     const e = await violates([delta(text("Hi"))], "STOP-LAST", 1, false);
     assert(e.message.includes("text group"), e.message);
   }],
-  ["STOP-LAST: an event after the stop event (the message stays resolved)", () => afterStop(delta(text("x")))],
+  ["STOP-LAST: an event after the stop event (message rejects with the readable's error)", () => afterStop(delta(text("x")))],
   ["STOP-LAST: a second stop event", () => afterStop(stop())],
   ["STOP-LAST: an empty body", async () => {
     const { error } = await readError("");
@@ -150,10 +149,10 @@ export const cases: Case[] = [
     const events = [...T, delta(tool("get_weather", "toolu_1", '{"location": ')), delta(tool("", "", '"Par')), delta(toolDone("get_weather", "toolu_1", { location: "Par" }))];
     const { error, events: got } = await readError(sse(events));
     assertError(error, ToolCallArgumentParseError, {
-      rule: "DONE-CONTENT", eventIndex: 4, client: "mmsp-streams", toolName: "get_weather", toolCallId: "toolu_1",
+      rule: "DONE-CONTENT", eventIndex: 4, client: "upstream", toolName: "get_weather", toolCallId: "toolu_1",
       rawArgumentsLength: 17, rawArgumentsPreview: '{"location": "Par',
     });
-    assert(error.message.startsWith('Invalid streamed tool call arguments from mmsp-streams for tool "get_weather" (tool_call_id="toolu_1", length=17, preview="{\\"location\\": \\"Par"): '), error.message);
+    assert(error.message.startsWith('Invalid streamed tool call arguments from upstream for tool "get_weather" (tool_call_id="toolu_1", length=17, preview="{\\"location\\": \\"Par"): '), error.message);
     assertEqual(got.length, 4, "the fragments before it were delivered");
   }],
   ["ToolCallArgumentParseError: arguments that parse to an array are not an object", async () => {
@@ -175,8 +174,8 @@ export const cases: Case[] = [
   // EmptyResponseError in place of the stop event
   ["EmptyResponseError: a thinking-only response", async () => {
     const { error, events } = await readError(sse([delta(thinking("hmm")), delta(thinkingDone("hmm")), stop("length")]));
-    assertError(error, EmptyResponseError, { client: "mmsp-streams", finishReason: "length", usageMetadata: USAGE, eventIndex: 2 });
-    assertEqual(error.message, 'mmsp-streams returned no content other than thinking (finish_reason="length").');
+    assertError(error, EmptyResponseError, { client: "upstream", finishReason: "length", usageMetadata: USAGE, eventIndex: 2 });
+    assertEqual(error.message, 'upstream returned no content other than thinking (finish_reason="length").');
     assertEqual(events.length, 2);
   }],
   ["EmptyResponseError: a response with no items at all", async () => {

@@ -63,7 +63,7 @@ export const cases: Case[] = [
     assertError(error, StreamLimitError, { limit: "maxDepth", value: 16 });
   }],
   ["maxDepth: the NDJSON stage bounds any value", async () => {
-    const r = await collectSettled(byteStream([JSON.stringify(nested(100)) + "\n"]).pipeThrough(new NdjsonDecoderStream({ maxDepth: 50 })));
+    const r = await collectSettled(byteStream([JSON.stringify({ deep: nested(100) }) + "\n"]).pipeThrough(new NdjsonDecoderStream({ maxDepth: 50 })));
     assertError(r.error, StreamLimitError, { limit: "maxDepth", value: 50 });
   }],
   ["maxItems: a message with too many items", async () => {

@@ -55,7 +55,7 @@ export const cases: Case[] = [
   ["a stream ending with an error event raises UpstreamError with the typed cause", async () => {
     const { error, events } = await readError(withError());
     assertEqual(events.length, 2, "the deltas before the error were delivered");
-    assertError(error, UpstreamError, { client: "mmsp-streams", status: null, errorType: "ToolCallArgumentParseError", error: ERROR_EVENT.error, eventIndex: 2 });
+    assertError(error, UpstreamError, { client: "upstream", status: null, errorType: "ToolCallArgumentParseError", error: ERROR_EVENT.error, eventIndex: 2 });
     assertEqual(error.message, ERROR_EVENT.error.message);
     assertError(error.cause, ToolCallArgumentParseError, { client: "anthropic", toolName: "f", toolCallId: "t1", rawArgumentsLength: 3, rawArgumentsPreview: "{x:" });
     assertEqual(error.cause.message, ERROR_EVENT.error.message);

@@ -1,0 +1,29 @@
+/**
+ * The grammar stage's one interface, for both modes: `MessageValidator` (validate: a public stream
+ * in, the same events out, every rule of SPEC §3 and every `.done` checked) and `MessageAssembler`
+ * (assemble: bare fragments in, the public stream out, SPEC §5). The stage stream, the fused
+ * reader and the live message see only this.
+ */
+import type { DoneItem, UniEvent, UniMessage } from "../schema.js";
+import type { GroupBuffer } from "./group.js";
+
+export interface Grammar {
+  /** One event in; the events it makes go to `emit`. Throws a `Fault` or a typed error. */
+  push(event: UniEvent, emit: (event: UniEvent) => void): void;
+  /** The input ended: the last events go to `emit`, or the error the end is. */
+  end(emit: (event: UniEvent) => void): void;
+  /** The message, once the stream is complete. */
+  readonly message: UniMessage | undefined;
+  /** The done items so far (live: do not mutate). */
+  readonly doneItems: readonly DoneItem[];
+  /** The group being streamed now (validate mode), for the live message. */
+  readonly openGroup: GroupBuffer | null;
+}
+
+import { MessageAssembler } from "./assembler.js";
+import { MessageValidator } from "./validator.js";
+
+/** The grammar of a mode: a checker of public streams, or the producer-side assembler. */
+export function createGrammar(mode: "validate" | "assemble", client: string, limits: { maxItems: number; maxDepth: number }): Grammar {
+  return mode === "assemble" ? new MessageAssembler(client, limits) : new MessageValidator(client, limits);
+}

@@ -1,0 +1,109 @@
+/**
+ * `UniEventDecoderStream`: records (SSE messages or parsed NDJSON lines) → UniEvents. A thin stream
+ * shell over the decode step (read/steps.ts) the fused reader uses.
+ */
+import type { StreamCore } from "../internal/core.js";
+import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
+import { Fault } from "../internal/fault.js";
+import { resolveLimits, type LimitOptions } from "../internal/limits.js";
+import { isRecord } from "../internal/values.js";
+import { positionOf, tagPosition } from "../read/position.js";
+import { valueFailure } from "../read/located.js";
+import { DecodeStep, DONE, SKIP, whereOf } from "../read/steps.js";
+import { TaggedLocator } from "../read/tagged-locator.js";
+import type { UniEvent } from "../schema.js";
+import { UniEventDecoder, type ReaderWarning } from "./uni-event.js";
+
+export interface UniEventDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxDepth"> {
+  /**
+   * What the records are: SSE messages `{data}` (`"sse"`) or parsed JSON values (`"ndjson"`).
+   * By default each record is what the stage before it said (`SseDecoderStream`,
+   * `NdjsonDecoderStream`), else an SSE message when it is an object whose only members are a string
+   * `data` and optional `event` / `id`.
+   */
+  format?: "sse" | "ndjson";
+  /** Names the producer in errors and in `UpstreamError.client`; default `"upstream"`. */
+  client?: string;
+  /**
+   * `"validate"` (default): the records are a public stream's events. `"assemble"`: they are the
+   * input of assemble mode (several items per event, `fidelity.item_id`, stop events in pieces),
+   * for `MessageAssemblerStream({ mode: "assemble" })` after it.
+   */
+  mode?: "validate" | "assemble";
+  /** Items of a kind this version does not know: `"error"` (default) or `"skip"` (see `UniEventStream`). */
+  unknownItems?: "error" | "skip";
+  /** Called for what the reader let pass but you may want to know about (skipped items). */
+  onWarning?: (warning: ReaderWarning) => void;
+}
+
+const SSE_KEYS = new Set(["data", "event", "id"]);
+
+function looksLikeSseMessage(r: unknown): r is { data: string } {
+  if (!isRecord(r) || typeof r.data !== "string") return false;
+  for (const k in r) if (!SSE_KEYS.has(k)) return false;
+  return true;
+}
+
+class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
+  private readonly step: DecodeStep;
+  private readonly client: string;
+  private count = 0;
+  finished = false;
+
+  constructor(private readonly options: UniEventDecoderOptions) {
+    this.client = options.client ?? "upstream";
+    const decoder = new UniEventDecoder({
+      client: this.client,
+      maxDepth: resolveLimits(options).maxDepth,
+      mode: options.mode ?? "validate",
+      unknownItems: options.unknownItems ?? "error",
+      onWarning: options.onWarning,
+    });
+    this.step = new DecodeStep(decoder, this.client);
+  }
+
+  push(record: unknown, emit: (event: UniEvent) => void): void {
+    if (this.finished) return;
+    const position = positionOf(record);
+    const loc = new TaggedLocator(position, this.count++, () => {});
+    const format = position?.format ?? this.options.format ?? (looksLikeSseMessage(record) ? "sse" : "ndjson");
+    let event: UniEvent | typeof DONE | typeof SKIP;
+    if (format === "sse") {
+      const data = isRecord(record) ? record.data : undefined;
+      if (typeof data !== "string")
+        throw valueFailure(new Fault("SCHEMA", "an SSE message must be an object with a string data"), this.client, whereOf(loc), record);
+      event = this.step.sse(data, undefined, loc);
+    } else {
+      if (!isRecord(record))
+        throw valueFailure(new Fault("JSON", "an event must be a JSON object"), this.client, whereOf(loc), record);
+      if (!position) this.step.depth(record, loc);
+      event = this.step.value(record, loc);
+    }
+    if (event === DONE) {
+      this.finished = true;
+      return;
+    }
+    if (event === SKIP) return;
+    if (position && (event as object) !== record) tagPosition(event, position);
+    emit(event);
+  }
+
+  end(): void {}
+}
+
+/**
+ * Wire records → UniEvents: SSE messages (`{data}`, from `SseDecoderStream`) or JSON values (from
+ * `NdjsonDecoderStream`). `[DONE]` ends the stream (and cancels its source), `{"error": E}` raises
+ * `UpstreamError`, the base64 `data` of inline items becomes `Uint8Array`, and every event is checked
+ * against the schema. The grammar across events is `MessageAssemblerStream`'s job.
+ *
+ * @example
+ * ```ts
+ * const events = body.pipeThrough(new SseDecoderStream()).pipeThrough(new UniEventDecoderStream());
+ * ```
+ */
+export class UniEventDecoderStream extends CoreStream<unknown, UniEvent> {
+  constructor(options: UniEventDecoderOptions = {}) {
+    super(new UniEventDecoderCore(options), options);
+  }
+}

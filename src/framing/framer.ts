@@ -1,0 +1,409 @@
+/**
+ * Framing: bytes → records, chosen once. A framer owns everything below the record: UTF-8
+ * decoding, lines, the SSE field parser, byte offsets and the capture of long base64 strings.
+ * A record is an SSE message's `data` or an NDJSON line that is not blank; the framer is the one
+ * place that knows where the record being handed out sits in the input (`index`, `recordStart()`,
+ * `recordEnd()`, `line`), so every error, found by whichever part, is located the same way.
+ *
+ * `SseFramer` and `NdjsonFramer` are the two formats; `AutoFramer` decides once, from the first
+ * byte that is not whitespace (`{`: NDJSON, anything else: SSE), and is then that framer.
+ */
+import { Fault, locate } from "../internal/fault.js";
+import { limitError } from "../internal/limits.js";
+import type { StreamLimitError } from "../errors.js";
+import { diagnoseBody } from "../diagnose.js";
+import { INLINE_DATA_CAPTURE } from "./base64-capture.js";
+import { LineSplitter, type LineBreaks } from "./lines.js";
+import { SseParser } from "./sse-parser.js";
+import { InvalidUtf8, Utf8Decoder } from "./utf8.js";
+
+export type WireFormat = "sse" | "ndjson";
+
+/** Receives one record: its text, and what a capture took from it (the text then holds a placeholder). */
+export type RecordSink = (text: string, captured: Uint8Array | undefined) => void;
+
+export interface FramerOptions {
+  /** Names the producer in errors. */
+  client: string;
+  /** The largest record, in bytes. */
+  maxEventBytes: number;
+  /** Invalid UTF-8 is an error (`UTF8`), not U+FFFD. */
+  strictUtf8: boolean;
+  /**
+   * Read as the MMSP reader does: an
+   * unterminated last SSE message is still handed out (flagged `unterminated`, so a body cut right
+   * after the stop event or inside the final `[DONE]` reads cleanly); a body that yields no record
+   * at all is diagnosed (what it was instead: HTML, JSON, the other format, compressed bytes…).
+   */
+  mmsp: boolean;
+  /** Capture long base64 `data` strings while they arrive (the MMSP reader; not a stage that hands out text). */
+  capture: boolean;
+  /** The response's Content-Type, for the diagnosis. */
+  contentType?: string | null;
+}
+
+/** Where the record being handed out sits (valid inside the sink call). */
+export interface RecordPosition {
+  /** 0-based index of the record among the input's records. */
+  readonly index: number;
+  /** Byte offset where it begins. */
+  recordStart(): number;
+  /** Byte offset just past it (its terminating line included). */
+  recordEnd(): number;
+  /** 1-based line number, for line-based input (NDJSON). */
+  readonly line: number | undefined;
+  /** The input ended inside this record (it had no terminator). */
+  readonly unterminated: boolean;
+  /** Remembers where this record ends, for `keptEnd()` (cheap: counted only if asked). */
+  keepEnd(): void;
+  /** Where the record last kept ends (0 when none was). */
+  keptEnd(): number;
+}
+
+export interface Framer extends RecordPosition {
+  /** The format, once known (`AutoFramer`: undefined until it has decided). */
+  readonly format: WireFormat | undefined;
+  push(chunk: Uint8Array, sink: RecordSink): void;
+  end(sink: RecordSink): void;
+  /** SSE: the current message's `event` and last event id. */
+  readonly eventType: string | undefined;
+  readonly lastEventId: string | undefined;
+  /** What the body looks like, judged from its first bytes, when it is not an MMSP stream. */
+  diagnosis(): { detail: string; preview: string } | undefined;
+  /** Called once the format is known (at once for SSE and NDJSON framers). */
+  onFormat: ((format: WireFormat) => void) | undefined;
+}
+
+/** How many of the first bytes are kept to say what a body was when it held no record. */
+const HEAD_BYTES = 1024;
+
+const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
+
+/** The parts both formats share: UTF-8, lines, the record's position, the head for the diagnosis. */
+abstract class LineFramer implements Framer {
+  abstract readonly format: WireFormat;
+  protected readonly utf8: Utf8Decoder;
+  protected readonly lines: LineSplitter;
+  protected sink: RecordSink = () => {};
+  index = 0;
+  unterminated = false;
+  /** The input has ended: a line handed out now had no terminator. */
+  protected ending = false;
+  protected startMark = 0;
+  protected endMark = 0;
+  private keptEndMark = 0;
+  private head: Uint8Array = new Uint8Array(0);
+  onFormat: ((format: WireFormat) => void) | undefined;
+
+  constructor(
+    protected readonly options: FramerOptions,
+    breaks: LineBreaks,
+  ) {
+    this.utf8 = new Utf8Decoder(options.strictUtf8);
+    const tooLong = (): never => {
+      const e = limitError("maxEventBytes", options.maxEventBytes, `event ${this.index}`);
+      throw this.place(e, this.openRecordStart());
+    };
+    this.lines = new LineSplitter(breaks, options.maxEventBytes, tooLong, options.capture ? INLINE_DATA_CAPTURE : null);
+  }
+
+  get line(): number | undefined {
+    return undefined;
+  }
+  get eventType(): string | undefined {
+    return undefined;
+  }
+  get lastEventId(): string | undefined {
+    return undefined;
+  }
+
+  recordStart(): number {
+    return (this.startMark = this.lines.resolve(this.startMark));
+  }
+
+  recordEnd(): number {
+    return (this.endMark = this.lines.resolve(this.endMark));
+  }
+
+  keepEnd(): void {
+    this.keptEndMark = this.endMark;
+  }
+
+  keptEnd(): number {
+    return (this.keptEndMark = this.lines.resolve(this.keptEndMark));
+  }
+
+  /** Marks point into the text being split; fix them before it is replaced. */
+  private fixMarks(): void {
+    if (this.startMark < 0) this.startMark = this.lines.resolve(this.startMark);
+    if (this.endMark < 0) this.endMark = this.lines.resolve(this.endMark);
+    if (this.keptEndMark < 0) this.keptEndMark = this.lines.resolve(this.keptEndMark);
+  }
+
+  /** Where the record still being read began. */
+  protected abstract openRecordStart(): number;
+
+  push(chunk: Uint8Array, sink: RecordSink): void {
+    this.sink = sink;
+    this.fixMarks();
+    if (this.head.length < HEAD_BYTES) this.keepHead(chunk);
+    let text: string;
+    try {
+      text = this.utf8.decode(chunk);
+    } catch (e) {
+      if (!(e instanceof InvalidUtf8)) throw e;
+      this.lines.push(e.text, e.textStart, e.byteOffset, this.onLine); // deliver what came before the bad bytes
+      throw this.invalidUtf8(e);
+    }
+    this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine);
+  }
+
+  end(sink: RecordSink): void {
+    this.sink = sink;
+    this.fixMarks();
+    let text: string;
+    try {
+      text = this.utf8.end();
+    } catch (e) {
+      if (e instanceof InvalidUtf8) throw this.invalidUtf8(e);
+      throw e;
+    }
+    if (text) this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine);
+    this.ending = true;
+    this.lines.end(this.onLine);
+    this.endRecords();
+    if (this.index === 0 && this.options.mmsp) this.diagnoseEmpty();
+  }
+
+  protected abstract readonly onLine: (line: string, captured: Uint8Array | undefined) => void;
+
+  /** The input ended: hand out a record still open, if the format does. */
+  protected abstract endRecords(): void;
+
+  private keepHead(chunk: Uint8Array): void {
+    const take = Math.min(HEAD_BYTES - this.head.length, chunk.length);
+    const head = new Uint8Array(this.head.length + take);
+    head.set(this.head, 0);
+    head.set(chunk.subarray(0, take), this.head.length);
+    this.head = head;
+  }
+
+  /** What the body was, when it held no record (or failed before the first one). */
+  diagnosis(): { detail: string; preview: string } | undefined {
+    const d = diagnoseBody(this.head, {
+      contentType: this.options.contentType,
+      format: this.format,
+      totalBytes: this.utf8.bytesReceived,
+    });
+    return d && { detail: d.detail, preview: d.preview };
+  }
+
+  private diagnoseEmpty(): never | void {
+    const d = this.diagnosis();
+    if (!d) return;
+    throw locate(new Fault("STOP-LAST", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
+  }
+
+  protected place(e: StreamLimitError, byteOffset: number): StreamLimitError {
+    e.eventIndex = this.index;
+    e.byteOffset = byteOffset;
+    return e;
+  }
+
+  private invalidUtf8(e: InvalidUtf8): unknown {
+    const d = this.index === 0 && this.options.mmsp ? this.diagnosis() : undefined;
+    const detail = d ? d.detail : `invalid UTF-8 at byte ${e.byteOffset}`;
+    return locate(new Fault("UTF8", detail), this.options.client, {
+      eventIndex: this.index,
+      byteOffset: e.byteOffset,
+      preview: d ? d.preview : hex(e.bytes),
+    });
+  }
+}
+
+/** SSE: lines → messages (see sse-parser.ts); a record is a message's `data`. */
+export class SseFramer extends LineFramer {
+  readonly format = "sse" as const;
+  private readonly parser = new SseParser();
+  /** A field line came since the last blank line: a message is being read. */
+  private reading = false;
+  private messageChars = 0;
+  private captured: Uint8Array | undefined;
+  private event: string | undefined;
+  private id: string | undefined;
+
+  constructor(options: FramerOptions) {
+    super(options, "sse");
+  }
+
+  override get eventType(): string | undefined {
+    return this.event;
+  }
+  override get lastEventId(): string | undefined {
+    return this.id;
+  }
+
+  protected openRecordStart(): number {
+    return this.reading ? this.recordStart() : this.lines.resolve(this.lines.mark());
+  }
+
+  protected readonly onLine = (line: string, captured: Uint8Array | undefined): void => {
+    if (line.length === 0) {
+      this.reading = false;
+      const message = this.parser.dispatch();
+      if (message) {
+        this.endMark = this.lines.endMark();
+        this.hand(message.data, message.event, message.id);
+      }
+      return;
+    }
+    if (line.charCodeAt(0) === 58 /* : */) return; // a comment, e.g. ": keep-alive"
+    if (!this.reading) {
+      this.reading = true;
+      this.startMark = this.lines.mark();
+      this.messageChars = 0;
+    }
+    if (captured) this.captured = captured;
+    this.messageChars += line.length + 1;
+    if (this.messageChars > this.options.maxEventBytes) {
+      throw this.place(limitError("maxEventBytes", this.options.maxEventBytes, `event ${this.index}`), this.recordStart());
+    }
+    this.parser.field(line);
+  };
+
+  private hand(data: string, event: string | undefined, id: string | undefined): void {
+    const captured = this.captured;
+    this.captured = undefined;
+    this.event = event;
+    this.id = id;
+    this.sink(data, captured);
+    this.index++;
+  }
+
+  protected endRecords(): void {
+    this.reading = false;
+    // The standard discards a message whose blank line never came; the MMSP reader hands it out,
+    // flagged, so that a body cut right after the stop event (or inside `[DONE]`) still reads.
+    if (!this.options.mmsp) return;
+    const message = this.parser.dispatch();
+    if (!message) return;
+    this.endMark = this.utf8.bytesReceived;
+    this.unterminated = true;
+    this.hand(message.data, message.event, message.id);
+  }
+}
+
+/** A line that holds nothing but spaces and tabs (or nothing). */
+export function isBlankLine(line: string): boolean {
+  if (line.length === 0) return true;
+  const c = line.charCodeAt(0);
+  return (c === 32 || c === 9) && /^[ \t]*$/.test(line);
+}
+
+/** NDJSON: a record is a line that is not blank (LF or CRLF end lines; a lone CR is text). */
+export class NdjsonFramer extends LineFramer {
+  readonly format = "ndjson" as const;
+  private lineNo = 0;
+
+  constructor(options: FramerOptions) {
+    super(options, "ndjson");
+  }
+
+  override get line(): number {
+    return this.lineNo;
+  }
+
+  protected openRecordStart(): number {
+    return this.lines.resolve(this.lines.mark());
+  }
+
+  protected readonly onLine = (line: string, captured: Uint8Array | undefined): void => {
+    if (isBlankLine(line)) return;
+    this.lineNo = this.lines.lineNumber;
+    this.unterminated = this.ending; // only the last line, without its LF, comes at the end
+    this.startMark = this.lines.mark();
+    this.endMark = this.lines.endMark();
+    this.sink(line, captured);
+    this.index++;
+  };
+
+  protected endRecords(): void {}
+
+}
+
+const isSpace = (b: number): boolean => b === 32 || b === 9 || b === 10 || b === 13;
+
+/** Decides the format once, from the first byte that is not whitespace (after a BOM), then is that framer. */
+export class AutoFramer implements Framer {
+  private inner: Framer | undefined;
+  private held: Uint8Array[] = [];
+  private heldBytes = 0;
+  onFormat: ((format: WireFormat) => void) | undefined;
+
+  constructor(private readonly options: FramerOptions) {}
+
+  get format(): WireFormat | undefined {
+    return this.inner?.format;
+  }
+  get index(): number {
+    return this.inner?.index ?? 0;
+  }
+  get line(): number | undefined {
+    return this.inner?.line;
+  }
+  get unterminated(): boolean {
+    return this.inner?.unterminated ?? false;
+  }
+  get eventType(): string | undefined {
+    return this.inner?.eventType;
+  }
+  get lastEventId(): string | undefined {
+    return this.inner?.lastEventId;
+  }
+  recordStart(): number {
+    return this.inner?.recordStart() ?? 0;
+  }
+  recordEnd(): number {
+    return this.inner?.recordEnd() ?? 0;
+  }
+  keepEnd(): void {
+    this.inner?.keepEnd();
+  }
+  keptEnd(): number {
+    return this.inner?.keptEnd() ?? 0;
+  }
+  diagnosis(): { detail: string; preview: string } | undefined {
+    return this.inner?.diagnosis();
+  }
+
+  push(chunk: Uint8Array, sink: RecordSink): void {
+    if (this.inner) return this.inner.push(chunk, sink);
+    let i = 0;
+    // A BOM (EF BB BF) at the very start is not content.
+    if (this.heldBytes === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
+    while (i < chunk.length && isSpace(chunk[i]!)) i++;
+    this.held.push(chunk);
+    this.heldBytes += chunk.length;
+    if (i === chunk.length && this.heldBytes < this.options.maxEventBytes) return; // whitespace so far
+    this.decide(i < chunk.length && chunk[i] === 0x7b /* { */ ? "ndjson" : "sse", sink);
+  }
+
+  end(sink: RecordSink): void {
+    if (!this.inner) this.decide("sse", sink);
+    this.inner!.end(sink);
+  }
+
+  private decide(format: WireFormat, sink: RecordSink): void {
+    const inner = format === "ndjson" ? new NdjsonFramer(this.options) : new SseFramer(this.options);
+    this.inner = inner;
+    this.onFormat?.(format);
+    const held = this.held;
+    this.held = [];
+    for (const c of held) inner.push(c, sink);
+  }
+}
+
+/** The framer for a format. */
+export function createFramer(format: WireFormat | "auto", options: FramerOptions): Framer {
+  return format === "sse" ? new SseFramer(options) : format === "ndjson" ? new NdjsonFramer(options) : new AutoFramer(options);
+}

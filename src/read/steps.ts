@@ -1,0 +1,115 @@
+/**
+ * The reading steps after framing, written once and composed by both paths: the fused reader calls
+ * them for every record its framer hands out; the decoding and grammar stages call them for every
+ * record or event that reaches them through a pipe. Each step locates its failures (located.ts) from
+ * a `Locator`: the framer itself in the fused reader, a record's tagged position in the stages.
+ */
+import { UniEventDecoder, DONE, SKIP } from "../decode/uni-event.js";
+import type { Grammar } from "../assemble/grammar.js";
+import { limitError, nestsDeeper } from "../internal/limits.js";
+import type { UniEvent } from "../schema.js";
+import { endFailure, textFailure, valueFailure, type Where } from "./located.js";
+
+/** Where the record being read sits; see `RecordPosition` (framer.ts), which satisfies it. */
+export interface Locator {
+  readonly index: number;
+  recordStart(): number | undefined;
+  readonly line: number | undefined;
+  readonly unterminated: boolean;
+  /** Remembers where this record ends, for the grammar's end. */
+  keepEnd(): void;
+}
+
+export function whereOf(loc: Locator): Where {
+  const where: Where = { eventIndex: loc.index };
+  const byteOffset = loc.recordStart();
+  if (byteOffset !== undefined) where.byteOffset = byteOffset;
+  if (loc.line !== undefined) where.line = loc.line;
+  return where;
+}
+
+export { DONE, SKIP };
+
+/** Records → UniEvents (or `DONE` / `SKIP`), failures located. */
+export class DecodeStep {
+  constructor(
+    readonly decoder: UniEventDecoder,
+    private readonly client: string,
+  ) {}
+
+  /** An SSE message's data. */
+  sse(data: string, captured: Uint8Array | undefined, loc: Locator): UniEvent | typeof DONE | typeof SKIP {
+    if (UniEventDecoder.isDone(data, loc.unterminated)) return DONE;
+    let value: Record<string, unknown>;
+    try {
+      value = this.decoder.parse(data, captured, loc.index, loc.unterminated);
+    } catch (e) {
+      throw textFailure(e, this.client, whereOf(loc), data, captured);
+    }
+    return this.value(value, loc);
+  }
+
+  /** An NDJSON line's text; `diagnosis` says what the body is when its first line does not parse. */
+  line(
+    text: string,
+    captured: Uint8Array | undefined,
+    loc: Locator,
+    diagnosis?: () => { detail: string } | undefined,
+  ): Record<string, unknown> {
+    try {
+      return this.decoder.parse(text, captured, loc.index, loc.unterminated, diagnosis);
+    } catch (e) {
+      throw textFailure(e, this.client, whereOf(loc), text, captured);
+    }
+  }
+
+  /**
+   * Bounds the nesting of a value that did not come through `parseRecord` (an event from your own
+   * source): the same limit, the same error.
+   */
+  depth(value: unknown, loc: Locator): void {
+    const max = this.decoder.maxDepth;
+    if (nestsDeeper(value, max)) throw valueFailure(limitError("maxDepth", max, "the nesting of the event"), this.client, whereOf(loc), value);
+  }
+
+  /** A parsed record. */
+  value(value: Record<string, unknown>, loc: Locator): UniEvent | typeof SKIP {
+    try {
+      return this.decoder.value(value, loc.index);
+    } catch (e) {
+      throw valueFailure(e, this.client, whereOf(loc), value);
+    }
+  }
+}
+
+/** UniEvents through the grammar, failures located; remembers the last event for the end. */
+export class GrammarStep {
+  private lastEvent: UniEvent | undefined;
+  private lastIndex = -1;
+
+  constructor(
+    readonly grammar: Grammar,
+    private readonly client: string,
+  ) {}
+
+  push(event: UniEvent, loc: Locator, emit: (event: UniEvent) => void): void {
+    try {
+      this.grammar.push(event, emit);
+    } catch (e) {
+      throw valueFailure(e, this.client, whereOf(loc), event);
+    }
+    this.lastEvent = event;
+    this.lastIndex = loc.index;
+    loc.keepEnd();
+  }
+
+  /** The input ended; `keptEnd` is where the last event ended. */
+  end(keptEnd: () => number | undefined, emit: (event: UniEvent) => void): void {
+    try {
+      this.grammar.end(emit);
+    } catch (e) {
+      const byteEnd = this.lastEvent === undefined ? 0 : keptEnd();
+      throw endFailure(e, this.client, { event: this.lastEvent, index: this.lastIndex, byteEnd });
+    }
+  }
+}
