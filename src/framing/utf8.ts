@@ -14,7 +14,7 @@ export class InvalidUtf8 {
     readonly text: string,
     /** Byte offset where `text` begins. */
     readonly textStart: number,
-    /** A few bytes from the bad one on, for a preview. */
+    /** The bad byte, for a preview (only it: what follows depends on how the input was chunked). */
     readonly bytes: Uint8Array,
   ) {}
 }
@@ -129,7 +129,7 @@ export class Utf8Decoder {
     try {
       text = this.decoder.decode();
     } catch {
-      throw new InvalidUtf8(start, "", start, this.tail);
+      throw new InvalidUtf8(start, "", start, this.tail.slice(0, 1));
     }
     this.tail = EMPTY;
     this.textStart = start;
@@ -141,6 +141,6 @@ export class Utf8Decoder {
     let at = findInvalidUtf8(bytes);
     if (at < 0) at = 0; // the platform disagreed with our scan: blame the chunk's start
     const text = new TextDecoder("utf-8").decode(bytes.subarray(0, at));
-    return new InvalidUtf8(start + at, text, start, bytes.subarray(at, at + 8));
+    return new InvalidUtf8(start + at, text, start, bytes.slice(at, at + 1));
   }
 }

@@ -10,6 +10,7 @@ import * as hostile from "./hostile.ts";
 import * as large from "./large.ts";
 import * as live from "./live.ts";
 import * as partialJson from "./partial-json.ts";
+import * as paths from "./paths.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
 import * as smoke from "./smoke.ts";
@@ -28,6 +29,7 @@ const groups: [string, Case[]][] = [
   ["smoke", smoke.cases],
   ["assemble", assemble.cases],
   ["encode", encode.cases],
+  ["paths", paths.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

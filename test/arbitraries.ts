@@ -1,0 +1,51 @@
+// Arbitraries shared by the property cases: random valid public streams, their wire text in SSE and
+// NDJSON, and random chunkings.
+import fc from "fast-check";
+import { delta, embedding, embeddingDone, inline, inlineDone, stop, text, textDone, thinking, thinkingDone, tool, toolDone, type Json } from "./fixtures.ts";
+
+export const unit = fc.constantFrom("a", "Z", " ", "é", "€", "😀", "中", "\n", "\r", '"', "\\", "\u2028", "\u0000");
+export const piece = fc.string({ unit, maxLength: 6 });
+
+export const b64 = (bytes: number[]): string => btoa(String.fromCharCode(...bytes));
+
+/** One valid group (`K.delta+ K.done`) of a random kind. */
+export const group: fc.Arbitrary<Json[]> = fc.oneof(
+  fc.tuple(fc.constantFrom("text", "thinking"), fc.array(piece, { minLength: 1, maxLength: 4 }), fc.option(fc.constant({ signature: "s€" }), { nil: undefined }))
+    .map(([kind, parts, fid]) => {
+      const d = kind === "text" ? text : thinking;
+      const done = kind === "text" ? textDone : thinkingDone;
+      const events = parts.map((p, i) => delta(d(p, i === parts.length - 1 ? fid : undefined)));
+      return [...events, delta(done(parts.join(""), fid))];
+    }),
+  fc.tuple(fc.dictionary(fc.string({ unit, maxLength: 4 }), fc.oneof(piece, fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 3 }), fc.integer({ min: 1, max: 4 }))
+    .map(([args, n]) => {
+      const raw = JSON.stringify(args);
+      const size = Math.ceil(raw.length / n);
+      const parts = Array.from({ length: n }, (_, i) => raw.slice(i * size, (i + 1) * size));
+      return [...parts.map((p, i) => delta(i === 0 ? tool("fn", "call_1", p) : tool("", "", p))), delta(toolDone("fn", "call_1", JSON.parse(raw)))];
+    }),
+  fc.array(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 7 }), { minLength: 1, maxLength: 3 })
+    .map((chunks) => [...chunks.map((c) => delta(inline(b64(c), "audio/wav"))), delta(inlineDone(b64(chunks.flat()), "audio/wav"))]),
+  fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: 1, maxLength: 4 })
+    .map((v) => [delta(embedding(v.map((x) => (Object.is(x, -0) ? 0 : x)))), delta(embeddingDone(v.map((x) => (Object.is(x, -0) ? 0 : x))))]),
+);
+
+export const streamEvents = fc.array(group, { minLength: 1, maxLength: 4 }).map((groups) => {
+  const events = groups.flat();
+  if (events.every((e) => ((e.content_items as Json[])[0]!.type as string).startsWith("thinking"))) events.push(delta(text("x")), delta(textDone("x")));
+  return [...events, stop()];
+});
+
+export const lineEnd = fc.constantFrom("\n", "\r\n", "\r");
+
+export function sseText(events: Json[], eol: string, keepAlive: boolean): string {
+  const parts = events.map((e) => `data: ${JSON.stringify(e)}${eol}${eol}`);
+  return (keepAlive ? `: keep-alive${eol}${eol}` : "") + parts.join(keepAlive ? `:${eol}` : "") + `data: [DONE]${eol}${eol}`;
+}
+
+export function ndjsonText(events: Json[], eol: string): string {
+  return events.map((e) => JSON.stringify(e) + eol).join("");
+}
+
+
+export const cuts = (max: number) => fc.array(fc.integer({ min: 1, max: Math.max(1, max - 1) }), { maxLength: 12 });
