@@ -6,7 +6,15 @@
  * It is a Promise subclass whose `then` asks for the drain: `await`, `Promise.all`, `.catch` and
  * `.finally` all go through `then` for a subclass instance (only a plain `Promise` is adopted
  * without calling it). Derived promises are plain Promises (`Symbol.species`).
+ *
+ * Why the outcome waits for the drain check: the check runs at the end of the task in which the
+ * message is first awaited; if the message could settle before it (a body that arrived in one
+ * chunk is read at once), the caller would see the readable unlocked after `await message` for
+ * one chunking and locked for another. Settling only after the check makes the drain/lock
+ * behaviour the same however the body was chunked (SPEC §7).
  */
+type Outcome<T> = { ok: true; value: T } | { ok: false; reason: unknown };
+
 export class MessagePromise<T> extends Promise<T> {
   static override get [Symbol.species](): PromiseConstructor {
     return Promise;
@@ -14,6 +22,9 @@ export class MessagePromise<T> extends Promise<T> {
 
   private readonly settle: { resolve: (value: T) => void; reject: (reason: unknown) => void };
   private drain: (() => void) | undefined;
+  private outcome: Outcome<T> | undefined;
+  /** The drain check has run (or no drain will ever be asked for). */
+  private checked = false;
 
   constructor(drain: () => void) {
     let settle!: { resolve: (value: T) => void; reject: (reason: unknown) => void };
@@ -27,11 +38,20 @@ export class MessagePromise<T> extends Promise<T> {
   }
 
   resolve(value: T): void {
-    this.settle.resolve(value);
+    this.outcome ??= { ok: true, value };
+    this.flush();
   }
 
   reject(reason: unknown): void {
-    this.settle.reject(reason);
+    this.outcome ??= { ok: false, reason };
+    this.flush();
+  }
+
+  private flush(): void {
+    const o = this.outcome;
+    if (!this.checked || !o) return;
+    if (o.ok) this.settle.resolve(o.value);
+    else this.settle.reject(o.reason);
   }
 
   override then<A = T, B = never>(
@@ -43,7 +63,11 @@ export class MessagePromise<T> extends Promise<T> {
       this.drain = undefined;
       // Give the caller the rest of this task to start reading `readable` (e.g. `message.then(f)`
       // followed by a `for await` over the readable); only then does the package drain it.
-      setTimeout(drain, 0);
+      setTimeout(() => {
+        drain();
+        this.checked = true;
+        this.flush();
+      }, 0);
     }
     return super.then(onfulfilled, onrejected);
   }

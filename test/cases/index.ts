@@ -3,6 +3,7 @@ import type { Case } from "../harness.ts";
 import * as assemble from "./assemble.ts";
 import * as base64 from "./base64.ts";
 import * as chunking from "./chunking.ts";
+import * as contract from "./contract.ts";
 import * as encode from "./encode.ts";
 import * as framing from "./framing.ts";
 import * as grammar from "./grammar.ts";
@@ -30,6 +31,7 @@ const groups: [string, Case[]][] = [
   ["assemble", assemble.cases],
   ["encode", encode.cases],
   ["paths", paths.cases],
+  ["contract", contract.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));
