@@ -33,6 +33,7 @@ export const DIAGNOSE_HEAD_BYTES = 1024;
 const PREVIEW_CHARS = 120;
 /** The MMSP endpoint a reader should be pointed at (SPEC §1). */
 const ENDPOINT = "the MMSP endpoint (POST …/v1/stream)";
+const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
 const WANTS_UNIEVENTS = `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at ${ENDPOINT}, or convert the stream to UniEvents first`;
 
 // ---- foreign events -----------------------------------------------------------------------------
@@ -322,7 +323,7 @@ function jsonDocument(text: string, { lines, first = "", complete }: Lines, info
   if (severalLines || ((uniEvent || cutUniEvent) && !jsonType)) return undefined;
   if (!(whole || jsonType || trimmed.startsWith("[") || (firstLine === undefined && first.trim().startsWith("{")))) return undefined;
   const value = (whole ?? firstLine)?.value;
-  const advice = `a stream was expected: check the URL and the request (MMSP streams from ${ENDPOINT})`;
+  const advice = `a stream was expected: ${STREAM_EXPECTED}`;
   const named = isObject(value) ? errorObject(value) : undefined;
   if (named)
     return { what: `a JSON document${saidType(info)}, not a stream: ${named}`, advice: `the server answered with an error, not a stream; ${advice}` };
@@ -414,7 +415,7 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
   if (isSseLine(first) || first.startsWith("{")) return undefined; // the start of a stream, cut
   return {
     what: `text that is neither SSE nor NDJSON${saidType(info)}, starting ${quoted(first.trim(), 60)}`,
-    advice: `the server did not answer with an event stream: check the URL and the request (MMSP streams from ${ENDPOINT})`,
+    advice: `the server did not answer with an event stream: ${STREAM_EXPECTED}`,
   };
 }
 
