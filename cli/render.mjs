@@ -299,7 +299,9 @@ function typedFields(e, cls, field) {
  */
 export function errorJson(e, lib, extra = {}) {
   if (!(e instanceof Error)) return { name: "Error", message: String(e) };
-  const out = { name: lib.MmspError && e instanceof lib.MmspError ? errorClass(e, lib) : e.constructor?.name || e.name || "Error", message: e.message };
+  // a package error by its class; else its name (AbortError…), or its class when the name is plain "Error"
+  const other = e.name && e.name !== "Error" ? e.name : e.constructor?.name || "Error";
+  const out = { name: lib.MmspError && e instanceof lib.MmspError ? errorClass(e, lib) : other, message: e.message };
   for (const [k, v] of Object.entries(e)) if (k !== "name" && k !== "stack" && k !== "cause" && v !== undefined) out[k] = v;
   if (out.hint === undefined && extra.hint !== undefined) out.hint = extra.hint;
   if (extra.received !== undefined) out.received = extra.received;

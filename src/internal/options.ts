@@ -160,6 +160,7 @@ export function checkOptions(name: string, options: unknown, spec: OptionSpec): 
   if (options === undefined) return;
   if (typeof options !== "object" || options === null || Array.isArray(options))
     fail(TypeError, `${name}: options`, "an object (or left out)", options);
+  if (isAbortSignal(options)) fail(TypeError, `${name}: options`, "an object (or left out)", options, " (pass { signal })");
   const known = Object.keys(spec);
   const given = options as Record<string, unknown>;
   for (const key of Object.keys(given)) {

@@ -104,6 +104,14 @@ test("an empty body on stdin, NDJSON read with --format sse, gzip bytes, an Open
   assert.match(hintOf(openai.stderr) ?? "", /^an OpenAI Chat Completions stream \(chat\.completion\.chunk events\), not MMSP UniEvents/);
 });
 
+test("convert: the same diagnosis on stderr", async () => {
+  const { code, stdout, stderr } = await run(["convert", "--to", "ndjson", file("convert.html", LOGIN)], { cli: diagnosingCli });
+  assert.equal(code, 1);
+  assert.match(hintOf(stderr) ?? "", /^an HTML page titled "Sign in · Corp SSO"/);
+  assert.equal(stdout.trim().split("\n").length, 1, "only the error line is written");
+  assert.equal(JSON.parse(stdout).error.type, "StreamProtocolError");
+});
+
 test("a stream that produced events and then stopped gets no hint: the truncation error stands", async () => {
   const cut = sseRecords(sample("chat")).slice(0, 3).map((r) => `data: ${r}\n\n`).join("");
   const { code, stderr } = await run(["inspect", "-"], { cli: diagnosingCli, input: cut });
@@ -159,6 +167,17 @@ test("inspect --json: an upstream error with its status, type and wire object; a
   const { error } = JSON.parse(stdout);
   assert.match(error.hint, /^an HTML page titled "Sign in · Corp SSO"/);
   assert.match(error.received, /^<!DOCTYPE html>/);
+});
+
+test("inspect --json: a server that cannot be reached is an error document too", async () => {
+  const { code, stdout, stderr } = await run(["inspect", "--json", "http://127.0.0.1:9/v1", "--model", "m"]);
+  assert.equal(code, 1);
+  assert.equal(stderr, "");
+  const doc = JSON.parse(stdout);
+  assert.deepEqual(doc.events, []);
+  assert.equal(doc.message, null);
+  assert.equal(doc.error.name, "ConnectError");
+  assert.match(doc.error.message, /^cannot reach http:\/\/127\.0\.0\.1:9\/v1\/stream: /);
 });
 
 test("--json is for inspect", async () => {

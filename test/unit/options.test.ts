@@ -133,6 +133,12 @@ describe("the messages say what was meant", () => {
     }
   });
 
+  test("a signal passed as the options says to wrap it", () => {
+    const e = thrown(() => checkExportOptions("UniEventStream", new AbortController().signal));
+    expect(e).toBeInstanceOf(TypeError);
+    expect(e.message).toBe("UniEventStream: options must be an object (or left out); received an AbortSignal (pass { signal })");
+  });
+
   test("limits: Infinity is no limit; 0, NaN, fractions and negative numbers are not limits", () => {
     expect(() => checkExportOptions("UniEventStream", { maxEventBytes: Infinity, maxDepth: 1, maxItems: 100_000 })).not.toThrow();
     for (const bad of [0, NaN, 1.5, -1, -Infinity]) expect(thrown(() => checkExportOptions("UniEventStream", { maxDepth: bad }))).toBeInstanceOf(RangeError);
