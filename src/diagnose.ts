@@ -36,6 +36,26 @@ const ENDPOINT = "the MMSP endpoint (POST …/v1/stream)";
 const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
 const WANTS_UNIEVENTS = `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at ${ENDPOINT}, or convert the stream to UniEvents first`;
 
+/**
+ * Keeps the first `DIAGNOSE_HEAD_BYTES` of a body as its chunks pass, and counts them all: what a
+ * reader hands to `diagnose` when the body ends without an event. Copies at most 1 KiB, once.
+ */
+export class BodyHead {
+  private readonly kept = new Uint8Array(DIAGNOSE_HEAD_BYTES);
+  /** The bytes seen so far. */
+  totalBytes = 0;
+
+  push(chunk: Uint8Array): void {
+    if (this.totalBytes < DIAGNOSE_HEAD_BYTES) this.kept.set(chunk.subarray(0, DIAGNOSE_HEAD_BYTES - this.totalBytes), this.totalBytes);
+    this.totalBytes += chunk.length;
+  }
+
+  /** The first bytes (a copy). */
+  bytes(): Uint8Array {
+    return this.kept.slice(0, Math.min(this.totalBytes, DIAGNOSE_HEAD_BYTES));
+  }
+}
+
 // ---- foreign events -----------------------------------------------------------------------------
 
 const ANTHROPIC_TYPES = new Set([

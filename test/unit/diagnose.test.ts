@@ -1,6 +1,6 @@
 // diagnose(): one case per mistake a new user makes, from the first bytes of the body.
 import { describe, expect, test } from "vitest";
-import { diagnose, diagnosisText, foreignEventHint, previewBytes, type BodyInfo } from "../../src/diagnose.js";
+import { BodyHead, DIAGNOSE_HEAD_BYTES, diagnose, diagnosisText, foreignEventHint, previewBytes, type BodyInfo } from "../../src/diagnose.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 /** The diagnosis of a whole body given as text or bytes, as one sentence. */
@@ -223,5 +223,31 @@ describe("foreignEventHint: a parsed record of another protocol", () => {
     expect(foreignEventHint({ content_items: [], object: "chat.completion.chunk" })).toBeUndefined();
     expect(foreignEventHint({ type: "response.created" })).toBeUndefined(); // no Responses field beside it
     for (const v of [null, 1, "chat.completion.chunk", [], {}]) expect(foreignEventHint(v)).toBeUndefined();
+  });
+});
+
+describe("BodyHead: the first bytes of a body, kept as its chunks pass", () => {
+  test("keeps the first 1 KiB across chunks and counts every byte", () => {
+    const head = new BodyHead();
+    expect(head.bytes()).toEqual(new Uint8Array(0));
+    head.push(enc("ab"));
+    head.push(new Uint8Array(0));
+    head.push(enc("cd"));
+    expect(new TextDecoder().decode(head.bytes())).toBe("abcd");
+    head.push(new Uint8Array(2000).fill(0x78));
+    head.push(enc("zz"));
+    expect(head.totalBytes).toBe(2006);
+    const kept = head.bytes();
+    expect(kept.length).toBe(DIAGNOSE_HEAD_BYTES);
+    expect(new TextDecoder().decode(kept.subarray(0, 6))).toBe("abcdxx");
+    expect(kept.includes(0x7a)).toBe(false); // nothing after the first KiB
+  });
+
+  test("what a reader does at the end of a body that gave no event", () => {
+    const head = new BodyHead();
+    for (const part of ["<html><head><ti", "tle>Bad Gateway</title>", "</head></html>"]) head.push(enc(part));
+    const d = diagnose(head.bytes(), { format: "sse", totalBytes: head.totalBytes, contentType: "text/html" });
+    expect(d?.what).toBe('an HTML page titled "Bad Gateway" (Content-Type: text/html), not an event stream');
+    expect(previewBytes(head.bytes())).toBe("<html><head><title>Bad Gateway</title></head></html>");
   });
 });
