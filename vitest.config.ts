@@ -11,6 +11,8 @@ export default defineConfig({
     projects: [
       // (a) Node.js
       { test: { name: "node", include: ["test/all.test.ts"], testTimeout } },
+      // unit tests of pure modules, imported from src/ (not dist), in Node
+      { test: { name: "unit", include: ["test/unit/**/*.test.ts"], testTimeout } },
       // (b) workerd, configured from the TEST Worker's config (test/worker/; the top-level wrangler.toml
       // belongs to the product's relay Worker): the shared cases + Worker integration tests
       {

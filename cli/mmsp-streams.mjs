@@ -21,7 +21,7 @@ import {
   sniff,
   sourceLabel,
 } from "./input.mjs";
-import { LiveRenderer, clean, describeError, describeOther, makeStyle, plural, summary, wantsColor } from "./render.mjs";
+import { LiveRenderer, clean, describeError, describeOther, errorJson, makeStyle, plural, summary, wantsColor } from "./render.mjs";
 
 const HELP = `mmsp-streams: read an MMSP event stream (SSE or NDJSON) and show or re-encode it
 
@@ -52,11 +52,18 @@ Options:
                         long, before or during the stream (default 60000)
   --delay MS            inspect: wait MS milliseconds between the events of a file, stdin or a
                         sample, to watch it stream (default: 25 for a sample shown on a terminal, else 0)
+  --json                inspect: print one JSON document for scripts instead, when the stream ends:
+                        {"events": [...], "message": {...} | null, "error": null | {"name", "message",
+                        "rule", "eventIndex", "byteOffset", "preview", "hint", ...}, "read": {...}}
+                        (bytes as base64); same exit status
   --list-samples        list the built-in samples
   -h, --help            this help
   --version             the package version
 
-Output: colours only when stdout is a terminal and NO_COLOR is unset. Errors go to stderr.
+Output: colours when stdout is a terminal and NO_COLOR is unset; FORCE_COLOR=1 forces them (even
+into a pipe), FORCE_COLOR=0 turns them off. Errors go to stderr. When a stream fails before its first
+event, a "hint" line says what the bytes were (an HTML page, a JSON document, the wrong format,
+compressed bytes, another provider's stream…).
 Exit status: 0 the stream was read to its stop event; 1 the stream failed (a protocol violation,
 an upstream error, an unreachable server); 2 a usage error (bad options, unknown sample, no such file).
 `;
@@ -73,6 +80,7 @@ const OPTIONS = {
   delay: { type: "string" },
   timeout: { type: "string" },
   sample: { type: "string" },
+  json: { type: "boolean" },
   "list-samples": { type: "boolean" },
 };
 
@@ -113,6 +121,7 @@ function parse(argv) {
     if (!FORMATS.includes(o.to)) throw new UsageError(`--to must be ndjson or sse, not "${o.to}"`);
     if (source === undefined && o.sample === undefined) throw new UsageError("convert needs an input: FILE, URL, - (stdin) or --sample NAME");
     if (o.delay !== undefined) throw new UsageError("--delay is for inspect");
+    if (o.json) throw new UsageError("--json is for inspect");
   } else if (o.to !== undefined) throw new UsageError("--to is for convert");
 
   const url = source !== undefined && isUrl(source);
@@ -146,12 +155,13 @@ function parse(argv) {
     key: o.key ?? process.env.MMSP_API_KEY,
     delay,
     timeout,
+    json: Boolean(o.json),
   };
 }
 
 /**
  * Opens the input and wires the reader: checked UniEvents, the message, and how many bytes passed.
- * @returns {Promise<{ readable: ReadableStream<any>, message: PromiseLike<any>, counter: { bytes: number }, format: string }>}
+ * @returns {Promise<{ readable: ReadableStream<any>, message: PromiseLike<any>, counter: { bytes: number, head(): Uint8Array }, format: string, contentType?: string | null }>}
  */
 async function open(plan, lib, { pace, note }) {
   const counter = byteCounter();
@@ -176,13 +186,15 @@ async function open(plan, lib, { pace, note }) {
     const nullBody = [204, 205, 304].includes(response.status); // a Response with these statuses can have no body
     const counted = new Response(nullBody ? null : body.pipeThrough(counter), { status: response.status, headers: response.headers });
     const { readable, message } = lib.fromResponse(counted, { ...options, format: format ?? "sse", idleTimeoutMs: plan.timeout });
-    return { readable, message, counter, format: format ?? "sse" };
+    return { readable, message, counter, format: format ?? "sse", contentType: type };
   }
   let { format, stream, head } = await sniff(await openLocal(plan.source));
   format = plan.format ?? format;
   if (format === undefined) {
-    // an empty input goes to the reader, which says what is missing (no stop event)
-    if (!head) format = "sse";
+    // An empty input goes to the reader, which says what is missing; so does any input when the
+    // package can say what its bytes were (as for a URL, whose answer is read as SSE when its
+    // Content-Type names no format: a file and a URL with the same bytes get the same diagnosis).
+    if (!head || typeof lib.diagnose === "function") format = "sse";
     else throw new InputError(`cannot tell the format of ${plan.source === "-" ? "stdin" : plan.source}: it starts with ${JSON.stringify(head)}, neither SSE nor NDJSON (use --format)`);
   }
   const shown = plan.sample !== undefined ? `sample "${plan.sample}" (${relative(process.cwd(), plan.source)})` : plan.source === "-" ? "stdin" : plan.source;
@@ -193,7 +205,47 @@ async function open(plan, lib, { pace, note }) {
   return { readable: bytes.pipeThrough(reader), message: reader.message, counter, format };
 }
 
+/**
+ * What the bytes were, when the stream failed before its first event: the reader's own `hint` when
+ * it gives one, else the package's `diagnose` (when it exports it), and a preview of the first bytes.
+ * @returns {{ hint?: string, received?: string }}
+ */
+function diagnosisFor(e, lib, opened, events) {
+  if (!opened || events > 0 || !(e instanceof lib.StreamProtocolError)) return {};
+  const head = opened.counter.head();
+  const extra = {};
+  if (typeof lib.previewBytes === "function") extra.received = lib.previewBytes(head);
+  if (typeof e.hint === "string" || typeof lib.diagnose !== "function") return extra;
+  const d = lib.diagnose(head, { contentType: opened.contentType, format: opened.format, totalBytes: opened.counter.bytes });
+  if (d && !e.message.includes(d.what)) extra.hint = `${d.what}; ${d.advice}`; // not when the message says it already
+  return extra;
+}
+
+/** Bytes (inline data) as base64 in JSON, as on the wire. */
+const bytesAsBase64 = (_key, value) => (value instanceof Uint8Array ? Buffer.from(value).toString("base64") : value);
+
+/** `inspect --json`: one JSON document when the stream ends, for scripts. */
+async function inspectJson(plan, lib) {
+  const events = [];
+  let opened;
+  let message = null;
+  let error = null;
+  try {
+    opened = await open(plan, lib, { pace: plan.delay ?? 0, note: () => {} });
+    for await (const event of opened.readable) events.push(event);
+    message = await opened.message;
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    error = errorJson(e, lib, diagnosisFor(e, lib, opened, events.length));
+  }
+  const read = opened ? { events: events.length, bytes: opened.counter.bytes, format: opened.format } : null;
+  const json = JSON.stringify({ events, message, error, read }, bytesAsBase64);
+  if (!process.stdout.write(`${json}\n`)) await once(process.stdout, "drain");
+  return error ? 1 : 0;
+}
+
 async function inspect(plan, lib) {
+  if (plan.json) return inspectJson(plan, lib);
   const color = wantsColor(process.stdout);
   const s = makeStyle(color);
   const tty = Boolean(process.stdout.isTTY);
@@ -212,7 +264,7 @@ async function inspect(plan, lib) {
   } catch (e) {
     renderer.finish();
     if (e instanceof UsageError) throw e;
-    report(e, lib);
+    report(e, lib, diagnosisFor(e, lib, opened, renderer.events));
     if (opened) process.stderr.write(`  after ${plural(renderer.events, "event")} and ${plural(opened.counter.bytes, "byte")}\n`);
     return 1;
   }
@@ -220,26 +272,28 @@ async function inspect(plan, lib) {
 
 async function convert(plan, lib) {
   let opened;
+  let events = 0;
   try {
     opened = await open(plan, lib, { pace: 0, note: () => {} });
     const encoder = plan.to === "sse" ? new lib.SseEncoderStream() : new lib.NdjsonEncoderStream();
+    const counted = new TransformStream({ transform: (event, c) => (events++, c.enqueue(event)) });
     // A stream that fails is written up to the failure, then its error as an error event (as an
     // MMSP server does); the failure itself is reported on stderr and in the exit status.
-    for await (const chunk of opened.readable.pipeThrough(encoder)) {
+    for await (const chunk of opened.readable.pipeThrough(counted).pipeThrough(encoder)) {
       if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
     }
     await opened.message;
     return 0;
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    report(e, lib);
+    report(e, lib, diagnosisFor(e, lib, opened, events));
     return 1;
   }
 }
 
-function report(e, lib) {
+function report(e, lib, extra = {}) {
   const color = wantsColor(process.stderr);
-  if (e instanceof lib.MmspError) process.stderr.write(describeError(e, color, lib));
+  if (e instanceof lib.MmspError) process.stderr.write(describeError(e, color, lib, extra));
   else if (e instanceof ConnectError || e instanceof InputError) process.stderr.write(describeOther(e, color));
   else process.stderr.write(describeOther(e, color, { stack: true }));
 }

@@ -1,8 +1,16 @@
 // What `inspect` prints: the stream as it arrives, the message at the end, and errors.
 
-/** Whether to colour a stream: only a TTY, and only when NO_COLOR is unset or empty (no-color.org). */
-export function wantsColor(stream) {
-  return Boolean(stream.isTTY) && !process.env.NO_COLOR;
+/**
+ * Whether to colour a stream. FORCE_COLOR decides when it is set (force-color.org; as Node does, it
+ * wins over NO_COLOR): "0" or "false" means no colours, any other value (even empty) colours, on a
+ * terminal or not. Else a terminal gets colours unless NO_COLOR is set and not empty (no-color.org).
+ * @param {{ isTTY?: boolean }} stream
+ * @param {Record<string, string | undefined>} [env]
+ */
+export function wantsColor(stream, env = process.env) {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return !/^(0|false)$/i.test(force.trim());
+  return Boolean(stream.isTTY) && !env.NO_COLOR;
 }
 
 const sgr = (open, close) => (s) => `\x1b[${open}m${s}\x1b[${close}m`;
@@ -172,7 +180,8 @@ function describeItem(item, s) {
   }
 }
 
-const count = (n) => (n === null || n === undefined ? "null" : num(n));
+/** A token count; an unknown one (null) as a dash, not the word "null". */
+const count = (n) => (n === null || n === undefined ? "—" : num(n));
 const add = (a, b) => (a === null && b === null ? null : (a ?? 0) + (b ?? 0));
 
 /**
@@ -224,8 +233,9 @@ export function errorClass(e, lib) {
  * @param {Error & Record<string, any>} e
  * @param {boolean} color
  * @param {Record<string, any>} lib the package (its error classes)
+ * @param {{ hint?: string, received?: string }} [extra] a diagnosis the CLI made, and the first bytes received
  */
-export function describeError(e, color, lib) {
+export function describeError(e, color, lib, extra = {}) {
   const s = makeStyle(color);
   const lines = [];
   const field = (name, value) => value !== undefined && value !== null && lines.push(`  ${(name + ":").padEnd(9)} ${value}`);
@@ -236,10 +246,16 @@ export function describeError(e, color, lib) {
   const cls = errorClass(e, lib);
   lines.push(`${s.red(s.bold("error:"))} ${head(e, cls)}`);
   field("message", clean(withoutLocation(e)));
+  // what the bytes were, when the stream produced no event (the reader's `hint`, or the CLI's own)
+  const hint = typeof e.hint === "string" ? e.hint : extra.hint;
+  field("hint", hint !== undefined ? clean(hint) : undefined);
+  field("received", extra.received !== undefined ? clean(extra.received) : undefined);
   if (cls !== "UpstreamError") field("rule", e.rule !== undefined ? clean(e.rule) : undefined);
   field("event", e.eventIndex !== undefined ? `${e.eventIndex} ${s.dim("(0-based)")}` : undefined);
   field("byte", e.byteOffset);
-  field("preview", e.preview !== undefined ? short(e.preview, 120) : undefined);
+  // "<empty input>" said by a reader that saw bytes it made nothing of: the bytes received say more
+  const preview = extra.received !== undefined && e.preview === "<empty input>" ? undefined : e.preview;
+  field("preview", preview !== undefined ? short(preview, 120) : undefined);
   typedFields(e, cls, field);
   const c = e.cause;
   if (cls === "UpstreamError" && c instanceof Error) {
@@ -272,4 +288,23 @@ function typedFields(e, cls, field) {
   } else if (cls === "StreamLimitError") {
     field("limit", `${clean(e.limit)}=${e.value}`);
   }
+}
+
+/**
+ * An error as plain JSON for `inspect --json`: its class, message and every field that locates or
+ * describes it (rule, eventIndex, byteOffset, preview, hint, client, status, …), its cause likewise.
+ * @param {unknown} e
+ * @param {Record<string, any>} lib
+ * @param {{ hint?: string, received?: string }} [extra]
+ */
+export function errorJson(e, lib, extra = {}) {
+  if (!(e instanceof Error)) return { name: "Error", message: String(e) };
+  // a package error by its class; else its name (AbortError…), or its class when the name is plain "Error"
+  const other = e.name && e.name !== "Error" ? e.name : e.constructor?.name || "Error";
+  const out = { name: lib.MmspError && e instanceof lib.MmspError ? errorClass(e, lib) : other, message: e.message };
+  for (const [k, v] of Object.entries(e)) if (k !== "name" && k !== "stack" && k !== "cause" && v !== undefined) out[k] = v;
+  if (out.hint === undefined && extra.hint !== undefined) out.hint = extra.hint;
+  if (extra.received !== undefined) out.received = extra.received;
+  if (e.cause !== undefined) out.cause = errorJson(e.cause, lib);
+  return out;
 }

@@ -68,6 +68,7 @@ run_step typecheck-worker check  npx tsc -p test/worker                 # exampl
 run_step typecheck-relay  check  bash -c 'node worker/build.mjs && npx tsc -p worker'  # relay Worker + demo page script
 run_step web-only         plain  node scripts/check-web-only.mjs        # dist/index.js bundles without Node built-ins
 run_step node             vitest npx vitest run --project node          # Node 20
+run_step unit             vitest npx vitest run --project unit          # pure modules (diagnosis, option checks), from src/
 run_step workers          vitest npx vitest run --project workers       # workerd: shared cases + test/workers/*.test.ts
 run_step browser          vitest npx vitest run --project browser       # Chromium, vitest browser mode
 run_step miniflare        plain  node scripts/miniflare-run.mjs         # workerd via Miniflare's API: test Worker over dispatchFetch

@@ -1,33 +1,445 @@
 /**
- * What a body was, when it was not an MMSP stream: judged from its first bytes (the head) when a
- * reader got no event out of it. One place for the diagnosis, used by every reader path.
+ * What the bytes were, when a stream ended without a single event (issue #12).
+ *
+ * "The stream ended without a stop event" is true of an empty body, an HTML page from a proxy, a
+ * JSON document, NDJSON read as SSE, gzip bytes and an OpenAI stream alike, and helps nobody. These
+ * pure functions look at the first bytes of the body (and what the response said about them) and
+ * name the mistake, with what to do about it. They never throw and hold no state.
  */
 
+/** What a diagnosis says: what the bytes were, and what to do. */
+export interface Diagnosis {
+  /** What the body was, e.g. `an HTML page titled "502 Bad Gateway" (Content-Type: text/html)`. */
+  what: string;
+  /** What to do about it, e.g. `check the URL: …`. */
+  advice: string;
+}
+
+/** What is known about the body besides its first bytes. */
 export interface BodyInfo {
-  contentType?: string | null | undefined;
-  format: "sse" | "ndjson" | undefined;
+  /** The response's `Content-Type`, when there was a response. */
+  contentType?: string | null;
+  /** The response's `Content-Encoding`, when there was a response. */
+  contentEncoding?: string | null;
+  /** The format the reader was told to read. */
+  format: "sse" | "ndjson" | "auto";
+  /** How many bytes the body had in all (the head is at most its first `DIAGNOSE_HEAD_BYTES`). */
   totalBytes: number;
 }
 
-export interface Diagnosis {
-  /** What the body was and what to do, as the detail of the error. */
-  detail: string;
-  /** The first bytes actually received, printable. */
-  preview: string;
+/** How many of the first bytes a reader keeps for `diagnose` (the head it is given). */
+export const DIAGNOSE_HEAD_BYTES = 1024;
+
+const PREVIEW_CHARS = 120;
+/** The MMSP endpoint a reader should be pointed at (SPEC §1). */
+const ENDPOINT = "the MMSP endpoint (POST …/v1/stream)";
+const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
+const WANTS_UNIEVENTS = `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at ${ENDPOINT}, or convert the stream to UniEvents first`;
+
+/**
+ * Keeps the first `DIAGNOSE_HEAD_BYTES` of a body as its chunks pass, and counts them all: what a
+ * reader hands to `diagnose` when the body ends without an event. Copies at most 1 KiB, once.
+ */
+export class BodyHead {
+  private readonly kept = new Uint8Array(DIAGNOSE_HEAD_BYTES);
+  /** The bytes seen so far. */
+  totalBytes = 0;
+
+  push(chunk: Uint8Array): void {
+    if (this.totalBytes < DIAGNOSE_HEAD_BYTES) this.kept.set(chunk.subarray(0, DIAGNOSE_HEAD_BYTES - this.totalBytes), this.totalBytes);
+    this.totalBytes += chunk.length;
+  }
+
+  /** The first bytes (a copy). */
+  bytes(): Uint8Array {
+    return this.kept.slice(0, Math.min(this.totalBytes, DIAGNOSE_HEAD_BYTES));
+  }
 }
 
-const decoder = (): TextDecoder => new TextDecoder("utf-8", { fatal: false });
+// ---- foreign events -----------------------------------------------------------------------------
 
-/** A printable preview of the first bytes. */
-export function previewHead(head: Uint8Array, max = 120): string {
-  if (head.length === 0) return "<empty body>";
-  const text = decoder().decode(head.subarray(0, Math.min(head.length, max * 3)));
-  const cut = text.length > max ? text.slice(0, max) + "…" : text;
-  return JSON.stringify(cut);
+const ANTHROPIC_TYPES = new Set([
+  "message_start",
+  "message_delta",
+  "message_stop",
+  "content_block_start",
+  "content_block_delta",
+  "content_block_stop",
+  "ping",
+]);
+
+// AI SDK UI message stream parts (`x-vercel-ai-ui-message-stream: v1`); `data-*` parts are open-ended.
+const AI_SDK_TYPES = new Set([
+  "start",
+  "finish",
+  "abort",
+  "start-step",
+  "finish-step",
+  "text-start",
+  "text-delta",
+  "text-end",
+  "reasoning-start",
+  "reasoning-delta",
+  "reasoning-end",
+  "tool-input-start",
+  "tool-input-delta",
+  "tool-input-available",
+  "tool-input-error",
+  "tool-output-available",
+  "tool-output-error",
+  "source-url",
+  "source-document",
+  "file",
+  "message-metadata",
+]);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A recognizable event of another protocol: its name and what it is called there. */
+interface Foreign {
+  /** The protocol, e.g. `an OpenAI Chat Completions stream`. */
+  stream: string;
+  /** The record itself, e.g. `an OpenAI chat.completion.chunk`. */
+  record: string;
 }
 
-export function diagnoseBody(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
-  const preview = previewHead(head);
-  if (info.totalBytes === 0) return { detail: "the body is empty: the server sent no event at all", preview };
+function recognize(value: unknown): Foreign | undefined {
+  if (!isObject(value) || "event_type" in value || "content_items" in value) return undefined;
+  const { object, type } = value;
+  if (object === "chat.completion.chunk")
+    return { stream: "an OpenAI Chat Completions stream (chat.completion.chunk events)", record: "an OpenAI chat.completion.chunk" };
+  if (object === "chat.completion")
+    return { stream: "a whole OpenAI chat.completion (the non-streaming answer)", record: "an OpenAI chat.completion" };
+  if (object === "text_completion")
+    return { stream: "an OpenAI Completions stream (text_completion events)", record: "an OpenAI text_completion" };
+  if (typeof type === "string") {
+    if (/^response\.[a-z_.]+$/.test(type) && ("sequence_number" in value || "response" in value || "delta" in value || "item_id" in value))
+      return { stream: `an OpenAI Responses stream (${type} events)`, record: `an OpenAI Responses event "${type}"` };
+    if (ANTHROPIC_TYPES.has(type))
+      return { stream: `an Anthropic Messages stream (${type} events)`, record: `an Anthropic Messages event "${type}"` };
+    if (AI_SDK_TYPES.has(type) || /^data-[\w-]+$/.test(type) || (type === "error" && typeof value.errorText === "string"))
+      return { stream: `an AI SDK UI message stream ("${type}" parts)`, record: `an AI SDK UI message stream part "${type}"` };
+  }
+  if (Array.isArray(value.candidates))
+    return { stream: "a Google Gemini stream (GenerateContentResponse chunks)", record: "a Google Gemini GenerateContentResponse" };
+  if (typeof value.model === "string" && typeof value.done === "boolean" && ("message" in value || "response" in value))
+    return { stream: "an Ollama stream", record: "an Ollama chat/generate chunk" };
   return undefined;
+}
+
+/**
+ * For a parsed record that fails the schema: whether it is an event of another protocol (an OpenAI
+ * `chat.completion.chunk`, an Anthropic `message_start`, …), and what to do. Undefined otherwise.
+ */
+export function foreignEventHint(value: unknown): Diagnosis | undefined {
+  const foreign = recognize(value);
+  if (!foreign) return undefined;
+  return { what: `this is ${foreign.record}, not an MMSP UniEvent`, advice: WANTS_UNIEVENTS };
+}
+
+// ---- bytes --------------------------------------------------------------------------------------
+
+/**
+ * The index of the first byte that is not valid UTF-8, or -1. A sequence cut by the end of `bytes`
+ * counts as valid: the head is a prefix of the body.
+ */
+function invalidUtf8At(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let min = 0x80;
+    let max = 0xbf; // the range of the first continuation byte (excludes overlongs and surrogates)
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) min = 0xa0;
+      if (b === 0xed) max = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) min = 0x90;
+      if (b === 0xf4) max = 0x8f;
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      if (i + k >= bytes.length) return -1; // cut by the end of the head
+      const c = bytes[i + k]!;
+      if (c < (k === 1 ? min : 0x80) || c > (k === 1 ? max : 0xbf)) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+/** Binary: not UTF-8, or a NUL, or more control characters than text has. */
+function looksBinary(bytes: Uint8Array): boolean {
+  if (invalidUtf8At(bytes) >= 0) return true;
+  let controls = 0;
+  for (const b of bytes) {
+    if (b === 0) return true;
+    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b) controls++;
+  }
+  return controls > bytes.length / 20;
+}
+
+const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
+
+/** Control characters escaped (`\n`, `\u001b`), so a preview is one printable line. */
+function escapeText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
+}
+
+/**
+ * A short, printable preview of the first bytes received: the text with control characters
+ * escaped, cut at about 120 characters, or the bytes in hex when they are not text. An empty head
+ * is `<empty body>`.
+ */
+export function previewBytes(head: Uint8Array, max = PREVIEW_CHARS): string {
+  if (head.length === 0) return "<empty body>";
+  if (looksBinary(head)) {
+    const shown = Math.max(1, Math.floor(max / 3));
+    return hex(head.subarray(0, shown)) + (head.length > shown ? " …" : "");
+  }
+  const text = new TextDecoder().decode(head.subarray(0, max * 4)).replace(/\ufffd$/, ""); // a character cut by the head
+  const chars = Array.from(escapeText(text));
+  return chars.length <= max ? chars.join("") : chars.slice(0, max).join("") + "…";
+}
+
+// ---- the diagnosis ------------------------------------------------------------------------------
+
+const num = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+const quoted = (s: string, max = 80): string => JSON.stringify(s.length <= max ? s : s.slice(0, max) + "…");
+
+/** The media type of a Content-Type, lower-cased, without parameters. */
+function mediaType(contentType: string | null | undefined): string | undefined {
+  const t = contentType?.split(";")[0]!.trim().toLowerCase();
+  return t || undefined;
+}
+
+const saidType = (info: BodyInfo): string => (info.contentType ? ` (Content-Type: ${info.contentType})` : "");
+const FORMAT_NDJSON = 'read it with format: "ndjson" (or "auto", which tells SSE from NDJSON by the first line)';
+const FORMAT_SSE = 'read it with format: "sse" (or "auto", which tells SSE from NDJSON by the first line)';
+
+const COMPRESSED: { name: string; encoding: string; web: boolean; test: (b: Uint8Array) => boolean }[] = [
+  { name: "gzip", encoding: "gzip", web: true, test: (b) => b[0] === 0x1f && b[1] === 0x8b },
+  { name: "zstd", encoding: "zstd", web: false, test: (b) => b[0] === 0x28 && b[1] === 0xb5 && b[2] === 0x2f && b[3] === 0xfd },
+  {
+    // zlib: CMF 0x78 (deflate, 32 KiB window), a check byte that makes the pair a multiple of 31
+    name: "zlib/deflate",
+    encoding: "deflate",
+    web: true,
+    test: (b) => b[0] === 0x78 && [0x01, 0x5e, 0x9c, 0xda].includes(b[1]!) && looksBinary(b),
+  },
+];
+
+function compressed(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
+  const said = info.contentEncoding ? `the response says Content-Encoding: ${info.contentEncoding}, yet the bytes reached the reader still compressed` : "the response has no Content-Encoding header, so nothing decompressed it";
+  for (const c of COMPRESSED) {
+    if (!c.test(head)) continue;
+    const fix = c.web
+      ? `have the server send Content-Encoding: ${c.encoding}, or pipe the body through new DecompressionStream("${c.encoding}") before the reader`
+      : `have the server send Content-Encoding: ${c.encoding} (to a client that decodes it), or decompress the body before the reader`;
+    return { what: `${c.name}-compressed bytes (the body starts ${hex(head.subarray(0, 4))}), not text`, advice: `${said}: ${fix}` };
+  }
+  if (head[0] === 0xff && head[1] === 0xfe)
+    return { what: "UTF-16 text (a little-endian byte order mark)", advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
+  if (head[0] === 0xfe && head[1] === 0xff)
+    return { what: "UTF-16 text (a big-endian byte order mark)", advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
+  if (!looksBinary(head)) return undefined;
+  // brotli has no signature: binary that is no known format may well be it
+  return {
+    what: `binary data, not UTF-8 text${saidType(info)}: perhaps brotli- or otherwise compressed (brotli has no signature)`,
+    advice: `if the server compresses it, ${said}: have the server send the right Content-Encoding (br for brotli), or decompress the body before the reader; otherwise the URL serves a file, not an event stream`,
+  };
+}
+
+/** The records at the start of the text: SSE `data:` payloads and `event:` names, or JSON lines. */
+interface Lines {
+  /** The whole non-blank lines (a line the head cut is not one). */
+  lines: string[];
+  /** The first non-blank line, whole or cut by the head. */
+  first: string | undefined;
+  /** Whether the text holds the whole body. */
+  complete: boolean;
+}
+
+function splitLines(text: string, complete: boolean): Lines {
+  const all = text.split(/\r\n|\r|\n/);
+  const first = all.find((l) => l.trim() !== "");
+  if (!complete) all.pop(); // cut by the head: not a whole line
+  return { lines: all.filter((l) => l.trim() !== ""), first, complete };
+}
+
+function tryParse(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+const SSE_FIELD = /^(data|event|id|retry)(:|$)/;
+const isSseLine = (line: string): boolean => line.startsWith(":") || SSE_FIELD.test(line);
+
+/** A foreign protocol's records among the first lines (SSE or NDJSON), or its SSE event names. */
+function foreignStream({ lines }: Lines): Foreign | undefined {
+  for (const line of lines.slice(0, 20)) {
+    let payload = line;
+    const field = /^(data|event):\s?(.*)$/.exec(line);
+    if (field) {
+      if (field[1] === "event") {
+        const name = field[2]!.trim();
+        if (ANTHROPIC_TYPES.has(name)) return { stream: `an Anthropic Messages stream (${name} events)`, record: name };
+        if (/^response\.[a-z_.]+$/.test(name)) return { stream: `an OpenAI Responses stream (${name} events)`, record: name };
+        continue;
+      }
+      payload = field[2]!;
+    }
+    if (!payload.startsWith("{")) continue;
+    const found = recognize(tryParse(payload)?.value);
+    if (found) return found;
+  }
+  // AI SDK 4's data stream protocol: `0:"text"`, `f:{"messageId":…}` lines
+  const aiSdk4 = lines.slice(0, 5).filter((l) => /^[0-9a-k]:/.test(l) && tryParse(l.slice(2)) !== undefined);
+  if (aiSdk4.length > 0 && aiSdk4.length === Math.min(lines.length, 5))
+    return { stream: 'an AI SDK data stream (version 4 lines such as 0:"text")', record: "an AI SDK data stream part" };
+  return undefined;
+}
+
+function errorObject(value: Record<string, unknown>): string | undefined {
+  const says = (e: Record<string, unknown>): string => {
+    const type = typeof e.type === "string" ? e.type : typeof e.code === "string" ? e.code : undefined;
+    const message = typeof e.message === "string" ? e.message : undefined;
+    return [type, message && quoted(message, 160)].filter(Boolean).join(": ");
+  };
+  if (value.type === "error" && isObject(value.error)) return `an Anthropic error object (${says(value.error)})`;
+  if (isObject(value.error)) {
+    const e = value.error;
+    const openAi = "param" in e || "code" in e;
+    return `${openAi ? "an OpenAI-style" : "an MMSP"} error object (${says(e)})`;
+  }
+  if (typeof value.error === "string") return `an error object (${quoted(value.error, 160)})`;
+  return undefined;
+}
+
+/** The text says it is a JSON document (not lines of events): the whole of it, or its Content-Type. */
+function jsonDocument(text: string, { lines, first = "", complete }: Lines, info: BodyInfo): Diagnosis | undefined {
+  const trimmed = text.trim();
+  const whole = complete ? tryParse(trimmed) : undefined;
+  const firstLine = tryParse(first);
+  const type = mediaType(info.contentType);
+  const jsonType = type === "application/json" || type?.endsWith("+json") === true;
+  // Several whole JSON objects, one a line, are NDJSON, not a document.
+  const severalLines = firstLine !== undefined && lines.length > 1 && lines[1]!.trimStart().startsWith("{");
+  const uniEvent = isObject(firstLine?.value) && "event_type" in firstLine.value;
+  // (a UniEvent line longer than the head is cut, but says what it is)
+  const cutUniEvent = firstLine === undefined && /^\s*\{\s*"(event_type|role|content_items)"\s*:/.test(first);
+  if (severalLines || ((uniEvent || cutUniEvent) && !jsonType)) return undefined;
+  if (!(whole || jsonType || trimmed.startsWith("[") || (firstLine === undefined && first.trim().startsWith("{")))) return undefined;
+  const value = (whole ?? firstLine)?.value;
+  const advice = `a stream was expected: ${STREAM_EXPECTED}`;
+  const named = isObject(value) ? errorObject(value) : undefined;
+  if (named)
+    return { what: `a JSON document${saidType(info)}, not a stream: ${named}`, advice: `the server answered with an error, not a stream; ${advice}` };
+  if (isObject(value)) {
+    const foreign = recognize(value);
+    if (foreign) return { what: `${foreign.stream}${saidType(info)}, not a stream of MMSP UniEvents`, advice: WANTS_UNIEVENTS };
+    const says = ["message", "detail", "title"].map((k) => value[k]).find((v): v is string => typeof v === "string");
+    if (says) return { what: `a JSON document${saidType(info)}, not a stream; it says ${quoted(says, 160)}`, advice };
+  }
+  return { what: `a JSON document${saidType(info)}, not a stream`, advice };
+}
+
+function htmlPage(text: string, info: BodyInfo): Diagnosis | undefined {
+  const start = text.trimStart().slice(0, 200).toLowerCase();
+  const htmlType = mediaType(info.contentType) === "text/html" || mediaType(info.contentType) === "application/xhtml+xml";
+  if (!htmlType && !/^(<!doctype html|<html|<head|<body|<title|<!--|<meta|<h1|<p>|<center|<div)/.test(start)) return undefined;
+  const title = /<title[^>]*>([\s\S]*?)<\/title\s*>/i.exec(text)?.[1];
+  const name = title === undefined ? "" : decodeEntities(title).replace(/\s+/g, " ").trim();
+  return {
+    what: `an HTML page${name ? ` titled ${quoted(name)}` : ""}${saidType(info)}, not an event stream`,
+    advice: "it likely came from a proxy or gateway, a login page or a wrong URL rather than an MMSP server: check the URL, the credentials and anything in between",
+  };
+}
+
+function decodeEntities(s: string): string {
+  const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, e: string) => {
+    if (e[0] !== "#") return named[e.toLowerCase()] ?? all;
+    const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
+  });
+}
+
+/** The format the reader was told against what the lines are. */
+function formatMismatch({ first }: Lines, info: BodyInfo): Diagnosis | undefined {
+  if (first === undefined) return undefined;
+  const type = mediaType(info.contentType);
+  if (info.format === "sse" && first.trimStart().startsWith("{")) {
+    if (type === "text/event-stream")
+      return {
+        what: "NDJSON (one JSON object a line) served as Content-Type: text/event-stream, so it was read as SSE",
+        advice: `the server's Content-Type is wrong: serve NDJSON as application/x-ndjson, or ${FORMAT_NDJSON}`,
+      };
+    return { what: `NDJSON (one JSON object a line) read as SSE (format: "sse"${type ? `; Content-Type: ${info.contentType}` : ", the default"})`, advice: FORMAT_NDJSON };
+  }
+  if (info.format !== "sse" && isSseLine(first)) {
+    const served = type && type !== "text/event-stream" ? `; the response says Content-Type: ${info.contentType}` : "";
+    return { what: `Server-Sent Events (lines such as "data: …") read as NDJSON (format: "${info.format}"${served})`, advice: FORMAT_SSE };
+  }
+  return undefined;
+}
+
+/**
+ * What the first bytes of a body that produced no event were, and what to do; undefined when they
+ * look like the start of a real MMSP stream (then the reader's own error, a truncation, stands).
+ *
+ * @param head the first bytes of the body (up to `DIAGNOSE_HEAD_BYTES`)
+ */
+export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
+  const total = Math.max(info.totalBytes, head.length);
+  if (total === 0)
+    return {
+      what: `an empty body${saidType(info)}: no bytes at all`,
+      advice: "the server answered without a stream: check the URL and the request, and the server's logs for an error",
+    };
+  const packed = compressed(head, info);
+  if (packed) return packed;
+  const complete = total <= head.length;
+  const text = new TextDecoder().decode(head).replace(/^\ufeff/, "");
+  if (text.trim() === "" && complete)
+    return {
+      what: `a body of nothing but whitespace (${num(total)} bytes)${saidType(info)}`,
+      advice: "the server answered without a stream: check the URL and the request, and the server's logs for an error",
+    };
+  const html = htmlPage(text, info);
+  if (html) return html;
+  const lines = splitLines(text, complete);
+  const foreign = foreignStream(lines);
+  if (foreign) return { what: `${foreign.stream}, not MMSP UniEvents`, advice: WANTS_UNIEVENTS };
+  const doc = jsonDocument(text, lines, info);
+  if (doc) return doc;
+  const mismatch = formatMismatch(lines, info);
+  if (mismatch) return mismatch;
+  if (lines.lines.length > 0 && lines.lines.every((l) => l.startsWith(":")))
+    return complete
+      ? { what: "only SSE comments (keep-alives), no event", advice: "the stream ended before its first event: the server or a proxy closed it early (a time-out?); check the server's logs" }
+      : undefined;
+  const first = lines.first ?? "";
+  if (isSseLine(first) || first.startsWith("{")) return undefined; // the start of a stream, cut
+  return {
+    what: `text that is neither SSE nor NDJSON${saidType(info)}, starting ${quoted(first.trim(), 60)}`,
+    advice: `the server did not answer with an event stream: ${STREAM_EXPECTED}`,
+  };
+}
+
+/** A diagnosis as one sentence, for an error message: `<what>; <advice>`. */
+export function diagnosisText(d: Diagnosis): string {
+  return `${d.what}; ${d.advice}`;
 }

@@ -10,14 +10,15 @@ export const SAMPLE_NAMES = ["audio", "chat", "embeddings", "error", "image", "t
 /**
  * Runs `mmsp-streams ARGS`; resolves with its exit code and output.
  * @param {string[]} args
- * @param {{ input?: string | Uint8Array, env?: Record<string, string | undefined>, onStdout?: (all: string) => void, timeout?: number }} [options]
+ * @param {{ input?: string | Uint8Array, env?: Record<string, string | undefined>, onStdout?: (all: string) => void, timeout?: number, cli?: string }} [options]
+ *   cli: another copy of the CLI to run (default: this repository's)
  * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
  */
-export function run(args, { input, env = {}, onStdout, timeout = 15000 } = {}) {
+export function run(args, { input, env = {}, onStdout, timeout = 15000, cli = CLI } = {}) {
   const childEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnv, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, ...args], { cwd: ROOT, env: childEnv, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => {

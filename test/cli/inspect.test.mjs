@@ -49,7 +49,7 @@ test("inspect --sample image: the PNG's byte count, chunks and mime type", async
   assert.equal(code, 0);
   assert.match(stdout, /^▸ inline_data image\/png\n {2}186 bytes in 2 chunks$/m);
   assert.match(stdout, /^ +2\. inline_data\.done +image\/png {2}186 bytes$/m);
-  assert.match(stdout, /^usage: .*thoughts null · response 1,290/m);
+  assert.match(stdout, /^usage: .*thoughts — · response 1,290/m);
 });
 
 test("inspect --sample audio: the WAV's byte count over four chunks", async () => {
@@ -66,7 +66,7 @@ test("inspect --sample embeddings: dimension and first values of each vector", a
   assert.match(stdout, new RegExp(`^▸ embedding\\n {2}32 dims {2}\\[${first.slice(0, 4).join(", ")}, …\\]$`, "m"));
   assert.equal(stdout.match(/^▸ embedding$/gm).length, 2);
   assert.match(stdout, /^ +1\. embedding\.done +32 dims$/m);
-  assert.match(stdout, /^usage: .*response null {2}\(input 17, output null\)$/m);
+  assert.match(stdout, /^usage: .*response — {2}\(input 17, output —\)$/m);
 });
 
 test("inspect --sample error: the text so far, then the UpstreamError's type, status and message; exit 1", async () => {

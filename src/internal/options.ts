@@ -1,0 +1,276 @@
+/**
+ * Argument checking at the boundary (issue #12): every option of every exported stream and function
+ * is checked when it is constructed, so `format: "NDJSON"`, `mode: "assembly"` or a typo such as
+ * `unknownItem` fail at once with a message naming the option, instead of turning into a
+ * misleading protocol error later. A wrong type is a `TypeError`, a wrong value a `RangeError`.
+ */
+
+/** Checks one option's value; `label` names it (`UniEventStream: options.format`). Throws. */
+export type Checker = (value: unknown, label: string) => void;
+
+/** The options an export takes, each with its checker. */
+export type OptionSpec = Readonly<Record<string, Checker>>;
+
+/** setTimeout's largest delay (a larger one fires at once in every runtime). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** How a value is shown in a message: strings quoted, objects by kind. */
+export function describeValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length <= 60 ? value : value.slice(0, 60) + "…");
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "function") return "a function";
+  if (typeof value === "symbol") return String(value);
+  if (value === null || typeof value !== "object") return String(value);
+  if (Array.isArray(value)) return "an array";
+  const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  if (typeof name !== "string" || name === "" || name === "Object") return "an object";
+  return /^[AEIOU]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+const fail = (Kind: typeof TypeError, label: string, expected: string, value: unknown, hint = ""): never => {
+  throw new Kind(`${label} must be ${expected}; received ${describeValue(value)}${hint}`);
+};
+
+/** The edit distance of two short strings (for "did you mean"). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** The known name `given` most likely meant: same letters in another case, an alias, or a near typo. */
+export function nearMiss(given: string, known: readonly string[], aliases: Readonly<Record<string, string>> = {}): string | undefined {
+  const lower = given.toLowerCase();
+  const sameCase = known.find((k) => k.toLowerCase() === lower);
+  if (sameCase) return sameCase;
+  const alias = Object.prototype.hasOwnProperty.call(aliases, lower) ? aliases[lower] : undefined;
+  if (alias !== undefined && known.includes(alias)) return alias;
+  if (lower.length < 3) return undefined;
+  let best: string | undefined;
+  let bestDistance = 3; // at most two edits away
+  for (const k of known) {
+    const d = distance(lower, k.toLowerCase());
+    if (d < bestDistance) (best = k), (bestDistance = d);
+  }
+  return best;
+}
+
+const didYouMean = (guess: string | undefined): string => (guess === undefined ? "" : ` (did you mean ${JSON.stringify(guess)}?)`);
+
+// ---- checkers -----------------------------------------------------------------------------------
+
+/** One of some strings; `aliases` maps other names people use (lower-cased) to the right one. */
+export function oneOf(values: readonly string[], aliases: Readonly<Record<string, string>> = {}): Checker {
+  const expected = `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`;
+  return (value, label) => {
+    if (typeof value !== "string") fail(TypeError, label, expected, value);
+    if (!values.includes(value as string)) fail(RangeError, label, expected, value, didYouMean(nearMiss(value as string, values, aliases)));
+  };
+}
+
+/** A number above 0; `Infinity` allowed unless `finite`, at most `max`. */
+export function positiveNumber({ finite = false, max = Infinity }: { finite?: boolean; max?: number } = {}): Checker {
+  const expected = `a positive number${finite ? "" : " (or Infinity)"}${max < Infinity ? ` up to ${max}` : ""}`;
+  return (value, label) => {
+    if (typeof value !== "number") fail(TypeError, label, expected, value);
+    const n = value as number;
+    if (!(n > 0) || (finite && !Number.isFinite(n)) || n > max) fail(RangeError, label, expected, value);
+  };
+}
+
+/** A whole number above 0, or `Infinity` (no limit). */
+export function positiveLimit(): Checker {
+  const expected = "a positive integer (or Infinity for no limit)";
+  return (value, label) => {
+    if (typeof value !== "number") fail(TypeError, label, expected, value);
+    const n = value as number;
+    if (!(n > 0) || (!Number.isInteger(n) && n !== Infinity)) fail(RangeError, label, expected, value);
+  };
+}
+
+/** A whole number, 0 or more, at most `max`. */
+export function nonNegativeInteger({ max = Number.MAX_SAFE_INTEGER }: { max?: number } = {}): Checker {
+  const expected = `an integer from 0 to ${max}`;
+  return (value, label) => {
+    if (typeof value !== "number") fail(TypeError, label, expected, value);
+    if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > max) fail(RangeError, label, expected, value);
+  };
+}
+
+/** A string; not empty unless `allowEmpty`. */
+export function string({ allowEmpty = false }: { allowEmpty?: boolean } = {}): Checker {
+  const expected = allowEmpty ? "a string" : "a non-empty string";
+  return (value, label) => {
+    if (typeof value !== "string") fail(TypeError, label, expected, value);
+    if (!allowEmpty && value === "") fail(RangeError, label, expected, value);
+  };
+}
+
+export function boolean(): Checker {
+  return (value, label) => {
+    if (typeof value !== "boolean") fail(TypeError, label, "true or false", value);
+  };
+}
+
+export function func(): Checker {
+  return (value, label) => {
+    if (typeof value !== "function") fail(TypeError, label, "a function", value);
+  };
+}
+
+/** A plain object (not null, not an array). */
+export function object(): Checker {
+  return (value, label) => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) fail(TypeError, label, "an object", value);
+  };
+}
+
+/** An `AbortSignal` (an `AbortController` is a common slip: its `.signal` is meant). */
+export function abortSignal(): Checker {
+  return (value, label) => {
+    if (isAbortSignal(value)) return;
+    const controller = typeof AbortController !== "undefined" && value instanceof AbortController;
+    fail(TypeError, label, "an AbortSignal", value, controller ? " (pass controller.signal, not the controller)" : "");
+  };
+}
+
+function isAbortSignal(value: unknown): boolean {
+  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return true;
+  // another realm's signal (an iframe, a vm context): by shape
+  const v = value as { aborted?: unknown; addEventListener?: unknown; removeEventListener?: unknown } | null;
+  return typeof v === "object" && v !== null && typeof v.aborted === "boolean" && typeof v.addEventListener === "function" && typeof v.removeEventListener === "function";
+}
+
+// ---- options ------------------------------------------------------------------------------------
+
+/**
+ * Checks an options argument against its spec: undefined is no options; anything but an object is
+ * a `TypeError`; each known option (when not undefined) goes through its checker; an unknown key
+ * is a `TypeError` naming the nearest known one and listing them all (a key set to undefined is
+ * let pass: spreading `{ ...options, format: undefined }` is common and harmless).
+ *
+ * @param name the export, e.g. `UniEventStream`, shown first in messages
+ */
+export function checkOptions(name: string, options: unknown, spec: OptionSpec): void {
+  if (options === undefined) return;
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    fail(TypeError, `${name}: options`, "an object (or left out)", options);
+  if (isAbortSignal(options)) fail(TypeError, `${name}: options`, "an object (or left out)", options, " (pass { signal })");
+  const known = Object.keys(spec);
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    const value = given[key];
+    if (value === undefined) continue;
+    const check = Object.prototype.hasOwnProperty.call(spec, key) ? spec[key] : undefined;
+    if (check) {
+      check(value, `${name}: options.${key}`);
+      continue;
+    }
+    const list = known.length > 0 ? `the options are ${known.join(", ")}` : `${name} takes no options`;
+    throw new TypeError(`${name}: unknown option ${JSON.stringify(key)}${didYouMean(nearMiss(key, known))}; ${list}`);
+  }
+}
+
+/** The error for a chunk that is not bytes, or undefined when it is a `Uint8Array` (a `Buffer` is one). */
+export function bytesChunkError(chunk: unknown, stageName: string): TypeError | undefined {
+  if (chunk instanceof Uint8Array || isForeignUint8Array(chunk)) return undefined;
+  const wants = `${stageName} reads bytes (Uint8Array chunks)`;
+  let fix: string;
+  if (typeof chunk === "string")
+    fix = "a string: remove the TextDecoderStream (or other text step) before it and pipe the bytes in as they came (response.body), or encode text with .pipeThrough(new TextEncoderStream())";
+  else if (chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk))
+    fix = `${describeValue(chunk)}: wrap it as new Uint8Array(buffer) (a view of the same bytes) before writing it`;
+  else if (typeof chunk === "number") fix = "a number: write the bytes as Uint8Array chunks, not one number at a time";
+  else if (typeof chunk === "object" && chunk !== null && "event_type" in chunk)
+    fix = "a UniEvent object: it is already decoded; pipe it into MessageAssemblerStream (events in), not a stage that reads bytes";
+  else if (typeof chunk === "object" && chunk !== null && "data" in chunk)
+    fix = "an object (an SSE message?): records go into UniEventDecoderStream; this stage wants the raw bytes of the body";
+  else fix = `${describeValue(chunk)}: pipe the body's bytes in (response.body), or encode text with .pipeThrough(new TextEncoderStream())`;
+  return new TypeError(`${wants}, but was given ${fix}`);
+}
+
+/** Throws `bytesChunkError` for a chunk that is not bytes. */
+export function checkBytesChunk(chunk: unknown, stageName: string): asserts chunk is Uint8Array {
+  const error = bytesChunkError(chunk, stageName);
+  if (error) throw error;
+}
+
+/** A Uint8Array of another realm (an iframe, a vm context): not `instanceof` ours, still bytes. */
+function isForeignUint8Array(v: unknown): boolean {
+  return ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === "[object Uint8Array]";
+}
+
+/** For `fromResponse(response)`: anything but a Response says what it was and what to pass. */
+export function checkResponse(value: unknown, name = "fromResponse"): asserts value is Response {
+  if (typeof Response !== "undefined" && value instanceof Response) return;
+  const v = value as { status?: unknown; ok?: unknown; headers?: { get?: unknown } } | null;
+  // a Response of another realm or fetch implementation: by shape
+  if (typeof v === "object" && v !== null && typeof v.status === "number" && typeof v.ok === "boolean" && typeof v.headers?.get === "function" && "body" in v) return;
+  const isStream = typeof ReadableStream !== "undefined" && value instanceof ReadableStream;
+  const hint = isStream
+    ? ": pass the Response itself (fromResponse(response)), or pipe a body stream through new UniEventStream()"
+    : value instanceof Promise
+      ? ": await the fetch first (fromResponse(await fetch(url)))"
+      : "";
+  fail(TypeError, `${name}: the response`, "a Response (what fetch resolves to)", value, hint);
+}
+
+// ---- the specs of the exports -------------------------------------------------------------------
+
+const FORMAT_ALIASES = {
+  jsonl: "ndjson",
+  jsonlines: "ndjson",
+  "json-lines": "ndjson",
+  json: "ndjson",
+  "x-ndjson": "ndjson",
+  "application/x-ndjson": "ndjson",
+  "application/jsonl": "ndjson",
+  "text/event-stream": "sse",
+  "event-stream": "sse",
+  eventsource: "sse",
+  "server-sent-events": "sse",
+  detect: "auto",
+};
+const MODE_ALIASES = { assembly: "assemble", assembler: "assemble", build: "assemble", validation: "validate", check: "validate", strict: "validate" };
+const UNKNOWN_ITEMS_ALIASES = { ignore: "skip", drop: "skip", throw: "error", fail: "error", reject: "error" };
+
+const stream = { signal: abortSignal(), idleTimeoutMs: positiveNumber({ finite: true, max: MAX_TIMER_MS }) };
+const client = string();
+const mode = oneOf(["validate", "assemble"], MODE_ALIASES);
+const limit = positiveLimit();
+
+const UNI_EVENT_STREAM: OptionSpec = {
+  format: oneOf(["sse", "ndjson", "auto"], FORMAT_ALIASES),
+  client,
+  mode,
+  unknownItems: oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES),
+  onWarning: func(),
+  maxEventBytes: limit,
+  maxDepth: limit,
+  maxItems: limit,
+  ...stream,
+};
+
+/** Every exported stream's and function's options (from their option interfaces). */
+export const OPTION_SPECS = {
+  UniEventStream: UNI_EVENT_STREAM,
+  fromResponse: UNI_EVENT_STREAM,
+  SseDecoderStream: { maxEventBytes: limit, ...stream },
+  NdjsonDecoderStream: { client, maxEventBytes: limit, maxDepth: limit, ...stream },
+  UniEventDecoderStream: { format: oneOf(["sse", "ndjson"], FORMAT_ALIASES), client, mode, maxDepth: limit, ...stream },
+  MessageAssemblerStream: { client, mode, maxItems: limit, maxDepth: limit, ...stream },
+  SseEncoderStream: { keepAliveMs: nonNegativeInteger({ max: MAX_TIMER_MS }) },
+  NdjsonEncoderStream: {},
+} as const satisfies Record<string, OptionSpec>;
+
+export type CheckedExport = keyof typeof OPTION_SPECS;
+
+/** `checkOptions` with the export's own spec: `checkExportOptions("UniEventStream", options)`. */
+export function checkExportOptions(name: CheckedExport, options: unknown): void {
+  checkOptions(name, options, OPTION_SPECS[name]);
+}
