@@ -3,6 +3,7 @@
  * and a refused request (non-2xx) becomes the `UpstreamError` its body describes (SPEC §1, §6).
  */
 import { refusalError } from "./errors.js";
+import { checkExportOptions, checkResponse } from "./internal/options.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
@@ -71,6 +72,8 @@ async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise
  * ```
  */
 export function fromResponse(response: Response, options: UniEventStreamOptions = {}): ResponseEvents {
+  checkResponse(response);
+  checkExportOptions("fromResponse", options);
   const client = options.client ?? producerName(response);
   if (!response.ok) {
     const message = new MessagePromise<UniMessage>(() => {});
@@ -92,7 +95,7 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
   // A Content-Type that names neither format (or none at all): the first line tells.
   const contentType = response.headers.get("content-type");
   const format = options.format ?? formatFromContentType(contentType) ?? "auto";
-  const stream = new UniEventStream({ ...options, format, client }, { contentType });
+  const stream = new UniEventStream({ ...options, format, client }, { contentType, contentEncoding: response.headers.get("content-encoding") });
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   return { readable: body.pipeThrough(stream), message: stream.message, snapshot: () => stream.snapshot() };
 }

@@ -12,6 +12,7 @@ import type { StreamCore } from "./internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "./internal/limits.js";
 import { MessagePromise } from "./internal/message-promise.js";
+import { checkExportOptions } from "./internal/options.js";
 import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 
@@ -48,6 +49,7 @@ export interface UniEventStreamOptions extends LimitOptions, CoreStreamOptions {
 /** @internal What `fromResponse` knows about the body beyond its bytes. */
 export interface BodyContext {
   contentType?: string | null;
+  contentEncoding?: string | null;
 }
 
 /** The fused core: framer → decode step → grammar step, in one synchronous call per chunk. */
@@ -65,12 +67,15 @@ class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     const mode = options.mode ?? "validate";
     const format = options.format ?? "sse";
     this.framer = createFramer(format, {
+      stage: "UniEventStream",
+      requested: format,
       client,
       maxEventBytes: limits.maxEventBytes,
       strictUtf8: true,
       mmsp: true,
       capture: true,
       contentType: context.contentType,
+      contentEncoding: context.contentEncoding,
     });
     const decoder = new UniEventDecoder({
       client,
@@ -148,6 +153,7 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
   readonly message: Promise<UniMessage>;
 
   constructor(options: UniEventStreamOptions = {}, context: BodyContext = {}) {
+    checkExportOptions("UniEventStream", options);
     let stream!: UniEventStream;
     const message = new MessagePromise<UniMessage>(() => stream.drain());
     const core = new UniEventCore(options, context);

@@ -7,6 +7,7 @@ import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { MessagePromise } from "../internal/message-promise.js";
+import { checkExportOptions } from "../internal/options.js";
 import { UniEventDecoder } from "../decode/uni-event.js";
 import { positionOf } from "../read/position.js";
 import { DecodeStep, GrammarStep, SKIP } from "../read/steps.js";
@@ -87,6 +88,7 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
   readonly message: Promise<UniMessage>;
 
   constructor(options: MessageAssemblerOptions = {}) {
+    checkExportOptions("MessageAssemblerStream", options);
     let stream!: MessageAssemblerStream;
     const message = new MessagePromise<UniMessage>(() => stream.drain());
     const core = new MessageAssemblerCore(options);

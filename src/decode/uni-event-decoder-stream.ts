@@ -7,6 +7,7 @@ import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { Fault } from "../internal/fault.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { isRecord } from "../internal/values.js";
+import { checkExportOptions } from "../internal/options.js";
 import { positionOf, tagPosition } from "../read/position.js";
 import { valueFailure } from "../read/located.js";
 import { DecodeStep, DONE, SKIP, whereOf } from "../read/steps.js";
@@ -104,6 +105,7 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
  */
 export class UniEventDecoderStream extends CoreStream<unknown, UniEvent> {
   constructor(options: UniEventDecoderOptions = {}) {
+    checkExportOptions("UniEventDecoderStream", options);
     super(new UniEventDecoderCore(options), options);
   }
 }

@@ -4,6 +4,7 @@
  * public event (validate mode) or as assemble mode's input (SPEC §5). The mode is chosen once.
  */
 import { fromWireError } from "../errors.js";
+import { diagnosisText, foreignEventHint } from "../diagnose.js";
 import { Fault } from "../internal/fault.js";
 
 import type { UniEvent } from "../schema.js";
@@ -74,6 +75,11 @@ export class UniEventDecoder {
         const message = `skipped an item of unknown kind ${JSON.stringify(e.itemType)} (event ${index})`;
         this.settings.onWarning?.({ type: "unknown-item", itemType: e.itemType, eventIndex: index, message });
         return SKIP;
+      }
+      // An event of another protocol (the wrong endpoint): say so, not only which member is off.
+      if (e instanceof Fault) {
+        const foreign = foreignEventHint(value);
+        if (foreign) throw new Fault(e.rule, `${e.detail}: ${diagnosisText(foreign)}`, e.exact, e.itemType);
       }
       throw e;
     }

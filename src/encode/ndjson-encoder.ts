@@ -2,6 +2,7 @@
  * UniEvents → NDJSON bytes: one compact JSON per line (`\n`), byte fields as padded base64, an
  * error as a last line `{"error": …}`. There is no `[DONE]` line: the end of the body ends it.
  */
+import { checkExportOptions } from "../internal/options.js";
 import { CoreStream } from "../internal/core-stream.js";
 import type { UniEvent } from "../schema.js";
 import { NDJSON_FRAMING, WireEncoderCore } from "./wire-event.js";
@@ -19,7 +20,9 @@ import { NDJSON_FRAMING, WireEncoderCore } from "./wire-event.js";
  * ```
  */
 export class NdjsonEncoderStream extends CoreStream<UniEvent, Uint8Array> {
-  constructor() {
+  /** It takes no options (the argument exists only so that a mistaken one is refused, not ignored). */
+  constructor(options: Record<string, never> = {}) {
+    checkExportOptions("NdjsonEncoderStream", options);
     super(new WireEncoderCore(NDJSON_FRAMING));
   }
 }

@@ -11,7 +11,8 @@
 import { Fault, locate } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
 import type { StreamLimitError } from "../errors.js";
-import { diagnoseBody } from "../diagnose.js";
+import { diagnose, diagnosisText, previewBytes } from "../diagnose.js";
+import { checkBytesChunk } from "../internal/options.js";
 import { INLINE_DATA_CAPTURE } from "./base64-capture.js";
 import { LineSplitter, type LineBreaks } from "./lines.js";
 import { SseParser } from "./sse-parser.js";
@@ -23,6 +24,10 @@ export type WireFormat = "sse" | "ndjson";
 export type RecordSink = (text: string, captured: Uint8Array | undefined) => void;
 
 export interface FramerOptions {
+  /** The stream that reads with it, for the error a chunk that is not bytes gets. */
+  stage: string;
+  /** The format the reader was told to read (for the diagnosis: `"auto"` or the one it chose). */
+  requested: WireFormat | "auto";
   /** Names the producer in errors. */
   client: string;
   /** The largest record, in bytes. */
@@ -38,8 +43,9 @@ export interface FramerOptions {
   mmsp: boolean;
   /** Capture long base64 `data` strings while they arrive (the MMSP reader; not a stage that hands out text). */
   capture: boolean;
-  /** The response's Content-Type, for the diagnosis. */
+  /** The response's Content-Type and Content-Encoding, for the diagnosis. */
   contentType?: string | null;
+  contentEncoding?: string | null;
 }
 
 /** Where the record being handed out sits (valid inside the sink call). */
@@ -69,7 +75,7 @@ export interface Framer extends RecordPosition {
   readonly eventType: string | undefined;
   readonly lastEventId: string | undefined;
   /** What the body looks like, judged from its first bytes, when it is not an MMSP stream. */
-  diagnosis(): { detail: string; preview: string } | undefined;
+  diagnosis(ended?: boolean): { detail: string; preview: string } | undefined;
   /** Called once the format is known (at once for SSE and NDJSON framers). */
   onFormat: ((format: WireFormat) => void) | undefined;
 }
@@ -93,6 +99,9 @@ abstract class LineFramer implements Framer {
   protected endMark = 0;
   private keptEndMark = 0;
   private head: Uint8Array = new Uint8Array(0);
+  private bytesIn = 0;
+  /** Invalid UTF-8 before the first record, raised once the head is whole (see `push`). */
+  private badUtf8: InvalidUtf8 | undefined;
   onFormat: ((format: WireFormat) => void) | undefined;
 
   constructor(
@@ -144,28 +153,41 @@ abstract class LineFramer implements Framer {
   protected abstract openRecordStart(): number;
 
   push(chunk: Uint8Array, sink: RecordSink): void {
+    checkBytesChunk(chunk, this.options.stage);
     this.sink = sink;
-    this.fixMarks();
+    this.bytesIn += chunk.length;
     if (this.head.length < HEAD_BYTES) this.keepHead(chunk);
+    if (this.badUtf8) {
+      if (this.head.length >= HEAD_BYTES) throw this.invalidUtf8(this.badUtf8, false);
+      return;
+    }
+    this.fixMarks();
     let text: string;
     try {
       text = this.utf8.decode(chunk);
     } catch (e) {
       if (!(e instanceof InvalidUtf8)) throw e;
       this.lines.push(e.text, e.textStart, e.byteOffset, this.onLine); // deliver what came before the bad bytes
-      throw this.invalidUtf8(e);
+      // Before the first record, the error says what the body is, from its head: wait for the whole
+      // head (or the end), so that what it says does not depend on how the body was chunked.
+      if (this.index === 0 && this.options.mmsp && this.head.length < HEAD_BYTES) {
+        this.badUtf8 = e;
+        return;
+      }
+      throw this.invalidUtf8(e, false);
     }
     this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine);
   }
 
   end(sink: RecordSink): void {
     this.sink = sink;
+    if (this.badUtf8) throw this.invalidUtf8(this.badUtf8, true);
     this.fixMarks();
     let text: string;
     try {
       text = this.utf8.end();
     } catch (e) {
-      if (e instanceof InvalidUtf8) throw this.invalidUtf8(e);
+      if (e instanceof InvalidUtf8) throw this.invalidUtf8(e, true);
       throw e;
     }
     if (text) this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine);
@@ -188,18 +210,22 @@ abstract class LineFramer implements Framer {
     this.head = head;
   }
 
-  /** What the body was, when it held no record (or failed before the first one). */
-  diagnosis(): { detail: string; preview: string } | undefined {
-    const d = diagnoseBody(this.head, {
+  /**
+   * What the body was, when it held no record (or failed before the first one). `ended`: the whole
+   * body is in (else only "more than the head" is said of its size, which does not depend on chunks).
+   */
+  diagnosis(ended = false): { detail: string; preview: string } | undefined {
+    const d = diagnose(this.head, {
       contentType: this.options.contentType,
-      format: this.format,
-      totalBytes: this.utf8.bytesReceived,
+      contentEncoding: this.options.contentEncoding,
+      format: this.options.requested,
+      totalBytes: ended ? this.bytesIn : Math.min(this.bytesIn, HEAD_BYTES + 1),
     });
-    return d && { detail: d.detail, preview: d.preview };
+    return d && { detail: diagnosisText(d), preview: previewBytes(this.head) };
   }
 
   private diagnoseEmpty(): never | void {
-    const d = this.diagnosis();
+    const d = this.diagnosis(true);
     if (!d) return;
     throw locate(new Fault("STOP-LAST", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
   }
@@ -210,8 +236,8 @@ abstract class LineFramer implements Framer {
     return e;
   }
 
-  private invalidUtf8(e: InvalidUtf8): unknown {
-    const d = this.index === 0 && this.options.mmsp ? this.diagnosis() : undefined;
+  private invalidUtf8(e: InvalidUtf8, ended: boolean): unknown {
+    const d = this.index === 0 && this.options.mmsp ? this.diagnosis(ended) : undefined;
     const detail = d ? d.detail : `invalid UTF-8 at byte ${e.byteOffset}`;
     return locate(new Fault("UTF8", detail), this.options.client, {
       eventIndex: this.index,
@@ -372,12 +398,13 @@ export class AutoFramer implements Framer {
   keptEnd(): number {
     return this.inner?.keptEnd() ?? 0;
   }
-  diagnosis(): { detail: string; preview: string } | undefined {
-    return this.inner?.diagnosis();
+  diagnosis(ended?: boolean): { detail: string; preview: string } | undefined {
+    return this.inner?.diagnosis(ended);
   }
 
   push(chunk: Uint8Array, sink: RecordSink): void {
     if (this.inner) return this.inner.push(chunk, sink);
+    checkBytesChunk(chunk, this.options.stage);
     let i = 0;
     // A BOM (EF BB BF) at the very start is not content.
     if (this.heldBytes === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;

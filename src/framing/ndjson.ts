@@ -5,6 +5,7 @@
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
+import { checkExportOptions } from "../internal/options.js";
 import { UniEventDecoder } from "../decode/uni-event.js";
 import { tagPosition } from "../read/position.js";
 import { DecodeStep } from "../read/steps.js";
@@ -33,7 +34,7 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
     const client = options.client ?? "upstream";
     const limits = resolveLimits(options);
     const mmsp = options.mmsp === true;
-    this.framer = new NdjsonFramer({ client, maxEventBytes: limits.maxEventBytes, strictUtf8: true, mmsp, capture: mmsp });
+    this.framer = new NdjsonFramer({ stage: "NdjsonDecoderStream", requested: "ndjson", client, maxEventBytes: limits.maxEventBytes, strictUtf8: true, mmsp, capture: mmsp });
     const decoder = new UniEventDecoder({ client, maxDepth: limits.maxDepth, mode: "validate", unknownItems: "error", onWarning: undefined });
     this.step = new DecodeStep(decoder, client);
   }
@@ -69,6 +70,7 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
  */
 export class NdjsonDecoderStream extends CoreStream<Uint8Array, Record<string, unknown>> {
   constructor(options: NdjsonDecoderOptions = {}) {
+    checkExportOptions("NdjsonDecoderStream", options);
     super(new NdjsonDecoderCore(options), options);
   }
 }

@@ -5,6 +5,7 @@
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits } from "../internal/limits.js";
+import { checkExportOptions } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
 import { SseFramer } from "./framer.js";
 import type { SseMessage } from "./sse-parser.js";
@@ -35,6 +36,8 @@ class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
   constructor(options: SseDecoderOptions) {
     const mmsp = options.mmsp === true;
     this.framer = new SseFramer({
+      stage: "SseDecoderStream",
+      requested: "sse",
       client: options.client ?? "upstream",
       maxEventBytes: resolveLimits(options).maxEventBytes,
       strictUtf8: mmsp,
@@ -78,6 +81,7 @@ class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
  */
 export class SseDecoderStream extends CoreStream<Uint8Array, SseMessage> {
   constructor(options: SseDecoderOptions = {}) {
+    checkExportOptions("SseDecoderStream", options);
     super(new SseDecoderCore(options), options);
   }
 }
