@@ -67,6 +67,9 @@ run_step typecheck        check  npx tsc -p .                           # librar
 run_step typecheck-worker check  npx tsc -p test/worker                 # examples/worker.ts, test Worker, its tests
 run_step typecheck-relay  check  bash -c 'node worker/build.mjs && npx tsc -p worker'  # relay Worker + demo page script
 run_step web-only         plain  node scripts/check-web-only.mjs        # dist/index.js bundles without Node built-ins
+run_step web-only-ai-sdk  plain  node scripts/check-web-only.mjs dist/ai-sdk/index.js  # the mmsp-streams/ai-sdk subpath too
+run_step typecheck-ai-sdk check  npx tsc -p test/ai-sdk                 # the adapter's declared types vs the real `ai` package's
+run_step ai-sdk           vitest npx vitest run --project ai-sdk        # mmsp-streams/ai-sdk against the real AI SDK (Node)
 run_step node             vitest npx vitest run --project node          # Node 20
 run_step workers          vitest npx vitest run --project workers       # workerd: shared cases + test/workers/*.test.ts
 run_step browser          vitest npx vitest run --project browser       # Chromium, vitest browser mode
