@@ -81,6 +81,7 @@ run_step chromium         plain  node scripts/browser-run.mjs           # Chromi
 run_step examples         plain  node scripts/examples-run.mjs          # examples/: node, deno, browser page, worker
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs a scripted MMSP upstream
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
+run_step ai-sdk-chat      plain  node scripts/ai-sdk-chat-check.mjs     # /api/chat under wrangler dev: DefaultChatTransport + examples/ai-sdk-chat.html in Chromium
 run_step cli              tap    node --test test/cli/                  # the CLI: samples, inspect, live server, convert
 # The goal is 20 KiB; the bundle is ~26 KiB (README: Performance). This budget guards against growth.
 run_step bundle-size      plain  env BUNDLE_BUDGET=28672 node scripts/check-bundle-size.mjs
