@@ -15,7 +15,7 @@
  * `-end`, `tool-input-available`, `file`): the `.done` carries the group's fidelity (FIDELITY-EQUAL),
  * so no fragment's fidelity is lost, and the AI SDK keeps the last providerMetadata it saw.
  */
-import type { ContentItem, FinishReason, UniEvent } from "../schema.js";
+import type { ContentItem, FinishReason, UniEvent } from "../index.js";
 import { toDataUrl } from "./data-url.js";
 import type { JSONValue, MmspMessageMetadata, ProviderMetadata, UIFinishReason, UIMessageChunk } from "./types.js";
 

@@ -2,7 +2,7 @@
  * A `UIMessage` part that has no MMSP form (`toMmspMessages`). Names the part by its place and
  * type, so the caller can drop or translate it.
  */
-import { MmspError } from "../errors.js";
+import { MmspError } from "../index.js";
 
 export class UIMessageConversionError extends MmspError {
   override name = "UIMessageConversionError";

@@ -3,7 +3,7 @@
  * Written out as `data:<mime>;base64,<padded base64>`; read back from that form or from the
  * percent-encoded form (`data:text/plain,a%20b`), so a URL built anywhere decodes to its bytes.
  */
-import { decodeBase64, encodeBase64 } from "../decode/base64.js";
+import { decodeBase64, encodeBase64 } from "../index.js";
 
 export function toDataUrl(bytes: Uint8Array, mimeType: string): string {
   return `data:${mimeType};base64,${encodeBase64(bytes)}`;

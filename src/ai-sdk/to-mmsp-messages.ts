@@ -19,7 +19,7 @@
  * parts other than `data-embedding`, system messages) is a `UIMessageConversionError` naming it,
  * or left out with `{ unconvertibleParts: "skip" }`.
  */
-import type { DoneItem, Fidelity, FinishReason, UniMessage, UsageMetadata } from "../schema.js";
+import type { DoneItem, Fidelity, FinishReason, UniMessage, UsageMetadata } from "../index.js";
 import { checkOptionsObject, show } from "./check-options.js";
 import { UIMessageConversionError } from "./conversion-error.js";
 import { fromDataUrl } from "./data-url.js";

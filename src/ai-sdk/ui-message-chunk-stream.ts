@@ -11,7 +11,7 @@
  * - input that is not a checked MMSP stream → the same, and the write fails (the source is cancelled);
  * - cancelling the readable errors the writable, so a pipe into it cancels its source (the upstream).
  */
-import type { UniEvent } from "../schema.js";
+import type { UniEvent } from "../index.js";
 import { ChunkMapper } from "./chunk-mapper.js";
 import { checkOptionsObject, show } from "./check-options.js";
 import { generateMessageId } from "./ids.js";
