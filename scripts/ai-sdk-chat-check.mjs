@@ -192,6 +192,10 @@ test("relay mode: a second turn sends the first answer back as MMSP (thinking si
   const before = seen.length;
   await chat(`${relayBase}/api/chat`, { model: "sample-chat", messages: [userMessage("Weather?"), answered, userMessage("Thanks", "u2")] });
   const sent = seen[before].body.messages;
+  // a conversation that ends with the assistant's message (its tool output added) continues it: same id
+  const continued = await chat(`${relayBase}/api/chat`, { model: "sample-chat", messages: [userMessage("Weather?"), answered] });
+  assert.deepEqual(continued.chunks[0], { type: "start", messageId: first.message.id });
+
   const want = (await sampleOutcome("tool-call")).message;
   assert.equal(sent.length, 4);
   assert.deepEqual(sent.map((m) => m.role), ["user", "assistant", "user", "user"]);

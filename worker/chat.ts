@@ -96,6 +96,10 @@ export async function chat(request: Request, url: URL, env: ChatEnv): Promise<Re
     : await replay(mmspRequest, new URL(mmspRequest.url), env.SAMPLE_PACE_MS);
   if (!answer.ok) return withCors(answer, request); // a refusal: status and body as they came
 
+  // A conversation that ends with an assistant message (its tool outputs just added) continues that
+  // message: the answer keeps its id, as the AI SDK's own servers do, so useChat extends it in place.
+  const last = messages.at(-1) as { role?: unknown; id?: unknown } | undefined;
+  const messageId = last?.role === "assistant" && typeof last.id === "string" && last.id !== "" ? last.id : undefined;
   const { readable } = fromResponse(answer, { client: "upstream", signal: request.signal });
-  return toUIMessageStreamResponse(readable.pipeThrough(new UIMessageChunkStream()), { headers: cors(request) });
+  return toUIMessageStreamResponse(readable.pipeThrough(new UIMessageChunkStream({ messageId })), { headers: cors(request) });
 }
