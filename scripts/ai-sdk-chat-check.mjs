@@ -21,8 +21,8 @@ import { extname, join, normalize } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { DefaultChatTransport, readUIMessageStream } from "ai";
-import { toMmspMessages } from "../dist/ai-sdk/index.js";
-import { toWireEvent, UniEventStream } from "../dist/index.js";
+import { toMmspMessages } from "mmsp-streams/ai-sdk"; // the package's subpath export (dist/ai-sdk/index.js)
+import { toWireEvent, UniEventStream } from "mmsp-streams";
 import { launchChromium } from "./chromium.mjs";
 
 const t0 = performance.now();

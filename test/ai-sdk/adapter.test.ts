@@ -478,6 +478,11 @@ describe("toMmspMessages", () => {
   });
 });
 
+test("the core entry does not carry the adapter (it is the subpath mmsp-streams/ai-sdk)", async () => {
+  const core = await import("../../dist/index.js");
+  for (const name of ["UIMessageChunkStream", "toMmspMessages", "toUIMessageStreamResponse", "UIMessageConversionError"]) expect(core).not.toHaveProperty(name);
+});
+
 describe("options are checked at construction", () => {
   test("UIMessageChunkStream", () => {
     expect(() => new UIMessageChunkStream({ messageId: "" })).toThrow(new TypeError('UIMessageChunkStream: option messageId must be a non-empty string, got ""'));
