@@ -19,6 +19,8 @@ export default defineConfig({
         plugins: [cloudflareTest({ wrangler: { configPath: "./test/worker/wrangler.toml" } })],
         test: { name: "workers", include: ["test/all.test.ts", "test/workers/**/*.test.ts"], testTimeout },
       },
+      // (f) mmsp-streams/ai-sdk against the real AI SDK (`ai`), in Node
+      { test: { name: "ai-sdk", include: ["test/ai-sdk/**/*.test.ts"], testTimeout } },
       // (e) Debian's Chromium through Playwright (no Playwright-downloaded browser exists here)
       {
         test: {

@@ -67,6 +67,9 @@ run_step typecheck        check  npx tsc -p .                           # librar
 run_step typecheck-worker check  npx tsc -p test/worker                 # examples/worker.ts, test Worker, its tests
 run_step typecheck-relay  check  bash -c 'node worker/build.mjs && npx tsc -p worker'  # relay Worker + demo page script
 run_step web-only         plain  node scripts/check-web-only.mjs        # dist/index.js bundles without Node built-ins
+run_step web-only-ai-sdk  plain  node scripts/check-web-only.mjs dist/ai-sdk/index.js  # the mmsp-streams/ai-sdk subpath too
+run_step typecheck-ai-sdk check  npx tsc -p test/ai-sdk                 # the adapter's declared types vs the real `ai` package's
+run_step ai-sdk           vitest npx vitest run --project ai-sdk        # mmsp-streams/ai-sdk against the real AI SDK (Node)
 run_step node             vitest npx vitest run --project node          # Node 20
 run_step unit             vitest npx vitest run --project unit          # pure modules (diagnosis, option checks), from src/
 run_step workers          vitest npx vitest run --project workers       # workerd: shared cases + test/workers/*.test.ts
@@ -79,6 +82,7 @@ run_step chromium         plain  node scripts/browser-run.mjs           # Chromi
 run_step examples         plain  node scripts/examples-run.mjs          # examples/: node, deno, browser page, worker
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs a scripted MMSP upstream
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
+run_step ai-sdk-chat      plain  node scripts/ai-sdk-chat-check.mjs     # /api/chat under wrangler dev: DefaultChatTransport + examples/ai-sdk-chat.html in Chromium
 run_step cli              tap    node --test test/cli/                  # the CLI: samples, inspect, live server, convert
 # The goal is 20 KiB; the bundle is ~26 KiB (README: Performance). This budget guards against growth.
 run_step bundle-size      plain  env BUNDLE_BUDGET=28672 node scripts/check-bundle-size.mjs

@@ -9,6 +9,7 @@
 // Variables: MMSP_UPSTREAM (e.g. http://127.0.0.1:25752/v1), SAMPLE_PACE_MS (replay pacing: N or
 // A-B ms per event; default 20-40; the query parameter `?pace=` overrides it per request).
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
+import { chat } from "./chat.ts";
 import { DEMO_HTML, DEMO_JS } from "./generated/assets.ts";
 import { relay } from "./relay.ts";
 import { DEFAULT_MODEL, replay, sampleModels } from "./replay.ts";
@@ -33,6 +34,7 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
     const { pathname } = url;
+    if (pathname === "/api/chat") return chat(request, url, env); // the AI SDK's useChat (chat.ts)
     if (pathname === "/v1/stream") {
       if (request.method !== "POST") return refusal(405, "MethodNotAllowed", "POST an MMSP request to /v1/stream.", { allow: "POST" });
       return env.MMSP_UPSTREAM ? relay(request, env.MMSP_UPSTREAM) : replay(request, url, env.SAMPLE_PACE_MS);

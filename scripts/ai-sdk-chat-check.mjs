@@ -1,0 +1,374 @@
+// End-to-end check of the relay's AI SDK route (POST /api/chat, worker/chat.ts) under `wrangler dev`,
+// with the real AI SDK client and in Chromium:
+//   - the AI SDK's DefaultChatTransport (from `ai`, in Node) streams a full assistant message for each
+//     built-in sample (replay mode), and readUIMessageStream + toMmspMessages give back the sample's
+//     message; in relay mode the MMSP server (a scripted node:http upstream on 127.0.0.1) receives
+//     the converted conversation (fidelity included), and a stopped request cancels the upstream;
+//   - CORS: the preflight and the answers' headers; a part with no MMSP form is a 400 naming it;
+//   - examples/ai-sdk-chat.html in Debian's Chromium (playwright-core), served by a static server on
+//     another origin: the relay's /api/chat (cross-origin) and the adapter in the page (/v1/stream,
+//     proxied same-origin), two turns, media, an error, Stop. Keeps .ci-out/ai-sdk-chat.png.
+// Needs a built dist/ (npm run build). Prints "ai-sdk chat: N passed, N failed".
+//
+// Run: node scripts/ai-sdk-chat-check.mjs     (CHROMIUM_PATH overrides /usr/bin/chromium)
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import http from "node:http";
+import net from "node:net";
+import { extname, join, normalize } from "node:path";
+import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { DefaultChatTransport, readUIMessageStream } from "ai";
+import { toMmspMessages } from "mmsp-streams/ai-sdk"; // the package's subpath export (dist/ai-sdk/index.js)
+import { toWireEvent, UniEventStream } from "mmsp-streams";
+import { launchChromium } from "./chromium.mjs";
+
+const t0 = performance.now();
+const root = fileURLToPath(new URL("../", import.meta.url));
+const OUT = `${root}.ci-out`;
+await mkdir(OUT, { recursive: true });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** A message (or part of one) as plain JSON (bytes as base64), for deepEqual. */
+const wire = (value) => JSON.parse(JSON.stringify(toWireEvent(value)));
+
+const SAMPLE_FILES = { "sample-chat": "chat", "sample-tools": "tool-call", "sample-image": "image", "sample-audio": "audio", "sample-embeddings": "embeddings", "sample-error": "error" };
+const sampleText = (file) => readFile(`${root}samples/${file}.sse`, "utf8");
+/** The package's own reading of a sample: its message, or its error. */
+async function sampleOutcome(file) {
+  const stream = new UniEventStream();
+  const body = new Response(await sampleText(file)).body.pipeThrough(stream);
+  try {
+    for await (const _ of body);
+  } catch {} // the same error rejects `message`
+  return stream.message.then((message) => ({ message }), (error) => ({ error }));
+}
+
+// ---- the scripted MMSP server (127.0.0.1 only) ----------------------------------------------------------
+
+/** Every request it got: { url, headers, body, closedEarly (a promise), finished }. */
+const seen = [];
+const upstream = http.createServer(async (req, res) => {
+  let text = "";
+  for await (const chunk of req) text += chunk;
+  const entry = { url: req.url, headers: req.headers, body: JSON.parse(text), finished: false };
+  entry.closedEarly = new Promise((resolve) => res.on("close", () => resolve(!res.writableFinished)));
+  seen.push(entry);
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  if (entry.body.model === "endless") {
+    for (let i = 0; i < 400 && !res.destroyed; i++) {
+      res.write(`data: ${JSON.stringify({ role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: `${i} ` }], usage_metadata: null, finish_reason: null })}\n\n`);
+      await sleep(25);
+    }
+    entry.finished = true;
+    return res.end();
+  }
+  const bytes = Buffer.from(await sampleText(SAMPLE_FILES[entry.body.model] ?? "tool-call"));
+  for (let i = 0; i < bytes.length && !res.destroyed; i += 97) res.write(bytes.subarray(i, i + 97));
+  res.end();
+});
+await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+
+// ---- the relay Worker under wrangler dev: replaying the samples, and relaying to the upstream ---------
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+/** `wrangler dev` in its own process group (wrangler, esbuild and workerd stop together). */
+async function startWorker(name, vars = {}) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const logPath = `${OUT}/ai-sdk-chat.${name}.log`;
+  const log = createWriteStream(logPath);
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", `${root}.wrangler/state-ai-sdk-${name}`];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  const child = spawn(`${root}node_modules/.bin/wrangler`, args, {
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" },
+  });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  const kill = (signal) => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {}
+  };
+  process.on("exit", () => exited || kill("SIGKILL"));
+  const stop = async () => {
+    if (exited) return;
+    kill("SIGTERM");
+    for (let i = 0; i < 50 && !exited; i++) await sleep(100);
+    if (!exited) kill("SIGKILL");
+  };
+  for (let i = 0; i < 240 && !exited; i++) {
+    try {
+      const res = await fetch(`${base}/api/chat`, { method: "OPTIONS" });
+      await res.arrayBuffer();
+      if (res.status === 204) return { base, stop };
+    } catch {}
+    await sleep(250);
+  }
+  await stop();
+  throw new Error(`wrangler dev (${name}) did not start:\n${await readFile(logPath, "utf8").catch(() => "")}`);
+}
+
+let workers;
+try {
+  // one after the other: both run the Worker's build step, which writes the same generated file
+  workers = [await startWorker("replay"), await startWorker("relay", { MMSP_UPSTREAM: `http://127.0.0.1:${upstream.address().port}/v1` })];
+} catch (e) {
+  console.log(String(e?.message ?? e));
+  console.log("ai-sdk chat: 0 passed, 1 failed");
+  process.exit(1);
+}
+const [{ base: replayBase }, { base: relayBase }] = workers;
+console.log(`wrangler dev: ${replayBase} (replay), ${relayBase} (relay) (${Math.round(performance.now() - t0)} ms)`);
+
+// ---- the AI SDK client ----------------------------------------------------------------------------------
+
+const userMessage = (text, id = "u1") => ({ id, role: "user", parts: [{ type: "text", text }] });
+
+/** DefaultChatTransport → readUIMessageStream: the last UIMessage, the chunks, the errors reported. */
+async function chat(api, { model, messages = [userMessage("Hi")], headers, abortSignal, onChunk } = {}) {
+  const transport = new DefaultChatTransport({ api, headers, body: { model, config: { temperature: 0 } } });
+  const stream = await transport.sendMessages({ chatId: "chat-1", messages, trigger: "submit-message", messageId: undefined, abortSignal });
+  const chunks = [];
+  const errors = [];
+  const counted = stream.pipeThrough(new TransformStream({ transform: (c, ctl) => (chunks.push(c), onChunk?.(c, chunks.length), ctl.enqueue(c)) }));
+  let message;
+  for await (const m of readUIMessageStream({ stream: counted, onError: (e) => errors.push(e.message) })) message = structuredClone(m);
+  return { message, chunks, errors };
+}
+
+// ---- the tests ------------------------------------------------------------------------------------------
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+for (const [model, file] of Object.entries(SAMPLE_FILES)) {
+  test(`DefaultChatTransport, replay ${model}: ${file === "error" ? "the text so far, then the error" : "the full assistant message; toMmspMessages of it is the sample's message"}`, async () => {
+    const want = await sampleOutcome(file);
+    const { message, chunks, errors } = await chat(`${replayBase}/api/chat?pace=0`, { model });
+    assert.equal(chunks[0].type, "start");
+    if (want.error) {
+      assert.deepEqual(errors, [want.error.message]);
+      assert.equal(chunks.at(-1).type, "error");
+      assert.equal(message.parts[0].type, "text");
+      return;
+    }
+    assert.deepEqual(errors, []);
+    assert.equal(chunks.at(-1).type, "finish");
+    assert.equal(message.role, "assistant");
+    assert.equal(message.parts.length, want.message.content_items.length);
+    assert.deepEqual(wire(toMmspMessages([message])[0]), wire(want.message));
+  });
+}
+
+test("relay mode: the upstream gets {model, messages (converted), config} with Authorization; the answer streams back", async () => {
+  const before = seen.length;
+  const { message, errors } = await chat(`${relayBase}/api/chat`, { model: "sample-tools", headers: { authorization: "Bearer sk-test" } });
+  assert.deepEqual(errors, []);
+  const req = seen[before];
+  assert.equal(req.url, "/v1/stream");
+  assert.equal(req.headers.authorization, "Bearer sk-test");
+  assert.deepEqual(req.body, { model: "sample-tools", messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }], config: { temperature: 0 } });
+  assert.deepEqual(wire(toMmspMessages([message])[0]), wire((await sampleOutcome("tool-call")).message));
+});
+
+test("relay mode: a second turn sends the first answer back as MMSP (thinking signature, tool call) plus the tool's output", async () => {
+  const first = await chat(`${relayBase}/api/chat`, { model: "sample-tools" });
+  const call = first.message.parts.find((p) => p.type.startsWith("tool-"));
+  const answered = { ...first.message, parts: first.message.parts.map((p) => (p === call ? { ...p, state: "output-available", output: { temperature: 18 } } : p)) };
+  const before = seen.length;
+  await chat(`${relayBase}/api/chat`, { model: "sample-chat", messages: [userMessage("Weather?"), answered, userMessage("Thanks", "u2")] });
+  const sent = seen[before].body.messages;
+  // a conversation that ends with the assistant's message (its tool output added) continues it: same id
+  const continued = await chat(`${relayBase}/api/chat`, { model: "sample-chat", messages: [userMessage("Weather?"), answered] });
+  assert.deepEqual(continued.chunks[0], { type: "start", messageId: first.message.id });
+
+  const want = (await sampleOutcome("tool-call")).message;
+  assert.equal(sent.length, 4);
+  assert.deepEqual(sent.map((m) => m.role), ["user", "assistant", "user", "user"]);
+  assert.deepEqual(sent[1].content_items, wire(want).content_items);
+  assert.ok(sent[1].content_items[0].fidelity.signature, "the thinking signature went back");
+  assert.deepEqual(sent[2].content_items, [{ type: "tool_result.done", text: '{"temperature":18}', tool_call_id: call.toolCallId }]);
+});
+
+test("relay mode: a stopped request (abortSignal) cancels the upstream", async () => {
+  const before = seen.length;
+  const abort = new AbortController();
+  let chunks = 0;
+  // the transport's stream ends in an AbortError (reported through onError or thrown, as the SDK does)
+  await chat(`${relayBase}/api/chat`, { model: "endless", abortSignal: abort.signal, onChunk: (c, n) => ((chunks = n), n === 4 && abort.abort()) }).catch((e) => e);
+  assert.ok(chunks >= 4 && chunks < 20, `${chunks} chunks before the stop`);
+  for (let i = 0; i < 40 && seen.length <= before; i++) await sleep(50);
+  const closed = await Promise.race([seen[before].closedEarly, sleep(5000).then(() => "timeout")]);
+  assert.equal(closed, true, "the upstream saw its response closed before it finished");
+  assert.equal(seen[before].finished, false);
+});
+
+test("CORS: the preflight allows POST and the requested headers; answers carry Access-Control-Allow-Origin", async () => {
+  const pre = await fetch(`${replayBase}/api/chat`, { method: "OPTIONS", headers: { origin: "http://app.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, authorization" } });
+  assert.equal(pre.status, 204);
+  assert.equal(pre.headers.get("access-control-allow-origin"), "http://app.example");
+  assert.match(pre.headers.get("access-control-allow-methods"), /POST/);
+  assert.equal(pre.headers.get("access-control-allow-headers"), "content-type, authorization");
+  const res = await fetch(`${replayBase}/api/chat?pace=0`, { method: "POST", headers: { origin: "http://app.example", "content-type": "application/json" }, body: JSON.stringify({ id: "c", trigger: "submit-message", model: "sample-chat", messages: [userMessage("Hi")] }) });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("access-control-allow-origin"), "http://app.example");
+  assert.equal(res.headers.get("x-vercel-ai-ui-message-stream"), "v1");
+  await res.arrayBuffer();
+});
+
+test("a part with no MMSP form → 400 InvalidRequestError naming it (with CORS); an unknown model → the replay's 404", async () => {
+  const res = await fetch(`${replayBase}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: "c", messages: [{ id: "u", role: "user", parts: [{ type: "source-url", sourceId: "s", url: "https://x" }] }] }) });
+  assert.equal(res.status, 400);
+  assert.ok(res.headers.get("access-control-allow-origin"));
+  const body = await res.json();
+  assert.equal(body.error.type, "InvalidRequestError");
+  assert.match(body.error.message, /messages\[0\]\.parts\[0\] \(type "source-url"\)/);
+  const nf = await fetch(`${replayBase}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: "c", model: "sample-nope", messages: [] }) });
+  assert.equal(nf.status, 404);
+  assert.ok(nf.headers.get("access-control-allow-origin"));
+  await assert.rejects(chat(`${replayBase}/api/chat`, { model: "sample-nope" }), /NotFoundError/);
+});
+
+// ---- the example page in Chromium ------------------------------------------------------------------------
+
+// serves the repository (the page, dist/, node_modules/) and proxies /v1/ to the replaying Worker, so
+// the page's own adapter talks to /v1/stream on its own origin; /api/chat it calls cross-origin
+const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8", ".json": "application/json" };
+const pageServer = http.createServer(async (req, res) => {
+  const url = new URL(req.url, "http://x");
+  if (url.pathname.startsWith("/v1/")) {
+    const abort = new AbortController();
+    res.on("close", () => abort.abort());
+    try {
+      const upstreamRes = await fetch(`${replayBase}${url.pathname}${url.search}`, { method: req.method, headers: { "content-type": req.headers["content-type"] ?? "application/json" }, body: Readable.toWeb(req), duplex: "half", signal: abort.signal });
+      res.writeHead(upstreamRes.status, { "content-type": upstreamRes.headers.get("content-type") ?? "application/octet-stream" });
+      Readable.fromWeb(upstreamRes.body).on("error", () => res.destroy()).pipe(res);
+    } catch {
+      res.destroy();
+    }
+    return;
+  }
+  const path = normalize(join(root, decodeURIComponent(url.pathname)));
+  if (!path.startsWith(root)) return res.writeHead(403).end();
+  try {
+    const data = await readFile(path);
+    res.writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" }).end(data);
+  } catch {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
+const pageBase = `http://127.0.0.1:${pageServer.address().port}`;
+
+const browser = await launchChromium();
+const page = await (await browser.newContext({ viewport: { width: 900, height: 1000 } })).newPage();
+const pageErrors = [];
+page.on("pageerror", (e) => pageErrors.push(String(e)));
+page.on("console", (m) => m.type() === "error" && pageErrors.push(`console: ${m.text()}`));
+
+async function open(query) {
+  await page.goto(`${pageBase}/examples/ai-sdk-chat.html?${query}`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === "true");
+}
+/** Picks the model, sends the prompt, waits for the turn to end; returns the page's state. */
+async function send(model, prompt = "Hi") {
+  await page.selectOption("#model", model);
+  await page.fill("#prompt", prompt);
+  await page.click("#send");
+  await page.waitForFunction(() => ["done", "error", "stopped"].includes(document.getElementById("status").dataset.state), null, { timeout: 20_000 });
+  return page.evaluate(() => ({
+    state: document.getElementById("status").dataset.state,
+    error: document.getElementById("error").textContent,
+    messages: [...document.querySelectorAll(".msg")].map((m) => ({
+      role: m.dataset.role,
+      parts: [...m.querySelectorAll(".part")].map((p) => ({ type: p.dataset.type, state: p.dataset.state ?? null, text: p.textContent })),
+    })),
+  }));
+}
+
+test("page, relay /api/chat (cross-origin): thinking, text and the tool call render; a second turn keeps the conversation", async () => {
+  await open(`relay=${encodeURIComponent(replayBase)}&transport=chat&pace=0`);
+  const want = (await sampleOutcome("tool-call")).message.content_items;
+  let r = await send("sample-tools", "Weather in Paris?");
+  assert.equal(r.state, "done", r.error);
+  assert.deepEqual(r.messages.map((m) => m.role), ["user", "assistant"]);
+  assert.deepEqual(r.messages[1].parts.map((p) => p.type), ["reasoning", "text", "tool"]);
+  assert.equal(r.messages[1].parts[0].text, want[0].thinking);
+  assert.equal(r.messages[1].parts[1].text, want[1].text);
+  assert.ok(r.messages[1].parts[2].text.includes(JSON.stringify(want[2].arguments)));
+  r = await send("sample-chat", "And why is the sky blue?");
+  assert.equal(r.state, "done", r.error);
+  assert.deepEqual(r.messages.map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+  await page.screenshot({ path: `${OUT}/ai-sdk-chat.png`, fullPage: true });
+});
+
+test("page, adapter in the page (/v1/stream): an image and audio as file parts; an upstream error is shown", async () => {
+  await open("transport=adapter&pace=0");
+  let r = await send("sample-image");
+  assert.equal(r.state, "done", r.error);
+  await page.waitForFunction(() => {
+    const img = document.querySelector('.part[data-type="file"] img');
+    return img && img.complete && img.naturalWidth > 0;
+  }, null, { timeout: 5000 });
+  r = await send("sample-audio");
+  assert.equal(r.state, "done", r.error);
+  assert.equal(await page.$$eval('.part[data-type="file"] audio', (a) => a.length), 1);
+  r = await send("sample-error");
+  assert.equal(r.state, "error");
+  assert.match(r.error, /overloaded/);
+  assert.equal(r.messages.at(-1).parts[0].state, "streaming");
+});
+
+test("page: Stop ends a slow stream mid-way", async () => {
+  await open(`relay=${encodeURIComponent(replayBase)}&transport=chat&pace=150`);
+  await page.selectOption("#model", "sample-tools");
+  await page.click("#send");
+  await page.waitForFunction(() => document.querySelectorAll('.msg[data-role="assistant"] .part').length >= 1, null, { timeout: 10_000 });
+  await page.click("#stop");
+  await page.waitForFunction(() => document.getElementById("status").dataset.state === "stopped", null, { timeout: 5000 });
+});
+
+test("page: no page errors in the runs above", async () => {
+  assert.deepEqual(pageErrors.filter((e) => !/Failed to load resource/.test(e)), []);
+});
+
+// ---- run ------------------------------------------------------------------------------------------------
+
+let passed = 0;
+let failed = 0;
+try {
+  for (const { name, fn } of tests) {
+    const t = performance.now();
+    try {
+      await fn();
+      passed++;
+      console.log(`✓ [ai-sdk chat] ${name} (${Math.round(performance.now() - t)} ms)`);
+    } catch (e) {
+      failed++;
+      console.log(`✗ [ai-sdk chat] ${name}\n  ${(e?.stack ?? String(e)).split("\n").slice(0, 8).join("\n  ")}`);
+    }
+  }
+} finally {
+  await browser.close();
+  await Promise.all(workers.map((w) => w.stop()));
+  upstream.closeAllConnections();
+  upstream.close();
+  pageServer.closeAllConnections();
+  pageServer.close();
+}
+console.log(`ai-sdk chat: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -1,0 +1,24 @@
+/**
+ * A `UIMessage` part that has no MMSP form (`toMmspMessages`). Names the part by its place and
+ * type, so the caller can drop or translate it.
+ */
+import { MmspError } from "../index.js";
+
+export class UIMessageConversionError extends MmspError {
+  override name = "UIMessageConversionError";
+  /** Index of the message in the array given. */
+  messageIndex: number;
+  /** Index of the part in that message's `parts`, or null when the message itself is the problem. */
+  partIndex: number | null;
+  /** The part's `type` (or the message's role when `partIndex` is null). */
+  partType: string;
+
+  constructor(fields: { messageIndex: number; partIndex: number | null; partType: string; reason: string }) {
+    const where = fields.partIndex === null ? `messages[${fields.messageIndex}]` : `messages[${fields.messageIndex}].parts[${fields.partIndex}]`;
+    const what = fields.partIndex === null ? `role ${JSON.stringify(fields.partType)}` : `type ${JSON.stringify(fields.partType)}`;
+    super(`toMmspMessages: ${where} (${what}) cannot be converted to MMSP: ${fields.reason}`);
+    this.messageIndex = fields.messageIndex;
+    this.partIndex = fields.partIndex;
+    this.partType = fields.partType;
+  }
+}

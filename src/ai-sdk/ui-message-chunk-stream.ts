@@ -1,0 +1,135 @@
+/**
+ * `UIMessageChunkStream`: checked UniEvents in, AI SDK UI message chunks out (the mapping is in
+ * chunk-mapper.ts), as a `{ readable, writable }` pair for `pipeThrough`.
+ *
+ * Why not a `TransformStream`: an error on its writable side errors its readable, and the AI SDK
+ * wants the opposite: a failed stream still ends as a stream, with an `error` chunk and then the end,
+ * so `useChat` shows the error instead of a broken connection. Hence a small shell:
+ * - backpressure: a write waits until the reader has taken the chunks of the previous one;
+ * - an error on the writable side (`writer.abort(e)`, an erroring source piped in: a protocol
+ *   violation, an upstream error event, a dropped connection) → one `error` chunk, then the end;
+ * - input that is not a checked MMSP stream → the same, and the write fails (the source is cancelled);
+ * - cancelling the readable errors the writable, so a pipe into it cancels its source (the upstream).
+ */
+import type { UniEvent } from "../index.js";
+import { ChunkMapper } from "./chunk-mapper.js";
+import { checkOptionsObject, show } from "./check-options.js";
+import { generateMessageId } from "./ids.js";
+import type { UIMessageChunk } from "./types.js";
+
+export interface UIMessageChunkStreamOptions {
+  /** The assistant message's id (the `start` chunk's `messageId`). Default: a random `msg-…` id. */
+  messageId?: string;
+  /**
+   * The `errorText` of the `error` chunk for a failure. Default: the error's message (MMSP errors
+   * are written for people: `upstream broke the streaming protocol: …`). Return something generic
+   * here to keep details from a browser.
+   */
+  onError?: (error: unknown) => string;
+}
+
+const OPTIONS = ["messageId", "onError"] as const;
+
+function defaultErrorText(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+/**
+ * Turns a checked MMSP stream into the AI SDK's UI message stream.
+ *
+ * @example
+ * ```ts
+ * import { fromResponse } from "mmsp-streams";
+ * import { UIMessageChunkStream, toUIMessageStreamResponse } from "mmsp-streams/ai-sdk";
+ *
+ * const { readable } = fromResponse(await fetch(`${MMSP}/stream`, { method: "POST", body }));
+ * return toUIMessageStreamResponse(readable.pipeThrough(new UIMessageChunkStream()));
+ * ```
+ */
+export class UIMessageChunkStream implements ReadableWritablePair<UIMessageChunk, UniEvent> {
+  readonly readable: ReadableStream<UIMessageChunk>;
+  readonly writable: WritableStream<UniEvent>;
+  /** The `start` chunk's message id. */
+  readonly messageId: string;
+
+  constructor(options?: UIMessageChunkStreamOptions) {
+    const o = checkOptionsObject("UIMessageChunkStream", options, OPTIONS);
+    if (o.messageId !== undefined && (typeof o.messageId !== "string" || o.messageId === ""))
+      throw new TypeError(`UIMessageChunkStream: option messageId must be a non-empty string, got ${show(o.messageId)}`);
+    if (o.onError !== undefined && typeof o.onError !== "function")
+      throw new TypeError(`UIMessageChunkStream: option onError must be a function, got ${show(o.onError)}`);
+    const onError = (o.onError as ((error: unknown) => string) | undefined) ?? defaultErrorText;
+    this.messageId = (o.messageId as string | undefined) ?? generateMessageId();
+    const mapper = new ChunkMapper(this.messageId);
+
+    let rc!: ReadableStreamDefaultController<UIMessageChunk>;
+    let wc!: WritableStreamDefaultController;
+    let over = false; // the readable is closed or cancelled: nothing more goes out
+    let wakeWriter: (() => void) | null = null;
+    const wake = (): void => {
+      const w = wakeWriter;
+      wakeWriter = null;
+      w?.();
+    };
+    const emit = (chunk: UIMessageChunk): void => {
+      if (!over) rc.enqueue(chunk);
+    };
+    const end = (): void => {
+      if (over) return;
+      over = true;
+      rc.close();
+      wake();
+    };
+    const fail = (error: unknown): void => {
+      let errorText: string;
+      try {
+        errorText = String(onError(error));
+      } catch {
+        errorText = defaultErrorText(error);
+      }
+      emit({ type: "error", errorText });
+      end();
+    };
+
+    this.readable = new ReadableStream<UIMessageChunk>(
+      {
+        start: (c) => {
+          rc = c;
+          mapper.start(emit);
+        },
+        pull: wake,
+        cancel: (reason) => {
+          over = true;
+          wc.error(reason ?? new DOMException("The UI message stream was cancelled", "AbortError"));
+          wake();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    this.writable = new WritableStream<UniEvent>(
+      {
+        start: (c) => {
+          wc = c;
+        },
+        write: (event) => {
+          if (over) return;
+          try {
+            mapper.push(event, emit);
+          } catch (error) {
+            fail(error);
+            throw error;
+          }
+          if (mapper.finished) return end();
+          if ((rc.desiredSize ?? 0) < 0) return new Promise<void>((resolve) => (wakeWriter = resolve));
+        },
+        close: () => {
+          if (!mapper.finished) fail(new TypeError("UIMessageChunkStream: the input ended before its stop event"));
+          end();
+        },
+        abort: (reason) => fail(reason),
+      },
+      { highWaterMark: 1 },
+    );
+  }
+}

@@ -1,0 +1,105 @@
+// POST /api/chat: the relay speaks the AI SDK's `useChat` (DefaultChatTransport).
+//
+//   request   the AI SDK's default chat request: { id, messages: UIMessage[], trigger, messageId?,
+//             …the transport's `body` }: here `model` and `config` (MMSP's request fields)
+//   → MMSP    { model, messages: toMmspMessages(messages), config } through the same path as
+//             POST /v1/stream: relayed to MMSP_UPSTREAM (relay.ts: Authorization forwarded, a
+//             refusal passed on) or, without it, a built-in sample chosen by `model` (replay.ts,
+//             `?pace=` as there)
+//   ← answer  the checked MMSP stream read back (fromResponse) and turned into the UI message
+//             stream (UIMessageChunkStream, toUIMessageStreamResponse); an upstream error or protocol
+//             violation mid-stream is one `error` chunk, then the end
+//
+// Cancel runs back through the pipes: a client that stops (useChat's stop(), a closed tab) cancels
+// the answer's body, which cancels the MMSP stream and so the upstream request (relay.ts also aborts
+// the upstream fetch on the request's signal). CORS: any origin may call it (preflights answered).
+import { fromResponse } from "../src/index.ts";
+import { toMmspMessages, toUIMessageStreamResponse, UIMessageChunkStream, UIMessageConversionError, type UIMessage } from "../src/ai-sdk/index.ts";
+import { relay } from "./relay.ts";
+import { replay } from "./replay.ts";
+import { refusal } from "./stream.ts";
+
+export interface ChatEnv {
+  MMSP_UPSTREAM?: string;
+  SAMPLE_PACE_MS?: string;
+}
+
+/** The CORS headers of every answer of /api/chat. */
+function cors(request: Request): Record<string, string> {
+  return {
+    "access-control-allow-origin": request.headers.get("origin") ?? "*",
+    "access-control-expose-headers": "x-vercel-ai-ui-message-stream",
+    vary: "origin",
+  };
+}
+
+/** The preflight answer: POST with the headers useChat sends (and Authorization for the relay). */
+function preflight(request: Request): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      ...cors(request),
+      "access-control-allow-methods": "POST, OPTIONS",
+      "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? "content-type, authorization",
+      "access-control-max-age": "86400",
+    },
+  });
+}
+
+/** Adds the CORS headers to an answer made elsewhere (a refusal), keeping its status and body. */
+function withCors(response: Response, request: Request): Response {
+  const headers = new Headers(response.headers);
+  for (const [k, v] of Object.entries(cors(request))) headers.set(k, v);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+const bad = (request: Request, message: string): Response => withCors(refusal(400, "InvalidRequestError", message), request);
+
+export async function chat(request: Request, url: URL, env: ChatEnv): Promise<Response> {
+  if (request.method === "OPTIONS") return preflight(request);
+  if (request.method !== "POST")
+    return withCors(refusal(405, "MethodNotAllowed", "POST an AI SDK chat request to /api/chat.", { allow: "POST, OPTIONS" }), request);
+
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return bad(request, "The request body is not JSON.");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return bad(request, "The request body must be a JSON object.");
+  const { messages, model, config } = body as { messages?: unknown; model?: unknown; config?: unknown };
+  if (!Array.isArray(messages)) return bad(request, "`messages` must be the chat's UIMessage array.");
+  if (model !== undefined && typeof model !== "string") return bad(request, "`model` must be a string.");
+  if (config !== undefined && (config === null || typeof config !== "object" || Array.isArray(config)))
+    return bad(request, "`config` must be an object.");
+  let mmspMessages;
+  try {
+    mmspMessages = toMmspMessages(messages as UIMessage[]);
+  } catch (e) {
+    if (e instanceof UIMessageConversionError || e instanceof TypeError) return bad(request, e.message);
+    throw e;
+  }
+
+  // The MMSP request, sent down the /v1/stream path (relay or replay) as a request of its own; it
+  // carries the client's signal, so a client that goes away also aborts the upstream fetch.
+  const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
+  const authorization = request.headers.get("authorization");
+  if (authorization !== null) headers.set("authorization", authorization);
+  const mmspRequest = new Request(new URL(`/v1/stream${url.search}`, url), {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ ...(model === undefined ? {} : { model }), messages: mmspMessages, config: config ?? {} }),
+    signal: request.signal,
+  });
+  const answer = env.MMSP_UPSTREAM
+    ? await relay(mmspRequest, env.MMSP_UPSTREAM)
+    : await replay(mmspRequest, new URL(mmspRequest.url), env.SAMPLE_PACE_MS);
+  if (!answer.ok) return withCors(answer, request); // a refusal: status and body as they came
+
+  // A conversation that ends with an assistant message (its tool outputs just added) continues that
+  // message: the answer keeps its id, as the AI SDK's own servers do, so useChat extends it in place.
+  const last = messages.at(-1) as { role?: unknown; id?: unknown } | undefined;
+  const messageId = last?.role === "assistant" && typeof last.id === "string" && last.id !== "" ? last.id : undefined;
+  const { readable } = fromResponse(answer, { client: "upstream", signal: request.signal });
+  return toUIMessageStreamResponse(readable.pipeThrough(new UIMessageChunkStream({ messageId })), { headers: cors(request) });
+}
