@@ -83,6 +83,7 @@ class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
       mode,
       unknownItems: options.unknownItems ?? "error",
       onWarning: options.onWarning,
+      contentType: context.contentType,
     });
     this.decode = new DecodeStep(decoder, client);
     const grammar = createGrammar(mode, client, limits);
@@ -105,7 +106,7 @@ class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
 
   private readonly ndjsonRecord: RecordSink = (text, captured) => {
     const f = this.framer;
-    const event = this.decode.value(this.decode.line(text, captured, f, () => f.diagnosis()), f);
+    const event = this.decode.value(this.decode.line(text, captured, f, () => f.recordDiagnosis()), f);
     if (event !== SKIP) this.grammar.push(event, f, this.emit);
   };
 

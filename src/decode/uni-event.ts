@@ -30,7 +30,13 @@ export interface DecoderSettings {
   mode: "validate" | "assemble";
   unknownItems: "error" | "skip";
   onWarning: ((warning: ReaderWarning) => void) | undefined;
+  /** The response's Content-Type, when the reader knows it (fromResponse). */
+  contentType?: string | null | undefined;
 }
+
+/** A Content-Type of one JSON document (not NDJSON). */
+const isJsonDocumentType = (t: string | null | undefined): boolean =>
+  !!t && /^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(t.trim());
 
 /** A type shaped like a future kind's item (`<kind>.delta` or `<kind>.done`, a kind no version names). */
 const isFutureItem = (type: string): boolean =>
@@ -80,6 +86,10 @@ export class UniEventDecoder {
       if (e instanceof Fault) {
         const foreign = foreignEventHint(value);
         if (foreign) throw new Fault(e.rule, `${e.detail}: ${diagnosisText(foreign)}`, e.exact, e.itemType);
+        // A JSON answer read as a one-line stream: it is a document, not events.
+        const type = this.settings.contentType;
+        if (index === 0 && isJsonDocumentType(type))
+          throw new Fault(e.rule, `${e.detail}: the body is a JSON document (Content-Type: ${type}), not an event stream; check the URL and the request: an MMSP server streams from POST …/v1/stream`, e.exact, e.itemType);
       }
       throw e;
     }

@@ -76,6 +76,8 @@ export interface Framer extends RecordPosition {
   readonly lastEventId: string | undefined;
   /** What the body looks like, judged from its first bytes, when it is not an MMSP stream. */
   diagnosis(ended?: boolean): { detail: string; preview: string } | undefined;
+  /** The same for the first record, judged from the bytes up to its end. */
+  recordDiagnosis(): { detail: string; preview: string } | undefined;
   /** Called once the format is known (at once for SSE and NDJSON framers). */
   onFormat: ((format: WireFormat) => void) | undefined;
 }
@@ -215,13 +217,23 @@ abstract class LineFramer implements Framer {
    * body is in (else only "more than the head" is said of its size, which does not depend on chunks).
    */
   diagnosis(ended = false): { detail: string; preview: string } | undefined {
-    const d = diagnose(this.head, {
+    return this.describe(this.head, ended ? this.bytesIn : Math.min(this.bytesIn, HEAD_BYTES + 1));
+  }
+
+  /** For the first record, which failed: judged from the bytes up to its end only (what came after depends on chunks). */
+  recordDiagnosis(): { detail: string; preview: string } | undefined {
+    const head = this.head.subarray(0, Math.min(this.head.length, this.recordEnd()));
+    return this.describe(head, HEAD_BYTES + 1);
+  }
+
+  private describe(head: Uint8Array, totalBytes: number): { detail: string; preview: string } | undefined {
+    const d = diagnose(head, {
       contentType: this.options.contentType,
       contentEncoding: this.options.contentEncoding,
       format: this.options.requested,
-      totalBytes: ended ? this.bytesIn : Math.min(this.bytesIn, HEAD_BYTES + 1),
+      totalBytes,
     });
-    return d && { detail: diagnosisText(d), preview: previewBytes(this.head) };
+    return d && { detail: diagnosisText(d), preview: previewBytes(head) };
   }
 
   private diagnoseEmpty(): never | void {
@@ -400,6 +412,9 @@ export class AutoFramer implements Framer {
   }
   diagnosis(ended?: boolean): { detail: string; preview: string } | undefined {
     return this.inner?.diagnosis(ended);
+  }
+  recordDiagnosis(): { detail: string; preview: string } | undefined {
+    return this.inner?.recordDiagnosis();
   }
 
   push(chunk: Uint8Array, sink: RecordSink): void {

@@ -41,7 +41,7 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
 
   private readonly onRecord = (text: string, captured: Uint8Array | undefined): void => {
     const f = this.framer;
-    const value = this.step.line(text, captured, f, () => f.diagnosis());
+    const value = this.step.line(text, captured, f, () => f.recordDiagnosis());
     const position = { eventIndex: f.index, byteOffset: f.recordStart(), byteEnd: f.recordEnd(), line: f.line, format: "ndjson" as const };
     tagPosition(value, f.unterminated ? { ...position, unterminated: true } : position);
     this.emit(value);

@@ -10,6 +10,7 @@ import * as grammar from "./grammar.ts";
 import * as hostile from "./hostile.ts";
 import * as large from "./large.ts";
 import * as live from "./live.ts";
+import * as mistakes from "./mistakes.ts";
 import * as partialJson from "./partial-json.ts";
 import * as paths from "./paths.ts";
 import * as reader from "./reader.ts";
@@ -32,6 +33,7 @@ const groups: [string, Case[]][] = [
   ["encode", encode.cases],
   ["paths", paths.cases],
   ["contract", contract.cases],
+  ["mistakes", mistakes.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));
