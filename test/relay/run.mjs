@@ -152,6 +152,7 @@ const bundled = await build({
   conditions: ["workerd", "worker", "browser"],
   mainFields: ["module", "main"],
   target: "es2022",
+  external: ["cloudflare:*"],
   write: false,
   logLevel: "warning",
 });
@@ -171,7 +172,10 @@ const tmp = await mkdtemp(join(tmpdir(), "relay-test-"));
 await writeFile(join(tmp, "stream.mjs"), streamModule.outputFiles[0].text);
 const { streamBack, clientFormat } = await import(pathToFileURL(join(tmp, "stream.mjs")).href);
 await rm(tmp, { recursive: true, force: true });
-const worker = (bindings) => new Miniflare({ modules: true, script, compatibilityDate, compatibilityFlags, bindings });
+// As wrangler.toml declares it: one SQLite-backed Durable Object per stream (in memory here).
+const durableObjects = { STREAMS: { className: "StreamObject", useSQLite: true } };
+const worker = (bindings, { stateless = false } = {}) =>
+  new Miniflare({ modules: true, script, compatibilityDate, compatibilityFlags, bindings, ...(stateless ? {} : { durableObjects }) });
 const instances = {
   relay: worker({ MMSP_UPSTREAM: upstreamBase }),
   replay: worker({}),
