@@ -5,6 +5,7 @@ import * as base64 from "./base64.ts";
 import * as chunking from "./chunking.ts";
 import * as encode from "./encode.ts";
 import * as framing from "./framing.ts";
+import * as fromFetch from "./from-fetch.ts";
 import * as grammar from "./grammar.ts";
 import * as hostile from "./hostile.ts";
 import * as large from "./large.ts";
@@ -28,6 +29,7 @@ const groups: [string, Case[]][] = [
   ["smoke", smoke.cases],
   ["assemble", assemble.cases],
   ["encode", encode.cases],
+  ["from-fetch", fromFetch.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));
