@@ -178,22 +178,28 @@ async function detectFormat(body: ReadableStream<Uint8Array>): Promise<{ format:
 const CLEAN_END: unique symbol = Symbol("the connection ended");
 
 /**
- * The body, but its end is an error (CLEAN_END): the framer then does not dispatch an event left
- * unfinished by the cut (the resume sends it again whole), whatever the framer does at a real end.
+ * Pumps a connection's body into its framer (by hand, not `pipeThrough`: every promise is handled
+ * here, and workerd reports the pipe of an erroring source as an unhandled rejection). When the
+ * connection can be resumed, its clean end is an error (CLEAN_END), so the framer does not dispatch
+ * an event the cut left unfinished (the resume sends it again whole), whatever a framer does at a
+ * real end. When the framer stops (it failed, or its reader cancelled it), the body is cancelled.
  */
-function endAsError(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+async function feed(body: ReadableStream<Uint8Array>, into: WritableStream<Uint8Array>, resumable: boolean): Promise<void> {
   const reader = body.getReader();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) controller.error(CLEAN_END);
-        else controller.enqueue(value);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  );
+  const writer = into.getWriter();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        await (resumable ? writer.abort(CLEAN_END) : writer.close());
+        return;
+      }
+      await writer.write(value);
+    }
+  } catch (error) {
+    writer.abort(error).catch(() => {});
+    reader.cancel(error).catch(() => {});
+  }
 }
 
 /** What became of one connection. */
@@ -275,7 +281,8 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
       f === "sse"
         ? new SseDecoderStream({ maxEventBytes: options.maxEventBytes, idleTimeoutMs: options.idleTimeoutMs })
         : new NdjsonDecoderStream({ client, maxEventBytes: options.maxEventBytes, maxDepth: options.maxDepth, idleTimeoutMs: options.idleTimeoutMs });
-    const reader = ((resumable ? endAsError(body) : body).pipeThrough(framer) as ReadableStream<unknown>).getReader();
+    void feed(body, framer.writable, resumable);
+    const reader = (framer.readable as ReadableStream<unknown>).getReader();
     const onStop = (): void => void reader.cancel(stop.signal.reason).catch(() => {});
     stop.signal.addEventListener("abort", onStop, { once: true });
     let lastId: string | undefined;
