@@ -99,6 +99,9 @@ export class StreamObject extends DurableObject<Env> {
   /** The creating request: the upstream request, then the answer (the stream from event 0). */
   private async create(request: Request, url: URL): Promise<Response> {
     if (this.exists) return refusal(409, "ConflictError", "This stream id is taken.");
+    // The body is read whole first, so the upstream request does not depend on this request's
+    // connection, which ends when the client goes away.
+    request = new Request(request.url, { method: "POST", headers: request.headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
     let upstream: Response;
     let client: string;
