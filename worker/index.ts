@@ -30,6 +30,7 @@ export type { Env } from "./env.ts";
 function pageConfig(env: Env): string {
   const config = {
     mode: env.MMSP_UPSTREAM ? "relay" : "replay",
+    resumable: env.STREAMS !== undefined,
     samples: sampleModels(),
     defaultModel: DEFAULT_MODEL,
   };
