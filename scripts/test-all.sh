@@ -80,8 +80,8 @@ run_step relay            plain  node test/relay/run.mjs                # relay 
 run_step resume-wrangler  plain  node scripts/load.mjs --tiny           # resumable streams through `wrangler dev`: drops, resumes, 0 lost/duplicated
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
 run_step cli              tap    node --test test/cli/                  # the CLI: samples, inspect, live server, convert
-# The goal is 20 KiB; the bundle is ~26 KiB (README: Performance). This budget guards against growth.
-run_step bundle-size      plain  env BUNDLE_BUDGET=28672 node scripts/check-bundle-size.mjs
+# The goal is 20 KiB; the bundle is ~27 KiB, ~29 KiB with fromFetch (README: Performance). This budget guards against growth.
+run_step bundle-size      plain  env BUNDLE_BUDGET=30720 node scripts/check-bundle-size.mjs
 
 stamp "done"
 printf '  %s\n' "${summary[@]}"
