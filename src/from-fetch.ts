@@ -332,7 +332,8 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     if (!headers.has("accept")) headers.set("accept", format === "ndjson" ? "application/x-ndjson" : "text/event-stream");
     // the index of the last event received (the relay's SSE ids are the same indexes); none yet: from the start
     if (delivered >= 0) headers.set("last-event-id", String(delivered));
-    return { method: "GET", headers, signal: stop.signal, credentials: init.credentials, cache: "no-store" };
+    // (no `cache` and only a given `credentials`: workerd refuses RequestInit members it does not implement)
+    return { method: "GET", headers, signal: stop.signal, ...(init.credentials !== undefined ? { credentials: init.credentials } : {}) };
   };
 
   const run = async (): Promise<void> => {

@@ -1,8 +1,11 @@
 // Tests of the relay Worker (worker/, top-level wrangler.toml) in workerd, through Miniflare's API.
 //
-// Three Worker instances: RELAY (MMSP_UPSTREAM = a scripted MMSP server, a node:http server on
-// 127.0.0.1), REPLAY (no MMSP_UPSTREAM: the built-in samples) and DOWN (MMSP_UPSTREAM = a closed
-// port). Requests go over real HTTP (Node's fetch to Miniflare's URL), answers are read back with the
+// Worker instances, each with the STREAMS Durable Object (SQLite, in memory) unless said otherwise:
+// RELAY (MMSP_UPSTREAM = a scripted MMSP server, a node:http server on 127.0.0.1), REPLAY (no
+// MMSP_UPSTREAM: the built-in samples), DOWN (MMSP_UPSTREAM = a closed port), SHORT (streams expire
+// and are abandoned after 0.5 s; a list of CORS origins) and STATELESS (no STREAMS binding). The
+// resume tests drop clients at every record boundary and inside events, resume them (by hand, and
+// with fromFetch), and count the upstream's requests. Requests go over real HTTP (Node's fetch to Miniflare's URL), answers are read back with the
 // built package (dist/: run `npm run build` first). Prints "relay: N passed, N failed".
 //
 // Run: node test/relay/run.mjs [name filter]
