@@ -213,6 +213,7 @@ export class StreamObject extends DurableObject<Env> {
       {
         pull: async (controller) => {
           for (;;) {
+            if (!connected) return; // cancelled while waiting: nothing more to send
             if (next < this.count) {
               let text = "";
               while (next < this.count && text.length < BATCH_CHARS) {

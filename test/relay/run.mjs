@@ -328,6 +328,7 @@ test("relay: an upstream refusal (401 JSON) → the same status, body and Conten
   const res = await post("relay", { model: "refuse-401" }, { headers: { authorization: "Bearer wrong" } });
   assert.equal(res.status, 401);
   assert.equal(res.headers.get("content-type"), "application/json");
+  assert.equal(res.headers.get("content-location"), null, "a refusal is not a stream: nothing to resume");
   const body = await res.text();
   assert.equal(body, JSON.stringify({ error: { type: "AuthenticationError", message: "Invalid API key." } }));
   const { error } = await readBack(new Response(body, { status: 401 }));
