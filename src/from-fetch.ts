@@ -15,7 +15,7 @@
  *   connection 2 ─ framer ─┼─ (skip what was delivered) ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ readable
  *   …                     ─┘
  */
-import { MmspError, refusalError } from "./errors.js";
+import { MmspError, refusalError, StreamProtocolError } from "./errors.js";
 import { MessageAssemblerStream } from "./assemble/message-assembler-stream.js";
 import { UniEventDecoderStream } from "./decode/uni-event.js";
 import { NdjsonDecoderStream } from "./framing/ndjson.js";
@@ -183,17 +183,42 @@ const CLEAN_END: unique symbol = Symbol("the connection ended");
  * connection can be resumed, its clean end is an error (CLEAN_END), so the framer does not dispatch
  * an event the cut left unfinished (the resume sends it again whole), whatever a framer does at a
  * real end. When the framer stops (it failed, or its reader cancelled it), the body is cancelled.
+ * `invalidUtf8` (SSE, whose framer would decode bad bytes as U+FFFD): the bytes are checked as they
+ * pass, and bad ones fail the connection with the error it makes, as `UniEventStream` refuses them.
  */
-async function feed(body: ReadableStream<Uint8Array>, into: WritableStream<Uint8Array>, resumable: boolean): Promise<void> {
+async function feed(
+  body: ReadableStream<Uint8Array>,
+  into: WritableStream<Uint8Array>,
+  resumable: boolean,
+  invalidUtf8?: (byteOffset: number) => Error,
+): Promise<void> {
   const reader = body.getReader();
   const writer = into.getWriter();
+  const utf8 = invalidUtf8 ? new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : undefined;
+  let offset = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) {
+        // a character cut by a resumable end comes again whole; at a real end it is invalid
+        if (utf8 && !resumable) {
+          try {
+            utf8.decode();
+          } catch {
+            throw invalidUtf8!(offset);
+          }
+        }
         await (resumable ? writer.abort(CLEAN_END) : writer.close());
         return;
       }
+      if (utf8) {
+        try {
+          utf8.decode(value, { stream: true });
+        } catch {
+          throw invalidUtf8!(offset);
+        }
+      }
+      offset += value.length;
       await writer.write(value);
     }
   } catch (error) {
@@ -281,7 +306,14 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
       f === "sse"
         ? new SseDecoderStream({ maxEventBytes: options.maxEventBytes, idleTimeoutMs: options.idleTimeoutMs })
         : new NdjsonDecoderStream({ client, maxEventBytes: options.maxEventBytes, maxDepth: options.maxDepth, idleTimeoutMs: options.idleTimeoutMs });
-    void feed(body, framer.writable, resumable);
+    const invalidUtf8 = (byteOffset: number): Error =>
+      new StreamProtocolError({
+        client,
+        detail: `invalid UTF-8 in the chunk at byte ${byteOffset} of this connection (rule UTF8, event ${delivered + 1})`,
+        rule: "UTF8",
+        eventIndex: delivered + 1,
+      });
+    void feed(body, framer.writable, resumable, f === "sse" ? invalidUtf8 : undefined);
     const reader = (framer.readable as ReadableStream<unknown>).getReader();
     const onStop = (): void => void reader.cancel(stop.signal.reason).catch(() => {});
     stop.signal.addEventListener("abort", onStop, { once: true });

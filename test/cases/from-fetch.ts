@@ -157,6 +157,17 @@ export const cases: Case[] = [
       }
     }
   }],
+  ["invalid UTF-8 in an SSE answer is refused (StreamProtocolError, rule UTF8), as fromResponse does", async () => {
+    const bytes = utf8(wire(SEED_EXAMPLE, "sse"));
+    const bad = bytes.slice();
+    bad[bytes.indexOf(0x4c /* L of "Let me" */)] = 0xff;
+    const fetch = async () => new Response(bad, { headers: { "content-type": "text/event-stream" } });
+    const got = await readThrough(SEED_EXAMPLE, "sse", { fetch, seen: [] });
+    assertEqual(got.error?.rule, "UTF8");
+    assertEqual(got.error?.name, "StreamProtocolError");
+    const { readable, message } = fromResponse(new Response(bad, { headers: { "content-type": "text/event-stream" } }));
+    assertEqual((await settle(readable, message)).error?.rule, "UTF8", "fromResponse");
+  }],
   ["every connection cut again: the stream still arrives whole (attempts counted again after progress)", async () => {
     const want = await uninterrupted(SEED_EXAMPLE, "sse");
     const cuts = Array.from({ length: 40 }, (_, k) => ({ at: 420 + (k % 3) * 60, kind: "error" as const })); // each connection brings at least one whole event
