@@ -15,7 +15,7 @@
  *   connection 2 ─ framer ─┼─ (skip what was delivered) ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ readable
  *   …                     ─┘
  */
-import { MmspError, refusalError, StreamProtocolError } from "./errors.js";
+import { MmspError, refusalError, StreamLimitError, StreamProtocolError } from "./errors.js";
 import { MessageAssemblerStream } from "./assemble/message-assembler-stream.js";
 import { UniEventDecoderStream } from "./decode/uni-event.js";
 import { NdjsonDecoderStream } from "./framing/ndjson.js";
@@ -38,7 +38,10 @@ export interface FromFetchOptions extends LimitOptions {
   client?: string;
   /** Stops everything: the request, any reconnect, the reading; the readable errors with its reason. */
   signal?: AbortSignal;
-  /** No byte for this long on a connection (not even a keep-alive) → `StreamLimitError` (`idleTimeoutMs`). */
+  /**
+   * No byte for this long on a connection (not even a keep-alive): the connection is taken for
+   * stalled and resumed like a cut; when it cannot be, `StreamLimitError` (`idleTimeoutMs`).
+   */
   idleTimeoutMs?: number;
   /** Replaces the global `fetch` (for every request: the first and the reconnects). */
   fetch?: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
@@ -328,6 +331,8 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
         } catch (error) {
           if (stop.signal.aborted) return { kind: "stopped" };
           if (error === CLEAN_END) return f === "ndjson" && stopSeen ? { kind: "complete" } : { kind: "ended" };
+          // a connection silent for idleTimeoutMs is stalled (a proxy that dropped it quietly): a cut
+          if (error instanceof StreamLimitError && error.limit === "idleTimeoutMs") return { kind: "cut", error };
           return error instanceof MmspError ? { kind: "fatal", error } : { kind: "cut", error };
         }
         if (f === "sse") {

@@ -168,6 +168,32 @@ export const cases: Case[] = [
     const { readable, message } = fromResponse(new Response(bad, { headers: { "content-type": "text/event-stream" } }));
     assertEqual((await settle(readable, message)).error?.rule, "UTF8", "fromResponse");
   }],
+  ["a connection that stalls (no byte for idleTimeoutMs) is resumed like a cut; without Content-Location it is StreamLimitError", async () => {
+    const want = await uninterrupted(SEED_EXAMPLE, "sse");
+    const stalling = (location: string | null) => {
+      const seen: Seen[] = [];
+      const relay = fakeRelay(SEED_EXAMPLE, "sse", { location });
+      const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await relay.fetch(input, init);
+        seen.push(relay.seen.at(-1)!);
+        if (seen.length > 1) return res;
+        // the first answer: 300 bytes, then silence (a connection a proxy dropped without a word)
+        const bytes = utf8(wire(SEED_EXAMPLE, "sse")).subarray(0, 300);
+        let sent = false;
+        const body = new ReadableStream<Uint8Array>({ pull: (c) => (sent ? new Promise<void>(() => {}) : ((sent = true), c.enqueue(bytes))) });
+        return new Response(body, { headers: res.headers });
+      };
+      return { fetch, seen };
+    };
+    let relay = stalling(LOCATION);
+    let got = await readThrough(SEED_EXAMPLE, "sse", relay, { idleTimeoutMs: 50 });
+    assertEqual(got.error, undefined);
+    assertEqual(got.message, want.message);
+    assert(relay.seen.length >= 2, `${relay.seen.length} requests`);
+    relay = stalling(null);
+    got = await readThrough(SEED_EXAMPLE, "sse", relay, { idleTimeoutMs: 50 });
+    assertError(got.error, StreamLimitError, { limit: "idleTimeoutMs" });
+  }],
   ["every connection cut again: the stream still arrives whole (attempts counted again after progress)", async () => {
     const want = await uninterrupted(SEED_EXAMPLE, "sse");
     const cuts = Array.from({ length: 40 }, (_, k) => ({ at: 420 + (k % 3) * 60, kind: "error" as const })); // each connection brings at least one whole event
