@@ -587,7 +587,11 @@ test("resume: POST answers carry Content-Location and `id: <n>` on every event (
   const recs = eventRecords(await res.text());
   recs.forEach((r, i) => assert.ok(r.startsWith(`id: ${i}\ndata: {`), r.slice(0, 30)));
   const ids = new Set();
-  for (let i = 0; i < 20; i++) ids.add((await post("replay", { model: "sample-chat" }, { path: "/v1/stream?pace=0" })).headers.get("content-location"));
+  for (let i = 0; i < 20; i++) {
+    const r = await post("replay", { model: "sample-chat" }, { path: "/v1/stream?pace=0" });
+    ids.add(r.headers.get("content-location"));
+    await r.body.cancel();
+  }
   assert.equal(ids.size, 20, "every stream has its own id");
 });
 
