@@ -5,7 +5,8 @@
 // what it renders: thinking (dimmed, in its own box), text, a tool call whose arguments fill in
 // while it streams, an image (naturalWidth > 0), audio, embeddings, usage and finish reason, and an
 // error with its class and type. Keeps .ci-out/demo-page.png (the tool-call sample; the other
-// samples as .ci-out/demo-page-<sample>.png). Prints "demo page: N passed, N failed".
+// samples as .ci-out/demo-page-<sample>.png; a dropped and resumed connection as
+// .ci-out/demo-page-reconnect.png). Prints "demo page: N passed, N failed".
 //
 // Run: node scripts/demo-page-check.mjs     (CHROMIUM_PATH overrides /usr/bin/chromium)
 import assert from "node:assert/strict";
@@ -304,6 +305,41 @@ test("Stop: cancels the stream mid-way; the open item is marked interrupted", as
   assert.equal(r.error, "AbortError");
   assert.equal(r.badge, "interrupted");
   assert.ok(r.events < 10, `${r.events} events`);
+});
+
+test("Drop connection: the page shows reconnecting…, fromFetch resumes after the last event, the stream ends whole", async () => {
+  const want = await sample("tool-call");
+  await page.goto(`${base}?pace=60`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === "true");
+  assert.equal(await page.isVisible("#drop"), true);
+  await page.evaluate(() => {
+    window.statusStates = [];
+    new MutationObserver(() => window.statusStates.push(document.getElementById("status").dataset.state)).observe(document.getElementById("status"), { attributes: true });
+  });
+  await page.selectOption("#model", "sample-tools");
+  await page.click("#send");
+  await page.waitForFunction(() => document.querySelectorAll("#log li").length >= 4 && !document.getElementById("drop").disabled);
+  await page.click("#drop");
+  await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("status").dataset.state), null, { timeout: 20_000 });
+  const r = await page.evaluate(() => ({
+    state: document.getElementById("status").dataset.state,
+    status: document.getElementById("status-text").textContent,
+    states: window.statusStates,
+    notes: [...document.querySelectorAll("#log li.note")].map((n) => n.textContent),
+    events: document.querySelectorAll("#log li:not(.note)").length,
+    text: document.querySelector('.item[data-kind="text"] .body')?.textContent,
+    args: document.querySelector('.item[data-kind="tool_call"] pre.args')?.textContent,
+  }));
+  await shot("demo-page-reconnect");
+  assert.equal(r.state, "done", r.status);
+  assert.ok(r.states.includes("reconnecting"), `states: ${r.states.join(",")}`);
+  assert.ok(r.states.lastIndexOf("streaming") > r.states.indexOf("reconnecting"), "streaming again after reconnecting");
+  assert.match(r.status, /resumed 1×/);
+  assert.equal(r.notes.length, 1, r.notes.join(" | "));
+  assert.match(r.notes[0], /resuming after event \d+/);
+  assert.equal(r.events, want.events.length, "every event once");
+  assert.equal(r.text, want.done.find((d) => d.type === "text.done").text);
+  assert.deepEqual(JSON.parse(r.args), want.done.find((d) => d.type === "tool_call.done").arguments);
 });
 
 test("relay mode (MMSP_UPSTREAM set): the model is typed, the page's request reaches the upstream, the answer renders", async () => {

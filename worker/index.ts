@@ -1,53 +1,101 @@
 // mmsp-streams-relay: a Cloudflare Worker in front of an MMSP server, and a demo page.
 //
-//   POST /v1/stream   relays to `${MMSP_UPSTREAM}/stream` (relay.ts), or, without MMSP_UPSTREAM,
-//                     replays the built-in samples chosen by the body's `model` (replay.ts); either
-//                     way the stream is checked by the package and written back as SSE, or as
-//                     NDJSON when `Accept` asks for it (stream.ts)
-//   GET /             the demo page (page/index.html); GET /demo.js its script (page/demo.ts + src/)
+//   POST /v1/stream        creates a stream: a Durable Object (stream-object.ts, binding STREAMS) makes
+//                          the one request to `${MMSP_UPSTREAM}/stream` (relay.ts), or, without
+//                          MMSP_UPSTREAM, replays the built-in sample chosen by the body's `model`
+//                          (replay.ts); the stream is checked by the package, stored event by event and
+//                          written back as SSE (`id: <n>` on every event), or as NDJSON when `Accept`
+//                          asks for it; `Content-Location: /v1/streams/<id>` names it
+//   GET /v1/streams/<id>   resumes it: `Last-Event-ID: <n>` (or `?last_event_id=<n>`) → events n+1…,
+//                          then live to the end (resume.ts)
+//   POST /api/chat         the AI SDK's useChat: a UI message stream (chat.ts)
+//   OPTIONS *              CORS preflights (cors.ts; every answer carries the CORS headers)
+//   GET /                  the demo page (page/index.html); GET /demo.js its script (page/demo.ts + src/)
 //
-// Variables: MMSP_UPSTREAM (e.g. http://127.0.0.1:25752/v1), SAMPLE_PACE_MS (replay pacing: N or
-// A-B ms per event; default 20-40; the query parameter `?pace=` overrides it per request).
+// Without the STREAMS binding the relay is stateless (stream.ts): no resume, and a client that goes
+// away cancels the upstream request.
+// Variables (env.ts): MMSP_UPSTREAM, SAMPLE_PACE_MS, STREAM_TTL_S, ABANDON_S, CORS_ORIGINS.
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
 import { chat } from "./chat.ts";
 import { DEMO_HTML, DEMO_JS } from "./generated/assets.ts";
 import { relay } from "./relay.ts";
 import { DEFAULT_MODEL, replay, sampleModels } from "./replay.ts";
+import { preflight, withCors } from "./cors.ts";
+import type { Env } from "./env.ts";
+import { lastEventId, newStreamId, STREAM_ID, streamIdOf, streamPath } from "./resume.ts";
 import { refusal } from "./stream.ts";
 
-export interface Env {
-  MMSP_UPSTREAM?: string;
-  SAMPLE_PACE_MS?: string;
-}
+export { StreamObject } from "./stream-object.ts";
+export type { Env } from "./env.ts";
 
 /** What the page needs to know, written into it as JSON. */
 function pageConfig(env: Env): string {
   const config = {
     mode: env.MMSP_UPSTREAM ? "relay" : "replay",
+    resumable: env.STREAMS !== undefined,
     samples: sampleModels(),
     defaultModel: DEFAULT_MODEL,
   };
   return JSON.stringify(config).replace(/</g, "\\u003c");
 }
 
+/** POST /v1/stream with a STREAMS binding: a new stream in its own object; the answer names it. */
+async function createStream(request: Request, url: URL, streams: DurableObjectNamespace): Promise<Response> {
+  const id = newStreamId();
+  const stub = streams.get(streams.idFromName(id));
+  const answer = await stub.fetch(`https://stream/create${url.search}`, { method: "POST", headers: request.headers, body: request.body });
+  if (!answer.ok) return answer;
+  const out = new Response(answer.body, answer);
+  out.headers.set("content-location", streamPath(id));
+  return out;
+}
+
+/** GET /v1/streams/<id>: a resume, checked here (id, Last-Event-ID), served by the stream's object. */
+async function resumeStream(request: Request, url: URL, id: string, streams: DurableObjectNamespace): Promise<Response> {
+  if (!STREAM_ID.test(id)) return refusal(404, "NotFoundError", "No such stream: a stream id is 32 hex digits.");
+  const after = lastEventId(request, url);
+  if (after instanceof Error) return refusal(400, "InvalidRequestError", after.message);
+  const headers = new Headers({ "x-resume-after": String(after) });
+  for (const name of ["accept", "authorization"]) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  const answer = await streams.get(streams.idFromName(id)).fetch("https://stream/resume", { headers });
+  if (!answer.ok) return answer;
+  const out = new Response(answer.body, answer);
+  out.headers.set("content-location", streamPath(id));
+  return out;
+}
+
+async function route(request: Request, env: Env, url: URL): Promise<Response> {
+  const { pathname } = url;
+  if (pathname === "/api/chat") return chat(request, url, env); // the AI SDK's useChat (chat.ts)
+  if (pathname === "/v1/stream") {
+    if (request.method !== "POST") return refusal(405, "MethodNotAllowed", "POST an MMSP request to /v1/stream.", { allow: "POST" });
+    if (env.STREAMS) return createStream(request, url, env.STREAMS);
+    return env.MMSP_UPSTREAM ? relay(request, env.MMSP_UPSTREAM) : replay(request, url, env.SAMPLE_PACE_MS);
+  }
+  const id = streamIdOf(pathname);
+  if (id !== null) {
+    if (request.method !== "GET") return refusal(405, "MethodNotAllowed", "GET /v1/streams/<id> resumes a stream.", { allow: "GET" });
+    if (!env.STREAMS) return refusal(404, "NotFoundError", "This relay keeps no streams (no STREAMS Durable Object binding): nothing to resume.");
+    return resumeStream(request, url, id, env.STREAMS);
+  }
+  if (request.method === "GET" || request.method === "HEAD") {
+    if (pathname === "/" || pathname === "/index.html")
+      return new Response(DEMO_HTML.replace("/*CONFIG*/{}", pageConfig(env)), {
+        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" },
+      });
+    if (pathname === "/demo.js")
+      return new Response(DEMO_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } });
+    if (pathname === "/favicon.ico") return new Response(null, { status: 204 });
+  }
+  return refusal(404, "NotFoundError", `No route for ${request.method} ${pathname}: POST /v1/stream, GET /v1/streams/<id>, POST /api/chat, GET / (demo page).`);
+}
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
-    const url = new URL(request.url);
-    const { pathname } = url;
-    if (pathname === "/api/chat") return chat(request, url, env); // the AI SDK's useChat (chat.ts)
-    if (pathname === "/v1/stream") {
-      if (request.method !== "POST") return refusal(405, "MethodNotAllowed", "POST an MMSP request to /v1/stream.", { allow: "POST" });
-      return env.MMSP_UPSTREAM ? relay(request, env.MMSP_UPSTREAM) : replay(request, url, env.SAMPLE_PACE_MS);
-    }
-    if (request.method === "GET" || request.method === "HEAD") {
-      if (pathname === "/" || pathname === "/index.html")
-        return new Response(DEMO_HTML.replace("/*CONFIG*/{}", pageConfig(env)), {
-          headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" },
-        });
-      if (pathname === "/demo.js")
-        return new Response(DEMO_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } });
-      if (pathname === "/favicon.ico") return new Response(null, { status: 204 });
-    }
-    return refusal(404, "NotFoundError", `No route for ${request.method} ${pathname}: POST /v1/stream, GET / (demo page).`);
+    if (request.method === "OPTIONS") return preflight(request, env);
+    return withCors(await route(request, env, new URL(request.url)), request, env);
   },
 };

@@ -1,6 +1,7 @@
 // POST /v1/stream without MMSP_UPSTREAM: the built-in samples (samples/*.sse, bundled through
-// worker/generated/assets.ts), chosen by the body's `model`, replayed as a paced byte stream and
-// answered through the same streamBack() as a relayed upstream.
+// worker/generated/assets.ts), chosen by the body's `model`, replayed as a paced byte stream: the
+// stand-in for the upstream (sampleUpstream(), used by the stream's Durable Object), or, on the
+// stateless path (no STREAMS binding), answered through the same streamBack() as a relayed upstream.
 import { SAMPLES } from "./generated/assets.ts";
 import { refusal, streamBack } from "./stream.ts";
 
@@ -71,7 +72,11 @@ function pacedBody(text: string, [min, max]: [number, number]): ReadableStream<U
   );
 }
 
-export async function replay(request: Request, url: URL, paceVar: string | undefined): Promise<Response> {
+/**
+ * The sample the request's `model` names as an upstream answer (a paced SSE body), or a refusal
+ * (400 for a body that is not a JSON object or a bad `?pace=`, 404 for an unknown model).
+ */
+export async function sampleUpstream(request: Request, url: URL, paceVar: string | undefined): Promise<Response> {
   let model = DEFAULT_MODEL;
   const body = await request.text();
   if (body.trim() !== "") {
@@ -98,8 +103,16 @@ export async function replay(request: Request, url: URL, paceVar: string | undef
   const pace = parsePace(paceParam) ?? parsePace(paceVar) ?? [20, 40];
   if (paceParam !== null && parsePace(paceParam) === undefined)
     return refusal(400, "InvalidRequestError", "`pace` must be milliseconds: N or A-B.");
-  const upstream = new Response(pacedBody(SAMPLES[sample]!.text, pace), {
-    headers: { "content-type": "text/event-stream; charset=utf-8" },
+  // x-mmsp-client: how protocol errors name this upstream (an internal header; never sent out)
+  return new Response(pacedBody(SAMPLES[sample]!.text, pace), {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "x-mmsp-client": `${model} sample` },
   });
-  return streamBack(upstream, request.headers.get("accept"), { client: `${model} sample`, signal: request.signal });
+}
+
+/** The stateless replay: the sample streamed back; the client going away cancels it. */
+export async function replay(request: Request, url: URL, paceVar: string | undefined): Promise<Response> {
+  const upstream = await sampleUpstream(request, url, paceVar);
+  if (!upstream.ok) return upstream;
+  const client = upstream.headers.get("x-mmsp-client") ?? "sample";
+  return streamBack(upstream, request.headers.get("accept"), { client, signal: request.signal });
 }

@@ -146,6 +146,15 @@ function isAbortSignal(value: unknown): boolean {
   return typeof v === "object" && v !== null && typeof v.aborted === "boolean" && typeof v.addEventListener === "function" && typeof v.removeEventListener === "function";
 }
 
+/** `false`, or an object whose members pass their own checkers (`fromFetch`'s `reconnect`). */
+export function falseOr(spec: OptionSpec): Checker {
+  return (value, label) => {
+    if (value === false) return;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) fail(TypeError, label, `false or an object { ${Object.keys(spec).join(", ")} }`, value);
+    checkOptions(label, value, spec, label);
+  };
+}
+
 // ---- options ------------------------------------------------------------------------------------
 
 /**
@@ -156,7 +165,7 @@ function isAbortSignal(value: unknown): boolean {
  *
  * @param name the export, e.g. `UniEventStream`, shown first in messages
  */
-export function checkOptions(name: string, options: unknown, spec: OptionSpec): void {
+export function checkOptions(name: string, options: unknown, spec: OptionSpec, base = `${name}: options`): void {
   if (options === undefined) return;
   if (typeof options !== "object" || options === null || Array.isArray(options))
     fail(TypeError, `${name}: options`, "an object (or left out)", options);
@@ -168,7 +177,7 @@ export function checkOptions(name: string, options: unknown, spec: OptionSpec): 
     if (value === undefined) continue;
     const check = Object.prototype.hasOwnProperty.call(spec, key) ? spec[key] : undefined;
     if (check) {
-      check(value, `${name}: options.${key}`);
+      check(value, `${base}.${key}`);
       continue;
     }
     const list = known.length > 0 ? `the options are ${known.join(", ")}` : `${name} takes no options`;
@@ -272,6 +281,16 @@ export const OPTION_SPECS = {
     ...stream,
   },
   MessageAssemblerStream: { client, mode, maxItems: limit, maxDepth: limit, ...stream },
+  fromFetch: {
+    format: UNI_EVENT_STREAM.format!,
+    client,
+    maxEventBytes: limit,
+    maxDepth: limit,
+    maxItems: limit,
+    ...stream,
+    fetch: func(),
+    reconnect: falseOr({ retries: nonNegativeInteger({ max: 1000 }), delayMs: nonNegativeInteger({ max: 30_000 }) }),
+  },
   SseEncoderStream: { keepAliveMs: nonNegativeInteger({ max: MAX_TIMER_MS }) },
   NdjsonEncoderStream: {},
 } as const satisfies Record<string, OptionSpec>;

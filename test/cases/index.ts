@@ -6,6 +6,7 @@ import * as chunking from "./chunking.ts";
 import * as contract from "./contract.ts";
 import * as encode from "./encode.ts";
 import * as framing from "./framing.ts";
+import * as fromFetch from "./from-fetch.ts";
 import * as grammar from "./grammar.ts";
 import * as hostile from "./hostile.ts";
 import * as large from "./large.ts";
@@ -34,6 +35,7 @@ const groups: [string, Case[]][] = [
   ["paths", paths.cases],
   ["contract", contract.cases],
   ["mistakes", mistakes.cases],
+  ["from-fetch", fromFetch.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

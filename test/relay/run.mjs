@@ -1,8 +1,11 @@
 // Tests of the relay Worker (worker/, top-level wrangler.toml) in workerd, through Miniflare's API.
 //
-// Three Worker instances: RELAY (MMSP_UPSTREAM = a scripted MMSP server, a node:http server on
-// 127.0.0.1), REPLAY (no MMSP_UPSTREAM: the built-in samples) and DOWN (MMSP_UPSTREAM = a closed
-// port). Requests go over real HTTP (Node's fetch to Miniflare's URL), answers are read back with the
+// Worker instances, each with the STREAMS Durable Object (SQLite, in memory) unless said otherwise:
+// RELAY (MMSP_UPSTREAM = a scripted MMSP server, a node:http server on 127.0.0.1), REPLAY (no
+// MMSP_UPSTREAM: the built-in samples), DOWN (MMSP_UPSTREAM = a closed port), SHORT (streams expire
+// and are abandoned after 0.5 s; a list of CORS origins) and STATELESS (no STREAMS binding). The
+// resume tests drop clients at every record boundary and inside events, resume them (by hand, and
+// with fromFetch), and count the upstream's requests. Requests go over real HTTP (Node's fetch to Miniflare's URL), answers are read back with the
 // built package (dist/: run `npm run build` first). Prints "relay: N passed, N failed".
 //
 // Run: node test/relay/run.mjs [name filter]
@@ -14,7 +17,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { fromResponse, StreamProtocolError, toWireEvent, UpstreamError } from "mmsp-streams";
+import { fromFetch, fromResponse, StreamProtocolError, toWireEvent, UpstreamError } from "mmsp-streams";
 import { buildAssets } from "../../worker/build.mjs";
 
 const t0 = performance.now();
@@ -102,6 +105,16 @@ const scripts = {
     res.writeHead(503, { "content-type": "text/plain; charset=utf-8" });
     res.end("upstream overloaded — try again");
   },
+  async slow(res) {
+    // the tool-call sample one event at a time, 10 ms apart: clients join and leave while it is live
+    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+    for (const block of (await sampleText("tool-call")).split(/(?<=\n\n)/)) {
+      if (res.destroyed) return;
+      res.write(block);
+      await sleep(10);
+    }
+    res.end();
+  },
   async endless(res, req) {
     res.writeHead(200, { "content-type": "text/event-stream" });
     for (let i = 0; !res.destroyed && !res.writableEnded && i < 400; i++) {
@@ -152,6 +165,7 @@ const bundled = await build({
   conditions: ["workerd", "worker", "browser"],
   mainFields: ["module", "main"],
   target: "es2022",
+  external: ["cloudflare:*"],
   write: false,
   logLevel: "warning",
 });
@@ -171,11 +185,18 @@ const tmp = await mkdtemp(join(tmpdir(), "relay-test-"));
 await writeFile(join(tmp, "stream.mjs"), streamModule.outputFiles[0].text);
 const { streamBack, clientFormat } = await import(pathToFileURL(join(tmp, "stream.mjs")).href);
 await rm(tmp, { recursive: true, force: true });
-const worker = (bindings) => new Miniflare({ modules: true, script, compatibilityDate, compatibilityFlags, bindings });
+// As wrangler.toml declares it: one SQLite-backed Durable Object per stream (in memory here).
+const durableObjects = { STREAMS: { className: "StreamObject", useSQLite: true } };
+const worker = (bindings, { stateless = false } = {}) =>
+  new Miniflare({ modules: true, script, compatibilityDate, compatibilityFlags, bindings, ...(stateless ? {} : { durableObjects }) });
 const instances = {
   relay: worker({ MMSP_UPSTREAM: upstreamBase }),
   replay: worker({}),
   down: worker({ MMSP_UPSTREAM: `http://127.0.0.1:${closedPort}/v1/` }),
+  // short-lived streams (expiry, abandonment) and a list of allowed origins
+  short: worker({ MMSP_UPSTREAM: upstreamBase, STREAM_TTL_S: "0.5", ABANDON_S: "0.5", CORS_ORIGINS: "https://app.example, http://localhost:5173" }),
+  // no STREAMS binding: the stateless relay (stream.ts), a client going away cancels the upstream
+  stateless: worker({ MMSP_UPSTREAM: upstreamBase }, { stateless: true }),
 };
 const urls = Object.fromEntries(await Promise.all(Object.entries(instances).map(async ([k, mf]) => [k, await mf.ready])));
 const post = (which, body, { path = "/v1/stream", headers = {}, signal } = {}) =>
@@ -251,7 +272,7 @@ test("relay: an upstream protocol violation → the valid events, then one error
   const recs = records(text);
   assert.equal(recs.filter((r) => r.includes('"error"')).length, 1, text);
   assert.equal(recs.at(-1), "data: [DONE]");
-  assert.match(recs.at(-2), /^data: \{"error":/);
+  assert.match(recs.at(-2), /^id: 2\ndata: \{"error":/, "the error is event 2, with its id");
   assert.equal(recs.length, 4, "two text deltas, the error, [DONE]");
   const { events, error } = await readBack(sse(text));
   assert.equal(events.length, 2);
@@ -285,7 +306,7 @@ test("relay: an upstream that ends without the stop event → error event (STOP-
 test("relay: an upstream error event is passed on as sent (OverloadedError, status 529)", async () => {
   const text = await (await post("relay", { model: "error-event" })).text();
   assert.equal(records(text).filter((r) => r.includes('"error"')).length, 1);
-  assert.ok(text.includes('data: {"error":{"type":"OverloadedError","message":"try later","status":529}}\n\ndata: [DONE]\n\n'), text);
+  assert.ok(text.includes('id: 1\ndata: {"error":{"type":"OverloadedError","message":"try later","status":529}}\n\ndata: [DONE]\n\n'), text);
   const { events, error } = await readBack(sse(text));
   assert.equal(events.length, 1);
   assert.ok(error instanceof UpstreamError);
@@ -297,7 +318,7 @@ test("relay: an upstream connection that breaks mid-stream → error event + [DO
   const text = await (await post("relay", { model: "drop" })).text();
   const recs = records(text);
   assert.equal(recs.at(-1), "data: [DONE]");
-  assert.match(recs.at(-2), /^data: \{"error":/);
+  assert.match(recs.at(-2), /^id: 1\ndata: \{"error":/);
   const { events, error } = await readBack(sse(text));
   assert.equal(events.length, 1);
   assert.ok(error instanceof UpstreamError, String(error));
@@ -307,6 +328,7 @@ test("relay: an upstream refusal (401 JSON) → the same status, body and Conten
   const res = await post("relay", { model: "refuse-401" }, { headers: { authorization: "Bearer wrong" } });
   assert.equal(res.status, 401);
   assert.equal(res.headers.get("content-type"), "application/json");
+  assert.equal(res.headers.get("content-location"), null, "a refusal is not a stream: nothing to resume");
   const body = await res.text();
   assert.equal(body, JSON.stringify({ error: { type: "AuthenticationError", message: "Invalid API key." } }));
   const { error } = await readBack(new Response(body, { status: 401 }));
@@ -322,9 +344,9 @@ test("relay: an upstream refusal that is not JSON (503 text) → passed on as it
   assert.equal(await res.text(), "upstream overloaded — try again");
 });
 
-test("relay: a client that goes away cancels the upstream request", async () => {
+test("stateless relay (no STREAMS binding): a client that goes away cancels the upstream request", async () => {
   const before = seen.length;
-  const res = await post("relay", { model: "endless" });
+  const res = await post("stateless", { model: "endless" });
   const reader = res.body.getReader();
   const first = await reader.read();
   assert.ok(!first.done && first.value.length > 0);
@@ -336,10 +358,10 @@ test("relay: a client that goes away cancels the upstream request", async () => 
   assert.ok(!req.finishedWriting);
 });
 
-test("relay: a client that aborts its fetch cancels the upstream request", async () => {
+test("stateless relay: a client that aborts its fetch cancels the upstream request", async () => {
   const before = seen.length;
   const abort = new AbortController();
-  const res = await post("relay", { model: "endless" }, { signal: abort.signal });
+  const res = await post("stateless", { model: "endless" }, { signal: abort.signal });
   const reader = res.body.getReader();
   await reader.read();
   abort.abort();
@@ -519,6 +541,281 @@ test("routes: GET / (the demo page, with its config), GET /demo.js, GET /v1/stre
   await res.arrayBuffer();
 });
 
+
+// ---- resumable streams (worker/stream-object.ts) --------------------------------------------------
+
+const get = (which, path, headers = {}) => fetch(new URL(path, urls[which]), { headers });
+/** The upstream requests made since `before` for `model`. */
+const upstreamCalls = (before, model) => seen.slice(before).filter((r) => r.model === model).length;
+/** A body of the first `n` bytes of `body`, then a network error (the client's connection breaks). */
+function cutAfter(body, n) {
+  const reader = body.getReader();
+  let left = n;
+  return new ReadableStream({
+    async pull(c) {
+      if (left <= 0) {
+        reader.cancel().catch(() => {});
+        return c.error(new TypeError("network error (cut by the test)"));
+      }
+      const { done, value } = await reader.read();
+      if (done) return c.close();
+      const part = value.subarray(0, left);
+      left -= part.length;
+      c.enqueue(part);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+/** The SSE records of a body in order, without the [DONE]. */
+const eventRecords = (text) => records(text).filter((r) => r !== "data: [DONE]" && !r.startsWith(":"));
+/** Byte offsets to drop a client at: every record boundary, inside every record, inside and right before [DONE]. */
+function dropPoints(text) {
+  const points = [];
+  let at = 0;
+  for (const r of records(text)) {
+    const len = Buffer.byteLength(r) + 2;
+    points.push(at, at + (len >> 1), at + len - 1); // a boundary, inside the event, right before its end
+    at += len;
+  }
+  return points.filter((p) => p > 0 && p < Buffer.byteLength(text));
+}
+
+test("resume: POST answers carry Content-Location and `id: <n>` on every event (0-based), [DONE] without id", async () => {
+  const res = await post("relay", { model: "tools" });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-location"), /^\/v1\/streams\/[0-9a-f]{32}$/);
+  const recs = eventRecords(await res.text());
+  recs.forEach((r, i) => assert.ok(r.startsWith(`id: ${i}\ndata: {`), r.slice(0, 30)));
+  const ids = new Set();
+  for (let i = 0; i < 20; i++) {
+    const r = await post("replay", { model: "sample-chat" }, { path: "/v1/stream?pace=0" });
+    ids.add(r.headers.get("content-location"));
+    await r.body.cancel();
+  }
+  assert.equal(ids.size, 20, "every stream has its own id");
+});
+
+test("resume: a client dropped at every point of a stream (inside events, right before [DONE]) resumes with Last-Event-ID to exactly the uninterrupted events and message; one upstream request per stream", async () => {
+  const want = await readBack(sse(await sampleText("tool-call")));
+  const full = await (await post("relay", { model: "tools" })).text();
+  const points = dropPoints(full);
+  assert.ok(points.length > 40, `${points.length} drop points`);
+  for (const at of points) {
+    const before = seen.length;
+    const res = await post("relay", { model: "tools" });
+    const location = res.headers.get("content-location");
+    // the client's first k bytes, then it goes away
+    const reader = res.body.getReader();
+    let got = Buffer.alloc(0);
+    while (got.length < at) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      got = Buffer.concat([got, value]);
+    }
+    await reader.cancel();
+    const prefix = got.subarray(0, at).toString();
+    const end = prefix.lastIndexOf("\n\n");
+    const complete = end < 0 ? [] : eventRecords(prefix.slice(0, end + 2));
+    const last = complete.length - 1;
+    const resumed = await get("relay", location, last >= 0 ? { "last-event-id": String(last) } : {});
+    assert.equal(resumed.status, 200, `drop at ${at}`);
+    assert.equal(resumed.headers.get("content-location"), location);
+    const rest = await resumed.text();
+    assert.ok(rest.endsWith("data: [DONE]\n\n"), `drop at ${at}: the resume ends with [DONE]`);
+    const restRecords = eventRecords(rest);
+    if (restRecords.length > 0) assert.ok(restRecords[0].startsWith(`id: ${last + 1}\n`), `drop at ${at}: resumes at event ${last + 1}`);
+    const joined = [...complete, ...restRecords].map((r) => r + "\n\n").join("") + "data: [DONE]\n\n";
+    const back = await readBack(sse(joined));
+    assert.equal(back.error, undefined, `drop at ${at}: ${back.error}`);
+    assert.equal(back.events.length, want.events.length, `drop at ${at}: events`);
+    assert.equal(JSON.stringify(back.events.map(toWireEvent)), JSON.stringify(want.events.map(toWireEvent)), `drop at ${at}: events`);
+    assert.equal(wire(back.message), wire(want.message), `drop at ${at}: message`);
+    assert.equal(upstreamCalls(before, "tools"), 1, `drop at ${at}: one upstream request`);
+  }
+});
+
+test("resume: fromFetch against the relay, its connection cut at many points while the upstream is live → the uninterrupted events and message; one upstream request each", async () => {
+  const want = await readBack(sse(await sampleText("tool-call")));
+  const full = await (await post("relay", { model: "tools" })).text();
+  const points = dropPoints(full).filter((_, i) => i % 5 === 0);
+  for (const at of [...points, Buffer.byteLength(full) - 16]) {
+    const before = seen.length;
+    const requests = [];
+    const cutting = async (input, init) => {
+      requests.push({ url: String(input), method: init?.method ?? "GET", lastEventId: new Headers(init?.headers).get("last-event-id") });
+      const res = await fetch(input, init);
+      return requests.length === 1 ? new Response(cutAfter(res.body, at), { status: res.status, headers: res.headers }) : res;
+    };
+    const { readable, message } = fromFetch(new URL("/v1/stream", urls.relay), { method: "POST", body: JSON.stringify({ model: "slow" }), headers: { "content-type": "application/json" } }, { fetch: cutting, reconnect: { delayMs: 0 } });
+    const events = [];
+    for await (const e of readable) events.push(e);
+    assert.equal(wire(await message), wire(want.message), `cut at ${at}`);
+    assert.equal(JSON.stringify(events.map(toWireEvent)), JSON.stringify(want.events.map(toWireEvent)), `cut at ${at}: events`);
+    assert.equal(requests.length, 2, `cut at ${at}: the POST and one resume`);
+    assert.equal(requests[1].method, "GET");
+    assert.match(requests[1].url, /\/v1\/streams\/[0-9a-f]{32}$/);
+    assert.equal(upstreamCalls(before, "slow"), 1, `cut at ${at}: one upstream request`);
+  }
+});
+
+test("resume: NDJSON answers carry Content-Location too and resume by line count", async () => {
+  const want = await readBack(sse(await sampleText("tool-call")));
+  const accept = { accept: "application/x-ndjson" };
+  const res = await post("relay", { model: "slow" }, { headers: accept });
+  assert.equal(res.headers.get("content-type"), "application/x-ndjson");
+  const location = res.headers.get("content-location");
+  const reader = res.body.getReader();
+  let text = "";
+  while ((text.match(/\n/g) ?? []).length < 3) text += new TextDecoder().decode((await reader.read()).value);
+  await reader.cancel();
+  const lines = text.split("\n").slice(0, -1);
+  const rest = await (await get("relay", `${location}?last_event_id=${lines.length - 1}`, accept)).text();
+  const all = [...lines, ...rest.split("\n").filter(Boolean)];
+  const back = await readBack(new Response(all.join("\n") + "\n", { headers: { "content-type": "application/x-ndjson" } }));
+  assert.equal(back.error, undefined, String(back.error));
+  assert.equal(wire(back.message), wire(want.message));
+  assert.equal(all.length, want.events.length);
+});
+
+test("resume: two clients on one stream both get every event (the second joins live, from the start)", async () => {
+  const before = seen.length;
+  const res = await post("relay", { model: "slow" });
+  const location = res.headers.get("content-location");
+  const [a, b] = await Promise.all([res.text(), get("relay", location).then((r) => r.text())]);
+  assert.equal(a, b, "the same bytes");
+  const want = await readBack(sse(await sampleText("tool-call")));
+  assert.equal(eventRecords(a).length, want.events.length);
+  assert.equal(wire((await readBack(sse(b))).message), wire(want.message));
+  assert.equal(upstreamCalls(before, "slow"), 1);
+});
+
+test("resume: a client that goes away does not cancel the upstream; the stream is read to its end and a resume gets the rest", async () => {
+  const before = seen.length;
+  const res = await post("relay", { model: "slow" });
+  const location = res.headers.get("content-location");
+  const reader = res.body.getReader();
+  await reader.read();
+  await reader.cancel();
+  const req = seen.slice(before).find((r) => r.model === "slow");
+  assert.ok(req, "the upstream got the request");
+  // (the relay cancels the upstream body after [DONE], so closedEarly says nothing here)
+  const text = await (await get("relay", location, { "last-event-id": "0" })).text();
+  const want = await readBack(sse(await sampleText("tool-call")));
+  assert.equal(eventRecords(text).length, want.events.length - 1, "events 1… of the whole stream");
+  assert.ok(!text.includes('"error"'), "no error event: nothing was cut");
+  const back = await readBack(sse(`id: 0\ndata: ${JSON.stringify(toWireEvent(want.events[0]))}\n\n${text}`));
+  assert.equal(wire(back.message), wire(want.message));
+});
+
+test("resume: no client for ABANDON_S → the object stops reading the upstream; the stream ends with a StreamAbandoned error event", async () => {
+  const before = seen.length;
+  const res = await post("short", { model: "endless" });
+  const location = res.headers.get("content-location");
+  const reader = res.body.getReader();
+  await reader.read();
+  await reader.cancel();
+  const req = seen[before];
+  assert.equal(req.model, "endless");
+  const closed = await Promise.race([req.closedEarly, sleep(10_000).then(() => "timeout")]);
+  assert.equal(closed, true, "the upstream request was cancelled");
+  const { events, error } = await readBack(await get("short", location));
+  assert.ok(events.length >= 1);
+  assert.ok(error instanceof UpstreamError, String(error));
+  assert.equal(error.errorType, "StreamAbandoned");
+});
+
+test("resume: an upstream failure is stored as the last event and replayed like any event", async () => {
+  const res = await post("relay", { model: "error-event" });
+  const location = res.headers.get("content-location");
+  const first = await res.text();
+  const again = await (await get("relay", location, { "last-event-id": "0" })).text();
+  assert.equal(again, 'id: 1\ndata: {"error":{"type":"OverloadedError","message":"try later","status":529}}\n\ndata: [DONE]\n\n');
+  assert.ok(first.endsWith(again));
+  const { error } = await readBack(sse(again));
+  assert.equal(error.errorType, "OverloadedError");
+});
+
+test("resume: an ended stream expires after STREAM_TTL_S (an alarm deletes it) → 404 in MMSP's refusal shape", async () => {
+  const res = await post("short", { model: "tools" });
+  const location = res.headers.get("content-location");
+  await res.text();
+  let status = 200;
+  for (let i = 0; i < 100 && status === 200; i++) {
+    await sleep(100);
+    const r = await get("short", location);
+    status = r.status;
+    if (status === 404) {
+      const body = await r.json();
+      assert.equal(body.error.type, "NotFoundError");
+      assert.equal(typeof body.error.message, "string");
+    } else await r.arrayBuffer();
+  }
+  assert.equal(status, 404);
+});
+
+test("resume: unknown or malformed id → 404; malformed or too large Last-Event-ID → 400 (header or query)", async () => {
+  for (const path of ["/v1/streams/0123456789abcdef0123456789abcdef", "/v1/streams/nope", "/v1/streams/"]) {
+    const r = await get("relay", path);
+    assert.equal(r.status, 404, path);
+    assert.equal((await r.json()).error.type, "NotFoundError");
+  }
+  const res = await post("relay", { model: "tools" });
+  const location = res.headers.get("content-location");
+  const n = eventRecords(await res.text()).length;
+  for (const [headers, path] of [[{ "last-event-id": "abc" }, location], [{ "last-event-id": "-1" }, location], [{ "last-event-id": "1.5" }, location], [{ "last-event-id": "" }, location], [{}, `${location}?last_event_id=x`], [{ "last-event-id": String(n) }, location]]) {
+    const r = await get("relay", path, headers);
+    assert.equal(r.status, 400, JSON.stringify([headers, path]));
+    const body = await r.json();
+    assert.equal(body.error.type, "InvalidRequestError");
+  }
+  const ok = await get("relay", `${location}?last_event_id=${n - 1}`);
+  assert.equal(ok.status, 200);
+  assert.equal(await ok.text(), "data: [DONE]\n\n");
+  const post405 = await fetch(new URL(location, urls.relay), { method: "POST" });
+  assert.equal(post405.status, 405);
+  await post405.arrayBuffer();
+});
+
+test("resume: a stream created with Authorization resumes only with the same value (403 otherwise)", async () => {
+  const res = await post("relay", { model: "tools" }, { headers: { authorization: "Bearer secret-1" } });
+  const location = res.headers.get("content-location");
+  await res.text();
+  for (const headers of [{}, { authorization: "Bearer secret-2" }, { authorization: "bearer secret-1" }]) {
+    const r = await get("relay", location, headers);
+    assert.equal(r.status, 403, JSON.stringify(headers));
+    assert.equal((await r.json()).error.type, "PermissionDeniedError");
+  }
+  const r = await get("relay", location, { authorization: "Bearer secret-1", "last-event-id": "0" });
+  assert.equal(r.status, 200);
+  assert.ok((await r.text()).startsWith("id: 1\n"));
+});
+
+test("CORS: preflight (OPTIONS) allows Last-Event-ID, Authorization, Content-Type; answers expose Content-Location; CORS_ORIGINS limits origins", async () => {
+  let r = await fetch(new URL("/v1/stream", urls.relay), { method: "OPTIONS", headers: { origin: "https://elsewhere.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, authorization, last-event-id" } });
+  assert.equal(r.status, 204);
+  assert.equal(r.headers.get("access-control-allow-origin"), "*");
+  const allowed = r.headers.get("access-control-allow-headers").toLowerCase();
+  for (const h of ["last-event-id", "authorization", "content-type"]) assert.ok(allowed.includes(h), allowed);
+  assert.match(r.headers.get("access-control-allow-methods"), /POST/);
+  r = await post("relay", { model: "tools" }, { headers: { origin: "https://elsewhere.example" } });
+  assert.equal(r.headers.get("access-control-allow-origin"), "*");
+  assert.equal(r.headers.get("access-control-expose-headers"), "Content-Location");
+  await r.arrayBuffer();
+  r = await get("relay", "/v1/streams/0123456789abcdef0123456789abcdef", { origin: "https://elsewhere.example" });
+  assert.equal(r.status, 404);
+  assert.equal(r.headers.get("access-control-allow-origin"), "*", "refusals carry CORS headers too");
+  await r.arrayBuffer();
+  // a list of origins: the allowed one is echoed (Vary: Origin), another gets no CORS headers
+  r = await fetch(new URL("/v1/stream", urls.short), { method: "OPTIONS", headers: { origin: "http://localhost:5173", "access-control-request-method": "POST" } });
+  assert.equal(r.headers.get("access-control-allow-origin"), "http://localhost:5173");
+  assert.match(r.headers.get("vary"), /Origin/);
+  r = await fetch(new URL("/v1/stream", urls.short), { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "POST" } });
+  assert.equal(r.headers.get("access-control-allow-origin"), null);
+  r = await post("short", { model: "tools" }, { headers: { origin: "https://app.example" } });
+  assert.equal(r.headers.get("access-control-allow-origin"), "https://app.example");
+  await r.arrayBuffer();
+});
+
 // ---- run ---------------------------------------------------------------------------------------------
 
 let passed = 0;
@@ -528,7 +825,7 @@ try {
     if (filter && !name.includes(filter)) continue;
     const t = performance.now();
     try {
-      await Promise.race([fn(), sleep(15_000).then(() => Promise.reject(new Error("timed out after 15 s")))]);
+      await Promise.race([fn(), sleep(30_000).then(() => Promise.reject(new Error("timed out after 30 s")))]);
       passed++;
       console.log(`✓ [relay] ${name} (${Math.round(performance.now() - t)} ms)`);
     } catch (e) {

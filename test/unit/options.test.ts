@@ -26,6 +26,9 @@ const BAD: Record<string, { type: unknown; value?: unknown }> = {
   signal: { type: { aborted: false } }, // every AbortSignal is a valid value
   idleTimeoutMs: { type: "5s", value: -5 },
   keepAliveMs: { type: "15s", value: -1 },
+  mmsp: { type: "yes" },
+  fetch: { type: "no" },
+  reconnect: { type: true, value: { retries: -1 } },
 };
 
 /** A valid setting of every option, to check that valid options pass. */
@@ -41,6 +44,9 @@ const GOOD: Record<string, unknown> = {
   signal: new AbortController().signal,
   idleTimeoutMs: 1500,
   keepAliveMs: 0,
+  mmsp: true,
+  fetch: () => {},
+  reconnect: { retries: 2, delayMs: 10 },
 };
 
 const thrown = (f: () => void): Error => {
@@ -56,7 +62,7 @@ const exports = Object.keys(OPTION_SPECS) as CheckedExport[];
 
 test("the spec table covers every exported stream and function that takes options", () => {
   expect(exports.sort()).toEqual(
-    ["MessageAssemblerStream", "NdjsonDecoderStream", "NdjsonEncoderStream", "SseDecoderStream", "SseEncoderStream", "UniEventDecoderStream", "UniEventStream", "fromResponse"].sort(),
+    ["MessageAssemblerStream", "NdjsonDecoderStream", "NdjsonEncoderStream", "SseDecoderStream", "SseEncoderStream", "UniEventDecoderStream", "UniEventStream", "fromFetch", "fromResponse"].sort(),
   );
   expect(Object.keys(OPTION_SPECS.UniEventDecoderStream)).toContain("mode");
   // every option has bad samples here, so a new option cannot go untested
@@ -77,7 +83,11 @@ for (const name of exports) {
         test(`options.${key}: a wrong value is a RangeError naming the option, the value and what is allowed`, () => {
           const e = thrown(() => checkExportOptions(name, { [key]: BAD[key]!.value }));
           expect(e).toBeInstanceOf(RangeError);
-          expect(e.message).toMatch(new RegExp(`^${name}: options\\.${key} must be .+; received ${escape(describeValue(BAD[key]!.value))}`));
+          // an object option names the member that is wrong (options.reconnect.retries … received -1)
+          const value = BAD[key]!.value;
+          const nested = typeof value === "object" && value !== null;
+          const shown = nested ? escape(describeValue(Object.values(value)[0])) : escape(describeValue(value));
+          expect(e.message).toMatch(new RegExp(`^${name}: options\\.${key}${nested ? "\\.[a-zA-Z]+" : ""} must be .+; received ${shown}`));
         });
     }
 
@@ -122,7 +132,7 @@ describe("the messages say what was meant", () => {
     const e = thrown(() => checkExportOptions("UniEventStream", { unknownItem: "skip" }));
     expect(e.message).toMatch(/^UniEventStream: unknown option "unknownItem" \(did you mean "unknownItems"\?\); the options are format, client, mode, unknownItems, onWarning, maxEventBytes, maxDepth, maxItems, signal, idleTimeoutMs$/);
     expect(thrown(() => checkExportOptions("NdjsonEncoderStream", { keepAliveMs: 5 })).message).toBe('NdjsonEncoderStream: unknown option "keepAliveMs"; NdjsonEncoderStream takes no options');
-    expect(thrown(() => checkExportOptions("SseDecoderStream", { client: "x" })).message).toMatch(/unknown option "client"; the options are maxEventBytes, signal, idleTimeoutMs$/);
+    expect(thrown(() => checkExportOptions("SseDecoderStream", { mode: "x" })).message).toMatch(/unknown option "mode"; the options are client, mmsp, maxEventBytes, signal, idleTimeoutMs$/);
   });
 
   test("options that are not an object", () => {

@@ -1,13 +1,15 @@
 // The demo page's script (bundled with the package's src/ into /demo.js by worker/build.mjs).
 //
-// It POSTs {model, messages} to /v1/stream, pipes the body through UniEventStream and, after every
-// event, renders stream.snapshot(): the done items, then the open item as it grows (text so far,
+// It POSTs {model, messages} to /v1/stream and reads the answer with fromFetch and, after every
+// event, renders snapshot(): the done items, then the open item as it grows (text so far,
 // tool-call arguments parsed best-effort, bytes so far). The final usage and finish reason come
 // from the message; an error is shown with its class, its wire type and the rule it names.
+// "Drop connection" breaks the current connection like a network failure: fromFetch reconnects to
+// the stream's Content-Location with Last-Event-ID (the page shows "reconnecting…") and the
+// answer goes on from the next event.
 import {
+  fromFetch,
   MmspError,
-  refusalError,
-  UniEventStream,
   UpstreamError,
   type MessageSnapshot,
   type UniEvent,
@@ -16,6 +18,8 @@ import {
 
 interface Config {
   mode: "relay" | "replay";
+  /** The relay keeps streams (a Durable Object per stream): a dropped connection can be resumed. */
+  resumable: boolean;
   samples: { model: string; sample: string; description: string }[];
   defaultModel: string;
 }
@@ -278,9 +282,13 @@ function renderError(e: unknown): void {
   }
 }
 
-function setStatus(state: "idle" | "streaming" | "done" | "error", text: string): void {
+function setStatus(state: "idle" | "streaming" | "reconnecting" | "done" | "error", text: string): void {
   $("status").dataset.state = state;
   $("status-text").textContent = text;
+}
+
+function logNote(text: string): void {
+  $("log").append(el("li", { className: "note" }, text));
 }
 
 function logEvent(event: UniEvent, ms: number, count: number): void {
@@ -293,6 +301,9 @@ function logEvent(event: UniEvent, ms: number, count: number): void {
 // ---- one run ---------------------------------------------------------------------------------------
 
 let running: AbortController | null = null;
+/** Breaks the current connection (set while an answer that can be resumed is streaming). */
+let dropConnection: (() => void) | null = null;
+
 const events = (n: number): string => `${n} event${n === 1 ? "" : "s"}`;
 
 async function run(): Promise<void> {
@@ -319,25 +330,62 @@ async function run(): Promise<void> {
   };
   const t0 = performance.now();
   let count = 0;
-  try {
-    const response = await fetch(`/v1/stream${pace ? `?pace=${encodeURIComponent(pace)}` : ""}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream" },
-      body: JSON.stringify(body),
-      signal: abort.signal,
-    });
-    if (!response.ok) throw refusalError(response.status, await response.text(), "relay");
-    const stream = new UniEventStream({ format, client: "relay", signal: abort.signal });
-    for await (const event of response.body!.pipeThrough(stream)) {
-      count++;
-      render(stream.snapshot());
-      logEvent(event, performance.now() - t0, count);
-      setStatus("streaming", `streaming… ${events(count)}`);
+  let drops = 0;
+  /**
+   * fetch, with each answer's body made breakable: "Drop connection" errors it like a network
+   * failure (and lets go of the real connection). A GET with Last-Event-ID is fromFetch resuming.
+   */
+  const breakable = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const resuming = new Headers(init?.headers).get("last-event-id");
+    if (init?.method === "GET") {
+      drops++;
+      setStatus("reconnecting", `reconnecting… (after ${events(count)})`);
+      logNote(`connection dropped · resuming after event ${resuming ?? "none"}`);
     }
-    const snapshot = stream.snapshot();
-    render(snapshot);
-    renderFinish(snapshot);
-    setStatus("done", `done · ${events(count)} in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    const response = await fetch(input, init);
+    if (!response.ok || !response.body) return response;
+    const reader = response.body.getReader();
+    let cut: ((reason: unknown) => void) | null = null;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        cut = (reason) => {
+          reader.cancel(reason).catch(() => {});
+          controller.error(reason);
+        };
+      },
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    dropConnection = response.headers.has("content-location") ? () => cut?.(new TypeError("network error (connection dropped by the demo)")) : null;
+    $<HTMLButtonElement>("drop").disabled = dropConnection === null;
+    if (init?.method === "GET") setStatus("streaming", `resumed · streaming… ${events(count)}`);
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  try {
+    const { readable, message, snapshot } = fromFetch(
+      `/v1/stream${pace ? `?pace=${encodeURIComponent(pace)}` : ""}`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream" },
+        body: JSON.stringify(body),
+      },
+      { format, client: "relay", signal: abort.signal, fetch: breakable, reconnect: { retries: 3, delayMs: 250 } },
+    );
+    for await (const event of readable) {
+      count++;
+      render(snapshot());
+      logEvent(event, performance.now() - t0, count);
+      if ($("status").dataset.state !== "reconnecting") setStatus("streaming", `${drops ? "resumed · " : ""}streaming… ${events(count)}`);
+    }
+    await message;
+    const final = snapshot();
+    render(final);
+    renderFinish(final);
+    setStatus("done", `done · ${events(count)} in ${((performance.now() - t0) / 1000).toFixed(2)} s${drops ? ` · resumed ${drops}×` : ""}`);
   } catch (e) {
     if (abort.signal.aborted && running !== abort) return; // replaced by a newer run
     renderError(e);
@@ -345,7 +393,9 @@ async function run(): Promise<void> {
   } finally {
     if (running === abort) {
       running = null;
+      dropConnection = null;
       $<HTMLButtonElement>("stop").disabled = true;
+      $<HTMLButtonElement>("drop").disabled = true;
     }
   }
 }
@@ -361,5 +411,13 @@ $("prompt").addEventListener("keydown", (e) => {
   }
 });
 $("stop").addEventListener("click", () => running?.abort(new DOMException("Stopped by the user", "AbortError")));
+$("drop").addEventListener("click", () => {
+  if (!dropConnection) return;
+  dropConnection();
+  dropConnection = null;
+  $<HTMLButtonElement>("drop").disabled = true;
+  setStatus("reconnecting", "connection dropped · reconnecting…");
+});
+if (!config.resumable) $("drop").hidden = true;
 document.documentElement.dataset.ready = "true";
 if (query.has("run")) void run();

@@ -1,0 +1,302 @@
+#!/usr/bin/env node
+// `npm run load`: many concurrent resumable streams through the relay Worker under `wrangler dev`
+// (local workerd, one Durable Object per stream), against a scripted MMSP upstream on 127.0.0.1,
+// with the clients' connections cut at random points and resumed by `fromFetch`.
+//
+// Each stream's upstream answer is known in advance (text deltas "s<k>.<i> "), so the run can tell,
+// per stream, which events were lost or delivered twice (both must be 0), whether the message is the
+// one an uninterrupted read gives, and how many requests the upstream got (must be 1). It reports the
+// resumes made and the peak memory of workerd (VmHWM of its processes, and the largest RSS sampled).
+//
+//   npm run load                                   50 streams, 80 events each, random drops
+//   node scripts/load.mjs --streams 200 --events 40 --seed 7 --drop 0.6
+//   node scripts/load.mjs --tiny                    6 streams: the `npm test` step (resume-wrangler)
+//
+// Bounded: --timeout seconds for the whole run (default 120); it ends with
+// "<label>: N passed, N failed" (one check per stream, plus the totals).
+import { spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fromFetch } from "../dist/index.js";
+
+const t0 = performance.now();
+const root = fileURLToPath(new URL("../", import.meta.url));
+
+// ---- options ---------------------------------------------------------------------------------------
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(`--${name}`);
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
+};
+const tiny = flag("tiny");
+const STREAMS = option("streams", tiny ? 6 : 50);
+const EVENTS = option("events", tiny ? 30 : 80); // text deltas per stream (+ text.done + stop)
+const PACE_MS = option("pace", 8); // upstream delay between events
+const DROP = option("drop", 0.7); // chance that a connection is cut
+const SEED = option("seed", 1);
+const TIMEOUT_S = option("timeout", tiny ? 60 : 120);
+const LABEL = tiny ? "resume-wrangler" : "load";
+for (const [name, v, min, max] of [["streams", STREAMS, 1, 2000], ["events", EVENTS, 1, 100_000], ["pace", PACE_MS, 0, 10_000], ["drop", DROP, 0, 1], ["timeout", TIMEOUT_S, 1, 3600]]) {
+  if (!(v >= min && v <= max)) {
+    console.error(`--${name} must be a number from ${min} to ${max}, not ${v}`);
+    process.exit(2);
+  }
+}
+
+/** A small seeded generator (mulberry32): the same --seed cuts at the same places. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = random(SEED);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---- the scripted upstream ---------------------------------------------------------------------------
+
+const delta = (item) => ({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null });
+const tokens = (k) => Array.from({ length: EVENTS }, (_, i) => `s${k}.${i} `);
+/** Stream k's events: EVENTS text deltas, the text.done, the stop event. */
+function streamEvents(k) {
+  const parts = tokens(k);
+  return [
+    ...parts.map((text) => delta({ type: "text.delta", text })),
+    delta({ type: "text.done", text: parts.join("") }),
+    { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: EVENTS }, finish_reason: "stop" },
+  ];
+}
+
+/** Upstream requests per stream (by the `model` of the request: "load-<k>"). */
+const upstreamRequests = new Map();
+const upstream = http.createServer((req, res) => {
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", async () => {
+    let model = "";
+    try {
+      model = JSON.parse(body).model;
+    } catch {}
+    upstreamRequests.set(model, (upstreamRequests.get(model) ?? 0) + 1);
+    const k = Number(/^load-(\d+)$/.exec(model)?.[1] ?? NaN);
+    if (!Number.isInteger(k)) {
+      res.writeHead(404, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ error: { type: "NotFoundError", message: `no model ${model}` } }));
+    }
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for (const e of streamEvents(k)) {
+      if (res.destroyed) return;
+      res.write(`data: ${JSON.stringify(e)}\n\n`);
+      if (PACE_MS > 0) await sleep(PACE_MS);
+    }
+    res.end("data: [DONE]\n\n");
+  });
+});
+await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+const upstreamBase = `http://127.0.0.1:${upstream.address().port}/v1`;
+
+// ---- the relay under wrangler dev --------------------------------------------------------------------
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+const port = await freePort();
+const inspectorPort = await freePort();
+const base = `http://127.0.0.1:${port}`;
+await mkdir(`${root}.ci-out`, { recursive: true });
+const state = await mkdtemp(join(tmpdir(), "mmsp-load-")); // its own state: no SQLITE_BUSY with other instances
+const logPath = `${root}.ci-out/${LABEL}.wrangler.log`;
+const log = createWriteStream(logPath);
+const child = spawn(
+  `${root}node_modules/.bin/wrangler`,
+  ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, "--var", `MMSP_UPSTREAM:${upstreamBase}`],
+  { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" } },
+);
+child.stdout.pipe(log);
+child.stderr.pipe(log);
+let exited = false;
+child.on("exit", () => (exited = true));
+const kill = (signal) => {
+  try {
+    process.kill(-child.pid, signal); // the process group: wrangler, esbuild, workerd
+  } catch {}
+};
+process.on("exit", () => exited || kill("SIGKILL"));
+async function stopAll() {
+  if (!exited) {
+    kill("SIGTERM");
+    for (let i = 0; i < 50 && !exited; i++) await sleep(100);
+    if (!exited) kill("SIGKILL");
+  }
+  upstream.closeAllConnections();
+  upstream.close();
+  await rm(state, { recursive: true, force: true }).catch(() => {});
+}
+const deadline = setTimeout(async () => {
+  console.log(`${LABEL}: stopped after --timeout ${TIMEOUT_S} s`);
+  console.log(`${LABEL}: 0 passed, 1 failed`);
+  await stopAll();
+  process.exit(1);
+}, TIMEOUT_S * 1000);
+
+let ready = false;
+for (let i = 0; i < 240 && !exited && !ready; i++) {
+  try {
+    const res = await fetch(`${base}/`);
+    await res.arrayBuffer();
+    ready = res.ok;
+  } catch {}
+  if (!ready) await sleep(250);
+}
+if (!ready) {
+  console.log(await readFile(logPath, "utf8").catch(() => ""));
+  console.log(`wrangler dev did not start\n${LABEL}: 0 passed, 1 failed`);
+  await stopAll();
+  process.exit(1);
+}
+console.log(`wrangler dev on ${base} (${Math.round(performance.now() - t0)} ms), upstream ${upstreamBase}`);
+
+// ---- workerd's memory ----------------------------------------------------------------------------------
+
+/** The workerd processes of wrangler's process group, with their RSS and peak RSS (kB). */
+async function workerdMemory() {
+  const out = [];
+  for (const pid of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+      const pgid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      if (pgid !== child.pid) continue;
+      const cmd = await readFile(`/proc/${pid}/cmdline`, "utf8");
+      if (!cmd.includes("workerd")) continue;
+      const status = await readFile(`/proc/${pid}/status`, "utf8");
+      const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
+      out.push({ pid: Number(pid), rss: kb("VmRSS"), hwm: kb("VmHWM") });
+    } catch {}
+  }
+  return out;
+}
+const baseline = (await workerdMemory()).reduce((s, p) => s + p.rss, 0);
+let peakSampled = baseline;
+let sampling = true;
+const sampler = (async () => {
+  while (sampling) {
+    const rss = (await workerdMemory()).reduce((s, p) => s + p.rss, 0);
+    peakSampled = Math.max(peakSampled, rss);
+    await sleep(100);
+  }
+})();
+
+// ---- the clients ---------------------------------------------------------------------------------------
+
+/** A body that delivers `n` bytes, then fails like a dropped connection (and lets go of the real one). */
+function cutAfter(body, n) {
+  const reader = body.getReader();
+  let left = n;
+  return new ReadableStream({
+    async pull(c) {
+      if (left <= 0) {
+        reader.cancel().catch(() => {});
+        return c.error(new TypeError("network error (dropped by the load run)"));
+      }
+      const { done, value } = await reader.read();
+      if (done) return c.close();
+      const part = value.subarray(0, left);
+      left -= part.length;
+      c.enqueue(part);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
+const streamBytes = EVENTS * 140; // about the size of one stream's answer, to place the cuts
+let resumes = 0;
+
+async function runStream(k) {
+  const format = k % 3 === 2 ? "ndjson" : "sse";
+  let connections = 0;
+  const dropping = async (input, init) => {
+    connections++;
+    if (connections > 1) resumes++;
+    const res = await fetch(input, init);
+    if (!res.ok || rand() >= DROP) return res;
+    return new Response(cutAfter(res.body, Math.floor(rand() * streamBytes)), { status: res.status, headers: res.headers });
+  };
+  const { readable, message } = fromFetch(
+    `${base}/v1/stream`,
+    { method: "POST", headers: { "content-type": "application/json", accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream" }, body: JSON.stringify({ model: `load-${k}`, messages: [] }) },
+    { fetch: dropping, reconnect: { retries: 6, delayMs: 20 } },
+  );
+  const seenText = new Map();
+  let error;
+  let events = 0;
+  try {
+    for await (const e of readable) {
+      events++;
+      const item = e.content_items[0];
+      if (item?.type === "text.delta") seenText.set(item.text, (seenText.get(item.text) ?? 0) + 1);
+    }
+  } catch (e) {
+    error = e;
+  }
+  const m = await message.catch(() => null);
+  const expected = tokens(k);
+  const lost = expected.filter((t) => !seenText.has(t)).length;
+  const duplicated = [...seenText.values()].reduce((s, n) => s + n - 1, 0);
+  const messageOk = m?.content_items?.[0]?.text === expected.join("") && m?.finish_reason === "stop";
+  return { k, format, events, lost, duplicated, connections, messageOk, error, upstream: upstreamRequests.get(`load-${k}`) ?? 0 };
+}
+
+const tRun = performance.now();
+const results = await Promise.all(Array.from({ length: STREAMS }, (_, k) => runStream(k)));
+const runMs = performance.now() - tRun;
+sampling = false;
+await sampler;
+const final = await workerdMemory();
+clearTimeout(deadline);
+await stopAll();
+
+// ---- report -------------------------------------------------------------------------------------------
+
+let passed = 0;
+let failed = 0;
+const check = (ok, name) => {
+  if (ok) passed++;
+  else failed++;
+  if (!ok || tiny) console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
+};
+for (const r of results) {
+  const ok = !r.error && r.lost === 0 && r.duplicated === 0 && r.messageOk && r.upstream === 1 && r.events === EVENTS + 2;
+  check(ok, `stream ${r.k} (${r.format}): ${r.events} events, ${r.connections - 1} resumes, lost ${r.lost}, duplicated ${r.duplicated}, upstream requests ${r.upstream}${r.error ? `, error ${r.error?.name}: ${r.error?.message}` : ""}`);
+}
+const lost = results.reduce((s, r) => s + r.lost, 0);
+const duplicated = results.reduce((s, r) => s + r.duplicated, 0);
+const cut = results.filter((r) => r.connections > 1).length;
+const upstreamTotal = results.reduce((s, r) => s + r.upstream, 0);
+check(lost === 0 && duplicated === 0, `lost events: ${lost}, duplicated events: ${duplicated} (of ${STREAMS * (EVENTS + 2)})`);
+check(resumes > 0, `${resumes} resumes over ${cut} of ${STREAMS} streams (drop chance ${DROP} per connection, seed ${SEED})`);
+check(upstreamTotal === STREAMS, `upstream requests: ${upstreamTotal} for ${STREAMS} streams`);
+const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
+const hwm = final.reduce((s, p) => s + p.hwm, 0);
+console.log(
+  `${LABEL}: ${STREAMS} streams × ${EVENTS + 2} events in ${(runMs / 1000).toFixed(2)} s; ${resumes} resumes; ` +
+    `workerd memory: ${mb(baseline)} before, peak ${mb(peakSampled)} sampled, VmHWM ${mb(hwm)} (${final.length} process${final.length === 1 ? "" : "es"})`,
+);
+console.log(`${LABEL}: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,420 @@
+/**
+ * `fromFetch`: does the fetch and reads the answer like `fromResponse`, and when the connection
+ * breaks mid-stream and the answer named where to resume (`Content-Location`, as the relay Worker's
+ * streams do), reconnects there with `Last-Event-ID`, so the events and the message continue as if
+ * nothing happened.
+ *
+ * Why the stages and not `UniEventStream`: the bytes of two connections cannot be joined (a cut can
+ * fall inside an event, whose start the next connection does not repeat), so each connection is
+ * framed on its own (`SseDecoderStream` / `NdjsonDecoderStream`, whose unfinished last event is
+ * dropped with the connection), and its records go, counted, into ONE decoder and assembler
+ * (`UniEventDecoderStream` → `MessageAssemblerStream`) that span every reconnect: the grammar,
+ * `message` and `snapshot()` see one stream.
+ *
+ *   connection 1 ─ framer ─┐
+ *   connection 2 ─ framer ─┼─ (skip what was delivered) ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ readable
+ *   …                     ─┘
+ */
+import { MmspError, refusalError, StreamLimitError, StreamProtocolError } from "./errors.js";
+import { MessageAssemblerStream } from "./assemble/message-assembler-stream.js";
+import { UniEventDecoderStream } from "./decode/uni-event-decoder-stream.js";
+import { NdjsonDecoderStream } from "./framing/ndjson.js";
+import { SseDecoderStream, type SseMessage } from "./framing/sse.js";
+import { formatFromContentType, type ResponseEvents } from "./from-response.js";
+import type { LimitOptions } from "./internal/limits.js";
+import { checkExportOptions } from "./internal/options.js";
+import type { WireFormat } from "./uni-event-stream.js";
+
+export interface ReconnectOptions {
+  /** Attempts after a cut before giving up (counted again from 0 once an event arrives); default 3. */
+  retries?: number;
+  /** Wait before the first attempt, in ms, doubled for each further one (at most 30 s); default 250. */
+  delayMs?: number;
+}
+
+export interface FromFetchOptions extends LimitOptions {
+  /** The framing; default: from `Content-Type`, else the first line that is not blank tells. */
+  format?: WireFormat | "auto";
+  /** Names the producer in errors and in `UpstreamError.client`; default: the host asked, else `"upstream"`. */
+  client?: string;
+  /** Stops everything: the request, any reconnect, the reading; the readable errors with its reason. */
+  signal?: AbortSignal;
+  /**
+   * No byte for this long on a connection (not even a keep-alive): the connection is taken for
+   * stalled and resumed like a cut; when it cannot be, `StreamLimitError` (`idleTimeoutMs`).
+   */
+  idleTimeoutMs?: number;
+  /** Replaces the global `fetch` (for every request: the first and the reconnects). */
+  fetch?: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  /** How to reconnect after a cut; `false`: never (a cut is an error, as with `fromResponse`). */
+  reconnect?: false | ReconnectOptions;
+}
+
+/** How much of a refusal's body is read to describe it. */
+const REFUSAL_BODY_LIMIT = 64 * 1024;
+const MAX_DELAY_MS = 30_000;
+/** Answers to a reconnect that are worth another attempt (the server or a proxy was busy). */
+const RETRY_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+/** Headers of the first request that a reconnect (a GET) does not repeat. */
+const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "transfer-encoding"];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const show = (v: unknown): string => {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "function") return "a function";
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+};
+
+/** The options checked at the boundary (options.ts), then the reconnect settings with their defaults. */
+function resolveReconnect(options: FromFetchOptions): { retries: number; delayMs: number } | false {
+  checkExportOptions("fromFetch", options);
+  const { reconnect } = options;
+  if (reconnect === false) return false;
+  return { retries: reconnect?.retries ?? 3, delayMs: reconnect?.delayMs ?? 250 };
+}
+
+/** Who a protocol error is blamed on: the host asked (SPEC §7), else "upstream". */
+function producerOf(input: RequestInfo | URL): string {
+  try {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    return new URL(url).host || "upstream";
+  } catch {
+    return "upstream";
+  }
+}
+
+/** Aborts `target` when `signal` aborts (with its reason). */
+function follow(target: AbortController, signal: AbortSignal | null | undefined): void {
+  if (!signal) return;
+  if (signal.aborted) target.abort(signal.reason);
+  else signal.addEventListener("abort", () => target.abort(signal.reason), { once: true });
+}
+
+/** Resolves after `ms`, or early (false) when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", done);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+async function refusalText(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  if (!body) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    while (text.length < REFUSAL_BODY_LIMIT) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    text += decoder.decode();
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return text;
+}
+
+/** The absolute URL of `location`, against the answer's URL, the request's, or the page's. */
+function resolveLocation(location: string, responseUrl: string, input: RequestInfo | URL): string {
+  const requestUrl = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+  const page = (globalThis as { location?: { href?: string } }).location?.href;
+  for (const base of [responseUrl, requestUrl, page]) {
+    if (!base) continue;
+    try {
+      return new URL(location, base).href;
+    } catch {}
+  }
+  return location;
+}
+
+/** The first non-blank byte of a body tells its format (`{`: NDJSON); the bytes read are kept. */
+async function detectFormat(body: ReadableStream<Uint8Array>): Promise<{ format: WireFormat; body: ReadableStream<Uint8Array> }> {
+  const reader = body.getReader();
+  const seen: Uint8Array[] = [];
+  let format: WireFormat | undefined;
+  while (format === undefined) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen.push(value);
+    for (const byte of value) {
+      // blanks, line ends and a UTF-8 BOM come before the first line that says something
+      if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d || byte === 0xef || byte === 0xbb || byte === 0xbf) continue;
+      format = byte === 0x7b /* { */ ? "ndjson" : "sse";
+      break;
+    }
+  }
+  const replay = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = seen.shift();
+      if (next) return controller.enqueue(next);
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return { format: format ?? "sse", body: replay };
+}
+
+/** Marks the clean end of a connection that can be resumed (never reaches the caller). */
+const CLEAN_END: unique symbol = Symbol("the connection ended");
+
+/**
+ * Pumps a connection's body into its framer (by hand, not `pipeThrough`: every promise is handled
+ * here, and workerd reports the pipe of an erroring source as an unhandled rejection). When the
+ * connection can be resumed, its clean end is an error (CLEAN_END), so the framer does not dispatch
+ * an event the cut left unfinished (the resume sends it again whole), whatever a framer does at a
+ * real end. When the framer stops (it failed, or its reader cancelled it), the body is cancelled.
+ * `invalidUtf8` (SSE, whose framer would decode bad bytes as U+FFFD): the bytes are checked as they
+ * pass, and bad ones fail the connection with the error it makes, as `UniEventStream` refuses them.
+ */
+async function feed(
+  body: ReadableStream<Uint8Array>,
+  into: WritableStream<Uint8Array>,
+  resumable: boolean,
+  invalidUtf8?: (byteOffset: number) => Error,
+): Promise<void> {
+  const reader = body.getReader();
+  const writer = into.getWriter();
+  const utf8 = invalidUtf8 ? new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : undefined;
+  let offset = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        // a character cut by a resumable end comes again whole; at a real end it is invalid
+        if (utf8 && !resumable) {
+          try {
+            utf8.decode();
+          } catch {
+            throw invalidUtf8!(offset);
+          }
+        }
+        await (resumable ? writer.abort(CLEAN_END) : writer.close());
+        return;
+      }
+      if (utf8) {
+        try {
+          utf8.decode(value, { stream: true });
+        } catch {
+          throw invalidUtf8!(offset);
+        }
+      }
+      offset += value.length;
+      await writer.write(value);
+    }
+  } catch (error) {
+    writer.abort(error).catch(() => {});
+    reader.cancel(error).catch(() => {});
+  }
+}
+
+/** What became of one connection. */
+type Outcome =
+  | { kind: "complete" } // [DONE], or the end of an NDJSON stream after its stop event
+  | { kind: "stopped" } // the reading ended on our side (cancel, abort, or the chain failed)
+  | { kind: "cut"; error: unknown } // the body failed: a network error
+  | { kind: "ended" } // the body ended before the stream was complete
+  | { kind: "fatal"; error: unknown }; // an error no reconnect can mend (framing, limits)
+
+/**
+ * Fetches `input` with `init` and reads the answer as checked UniEvents and the message, like
+ * `fromResponse(await fetch(input, init))`; when the connection breaks mid-stream (a network error,
+ * or an end before the stream is complete) and the answer carried `Content-Location`, reconnects
+ * there (a GET with `Last-Event-ID`: the 0-based index of the last event received)
+ * and goes on from the next event, skipping any the server sends again.
+ *
+ * @example
+ * ```ts
+ * const { readable, message } = fromFetch("/v1/stream", { method: "POST", body }, { reconnect: { retries: 5 } });
+ * for await (const event of readable) render(event);
+ * ```
+ */
+export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, options: FromFetchOptions = {}): ResponseEvents {
+  if (typeof init !== "object" || init === null) throw new TypeError(`fromFetch: init must be an object (fetch's RequestInit), not ${show(init)}`);
+  const reconnect = resolveReconnect(options);
+  const client = options.client ?? producerOf(input);
+  const doFetch = options.fetch ?? ((i: RequestInfo | URL, n?: RequestInit) => globalThis.fetch(i, n));
+
+  // `aborted`: the caller's signals; `stop`: everything ends (also when the reading is over)
+  const aborted = new AbortController();
+  follow(aborted, options.signal);
+  follow(aborted, init.signal);
+  const stop = new AbortController();
+  follow(stop, aborted.signal);
+
+  const assembler = new MessageAssemblerStream({ client, maxItems: options.maxItems, maxDepth: options.maxDepth, signal: aborted.signal });
+  let writer: WritableStreamDefaultWriter<unknown> | undefined;
+  let format: WireFormat | undefined = options.format === "auto" ? undefined : options.format;
+  /** The index of the last event delivered into the chain (-1: none yet). */
+  let delivered = -1;
+  /** An NDJSON stream is complete once its stop event is in (it has no [DONE]). */
+  let stopSeen = false;
+
+  /** The decoder and assembler, joined once the format is known. */
+  const chain = (f: WireFormat): WritableStreamDefaultWriter<unknown> => {
+    if (writer) return writer;
+    const decoder = new UniEventDecoderStream({ client, format: f, maxDepth: options.maxDepth });
+    decoder.readable.pipeTo(assembler.writable).catch(() => {});
+    const w = decoder.writable.getWriter();
+    writer = w;
+    // the chain ended (the [DONE], a failure, the reader cancelled): nothing more is fetched
+    w.closed.then(
+      () => stop.abort(),
+      () => stop.abort(),
+    );
+    return w;
+  };
+  const fail = (error: unknown): void => {
+    (writer ? writer.abort(error) : assembler.writable.abort(error)).catch(() => {});
+    stop.abort(error);
+  };
+  const finish = (): void => {
+    (writer ? writer.close() : assembler.writable.close()).catch(() => {});
+  };
+
+  /** Reads one connection's body into the chain (`resumable`: a clean end is a cut, too). */
+  const read = async (response: Response, resumable: boolean): Promise<Outcome> => {
+    let body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+    if (format === undefined) {
+      try {
+        ({ format, body } = await detectFormat(body));
+      } catch (error) {
+        return stop.signal.aborted ? { kind: "stopped" } : { kind: "cut", error };
+      }
+    }
+    const f = format;
+    const w = chain(f);
+    const framer =
+      f === "sse"
+        ? new SseDecoderStream({ maxEventBytes: options.maxEventBytes, idleTimeoutMs: options.idleTimeoutMs })
+        : new NdjsonDecoderStream({ client, maxEventBytes: options.maxEventBytes, maxDepth: options.maxDepth, idleTimeoutMs: options.idleTimeoutMs });
+    const invalidUtf8 = (byteOffset: number): Error =>
+      new StreamProtocolError({
+        client,
+        detail: `invalid UTF-8 in the chunk at byte ${byteOffset} of this connection (rule UTF8, event ${delivered + 1})`,
+        rule: "UTF8",
+        eventIndex: delivered + 1,
+      });
+    void feed(body, framer.writable, resumable, f === "sse" ? invalidUtf8 : undefined);
+    const reader = (framer.readable as ReadableStream<unknown>).getReader();
+    const onStop = (): void => void reader.cancel(stop.signal.reason).catch(() => {});
+    stop.signal.addEventListener("abort", onStop, { once: true });
+    let lastId: string | undefined;
+    try {
+      for (;;) {
+        let record: unknown;
+        try {
+          const r = await reader.read();
+          if (r.done) return f === "ndjson" && stopSeen ? { kind: "complete" } : { kind: "ended" };
+          record = r.value;
+        } catch (error) {
+          if (stop.signal.aborted) return { kind: "stopped" };
+          if (error === CLEAN_END) return f === "ndjson" && stopSeen ? { kind: "complete" } : { kind: "ended" };
+          // a connection silent for idleTimeoutMs is stalled (a proxy that dropped it quietly): a cut
+          if (error instanceof StreamLimitError && error.limit === "idleTimeoutMs") return { kind: "cut", error };
+          return error instanceof MmspError ? { kind: "fatal", error } : { kind: "cut", error };
+        }
+        if (f === "sse") {
+          const { data, id } = record as SseMessage;
+          if (data === "[DONE]") {
+            await w.write(record).catch(() => {});
+            return { kind: "complete" };
+          }
+          // An id line of this event (not one carried over from an earlier event) names its index:
+          // an event the server sends again is skipped.
+          if (id !== undefined && id !== lastId) {
+            lastId = id;
+            if (/^[0-9]{1,15}$/.test(id) && Number(id) <= delivered) continue;
+          }
+        } else if (isObject(record) && record.event_type === "stop") stopSeen = true;
+        try {
+          await w.write(record);
+        } catch {
+          return { kind: "stopped" };
+        }
+        delivered++;
+      }
+    } finally {
+      stop.signal.removeEventListener("abort", onStop);
+      reader.cancel().catch(() => {});
+    }
+  };
+
+  /** The request to resume at `location`: the first request's headers, as a GET with Last-Event-ID. */
+  const resumeInit = (): RequestInit => {
+    const headers = new Headers(input instanceof Request ? input.headers : undefined);
+    new Headers(init.headers).forEach((value, name) => headers.set(name, value));
+    for (const name of BODY_HEADERS) headers.delete(name);
+    if (!headers.has("accept")) headers.set("accept", format === "ndjson" ? "application/x-ndjson" : "text/event-stream");
+    // the index of the last event received (the relay's SSE ids are the same indexes); none yet: from the start
+    if (delivered >= 0) headers.set("last-event-id", String(delivered));
+    // (no `cache` and only a given `credentials`: workerd refuses RequestInit members it does not implement)
+    return { method: "GET", headers, signal: stop.signal, ...(init.credentials !== undefined ? { credentials: init.credentials } : {}) };
+  };
+
+  const run = async (): Promise<void> => {
+    let response: Response;
+    try {
+      response = await doFetch(input, { ...init, signal: stop.signal });
+    } catch (error) {
+      return fail(aborted.signal.aborted ? aborted.signal.reason : error);
+    }
+    if (!response.ok) return fail(refusalError(response.status, await refusalText(response.body).catch(() => ""), client));
+    if (format === undefined && options.format !== "auto") format = formatFromContentType(response.headers.get("content-type"));
+    const header = response.headers.get("content-location");
+    const location = header ? resolveLocation(header, response.url, input) : null;
+    let attempts = 0;
+    for (;;) {
+      const before = delivered;
+      const outcome = await read(response, location !== null && reconnect !== false);
+      if (outcome.kind === "complete") return finish();
+      if (outcome.kind === "stopped") return;
+      if (outcome.kind === "fatal") return fail(outcome.error);
+      if (delivered > before) attempts = 0;
+      // a cut: reconnect, if the answer said where and attempts are left
+      let problem: Outcome = outcome;
+      for (;;) {
+        if (stop.signal.aborted) return;
+        if (location === null || reconnect === false || attempts >= reconnect.retries) {
+          // no way back: a broken connection is the error; an early end is for the grammar to judge
+          return problem.kind === "cut" ? fail(problem.error) : finish();
+        }
+        if (!(await sleep(Math.min(reconnect.delayMs * 2 ** attempts, MAX_DELAY_MS), stop.signal))) return;
+        attempts++;
+        let next: Response;
+        try {
+          next = await doFetch(location, resumeInit());
+        } catch (error) {
+          if (stop.signal.aborted) return;
+          problem = { kind: "cut", error };
+          continue;
+        }
+        if (next.ok) {
+          response = next;
+          break;
+        }
+        const error = refusalError(next.status, await refusalText(next.body).catch(() => ""), client);
+        if (!RETRY_STATUS.has(next.status)) return fail(error); // gone (404), not yours (403), …
+        problem = { kind: "cut", error };
+      }
+    }
+  };
+  run().catch(fail);
+
+  return { readable: assembler.readable, message: assembler.message, snapshot: () => assembler.snapshot() };
+}

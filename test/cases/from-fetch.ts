@@ -1,0 +1,318 @@
+// fromFetch: the fetch, the reading, and the reconnect after a cut. A fake fetch plays the relay
+// Worker: the first answer (POST) names `Content-Location`, a GET there with `Last-Event-ID: n`
+// answers events n+1… (SSE with `id: <n>`, or NDJSON lines) and `[DONE]`; any answer can be cut at
+// a byte offset, by a network error or by a clean end. Every cut must read back as the uninterrupted
+// stream: the same events, once each, and the same message.
+import { fromFetch, fromResponse, StreamLimitError, UpstreamError, type FromFetchOptions } from "../../dist/index.js";
+import { assert, assertEqual, assertError, rejects, settle, utf8, type Case } from "../harness.ts";
+import { MINIMAX_TOOL, SEED_EXAMPLE, type Json } from "../fixtures.ts";
+
+type Format = "sse" | "ndjson";
+/** How a connection is cut: a network error, or a body that just ends. */
+type CutKind = "error" | "end";
+interface Cut {
+  at: number;
+  kind: CutKind;
+}
+
+const LOCATION = "/v1/streams/0123456789abcdef0123456789abcdef";
+const URL_BASE = "https://relay.test";
+
+/** The body of the answer that starts after event `after` (-1: the whole stream). */
+function wire(events: Json[], format: Format, after = -1, ids = true): string {
+  let out = "";
+  for (let i = after + 1; i < events.length; i++) {
+    const json = JSON.stringify(events[i]);
+    out += format === "sse" ? `${ids ? `id: ${i}\n` : ""}data: ${json}\n\n` : `${json}\n`;
+  }
+  return format === "sse" ? out + "data: [DONE]\n\n" : out;
+}
+
+/** A body of `bytes`, delivered in two chunks, cut at `cut.at` (error or end) when given. */
+function body(bytes: Uint8Array, cut?: Cut): ReadableStream<Uint8Array> {
+  const end = cut ? Math.min(cut.at, bytes.length) : bytes.length;
+  const half = end >> 1;
+  const chunks = [bytes.subarray(0, half), bytes.subarray(half, end)].filter((c) => c.length > 0);
+  return new ReadableStream<Uint8Array>({
+    pull(c) {
+      const next = chunks.shift();
+      if (next) return c.enqueue(next.slice());
+      if (cut?.kind === "error") c.error(new TypeError("network error"));
+      else c.close();
+    },
+  }, { highWaterMark: 0 });
+}
+
+interface Seen {
+  url: string;
+  method: string;
+  headers: Headers;
+}
+
+/**
+ * A fake relay behind `fetch`: `cuts[k]` cuts the k-th answer (undefined: whole). `resend` makes
+ * resumes start from event 0 again (a server that ignores Last-Event-ID). `refuse` answers a resume
+ * with that status instead.
+ */
+function fakeRelay(events: Json[], format: Format, opts: { cuts?: (Cut | undefined)[]; resend?: boolean; refuse?: number[]; location?: string | null; contentType?: string | null } = {}) {
+  const seen: Seen[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = String(input instanceof Request ? input.url : input);
+    const method = init?.method ?? "GET";
+    const headers = new Headers(init?.headers);
+    const k = seen.length;
+    seen.push({ url, method, headers });
+    if (init?.signal?.aborted) throw init.signal.reason;
+    const status = k > 0 ? opts.refuse?.[k - 1] : undefined;
+    if (status !== undefined)
+      return new Response(JSON.stringify({ error: { type: status === 404 ? "NotFoundError" : "Overloaded", message: `status ${status}` } }), { status });
+    const last = headers.get("last-event-id");
+    const after = k === 0 || opts.resend || last === null ? -1 : Number(last);
+    const type = opts.contentType !== undefined ? opts.contentType : format === "sse" ? "text/event-stream" : "application/x-ndjson";
+    const h = new Headers();
+    if (type !== null) h.set("content-type", type);
+    const location = opts.location !== undefined ? opts.location : LOCATION;
+    if (location !== null) h.set("content-location", location);
+    return new Response(body(utf8(wire(events, format, after)), opts.cuts?.[k]), { headers: h });
+  };
+  return { fetch, seen };
+}
+
+/** What an uninterrupted read gives. */
+async function uninterrupted(events: Json[], format: Format) {
+  const type = format === "sse" ? "text/event-stream" : "application/x-ndjson";
+  const { readable, message } = fromResponse(new Response(wire(events, format), { headers: { "content-type": type } }));
+  const r = await settle(readable, message);
+  if (r.error) throw r.error;
+  return r;
+}
+
+/** Reads through fromFetch with the fake relay; the events, the message, how it ended, the requests. */
+async function readThrough(events: Json[], format: Format, relay: ReturnType<typeof fakeRelay>, options: FromFetchOptions = {}) {
+  const { readable, message } = fromFetch(`${URL_BASE}/v1/stream`, { method: "POST", body: "{}", headers: { "content-type": "application/json", authorization: "Bearer k" } }, {
+    fetch: relay.fetch,
+    reconnect: { delayMs: 0 },
+    ...options,
+  });
+  return settle(readable, message);
+}
+
+/** Byte offsets worth cutting at: every event boundary, inside each event's first line, its middle and its end. */
+function cutPoints(text: string, format: Format): number[] {
+  const bytes = utf8(text);
+  const sep = format === "sse" ? "\n\n" : "\n";
+  const points = new Set<number>([1]);
+  let at = 0;
+  for (const record of text.split(sep).slice(0, -1)) {
+    const start = utf8(text.slice(0, at)).length;
+    const len = utf8(record + sep).length;
+    for (const p of [start, start + 2, start + (len >> 1), start + len - 1]) if (p > 0 && p < bytes.length) points.add(p);
+    at += record.length + sep.length;
+  }
+  return [...points].sort((a, b) => a - b);
+}
+
+async function everyCut(events: Json[], format: Format, kind: CutKind): Promise<void> {
+  const want = await uninterrupted(events, format);
+  const text = wire(events, format);
+  const points = cutPoints(text, format);
+  assert(points.length >= events.length * 3, `${points.length} cut points`);
+  for (const at of points) {
+    const relay = fakeRelay(events, format, { cuts: [{ at, kind }] });
+    const got = await readThrough(events, format, relay);
+    const where = `${format}, ${kind} at byte ${at}`;
+    if (got.error) throw new Error(`${where}: ${String(got.error)}`);
+    assertEqual(got.events, want.events, `${where}: events`);
+    assertEqual(got.message, want.message, `${where}: message`);
+    // a cut right before [DONE] (SSE) or at the very end (NDJSON, after the stop line) may need no resume
+    assert(relay.seen.length <= 2, `${where}: ${relay.seen.length} requests`);
+    if (relay.seen.length === 2) {
+      const resume = relay.seen[1]!;
+      const complete = utf8(text).subarray(0, at);
+      const before = new TextDecoder().decode(complete).split(format === "sse" ? "\n\n" : "\n").length - 2;
+      assertEqual(resume.method, "GET", `${where}: method`);
+      assertEqual(resume.url, `${URL_BASE}${LOCATION}`, `${where}: url`);
+      const last = resume.headers.get("last-event-id");
+      assertEqual(last === null ? -1 : Number(last), Math.min(before, events.length - 1), `${where}: Last-Event-ID`);
+    }
+  }
+}
+
+export const cases: Case[] = [
+  ["SSE cut by a network error at every event boundary and inside events → reconnects; the same events and message", () => everyCut(SEED_EXAMPLE, "sse", "error")],
+  ["SSE cut by a clean end at every event boundary and inside events → reconnects; the same events and message", () => everyCut(SEED_EXAMPLE, "sse", "end")],
+  ["NDJSON cut by a network error at every line boundary and inside lines → resumed by line count", () => everyCut(SEED_EXAMPLE, "ndjson", "error")],
+  ["NDJSON cut by a clean end everywhere → resumed by line count", () => everyCut(SEED_EXAMPLE, "ndjson", "end")],
+  ["cuts inside multi-byte characters (SSE and NDJSON)", async () => {
+    for (const format of ["sse", "ndjson"] as const) {
+      const want = await uninterrupted(MINIMAX_TOOL, format);
+      const text = wire(MINIMAX_TOOL, format);
+      const bytes = utf8(text);
+      const inside = [text.indexOf("ï"), text.indexOf("☃")].map((i) => utf8(text.slice(0, i)).length + 1);
+      for (const at of inside) {
+        assert(bytes[at]! >= 0x80, "the cut falls inside a character");
+        const got = await readThrough(MINIMAX_TOOL, format, fakeRelay(MINIMAX_TOOL, format, { cuts: [{ at, kind: "error" }] }));
+        assertEqual(got.events, want.events, `${format} at ${at}`);
+        assertEqual(got.message, want.message, `${format} at ${at}`);
+      }
+    }
+  }],
+  ["invalid UTF-8 in an SSE answer is refused (StreamProtocolError, rule UTF8), as fromResponse does", async () => {
+    const bytes = utf8(wire(SEED_EXAMPLE, "sse"));
+    const bad = bytes.slice();
+    bad[bytes.indexOf(0x4c /* L of "Let me" */)] = 0xff;
+    const fetch = async () => new Response(bad, { headers: { "content-type": "text/event-stream" } });
+    const got = await readThrough(SEED_EXAMPLE, "sse", { fetch, seen: [] });
+    assertEqual(got.error?.rule, "UTF8");
+    assertEqual(got.error?.name, "StreamProtocolError");
+    const { readable, message } = fromResponse(new Response(bad, { headers: { "content-type": "text/event-stream" } }));
+    assertEqual((await settle(readable, message)).error?.rule, "UTF8", "fromResponse");
+  }],
+  ["a connection that stalls (no byte for idleTimeoutMs) is resumed like a cut; without Content-Location it is StreamLimitError", async () => {
+    const want = await uninterrupted(SEED_EXAMPLE, "sse");
+    const stalling = (location: string | null) => {
+      const seen: Seen[] = [];
+      const relay = fakeRelay(SEED_EXAMPLE, "sse", { location });
+      const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await relay.fetch(input, init);
+        seen.push(relay.seen.at(-1)!);
+        if (seen.length > 1) return res;
+        // the first answer: 300 bytes, then silence (a connection a proxy dropped without a word)
+        const bytes = utf8(wire(SEED_EXAMPLE, "sse")).subarray(0, 300);
+        let sent = false;
+        const body = new ReadableStream<Uint8Array>({ pull: (c) => (sent ? new Promise<void>(() => {}) : ((sent = true), c.enqueue(bytes))) });
+        return new Response(body, { headers: res.headers });
+      };
+      return { fetch, seen };
+    };
+    let relay = stalling(LOCATION);
+    let got = await readThrough(SEED_EXAMPLE, "sse", relay, { idleTimeoutMs: 50 });
+    assertEqual(got.error, undefined);
+    assertEqual(got.message, want.message);
+    assert(relay.seen.length >= 2, `${relay.seen.length} requests`);
+    relay = stalling(null);
+    got = await readThrough(SEED_EXAMPLE, "sse", relay, { idleTimeoutMs: 50 });
+    assertError(got.error, StreamLimitError, { limit: "idleTimeoutMs" });
+  }],
+  ["every connection cut again: the stream still arrives whole (attempts counted again after progress)", async () => {
+    const want = await uninterrupted(SEED_EXAMPLE, "sse");
+    const cuts = Array.from({ length: 40 }, (_, k) => ({ at: 420 + (k % 3) * 60, kind: "error" as const })); // each connection brings at least one whole event
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts });
+    const got = await readThrough(SEED_EXAMPLE, "sse", relay, { reconnect: { retries: 1, delayMs: 0 } });
+    assertEqual(got.error, undefined);
+    assertEqual(got.events, want.events);
+    assertEqual(got.message, want.message);
+    assert(relay.seen.length >= 4, `${relay.seen.length} requests`);
+  }],
+  ["a server that resends from the start: events it already gave (by SSE id) are skipped", async () => {
+    const want = await uninterrupted(SEED_EXAMPLE, "sse");
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 400, kind: "error" }], resend: true });
+    const got = await readThrough(SEED_EXAMPLE, "sse", relay);
+    assertEqual(got.events, want.events);
+    assertEqual(got.message, want.message);
+    assertEqual(relay.seen.length, 2);
+  }],
+  ["only awaiting message (no reading) works across a cut", async () => {
+    const want = await uninterrupted(SEED_EXAMPLE, "sse");
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }] });
+    const { message } = fromFetch(`${URL_BASE}/v1/stream`, { method: "POST" }, { fetch: relay.fetch, reconnect: { delayMs: 0 } });
+    assertEqual(await message, want.message);
+    assertEqual(relay.seen.length, 2);
+  }],
+  ["the resume request: GET Content-Location (resolved against the request URL) with the first request's headers, Last-Event-ID, no Content-Type", async () => {
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }] });
+    await readThrough(SEED_EXAMPLE, "sse", relay);
+    const [first, resume] = relay.seen;
+    assertEqual(first!.method, "POST");
+    assertEqual(resume!.url, `${URL_BASE}${LOCATION}`);
+    assertEqual(resume!.headers.get("authorization"), "Bearer k");
+    assertEqual(resume!.headers.get("content-type"), null);
+    assertEqual(resume!.headers.get("accept"), "text/event-stream");
+    assert(/^[0-9]+$/.test(resume!.headers.get("last-event-id") ?? ""), "Last-Event-ID is an index");
+  }],
+  ["no Content-Location: a network error is the readable's error (no reconnect); a clean early end is STOP-LAST", async () => {
+    const boundary = utf8(wire(SEED_EXAMPLE, "sse").split("\n\n").slice(0, 3).join("\n\n") + "\n\n").length;
+    let relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }], location: null });
+    let got = await readThrough(SEED_EXAMPLE, "sse", relay);
+    assertError(got.error, TypeError, { message: "network error" });
+    assertEqual(got.messageError, got.error);
+    assertEqual(relay.seen.length, 1);
+    relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: boundary, kind: "end" }], location: null });
+    got = await readThrough(SEED_EXAMPLE, "sse", relay);
+    assertEqual(got.error?.rule, "STOP-LAST");
+    assertEqual(relay.seen.length, 1);
+  }],
+  ["reconnect: false → the cut is the error, as with fromResponse", async () => {
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }] });
+    const got = await readThrough(SEED_EXAMPLE, "sse", relay, { reconnect: false });
+    assertError(got.error, TypeError);
+    assertEqual(relay.seen.length, 1);
+    assert(got.events.length > 0 && got.events.length < SEED_EXAMPLE.length, `${got.events.length} events before the cut`);
+  }],
+  ["retries exhausted (the relay keeps failing) → the last error, after 1 + retries requests", async () => {
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }], refuse: [503, 503, 503] });
+    const got = await readThrough(SEED_EXAMPLE, "sse", relay, { reconnect: { retries: 2, delayMs: 0 } });
+    assertError(got.error, UpstreamError, { status: 503 });
+    assertEqual(relay.seen.length, 3);
+  }],
+  ["a 503 answer to a resume is retried; the next attempt succeeds", async () => {
+    const want = await uninterrupted(SEED_EXAMPLE, "sse");
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }], refuse: [503] });
+    const got = await readThrough(SEED_EXAMPLE, "sse", relay);
+    assertEqual(got.message, want.message);
+    assertEqual(relay.seen.length, 3);
+  }],
+  ["a resume answered 404 (expired) → UpstreamError NotFoundError, no further attempt", async () => {
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }], refuse: [404] });
+    const got = await readThrough(SEED_EXAMPLE, "sse", relay);
+    assertError(got.error, UpstreamError, { status: 404, errorType: "NotFoundError" });
+    assertEqual(relay.seen.length, 2);
+  }],
+  ["a refused first request → UpstreamError with its status and type, like fromResponse", async () => {
+    const fetch = async () => new Response(JSON.stringify({ error: { type: "AuthenticationError", message: "bad key" } }), { status: 401 });
+    const { readable, message } = fromFetch("https://x.test/", {}, { fetch });
+    const got = await settle(readable, message);
+    assertError(got.error, UpstreamError, { status: 401, errorType: "AuthenticationError" });
+    assertEqual(got.messageError, got.error);
+  }],
+  ["the signal stops a reconnect that is waiting: the readable errors with its reason, nothing more is fetched", async () => {
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }] });
+    const abort = new AbortController();
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const res = await relay.fetch(input, init);
+      setTimeout(() => abort.abort(new Error("user left")), 0);
+      return res;
+    };
+    const { readable, message } = fromFetch(`${URL_BASE}/v1/stream`, { method: "POST" }, { fetch, signal: abort.signal, reconnect: { delayMs: 30_000 } });
+    const got = await settle(readable, message);
+    assertEqual(got.error?.message, "user left");
+    assertEqual(relay.seen.length, 1);
+  }],
+  ["no Content-Type: the first line tells the format (NDJSON); limits apply per event", async () => {
+    const want = await uninterrupted(SEED_EXAMPLE, "ndjson");
+    const relay = fakeRelay(SEED_EXAMPLE, "ndjson", { cuts: [{ at: 200, kind: "error" }], contentType: null });
+    const got = await readThrough(SEED_EXAMPLE, "ndjson", relay);
+    assertEqual(got.message, want.message);
+    const small = await readThrough(SEED_EXAMPLE, "ndjson", fakeRelay(SEED_EXAMPLE, "ndjson"), { maxEventBytes: 50 });
+    assertError(small.error, StreamLimitError, { limit: "maxEventBytes" });
+  }],
+  ["options are checked at the boundary: TypeError / RangeError naming the option and the value", async () => {
+    const bad: [FromFetchOptions, typeof TypeError, RegExp][] = [
+      [{ reconnect: { retries: -1 } }, RangeError, /options\.reconnect\.retries .*-1/],
+      [{ reconnect: { retries: 1.5 } }, RangeError, /options\.reconnect\.retries .*1\.5/],
+      [{ reconnect: { delayMs: Number.NaN } }, RangeError, /options\.reconnect\.delayMs/],
+      [{ reconnect: true as never }, TypeError, /options\.reconnect must be false or/],
+      [{ fetch: "no" as never }, TypeError, /options\.fetch must be a function.*"no"/],
+      [{ format: "xml" as never }, RangeError, /options\.format must be one of "sse", "ndjson", "auto"; received "xml"/],
+      [{ format: 3 as never }, TypeError, /options\.format must be one of/],
+      [{ signal: {} as never }, TypeError, /options\.signal must be an AbortSignal/],
+      [{ maxEventBytes: 0 }, RangeError, /options\.maxEventBytes must be a positive integer.*0/],
+      [{ idleTimeoutMs: -5 }, RangeError, /options\.idleTimeoutMs .*-5/],
+    ];
+    for (const [options, cls, message] of bad) {
+      const e = await rejects(() => fromFetch("https://x.test/", {}, options));
+      assertError(e, cls, { message });
+    }
+    assertError(await rejects(() => fromFetch("https://x.test/", null as never)), TypeError, { message: /init must be an object/ });
+  }],
+];

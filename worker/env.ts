@@ -1,0 +1,15 @@
+// The relay Worker's bindings and variables (wrangler.toml; `--var` or the dashboard override them).
+import type { CorsEnv } from "./cors.ts";
+
+export interface Env extends CorsEnv {
+  /** The MMSP server to relay to (e.g. http://127.0.0.1:25752/v1); unset: replay the built-in samples. */
+  MMSP_UPSTREAM?: string;
+  /** Replay pacing: N or A-B ms per event (default 20-40); `?pace=` overrides it per request. */
+  SAMPLE_PACE_MS?: string;
+  /** Seconds an ended stream stays resumable (default 300). */
+  STREAM_TTL_S?: string;
+  /** Seconds without any client after which a stream stops reading its upstream (default 60). */
+  ABANDON_S?: string;
+  /** One Durable Object per stream (stream-object.ts). Without it the relay is stateless: no resume. */
+  STREAMS?: DurableObjectNamespace;
+}

@@ -1,0 +1,284 @@
+// One stream, one Durable Object (SQLite storage). The object makes the stream's one upstream
+// request, reads it through the package (validate mode: every event checked, the grammar enforced),
+// appends every checked event to storage as it arrives, and serves any number of clients from
+// storage: a client resuming after event n gets n+1… from storage, then follows the live stream.
+//
+//   upstream ─ fromResponse (validate) ─▶ events table ─▶ client 1 (SSE, `id: <n>`)
+//                                                      ─▶ client 2 (NDJSON, resumed by line count) …
+//
+// - The upstream is read once, whatever the clients do: a client going away does not cancel it. Only
+//   when no client has been connected for ABANDON_S seconds does the object stop reading (an alarm).
+// - An upstream failure (a refusal mid-stream, a protocol violation, a broken connection,
+//   abandonment) is stored as the stream's last event, `{"error": …}`, and replayed like any event.
+// - An ended stream is kept STREAM_TTL_S seconds, then an alarm deletes it (a resume is then a 404).
+// - A stream created with Authorization can be resumed only with the same value (its SHA-256 is kept).
+//
+// Requests come from the Worker (index.ts), which owns the public routes:
+//   POST https://stream/create?<query of POST /v1/stream>    the creating request, body as sent
+//   GET  https://stream/resume  (x-resume-after: <n>)        a resume, after validation of n
+import { DurableObject } from "cloudflare:workers";
+import { encodeWireEvent, fromResponse, toWireError } from "../src/index.ts";
+import type { Env } from "./env.ts";
+import { openUpstream } from "./relay.ts";
+import { sampleUpstream } from "./replay.ts";
+import { credentialHash, NDJSON_FRAMER, sameHash, seconds, SSE_FRAMER, type Framer } from "./resume.ts";
+import { clientFormat, refusal } from "./stream.ts";
+
+/** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
+const KEEP_ALIVE_MS = 15_000;
+/** Storage keeps a value of at most 2 MB: an event's JSON is stored in parts of this many UTF-16 units. */
+const PART_CHARS = 512 * 1024;
+/** An answer sends the events already stored in chunks of about this many characters. */
+const BATCH_CHARS = 64 * 1024;
+
+/** Why the object stopped reading: no client for ABANDON_S seconds. */
+class StreamAbandoned extends Error {
+  override name = "StreamAbandoned";
+}
+
+export class StreamObject extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  /** The stream exists (created, not expired). */
+  private exists = false;
+  /** Events stored (the next event's index). */
+  private count = 0;
+  private ended = false;
+  private authHash: string | null = null;
+  /** When an ended stream is deleted (ms since the epoch). */
+  private expiresAt = 0;
+  /** Clients connected now, and since when there has been none. */
+  private clients = 0;
+  private emptySince = 0;
+  /** Aborts the upstream reading; set while this instance reads it. */
+  private upstream: AbortController | null = null;
+  /** Wakes the answers waiting for the next event (or the end). */
+  private wake: (() => void)[] = [];
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.load();
+  }
+
+  private get ttlMs(): number {
+    return seconds(this.env.STREAM_TTL_S, 300) * 1000;
+  }
+
+  private get abandonMs(): number {
+    return seconds(this.env.ABANDON_S, 60) * 1000;
+  }
+
+  /** The state from storage, after a restart (or nothing: a new or unknown stream). */
+  private load(): void {
+    const tables = this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'stream'").toArray();
+    if (tables.length === 0) return;
+    const row = this.sql.exec<{ state: string; auth_hash: string | null; expires_at: number | null }>(
+      "SELECT state, auth_hash, expires_at FROM stream WHERE id = 0",
+    ).toArray()[0];
+    if (!row) return;
+    this.exists = true;
+    this.authHash = row.auth_hash;
+    this.count = Number(this.sql.exec<{ n: number | null }>("SELECT MAX(seq) + 1 AS n FROM events").one().n ?? 0);
+    this.ended = row.state === "ended";
+    this.expiresAt = row.expires_at ?? 0;
+    // Stored as live, but no instance reads its upstream any more (the object was restarted): the
+    // stream can never complete, so it ends here, with an error its readers can act on.
+    if (!this.ended) {
+      this.append(JSON.stringify({ error: { type: "StreamInterrupted", message: "the relay lost this stream's upstream connection (its object restarted)" } }));
+      this.end();
+    }
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/create" && request.method === "POST") return this.create(request, url);
+    if (url.pathname === "/resume") return this.resume(request);
+    return refusal(404, "NotFoundError", "No such route in the stream object.");
+  }
+
+  /** The creating request: the upstream request, then the answer (the stream from event 0). */
+  private async create(request: Request, url: URL): Promise<Response> {
+    if (this.exists) return refusal(409, "ConflictError", "This stream id is taken.");
+    // The body is read whole first, so the upstream request does not depend on this request's
+    // connection, which ends when the client goes away.
+    request = new Request(request.url, { method: "POST", headers: request.headers, body: await request.arrayBuffer() });
+    const reading = new AbortController();
+    let upstream: Response;
+    let client: string;
+    if (this.env.MMSP_UPSTREAM) {
+      upstream = await openUpstream(request, this.env.MMSP_UPSTREAM, reading.signal);
+      client = "upstream";
+    } else {
+      upstream = await sampleUpstream(request, url, this.env.SAMPLE_PACE_MS);
+      client = upstream.headers.get("x-mmsp-client") ?? "sample";
+    }
+    if (!upstream.ok) return upstream; // a refusal: passed on, nothing kept
+    const auth = request.headers.get("authorization");
+    this.authHash = auth === null ? null : await credentialHash(auth);
+    this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
+    this.sql.exec("CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))");
+    this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
+    this.exists = true;
+    this.upstream = reading;
+    this.ctx.waitUntil(this.read(upstream, client, reading.signal));
+    return this.answer(0, request.headers.get("accept"));
+  }
+
+  /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
+  private async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
+    const { readable } = fromResponse(upstream, { client, signal });
+    try {
+      for await (const event of readable) this.append(encodeWireEvent(event));
+    } catch (e) {
+      let json: string;
+      try {
+        json = JSON.stringify({ error: toWireError(e) });
+      } catch {
+        json = JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
+      }
+      this.append(json);
+    } finally {
+      this.upstream = null;
+      this.end();
+    }
+  }
+
+  private append(json: string): void {
+    const seq = this.count;
+    for (let part = 0, at = 0; part === 0 || at < json.length; part++, at += PART_CHARS)
+      this.sql.exec("INSERT INTO events (seq, part, data) VALUES (?, ?, ?)", seq, part, json.slice(at, at + PART_CHARS));
+    this.count = seq + 1;
+    this.notify();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.expiresAt = Date.now() + this.ttlMs;
+    this.sql.exec("UPDATE stream SET state = 'ended', expires_at = ? WHERE id = 0", this.expiresAt);
+    this.notify();
+    void this.schedule();
+  }
+
+  private notify(): void {
+    const waiting = this.wake;
+    this.wake = [];
+    for (const wake of waiting) wake();
+  }
+
+  /** Resolves true at the next event (or the end), false after `ms` without one. */
+  private changed(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.wake.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  private readEvent(seq: number): string | null {
+    const parts = this.sql.exec<{ data: string }>("SELECT data FROM events WHERE seq = ? ORDER BY part", seq).toArray();
+    return parts.length === 0 ? null : parts.map((p) => p.data).join("");
+  }
+
+  /** A resume: checks who asks and from where, then the answer from event `after + 1`. */
+  private async resume(request: Request): Promise<Response> {
+    if (!this.exists) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
+    if (this.authHash !== null) {
+      const auth = request.headers.get("authorization");
+      if (auth === null || !sameHash(await credentialHash(auth), this.authHash))
+        return refusal(403, "PermissionDeniedError", "This stream was created with an Authorization header: resume it with the same one.");
+    }
+    const after = Number(request.headers.get("x-resume-after") ?? -1);
+    if (after >= this.count)
+      return refusal(400, "InvalidRequestError", `Last-Event-ID ${after} is past the last event sent so far (${this.count - 1}).`);
+    return this.answer(after + 1, request.headers.get("accept"));
+  }
+
+  /** The streamed answer to one client: stored events from `from`, then live ones, then the end. */
+  private answer(from: number, accept: string | null): Response {
+    const { format, contentType } = clientFormat(accept);
+    const framer: Framer = format === "sse" ? SSE_FRAMER : NDJSON_FRAMER;
+    const utf8 = new TextEncoder();
+    let next = from;
+    let connected = true;
+    this.connect();
+    const leave = (): void => {
+      if (!connected) return;
+      connected = false;
+      this.disconnect();
+    };
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          for (;;) {
+            if (!connected) return; // cancelled while waiting: nothing more to send
+            if (next < this.count) {
+              let text = "";
+              while (next < this.count && text.length < BATCH_CHARS) {
+                const json = this.readEvent(next);
+                if (json === null) break; // deleted under us (expired): end the answer
+                text += framer.event(next++, json);
+              }
+              if (text) return controller.enqueue(utf8.encode(text));
+            }
+            if (this.ended || next < this.count) {
+              if (framer.end) controller.enqueue(utf8.encode(framer.end));
+              controller.close();
+              return leave();
+            }
+            if (!(await this.changed(KEEP_ALIVE_MS)) && framer.keepAlive) return controller.enqueue(utf8.encode(framer.keepAlive));
+          }
+        },
+        cancel: () => leave(),
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(body, {
+      status: 200,
+      headers: { "content-type": contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+    });
+  }
+
+  private connect(): void {
+    this.clients++;
+  }
+
+  private disconnect(): void {
+    this.clients--;
+    if (this.clients === 0) {
+      this.emptySince = Date.now();
+      void this.schedule();
+    }
+  }
+
+  /** One alarm for both deadlines: abandonment while live, expiry once ended. */
+  private async schedule(): Promise<void> {
+    if (this.ended) await this.ctx.storage.setAlarm(this.expiresAt);
+    else if (this.clients === 0 && this.upstream) await this.ctx.storage.setAlarm(this.emptySince + this.abandonMs);
+  }
+
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    if (!this.exists) return;
+    if (!this.ended) {
+      if (this.clients === 0 && now >= this.emptySince + this.abandonMs && this.upstream) {
+        const s = this.abandonMs / 1000;
+        this.upstream.abort(new StreamAbandoned(`no client was connected for ${s} s (ABANDON_S): the relay stopped reading the upstream`));
+      } else await this.schedule();
+      return;
+    }
+    if (this.clients > 0 || now < this.expiresAt) {
+      // a client still reading an expired stream keeps it a while longer
+      if (this.clients > 0) this.expiresAt = now + this.ttlMs;
+      await this.ctx.storage.setAlarm(this.expiresAt);
+      return;
+    }
+    await this.ctx.storage.deleteAll();
+    this.exists = false;
+    this.count = 0;
+    this.ended = false;
+    this.authHash = null;
+  }
+}
