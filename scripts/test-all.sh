@@ -79,8 +79,7 @@ run_step examples         plain  node scripts/examples-run.mjs          # exampl
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs a scripted MMSP upstream
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
 run_step cli              tap    node --test test/cli/                  # the CLI: samples, inspect, live server, convert
-# The goal is 20 KiB; the bundle is ~26 KiB (README: Performance). This budget guards against growth.
-run_step bundle-size      plain  env BUNDLE_BUDGET=28672 node scripts/check-bundle-size.mjs
+run_step bundle-size      plain  node scripts/check-bundle-size.mjs     # per-import budgets (esbuild, browser, min+gzip); known misses listed, not failing
 
 stamp "done"
 printf '  %s\n' "${summary[@]}"
