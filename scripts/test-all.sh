@@ -80,6 +80,8 @@ run_step relay            plain  node test/relay/run.mjs                # relay 
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
 run_step cli              tap    node --test test/cli/                  # the CLI: samples, inspect, live server, convert
 run_step bundle-size      plain  node scripts/check-bundle-size.mjs     # per-import budgets (esbuild, browser, min+gzip); known misses listed, not failing
+run_step jsr-dry-run      check  npx deno publish --dry-run --allow-dirty   # JSR: src/ with no slow types (explicit types on every export)
+run_step consumers        plain  node scripts/consumers.mjs             # npm pack → fresh project: Node ESM/CJS, tsc node16/bundler, Deno npm/JSR, Bun, browser bundle; publint, attw
 
 stamp "done"
 printf '  %s\n' "${summary[@]}"
