@@ -7,13 +7,19 @@
  *
  * @example
  * ```ts
+ * import type { UniEvent } from "mmsp-streams";
  * import { SseEncoderStream } from "mmsp-streams/encode";
  *
- * const events = ReadableStream.from([
- *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "Hi" }], usage_metadata: null, finish_reason: null },
- * ] as const);
+ * const stop: UniEvent = {
+ *   role: "assistant",
+ *   event_type: "stop",
+ *   content_items: [],
+ *   usage_metadata: { cached_tokens: null, prompt_tokens: 3, thoughts_tokens: null, response_tokens: 0 },
+ *   finish_reason: "stop",
+ * };
+ * const events = new ReadableStream<UniEvent>({ start: (c) => (c.enqueue(stop), c.close()) });
  * const body = events.pipeThrough(new SseEncoderStream());
- * console.log(await new Response(body).text()); // data: {...}\n\ndata: [DONE]\n\n
+ * console.log(await new Response(body).text()); // data: {"role":"assistant",…}\n\ndata: [DONE]\n\n
  * ```
  *
  * @module
