@@ -157,8 +157,8 @@ type Fid = z.ZodMiniOptional<z.ZodMiniNullable<typeof FidelitySchema>>;
 type TokenCount = z.ZodMiniNullable<z.ZodMiniInt>;
 /** A zod object that checks the members it names and lets others pass. */
 type Obj<Shape extends z.core.$ZodLooseShape> = z.ZodMiniObject<Shape, z.core.$strip>;
-/** An inline item: bytes and their MIME type. */
-type Blob<T extends string> = Obj<{ type: Lit<T>; data: Bytes; mime_type: Str; fidelity: Fid }>;
+/** An inline item (`Inline<"inline_data.delta">`…): bytes and their MIME type. */
+type Inline<T extends string> = Obj<{ type: Lit<T>; data: Bytes; mime_type: Str; fidelity: Fid }>;
 
 /** Unix milliseconds. */
 const timestamp = /*#__PURE__*/ z.int();
@@ -213,10 +213,10 @@ export const ToolCallDeltaSchema: Obj<{
     fidelity,
   }))();
 /** {@link InlineDataDelta}. */
-export const InlineDataDeltaSchema: Blob<"inline_data.delta"> = /*#__PURE__*/ (() =>
+export const InlineDataDeltaSchema: Inline<"inline_data.delta"> = /*#__PURE__*/ (() =>
   z.object({ type: z.literal("inline_data.delta"), data: bytes, mime_type: z.string(), fidelity }))();
 /** {@link InlineThinkingDelta}. */
-export const InlineThinkingDeltaSchema: Blob<"inline_thinking.delta"> = /*#__PURE__*/ (() =>
+export const InlineThinkingDeltaSchema: Inline<"inline_thinking.delta"> = /*#__PURE__*/ (() =>
   z.object({ type: z.literal("inline_thinking.delta"), data: bytes, mime_type: z.string(), fidelity }))();
 /** {@link EmbeddingDelta}. */
 export const EmbeddingDeltaSchema: Obj<{ type: Lit<"embedding.delta">; embedding: Floats }> = /*#__PURE__*/ (() =>
@@ -246,10 +246,10 @@ export const ToolCallDoneSchema: Obj<{
     fidelity,
   }))();
 /** {@link InlineDataDone}. */
-export const InlineDataDoneSchema: Blob<"inline_data.done"> = /*#__PURE__*/ (() =>
+export const InlineDataDoneSchema: Inline<"inline_data.done"> = /*#__PURE__*/ (() =>
   z.object({ type: z.literal("inline_data.done"), data: bytes, mime_type: z.string(), fidelity }))();
 /** {@link InlineThinkingDone}. */
-export const InlineThinkingDoneSchema: Blob<"inline_thinking.done"> = /*#__PURE__*/ (() =>
+export const InlineThinkingDoneSchema: Inline<"inline_thinking.done"> = /*#__PURE__*/ (() =>
   z.object({ type: z.literal("inline_thinking.done"), data: bytes, mime_type: z.string(), fidelity }))();
 /** {@link EmbeddingDone}. */
 export const EmbeddingDoneSchema: Obj<{ type: Lit<"embedding.done">; embedding: Floats }> = /*#__PURE__*/ (() =>
