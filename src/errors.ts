@@ -6,13 +6,20 @@
  *
  * @example
  * ```ts
+ * import { StreamProtocolError, ToolCallArgumentParseError, UniEventStream, UpstreamError } from "mmsp-streams";
+ *
+ * const stream = new UniEventStream();
+ * new Response('data: {"error": {"type": "RateLimitError", "message": "slow down"}}\n\n').body!.pipeThrough(stream);
  * try {
- *   await new Response(body).body!.pipeThrough(stream).pipeTo(sink);
+ *   await stream.message;
  * } catch (e) {
  *   if (e instanceof StreamProtocolError) console.error(e.rule, e.eventIndex, e.preview);
- *   else if (e instanceof UpstreamError && e.cause instanceof ToolCallArgumentParseError) retry();
+ *   else if (e instanceof UpstreamError && e.cause instanceof ToolCallArgumentParseError) console.error("retry");
+ *   else if (e instanceof UpstreamError) console.error(e.errorType, e.message); // RateLimitError slow down
  * }
  * ```
+ *
+ * @module
  */
 import type { FinishReason, UsageMetadata } from "./schema.js";
 

@@ -13,6 +13,8 @@
  * @example
  * ```ts
  * import { UniEventSchema } from "mmsp-streams";
+ *
+ * const candidate: unknown = JSON.parse('{"role": "assistant", "event_type": "delta"}');
  * const result = UniEventSchema.safeParse(candidate);
  * if (!result.success) console.error(result.error.issues);
  * ```
