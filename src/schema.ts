@@ -16,7 +16,7 @@
  *
  * const candidate: unknown = JSON.parse('{"role": "assistant", "event_type": "delta"}');
  * const result = UniEventSchema.safeParse(candidate);
- * if (!result.success) console.error(result.error.issues);
+ * if (!result.success) console.log(result.error.issues.map((issue) => issue.path.join("."))); // ["content_items", …]
  * ```
  *
  * @module
