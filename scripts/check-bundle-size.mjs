@@ -33,7 +33,7 @@ export const CASES = [
   { name: "SseEncoderStream + toWireError", code: `export { SseEncoderStream, toWireError } from "mmsp-streams";`, budget: 5 * KB },
   { name: "SseEncoderStream + toWireError via mmsp-streams/encode", code: `export { SseEncoderStream, toWireError } from "mmsp-streams/encode";`, budget: 5 * KB },
   // not budgeted in the issue; guards the claim that an import that never validates leaves zod out
-  { name: "types-free constant (KINDS): no zod", code: `export { KINDS } from "mmsp-streams";`, budget: 256 },
+  { name: "KINDS alone (no zod)", code: `export { KINDS } from "mmsp-streams";`, budget: 256 },
 ];
 
 /**
