@@ -85,8 +85,12 @@ run_step resume-wrangler  plain  node scripts/load.mjs --tiny           # resuma
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
 run_step ai-sdk-chat      plain  node scripts/ai-sdk-chat-check.mjs     # /api/chat under wrangler dev: DefaultChatTransport + examples/ai-sdk-chat.html in Chromium
 run_step cli              tap    node --test test/cli/                  # the CLI: samples, inspect, live server, convert
-# The goal is 20 KiB; the bundle is ~27 KiB, ~29 KiB with fromFetch (README: Performance). This budget guards against growth.
-run_step bundle-size      plain  env BUNDLE_BUDGET=30720 node scripts/check-bundle-size.mjs
+run_step bundle-size      plain  node scripts/check-bundle-size.mjs     # per-import budgets (esbuild, browser, min+gzip); known misses listed, not failing
+run_step jsr-dry-run      check  npx deno publish --dry-run --allow-dirty   # JSR: src/ with no slow types (explicit types on every export)
+# the @example blocks of the entry modules, run by Deno (--no-check: Deno adds an import of every export of the
+# module to each block, which tsconfig's noUnusedLocals would flag; the blocks import from "mmsp-streams" themselves)
+run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts
+run_step consumers        plain  node scripts/consumers.mjs             # npm pack → fresh project: Node ESM/CJS, tsc node16/bundler, Deno npm/JSR, Bun, browser bundle; publint, attw
 
 stamp "done"
 printf '  %s\n' "${summary[@]}"

@@ -6,13 +6,20 @@
  *
  * @example
  * ```ts
+ * import { StreamProtocolError, ToolCallArgumentParseError, UniEventStream, UpstreamError } from "mmsp-streams";
+ *
+ * const stream = new UniEventStream();
+ * new Response('data: {"error": {"type": "RateLimitError", "message": "slow down"}}\n\n').body!.pipeThrough(stream);
  * try {
- *   await new Response(body).body!.pipeThrough(stream).pipeTo(sink);
+ *   await stream.message;
  * } catch (e) {
  *   if (e instanceof StreamProtocolError) console.error(e.rule, e.eventIndex, e.preview);
- *   else if (e instanceof UpstreamError && e.cause instanceof ToolCallArgumentParseError) retry();
+ *   else if (e instanceof UpstreamError && e.cause instanceof ToolCallArgumentParseError) console.error("retry");
+ *   else if (e instanceof UpstreamError) console.error(e.errorType, e.message); // RateLimitError slow down
  * }
  * ```
+ *
+ * @module
  */
 import type { FinishReason, UsageMetadata } from "./schema.js";
 
@@ -28,18 +35,45 @@ export interface ErrorContext {
   preview?: string;
 }
 
+/** What every error's constructor takes besides its own fields. */
 export interface MmspErrorOptions extends ErrorContext {
+  /** The error behind this one (`Error.cause`). */
   cause?: unknown;
   /** Replaces the computed message (used when an error is rebuilt from the wire). */
   message?: string;
 }
 
+/**
+ * The base of every error of the package: catch it to catch them all. The location fields are set
+ * on errors the package detects itself, where known; errors rebuilt from the wire carry what was sent.
+ *
+ * @example
+ * ```ts
+ * import { MmspError, UniEventStream } from "mmsp-streams";
+ *
+ * const stream = new UniEventStream();
+ * new Response("data: {not json}\n\n").body!.pipeThrough(stream);
+ * try {
+ *   await stream.message;
+ * } catch (e) {
+ *   if (e instanceof MmspError) console.log(e.name, e.rule, e.eventIndex); // StreamProtocolError JSON 0
+ * }
+ * ```
+ */
 export class MmspError extends Error {
   // Each class names itself literally: minifiers rename classes, so `new.target.name` would lie.
+  /** The class's name, e.g. `"StreamProtocolError"` (set literally, so it survives minifiers). */
   override name = "MmspError";
+  /**
+   * The rule broken: a SPEC §3 id (`STOP-LAST`, `DELTA-SHAPE`, `NO-INTERLEAVE`…), `UTF8`, `JSON`,
+   * `SCHEMA`, `KIND`, `DONE-CONTENT` or `LIMIT`. Unset on errors that break no stream rule.
+   */
   rule?: string;
+  /** 0-based index of the offending event among the input's events (SSE messages or NDJSON lines). */
   eventIndex?: number;
+  /** Byte offset in the input where the offending record begins, where known. */
   byteOffset?: number;
+  /** A short preview of the offending input (long strings shortened, bytes shown as their size). */
   preview?: string;
 
   constructor(message: string, options: MmspErrorOptions = {}) {
@@ -54,7 +88,9 @@ export class MmspError extends Error {
 /** A stream broke the grammar of SPEC §3, or its bytes, JSON or schema were invalid. */
 export class StreamProtocolError extends MmspError {
   // Named here, not from the constructor: minifiers rename classes.
+  /** `"StreamProtocolError"`. */
   override name = "StreamProtocolError";
+  /** Who read the stream (the `client` option; default `"mmsp-streams"`). */
   client: string;
   /** The part of the message after `<client> broke the streaming protocol: `. */
   detail: string;
@@ -68,11 +104,17 @@ export class StreamProtocolError extends MmspError {
 
 /** The fragments of a tool call did not join into a JSON object (SPEC §4). */
 export class ToolCallArgumentParseError extends MmspError {
+  /** `"ToolCallArgumentParseError"`. */
   override name = "ToolCallArgumentParseError";
+  /** Who read the stream (the `client` option). */
   client: string;
+  /** The tool's `name`. */
   toolName: string;
+  /** The call's `tool_call_id`. */
   toolCallId: string;
+  /** Length of the joined argument text, in code points (as MMSP counts). */
   rawArgumentsLength: number;
+  /** The argument text, or its first and last 72 code points around `...[truncated]...` when longer than 160. */
   rawArgumentsPreview: string;
 
   constructor(
@@ -115,9 +157,13 @@ export class ToolCallArgumentParseError extends MmspError {
 
 /** The response held nothing but thinking: it cannot be replayed to a model (SPEC §4). */
 export class EmptyResponseError extends MmspError {
+  /** `"EmptyResponseError"`. */
   override name = "EmptyResponseError";
+  /** Who read the stream (the `client` option). */
   client: string;
+  /** The stop event's `finish_reason`. */
   finishReason: FinishReason | null;
+  /** The stop event's `usage_metadata` (the thinking was paid for). */
   usageMetadata: UsageMetadata | null;
 
   constructor(
@@ -133,9 +179,13 @@ export class EmptyResponseError extends MmspError {
   }
 }
 
+/** A client was asked for a parameter it does not support (MMSP's error, relayed; SPEC §6). */
 export class UnsupportedParameterError extends MmspError {
+  /** `"UnsupportedParameterError"`. */
   override name = "UnsupportedParameterError";
+  /** The client that refused. */
   client: string;
+  /** The parameter's name. */
   parameter: string;
 
   constructor(fields: { client: string; parameter: string } & MmspErrorOptions) {
@@ -145,9 +195,13 @@ export class UnsupportedParameterError extends MmspError {
   }
 }
 
+/** A client was asked for an operation it does not support (MMSP's error, relayed; SPEC §6). */
 export class UnsupportedOperationError extends MmspError {
+  /** `"UnsupportedOperationError"`. */
   override name = "UnsupportedOperationError";
+  /** The client that refused. */
   client: string;
+  /** The operation's name. */
   operation: string;
 
   constructor(fields: { client: string; operation: string } & MmspErrorOptions) {
@@ -159,6 +213,7 @@ export class UnsupportedOperationError extends MmspError {
 
 /** A configured limit was exceeded (rule `LIMIT`). */
 export class StreamLimitError extends MmspError {
+  /** `"StreamLimitError"`. */
   override name = "StreamLimitError";
   /** The option's name, e.g. `maxEventBytes`. */
   limit: string;
@@ -177,11 +232,13 @@ export class StreamLimitError extends MmspError {
  * When `E.type` names one of the MMSP error classes, `cause` is that error rebuilt with its fields.
  */
 export class UpstreamError extends MmspError {
+  /** `"UpstreamError"`. */
   override name = "UpstreamError";
+  /** Who read the stream or made the request (the `client` option). */
   client: string;
   /** The HTTP status of a refusal, else `E.status` when present, else null. */
   status: number | null;
-  /** `E.type`. */
+  /** `E.type` (MMSP's `error_type`, e.g. `"RateLimitError"`, `"HTTPError"`), or null when `E` names none. */
   errorType: string | null;
   /** `E` exactly as sent. */
   error: unknown;
@@ -201,8 +258,11 @@ export class UpstreamError extends MmspError {
 
 /** The JSON shape of an error on the wire: `{"error": WireError}`. */
 export interface WireError {
+  /** The error's class name, e.g. `"StreamProtocolError"`; the reading side's `errorType` (MMSP's `error_type`). */
   type: string;
+  /** The whole message, for people. */
   message: string;
+  /** The class's own fields in snake_case (`client`, `rule`, `event_index`, `byte_offset`, `preview`, `limit`, `value`, `status`, `tool_call_id`…). */
   [field: string]: unknown;
 }
 

@@ -7,6 +7,28 @@
  * and fused in one stage: `UniEventStream` (or `fromResponse`). The producer side: bare fragments ─
  * `MessageAssemblerStream({ mode: "assemble" })` (or `UniEventStream({ mode: "assemble" })` from
  * bytes) ─ `SseEncoderStream` / `NdjsonEncoderStream` ─▶ bytes.
+ *
+ * The wire format defaults to SSE (`format: "sse"`); `fromResponse` follows `Content-Type`. The
+ * protocol: https://github.com/Prism-Shadow/model-message-stream-protocol. Smaller entry points
+ * load only what they need: `mmsp-streams/sse`, `/ndjson`, `/encode`, `/partial-json`.
+ *
+ * @example Read a streamed response: the events as they arrive, then the finished message
+ * ```ts
+ * import { UniEventStream } from "mmsp-streams";
+ *
+ * const body = new Response(
+ *   'data: {"role":"assistant","event_type":"delta","content_items":[{"type":"text.delta","text":"Hi"}],"usage_metadata":null,"finish_reason":null}\n\n' +
+ *     'data: {"role":"assistant","event_type":"delta","content_items":[{"type":"text.done","text":"Hi"}],"usage_metadata":null,"finish_reason":null}\n\n' +
+ *     'data: {"role":"assistant","event_type":"stop","content_items":[],"usage_metadata":{"cached_tokens":null,"prompt_tokens":2,"thoughts_tokens":null,"response_tokens":1},"finish_reason":"stop"}\n\n' +
+ *     "data: [DONE]\n\n",
+ * ).body!;
+ * const stream = new UniEventStream();
+ * const reader = body.pipeThrough(stream).getReader();
+ * for (let r = await reader.read(); !r.done; r = await reader.read()) console.log(r.value.event_type);
+ * console.log((await stream.message).content_items); // [{ type: "text.done", text: "Hi" }]
+ * ```
+ *
+ * @module
  */
 export * from "./schema.js";
 export {

@@ -6,9 +6,8 @@ import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { checkExportOptions } from "../internal/options.js";
-import { UniEventDecoder } from "../decode/uni-event.js";
 import { tagPosition } from "../read/position.js";
-import { DecodeStep } from "../read/steps.js";
+import { parseStep } from "../read/parse-step.js";
 import { NdjsonFramer } from "./framer.js";
 
 export { isBlankLine } from "./framer.js";
@@ -26,7 +25,8 @@ export interface NdjsonDecoderOptions extends CoreStreamOptions, Pick<LimitOptio
 
 class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown>> {
   private readonly framer: NdjsonFramer;
-  private readonly step: DecodeStep;
+  private readonly client: string;
+  private readonly maxDepth: number;
   private emit: (value: Record<string, unknown>) => void = () => {};
   readonly finished = false;
 
@@ -35,13 +35,13 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
     const limits = resolveLimits(options);
     const mmsp = options.mmsp === true;
     this.framer = new NdjsonFramer({ stage: "NdjsonDecoderStream", requested: "ndjson", client, maxEventBytes: limits.maxEventBytes, strictUtf8: true, mmsp, capture: mmsp });
-    const decoder = new UniEventDecoder({ client, maxDepth: limits.maxDepth, mode: "validate", unknownItems: "error", onWarning: undefined });
-    this.step = new DecodeStep(decoder, client);
+    this.client = client;
+    this.maxDepth = limits.maxDepth;
   }
 
   private readonly onRecord = (text: string, captured: Uint8Array | undefined): void => {
     const f = this.framer;
-    const value = this.step.line(text, captured, f, () => f.recordDiagnosis());
+    const value = parseStep(text, captured, f, this.maxDepth, this.client, () => f.recordDiagnosis());
     const position = { eventIndex: f.index, byteOffset: f.recordStart(), byteEnd: f.recordEnd(), line: f.line, format: "ndjson" as const };
     tagPosition(value, f.unterminated ? { ...position, unterminated: true } : position);
     this.emit(value);

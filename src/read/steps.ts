@@ -8,26 +8,11 @@ import { UniEventDecoder, DONE, SKIP } from "../decode/uni-event.js";
 import type { Grammar } from "../assemble/grammar.js";
 import { limitError, nestsDeeper } from "../internal/limits.js";
 import type { UniEvent } from "../schema.js";
-import { endFailure, textFailure, valueFailure, type Where } from "./located.js";
+import { endFailure, textFailure, valueFailure } from "./located.js";
+import { whereOf, type Locator } from "./locator.js";
+import { parseStep } from "./parse-step.js";
 
-/** Where the record being read sits; see `RecordPosition` (framer.ts), which satisfies it. */
-export interface Locator {
-  readonly index: number;
-  recordStart(): number | undefined;
-  readonly line: number | undefined;
-  readonly unterminated: boolean;
-  /** Remembers where this record ends, for the grammar's end. */
-  keepEnd(): void;
-}
-
-export function whereOf(loc: Locator): Where {
-  const where: Where = { eventIndex: loc.index };
-  const byteOffset = loc.recordStart();
-  if (byteOffset !== undefined) where.byteOffset = byteOffset;
-  if (loc.line !== undefined) where.line = loc.line;
-  return where;
-}
-
+export { whereOf, type Locator };
 export { DONE, SKIP };
 
 /** Records → UniEvents (or `DONE` / `SKIP`), failures located. */
@@ -56,11 +41,7 @@ export class DecodeStep {
     loc: Locator,
     diagnosis?: () => { detail: string } | undefined,
   ): Record<string, unknown> {
-    try {
-      return this.decoder.parse(text, captured, loc.index, loc.unterminated, diagnosis);
-    } catch (e) {
-      throw textFailure(e, this.client, whereOf(loc), text, captured);
-    }
+    return parseStep(text, captured, loc, this.decoder.maxDepth, this.client, diagnosis);
   }
 
   /**

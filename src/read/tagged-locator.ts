@@ -1,6 +1,6 @@
 /** A `Locator` for a record or event that came through a pipe: its tagged position, or its count. */
 import type { Position } from "./position.js";
-import type { Locator } from "./steps.js";
+import type { Locator } from "./locator.js";
 
 export class TaggedLocator implements Locator {
   byteEnd: number | undefined;

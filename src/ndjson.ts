@@ -1,0 +1,19 @@
+/**
+ * `mmsp-streams/ndjson`: NDJSON / JSON Lines framing alone, bytes → one parsed JSON value per
+ * line, without the UniEvent checks (and without zod). The same classes as the main entry, so
+ * `instanceof` works across the two.
+ *
+ * @example
+ * ```ts
+ * import { NdjsonDecoderStream } from "mmsp-streams/ndjson";
+ *
+ * const body = new Response('{"a":1}\n{"a":2}\n').body!;
+ * for await (const value of body.pipeThrough(new NdjsonDecoderStream())) console.log(value);
+ * ```
+ *
+ * @module
+ */
+export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson.js";
+export { MmspError, StreamLimitError, StreamProtocolError, type ErrorContext } from "./errors.js";
+export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
+export type { CoreStreamOptions } from "./internal/core-stream.js";

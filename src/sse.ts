@@ -1,0 +1,19 @@
+/**
+ * `mmsp-streams/sse`: Server-Sent Events framing alone, bytes → `{ data, event?, id? }` messages,
+ * without the UniEvent checks (and without zod). The same classes as the main entry, so
+ * `instanceof` works across the two.
+ *
+ * @example
+ * ```ts
+ * import { SseDecoderStream } from "mmsp-streams/sse";
+ *
+ * const body = new Response("data: hello\n\ndata: world\n\n").body!;
+ * for await (const message of body.pipeThrough(new SseDecoderStream())) console.log(message.data);
+ * ```
+ *
+ * @module
+ */
+export { SseDecoderStream, type SseDecoderOptions, type SseMessage } from "./framing/sse.js";
+export { MmspError, StreamLimitError, type ErrorContext } from "./errors.js";
+export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
+export type { CoreStreamOptions } from "./internal/core-stream.js";
