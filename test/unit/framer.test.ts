@@ -1,0 +1,100 @@
+// The framers (src/framing/framer.ts): bytes → records, with each record's place in the input.
+import { describe, expect, test } from "vitest";
+import { AutoFramer, createFramer, NdjsonFramer, SseFramer, type FramerOptions } from "../../src/framing/framer.ts";
+import { StreamLimitError, StreamProtocolError } from "../../src/errors.ts";
+
+const enc = new TextEncoder();
+const options = (over: Partial<FramerOptions> = {}): FramerOptions => ({
+  stage: "test", requested: "sse", client: "upstream", maxEventBytes: 1 << 20, strictUtf8: true, mmsp: true, capture: false, ...over,
+});
+
+interface Rec { text: string; index: number; start: number; end: number; line: number | undefined; unterminated: boolean }
+
+/** Runs `chunks` through a framer; the records with their positions, and the error if any. */
+function frame(framer: ReturnType<typeof createFramer>, chunks: string[] | Uint8Array[]): { records: Rec[]; error?: unknown } {
+  const records: Rec[] = [];
+  const sink = (text: string): void => {
+    records.push({ text, index: framer.index, start: framer.recordStart(), end: framer.recordEnd(), line: framer.line, unterminated: framer.unterminated });
+  };
+  try {
+    for (const c of chunks) framer.push(typeof c === "string" ? enc.encode(c) : c, sink);
+    framer.end(sink);
+  } catch (error) {
+    return { records, error };
+  }
+  return { records };
+}
+
+describe("SseFramer", () => {
+  test("a record per message, with byte offsets of its start and end (UTF-8 counted)", () => {
+    const { records } = frame(new SseFramer(options()), ["data: é\n\n: c\n\ndata: b\r\n\r\n"]);
+    expect(records.map((r) => [r.text, r.index, r.start, r.end])).toEqual([["é", 0, 0, 10], ["b", 1, 15, 26]]);
+  });
+  test("offsets do not depend on chunking", () => {
+    const body = "data: 😀\n\nid: 3\ndata: x\ndata: y\n\n";
+    const whole = frame(new SseFramer(options()), [body]).records;
+    const bytes = enc.encode(body);
+    const one = frame(new SseFramer(options()), Array.from(bytes, (b) => new Uint8Array([b]))).records;
+    expect(one).toEqual(whole);
+  });
+  test("mmsp: an unterminated last message is handed out, flagged; without mmsp it is discarded", () => {
+    const a = frame(new SseFramer(options()), ["data: a\n\ndata: b"]).records;
+    expect(a.map((r) => [r.text, r.unterminated])).toEqual([["a", false], ["b", true]]);
+    const b = frame(new SseFramer(options({ mmsp: false, strictUtf8: false })), ["data: a\n\ndata: b"]).records;
+    expect(b.map((r) => r.text)).toEqual(["a"]);
+  });
+  test("the lastEventId and event type of the record being handed out", () => {
+    const f = new SseFramer(options());
+    const seen: [string, string | undefined, string | undefined][] = [];
+    f.push(enc.encode("id: 1\nevent: e\ndata: a\n\ndata: b\n\n"), (t) => seen.push([t, f.eventType, f.lastEventId]));
+    expect(seen).toEqual([["a", "e", "1"], ["b", undefined, "1"]]);
+  });
+  test("strict UTF-8: a bad byte is a located UTF8 error, after the records before it", () => {
+    const { records, error } = frame(new SseFramer(options()), [new Uint8Array([...enc.encode("data: a\n\ndata: "), 0xff, 0x0a, 0x0a])]);
+    expect(records.map((r) => r.text)).toEqual(["a"]);
+    expect(error).toBeInstanceOf(StreamProtocolError);
+    expect(error).toMatchObject({ rule: "UTF8", eventIndex: 1, byteOffset: 15 });
+  });
+  test("lenient UTF-8 (the SSE standard): U+FFFD", () => {
+    const { records } = frame(new SseFramer(options({ strictUtf8: false, mmsp: false })), [new Uint8Array([...enc.encode("data: "), 0xff, 0x0a, 0x0a])]);
+    expect(records.map((r) => r.text)).toEqual(["\ufffd"]);
+  });
+  test("maxEventBytes: a StreamLimitError at the record being read", () => {
+    const { error } = frame(new SseFramer(options({ maxEventBytes: 16 })), ["data: ok\n\ndata: " + "x".repeat(40)]);
+    expect(error).toBeInstanceOf(StreamLimitError);
+    expect(error).toMatchObject({ limit: "maxEventBytes", eventIndex: 1, byteOffset: 10 });
+  });
+  test("a body with no record is diagnosed (mmsp)", () => {
+    const { error } = frame(new SseFramer(options()), ["<html><title>Oops</title></html>"]);
+    expect(error).toBeInstanceOf(StreamProtocolError);
+    expect((error as Error).message).toMatch(/HTML page titled "Oops"/);
+  });
+});
+
+describe("NdjsonFramer", () => {
+  test("LF and CRLF end lines, a lone CR is text, blank lines are skipped; line numbers count every line", () => {
+    const { records } = frame(new NdjsonFramer(options({ requested: "ndjson" })), ['{"a":1}\r\n\n  \n{"b":\r2}\n{"c":3}']);
+    expect(records.map((r) => [r.text, r.index, r.line, r.start, r.end, r.unterminated])).toEqual([
+      ['{"a":1}', 0, 1, 0, 9],
+      ['{"b":\r2}', 1, 4, 13, 22],
+      ['{"c":3}', 2, 5, 22, 29],
+    ].map((r, i) => [...r, i === 2]));
+  });
+});
+
+describe("AutoFramer", () => {
+  test("decides once from the first byte that is not whitespace (after a BOM)", () => {
+    for (const [body, format] of [["\n \ufeff{\"a\":1}\n", "sse"], ["\ufeff\n{\"a\":1}\n", "ndjson"], ["\r\n\r\ndata: x\n\n", "sse"], ["", "sse"]] as const) {
+      const f = new AutoFramer(options({ requested: "auto", mmsp: false }));
+      let told: string | undefined;
+      f.onFormat = (x) => (told = x);
+      frame(f, [body]);
+      expect([body, told]).toEqual([body, format]);
+    }
+  });
+  test("the whitespace held before deciding keeps its byte offsets (and belongs to the line)", () => {
+    const f = new AutoFramer(options({ requested: "auto" }));
+    const { records } = frame(f, ["\n\n", "  ", '{"a":1}\n']);
+    expect(records.map((r) => [r.text, r.start, r.line])).toEqual([['  {"a":1}', 2, 3]]);
+  });
+});
