@@ -35,12 +35,14 @@ export function fused(chunks: Uint8Array[], format: Format, mode: Mode): Promise
 
 export function staged(chunks: Uint8Array[], format: Format, mode: Mode): Promise<Outcome> {
   const framer = format === "sse" ? new SseDecoderStream({ mmsp: true }) : new NdjsonDecoderStream({ mmsp: true });
+  const decoder = new UniEventDecoderStream({ mode });
   const grammar = new MessageAssemblerStream({ mode });
-  const readable = byteStream(chunks)
-    .pipeThrough<unknown>(framer)
-    .pipeThrough(new UniEventDecoderStream({ mode }))
-    .pipeThrough(grammar);
-  return outcome(readable, grammar.message);
+  // pipeTo with its rejection handled (workerd reports the internal pipe of pipeThrough as an
+  // unhandled rejection when a stage fails; the failure itself is what `outcome` reads)
+  byteStream(chunks).pipeTo(framer.writable).catch(() => {});
+  (framer.readable as ReadableStream<unknown>).pipeTo(decoder.writable).catch(() => {});
+  decoder.readable.pipeTo(grammar.writable).catch(() => {});
+  return outcome(grammar.readable, grammar.message);
 }
 
 // ---- assemble mode's input: bare fragments, several per event, item ids, stop pieces ------------
