@@ -97,6 +97,12 @@ const upstream = http.createServer(async (req, res) => {
   let body = "";
   for await (const chunk of req) body += chunk;
   upstreamRequests.push({ url: req.url, body: JSON.parse(body) });
+  if (JSON.parse(body).model === "proxy-model") {
+    // a proxy's login page, answered with 200: the page must say what it is (issue #12)
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end("<!DOCTYPE html><html><head><title>Proxy login</title></head><body>Sign in</body></html>\n");
+    return;
+  }
   res.writeHead(200, { "content-type": "text/event-stream" });
   if (JSON.parse(body).model === "broken-model") {
     const delta = (item) => `data: ${JSON.stringify({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null })}\n\n`;
@@ -375,6 +381,18 @@ test("relay mode: an upstream that breaks the protocol → the error with its cl
   assert.ok(e.text.includes("upstream broke the streaming protocol"), e.text);
   assert.equal(await page.$eval('.item[data-kind="text"] .body', (b) => b.textContent), "Sure, ");
   await shot("demo-page-protocol-error");
+});
+
+test("relay mode: an HTML page from a proxy is named (its title), and the placeholder gives way to the error", async () => {
+  await page.fill("#model", "proxy-model");
+  await page.click("#send");
+  await page.waitForFunction(() => document.getElementById("status").dataset.state === "error");
+  const e = await page.$eval("#error", (n) => ({ ...n.dataset, text: n.textContent }));
+  assert.ok(/HTML page titled "Proxy login"/.test(e.text), e.text);
+  assert.ok(!/ended without a stop event|<empty input>/.test(e.text), e.text);
+  const placeholder = await page.$eval("#output", (o) => getComputedStyle(o, "::before").content);
+  assert.ok(placeholder === "none" || placeholder === "normal", `placeholder hidden: ${placeholder}`);
+  await shot("demo-page-html-error");
 });
 
 test("no page errors (uncaught or console) in the runs above", async () => {

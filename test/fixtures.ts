@@ -14,14 +14,34 @@ export function stop(finish = "stop", usage: Json = USAGE, createdAt = 169450240
   return { role: "assistant", event_type: "stop", content_items: [], usage_metadata: usage, finish_reason: finish, created_at: createdAt };
 }
 
+// ---- events with any number of items and an optional created_at (assemble mode's input, and what it emits) ----
+
+/** A delta event with these items (several: assemble mode's input), `created_at` only when given. */
+export const deltaOf = (items: Json[], createdAt?: number): Json => ({
+  role: "assistant", event_type: "delta", content_items: items, usage_metadata: null, finish_reason: null,
+  ...(createdAt !== undefined ? { created_at: createdAt } : {}),
+});
+/** A delta event with one item, `created_at` only when given (what assemble mode emits). */
+export const deltaItem = (item: Json, createdAt?: number): Json => deltaOf([item], createdAt);
+/** A stop event (or assemble mode's stop piece: usage and finish reason may be partial or null). */
+export const stopOf = (usage: Json | null = USAGE, finish: string | null = "stop", createdAt?: number, items: Json[] = []): Json => ({
+  role: "assistant", event_type: "stop", content_items: items, usage_metadata: usage, finish_reason: finish,
+  ...(createdAt !== undefined ? { created_at: createdAt } : {}),
+});
+/** The item with `fidelity.item_id = id` (and more fidelity), as a producer names its items. */
+export const withId = (item: Json, id: string | undefined, fidelity?: Json): Json =>
+  id || fidelity ? { ...item, fidelity: { ...(id ? { item_id: id } : {}), ...(fidelity ?? {}) } } : item;
+
+// ---- items (bytes as base64 text, as on the wire; a Uint8Array passes through) ---------------------------
+
 export const text = (t: string, fidelity?: Json): Json => ({ type: "text.delta", text: t, ...(fidelity ? { fidelity } : {}) });
 export const textDone = (t: string, fidelity?: Json): Json => ({ type: "text.done", text: t, ...(fidelity ? { fidelity } : {}) });
 export const thinking = (t: string, fidelity?: Json): Json => ({ type: "thinking.delta", thinking: t, ...(fidelity ? { fidelity } : {}) });
 export const thinkingDone = (t: string, fidelity?: Json): Json => ({ type: "thinking.done", thinking: t, ...(fidelity ? { fidelity } : {}) });
-export const tool = (name: string, id: string, args: string): Json => ({ type: "tool_call.delta", name, tool_call_id: id, arguments: args });
-export const toolDone = (name: string, id: string, args: Json): Json => ({ type: "tool_call.done", name, tool_call_id: id, arguments: args });
-export const inline = (b64: string, mime: string, kind = "inline_data", fidelity?: Json): Json => ({ type: `${kind}.delta`, data: b64, mime_type: mime, ...(fidelity ? { fidelity } : {}) });
-export const inlineDone = (b64: string, mime: string, kind = "inline_data", fidelity?: Json): Json => ({ type: `${kind}.done`, data: b64, mime_type: mime, ...(fidelity ? { fidelity } : {}) });
+export const tool = (name: string, id: string, args: string, fidelity?: Json): Json => ({ type: "tool_call.delta", name, tool_call_id: id, arguments: args, ...(fidelity ? { fidelity } : {}) });
+export const toolDone = (name: string, id: string, args: Json, fidelity?: Json): Json => ({ type: "tool_call.done", name, tool_call_id: id, arguments: args, ...(fidelity ? { fidelity } : {}) });
+export const inline = (b64: string | Uint8Array, mime: string, kind = "inline_data", fidelity?: Json): Json => ({ type: `${kind}.delta`, data: b64, mime_type: mime, ...(fidelity ? { fidelity } : {}) });
+export const inlineDone = (b64: string | Uint8Array, mime: string, kind = "inline_data", fidelity?: Json): Json => ({ type: `${kind}.done`, data: b64, mime_type: mime, ...(fidelity ? { fidelity } : {}) });
 export const embedding = (v: number[]): Json => ({ type: "embedding.delta", embedding: v });
 export const embeddingDone = (v: number[]): Json => ({ type: "embedding.done", embedding: v });
 

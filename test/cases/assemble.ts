@@ -5,55 +5,31 @@ import {
   UniEventStream, UpstreamError,
 } from "../../dist/index.js";
 import { assert, assertEqual, assertError, byteStream, collectSettled, settle, utf8, valuesStream, type Case } from "../harness.ts";
-import { unstamp } from "../fixtures.ts";
+import {
+  deltaItem, deltaOf, embedding, inline, stopOf, text, textDone, thinking, thinkingDone, tool, toolDone, unstamp, USAGE, withId, type Json,
+} from "../fixtures.ts";
 
-type Json = Record<string, unknown>;
 
 const PREFIX = "upstream broke the streaming protocol: ";
-const USAGE = { cached_tokens: 0, prompt_tokens: 10, thoughts_tokens: null, response_tokens: 5 };
 
-// ---- input builders (bare fragments; bytes as Uint8Array) --------------------------------------
+// ---- builders: the shared ones (fixtures.ts), named for the input (bare fragments, item ids) and the output ----
 
-/** An input delta event with any number of fragments. */
-const ev = (items: Json[], createdAt?: number): Json => ({
-  role: "assistant", event_type: "delta", content_items: items, usage_metadata: null, finish_reason: null,
-  ...(createdAt !== undefined ? { created_at: createdAt } : {}),
-});
-/** An input stop piece. */
-const stopPiece = (usage: Json | null, finish: string | null, createdAt?: number, items: Json[] = []): Json => ({
-  role: "assistant", event_type: "stop", content_items: items, usage_metadata: usage, finish_reason: finish,
-  ...(createdAt !== undefined ? { created_at: createdAt } : {}),
-});
-const fid = (f: Json | undefined, id: string | undefined): Json =>
-  f || id ? { fidelity: { ...(id ? { item_id: id } : {}), ...(f ?? {}) } } : {};
-const tx = (t: string, id?: string, f?: Json): Json => ({ type: "text.delta", text: t, ...fid(f, id) });
-const th = (t: string, id?: string, f?: Json): Json => ({ type: "thinking.delta", thinking: t, ...fid(f, id) });
-const tc = (name: string, callId: string, args: string, id?: string, f?: Json): Json =>
-  ({ type: "tool_call.delta", name, tool_call_id: callId, arguments: args, ...fid(f, id) });
+const ev = deltaOf;
+const stopPiece = stopOf;
+const tx = (t: string, id?: string, f?: Json): Json => withId(text(t), id, f);
+const th = (t: string, id?: string, f?: Json): Json => withId(thinking(t), id, f);
+const tc = (name: string, callId: string, args: string, id?: string, f?: Json): Json => withId(tool(name, callId, args), id, f);
 const bytes = (...b: number[]) => new Uint8Array(b);
-const inl = (data: Uint8Array, mime: string, id?: string, f?: Json, kind = "inline_data"): Json =>
-  ({ type: `${kind}.delta`, data, mime_type: mime, ...fid(f, id) });
-const emb = (v: number[], id?: string): Json => ({ type: "embedding.delta", embedding: v, ...fid(undefined, id) });
-
-// ---- output builders (the public stream) -------------------------------------------------------
-
-const out = (item: Json, createdAt?: number): Json => ({
-  role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null,
-  ...(createdAt !== undefined ? { created_at: createdAt } : {}),
-});
-const outStop = (usage: Json = USAGE, finish = "stop", createdAt?: number): Json => ({
-  role: "assistant", event_type: "stop", content_items: [], usage_metadata: usage, finish_reason: finish,
-  ...(createdAt !== undefined ? { created_at: createdAt } : {}),
-});
-const withFid = (f?: Json): Json => (f ? { fidelity: f } : {});
-const T = (t: string, f?: Json): Json => ({ type: "text.delta", text: t, ...withFid(f) });
-const TD = (t: string, f?: Json): Json => ({ type: "text.done", text: t, ...withFid(f) });
-const H = (t: string, f?: Json): Json => ({ type: "thinking.delta", thinking: t, ...withFid(f) });
-const HD = (t: string, f?: Json): Json => ({ type: "thinking.done", thinking: t, ...withFid(f) });
-const C = (name: string, callId: string, args: string, f?: Json): Json =>
-  ({ type: "tool_call.delta", name, tool_call_id: callId, arguments: args, ...withFid(f) });
-const CD = (name: string, callId: string, args: Json, f?: Json): Json =>
-  ({ type: "tool_call.done", name, tool_call_id: callId, arguments: args, ...withFid(f) });
+const inl = (data: Uint8Array, mime: string, id?: string, f?: Json, kind = "inline_data"): Json => withId(inline(data, mime, kind), id, f);
+const emb = (v: number[], id?: string): Json => withId(embedding(v), id);
+const out = deltaItem;
+const outStop = (usage: Json = USAGE, finish = "stop", createdAt?: number): Json => stopOf(usage, finish, createdAt);
+const T = text;
+const TD = textDone;
+const H = thinking;
+const HD = thinkingDone;
+const C = tool;
+const CD = toolDone;
 
 const STOP = stopPiece(USAGE, "stop");
 

@@ -6,7 +6,7 @@ import {
   ToolCallArgumentParseError, UniEventStream, UpstreamError, fromResponse, toWireEvent,
 } from "../../dist/index.js";
 import { assert, assertEqual, assertError, byteStream, collect, collectSettled, settle, splitAt, utf8, valuesStream, type Case } from "../harness.ts";
-import { unstamp } from "../fixtures.ts";
+import { deltaItem, deltaOf, stopOf, unstamp } from "../fixtures.ts";
 
 type Json = Record<string, unknown>;
 type Encoder = SseEncoderStream | NdjsonEncoderStream;
@@ -15,15 +15,9 @@ const USAGE = { cached_tokens: 0, prompt_tokens: 10, thoughts_tokens: null, resp
 const bytes = (...b: number[]) => new Uint8Array(b);
 const dec = new TextDecoder();
 
-const out = (item: Json, createdAt?: number): Json => ({
-  role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null,
-  ...(createdAt !== undefined ? { created_at: createdAt } : {}),
-});
-const stopEvent = (usage: Json = USAGE, finish = "stop", createdAt?: number): Json => ({
-  role: "assistant", event_type: "stop", content_items: [], usage_metadata: usage, finish_reason: finish,
-  ...(createdAt !== undefined ? { created_at: createdAt } : {}),
-});
-const ev = (items: Json[], createdAt?: number): Json => ({ ...out(items[0]!, createdAt), content_items: items });
+const out = deltaItem;
+const stopEvent = (usage: Json = USAGE, finish = "stop", createdAt?: number): Json => stopOf(usage, finish, createdAt);
+const ev = deltaOf;
 
 function concat(chunks: Uint8Array[]): Uint8Array {
   const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));

@@ -8,7 +8,7 @@ import {
 } from "../../dist/index.js";
 import { assertEqual, byteStream, settle, splitAt, utf8, type Case } from "../harness.ts";
 import { cuts, lineEnd, ndjsonText, sseText, streamEvents, unit } from "../arbitraries.ts";
-import type { Json } from "../fixtures.ts";
+import { withId, type Json } from "../fixtures.ts";
 
 type Format = "sse" | "ndjson";
 type Mode = "validate" | "assemble";
@@ -49,8 +49,7 @@ export function staged(chunks: Uint8Array[], format: Format, mode: Mode): Promis
 
 const id = fc.option(fc.constantFrom("i1", "i2"), { nil: undefined });
 const fid = fc.option(fc.constantFrom({ sig: "s" }, { sig: "t" }), { nil: undefined });
-const withFid = (item: Json, itemId: string | undefined, f: Json | undefined): Json =>
-  itemId || f ? { ...item, fidelity: { ...(itemId ? { item_id: itemId } : {}), ...(f ?? {}) } } : item;
+const withFid = withId;
 const text = fc.string({ unit, maxLength: 4 });
 const fragment: fc.Arbitrary<Json> = fc.oneof(
   fc.tuple(fc.constantFrom("text", "thinking"), text, id, fid).map(([k, t, i, f]) => withFid({ type: `${k}.delta`, [k]: t }, i, f)),

@@ -272,6 +272,7 @@ function renderError(e: unknown): void {
   box.dataset.errorType = e instanceof UpstreamError ? (e.errorType ?? "") : "";
   box.dataset.rule = (e instanceof UpstreamError && e.cause instanceof MmspError ? e.cause.rule : e instanceof MmspError ? e.rule : undefined) ?? "";
   box.classList.add("shown");
+  $("output").classList.add("quiet"); // the error says what happened: no "press Send" placeholder under it
   for (const s of shown) {
     if (s.done) continue;
     s.node.dataset.partial = "interrupted";
@@ -313,6 +314,7 @@ async function run(): Promise<void> {
   objectUrls = [];
   shown = [];
   $("output").replaceChildren();
+  $("output").classList.remove("quiet");
   $("log").replaceChildren();
   $("log-summary").textContent = "Events (0)";
   for (const id of ["error", "finish"]) {
