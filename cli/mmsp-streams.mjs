@@ -185,40 +185,21 @@ async function open(plan, lib, { pace, note }) {
     if (response.ok && format === undefined) ({ format, stream: body } = await sniff(body));
     const nullBody = [204, 205, 304].includes(response.status); // a Response with these statuses can have no body
     const counted = new Response(nullBody ? null : body.pipeThrough(counter), { status: response.status, headers: response.headers });
-    const { readable, message } = lib.fromResponse(counted, { ...options, format: format ?? "sse", idleTimeoutMs: plan.timeout });
-    return { readable, message, counter, format: format ?? "sse", contentType: type };
+    // no format named or seen: the reader decides ("auto"), and says what the bytes were if they are no stream
+    const { readable, message } = lib.fromResponse(counted, { ...options, format: format ?? "auto", idleTimeoutMs: plan.timeout });
+    return { readable, message, counter, format: format ?? "auto", contentType: type };
   }
-  let { format, stream, head } = await sniff(await openLocal(plan.source));
+  let { format, stream } = await sniff(await openLocal(plan.source));
   format = plan.format ?? format;
-  if (format === undefined) {
-    // An empty input goes to the reader, which says what is missing; so does any input when the
-    // package can say what its bytes were (as for a URL, whose answer is read as SSE when its
-    // Content-Type names no format: a file and a URL with the same bytes get the same diagnosis).
-    if (!head || typeof lib.diagnose === "function") format = "sse";
-    else throw new InputError(`cannot tell the format of ${plan.source === "-" ? "stdin" : plan.source}: it starts with ${JSON.stringify(head)}, neither SSE nor NDJSON (use --format)`);
-  }
+  // Bytes that are neither format go to the reader all the same ("auto"): it says what they were (an
+  // HTML page, compressed bytes…), so a file and a URL with the same bytes get the same diagnosis.
+  if (format === undefined) format = "auto";
   const shown = plan.sample !== undefined ? `sample "${plan.sample}" (${relative(process.cwd(), plan.source)})` : plan.source === "-" ? "stdin" : plan.source;
   note(`${shown}: ${format}${plan.mode === "assemble" ? ", assemble mode" : ""}`);
   let bytes = stream.pipeThrough(counter);
   if (pace > 0) bytes = bytes.pipeThrough(pacer(pace, format));
   const reader = new lib.UniEventStream({ ...options, format });
   return { readable: bytes.pipeThrough(reader), message: reader.message, counter, format };
-}
-
-/**
- * What the bytes were, when the stream failed before its first event: the reader's own `hint` when
- * it gives one, else the package's `diagnose` (when it exports it), and a preview of the first bytes.
- * @returns {{ hint?: string, received?: string }}
- */
-function diagnosisFor(e, lib, opened, events) {
-  if (!opened || events > 0 || !(e instanceof lib.StreamProtocolError)) return {};
-  const head = opened.counter.head();
-  const extra = {};
-  if (typeof lib.previewBytes === "function") extra.received = lib.previewBytes(head);
-  if (typeof e.hint === "string" || typeof lib.diagnose !== "function") return extra;
-  const d = lib.diagnose(head, { contentType: opened.contentType, format: opened.format, totalBytes: opened.counter.bytes });
-  if (d && !e.message.includes(d.what)) extra.hint = `${d.what}; ${d.advice}`; // not when the message says it already
-  return extra;
 }
 
 /** Bytes (inline data) as base64 in JSON, as on the wire. */
@@ -236,7 +217,7 @@ async function inspectJson(plan, lib) {
     message = await opened.message;
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    error = errorJson(e, lib, diagnosisFor(e, lib, opened, events.length));
+    error = errorJson(e, lib, {});
   }
   const read = opened ? { events: events.length, bytes: opened.counter.bytes, format: opened.format } : null;
   const json = JSON.stringify({ events, message, error, read }, bytesAsBase64);
@@ -264,7 +245,7 @@ async function inspect(plan, lib) {
   } catch (e) {
     renderer.finish();
     if (e instanceof UsageError) throw e;
-    report(e, lib, diagnosisFor(e, lib, opened, renderer.events));
+    report(e, lib, {});
     if (opened) process.stderr.write(`  after ${plural(renderer.events, "event")} and ${plural(opened.counter.bytes, "byte")}\n`);
     return 1;
   }
@@ -286,7 +267,7 @@ async function convert(plan, lib) {
     return 0;
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    report(e, lib, diagnosisFor(e, lib, opened, events));
+    report(e, lib, {});
     return 1;
   }
 }

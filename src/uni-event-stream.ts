@@ -14,6 +14,7 @@ import { resolveLimits, type LimitOptions } from "./internal/limits.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import { checkExportOptions } from "./internal/options.js";
 import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";
+import type { LastEvent } from "./read/located.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 
 export type { WireFormat } from "./framing/framer.js";
@@ -110,12 +111,12 @@ class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     if (event !== SKIP) this.grammar.push(event, f, this.emit);
   };
 
-  private readonly keptEnd = (): number => this.framer.keptEnd();
+  private readonly lastEvent = (): LastEvent | undefined => this.framer.kept();
 
   /** `[DONE]`: the input is complete. */
   private done(): void {
     this.finished = true;
-    this.grammar.end(this.keptEnd, this.emit);
+    this.grammar.end(this.lastEvent, this.emit);
   }
 
   push(chunk: Uint8Array, emit: (event: UniEvent) => void): void {
@@ -126,7 +127,7 @@ class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   end(emit: (event: UniEvent) => void): void {
     this.emit = this.live.tap(emit);
     this.framer.end(this.sink);
-    if (!this.finished) this.grammar.end(this.keptEnd, this.emit);
+    if (!this.finished) this.grammar.end(this.lastEvent, this.emit);
   }
 }
 

@@ -24,59 +24,30 @@ export interface ChatEnv {
   SAMPLE_PACE_MS?: string;
 }
 
-/** The CORS headers of every answer of /api/chat. */
-function cors(request: Request): Record<string, string> {
-  return {
-    "access-control-allow-origin": request.headers.get("origin") ?? "*",
-    "access-control-expose-headers": "x-vercel-ai-ui-message-stream",
-    vary: "origin",
-  };
-}
+// CORS: the router answers preflights and adds the headers to every answer (cors.ts, one place).
 
-/** The preflight answer: POST with the headers useChat sends (and Authorization for the relay). */
-function preflight(request: Request): Response {
-  return new Response(null, {
-    status: 204,
-    headers: {
-      ...cors(request),
-      "access-control-allow-methods": "POST, OPTIONS",
-      "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? "content-type, authorization",
-      "access-control-max-age": "86400",
-    },
-  });
-}
-
-/** Adds the CORS headers to an answer made elsewhere (a refusal), keeping its status and body. */
-function withCors(response: Response, request: Request): Response {
-  const headers = new Headers(response.headers);
-  for (const [k, v] of Object.entries(cors(request))) headers.set(k, v);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
-}
-
-const bad = (request: Request, message: string): Response => withCors(refusal(400, "InvalidRequestError", message), request);
+const bad = (message: string): Response => refusal(400, "InvalidRequestError", message);
 
 export async function chat(request: Request, url: URL, env: ChatEnv): Promise<Response> {
-  if (request.method === "OPTIONS") return preflight(request);
-  if (request.method !== "POST")
-    return withCors(refusal(405, "MethodNotAllowed", "POST an AI SDK chat request to /api/chat.", { allow: "POST, OPTIONS" }), request);
+  if (request.method !== "POST") return refusal(405, "MethodNotAllowed", "POST an AI SDK chat request to /api/chat.", { allow: "POST, OPTIONS" });
 
   let body: unknown;
   try {
     body = await request.json();
   } catch {
-    return bad(request, "The request body is not JSON.");
+    return bad("The request body is not JSON.");
   }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return bad(request, "The request body must be a JSON object.");
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return bad("The request body must be a JSON object.");
   const { messages, model, config } = body as { messages?: unknown; model?: unknown; config?: unknown };
-  if (!Array.isArray(messages)) return bad(request, "`messages` must be the chat's UIMessage array.");
-  if (model !== undefined && typeof model !== "string") return bad(request, "`model` must be a string.");
+  if (!Array.isArray(messages)) return bad("`messages` must be the chat's UIMessage array.");
+  if (model !== undefined && typeof model !== "string") return bad("`model` must be a string.");
   if (config !== undefined && (config === null || typeof config !== "object" || Array.isArray(config)))
-    return bad(request, "`config` must be an object.");
+    return bad("`config` must be an object.");
   let mmspMessages;
   try {
     mmspMessages = toMmspMessages(messages as UIMessage[]);
   } catch (e) {
-    if (e instanceof UIMessageConversionError || e instanceof TypeError) return bad(request, e.message);
+    if (e instanceof UIMessageConversionError || e instanceof TypeError) return bad(e.message);
     throw e;
   }
 
@@ -94,12 +65,12 @@ export async function chat(request: Request, url: URL, env: ChatEnv): Promise<Re
   const answer = env.MMSP_UPSTREAM
     ? await relay(mmspRequest, env.MMSP_UPSTREAM)
     : await replay(mmspRequest, new URL(mmspRequest.url), env.SAMPLE_PACE_MS);
-  if (!answer.ok) return withCors(answer, request); // a refusal: status and body as they came
+  if (!answer.ok) return answer; // a refusal: status and body as they came
 
   // A conversation that ends with an assistant message (its tool outputs just added) continues that
   // message: the answer keeps its id, as the AI SDK's own servers do, so useChat extends it in place.
   const last = messages.at(-1) as { role?: unknown; id?: unknown } | undefined;
   const messageId = last?.role === "assistant" && typeof last.id === "string" && last.id !== "" ? last.id : undefined;
   const { readable } = fromResponse(answer, { client: "upstream", signal: request.signal });
-  return toUIMessageStreamResponse(readable.pipeThrough(new UIMessageChunkStream({ messageId })), { headers: cors(request) });
+  return toUIMessageStreamResponse(readable.pipeThrough(new UIMessageChunkStream({ messageId })));
 }

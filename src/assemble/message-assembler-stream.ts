@@ -10,6 +10,8 @@ import { MessagePromise } from "../internal/message-promise.js";
 import { checkExportOptions } from "../internal/options.js";
 import { UniEventDecoder } from "../decode/uni-event.js";
 import { positionOf } from "../read/position.js";
+import type { LastEvent } from "../read/located.js";
+import { previewValue } from "../internal/values.js";
 import { DecodeStep, GrammarStep, SKIP } from "../read/steps.js";
 import { TaggedLocator } from "../read/tagged-locator.js";
 import type { UniEvent, UniMessage } from "../schema.js";
@@ -32,9 +34,9 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
   private readonly check: DecodeStep;
   readonly live: LiveMessage;
   private count = 0;
-  private lastByteEnd: number | undefined;
-  private readonly keep = (byteEnd: number | undefined): void => {
-    this.lastByteEnd = byteEnd;
+  private last: LastEvent | undefined;
+  private readonly keep = (last: LastEvent): void => {
+    this.last = last;
   };
   readonly finished = false;
 
@@ -56,7 +58,7 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
   push(event: UniEvent, emit: (event: UniEvent) => void): void {
     emit = this.live.tap(emit);
     const position = positionOf(event);
-    const loc = new TaggedLocator(position, this.count++, this.keep);
+    const loc = new TaggedLocator(position, this.count++, () => previewValue(event), this.keep);
     if (!position) this.check.depth(event, loc);
     const checked = this.check.value(event as unknown as Record<string, unknown>, loc);
     if (checked === SKIP) return;
@@ -64,7 +66,7 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
   }
 
   end(emit: (event: UniEvent) => void): void {
-    this.grammar.end(() => this.lastByteEnd, this.live.tap(emit));
+    this.grammar.end(() => this.last, this.live.tap(emit));
   }
 }
 

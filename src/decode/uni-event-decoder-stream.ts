@@ -6,11 +6,11 @@ import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { Fault } from "../internal/fault.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
-import { isRecord } from "../internal/values.js";
+import { isRecord, previewValue } from "../internal/values.js";
 import { checkExportOptions } from "../internal/options.js";
 import { positionOf, tagPosition } from "../read/position.js";
-import { valueFailure } from "../read/located.js";
-import { DecodeStep, DONE, SKIP, whereOf } from "../read/steps.js";
+import { failure, recordPreview } from "../read/located.js";
+import { DecodeStep, DONE, SKIP } from "../read/steps.js";
 import { TaggedLocator } from "../read/tagged-locator.js";
 import type { UniEvent } from "../schema.js";
 import { UniEventDecoder, type ReaderWarning } from "./uni-event.js";
@@ -66,17 +66,20 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
   push(record: unknown, emit: (event: UniEvent) => void): void {
     if (this.finished) return;
     const position = positionOf(record);
-    const loc = new TaggedLocator(position, this.count++, () => {});
+    // what arrived: the SSE message's data, else the value as it came from your own source
+    const loc = new TaggedLocator(position, this.count++, () =>
+      isRecord(record) && typeof record.data === "string" ? recordPreview(record.data) : previewValue(record),
+    );
     const format = position?.format ?? this.options.format ?? (looksLikeSseMessage(record) ? "sse" : "ndjson");
     let event: UniEvent | typeof DONE | typeof SKIP;
     if (format === "sse") {
       const data = isRecord(record) ? record.data : undefined;
       if (typeof data !== "string")
-        throw valueFailure(new Fault("SCHEMA", "an SSE message must be an object with a string data"), this.client, whereOf(loc), record);
+        throw failure(new Fault("SCHEMA", "an SSE message must be an object with a string data"), this.client, loc);
       event = this.step.sse(data, undefined, loc);
     } else {
       if (!isRecord(record))
-        throw valueFailure(new Fault("JSON", "an event must be a JSON object"), this.client, whereOf(loc), record);
+        throw failure(new Fault("JSON", "an event must be a JSON object"), this.client, loc);
       if (!position) this.step.depth(record, loc);
       event = this.step.value(record, loc);
     }

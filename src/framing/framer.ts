@@ -11,6 +11,7 @@
 import { Fault, locate } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
 import type { StreamLimitError } from "../errors.js";
+import { recordPreview, type LastEvent } from "../read/located.js";
 import { diagnose, diagnosisText, previewBytes } from "../diagnose.js";
 import { checkBytesChunk } from "../internal/options.js";
 import { INLINE_DATA_CAPTURE } from "./base64-capture.js";
@@ -60,10 +61,12 @@ export interface RecordPosition {
   readonly line: number | undefined;
   /** The input ended inside this record (it had no terminator). */
   readonly unterminated: boolean;
-  /** Remembers where this record ends, for `keptEnd()` (cheap: counted only if asked). */
+  /** A short preview of the record's text as it arrived. */
+  preview(): string;
+  /** Remembers this record as the last event (its end is counted, its text cut, only if asked). */
   keepEnd(): void;
-  /** Where the record last kept ends (0 when none was). */
-  keptEnd(): number;
+  /** The record last kept. */
+  kept(): LastEvent | undefined;
 }
 
 export interface Framer extends RecordPosition {
@@ -99,7 +102,13 @@ abstract class LineFramer implements Framer {
   protected ending = false;
   protected startMark = 0;
   protected endMark = 0;
+  /** The text of the record being handed out (and what a capture took from it), for its preview. */
+  protected recordText = "";
+  protected recordCaptured: Uint8Array | undefined;
   private keptEndMark = 0;
+  private keptIndex = -1;
+  private keptText = "";
+  private keptCaptured: Uint8Array | undefined;
   private head: Uint8Array = new Uint8Array(0);
   private bytesIn = 0;
   /** Invalid UTF-8 before the first record, raised once the head is whole (see `push`). */
@@ -136,12 +145,22 @@ abstract class LineFramer implements Framer {
     return (this.endMark = this.lines.resolve(this.endMark));
   }
 
-  keepEnd(): void {
-    this.keptEndMark = this.endMark;
+  preview(): string {
+    return recordPreview(this.recordText, this.recordCaptured);
   }
 
-  keptEnd(): number {
-    return (this.keptEndMark = this.lines.resolve(this.keptEndMark));
+  keepEnd(): void {
+    this.keptEndMark = this.endMark;
+    this.keptIndex = this.index;
+    // never pin a large line: keep what its preview needs
+    this.keptText = this.recordText.length <= 4096 ? this.recordText : this.recordText.slice(0, 200);
+    this.keptCaptured = this.recordCaptured;
+  }
+
+  kept(): LastEvent | undefined {
+    if (this.keptIndex < 0) return undefined;
+    this.keptEndMark = this.lines.resolve(this.keptEndMark);
+    return { index: this.keptIndex, byteEnd: this.keptEndMark, preview: recordPreview(this.keptText, this.keptCaptured) };
   }
 
   /** Marks point into the text being split; fix them before it is replaced. */
@@ -314,6 +333,8 @@ export class SseFramer extends LineFramer {
     this.captured = undefined;
     this.event = event;
     this.id = id;
+    this.recordText = data;
+    this.recordCaptured = captured;
     this.sink(data, captured);
     this.index++;
   }
@@ -361,6 +382,8 @@ export class NdjsonFramer extends LineFramer {
     this.unterminated = this.ending; // only the last line, without its LF, comes at the end
     this.startMark = this.lines.mark();
     this.endMark = this.lines.endMark();
+    this.recordText = line;
+    this.recordCaptured = captured;
     this.sink(line, captured);
     this.index++;
   };
@@ -404,11 +427,14 @@ export class AutoFramer implements Framer {
   recordEnd(): number {
     return this.inner?.recordEnd() ?? 0;
   }
+  preview(): string {
+    return this.inner?.preview() ?? "";
+  }
   keepEnd(): void {
     this.inner?.keepEnd();
   }
-  keptEnd(): number {
-    return this.inner?.keptEnd() ?? 0;
+  kept(): LastEvent | undefined {
+    return this.inner?.kept();
   }
   diagnosis(ended?: boolean): { detail: string; preview: string } | undefined {
     return this.inner?.diagnosis(ended);

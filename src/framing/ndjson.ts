@@ -42,7 +42,7 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
   private readonly onRecord = (text: string, captured: Uint8Array | undefined): void => {
     const f = this.framer;
     const value = parseStep(text, captured, f, this.maxDepth, this.client, () => f.recordDiagnosis());
-    const position = { eventIndex: f.index, byteOffset: f.recordStart(), byteEnd: f.recordEnd(), line: f.line, format: "ndjson" as const };
+    const position = { eventIndex: f.index, byteOffset: f.recordStart(), byteEnd: f.recordEnd(), line: f.line, preview: f.preview(), format: "ndjson" as const };
     tagPosition(value, f.unterminated ? { ...position, unterminated: true } : position);
     this.emit(value);
   };

@@ -1,13 +1,18 @@
 /** Where the record being read sits: the framer itself in the fused reader, a tagged position in the stages. */
 import type { Where } from "./located.js";
+import type { LastEvent } from "./located.js";
 
 export interface Locator {
   readonly index: number;
   recordStart(): number | undefined;
   readonly line: number | undefined;
   readonly unterminated: boolean;
-  /** Remembers where this record ends, for the grammar's end. */
+  /** A short preview of the record's text as it arrived (computed only when asked). */
+  preview(): string;
+  /** Remembers this record as the last event (cheaply: its end and text are counted only if asked). */
   keepEnd(): void;
+  /** The record last kept, for the grammar's end. */
+  kept(): LastEvent | undefined;
 }
 
 export function whereOf(loc: Locator): Where {

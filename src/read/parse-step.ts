@@ -3,8 +3,8 @@
  * share. Apart from `DecodeStep` so that a stage that only parses does not pull in the schemas.
  */
 import { parseRecordAt } from "../decode/record.js";
-import { textFailure } from "./located.js";
-import { whereOf, type Locator } from "./locator.js";
+import { failure } from "./located.js";
+import type { Locator } from "./locator.js";
 
 export function parseStep(
   text: string,
@@ -17,6 +17,6 @@ export function parseStep(
   try {
     return parseRecordAt(text, captured, maxDepth, loc.index, loc.unterminated, diagnosis);
   } catch (e) {
-    throw textFailure(e, client, whereOf(loc), text, captured);
+    throw failure(e, client, loc);
   }
 }

@@ -17,6 +17,8 @@ export interface Position {
   line?: number;
   /** The body ended inside this record. */
   unterminated?: boolean;
+  /** A short preview of the record's text as it arrived. */
+  preview: string;
   /** What the record is: an SSE message or a parsed NDJSON line. */
   format: "sse" | "ndjson";
 }

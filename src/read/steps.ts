@@ -8,7 +8,7 @@ import { UniEventDecoder, DONE, SKIP } from "../decode/uni-event.js";
 import type { Grammar } from "../assemble/grammar.js";
 import { limitError, nestsDeeper } from "../internal/limits.js";
 import type { UniEvent } from "../schema.js";
-import { endFailure, textFailure, valueFailure } from "./located.js";
+import { endFailure, failure, type LastEvent } from "./located.js";
 import { whereOf, type Locator } from "./locator.js";
 import { parseStep } from "./parse-step.js";
 
@@ -29,7 +29,7 @@ export class DecodeStep {
     try {
       value = this.decoder.parse(data, captured, loc.index, loc.unterminated);
     } catch (e) {
-      throw textFailure(e, this.client, whereOf(loc), data, captured);
+      throw failure(e, this.client, loc);
     }
     return this.value(value, loc);
   }
@@ -50,7 +50,7 @@ export class DecodeStep {
    */
   depth(value: unknown, loc: Locator): void {
     const max = this.decoder.maxDepth;
-    if (nestsDeeper(value, max)) throw valueFailure(limitError("maxDepth", max, "the nesting of the event"), this.client, whereOf(loc), value);
+    if (nestsDeeper(value, max)) throw failure(limitError("maxDepth", max, "the nesting of the event"), this.client, loc);
   }
 
   /** A parsed record. */
@@ -58,16 +58,13 @@ export class DecodeStep {
     try {
       return this.decoder.value(value, loc.index);
     } catch (e) {
-      throw valueFailure(e, this.client, whereOf(loc), value);
+      throw failure(e, this.client, loc);
     }
   }
 }
 
-/** UniEvents through the grammar, failures located; remembers the last event for the end. */
+/** UniEvents through the grammar, failures located; the last event is kept (by its locator) for the end. */
 export class GrammarStep {
-  private lastEvent: UniEvent | undefined;
-  private lastIndex = -1;
-
   constructor(
     readonly grammar: Grammar,
     private readonly client: string,
@@ -77,20 +74,17 @@ export class GrammarStep {
     try {
       this.grammar.push(event, emit);
     } catch (e) {
-      throw valueFailure(e, this.client, whereOf(loc), event);
+      throw failure(e, this.client, loc);
     }
-    this.lastEvent = event;
-    this.lastIndex = loc.index;
     loc.keepEnd();
   }
 
-  /** The input ended; `keptEnd` is where the last event ended. */
-  end(keptEnd: () => number | undefined, emit: (event: UniEvent) => void): void {
+  /** The input ended; `last` is the last event kept (undefined when none came). */
+  end(last: () => LastEvent | undefined, emit: (event: UniEvent) => void): void {
     try {
       this.grammar.end(emit);
     } catch (e) {
-      const byteEnd = this.lastEvent === undefined ? 0 : keptEnd();
-      throw endFailure(e, this.client, { event: this.lastEvent, index: this.lastIndex, byteEnd });
+      throw endFailure(e, this.client, last());
     }
   }
 }

@@ -1,14 +1,15 @@
 /** A `Locator` for a record or event that came through a pipe: its tagged position, or its count. */
+import type { LastEvent } from "./located.js";
 import type { Position } from "./position.js";
 import type { Locator } from "./locator.js";
 
 export class TaggedLocator implements Locator {
-  byteEnd: number | undefined;
-
   constructor(
     private readonly position: Position | undefined,
     private readonly count: number,
-    private readonly onKeep: (byteEnd: number | undefined) => void,
+    /** The preview when no stage before said what arrived (a value from your own source). */
+    private readonly fallbackPreview: () => string,
+    private readonly onKeep: (last: LastEvent) => void = () => {},
   ) {}
 
   get index(): number {
@@ -23,7 +24,13 @@ export class TaggedLocator implements Locator {
   recordStart(): number | undefined {
     return this.position?.byteOffset;
   }
+  preview(): string {
+    return this.position?.preview ?? this.fallbackPreview();
+  }
   keepEnd(): void {
-    this.onKeep(this.position?.byteEnd);
+    this.onKeep({ index: this.index, byteEnd: this.position?.byteEnd, preview: this.preview() });
+  }
+  kept(): LastEvent | undefined {
+    return undefined;
   }
 }

@@ -57,7 +57,7 @@ export const cases: Case[] = [
     assertError(r.error, StreamProtocolError, { rule: "DONE-CONTENT", eventIndex: events.length - 1 });
     // the long string was decoded as it arrived (never held as text): the preview shows its size
     const preview = (r.error as { preview: string }).preview;
-    assert(preview.includes(`"data":"<${BIG.length} bytes>"`), preview);
+    assert(preview.includes(`"data":"<${BIG.length} bytes of base64>"`), preview);
   }],
   ["odd chunk sizes and one huge chunk give the same bytes", async () => {
     const events = [...image(BIG, 3, { sig: "s" }), delta(text("after")), delta(textDone("after")), stop()];

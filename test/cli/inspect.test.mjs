@@ -150,10 +150,11 @@ test("--format overrides the detection", async () => {
   assert.match(stderr, /^error: StreamProtocolError \(rule JSON\)$/m);
 });
 
-test("input that is neither SSE nor NDJSON: said so, exit 1", async () => {
+test("input that is neither SSE nor NDJSON: the reader says what it is (an HTML page), exit 1", async () => {
   const { code, stderr } = await run(["inspect", "-"], { input: "<html>502 Bad Gateway</html>" });
   assert.equal(code, 1);
-  assert.match(stderr, /cannot tell the format of stdin: it starts with "<html>502 Bad Gateway<\/html>"/);
+  assert.match(stderr, /stdin broke the streaming protocol: an HTML page, not an event stream/);
+  assert.match(stderr, /^ {2}preview: +<html>502 Bad Gateway<\/html>$/m);
 });
 
 test("model output cannot drive the terminal: control characters are shown escaped", async () => {
