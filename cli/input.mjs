@@ -159,24 +159,18 @@ function replay(chunks, reader, ended) {
   });
 }
 
-/** How many of the first bytes are kept to say what they were when no event came of them. */
-export const HEAD_BYTES = 1024;
-
 /**
- * Counts the bytes that pass, and keeps the first HEAD_BYTES of them (`head()`).
- * @returns {TransformStream<Uint8Array, Uint8Array> & { bytes: number, head(): Uint8Array }}
+ * Counts the bytes that pass (the summary's "after N events and M bytes").
+ * @returns {TransformStream<Uint8Array, Uint8Array> & { bytes: number }}
  */
 export function byteCounter() {
-  const first = new Uint8Array(HEAD_BYTES);
   const counter = new TransformStream({
     transform(chunk, controller) {
-      if (counter.bytes < HEAD_BYTES) first.set(chunk.subarray(0, HEAD_BYTES - counter.bytes), counter.bytes);
       counter.bytes += chunk.length;
       controller.enqueue(chunk);
     },
   });
   counter.bytes = 0;
-  counter.head = () => first.slice(0, Math.min(counter.bytes, HEAD_BYTES));
   return counter;
 }
 
