@@ -23,8 +23,11 @@ export function formatFromContentType(contentType: string | null): WireFormat | 
   return undefined;
 }
 
+/** What `fromResponse` (and `fromFetch`) return: the events, the message, and the message so far. */
 export interface ResponseEvents {
+  /** The checked events; it errors with the stream's error (after every valid event before it). */
   readable: ReadableStream<UniEvent>;
+  /** The finished message; rejects with the readable's error (see `UniEventStream.message`). */
   message: Promise<UniMessage>;
   /** The message so far; see `UniEventStream.snapshot`. */
   snapshot(): MessageSnapshot;

@@ -20,6 +20,7 @@ import type { UniEvent, UniMessage } from "./schema.js";
 export type { WireFormat } from "./framing/framer.js";
 export type { ReaderWarning } from "./decode/uni-event.js";
 
+/** Options of `UniEventStream` (and `fromResponse`): format, mode, who is blamed, limits, unknown items, and the stream options. */
 export interface UniEventStreamOptions extends LimitOptions, CoreStreamOptions {
   /**
    * The framing of the bytes; default `"sse"`. `"auto"`: told once by the first byte that is not

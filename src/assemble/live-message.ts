@@ -28,6 +28,7 @@ export type PartialItem = Record<string, unknown> & { type: string; partial: tru
  * render it, copy what you keep (`structuredClone`), but do not mutate it.
  */
 export interface MessageSnapshot {
+  /** Always `"assistant"`: a streamed answer. */
   role: "assistant";
   /** The done items so far, then the open item (if any) with `partial: true`. */
   content_items: (DoneItem | PartialItem)[];
@@ -35,6 +36,7 @@ export interface MessageSnapshot {
   usage_metadata: UsageMetadata | null;
   /** Null until the stop event. */
   finish_reason: FinishReason | null;
+  /** The stop event's `created_at` (Unix ms), once it came. */
   created_at?: number;
 }
 

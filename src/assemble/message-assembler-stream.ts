@@ -18,6 +18,7 @@ import type { UniEvent, UniMessage } from "../schema.js";
 import { createGrammar } from "./grammar.js";
 import { LiveMessage, type MessageSnapshot } from "./live-message.js";
 
+/** Options of `MessageAssemblerStream`: the mode, limits, who is blamed, and the stream options. */
 export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOptions, "maxItems" | "maxDepth"> {
   /** Names the producer in errors; default `"upstream"`. */
   client?: string;

@@ -15,6 +15,7 @@ import { TaggedLocator } from "../read/tagged-locator.js";
 import type { UniEvent } from "../schema.js";
 import { UniEventDecoder, type ReaderWarning } from "./uni-event.js";
 
+/** Options of `UniEventDecoderStream`: what its records are, the mode, unknown items, and the stream options. */
 export interface UniEventDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxDepth"> {
   /**
    * What the records are: SSE messages `{data}` (`"sse"`) or parsed JSON values (`"ndjson"`).

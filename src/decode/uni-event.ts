@@ -16,11 +16,15 @@ export const DONE: unique symbol = Symbol("[DONE]");
 /** A record dropped on purpose (an item of a kind this version does not know, with `unknownItems: "skip"`). */
 export const SKIP: unique symbol = Symbol("skip");
 
-/** Something the reader let pass but a caller may want to know about. */
+/** Something the reader let pass but a caller may want to know about (given to `onWarning`). */
 export interface ReaderWarning {
+  /** What it was: an item of a kind this version does not know, skipped (`unknownItems: "skip"`). */
   type: "unknown-item";
+  /** The item's type, e.g. `"audio.delta"`. */
   itemType: string;
+  /** 0-based index of the event that carried it. */
   eventIndex: number;
+  /** A sentence saying what was skipped and where. */
   message: string;
 }
 

@@ -7,6 +7,7 @@ import { checkExportOptions } from "../internal/options.js";
 import type { UniEvent } from "../schema.js";
 import { SSE_FRAMING, WireEncoderCore } from "./wire-event.js";
 
+/** Options of `SseEncoderStream`. */
 export interface SseEncoderOptions {
   /**
    * Writes the comment `: keep-alive\n\n` after this many milliseconds without output (MMSP uses

@@ -19,6 +19,7 @@ import { LineSplitter, type LineBreaks } from "./lines.js";
 import { SseParser } from "./sse-parser.js";
 import { InvalidUtf8, Utf8Decoder } from "./utf8.js";
 
+/** The framing of a byte stream: Server-Sent Events or NDJSON (JSON Lines). */
 export type WireFormat = "sse" | "ndjson";
 
 /** Receives one record: its text, and what a capture took from it (the text then holds a placeholder). */

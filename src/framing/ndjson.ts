@@ -12,6 +12,7 @@ import { NdjsonFramer } from "./framer.js";
 
 export { isBlankLine } from "./framer.js";
 
+/** Options of `NdjsonDecoderStream`: limits, the MMSP reader's reading, and the stream options. */
 export interface NdjsonDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxEventBytes" | "maxDepth"> {
   /** Names the producer in errors; default `"upstream"`. */
   client?: string;

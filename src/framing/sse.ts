@@ -12,6 +12,7 @@ import type { SseMessage } from "./sse-parser.js";
 
 export type { SseMessage } from "./sse-parser.js";
 
+/** Options of `SseDecoderStream`: a size limit, the MMSP reader's reading, and the stream options. */
 export interface SseDecoderOptions extends CoreStreamOptions {
   /** The largest event, in bytes (default 64 MiB); past it the stream fails with `StreamLimitError`. */
   maxEventBytes?: number;

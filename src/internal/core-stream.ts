@@ -11,6 +11,7 @@
 import { StreamLimitError } from "../errors.js";
 import type { StreamCore } from "./core.js";
 
+/** Options every stream of the package takes: an abort signal and an idle time-out. */
 export interface CoreStreamOptions {
   /** Aborting it errors the readable with the signal's reason and cancels the source. */
   signal?: AbortSignal;

@@ -5,6 +5,7 @@
  */
 import { StreamLimitError } from "../errors.js";
 
+/** Bounds on what a reader accepts (each past its bound is a `StreamLimitError`, rule `LIMIT`). */
 export interface LimitOptions {
   /**
    * The largest event (an SSE message or an NDJSON line) in bytes; default 64 MiB, enough for the
@@ -17,6 +18,7 @@ export interface LimitOptions {
   maxItems?: number;
 }
 
+/** The limits in force when an option is not given: 64 MiB per event, nesting 64, 100 000 items. */
 export const DEFAULT_LIMITS: Required<LimitOptions> = {
   maxEventBytes: 64 * 1024 * 1024,
   maxDepth: 64,
