@@ -89,7 +89,7 @@ run_step bundle-size      plain  node scripts/check-bundle-size.mjs     # per-im
 run_step jsr-dry-run      check  npx deno publish --dry-run --allow-dirty   # JSR: src/ with no slow types (explicit types on every export)
 # the @example blocks of the entry modules, run by Deno (--no-check: Deno adds an import of every export of the
 # module to each block, which tsconfig's noUnusedLocals would flag; the blocks import from "mmsp-streams" themselves)
-run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts
+run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts
 run_step consumers        plain  node scripts/consumers.mjs             # npm pack → fresh project: Node ESM/CJS, tsc node16/bundler, Deno npm/JSR, Bun, browser bundle; publint, attw
 
 stamp "done"

@@ -69,8 +69,21 @@ async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise
  *
  * @example
  * ```ts
- * const { readable, message } = fromResponse(await fetch(url, init));
- * for await (const event of readable) render(event);
+ * import { fromResponse } from "mmsp-streams";
+ *
+ * const events = [
+ *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "Hi" }], usage_metadata: null, finish_reason: null },
+ *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.done", text: "Hi" }], usage_metadata: null, finish_reason: null },
+ *   {
+ *     role: "assistant", event_type: "stop", content_items: [], finish_reason: "stop",
+ *     usage_metadata: { cached_tokens: 0, prompt_tokens: 3, thoughts_tokens: null, response_tokens: 1 },
+ *   },
+ * ];
+ * const body = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";
+ * // in real use: fromResponse(await fetch(url, init))
+ * const response = new Response(body, { headers: { "content-type": "text/event-stream" } });
+ * const { readable, message } = fromResponse(response);
+ * for await (const event of readable) console.log(event.event_type);
  * console.log((await message).usage_metadata);
  * ```
  */

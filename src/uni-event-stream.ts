@@ -141,10 +141,22 @@ class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
  *
  * @example
  * ```ts
+ * import { UniEventStream } from "mmsp-streams";
+ *
+ * const events = [
+ *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "Hi" }], usage_metadata: null, finish_reason: null },
+ *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.done", text: "Hi" }], usage_metadata: null, finish_reason: null },
+ *   {
+ *     role: "assistant", event_type: "stop", content_items: [], finish_reason: "stop",
+ *     usage_metadata: { cached_tokens: 0, prompt_tokens: 3, thoughts_tokens: null, response_tokens: 1 },
+ *   },
+ * ];
+ * const body = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";
+ * // in real use: (await fetch(url, init)).body!
  * const stream = new UniEventStream();
- * const events = (await fetch(url, init)).body!.pipeThrough(stream);
- * for await (const event of events) render(event);
+ * for await (const event of new Response(body).body!.pipeThrough(stream)) console.log(event.content_items[0]?.type ?? "stop");
  * const message = await stream.message;
+ * if (message.content_items[0]?.type !== "text.done") throw new Error("expected the text");
  * ```
  */
 export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {

@@ -81,9 +81,21 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
  *
  * @example
  * ```ts
- * const assembler = new MessageAssemblerStream();
- * const checked = events.pipeThrough(assembler);
- * const message = await assembler.message; // drains `checked` if nobody reads it
+ * import { MessageAssemblerStream, type UniEvent } from "mmsp-streams";
+ *
+ * // assemble mode: a provider adapter's fragments (two in one event, an item id) in, the public stream out
+ * const fragments = [
+ *   {
+ *     role: "assistant", event_type: "delta", usage_metadata: null, finish_reason: null,
+ *     content_items: [{ type: "text.delta", text: "Hel", fidelity: { item_id: "m1" } }, { type: "text.delta", text: "lo" }],
+ *   },
+ *   { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { prompt_tokens: 3 }, finish_reason: null },
+ *   { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { response_tokens: 2 }, finish_reason: "stop" },
+ * ] as unknown as UniEvent[];
+ * const assembler = new MessageAssemblerStream({ mode: "assemble" });
+ * ReadableStream.from(fragments).pipeTo(assembler.writable);
+ * const message = await assembler.message; // drains the readable: nobody reads it here
+ * if (message.content_items[0]?.type !== "text.done") throw new Error("expected one text item");
  * ```
  */
 export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {

@@ -25,8 +25,14 @@ export interface SseEncoderOptions {
  *
  * @example
  * ```ts
- * const body = events.pipeThrough(new SseEncoderStream({ keepAliveMs: 15000 }));
- * return new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8" } });
+ * import { SseEncoderStream, type UniEvent } from "mmsp-streams";
+ *
+ * const events = [
+ *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "Hi" }], usage_metadata: null, finish_reason: null },
+ * ] as UniEvent[];
+ * const body = ReadableStream.from(events).pipeThrough(new SseEncoderStream({ keepAliveMs: 15000 }));
+ * const response = new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8" } });
+ * console.log(await response.text()); // data: {...}\n\ndata: [DONE]\n\n
  * ```
  */
 export class SseEncoderStream extends CoreStream<UniEvent, Uint8Array> {
