@@ -48,7 +48,7 @@ const TEXT = ["a", "b", "z", "0", "7", " ", " ", ":", ": ", "\0", "\t", "é", "�
 // Invalid UTF-8 (only in data values and comments, so that types and ids stay known text): a lone
 // byte, a cut 2- and 3-byte sequence, an encoded surrogate, an overlong form.
 const BAD = [[0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0x80]];
-const EVENT_TYPES = ["", "message", "delta", "error", "open", "é", "a b", "x:y", " lead", "😀", "t\0u", "ï»¿"];
+const EVENT_TYPES = ["", "message", "delta", "error", "open", "é", "a b", "x:y", " lead", "trail ", "\t", "😀", "t\0u", "ï»¿", "\uFEFF"];
 const IDS = ["1", "2", "42", "abc", "", " sp", "é", "😀", "a\0b", "\0", "ï»¿"];
 // Never a small valid number: a reconnection must not happen before a client has closed.
 const RETRIES = ["600000", "999999", "abc", "", "-1", "1.5", " 600000", "600000x"];
@@ -84,6 +84,12 @@ function generate(bodySeed) {
     if (v === undefined) value(name === "data");
     else {
       text(v);
+      // now and then invalid bytes in a type or an id too (before a line end they decode on their own)
+      if (r() < 0.03) {
+        const bad = new Uint8Array(pick(BAD));
+        parts.push(bad);
+        v += new TextDecoder().decode(bad);
+      }
       if (name === "event") types.add(space || v[0] !== " " ? v : v.slice(1));
     }
   };
@@ -115,7 +121,8 @@ function generate(bodySeed) {
     if (r() < 0.5) text(pick(["data: tail", "event: t", "id: 9", ": c", "data"])); // a last line without its end
     text(eol());
     text(SENTINEL);
-  } else if (r() < 0.5) text(pick(["data: cut", "data: cut\n", "data: a\r\ndata: b\r\n", "id: 5", "event: z\n"]));
+  } else if (r() < 0.5) text(pick(["data: cut", "data: cut\n", "data: a\r\ndata: b\r\n", "id: 5", "event: z\n", "\n\ndata: é", "data: ok\n\n"]));
+  if (!sentinel && r() < 0.1) parts.push(new Uint8Array(pick([[0xe2], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0x0d]]))); // ends inside a character
 
   const body = concat(parts);
   // Random chunking: 1 to 6 cuts anywhere (inside characters, between CR and LF), sometimes bytewise.
