@@ -5,11 +5,15 @@
 // closes at a sentinel event (or, for bodies that end without one, at the `error` the end of the
 // connection fires). The package's decoder reads the same bytes in the same chunks and must agree.
 // Prints one summary line per client, then "N passed, N failed" (one pass per client that agreed
-// on every stream). Needs the built dist/ (`npm run -s build`).
+// on every stream). Needs the built dist/ (`npm run -s build`). About 15-20 s on 2 cores.
+//
+// What it found (seeds 1-12, 24,000 streams a client): no stream where SseDecoderStream departs
+// from the standard; one quirk in each client, modelled and excused below (QUIRKS), and only where
+// the model gives exactly that client's output. A failure prints the body seed to re-run alone.
 //
 //   node scripts/sse-differential.mjs [--seed N] [--count N] [--chromium-count N] [--only BODYSEED]
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,6 +77,7 @@ function generate(bodySeed) {
         parts.push(new Uint8Array(pick(BAD)));
       } else s += pick(TEXT);
     }
+    if (r() < 0.005) s += pick(TEXT).repeat(2000 + Math.floor(r() * 20000)); // a long line, over many chunks
     text(s);
   };
   const field = (name, v) => {
@@ -128,7 +133,7 @@ function generate(bodySeed) {
   // Random chunking: 1 to 6 cuts anywhere (inside characters, between CR and LF), sometimes bytewise.
   const cuts = new Set();
   if (r() < 0.05 && body.length < 200) for (let i = 1; i < body.length; i++) cuts.add(i);
-  else for (let i = Math.floor(r() * 7); i > 0; i--) cuts.add(1 + Math.floor(r() * Math.max(1, body.length - 1)));
+  else for (let i = Math.floor(r() * 7) + (body.length >> 12); i > 0; i--) cuts.add(1 + Math.floor(r() * Math.max(1, body.length - 1)));
   const at = [0, ...[...cuts].filter((c) => c < body.length).sort((a, b) => a - b), body.length];
   const chunks = [];
   for (let i = 1; i < at.length; i++) if (at[i] > at[i - 1]) chunks.push(body.subarray(at[i - 1], at[i]));
@@ -433,9 +438,10 @@ async function runChromium(list) {
   }
 }
 
+const versionOf = (pkg) => JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), "utf8")).version;
 const clients = [
-  ["undici", seeds, () => runUndici(seeds).then((results) => ({ results, version: "undici 7.30.2" }))],
-  ["deno", seeds, () => runDeno(seeds).then((results) => ({ results, version: "deno 2.9.6" }))],
+  ["undici", seeds, () => runUndici(seeds).then((results) => ({ results, version: `undici ${versionOf("undici")}` }))],
+  ["deno", seeds, () => runDeno(seeds).then((results) => ({ results, version: `deno ${versionOf("deno")}` }))],
   ["chromium", seeds.slice(0, CHROMIUM_COUNT), () => runChromium(seeds.slice(0, CHROMIUM_COUNT))],
 ];
 let passed = 0, failed = 0;
