@@ -49,8 +49,8 @@ const enc = new TextEncoder();
 // Text pieces for values: ASCII, the field separator, NUL, tab, 2-, 3- and 4-byte characters
 // (chunk cuts land inside them), the BOM character, and "ï»¿" (a BOM's bytes read as Latin-1).
 const TEXT = ["a", "b", "z", "0", "7", " ", " ", ":", ": ", "\0", "\t", "é", "€", "中", "😀", "\uFEFF", "ï»¿", "{\"k\":1}", "[DONE]"];
-// Invalid UTF-8 (only in data values and comments, so that types and ids stay known text): a lone
-// byte, a cut 2- and 3-byte sequence, an encoded surrogate, an overlong form.
+// Invalid UTF-8, in values and comments (U+FFFD for each maximal bad part): a lone byte, a cut 2-
+// and 3-byte sequence, an encoded surrogate, an overlong form.
 const BAD = [[0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0x80]];
 const EVENT_TYPES = ["", "message", "delta", "error", "open", "é", "a b", "x:y", " lead", "trail ", "\t", "😀", "t\0u", "ï»¿", "\uFEFF"];
 const IDS = ["1", "2", "42", "abc", "", " sp", "é", "😀", "a\0b", "\0", "ï»¿"];
@@ -58,7 +58,7 @@ const IDS = ["1", "2", "42", "abc", "", " sp", "é", "😀", "a\0b", "\0", "ï»
 const RETRIES = ["600000", "999999", "abc", "", "-1", "1.5", " 600000", "600000x"];
 const UNKNOWN = ["foo", "Data", "DATA", "dat", "datas", "data ", " data", "ï»¿data", "\uFEFFdata", "ï»¿event", "ï»¿id", "\uFEFFid", "comment", "ë"];
 
-/** One random SSE body: its chunks (as served), the event types a client must listen to, its ending. */
+/** One random SSE body: its bytes, its chunks (as served) and the event types a client must listen to. */
 function generate(bodySeed) {
   const r = mulberry32(bodySeed);
   const pick = (a) => a[Math.floor(r() * a.length)];
@@ -123,21 +123,23 @@ function generate(bodySeed) {
   // end as they are, maybe inside a line or a message, which the standard discards.
   const sentinel = r() < 0.85;
   if (sentinel) {
-    if (r() < 0.5) text(pick(["data: tail", "event: t", "id: 9", ": c", "data"])); // a last line without its end
+    if (r() < 0.5) text(pick(["data: tail", "event: t", "id: 9", ": c", "data"])); // a field the sentinel's message takes up
     text(eol());
     text(SENTINEL);
   } else if (r() < 0.5) text(pick(["data: cut", "data: cut\n", "data: a\r\ndata: b\r\n", "id: 5", "event: z\n", "\n\ndata: é", "data: ok\n\n"]));
-  if (!sentinel && r() < 0.1) parts.push(new Uint8Array(pick([[0xe2], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0x0d]]))); // ends inside a character
+  // ... or inside a character, or with a CR whose LF never comes
+  if (!sentinel && r() < 0.1) parts.push(new Uint8Array(pick([[0xe2], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0x0d]])));
 
   const body = concat(parts);
-  // Random chunking: 1 to 6 cuts anywhere (inside characters, between CR and LF), sometimes bytewise.
+  // Random chunking: up to 6 cuts anywhere (inside characters, between CR and LF; more in long
+  // bodies), and now and then one byte a chunk.
   const cuts = new Set();
   if (r() < 0.05 && body.length < 200) for (let i = 1; i < body.length; i++) cuts.add(i);
   else for (let i = Math.floor(r() * 7) + (body.length >> 12); i > 0; i--) cuts.add(1 + Math.floor(r() * Math.max(1, body.length - 1)));
   const at = [0, ...[...cuts].filter((c) => c < body.length).sort((a, b) => a - b), body.length];
   const chunks = [];
   for (let i = 1; i < at.length; i++) if (at[i] > at[i - 1]) chunks.push(body.subarray(at[i - 1], at[i]));
-  return { seed: bodySeed, body, chunks, types: [...types], ending: sentinel ? "sentinel" : "error" };
+  return { seed: bodySeed, body, chunks, types: [...types] };
 }
 
 function concat(parts) {
