@@ -79,6 +79,7 @@ run_step wrangler-dev     plain  bash scripts/wrangler-dev-check.sh     # worker
 run_step deno             deno   npx deno test test/deno_test.ts
 run_step bun              bun    npx bun test --timeout 30000 ./test/all.test.ts
 run_step chromium         plain  node scripts/browser-run.mjs           # Chromium via playwright-core, no test runner
+run_step sse-differential plain  node scripts/sse-differential.mjs      # SseDecoderStream vs undici's, Deno's and Chromium's EventSource
 run_step examples         plain  node scripts/examples-run.mjs          # examples/: node, deno, browser page, worker
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs a scripted MMSP upstream; resume
 run_step resume-wrangler  plain  node scripts/load.mjs --tiny           # resumable streams through `wrangler dev`: drops, resumes, 0 lost/duplicated
