@@ -394,12 +394,15 @@ export class NdjsonFramer extends LineFramer {
 }
 
 const isSpace = (b: number): boolean => b === 32 || b === 9 || b === 10 || b === 13;
+const BOM = [0xef, 0xbb, 0xbf];
 
 /** Decides the format once, from the first byte that is not whitespace (after a BOM), then is that framer. */
 export class AutoFramer implements Framer {
   private inner: Framer | undefined;
   private held: Uint8Array[] = [];
   private heldBytes = 0;
+  /** Bytes of a leading BOM seen so far (3: all of it; -1: the input does not start with one). */
+  private bomMatched = 0;
   onFormat: ((format: WireFormat) => void) | undefined;
 
   constructor(private readonly options: FramerOptions) {}
@@ -447,14 +450,22 @@ export class AutoFramer implements Framer {
   push(chunk: Uint8Array, sink: RecordSink): void {
     if (this.inner) return this.inner.push(chunk, sink);
     checkBytesChunk(chunk, this.options.stage);
-    let i = 0;
-    // A BOM (EF BB BF) at the very start is not content.
-    if (this.heldBytes === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
-    while (i < chunk.length && isSpace(chunk[i]!)) i++;
     this.held.push(chunk);
     this.heldBytes += chunk.length;
-    if (i === chunk.length && this.heldBytes < this.options.maxEventBytes) return; // whitespace so far
-    this.decide(i < chunk.length && chunk[i] === 0x7b /* { */ ? "ndjson" : "sse", sink);
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      // A BOM (EF BB BF) at the very start is not content, even split across chunks.
+      if (this.bomMatched >= 0 && this.bomMatched < 3) {
+        if (b === BOM[this.bomMatched]) {
+          this.bomMatched++;
+          continue;
+        }
+        if (this.bomMatched > 0) return this.decide("sse", sink); // the start of something else
+        this.bomMatched = -1;
+      }
+      if (!isSpace(b)) return this.decide(b === 0x7b /* { */ ? "ndjson" : "sse", sink);
+    }
+    if (this.heldBytes >= this.options.maxEventBytes) this.decide("sse", sink); // whitespace without end: stop holding
   }
 
   end(sink: RecordSink): void {

@@ -92,6 +92,15 @@ describe("AutoFramer", () => {
       expect([body, told]).toEqual([body, format]);
     }
   });
+  test("a BOM split across chunks is still a BOM", () => {
+    const bom = new TextEncoder().encode("\ufeff{\"a\":1}\n");
+    const f = new AutoFramer(options({ requested: "auto" }));
+    let told: string | undefined;
+    f.onFormat = (x) => (told = x);
+    const { records } = frame(f, [bom.subarray(0, 1), bom.subarray(1, 2), bom.subarray(2)]);
+    expect(told).toBe("ndjson");
+    expect(records.map((r) => r.text)).toEqual(['{"a":1}']);
+  });
   test("the whitespace held before deciding keeps its byte offsets (and belongs to the line)", () => {
     const f = new AutoFramer(options({ requested: "auto" }));
     const { records } = frame(f, ["\n\n", "  ", '{"a":1}\n']);
