@@ -165,6 +165,30 @@ export async function settle<T>(readable: ReadableStream<T>, message: PromiseLik
   return { events: values, error, message: m, messageError };
 }
 
+/**
+ * Pipes `from` into `to` by hand, every outcome handled: an error of either side ends it (the other
+ * side aborted or cancelled with it). Why not `pipeTo`: workerd reports the internal promises of a
+ * pipe whose source errors as unhandled rejections, even when the pipe's own promise is handled.
+ */
+export function pump<T>(from: ReadableStream<T>, to: WritableStream<T>): void {
+  const reader = from.getReader();
+  const writer = to.getWriter();
+  writer.closed.catch(() => {});
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        await writer.write(value);
+      }
+      await writer.close();
+    } catch (e) {
+      await writer.abort(e).catch(() => {});
+      await reader.cancel(e).catch(() => {});
+    }
+  })();
+}
+
 /** A byte source that records how often it was pulled and whether (and why) it was cancelled. */
 export function trackedSource(chunks: Uint8Array[], opts: { stallAfter?: number } = {}) {
   const state = { pulls: 0, cancelled: false, reason: undefined as unknown };

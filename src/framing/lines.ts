@@ -49,7 +49,7 @@ export class LineSplitter {
   private textStart = 0;
   private textEnd = 0;
   private lineStartPos = 0;
-  /** Where the line being handed out ends (after its terminator), as a position in `text`. */
+  /** Where the line being handed out ends (just past the CR or LF that ended it), as a position in `text`. */
   private lineEndPos = 0;
   /** Byte offset of a line that began in an earlier chunk (-1: it began in this one). */
   private carriedStart = -1;
@@ -170,11 +170,13 @@ export class LineSplitter {
     while (lf !== -1 || cr !== -1) {
       let end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       const line = this.pieces.length > 0 ? this.join(text.slice(pos, end)) : text.slice(pos, end);
+      // A line ends just past the character that ended it: the LF of a CRLF is not counted, since
+      // whether one follows a CR at the end of a chunk is known only with the next chunk.
+      this.lineEndPos = end + 1;
       if (end === cr) {
         if (end + 1 === n) this.skipLf = true;
         else if (text.charCodeAt(end + 1) === 10) end++;
       }
-      this.lineEndPos = end + 1;
       this.emit(line, onLine);
       pos = end + 1;
       this.lineStartPos = pos;

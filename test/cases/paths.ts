@@ -6,7 +6,7 @@ import fc from "fast-check";
 import {
   MessageAssemblerStream, NdjsonDecoderStream, SseDecoderStream, UniEventDecoderStream, UniEventStream,
 } from "../../dist/index.js";
-import { assertEqual, byteStream, settle, splitAt, utf8, type Case } from "../harness.ts";
+import { assertEqual, byteStream, pump, settle, splitAt, utf8, type Case } from "../harness.ts";
 import { cuts, lineEnd, ndjsonText, sseText, streamEvents, unit } from "../arbitraries.ts";
 import { withId, type Json } from "../fixtures.ts";
 
@@ -37,11 +37,10 @@ export function staged(chunks: Uint8Array[], format: Format, mode: Mode): Promis
   const framer = format === "sse" ? new SseDecoderStream({ mmsp: true }) : new NdjsonDecoderStream({ mmsp: true });
   const decoder = new UniEventDecoderStream({ mode });
   const grammar = new MessageAssemblerStream({ mode });
-  // pipeTo with its rejection handled (workerd reports the internal pipe of pipeThrough as an
-  // unhandled rejection when a stage fails; the failure itself is what `outcome` reads)
-  byteStream(chunks).pipeTo(framer.writable).catch(() => {});
-  (framer.readable as ReadableStream<unknown>).pipeTo(decoder.writable).catch(() => {});
-  decoder.readable.pipeTo(grammar.writable).catch(() => {});
+  // pumped by hand (see `pump`: workerd reports a failing pipe's inner promises as unhandled)
+  pump(byteStream(chunks), framer.writable);
+  pump(framer.readable as ReadableStream<unknown>, decoder.writable);
+  pump(decoder.readable, grammar.writable);
   return outcome(grammar.readable, grammar.message);
 }
 
