@@ -8,6 +8,7 @@ import { createGrammar } from "./assemble/grammar.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { UniEventDecoder, type ReaderWarning } from "./decode/uni-event.js";
 import { createFramer, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
+import { INLINE_DATA_CAPTURE } from "./framing/base64-capture.js";
 import type { StreamCore } from "./internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "./internal/limits.js";
@@ -75,7 +76,7 @@ class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
       maxEventBytes: limits.maxEventBytes,
       strictUtf8: true,
       mmsp: true,
-      capture: true,
+      capture: INLINE_DATA_CAPTURE,
       contentType: context.contentType,
       contentEncoding: context.contentEncoding,
     });

@@ -15,10 +15,9 @@
 import { decodeBase64, encodeBase64 } from "../decode/base64.js";
 import type { LineCapture, LineCaptureState } from "./lines.js";
 
-/** What the decoder finds in place of captured bytes (never valid base64, so never confused with data). */
-export const BYTES_SENTINEL = "\u0000mmsp-streams:captured-bytes\u0000";
-/** The sentinel as JSON string content. */
-export const BYTES_SENTINEL_JSON = "\\u0000mmsp-streams:captured-bytes\\u0000";
+import { BYTES_SENTINEL, BYTES_SENTINEL_JSON } from "./captured.js";
+
+export { BYTES_SENTINEL, BYTES_SENTINEL_JSON };
 
 const ALPHABET = /^[A-Za-z0-9+/=]*$/;
 const PAD_BITS: Record<string, number> = {};

@@ -14,8 +14,7 @@ import type { StreamLimitError } from "../errors.js";
 import { recordPreview, type LastEvent } from "../read/located.js";
 import { diagnose, diagnosisText, previewBytes } from "../diagnose.js";
 import { checkBytesChunk } from "../internal/options.js";
-import { INLINE_DATA_CAPTURE } from "./base64-capture.js";
-import { LineSplitter, type LineBreaks } from "./lines.js";
+import { LineSplitter, type LineBreaks, type LineCapture } from "./lines.js";
 import { SseParser } from "./sse-parser.js";
 import { InvalidUtf8, Utf8Decoder } from "./utf8.js";
 
@@ -43,8 +42,11 @@ export interface FramerOptions {
    * at all is diagnosed (what it was instead: HTML, JSON, the other format, compressed bytes…).
    */
   mmsp: boolean;
-  /** Capture long base64 `data` strings while they arrive (the MMSP reader; not a stage that hands out text). */
-  capture: boolean;
+  /**
+   * What to capture of a long line while it arrives (the MMSP reader gives `INLINE_DATA_CAPTURE`, see
+   * base64-capture.ts; a stage that hands out text gives none).
+   */
+  capture: LineCapture | null;
   /** The response's Content-Type and Content-Encoding, for the diagnosis. */
   contentType?: string | null;
   contentEncoding?: string | null;
@@ -125,7 +127,7 @@ abstract class LineFramer implements Framer {
       const e = limitError("maxEventBytes", options.maxEventBytes, `event ${this.index}`);
       throw this.place(e, this.openRecordStart());
     };
-    this.lines = new LineSplitter(breaks, options.maxEventBytes, tooLong, options.capture ? INLINE_DATA_CAPTURE : null);
+    this.lines = new LineSplitter(breaks, options.maxEventBytes, tooLong, options.capture);
   }
 
   get line(): number | undefined {

@@ -9,6 +9,7 @@ import { checkExportOptions } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
 import { parseStep } from "../read/parse-step.js";
 import { NdjsonFramer } from "./framer.js";
+import { INLINE_DATA_CAPTURE } from "./base64-capture.js";
 
 export { isBlankLine } from "./framer.js";
 
@@ -35,7 +36,7 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
     const client = options.client ?? "upstream";
     const limits = resolveLimits(options);
     const mmsp = options.mmsp === true;
-    this.framer = new NdjsonFramer({ stage: "NdjsonDecoderStream", requested: "ndjson", client, maxEventBytes: limits.maxEventBytes, strictUtf8: true, mmsp, capture: mmsp });
+    this.framer = new NdjsonFramer({ stage: "NdjsonDecoderStream", requested: "ndjson", client, maxEventBytes: limits.maxEventBytes, strictUtf8: true, mmsp, capture: mmsp ? INLINE_DATA_CAPTURE : null });
     this.client = client;
     this.maxDepth = limits.maxDepth;
   }

@@ -43,7 +43,7 @@ class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
       maxEventBytes: resolveLimits(options).maxEventBytes,
       strictUtf8: mmsp,
       mmsp,
-      capture: false,
+      capture: null,
     });
   }
 

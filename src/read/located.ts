@@ -6,7 +6,7 @@
  */
 import { locate } from "../internal/fault.js";
 import { previewText } from "../internal/values.js";
-import { BYTES_SENTINEL_JSON } from "../framing/base64-capture.js";
+import { BYTES_SENTINEL_JSON } from "../framing/captured.js";
 import { whereOf, type Locator } from "./locator.js";
 
 export interface Where {

@@ -5,7 +5,7 @@ import { StreamLimitError, StreamProtocolError } from "../../src/errors.ts";
 
 const enc = new TextEncoder();
 const options = (over: Partial<FramerOptions> = {}): FramerOptions => ({
-  stage: "test", requested: "sse", client: "upstream", maxEventBytes: 1 << 20, strictUtf8: true, mmsp: true, capture: false, ...over,
+  stage: "test", requested: "sse", client: "upstream", maxEventBytes: 1 << 20, strictUtf8: true, mmsp: true, capture: null, ...over,
 });
 
 interface Rec { text: string; index: number; start: number; end: number; line: number | undefined; unterminated: boolean }
