@@ -452,11 +452,16 @@ export const cases: Case[] = [
       const r = reading(enc.readable);
       const t0 = Date.now();
       assertEqual(live.size, 1, "one timer armed");
-      await sleep(100);
+      // wait for the comments themselves, not a fixed time: a loaded machine delays timers
+      const keepAlives = () => r.chunks.filter((c) => c.text === ": keep-alive\n\n").length;
+      const until = async (n: number) => {
+        for (let i = 0; i < 125 && keepAlives() < n; i++) await sleep(40); // (40 ms: not a watched timer)
+      };
+      await until(2);
       const writer = enc.writable.getWriter();
       await writer.write(SAMPLE[0] as any);
       await writer.write(SAMPLE[1] as any);
-      await sleep(50);
+      await until(3);
       await writer.write(SAMPLE[4] as any);
       await writer.close();
       await r.done;
