@@ -53,7 +53,8 @@ run_step() {
     check)  if [ "$rc" = 0 ]; then p=1; else f=1; fi ;;
     tap)    p=$(grep -E '^# pass [0-9]+' <<<"$clean" | tail -1 | grep -oE '[0-9]+'); f=$(grep -E '^# fail [0-9]+' <<<"$clean" | tail -1 | grep -oE '[0-9]+') ;;
     plain)  line=$(grep -E '[0-9]+ passed, [0-9]+ failed' <<<"$clean" | tail -1)
-            p=$(sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1/' <<<"$line"); f=$(sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line") ;;
+            # (the count may start the line: "3 passed, 0 failed")
+            p=$(sed -E 's/^(.*[^0-9])?([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line"); f=$(sed -E 's/^(.*[^0-9])?([0-9]+) passed, ([0-9]+) failed.*/\3/' <<<"$line") ;;
   esac
   p=${p:-0}; f=${f:-0}
   if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi   # crashed, timed out, or printed no summary
