@@ -73,6 +73,7 @@ run_step ai-sdk           vitest npx vitest run --project ai-sdk        # mmsp-s
 run_step node             vitest npx vitest run --project node          # Node 20
 run_step unit             vitest npx vitest run --project unit          # pure modules (diagnosis, option checks), from src/
 run_step workers          vitest npx vitest run --project workers       # workerd: shared cases + test/workers/*.test.ts
+run_step relay-pool       vitest npx vitest run --project relay-pool    # relay Worker + STREAMS Durable Object in vitest-pool-workers: drops, resumes, 404/400/403, expiry
 run_step browser          vitest npx vitest run --project browser       # Chromium, vitest browser mode
 run_step miniflare        plain  node scripts/miniflare-run.mjs         # workerd via Miniflare's API: test Worker over dispatchFetch
 run_step wrangler-dev     plain  bash scripts/wrangler-dev-check.sh     # workerd via `wrangler dev -c test/worker/wrangler.toml`, real HTTP

@@ -38,6 +38,11 @@ export function resumeStream(
   return SELF.fetch(`${ORIGIN}/v1/streams/${id}${query}`, { headers: h });
 }
 
+/** A body as UTF-8 text (Response.text() warns about NDJSON's Content-Type in workerd). */
+export async function textOf(response: Response): Promise<string> {
+  return new TextDecoder().decode(await response.arrayBuffer());
+}
+
 /** How many requests with this tag the scripted upstream got. */
 export async function upstreamRequests(tag: string): Promise<number> {
   const res = await fetch(`http://upstream.test/__requests?tag=${encodeURIComponent(tag)}`);

@@ -13,6 +13,7 @@ import {
   records,
   resumeStream,
   streamIdOf,
+  textOf,
   upstreamRequests,
   type SseRecord,
 } from "./relay.ts";
@@ -167,5 +168,35 @@ describe("two clients on one stream", () => {
     await reader.cancel("the first client's connection dropped");
     expect(records(await second.text())).toEqual(whole.recs.slice(3));
     expect(await upstreamRequests(tag)).toBe(1);
+  });
+});
+
+describe("NDJSON answers resume by line count", () => {
+  test("dropped after every line and inside lines, resumed with Last-Event-ID = lines received - 1", async () => {
+    const ndjson = { accept: "application/x-ndjson" };
+    const full = await textOf(await createStream(newTag(), ndjson));
+    const lines = full.split(/(?<=\n)/);
+    expect(lines.length).toBe(whole.read.events.length);
+    const utf8 = new TextEncoder();
+    const cuts: number[] = [];
+    for (let i = 0, at = 0; i < lines.length; i++) {
+      const size = utf8.encode(lines[i]!).length;
+      cuts.push(at + Math.floor(size / 2));
+      at += size;
+      if (i < lines.length - 1) cuts.push(at); // not after the last line: nothing left to resume
+    }
+    for (const k of cuts) {
+      const tag = newTag();
+      const first = await createStream(tag, ndjson);
+      const id = streamIdOf(first);
+      const got = await readThenDrop(first.body!, k);
+      const end = got.lastIndexOf(0x0a) + 1;
+      const kept = new TextDecoder().decode(got.subarray(0, end));
+      const count = kept === "" ? 0 : kept.split("\n").length - 1;
+      const rest = await resumeStream(id, count === 0 ? null : count - 1, { headers: ndjson });
+      expect(rest.headers.get("content-type")).toBe("application/x-ndjson");
+      expect(kept + (await textOf(rest)), `cut at byte ${k}`).toBe(full);
+      expect(await upstreamRequests(tag)).toBe(1);
+    }
   });
 });
