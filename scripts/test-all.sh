@@ -66,6 +66,7 @@ run_step() {
 run_step typecheck        check  npx tsc -p .                           # library + shared cases
 run_step typecheck-worker check  npx tsc -p test/worker                 # examples/worker.ts, test Worker, its tests
 run_step typecheck-relay  check  bash -c 'node worker/build.mjs && npx tsc -p worker'  # relay Worker + demo page script
+run_step typecheck-relay-pool check bash -c 'node worker/build.mjs && npx tsc -p test/relay-pool'  # the relay-pool tests (vitest-pool-workers) with the relay Worker
 run_step web-only         plain  node scripts/check-web-only.mjs        # dist/index.js bundles without Node built-ins
 run_step web-only-ai-sdk  plain  node scripts/check-web-only.mjs dist/ai-sdk/index.js  # the mmsp-streams/ai-sdk subpath too
 run_step typecheck-ai-sdk check  npx tsc -p test/ai-sdk                 # the adapter's declared types vs the real `ai` package's

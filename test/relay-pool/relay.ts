@@ -9,12 +9,12 @@ export const ORIGIN = "https://relay.test";
 /** A fresh tag: the scripted upstream counts the requests that carry it (test/relay-pool/upstream.ts). */
 export const newTag = (): string => crypto.randomUUID();
 
-/** POST /v1/stream for the scripted upstream's tool-call stream, tagged. */
-export function createStream(tag: string, headers: Record<string, string> = {}): Promise<Response> {
+/** POST /v1/stream for the scripted upstream's tool-call stream (or `model`'s script), tagged. */
+export function createStream(tag: string, headers: Record<string, string> = {}, model = "tools"): Promise<Response> {
   return SELF.fetch(`${ORIGIN}/v1/stream`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ model: "tools", messages: [], tag }),
+    body: JSON.stringify({ model, messages: [], tag }),
   });
 }
 

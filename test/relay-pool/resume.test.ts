@@ -200,3 +200,22 @@ describe("NDJSON answers resume by line count", () => {
     }
   });
 });
+
+describe("an upstream failure", () => {
+  test("is stored as the stream's last event and replayed like any event", async () => {
+    const tag = newTag();
+    const res = await createStream(tag, {}, "break");
+    expect(res.status).toBe(200);
+    const id = streamIdOf(res);
+    const text = await res.text();
+    const recs = records(text);
+    // event 0, then the connection ends inside event 1: event 1 is the error
+    expect(recs.map((r) => r.id)).toEqual([0, 1, null]);
+    expect(recs[0]).toEqual(whole.recs[0]);
+    expect(JSON.parse(recs[1]!.data)).toHaveProperty("error.type");
+    const rest = await resumeStream(id, 0);
+    expect(await rest.text()).toBe(text.slice(text.indexOf("id: 1\n")));
+    await expect(readBack(text)).rejects.toMatchObject({ name: "UpstreamError" });
+    expect(await upstreamRequests(tag)).toBe(1);
+  });
+});
