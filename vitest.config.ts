@@ -1,6 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
+import { upstream } from "./test/relay-pool/upstream.ts";
 
 // One vitest run, three runtimes: `npx vitest run` (all) or `npx vitest run --project node` (one).
 // A generous per-test timeout: property-based cases on a busy 2-core machine can pass 5 s.
@@ -18,6 +19,23 @@ export default defineConfig({
       {
         plugins: [cloudflareTest({ wrangler: { configPath: "./test/worker/wrangler.toml" } })],
         test: { name: "workers", include: ["test/all.test.ts", "test/workers/**/*.test.ts"], testTimeout },
+      },
+      // the relay Worker (top-level wrangler.toml: worker/, the STREAMS Durable Object) in workerd,
+      // driven through SELF; its upstream is the scripted MMSP server of test/relay-pool/upstream.ts
+      // (every outbound fetch goes there). globalSetup makes worker/generated/assets.ts first.
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { MMSP_UPSTREAM: "http://upstream.test/v1" }, outboundService: upstream },
+          }),
+        ],
+        test: {
+          name: "relay-pool",
+          include: ["test/relay-pool/**/*.test.ts"],
+          globalSetup: ["test/relay-pool/global-setup.ts"],
+          testTimeout,
+        },
       },
       // (f) mmsp-streams/ai-sdk against the real AI SDK (`ai`), in Node
       { test: { name: "ai-sdk", include: ["test/ai-sdk/**/*.test.ts"], testTimeout } },

@@ -67,6 +67,7 @@ run_step() {
 run_step typecheck        check  npx tsc -p .                           # library + shared cases
 run_step typecheck-worker check  npx tsc -p test/worker                 # examples/worker.ts, test Worker, its tests
 run_step typecheck-relay  check  bash -c 'node worker/build.mjs && npx tsc -p worker'  # relay Worker + demo page script
+run_step typecheck-relay-pool check bash -c 'node worker/build.mjs && npx tsc -p test/relay-pool'  # the relay-pool tests (vitest-pool-workers) with the relay Worker
 run_step web-only         plain  node scripts/check-web-only.mjs        # dist/index.js bundles without Node built-ins
 run_step web-only-ai-sdk  plain  node scripts/check-web-only.mjs dist/ai-sdk/index.js  # the mmsp-streams/ai-sdk subpath too
 run_step typecheck-ai-sdk check  npx tsc -p test/ai-sdk                 # the adapter's declared types vs the real `ai` package's
@@ -74,6 +75,7 @@ run_step ai-sdk           vitest npx vitest run --project ai-sdk        # mmsp-s
 run_step node             vitest npx vitest run --project node          # Node 20
 run_step unit             vitest npx vitest run --project unit          # pure modules (diagnosis, option checks), from src/
 run_step workers          vitest npx vitest run --project workers       # workerd: shared cases + test/workers/*.test.ts
+run_step relay-pool       vitest npx vitest run --project relay-pool    # relay Worker + STREAMS Durable Object in vitest-pool-workers: drops, resumes, 404/400/403, expiry
 run_step browser          vitest npx vitest run --project browser       # Chromium, vitest browser mode
 run_step miniflare        plain  node scripts/miniflare-run.mjs         # workerd via Miniflare's API: test Worker over dispatchFetch
 run_step wrangler-dev     plain  bash scripts/wrangler-dev-check.sh     # workerd via `wrangler dev -c test/worker/wrangler.toml`, real HTTP

@@ -1,0 +1,65 @@
+// The scripted MMSP upstream of the relay-pool project, in Node (vitest.config.ts hands it to
+// Miniflare as the relay Worker's outboundService, so every fetch() the relay and its Durable
+// Objects make lands here). MMSP_UPSTREAM is http://upstream.test/v1 in that project.
+//
+//   POST /v1/stream       the tool-call sample, one SSE block at a time, each block in two chunks
+//                         (the second cut lands inside the event), 1 ms apart: clients can join and
+//                         leave while the stream is live. The JSON body's `tag` names the request;
+//                         `"model": "break"` breaks the connection inside the second event (the
+//                         relay sees the body end there: Miniflare ends a Node body that errors).
+//   GET  /__requests?tag= {"count": n}: how many POST /v1/stream carried that tag (the tests ask,
+//                         through the same outbound route, to check one upstream request per stream)
+// Any other host or path is a 502/404: the tests have no other network.
+import { readFileSync } from "node:fs";
+import { Response, type Request } from "miniflare";
+
+export const UPSTREAM_HOST = "upstream.test";
+
+const sample = readFileSync(new URL("../../samples/tool-call.sse", import.meta.url), "utf8");
+const blocks = sample.split(/(?<=\n\n)/); // each block keeps its "\n\n"
+const requests = new Map<string, number>();
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The sample as a paced byte stream; stops when the relay cancels it. `breakAfter`: the connection
+ * breaks (the body errors) after that many chunks.
+ */
+function pacedSample(breakAfter = Infinity): ReadableStream<Uint8Array> {
+  const utf8 = new TextEncoder();
+  const chunks = blocks.flatMap((b) => [b.slice(0, Math.ceil(b.length / 2)), b.slice(Math.ceil(b.length / 2))]);
+  let next = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (next >= breakAfter) return controller.error(new Error("the upstream connection broke"));
+        if (next >= chunks.length) return controller.close();
+        await sleep(1);
+        controller.enqueue(utf8.encode(chunks[next++]!));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+export async function upstream(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.hostname !== UPSTREAM_HOST) return new Response(`no network in tests: ${url.href}`, { status: 502 });
+  if (request.method === "GET" && url.pathname === "/__requests") {
+    const count = requests.get(url.searchParams.get("tag") ?? "") ?? 0;
+    return Response.json({ count });
+  }
+  if (request.method === "POST" && url.pathname === "/v1/stream") {
+    let body: { tag?: unknown; model?: unknown } = {};
+    try {
+      body = JSON.parse(await request.text()) as typeof body;
+    } catch {
+      // an untagged request still counts, under ""
+    }
+    const tag = String(body.tag ?? "");
+    requests.set(tag, (requests.get(tag) ?? 0) + 1);
+    // model "break": the connection breaks inside the second event (chunks: the comment in two, event 0 in two, half of event 1)
+    return new Response(pacedSample(body.model === "break" ? 5 : Infinity), { headers: { "content-type": "text/event-stream; charset=utf-8" } });
+  }
+  return Response.json({ error: { type: "NotFoundError", message: `no route ${request.method} ${url.pathname}` } }, { status: 404 });
+}
