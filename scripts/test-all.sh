@@ -60,7 +60,7 @@ run_step() {
   if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi   # crashed, timed out, or printed no summary
   if [ "$p" = 0 ] && [ "$f" = 0 ]; then f=1; fi     # ran no test: count as a failure
   echo "::: $name: $p passed, $f failed (exit $rc)"
-  summary+=("$(printf '%-17s %5s passed, %s failed' "$name:" "$p" "$f")")
+  summary+=("$(printf '%-22s %5s passed, %s failed' "$name:" "$p" "$f")")
   total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
 }
 
