@@ -142,14 +142,14 @@ function render(result) {
   if (result.missing?.length) L.push(`- peers that did not load here: ${result.missing.join("; ")}`);
   if (result.cpuCheck) L.push(`- check of the Worker's own timings: workerd's process CPU (schedstat) during the requests ${fx(result.cpuCheck.workerdMs / 1000, 1)} s vs ${fx(result.cpuCheck.timedMs / 1000, 1)} s timed inside the Worker (${fx(result.cpuCheck.workerdMs / result.cpuCheck.timedMs)}×: the rest is GC, workerd's own threads and the request itself)`);
   L.push("");
-  L.push(`× floor (median of per-round ratios; higher is faster). µs/ev = ${cpuClock ? "CPU" : "wall"} µs per event (median run). "÷ peer" = UniEventStream read ÷ the best validating peer on that case.`, "");
-  L.push(`| case | floor MB/s | floor µs/ev | ${ids.map((id) => labelOf(result, id)).join(" | ")} | package µs/ev (read) | ÷ peer |`);
+  L.push(`× floor (median of per-round ratios; higher is faster). µs/ev = ${cpuClock ? "CPU" : "wall"} µs per event (median run${cpuClock ? "; CPU of the process, GC threads included" : ""}); read − message ≈ what delivering each event through \`reader.read()\` costs. "÷ peer" = UniEventStream read ÷ the best validating peer (esp+zod+assembler, AI SDK) on that case.`, "");
+  L.push(`| case | floor MB/s | floor µs/ev | ${ids.map((id) => labelOf(result, id)).join(" | ")} | package µs/ev: read / message | ÷ peer |`);
   L.push(`| --- | ---: | ---: | ${ids.map(() => "---:").join(" | ")} | ---: | ---: |`);
   for (const c of main) {
     const f = c.stats.floor;
     const best = bestValidating(result, c);
     const cells = ids.map((id) => (c.stats[id] ? `${fx(ratio(c, id))}${c.stats[id].single ? "‡" : ""}` : "—"));
-    L.push(`| ${c.name} · ${c.format.toUpperCase()} | ${fx(c.bytes / 1e3 / median(f.ms), 1)} | ${fx(usPerEvent(c, "floor"))} | ${cells.join(" | ")} | ${fx(usPerEvent(c, "ues-read"))} | ${best ? fx(ratio(c, "ues-read") / best.r) : "—"} |`);
+    L.push(`| ${c.name} · ${c.format.toUpperCase()} | ${fx(c.bytes / 1e3 / median(f.ms), 1)} | ${fx(usPerEvent(c, "floor"))} | ${cells.join(" | ")} | ${fx(usPerEvent(c, "ues-read"))} / ${fx(usPerEvent(c, "ues-drain"))} | ${best ? fx(ratio(c, "ues-read") / best.r) : "—"} |`);
   }
   for (const format of ["sse", "ndjson"]) {
     L.push(`| **geomean ${format.toUpperCase()}** | | | ${ids.map((id) => fx(geomean(main.filter((c) => c.format === format).map((c) => ratio(c, id))))).join(" | ")} | | ${fx(g[format].read / g[format].peer)} |`);
