@@ -73,7 +73,7 @@ export async function runSuite({ plan, getCorpus, contenders, now = () => perfor
   for (const cs of plan.cases) {
     const corpus = await getCorpus(cs.name, cs.format);
     const chunks = chunk(corpus.bytes, cs.chunking, cs.name);
-    const ks = contenders.filter((k) => !!k.relay === !!cs.relay && !(k.sseOnly && cs.format !== "sse") && (!k.runsOn || k.runsOn(cs.format)));
+    const ks = contenders.filter((k) => !!k.relay === !!cs.relay && !(k.sseOnly && cs.format !== "sse") && (!k.runsOn || k.runsOn(cs.format)) && !k.skip?.(cs.name));
     const stats = Object.fromEntries(ks.map((k) => [k.id, { ms: [], cpu: [], single: false, warmMs: 0 }]));
     const once = async (k) => {
       gc?.();
