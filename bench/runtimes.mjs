@@ -2,7 +2,8 @@
 //
 //   npm run bench -- --runtime node|deno|bun|chromium|workerd   one runtime → its table in bench/RESULTS.md
 //   npm run bench:all                                           all five, one after the other, into one RESULTS.md
-//   options: --quick (2 rounds, chat/tools/mixed: development), --rounds=N --warmup=N
+//   options: --quick (2 rounds, chat/tools/mixed: development), --render (rewrite the sections from
+//            the last runs' raw results, no run), --rounds=N --warmup=N
 //            --only=chat,tools (corpora) --contenders=ues-read,zod (plus the floors) --build
 //
 // The same core (bench/core/*.mjs, web APIs only) runs in each runtime through a thin runner
@@ -140,7 +141,7 @@ function render(result) {
     `- clock: ${result.timer}`,
   );
   if (result.missing?.length) L.push(`- peers that did not load here: ${result.missing.join("; ")}`);
-  if (result.cpuCheck) L.push(`- check of the Worker's own timings: workerd's process CPU (schedstat) during the requests ${fx(result.cpuCheck.workerdMs / 1000, 1)} s vs ${fx(result.cpuCheck.timedMs / 1000, 1)} s timed inside the Worker (${fx(result.cpuCheck.workerdMs / result.cpuCheck.timedMs)}×: the rest is GC, workerd's own threads and the request itself)`);
+  if (result.cpuCheck) L.push(`- check of the Worker's own clock: workerd's process CPU time (schedstat, all its threads) during the requests ${fx(result.cpuCheck.workerdMs / 1000, 1)} s vs ${fx(result.cpuCheck.timedMs / 1000, 1)} s timed inside the Worker (${fx(result.cpuCheck.workerdMs / result.cpuCheck.timedMs)}×; above 1: GC and workerd's own threads; below 1: the Worker's wall clock also ran while the loaded machine gave the core to other processes, so µs/event here are wall, not CPU)`);
   L.push("");
   L.push(`× floor (median of per-round ratios; higher is faster). µs/ev = ${cpuClock ? "CPU" : "wall"} µs per event (median run${cpuClock ? "; CPU of the process, GC threads included" : ""}); read − message ≈ what delivering each event through \`reader.read()\` costs. "÷ peer" = UniEventStream read ÷ the best validating peer (esp+zod+assembler, AI SDK) on that case.`, "");
   L.push(`| case | floor MB/s | floor µs/ev | ${ids.map((id) => labelOf(result, id)).join(" | ")} | package µs/ev: read / message | ÷ peer |`);
@@ -210,7 +211,7 @@ function writeSection(rt, lines) {
 
 /** The summary across runtimes, from each runtime's last full run. */
 function writeSummary() {
-  const L = ["| runtime | run | package read × floor (SSE / NDJSON) | message × floor (SSE / NDJSON) | best validating peer × floor (SSE / NDJSON) | read ÷ best peer, worst corpus | relay µs/event: package vs floor (chat) |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"];
+  const L = ["| runtime | run (load avg) | package read × floor (SSE / NDJSON) | message × floor (SSE / NDJSON) | best validating peer × floor (SSE / NDJSON) | read ÷ best peer, worst corpus | read ÷ esp+zod+assembler, worst corpus | relay µs/event: package vs floor (chat) |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"];
   for (const rt of RUNTIMES) {
     const f = `${ROOT}bench/.cache/runtime-${rt}.json`;
     if (!existsSync(f)) continue;
@@ -219,7 +220,9 @@ function writeSummary() {
     const xs = ["sse", "ndjson"].flatMap((fm) => g[fm].vsPeer.filter(([, r]) => Number.isFinite(r)).map(([c, r]) => [`${c.name} ${c.format.toUpperCase()}`, r]));
     const worst = xs.length ? xs.reduce((a, b) => (b[1] < a[1] ? b : a)) : null;
     const chat = result.cases.find((c) => c.relay && c.name === "chat");
-    L.push(`| ${result.runtime} | ${result.date.slice(0, 16).replace("T", " ")} | ${fx(g.sse.read)} / ${fx(g.ndjson.read)} | ${fx(g.sse.drain)} / ${fx(g.ndjson.drain)} | ${fx(g.sse.peer)} / ${fx(g.ndjson.peer)} | ${worst ? `${fx(worst[1])}× (${worst[0]})` : "—"} | ${chat ? `${fx(usPerEvent(chat, "relay-ues"))} vs ${fx(usPerEvent(chat, "relay-floor"))}` : "—"} |`);
+    const zs = result.cases.filter((c) => !c.relay && c.stats.zod).map((c) => [`${c.name} ${c.format.toUpperCase()}`, ratio(c, "ues-read") / ratio(c, "zod")]);
+    const wz = zs.length ? zs.reduce((a, b) => (b[1] < a[1] ? b : a)) : null;
+    L.push(`| ${result.runtime} | ${result.date.slice(0, 16).replace("T", " ")} (${result.load[0][0].toFixed(1)}) | ${fx(g.sse.read)} / ${fx(g.ndjson.read)} | ${fx(g.sse.drain)} / ${fx(g.ndjson.drain)} | ${fx(g.sse.peer)} / ${fx(g.ndjson.peer)} | ${worst ? `${fx(worst[1])}× (${worst[0]})` : "—"} | ${wz ? `${fx(wz[1])}× (${wz[0]})` : "—"} | ${chat ? `${fx(usPerEvent(chat, "relay-ues"))} vs ${fx(usPerEvent(chat, "relay-floor"))}` : "—"} |`);
   }
   let md = readFileSync(RESULTS, "utf8");
   const start = "<!-- summary -->";
@@ -232,6 +235,15 @@ function writeSummary() {
 }
 
 // ---- main (last: the report's helpers above are initialised by now) ---------------------------------
+// --render: rewrite the sections from the last runs' raw results (bench/.cache/runtime-*.json), no run.
+if (opt("render", false) === true) {
+  for (const rt of runtimes) {
+    const f = `${ROOT}bench/.cache/runtime-${rt}.json`;
+    if (existsSync(f)) writeSection(rt, render(JSON.parse(readFileSync(f, "utf8"))));
+  }
+  writeSummary();
+  process.exit(0);
+}
 let failed = 0;
 for (const rt of runtimes) {
   const out = `${ROOT}bench/.cache/runtime-${rt}.${QUICK ? "quick." : ""}json`;
