@@ -84,12 +84,14 @@ globalThis.READY = chunks; return async () => { const t0 = performance.now(); fo
     await browser.close();
     server.close();
   }
+} else if (runtime === "workerd" && !globalThis.WebSocket) {
+  // Node 20 has a WebSocket client only behind a flag: run again with it.
+  const r = spawnSync(process.execPath, ["--experimental-websocket", "--no-warnings", fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+  process.exit(r.status ?? 1);
 } else if (runtime === "workerd") {
-  // workerd's V8 inspector (Miniflare's inspectorPort) spoken to over the DevTools protocol with
-  // `ws` (a dependency of miniflare, not of this package).
+  // workerd's V8 inspector (Miniflare's inspectorPort) spoken to over the DevTools protocol.
   const { build } = await import("esbuild");
   const { Miniflare } = await import("miniflare");
-  const { default: WebSocket } = await import("ws");
   const out = await build({
     stdin: {
       contents: `import * as lib from "../../dist/index.js"; import { makeContenders } from "../core/contenders.mjs"; import { loadPeers } from "../core/entry.mjs"; import { chunk } from "../core/harness.mjs";
@@ -118,13 +120,16 @@ export default { async fetch(req) { const u = new URL(req.url);
     await (await mf.dispatchFetch(new URL(`/prep?${q}`, url), { method: "POST", body: readFileSync(path) })).text();
     const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
     const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
-    await new Promise((r, j) => (ws.once("open", r), ws.once("error", j)));
+    await new Promise((r, j) => {
+      ws.onopen = r;
+      ws.onerror = j;
+    });
     let seq = 0;
     const pending = new Map();
-    ws.on("message", (m) => {
-      const msg = JSON.parse(m);
+    ws.onmessage = (m) => {
+      const msg = JSON.parse(m.data);
       if (msg.id && pending.has(msg.id)) pending.get(msg.id)(msg.result);
-    });
+    };
     const send = (method, params = {}) => new Promise((r) => {
       const i = ++seq;
       pending.set(i, r);
