@@ -3,7 +3,8 @@
 // Reads the BUILT dist/index.js (built first when missing; a warning when src/ is newer — pass
 // --build to rebuild). Corpora come from bench/corpora.mjs (seeded, cached in bench/.cache/).
 //
-//   node bench/run.mjs                 full run (writes bench/RESULTS.md), a few minutes
+//   node bench/run.mjs                 full Node run (writes bench/RESULTS-node.md), a few minutes
+//   node bench/run.mjs --runtime NAME  the multi-runtime benchmark instead (bench/runtimes.mjs → bench/RESULTS.md)
 //   node bench/run.mjs --quick         fewer rounds, for development (< 1 min; writes bench/.cache/RESULTS.quick.md)
 //   node bench/run.mjs --only=chat,tools   only these corpora (linearity needs media; memory follows the selection)
 //   options: --rounds=N --warmup=N --linear-rounds=N --no-memory --no-linearity --build --out=FILE
@@ -24,6 +25,12 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const argv = process.argv.slice(2);
+
+// ---- `--runtime X`: the multi-runtime benchmark (bench/runtimes.mjs, issue #16) -----------------
+if (argv.some((a) => a === "--runtime" || a.startsWith("--runtime="))) {
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL("./runtimes.mjs", import.meta.url)), ...argv], { stdio: "inherit" });
+  process.exit(r.status ?? 1);
+}
 
 // ---- re-run with --expose-gc (a full GC before each timed run, and for memory baselines) ---------
 if (!globalThis.gc) {
@@ -51,7 +58,9 @@ const LINEAR_ROUNDS = Number(opt("linear-rounds", QUICK ? 2 : 5));
 const ONLY = opt("only", null);
 const MEMORY = opt("no-memory", false) !== true;
 const LINEARITY = opt("no-linearity", false) !== true;
-const OUT = opt("out", QUICK || ONLY || ROUNDS < 7 ? `${ROOT}bench/.cache/RESULTS.quick.md` : `${ROOT}bench/RESULTS.md`);
+// bench/RESULTS.md holds the tables of every runtime (bench/runtimes.mjs); this Node-only report
+// (memory, linearity, live chunking, partial JSON) has its own file.
+const OUT = opt("out", QUICK || ONLY || ROUNDS < 7 ? `${ROOT}bench/.cache/RESULTS.quick.md` : `${ROOT}bench/RESULTS-node.md`);
 const unknown = argv.filter((a) => !/^--(quick|rounds|warmup|linear-rounds|only|no-memory|no-linearity|build|out|all)(=|$)/.test(a));
 if (unknown.length) {
   console.error(`unknown option(s): ${unknown.join(" ")}`);
