@@ -14,7 +14,7 @@
  */
 import { EmptyResponseError, MmspError } from "../errors.js";
 import { Fault } from "../internal/fault.js";
-import { checkItemDepth, limitError } from "../internal/limits.js";
+import { limitError } from "../internal/limits.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
 import {
   KINDS,
@@ -183,7 +183,6 @@ export class MessageAssembler implements Grammar {
     const inputKind = type.slice(0, dot);
     if (dot < 0 || type.slice(dot) !== ".delta" || !isKind(inputKind))
       throw new Fault("KIND", `a client yields deltas, not ${type}`, true);
-    checkItemDepth(input, this.limits.maxDepth);
     let kind: Kind = inputKind;
 
     let fields: Item = { ...input };

@@ -39,9 +39,34 @@ export function limitError(limit: string, value: number, what: string): StreamLi
   return new StreamLimitError({ limit, value, detail: `${what} exceeds ${limit}=${value}` });
 }
 
-/** Whether `v` nests deeper than `max` levels of objects and arrays (checked without recursion). */
+/**
+ * Whether `v` nests deeper than `max` levels of objects and arrays (`start`: the level of `v`). It
+ * runs on every event, so it recurses (no stacks to allocate) while the depth is small, which a
+ * finite limit keeps it; a large limit falls back to an explicit stack, and no limit checks nothing.
+ */
 export function nestsDeeper(v: unknown, max: number, start = 1): boolean {
-  if (typeof v !== "object" || v === null || v instanceof Uint8Array) return false;
+  if (typeof v !== "object" || v === null || v instanceof Uint8Array || max === Infinity) return false;
+  return max <= 1024 ? deeper(v, start, max) : deeperByStack(v, max, start);
+}
+
+function deeper(v: object, depth: number, max: number): boolean {
+  if (depth > max) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const y: unknown = v[i];
+      if (typeof y === "object" && y !== null && deeper(y, depth + 1, max)) return true;
+    }
+    return false;
+  }
+  if (v instanceof Uint8Array) return false;
+  for (const k in v) {
+    const y = (v as Record<string, unknown>)[k];
+    if (typeof y === "object" && y !== null && deeper(y, depth + 1, max)) return true;
+  }
+  return false;
+}
+
+function deeperByStack(v: object, max: number, start: number): boolean {
   const stack: unknown[] = [v];
   const depths: number[] = [start];
   while (stack.length > 0) {
@@ -50,10 +75,10 @@ export function nestsDeeper(v: unknown, max: number, start = 1): boolean {
     if (d > max) return true;
     if (Array.isArray(x)) {
       for (const y of x) if (typeof y === "object" && y !== null) (stack.push(y), depths.push(d + 1));
-    } else {
+    } else if (!(x instanceof Uint8Array)) {
       for (const k in x) {
         const y = x[k];
-        if (typeof y === "object" && y !== null && !(y instanceof Uint8Array)) (stack.push(y), depths.push(d + 1));
+        if (typeof y === "object" && y !== null) (stack.push(y), depths.push(d + 1));
       }
     }
   }
@@ -62,9 +87,3 @@ export function nestsDeeper(v: unknown, max: number, start = 1): boolean {
 
 /** The depth of an item's members in an event: event (1) › content_items (2) › item (3) › member (4). */
 export const ITEM_MEMBER_DEPTH = 4;
-
-/** Fidelity and tool arguments are the open-ended JSON of an item: bounds their nesting. */
-export function checkItemDepth(item: Record<string, unknown>, maxDepth: number): void {
-  if (nestsDeeper(item.fidelity, maxDepth, ITEM_MEMBER_DEPTH) || nestsDeeper(item.arguments, maxDepth, ITEM_MEMBER_DEPTH))
-    throw limitError("maxDepth", maxDepth, `the nesting of a ${String(item.type)} item`);
-}
