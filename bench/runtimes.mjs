@@ -123,6 +123,7 @@ function figures(result) {
     g[format] = {
       read: geomean(rs.map((c) => ratio(c, "ues-read"))),
       drain: geomean(rs.map((c) => ratio(c, "ues-drain"))),
+      batch: geomean(rs.map((c) => ratio(c, "ues-batch"))),
       peer: geomean(rs.map((c) => bestValidating(result, c)?.r)),
       vsPeer: rs.map((c) => [c, ratio(c, "ues-read") / (bestValidating(result, c)?.r ?? NaN), ratio(c, "ues-drain") / (bestValidating(result, c)?.r ?? NaN)]),
     };
@@ -178,12 +179,12 @@ function render(result) {
   const wr = worstVsPeer("read");
   if (result.runtime === "node") {
     const floorG = Math.min(g.sse.read, g.ndjson.read);
-    G.push([`reading every event ≥ 0.8× the floor geomean (SSE and NDJSON)`, `SSE ${fx(g.sse.read)}×, NDJSON ${fx(g.ndjson.read)}×`, floorG >= 0.8]);
+    G.push([`reading every event ≥ 0.8× the floor geomean (SSE and NDJSON)`, `SSE ${fx(g.sse.read)}×, NDJSON ${fx(g.ndjson.read)}× (in batches, UniEventBatchStream: ${fx(g.sse.batch)}× / ${fx(g.ndjson.batch)}×)`, floorG >= 0.8]);
     G.push([`≥ 1.3× the best validating peer on every corpus (read)`, wr ? `worst ${fx(wr[1])}× (${wr[0]})` : "—", wr ? wr[1] >= 1.3 : null]);
     G.push([`\`await message\` alone ≥ 0.9× the floor geomean`, `SSE ${fx(g.sse.drain)}×, NDJSON ${fx(g.ndjson.drain)}×`, Math.min(g.sse.drain, g.ndjson.drain) >= 0.9]);
   } else {
     G.push([`≥ 1.25× the best validating peer on every corpus (read)`, wr ? `worst ${fx(wr[1])}× (${wr[0]})` : "—", wr ? wr[1] >= 1.25 : null]);
-    G.push([`≥ 0.7× the floor geomean (read)`, `SSE ${fx(g.sse.read)}×, NDJSON ${fx(g.ndjson.read)}×`, Math.min(g.sse.read, g.ndjson.read) >= 0.7]);
+    G.push([`≥ 0.7× the floor geomean (read)`, `SSE ${fx(g.sse.read)}×, NDJSON ${fx(g.ndjson.read)}× (in batches: ${fx(g.sse.batch)}× / ${fx(g.ndjson.batch)}×)`, Math.min(g.sse.read, g.ndjson.read) >= 0.7]);
   }
   L.push("| goal (issue #16) | measured | status |", "| --- | --- | --- |");
   for (const [t, v, met] of G) L.push(`| ${t} | ${v} | ${met === null ? "not measured" : met ? "**met**" : "**missed**"} |`);

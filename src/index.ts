@@ -53,6 +53,7 @@ export { MessageAssemblerStream, type MessageAssemblerOptions } from "./assemble
 export { SseEncoderStream, type SseEncoderOptions } from "./encode/sse-encoder.js";
 export { NdjsonEncoderStream } from "./encode/ndjson-encoder.js";
 export { toWireEvent, encodeWireEvent } from "./encode/wire-event.js";
+export { UniEventBatchStream } from "./uni-event-batch-stream.js";
 export { UniEventStream, type UniEventStreamOptions, type ReaderWarning, type WireFormat } from "./uni-event-stream.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";

@@ -55,8 +55,8 @@ export interface BodyContext {
   contentEncoding?: string | null;
 }
 
-/** The fused core: framer → decode step → grammar step, in one synchronous call per chunk. */
-class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
+/** @internal The fused core: framer → decode step → grammar step, in one synchronous call per chunk. */
+export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private readonly framer: Framer;
   private readonly decode: DecodeStep;
   readonly grammar: GrammarStep;

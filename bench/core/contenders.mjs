@@ -322,6 +322,25 @@ export function makeContenders(lib, peers = {}) {
       },
     },
     {
+      id: "ues-batch",
+      label: "UniEventBatchStream read",
+      library: true,
+      what: "the same reader read in batches: one reader.read() per input chunk (an array of its events)",
+      async run(chunks, format) {
+        if (!lib.UniEventBatchStream) throw new Error("this build has no UniEventBatchStream");
+        const stream = new lib.UniEventBatchStream({ format });
+        const reader = replay(chunks).pipeThrough(stream).getReader();
+        let events = 0;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          events += value.length;
+        }
+        if (!(await stream.message)) throw new Error("no message");
+        return { events };
+      },
+    },
+    {
       id: "ues-drain",
       label: "UniEventStream message",
       library: true,

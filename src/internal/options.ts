@@ -268,6 +268,7 @@ const UNI_EVENT_STREAM: OptionSpec = {
 /** Every exported stream's and function's options (from their option interfaces). */
 export const OPTION_SPECS = {
   UniEventStream: UNI_EVENT_STREAM,
+  UniEventBatchStream: UNI_EVENT_STREAM,
   fromResponse: UNI_EVENT_STREAM,
   SseDecoderStream: { client, mmsp: boolean(), maxEventBytes: limit, ...stream },
   NdjsonDecoderStream: { client, mmsp: boolean(), maxEventBytes: limit, maxDepth: limit, ...stream },

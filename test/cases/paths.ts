@@ -4,7 +4,7 @@
 // message) for random valid and mutated streams, in both modes, SSE and NDJSON, under random chunkings.
 import fc from "fast-check";
 import {
-  MessageAssemblerStream, NdjsonDecoderStream, SseDecoderStream, UniEventDecoderStream, UniEventStream,
+  MessageAssemblerStream, NdjsonDecoderStream, SseDecoderStream, UniEventBatchStream, UniEventDecoderStream, UniEventStream,
 } from "../../dist/index.js";
 import { assertEqual, byteStream, pump, settle, splitAt, utf8, type Case } from "../harness.ts";
 import { cuts, lineEnd, ndjsonText, sseText, streamEvents, unit } from "../arbitraries.ts";
@@ -121,7 +121,34 @@ async function samePaths(bytes: Uint8Array, format: Format, mode: Mode, cutsA: n
 const formats = fc.constantFrom<Format>("sse", "ndjson");
 const mutations = fc.array(mutation, { maxLength: 2 });
 
+/** The batched reader: its arrays (one per chunk at most, never empty) flattened. */
+async function batched(chunks: Uint8Array[], format: Format, mode: Mode): Promise<Outcome> {
+  const s = new UniEventBatchStream({ format, mode });
+  const o = await outcome(byteStream(chunks).pipeThrough(s), s.message);
+  const arrays = o.events as unknown[][];
+  assertEqual(arrays.every((a) => Array.isArray(a) && a.length > 0), true, "every batch is a non-empty array");
+  assertEqual(arrays.length <= chunks.length, true, "at most one batch per input chunk");
+  return { ...o, events: arrays.flat() };
+}
+
 export const cases: Case[] = [
+  ["the batched reader (UniEventBatchStream) gives the fused reader's events, message and error, in arrays", async () => {
+    await fc.assert(
+      fc.asyncProperty(streamEvents, formats, lineEnd, mutations, cuts(3000), async (events, format, eol, ms, at) => {
+        const bytes = mutate(body(events, format, eol), ms);
+        const t0 = Date.now();
+        const a = await fused(splitAt(bytes, at), format, "validate");
+        const b = await batched(splitAt(bytes, at), format, "validate");
+        sameStamps(a, t0);
+        sameStamps(b, t0);
+        assertEqual(b.sameError, true, "message rejects with the readable's error");
+        assertEqual(b.error, a.error, "the same error");
+        assertEqual(b.events, a.events, "the same events");
+        assertEqual(b.message, a.message, "the same message");
+      }),
+      { numRuns: 100 },
+    );
+  }],
   ["validate mode: fused and chained stages agree on random valid and mutated streams, any chunking", async () => {
     await fc.assert(
       fc.asyncProperty(streamEvents, formats, lineEnd, mutations, cuts(3000), cuts(3000), async (events, format, eol, ms, ca, cb) => {

@@ -62,7 +62,7 @@ const exports = Object.keys(OPTION_SPECS) as CheckedExport[];
 
 test("the spec table covers every exported stream and function that takes options", () => {
   expect(exports.sort()).toEqual(
-    ["MessageAssemblerStream", "NdjsonDecoderStream", "NdjsonEncoderStream", "SseDecoderStream", "SseEncoderStream", "UniEventDecoderStream", "UniEventStream", "fromFetch", "fromResponse"].sort(),
+    ["MessageAssemblerStream", "NdjsonDecoderStream", "NdjsonEncoderStream", "SseDecoderStream", "SseEncoderStream", "UniEventDecoderStream", "UniEventStream", "UniEventBatchStream", "fromFetch", "fromResponse"].sort(),
   );
   expect(Object.keys(OPTION_SPECS.UniEventDecoderStream)).toContain("mode");
   // every option has bad samples here, so a new option cannot go untested
