@@ -212,7 +212,7 @@ function writeSection(rt, lines) {
 
 /** The summary across runtimes, from each runtime's last full run. */
 function writeSummary() {
-  const L = ["| runtime | run (load avg) | package read × floor (SSE / NDJSON) | message × floor (SSE / NDJSON) | best validating peer × floor (SSE / NDJSON) | read ÷ best peer, worst corpus | read ÷ esp+zod+assembler, worst corpus | relay µs/event: package vs floor (chat) |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"];
+  const L = ["| runtime | run (load avg) | package read × floor (SSE / NDJSON) | read in batches × floor | message × floor (SSE / NDJSON) | best validating peer × floor (SSE / NDJSON) | read ÷ best peer, worst corpus | read ÷ esp+zod+assembler, worst corpus | relay µs/event: package vs floor (chat) |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"];
   for (const rt of RUNTIMES) {
     const f = `${ROOT}bench/.cache/runtime-${rt}.json`;
     if (!existsSync(f)) continue;
@@ -223,7 +223,7 @@ function writeSummary() {
     const chat = result.cases.find((c) => c.relay && c.name === "chat");
     const zs = result.cases.filter((c) => !c.relay && c.stats.zod).map((c) => [`${c.name} ${c.format.toUpperCase()}`, ratio(c, "ues-read") / ratio(c, "zod")]);
     const wz = zs.length ? zs.reduce((a, b) => (b[1] < a[1] ? b : a)) : null;
-    L.push(`| ${result.runtime} | ${result.date.slice(0, 16).replace("T", " ")} (${result.load[0][0].toFixed(1)}) | ${fx(g.sse.read)} / ${fx(g.ndjson.read)} | ${fx(g.sse.drain)} / ${fx(g.ndjson.drain)} | ${fx(g.sse.peer)} / ${fx(g.ndjson.peer)} | ${worst ? `${fx(worst[1])}× (${worst[0]})` : "—"} | ${wz ? `${fx(wz[1])}× (${wz[0]})` : "—"} | ${chat ? `${fx(usPerEvent(chat, "relay-ues"))} vs ${fx(usPerEvent(chat, "relay-floor"))}` : "—"} |`);
+    L.push(`| ${result.runtime} | ${result.date.slice(0, 16).replace("T", " ")} (${result.load[0][0].toFixed(1)}) | ${fx(g.sse.read)} / ${fx(g.ndjson.read)} | ${fx(g.sse.batch)} / ${fx(g.ndjson.batch)} | ${fx(g.sse.drain)} / ${fx(g.ndjson.drain)} | ${fx(g.sse.peer)} / ${fx(g.ndjson.peer)} | ${worst ? `${fx(worst[1])}× (${worst[0]})` : "—"} | ${wz ? `${fx(wz[1])}× (${wz[0]})` : "—"} | ${chat ? `${fx(usPerEvent(chat, "relay-ues"))} vs ${fx(usPerEvent(chat, "relay-floor"))}` : "—"} |`);
   }
   let md = readFileSync(RESULTS, "utf8");
   const start = "<!-- summary -->";
