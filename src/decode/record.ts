@@ -8,23 +8,11 @@ import { Fault } from "../internal/fault.js";
 import { limitError, nestsDeeper } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
 
-export function parseRecord(text: string, captured: Uint8Array | undefined, maxDepth: number): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new Fault("JSON", `the event is not valid JSON (${(e as Error).message})`);
-  }
-  if (!isRecord(value)) throw new Fault("JSON", `an event must be a JSON object, not ${previewValue(value, 40)}`);
-  if (captured) restoreCaptured(value, captured);
-  if (nestsDeeper(value, maxDepth)) throw limitError("maxDepth", maxDepth, "the nesting of the event");
-  return value;
-}
-
 /**
- * `parseRecord` for the record at `index`. `unterminated`: the body ended inside it, so text that
- * does not parse is a truncated stream (`STOP-LAST`), not bad JSON. `diagnosis`: what the body looks
- * like, asked when the first record does not parse (an HTML page, SSE read as NDJSON…).
+ * One record's text → a JSON object, for the record at `index` (one try, around `JSON.parse` only: this
+ * runs for every event). `unterminated`: the body ended inside the record, so text that is not a JSON
+ * object is a truncated stream (`STOP-LAST`), not bad JSON. `diagnosis`: what the body looks like, asked
+ * when the first record is not a JSON object (an HTML page, SSE read as NDJSON…).
  */
 export function parseRecordAt(
   text: string,
@@ -34,13 +22,21 @@ export function parseRecordAt(
   unterminated: boolean,
   diagnosis?: () => { detail: string } | undefined,
 ): Record<string, unknown> {
+  let value: unknown;
   try {
-    return parseRecord(text, captured, maxDepth);
+    value = JSON.parse(text);
   } catch (e) {
-    if (!(e instanceof Fault) || e.rule !== "JSON") throw e;
-    if (unterminated) throw new Fault("STOP-LAST", `the body ended inside event ${index}: the stream was truncated`);
-    const d = index === 0 ? diagnosis?.() : undefined;
-    if (d) throw new Fault("JSON", `${e.detail}: ${d.detail}`);
-    throw e;
+    throw notJson(`the event is not valid JSON (${(e as Error).message})`, index, unterminated, diagnosis);
   }
+  if (!isRecord(value)) throw notJson(`an event must be a JSON object, not ${previewValue(value, 40)}`, index, unterminated, diagnosis);
+  if (captured) restoreCaptured(value, captured);
+  if (nestsDeeper(value, maxDepth)) throw limitError("maxDepth", maxDepth, "the nesting of the event");
+  return value;
+}
+
+/** The fault of a record that is not a JSON object (cold path). */
+function notJson(detail: string, index: number, unterminated: boolean, diagnosis?: () => { detail: string } | undefined): Fault {
+  if (unterminated) return new Fault("STOP-LAST", `the body ended inside event ${index}: the stream was truncated`);
+  const d = index === 0 ? diagnosis?.() : undefined;
+  return new Fault("JSON", d ? `${detail}: ${d.detail}` : detail);
 }
