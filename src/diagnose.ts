@@ -58,7 +58,7 @@ export class BodyHead {
 
 // ---- foreign events -----------------------------------------------------------------------------
 
-const ANTHROPIC_TYPES = new Set([
+const ANTHROPIC_TYPES = /*#__PURE__*/ new Set([
   "message_start",
   "message_delta",
   "message_stop",
@@ -69,7 +69,7 @@ const ANTHROPIC_TYPES = new Set([
 ]);
 
 // AI SDK UI message stream parts (`x-vercel-ai-ui-message-stream: v1`); `data-*` parts are open-ended.
-const AI_SDK_TYPES = new Set([
+const AI_SDK_TYPES = /*#__PURE__*/ new Set([
   "start",
   "finish",
   "abort",

@@ -54,7 +54,7 @@ export interface FromFetchOptions extends LimitOptions {
 const REFUSAL_BODY_LIMIT = 64 * 1024;
 const MAX_DELAY_MS = 30_000;
 /** Answers to a reconnect that are worth another attempt (the server or a proxy was busy). */
-const RETRY_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+const RETRY_STATUS = /*#__PURE__*/ new Set([408, 425, 429, 500, 502, 503, 504]);
 /** Headers of the first request that a reconnect (a GET) does not repeat. */
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "transfer-encoding"];
 

@@ -12,7 +12,7 @@ import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./u
 /** How much of a refusal's body is read to describe it. */
 const REFUSAL_BODY_LIMIT = 64 * 1024;
 
-const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines", "application/x-jsonlines"]);
+const NDJSON_TYPES = /*#__PURE__*/ new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines", "application/x-jsonlines"]);
 
 /** The wire format a Content-Type names, or undefined when it names neither. */
 export function formatFromContentType(contentType: string | null): WireFormat | undefined {

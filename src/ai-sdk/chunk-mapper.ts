@@ -26,7 +26,7 @@ const FINISH_REASONS: Record<FinishReason, UIFinishReason> = {
   unknown: "other",
 };
 
-const KINDS = new Set(["text", "thinking", "tool_call", "inline_data", "inline_thinking", "embedding"]);
+const KINDS = /*#__PURE__*/ new Set(["text", "thinking", "tool_call", "inline_data", "inline_thinking", "embedding"]);
 
 /** `{ mmsp: fidelity }`, or undefined for an absent, null or empty fidelity (they mean the same). */
 export function fidelityMetadata(fidelity: unknown): ProviderMetadata | undefined {

@@ -17,10 +17,15 @@ type Item = Record<string, unknown> & { type: string };
  * Item type → its kind and whether it is a fragment, for the twelve types a checked event can
  * carry: one lookup per event instead of slicing the type string (a fresh string per event).
  */
-const TYPES = new Map<string, { kind: Kind; delta: boolean }>();
-for (const kind of ["text", "thinking", "tool_call", "inline_data", "inline_thinking", "embedding"] as const) {
-  TYPES.set(`${kind}.delta`, { kind, delta: true });
-  TYPES.set(`${kind}.done`, { kind, delta: false });
+const TYPES: Map<string, { kind: Kind; delta: boolean }> = /*#__PURE__*/ itemTypes();
+
+function itemTypes(): Map<string, { kind: Kind; delta: boolean }> {
+  const types = new Map<string, { kind: Kind; delta: boolean }>();
+  for (const kind of ["text", "thinking", "tool_call", "inline_data", "inline_thinking", "embedding"] as const) {
+    types.set(`${kind}.delta`, { kind, delta: true });
+    types.set(`${kind}.done`, { kind, delta: false });
+  }
+  return types;
 }
 
 export class MessageValidator implements Grammar {

@@ -5,8 +5,14 @@
  */
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const DECODE = new Int16Array(128).fill(-1);
-for (let i = 0; i < ALPHABET.length; i++) DECODE[ALPHABET.charCodeAt(i)] = i;
+/** Character code → its 6 bits, or -1 (built by a pure call: an import that never decodes drops it). */
+const DECODE: Int16Array = /*#__PURE__*/ decodeTable();
+
+function decodeTable(): Int16Array {
+  const t = new Int16Array(128).fill(-1);
+  for (let i = 0; i < ALPHABET.length; i++) t[ALPHABET.charCodeAt(i)] = i;
+  return t;
+}
 
 /** Two characters (as c0 * 128 + c1) → their 12 bits, or -1; built on first use (64 KB). */
 let PAIRS: Int32Array | undefined;

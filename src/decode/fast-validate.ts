@@ -15,7 +15,7 @@ const isCount = (v: unknown): boolean => v === null || (typeof v === "number" &&
 
 const fidelityOk = (f: unknown): boolean => f === undefined || f === null || isPlain(f);
 
-const FINISH = new Set(["stop", "length", "tool_call", "unknown"]);
+const FINISH = /*#__PURE__*/ new Set(["stop", "length", "tool_call", "unknown"]);
 
 function numbersOk(v: unknown): boolean {
   if (!Array.isArray(v)) return false;

@@ -9,7 +9,7 @@ import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
 import { fastValidEvent } from "./fast-validate.js";
 
-const STREAM_ITEM_TYPES = new Set([
+const STREAM_ITEM_TYPES = /*#__PURE__*/ new Set([
   "text.delta", "text.done",
   "thinking.delta", "thinking.done",
   "tool_call.delta", "tool_call.done",
@@ -94,15 +94,15 @@ export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode =
 
 // ---- assemble mode's input (SPEC §5) ------------------------------------------------------------
 
-const DELTA_TYPES = new Set(["text.delta", "thinking.delta", "tool_call.delta", "inline_data.delta", "inline_thinking.delta", "embedding.delta"]);
-const tokenPiece = z.optional(z.nullable(z.int().check(z.nonnegative())));
+const DELTA_TYPES = /*#__PURE__*/ new Set(["text.delta", "thinking.delta", "tool_call.delta", "inline_data.delta", "inline_thinking.delta", "embedding.delta"]);
+const tokenPiece = /*#__PURE__*/ z.optional(/*#__PURE__*/ z.nullable(/*#__PURE__*/ z.int().check(/*#__PURE__*/ z.nonnegative())));
 
 /**
  * An input event of assemble mode: any number of items; a stop event's usage may come in pieces
  * (a member may be missing or null) and its finish reason later. Items are only required to have a
  * string `type` here: the assembler refuses a type that is not a delta at its place in the event.
  */
-const InputEventSchema = z.object({
+const InputEventSchema = /*#__PURE__*/ z.object({
   role: RoleSchema,
   event_type: EventTypeSchema,
   content_items: z.array(z.looseObject({ type: z.string() })),

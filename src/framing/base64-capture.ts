@@ -20,10 +20,13 @@ import { BYTES_SENTINEL, BYTES_SENTINEL_JSON } from "./captured.js";
 export { BYTES_SENTINEL, BYTES_SENTINEL_JSON };
 
 const ALPHABET = /^[A-Za-z0-9+/=]*$/;
-const PAD_BITS: Record<string, number> = {};
-{
+const PAD_BITS: Record<string, number> = /*#__PURE__*/ padBits();
+
+function padBits(): Record<string, number> {
+  const bits: Record<string, number> = {};
   const a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (let i = 0; i < 64; i++) PAD_BITS[a[i]!] = i;
+  for (let i = 0; i < 64; i++) bits[a[i]!] = i;
+  return bits;
 }
 
 /** Whether the last group of padded base64 `group` (4 characters) leaves its unused bits zero. */

@@ -77,7 +77,7 @@ function incompleteTail(b: Uint8Array): number {
   return 0;
 }
 
-const EMPTY = new Uint8Array(0);
+const EMPTY: Uint8Array = /*#__PURE__*/ new Uint8Array(0);
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   if (a.length === 0) return b;

@@ -248,17 +248,17 @@ const FORMAT_ALIASES = {
 const MODE_ALIASES = { assembly: "assemble", assembler: "assemble", build: "assemble", validation: "validate", check: "validate", strict: "validate" };
 const UNKNOWN_ITEMS_ALIASES = { ignore: "skip", drop: "skip", throw: "error", fail: "error", reject: "error" };
 
-const stream = { signal: abortSignal(), idleTimeoutMs: positiveNumber({ finite: true, max: MAX_TIMER_MS }) };
-const client = string();
-const mode = oneOf(["validate", "assemble"], MODE_ALIASES);
-const limit = positiveLimit();
+const stream = { signal: /*#__PURE__*/ abortSignal(), idleTimeoutMs: /*#__PURE__*/ positiveNumber({ finite: true, max: MAX_TIMER_MS }) };
+const client = /*#__PURE__*/ string();
+const mode = /*#__PURE__*/ oneOf(["validate", "assemble"], MODE_ALIASES);
+const limit = /*#__PURE__*/ positiveLimit();
 
 const UNI_EVENT_STREAM: OptionSpec = {
-  format: oneOf(["sse", "ndjson", "auto"], FORMAT_ALIASES),
+  format: /*#__PURE__*/ oneOf(["sse", "ndjson", "auto"], FORMAT_ALIASES),
   client,
   mode,
-  unknownItems: oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES),
-  onWarning: func(),
+  unknownItems: /*#__PURE__*/ oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES),
+  onWarning: /*#__PURE__*/ func(),
   maxEventBytes: limit,
   maxDepth: limit,
   maxItems: limit,
@@ -270,14 +270,14 @@ export const OPTION_SPECS = {
   UniEventStream: UNI_EVENT_STREAM,
   UniEventBatchStream: UNI_EVENT_STREAM,
   fromResponse: UNI_EVENT_STREAM,
-  SseDecoderStream: { client, mmsp: boolean(), maxEventBytes: limit, ...stream },
-  NdjsonDecoderStream: { client, mmsp: boolean(), maxEventBytes: limit, maxDepth: limit, ...stream },
+  SseDecoderStream: { client, mmsp: /*#__PURE__*/ boolean(), maxEventBytes: limit, ...stream },
+  NdjsonDecoderStream: { client, mmsp: /*#__PURE__*/ boolean(), maxEventBytes: limit, maxDepth: limit, ...stream },
   UniEventDecoderStream: {
-    format: oneOf(["sse", "ndjson"], FORMAT_ALIASES),
+    format: /*#__PURE__*/ oneOf(["sse", "ndjson"], FORMAT_ALIASES),
     client,
     mode,
-    unknownItems: oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES),
-    onWarning: func(),
+    unknownItems: /*#__PURE__*/ oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES),
+    onWarning: /*#__PURE__*/ func(),
     maxDepth: limit,
     ...stream,
   },
@@ -289,10 +289,10 @@ export const OPTION_SPECS = {
     maxDepth: limit,
     maxItems: limit,
     ...stream,
-    fetch: func(),
-    reconnect: falseOr({ retries: nonNegativeInteger({ max: 1000 }), delayMs: nonNegativeInteger({ max: 30_000 }) }),
+    fetch: /*#__PURE__*/ func(),
+    reconnect: /*#__PURE__*/ falseOr({ retries: /*#__PURE__*/ nonNegativeInteger({ max: 1000 }), delayMs: /*#__PURE__*/ nonNegativeInteger({ max: 30_000 }) }),
   },
-  SseEncoderStream: { keepAliveMs: nonNegativeInteger({ max: MAX_TIMER_MS }) },
+  SseEncoderStream: { keepAliveMs: /*#__PURE__*/ nonNegativeInteger({ max: MAX_TIMER_MS }) },
   NdjsonEncoderStream: {},
 } as const satisfies Record<string, OptionSpec>;
 
