@@ -13,7 +13,7 @@ import { UniEventCore, type BodyContext, type UniEventStreamOptions } from "./un
 
 /**
  * Bytes of an MMSP stream → arrays of checked UniEvents: each array holds the events one input chunk
- * completed (never empty), so a 16 KiB chunk of chat costs one `read()` instead of ~100. Everything
+ * completed (never empty; the end of the input may complete one more), so a 16 KiB chunk of chat costs one `read()` instead of ~100. Everything
  * else is `UniEventStream`'s: the options, the checks, the error after every valid event (the events
  * before it arrive as the last array), `message` and `snapshot()`. Worth it where a `read()` is dear:
  * see `bench/RESULTS.md` (Chromium and workerd).
