@@ -2,17 +2,19 @@
 // Buffer) so that the same file runs in Node, Deno, Bun, Chromium and workerd. The library and the
 // peers are handed in (`makeContenders(lib, peers)`): each runtime's runner loads what loads there.
 //
-// Each contender's `run(chunks, format)` replays `chunks` (views of one corpus) as a ReadableStream,
+// Each contender's `run(chunks, format, hooks?)` replays `chunks` (views of one corpus) as a ReadableStream,
 // reads everything and returns what it saw, so the harness can check that it really read it all:
 //   { events }  UniEvents seen (the stop event included, `[DONE]` not), or
 //   { groups }  done items of the finished message (drain: the events are not visible), or
 //   { messages } SSE messages written (relay contenders: the blank lines of the output).
+// `hooks.onPull` runs before each chunk is handed out (bench/memory.mjs samples memory there).
 
-/** A ReadableStream replaying `chunks`, one per pull. */
-export function replay(chunks) {
+/** A ReadableStream replaying `chunks`, one per pull; `onPull` (optional) runs before each (memory sampling). */
+export function replay(chunks, onPull) {
   let i = 0;
   return new ReadableStream({
     pull(c) {
+      onPull?.();
       if (i < chunks.length) c.enqueue(chunks[i++]);
       else c.close();
     },
@@ -66,8 +68,8 @@ function recordParser(format, onValue) {
  * The floor: TextDecoderStream, split on "\n" in a consumer-side loop, JSON.parse of each NDJSON
  * line / SSE `data:` payload. No validation, no assembly, no stream hop per event.
  */
-async function floor(chunks, format) {
-  const reader = replay(chunks).pipeThrough(new TextDecoderStream()).getReader();
+async function floor(chunks, format, hooks = {}) {
+  const reader = replay(chunks, hooks.onPull).pipeThrough(new TextDecoderStream()).getReader();
   let events = 0;
   const lines = recordParser(format, () => events++);
   for (;;) {
@@ -208,8 +210,8 @@ export function makeContenders(lib, peers = {}) {
       label: "eventsource-parser",
       sseOnly: true,
       what: "EventSourceParserStream + JSON.parse; no checks",
-      async run(chunks) {
-        const reader = replay(chunks).pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+      async run(chunks, _format, hooks = {}) {
+        const reader = replay(chunks, hooks.onPull).pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
         let events = 0;
         for (;;) {
           const { done, value } = await reader.read();
@@ -230,8 +232,8 @@ export function makeContenders(lib, peers = {}) {
     label: "esp+zod+assembler",
     validating: true,
     what: "eventsource-parser (SSE) / line split (NDJSON) + JSON.parse + base64 decode + UniEventSchema.safeParse (zod) + naive .done check",
-    async run(chunks, format) {
-      const text = replay(chunks).pipeThrough(new TextDecoderStream());
+    async run(chunks, format, hooks = {}) {
+      const text = replay(chunks, hooks.onPull).pipeThrough(new TextDecoderStream());
       const reader = format === "sse" ? text.pipeThrough(new EventSourceParserStream()).getReader() : text.pipeThrough(ndjsonValues()).getReader();
       const assembler = new NaiveAssembler();
       let events = 0;
@@ -269,8 +271,8 @@ export function makeContenders(lib, peers = {}) {
       sseOnly: true,
       validating: true,
       what: "@ai-sdk/provider-utils parseJsonEventStream + zod wire schema (bytes stay base64, no .done check)",
-      async run(chunks) {
-        const reader = parseJsonEventStream({ stream: replay(chunks), schema }).getReader();
+      async run(chunks, _format, hooks = {}) {
+        const reader = parseJsonEventStream({ stream: replay(chunks, hooks.onPull), schema }).getReader();
         let events = 0;
         for (;;) {
           const { done, value } = await reader.read();
@@ -292,8 +294,8 @@ export function makeContenders(lib, peers = {}) {
       // Node (bench/RESULTS-node.md), minutes in the slower runtimes. Not run there.
       skip: (name) => name === "media",
       what: "openai Stream.fromSSEResponse + JSON.parse; no checks",
-      async run(chunks) {
-        const response = new Response(replay(chunks), { headers: { "content-type": "text/event-stream" } });
+      async run(chunks, _format, hooks = {}) {
+        const response = new Response(replay(chunks, hooks.onPull), { headers: { "content-type": "text/event-stream" } });
         const stream = OpenAIStream.fromSSEResponse(response, new AbortController());
         let events = 0;
         for await (const _ of stream) events++;
@@ -308,9 +310,9 @@ export function makeContenders(lib, peers = {}) {
       label: "UniEventStream read",
       library: true,
       what: "full checks (§2 schema, §3 grammar, §4 .done), every event read with reader.read()",
-      async run(chunks, format) {
+      async run(chunks, format, hooks = {}) {
         const stream = new UniEventStream({ format });
-        const reader = replay(chunks).pipeThrough(stream).getReader();
+        const reader = replay(chunks, hooks.onPull).pipeThrough(stream).getReader();
         let events = 0;
         for (;;) {
           const { done } = await reader.read();
@@ -326,10 +328,10 @@ export function makeContenders(lib, peers = {}) {
       label: "UniEventBatchStream read",
       library: true,
       what: "the same reader read in batches: one reader.read() per input chunk (an array of its events)",
-      async run(chunks, format) {
+      async run(chunks, format, hooks = {}) {
         if (!lib.UniEventBatchStream) throw new Error("this build has no UniEventBatchStream");
         const stream = new lib.UniEventBatchStream({ format });
-        const reader = replay(chunks).pipeThrough(stream).getReader();
+        const reader = replay(chunks, hooks.onPull).pipeThrough(stream).getReader();
         let events = 0;
         for (;;) {
           const { done, value } = await reader.read();
@@ -345,9 +347,9 @@ export function makeContenders(lib, peers = {}) {
       label: "UniEventStream message",
       library: true,
       what: "same checks, only `await stream.message` (the package drains the readable)",
-      async run(chunks, format) {
+      async run(chunks, format, hooks = {}) {
         const stream = new UniEventStream({ format });
-        replay(chunks).pipeThrough(stream);
+        replay(chunks, hooks.onPull).pipeThrough(stream);
         const message = await stream.message;
         return { groups: message.content_items.length };
       },
@@ -375,7 +377,7 @@ export function makeContenders(lib, peers = {}) {
     label: "pass-through floor",
     relay: true,
     what: "TextDecoderStream + split + JSON.parse + JSON.stringify + TextEncoderStream, as SSE; no checks",
-    run(chunks, format) {
+    run(chunks, format, hooks = {}) {
       let lines;
       const pass = new TransformStream({
         start(c) {
@@ -388,7 +390,7 @@ export function makeContenders(lib, peers = {}) {
           lines.end();
         },
       });
-      return countMessages(replay(chunks).pipeThrough(new TextDecoderStream()).pipeThrough(pass).pipeThrough(new TextEncoderStream()));
+      return countMessages(replay(chunks, hooks.onPull).pipeThrough(new TextDecoderStream()).pipeThrough(pass).pipeThrough(new TextEncoderStream()));
     },
   });
   list.push({
@@ -397,8 +399,8 @@ export function makeContenders(lib, peers = {}) {
     relay: true,
     library: true,
     what: "bytes → UniEventStream (all checks) → SseEncoderStream → bytes",
-    run(chunks, format) {
-      return countMessages(replay(chunks).pipeThrough(new UniEventStream({ format })).pipeThrough(new SseEncoderStream()));
+    run(chunks, format, hooks = {}) {
+      return countMessages(replay(chunks, hooks.onPull).pipeThrough(new UniEventStream({ format })).pipeThrough(new SseEncoderStream()));
     },
   });
   return list;
