@@ -12,11 +12,8 @@
 //
 // Run: node scripts/ai-sdk-chat-check.mjs     (CHROMIUM_PATH overrides /usr/bin/chromium)
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import http from "node:http";
-import net from "node:net";
 import { extname, join, normalize } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -24,6 +21,7 @@ import { DefaultChatTransport, readUIMessageStream } from "ai";
 import { toMmspMessages } from "mmsp-streams/ai-sdk"; // the package's subpath export (dist/ai-sdk/index.js)
 import { toWireEvent, UniEventStream } from "mmsp-streams";
 import { launchChromium } from "./chromium.mjs";
+import { startWranglerDev } from "./wrangler-dev.mjs";
 
 const t0 = performance.now();
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -72,54 +70,18 @@ await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
 
 // ---- the relay Worker under wrangler dev: replaying the samples, and relaying to the upstream ---------
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-/** `wrangler dev` in its own process group (wrangler, esbuild and workerd stop together). */
-async function startWorker(name, vars = {}) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const logPath = `${OUT}/ai-sdk-chat.${name}.log`;
-  const log = createWriteStream(logPath);
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", `${root}.wrangler/state-ai-sdk-${name}`];
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  const child = spawn(`${root}node_modules/.bin/wrangler`, args, {
-    cwd: root,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" },
-  });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  let exited = false;
-  child.on("exit", () => (exited = true));
-  const kill = (signal) => {
-    try {
-      process.kill(-child.pid, signal);
-    } catch {}
-  };
-  process.on("exit", () => exited || kill("SIGKILL"));
-  const stop = async () => {
-    if (exited) return;
-    kill("SIGTERM");
-    for (let i = 0; i < 50 && !exited; i++) await sleep(100);
-    if (!exited) kill("SIGKILL");
-  };
-  for (let i = 0; i < 240 && !exited; i++) {
-    try {
+/** The relay Worker under `wrangler dev` (scripts/wrangler-dev.mjs), ready once /api/chat answers a preflight. */
+function startWorker(name, vars = {}) {
+  return startWranglerDev({
+    logPath: `${OUT}/ai-sdk-chat.${name}.log`,
+    persistTo: `${root}.wrangler/state-ai-sdk-${name}`,
+    vars,
+    ready: async (base) => {
       const res = await fetch(`${base}/api/chat`, { method: "OPTIONS" });
       await res.arrayBuffer();
-      if (res.status === 204) return { base, stop };
-    } catch {}
-    await sleep(250);
-  }
-  await stop();
-  throw new Error(`wrangler dev (${name}) did not start:\n${await readFile(logPath, "utf8").catch(() => "")}`);
+      return res.status === 204;
+    },
+  });
 }
 
 let workers;

@@ -10,12 +10,10 @@
 //
 // Run: node scripts/demo-page-check.mjs     (CHROMIUM_PATH overrides /usr/bin/chromium)
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import http from "node:http";
-import net from "node:net";
 import { fileURLToPath } from "node:url";
+import { startWranglerDev } from "./wrangler-dev.mjs";
 import { chromium } from "playwright-core";
 
 const t0 = performance.now();
@@ -37,57 +35,10 @@ async function sample(name) {
 
 // ---- the Worker under wrangler dev (twice: replaying the samples, and relaying to a local upstream) ---
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-/** Starts `wrangler dev` in its own process group (setsid), so wrangler, esbuild and workerd stop together. */
+/** The relay Worker under `wrangler dev` (scripts/wrangler-dev.mjs); `base` ends with "/". */
 async function startWorker(name, vars = {}) {
-  const port = await freePort();
-  const inspectorPort = await freePort();
-  const base = `http://127.0.0.1:${port}/`;
-  const logPath = `${OUT}/demo-page.${name}.log`;
-  const log = createWriteStream(logPath);
-  // Each instance keeps its local state apart: two workerd processes on one SQLite file fail with
-  // "database is locked" now and then.
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", `${root}.wrangler/state-demo-${name}`];
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  const child = spawn(`${root}node_modules/.bin/wrangler`, args, {
-    cwd: root,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" },
-  });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  let exited = false;
-  child.on("exit", () => (exited = true));
-  const kill = (signal) => {
-    try {
-      process.kill(-child.pid, signal);
-    } catch {}
-  };
-  process.on("exit", () => exited || kill("SIGKILL"));
-  const stop = async () => {
-    if (exited) return;
-    kill("SIGTERM");
-    for (let i = 0; i < 50 && !exited; i++) await sleep(100);
-    if (!exited) kill("SIGKILL");
-  };
-  for (let i = 0; i < 240 && !exited; i++) {
-    try {
-      const res = await fetch(base);
-      await res.arrayBuffer();
-      if (res.ok) return { base, stop };
-    } catch {}
-    await sleep(250);
-  }
-  await stop();
-  throw new Error(`wrangler dev (${name}) did not start:\n${await readFile(logPath, "utf8").catch(() => "")}`);
+  const w = await startWranglerDev({ logPath: `${OUT}/demo-page.${name}.log`, persistTo: `${root}.wrangler/state-demo-${name}`, vars });
+  return { base: `${w.base}/`, stop: w.stop };
 }
 
 // the MMSP server the relaying Worker talks to: serves samples/tool-call.sse in small chunks, or, for

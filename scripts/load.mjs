@@ -14,15 +14,13 @@
 //
 // Bounded: --timeout seconds for the whole run (default 120); it ends with
 // "<label>: N passed, N failed" (one check per stream, plus the totals).
-import { spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import http from "node:http";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromFetch } from "../dist/index.js";
+import { startWranglerDev } from "./wrangler-dev.mjs";
 
 const t0 = performance.now();
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -108,42 +106,12 @@ const upstreamBase = `http://127.0.0.1:${upstream.address().port}/v1`;
 
 // ---- the relay under wrangler dev --------------------------------------------------------------------
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-const port = await freePort();
-const inspectorPort = await freePort();
-const base = `http://127.0.0.1:${port}`;
 await mkdir(`${root}.ci-out`, { recursive: true });
 const state = await mkdtemp(join(tmpdir(), "mmsp-load-")); // its own state: no SQLITE_BUSY with other instances
 const logPath = `${root}.ci-out/${LABEL}.wrangler.log`;
-const log = createWriteStream(logPath);
-const child = spawn(
-  `${root}node_modules/.bin/wrangler`,
-  ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, "--var", `MMSP_UPSTREAM:${upstreamBase}`],
-  { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" } },
-);
-child.stdout.pipe(log);
-child.stderr.pipe(log);
-let exited = false;
-child.on("exit", () => (exited = true));
-const kill = (signal) => {
-  try {
-    process.kill(-child.pid, signal); // the process group: wrangler, esbuild, workerd
-  } catch {}
-};
-process.on("exit", () => exited || kill("SIGKILL"));
+let worker;
 async function stopAll() {
-  if (!exited) {
-    kill("SIGTERM");
-    for (let i = 0; i < 50 && !exited; i++) await sleep(100);
-    if (!exited) kill("SIGKILL");
-  }
+  await worker?.stop();
   upstream.closeAllConnections();
   upstream.close();
   await rm(state, { recursive: true, force: true }).catch(() => {});
@@ -155,21 +123,15 @@ const deadline = setTimeout(async () => {
   process.exit(1);
 }, TIMEOUT_S * 1000);
 
-let ready = false;
-for (let i = 0; i < 240 && !exited && !ready; i++) {
-  try {
-    const res = await fetch(`${base}/`);
-    await res.arrayBuffer();
-    ready = res.ok;
-  } catch {}
-  if (!ready) await sleep(250);
-}
-if (!ready) {
-  console.log(await readFile(logPath, "utf8").catch(() => ""));
-  console.log(`wrangler dev did not start\n${LABEL}: 0 passed, 1 failed`);
+try {
+  worker = await startWranglerDev({ logPath, persistTo: state, vars: { MMSP_UPSTREAM: upstreamBase } });
+} catch (e) {
+  console.log(String(e?.message ?? e));
+  console.log(`${LABEL}: 0 passed, 1 failed`);
   await stopAll();
   process.exit(1);
 }
+const { base } = worker;
 console.log(`wrangler dev on ${base} (${Math.round(performance.now() - t0)} ms), upstream ${upstreamBase}`);
 
 // ---- workerd's memory ----------------------------------------------------------------------------------
@@ -182,7 +144,7 @@ async function workerdMemory() {
     try {
       const stat = await readFile(`/proc/${pid}/stat`, "utf8");
       const pgid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-      if (pgid !== child.pid) continue;
+      if (pgid !== worker.pid) continue;
       const cmd = await readFile(`/proc/${pid}/cmdline`, "utf8");
       if (!cmd.includes("workerd")) continue;
       const status = await readFile(`/proc/${pid}/status`, "utf8");
