@@ -6,7 +6,7 @@
 import type { LiveMessage, MessageSnapshot } from "./assemble/live-message.js";
 import { BatchingCore } from "./internal/batching-core.js";
 import { CoreStream } from "./internal/core-stream.js";
-import { MessagePromise } from "./internal/message-promise.js";
+import { readerMessage } from "./internal/reader-message.js";
 import { checkExportOptions } from "./internal/options.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { UniEventCore, type BodyContext, type UniEventStreamOptions } from "./uni-event-stream.js";
@@ -40,17 +40,11 @@ export class UniEventBatchStream extends CoreStream<Uint8Array, UniEvent[]> {
 
   constructor(options: UniEventStreamOptions = {}, context: BodyContext = {}) {
     checkExportOptions("UniEventBatchStream", options);
-    let stream!: UniEventBatchStream;
-    const message = new MessagePromise<UniMessage>(() => stream.drain());
     const core = new UniEventCore(options, context);
-    super(new BatchingCore(core), {
-      signal: options.signal,
-      idleTimeoutMs: options.idleTimeoutMs,
-      onError: (e) => message.reject(e),
-      onClose: () => message.resolve(core.grammar.grammar.message!),
-    });
-    stream = this;
-    this.message = message;
+    const m = readerMessage(options, () => core.grammar.grammar.message);
+    super(new BatchingCore(core), m.hooks);
+    m.drains(this);
+    this.message = m.message;
     this.live = core.live;
   }
 

@@ -12,7 +12,7 @@ import { INLINE_DATA_CAPTURE } from "./framing/base64-capture.js";
 import type { StreamCore } from "./internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "./internal/limits.js";
-import { MessagePromise } from "./internal/message-promise.js";
+import { readerMessage } from "./internal/reader-message.js";
 import { checkExportOptions } from "./internal/options.js";
 import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";
 import type { LastEvent } from "./read/located.js";
@@ -170,17 +170,11 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
 
   constructor(options: UniEventStreamOptions = {}, context: BodyContext = {}) {
     checkExportOptions("UniEventStream", options);
-    let stream!: UniEventStream;
-    const message = new MessagePromise<UniMessage>(() => stream.drain());
     const core = new UniEventCore(options, context);
-    super(core, {
-      signal: options.signal,
-      idleTimeoutMs: options.idleTimeoutMs,
-      onError: (e) => message.reject(e),
-      onClose: () => message.resolve(core.grammar.grammar.message!),
-    });
-    stream = this;
-    this.message = message;
+    const m = readerMessage(options, () => core.grammar.grammar.message);
+    super(core, m.hooks);
+    m.drains(this);
+    this.message = m.message;
     this.live = core.live;
   }
 

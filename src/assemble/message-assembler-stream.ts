@@ -6,7 +6,7 @@
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
-import { MessagePromise } from "../internal/message-promise.js";
+import { readerMessage } from "../internal/reader-message.js";
 import { checkExportOptions } from "../internal/options.js";
 import { UniEventDecoder } from "../decode/uni-event.js";
 import { positionOf } from "../read/position.js";
@@ -104,17 +104,11 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
 
   constructor(options: MessageAssemblerOptions = {}) {
     checkExportOptions("MessageAssemblerStream", options);
-    let stream!: MessageAssemblerStream;
-    const message = new MessagePromise<UniMessage>(() => stream.drain());
     const core = new MessageAssemblerCore(options);
-    super(core, {
-      signal: options.signal,
-      idleTimeoutMs: options.idleTimeoutMs,
-      onError: (e) => message.reject(e),
-      onClose: () => message.resolve(core.grammar.grammar.message!),
-    });
-    stream = this;
-    this.message = message;
+    const m = readerMessage(options, () => core.grammar.grammar.message);
+    super(core, m.hooks);
+    m.drains(this);
+    this.message = m.message;
     this.live = core.live;
   }
 
