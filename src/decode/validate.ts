@@ -95,23 +95,27 @@ export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode =
 // ---- assemble mode's input (SPEC §5) ------------------------------------------------------------
 
 const DELTA_TYPES = /*#__PURE__*/ new Set(["text.delta", "thinking.delta", "tool_call.delta", "inline_data.delta", "inline_thinking.delta", "embedding.delta"]);
-const tokenPiece = /*#__PURE__*/ z.optional(/*#__PURE__*/ z.nullable(/*#__PURE__*/ z.int().check(/*#__PURE__*/ z.nonnegative())));
-
 /**
  * An input event of assemble mode: any number of items; a stop event's usage may come in pieces
  * (a member may be missing or null) and its finish reason later. Items are only required to have a
  * string `type` here: the assembler refuses a type that is not a delta at its place in the event.
+ * Built on first use: an import that never assembles pays nothing for it.
  */
-const InputEventSchema = /*#__PURE__*/ z.object({
-  role: RoleSchema,
-  event_type: EventTypeSchema,
-  content_items: z.array(z.looseObject({ type: z.string() })),
-  usage_metadata: z.nullable(
-    z.strictObject({ cached_tokens: tokenPiece, prompt_tokens: tokenPiece, thoughts_tokens: tokenPiece, response_tokens: tokenPiece }),
-  ),
-  finish_reason: z.nullable(FinishReasonSchema),
-  created_at: z.optional(z.int()),
-});
+let inputEventSchema: z.ZodMiniType | undefined;
+function InputEventSchema(): z.ZodMiniType {
+  if (inputEventSchema) return inputEventSchema;
+  const tokenPiece = z.optional(z.nullable(z.int().check(z.nonnegative())));
+  return (inputEventSchema = z.object({
+    role: RoleSchema,
+    event_type: EventTypeSchema,
+    content_items: z.array(z.looseObject({ type: z.string() })),
+    usage_metadata: z.nullable(
+      z.strictObject({ cached_tokens: tokenPiece, prompt_tokens: tokenPiece, thoughts_tokens: tokenPiece, response_tokens: tokenPiece }),
+    ),
+    finish_reason: z.nullable(FinishReasonSchema),
+    created_at: z.optional(z.int()),
+  }));
+}
 
 function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): UniEvent {
   const envelope = envelopeFault(value);
@@ -144,7 +148,7 @@ function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): Un
       throw new Fault("SCHEMA", `fidelity.item_id must be a string, not ${show(itemId)}`);
   }
   const event = copied ? { ...value, content_items: copied } : value;
-  const fault = schemaFault(event, InputEventSchema);
+  const fault = schemaFault(event, InputEventSchema());
   if (fault) throw fault;
   return event as UniEvent;
 }
