@@ -23,6 +23,7 @@ import { SseDecoderStream, type SseMessage } from "./framing/sse.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
 import type { LimitOptions } from "./internal/limits.js";
 import { checkExportOptions } from "./internal/options.js";
+import { producerOf, readRefusalBody, urlOf } from "./internal/http.js";
 import type { WireFormat } from "./uni-event-stream.js";
 
 export interface ReconnectOptions {
@@ -50,8 +51,6 @@ export interface FromFetchOptions extends LimitOptions {
   reconnect?: false | ReconnectOptions;
 }
 
-/** How much of a refusal's body is read to describe it. */
-const REFUSAL_BODY_LIMIT = 64 * 1024;
 const MAX_DELAY_MS = 30_000;
 /** Answers to a reconnect that are worth another attempt (the server or a proxy was busy). */
 const RETRY_STATUS = /*#__PURE__*/ new Set([408, 425, 429, 500, 502, 503, 504]);
@@ -77,16 +76,6 @@ function resolveReconnect(options: FromFetchOptions): { retries: number; delayMs
   return { retries: reconnect?.retries ?? 3, delayMs: reconnect?.delayMs ?? 250 };
 }
 
-/** Who a protocol error is blamed on: the host asked (SPEC §7), else "upstream". */
-function producerOf(input: RequestInfo | URL): string {
-  try {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    return new URL(url).host || "upstream";
-  } catch {
-    return "upstream";
-  }
-}
-
 /** Aborts `target` when `signal` aborts (with its reason). */
 function follow(target: AbortController, signal: AbortSignal | null | undefined): void {
   if (!signal) return;
@@ -110,27 +99,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   });
 }
 
-async function refusalText(body: ReadableStream<Uint8Array> | null): Promise<string> {
-  if (!body) return "";
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    while (text.length < REFUSAL_BODY_LIMIT) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-    text += decoder.decode();
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return text;
-}
-
 /** The absolute URL of `location`, against the answer's URL, the request's, or the page's. */
 function resolveLocation(location: string, responseUrl: string, input: RequestInfo | URL): string {
-  const requestUrl = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+  const requestUrl = urlOf(input);
   const page = (globalThis as { location?: { href?: string } }).location?.href;
   for (const base of [responseUrl, requestUrl, page]) {
     if (!base) continue;
@@ -247,7 +218,7 @@ type Outcome =
 export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, options: FromFetchOptions = {}): ResponseEvents {
   if (typeof init !== "object" || init === null) throw new TypeError(`fromFetch: init must be an object (fetch's RequestInit), not ${show(init)}`);
   const reconnect = resolveReconnect(options);
-  const client = options.client ?? producerOf(input);
+  const client = options.client ?? producerOf(urlOf(input));
   const doFetch = options.fetch ?? ((i: RequestInfo | URL, n?: RequestInit) => globalThis.fetch(i, n));
 
   // `aborted`: the caller's signals; `stop`: everything ends (also when the reading is over)
@@ -374,7 +345,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     } catch (error) {
       return fail(aborted.signal.aborted ? aborted.signal.reason : error);
     }
-    if (!response.ok) return fail(refusalError(response.status, await refusalText(response.body).catch(() => ""), client));
+    if (!response.ok) return fail(refusalError(response.status, await readRefusalBody(response.body).catch(() => ""), client));
     if (format === undefined && options.format !== "auto") format = formatFromContentType(response.headers.get("content-type"));
     const header = response.headers.get("content-location");
     const location = header ? resolveLocation(header, response.url, input) : null;
@@ -408,7 +379,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
           response = next;
           break;
         }
-        const error = refusalError(next.status, await refusalText(next.body).catch(() => ""), client);
+        const error = refusalError(next.status, await readRefusalBody(next.body).catch(() => ""), client);
         if (!RETRY_STATUS.has(next.status)) return fail(error); // gone (404), not yours (403), …
         problem = { kind: "cut", error };
       }

@@ -4,13 +4,11 @@
  */
 import { refusalError } from "./errors.js";
 import { checkExportOptions, checkResponse } from "./internal/options.js";
+import { producerOf, readRefusalBody } from "./internal/http.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
-
-/** How much of a refusal's body is read to describe it. */
-const REFUSAL_BODY_LIMIT = 64 * 1024;
 
 const NDJSON_TYPES = /*#__PURE__*/ new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines", "application/x-jsonlines"]);
 
@@ -31,35 +29,6 @@ export interface ResponseEvents {
   message: Promise<UniMessage>;
   /** The message so far; see `UniEventStream.snapshot`. */
   snapshot(): MessageSnapshot;
-}
-
-/** Who a protocol error is blamed on: the host that answered (SPEC §7), else "upstream". */
-function producerName(response: Response): string {
-  try {
-    return response.url ? new URL(response.url).host || "upstream" : "upstream";
-  } catch {
-    return "upstream";
-  }
-}
-
-async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise<string> {
-  if (!body) return "";
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  let size = 0;
-  try {
-    while (size < REFUSAL_BODY_LIMIT) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      text += decoder.decode(value, { stream: true });
-    }
-    text += decoder.decode();
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return text;
 }
 
 /**
@@ -90,7 +59,7 @@ async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise
 export function fromResponse(response: Response, options: UniEventStreamOptions = {}): ResponseEvents {
   checkResponse(response);
   checkExportOptions("fromResponse", options);
-  const client = options.client ?? producerName(response);
+  const client = options.client ?? producerOf(response.url);
   if (!response.ok) {
     const message = new MessagePromise<UniMessage>(() => {});
     const readable = new ReadableStream<UniEvent>({
