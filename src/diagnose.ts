@@ -185,7 +185,8 @@ function looksBinary(bytes: Uint8Array): boolean {
   return controls > bytes.length / 20;
 }
 
-const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
+/** Bytes as hex pairs, `1f 8b 08`. */
+export const hexBytes = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
 
 /** Control characters escaped (`\n`, `\u001b`), so a preview is one printable line. */
 function escapeText(text: string): string {
@@ -204,7 +205,7 @@ export function previewBytes(head: Uint8Array, max = PREVIEW_CHARS): string {
   if (head.length === 0) return "<empty body>";
   if (looksBinary(head)) {
     const shown = Math.max(1, Math.floor(max / 3));
-    return hex(head.subarray(0, shown)) + (head.length > shown ? " …" : "");
+    return hexBytes(head.subarray(0, shown)) + (head.length > shown ? " …" : "");
   }
   const text = new TextDecoder().decode(head.subarray(0, max * 4)).replace(/\ufffd$/, ""); // a character cut by the head
   const chars = Array.from(escapeText(text));
@@ -245,7 +246,7 @@ function compressed(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
     const fix = c.web
       ? `have the server send Content-Encoding: ${c.encoding}, or pipe the body through new DecompressionStream("${c.encoding}") before the reader`
       : `have the server send Content-Encoding: ${c.encoding} (to a client that decodes it), or decompress the body before the reader`;
-    return { what: `${c.name}-compressed bytes (the body starts ${hex(head.subarray(0, 4))}), not text`, advice: `${said}: ${fix}` };
+    return { what: `${c.name}-compressed bytes (the body starts ${hexBytes(head.subarray(0, 4))}), not text`, advice: `${said}: ${fix}` };
   }
   if (head[0] === 0xff && head[1] === 0xfe)
     return { what: "UTF-16 text (a little-endian byte order mark)", advice: "the reader reads UTF-8 only: have the producer write UTF-8" };

@@ -12,7 +12,7 @@ import { Fault, locate } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
 import type { StreamLimitError } from "../errors.js";
 import { recordPreview, type LastEvent } from "../read/located.js";
-import { diagnose, diagnosisText, previewBytes } from "../diagnose.js";
+import { BodyHead, DIAGNOSE_HEAD_BYTES as HEAD_BYTES, diagnose, diagnosisText, hexBytes, previewBytes } from "../diagnose.js";
 import { checkBytesChunk } from "../internal/options.js";
 import { LineSplitter, type LineBreaks, type LineCapture } from "./lines.js";
 import { SseParser } from "./sse-parser.js";
@@ -88,11 +88,6 @@ export interface Framer extends RecordPosition {
   onFormat: ((format: WireFormat) => void) | undefined;
 }
 
-/** How many of the first bytes are kept to say what a body was when it held no record. */
-const HEAD_BYTES = 1024;
-
-const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
-
 /** The parts both formats share: UTF-8, lines, the record's position, the head for the diagnosis. */
 abstract class LineFramer implements Framer {
   abstract readonly format: WireFormat;
@@ -112,8 +107,8 @@ abstract class LineFramer implements Framer {
   private keptIndex = -1;
   private keptText = "";
   private keptCaptured: Uint8Array | undefined;
-  private head: Uint8Array = new Uint8Array(0);
-  private bytesIn = 0;
+  /** The first bytes and the count of all, to say what a body was when it held no record. */
+  private readonly head = new BodyHead();
   /** Invalid UTF-8 before the first record, raised once the head is whole (see `push`). */
   private badUtf8: InvalidUtf8 | undefined;
   onFormat: ((format: WireFormat) => void) | undefined;
@@ -179,10 +174,9 @@ abstract class LineFramer implements Framer {
   push(chunk: Uint8Array, sink: RecordSink): void {
     checkBytesChunk(chunk, this.options.stage);
     this.sink = sink;
-    this.bytesIn += chunk.length;
-    if (this.head.length < HEAD_BYTES) this.keepHead(chunk);
+    this.head.push(chunk);
     if (this.badUtf8) {
-      if (this.head.length >= HEAD_BYTES) throw this.invalidUtf8(this.badUtf8, false);
+      if (this.head.totalBytes >= HEAD_BYTES) throw this.invalidUtf8(this.badUtf8, false);
       return;
     }
     this.fixMarks();
@@ -194,7 +188,7 @@ abstract class LineFramer implements Framer {
       this.lines.push(e.text, e.textStart, e.byteOffset, this.onLine); // deliver what came before the bad bytes
       // Before the first record, the error says what the body is, from its head: wait for the whole
       // head (or the end), so that what it says does not depend on how the body was chunked.
-      if (this.index === 0 && this.options.mmsp && this.head.length < HEAD_BYTES) {
+      if (this.index === 0 && this.options.mmsp && this.head.totalBytes < HEAD_BYTES) {
         this.badUtf8 = e;
         return;
       }
@@ -226,25 +220,18 @@ abstract class LineFramer implements Framer {
   /** The input ended: hand out a record still open, if the format does. */
   protected abstract endRecords(): void;
 
-  private keepHead(chunk: Uint8Array): void {
-    const take = Math.min(HEAD_BYTES - this.head.length, chunk.length);
-    const head = new Uint8Array(this.head.length + take);
-    head.set(this.head, 0);
-    head.set(chunk.subarray(0, take), this.head.length);
-    this.head = head;
-  }
-
   /**
    * What the body was, when it held no record (or failed before the first one). `ended`: the whole
    * body is in (else only "more than the head" is said of its size, which does not depend on chunks).
    */
   diagnosis(ended = false): { detail: string; preview: string } | undefined {
-    return this.describe(this.head, ended ? this.bytesIn : Math.min(this.bytesIn, HEAD_BYTES + 1));
+    const total = this.head.totalBytes;
+    return this.describe(this.head.bytes(), ended ? total : Math.min(total, HEAD_BYTES + 1));
   }
 
   /** For the first record, which failed: judged from the bytes up to its end only (what came after depends on chunks). */
   recordDiagnosis(): { detail: string; preview: string } | undefined {
-    const head = this.head.subarray(0, Math.min(this.head.length, this.recordEnd()));
+    const head = this.head.bytes().subarray(0, this.recordEnd());
     return this.describe(head, HEAD_BYTES + 1);
   }
 
@@ -276,7 +263,7 @@ abstract class LineFramer implements Framer {
     return locate(new Fault("UTF8", detail), this.options.client, {
       eventIndex: this.index,
       byteOffset: e.byteOffset,
-      preview: d ? d.preview : hex(e.bytes),
+      preview: d ? d.preview : hexBytes(e.bytes),
     });
   }
 }
