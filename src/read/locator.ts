@@ -1,6 +1,5 @@
 /** Where the record being read sits: the framer itself in the fused reader, a tagged position in the stages. */
 import type { Where } from "./located.js";
-import type { LastEvent } from "./located.js";
 
 export interface Locator {
   readonly index: number;
@@ -9,10 +8,8 @@ export interface Locator {
   readonly unterminated: boolean;
   /** A short preview of the record's text as it arrived (computed only when asked). */
   preview(): string;
-  /** Remembers this record as the last event (cheaply: its end and text are counted only if asked). */
+  /** Remembers this record as the last event, for the grammar's end (cheaply: counted only if asked). */
   keepEnd(): void;
-  /** The record last kept, for the grammar's end. */
-  kept(): LastEvent | undefined;
 }
 
 export function whereOf(loc: Locator): Where {

@@ -30,7 +30,4 @@ export class TaggedLocator implements Locator {
   keepEnd(): void {
     this.onKeep({ index: this.index, byteEnd: this.position?.byteEnd, preview: this.preview() });
   }
-  kept(): LastEvent | undefined {
-    return undefined;
-  }
 }
