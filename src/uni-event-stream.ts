@@ -93,12 +93,17 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     this.grammar = new GrammarStep(grammar, client);
     this.live = new LiveMessage(mode === "validate" ? () => grammar : null);
     // The record handler of the format, chosen once (for "auto": when the framer has decided).
-    if (format !== "auto") this.onRecord = format === "sse" ? this.sseRecord : this.ndjsonRecord;
-    else this.framer.onFormat = (f) => (this.onRecord = f === "sse" ? this.sseRecord : this.ndjsonRecord);
+    if (format !== "auto") this.sink = format === "sse" ? this.sseRecord : this.ndjsonRecord;
+    else {
+      // "auto": the framer hands records out only once it has decided, through the handler chosen then
+      let onRecord: RecordSink = () => {};
+      this.framer.onFormat = (f) => (onRecord = f === "sse" ? this.sseRecord : this.ndjsonRecord);
+      this.sink = (text, captured) => onRecord(text, captured);
+    }
   }
 
-  private onRecord: RecordSink = () => {};
-  private readonly sink: RecordSink = (text, captured) => this.onRecord(text, captured);
+  /** Where the framer hands records: the handler of the format, chosen once. */
+  private readonly sink: RecordSink;
 
   private readonly sseRecord: RecordSink = (data, captured) => {
     if (this.finished) return; // after [DONE] nothing more is read

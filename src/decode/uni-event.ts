@@ -1,6 +1,6 @@
 /**
  * Records → UniEvents, the one decoder of both paths: `[DONE]` ends an SSE stream, `{"error": E}`
- * raises `UpstreamError`, everything else is parsed (`parseRecord`) and checked (`checkEvent`) as a
+ * raises `UpstreamError`, everything else, once parsed (`parseRecordAt`, record.ts), is checked (`checkEvent`) as a
  * public event (validate mode) or as assemble mode's input (SPEC §5). The mode is chosen once.
  */
 import { fromWireError } from "../errors.js";
@@ -8,7 +8,6 @@ import { diagnosisText, foreignEventHint } from "../diagnose.js";
 import { Fault } from "../internal/fault.js";
 
 import type { UniEvent } from "../schema.js";
-import { parseRecordAt } from "./record.js";
 import { checkEvent } from "./validate.js";
 
 /** The end marker of an SSE stream. */
@@ -62,17 +61,6 @@ export class UniEventDecoder {
   /** Whether an SSE message's data is the end marker (a cut inside the final one counts, see framer.ts). */
   static isDone(data: string, unterminated: boolean): boolean {
     return data === "[DONE]" || (unterminated && isDonePrefix(data));
-  }
-
-  /** A record's text → a JSON object (see `parseRecordAt`). */
-  parse(
-    text: string,
-    captured: Uint8Array | undefined,
-    index: number,
-    unterminated: boolean,
-    diagnosis?: () => { detail: string } | undefined,
-  ): Record<string, unknown> {
-    return parseRecordAt(text, captured, this.settings.maxDepth, index, unterminated, diagnosis);
   }
 
   /** A parsed record. */

@@ -25,13 +25,7 @@ export class DecodeStep {
   /** An SSE message's data. */
   sse(data: string, captured: Uint8Array | undefined, loc: Locator): UniEvent | typeof DONE | typeof SKIP {
     if (UniEventDecoder.isDone(data, loc.unterminated)) return DONE;
-    let value: Record<string, unknown>;
-    try {
-      value = this.decoder.parse(data, captured, loc.index, loc.unterminated);
-    } catch (e) {
-      throw failure(e, this.client, loc);
-    }
-    return this.value(value, loc);
+    return this.value(parseStep(data, captured, loc, this.decoder.maxDepth, this.client), loc);
   }
 
   /** An NDJSON line's text; `diagnosis` says what the body is when its first line does not parse. */
@@ -45,7 +39,7 @@ export class DecodeStep {
   }
 
   /**
-   * Bounds the nesting of a value that did not come through `parseRecord` (an event from your own
+   * Bounds the nesting of a value that did not come through `parseRecordAt` (an event from your own
    * source): the same limit, the same error.
    */
   depth(value: unknown, loc: Locator): void {
