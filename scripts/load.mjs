@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromFetch } from "../dist/index.js";
+import { cutAfter } from "./cut-body.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
 
 const t0 = performance.now();
@@ -167,25 +168,6 @@ const sampler = (async () => {
 
 // ---- the clients ---------------------------------------------------------------------------------------
 
-/** A body that delivers `n` bytes, then fails like a dropped connection (and lets go of the real one). */
-function cutAfter(body, n) {
-  const reader = body.getReader();
-  let left = n;
-  return new ReadableStream({
-    async pull(c) {
-      if (left <= 0) {
-        reader.cancel().catch(() => {});
-        return c.error(new TypeError("network error (dropped by the load run)"));
-      }
-      const { done, value } = await reader.read();
-      if (done) return c.close();
-      const part = value.subarray(0, left);
-      left -= part.length;
-      c.enqueue(part);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-}
 
 const streamBytes = EVENTS * 140; // about the size of one stream's answer, to place the cuts
 let resumes = 0;
@@ -198,7 +180,7 @@ async function runStream(k) {
     if (connections > 1) resumes++;
     const res = await fetch(input, init);
     if (!res.ok || rand() >= DROP) return res;
-    return new Response(cutAfter(res.body, Math.floor(rand() * streamBytes)), { status: res.status, headers: res.headers });
+    return new Response(cutAfter(res.body, Math.floor(rand() * streamBytes), "dropped by the load run"), { status: res.status, headers: res.headers });
   };
   const { readable, message } = fromFetch(
     `${base}/v1/stream`,

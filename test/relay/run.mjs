@@ -19,6 +19,7 @@ import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { fromFetch, fromResponse, StreamProtocolError, toWireEvent, UpstreamError } from "mmsp-streams";
 import { buildAssets } from "../../worker/build.mjs";
+import { cutAfter } from "../../scripts/cut-body.mjs";
 
 const t0 = performance.now();
 const root = new URL("../../", import.meta.url);
@@ -547,25 +548,6 @@ test("routes: GET / (the demo page, with its config), GET /demo.js, GET /v1/stre
 const get = (which, path, headers = {}) => fetch(new URL(path, urls[which]), { headers });
 /** The upstream requests made since `before` for `model`. */
 const upstreamCalls = (before, model) => seen.slice(before).filter((r) => r.model === model).length;
-/** A body of the first `n` bytes of `body`, then a network error (the client's connection breaks). */
-function cutAfter(body, n) {
-  const reader = body.getReader();
-  let left = n;
-  return new ReadableStream({
-    async pull(c) {
-      if (left <= 0) {
-        reader.cancel().catch(() => {});
-        return c.error(new TypeError("network error (cut by the test)"));
-      }
-      const { done, value } = await reader.read();
-      if (done) return c.close();
-      const part = value.subarray(0, left);
-      left -= part.length;
-      c.enqueue(part);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-}
 /** The SSE records of a body in order, without the [DONE]. */
 const eventRecords = (text) => records(text).filter((r) => r !== "data: [DONE]" && !r.startsWith(":"));
 /** Byte offsets to drop a client at: every record boundary, inside every record, inside and right before [DONE]. */
@@ -644,7 +626,7 @@ test("resume: fromFetch against the relay, its connection cut at many points whi
     const cutting = async (input, init) => {
       requests.push({ url: String(input), method: init?.method ?? "GET", lastEventId: new Headers(init?.headers).get("last-event-id") });
       const res = await fetch(input, init);
-      return requests.length === 1 ? new Response(cutAfter(res.body, at), { status: res.status, headers: res.headers }) : res;
+      return requests.length === 1 ? new Response(cutAfter(res.body, at, "cut by the test"), { status: res.status, headers: res.headers }) : res;
     };
     const { readable, message } = fromFetch(new URL("/v1/stream", urls.relay), { method: "POST", body: JSON.stringify({ model: "slow" }), headers: { "content-type": "application/json" } }, { fetch: cutting, reconnect: { delayMs: 0 } });
     const events = [];
