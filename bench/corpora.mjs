@@ -22,24 +22,14 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync, existsSync, renameSync, readdirSync, unlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { rng } from "./core/harness.mjs";
 
 /** A hash of this file: it names the cache files, so editing the generator never reads stale bytes. */
 export const GENERATOR_VERSION = createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url))).digest("hex").slice(0, 10);
 export const CACHE_DIR = fileURLToPath(new URL("./.cache/", import.meta.url));
 
-/** Deterministic PRNG (mulberry32): uniform in [0, 1). */
-export function rng(seed) {
-  let s = seed | 0;
-  const next = () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  next.int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)); // inclusive
-  next.pick = (list) => list[Math.floor(next() * list.length)];
-  return next;
-}
+/** Deterministic PRNG (mulberry32), the one the runtime-neutral harness uses too. */
+export { rng };
 
 /** `n` pseudo-random bytes (xorshift32 words seeded from `r`), fast enough for 40 MiB. */
 function randomBytes(r, n) {
@@ -313,18 +303,6 @@ export function chunk(bytes, lo, hi, seed) {
     i += n;
   }
   return out;
-}
-
-/** A ReadableStream replaying `chunks`; `onPull` (optional) runs before each chunk is given. */
-export function replay(chunks, onPull) {
-  let i = 0;
-  return new ReadableStream({
-    pull(c) {
-      onPull?.();
-      if (i < chunks.length) c.enqueue(chunks[i++]);
-      else c.close();
-    },
-  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -7,7 +7,7 @@
 // then rounds that run every contender once in an order rotated each round, a GC before each run
 // where the runtime offers one; every run's count is checked against the corpus.
 
-/** Deterministic PRNG (mulberry32): uniform in [0, 1). Same as bench/corpora.mjs. */
+/** Deterministic PRNG (mulberry32): uniform in [0, 1); `.int(lo, hi)` inclusive, `.pick(list)`. */
 export function rng(seed) {
   let s = seed | 0;
   const next = () => {
@@ -17,6 +17,7 @@ export function rng(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   next.int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
+  next.pick = (list) => list[Math.floor(next() * list.length)];
   return next;
 }
 
