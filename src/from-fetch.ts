@@ -22,7 +22,8 @@ import { NdjsonDecoderStream } from "./framing/ndjson.js";
 import { SseDecoderStream, type SseMessage } from "./framing/sse.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
 import type { LimitOptions } from "./internal/limits.js";
-import { checkExportOptions } from "./internal/options.js";
+import { checkExportOptions, describeValue } from "./internal/options.js";
+import { isRecord } from "./internal/values.js";
 import { producerOf, readRefusalBody, urlOf } from "./internal/http.js";
 import type { WireFormat } from "./uni-event-stream.js";
 
@@ -56,17 +57,6 @@ const MAX_DELAY_MS = 30_000;
 const RETRY_STATUS = /*#__PURE__*/ new Set([408, 425, 429, 500, 502, 503, 504]);
 /** Headers of the first request that a reconnect (a GET) does not repeat. */
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "transfer-encoding"];
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const show = (v: unknown): string => {
-  if (typeof v === "string") return JSON.stringify(v);
-  if (typeof v === "function") return "a function";
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
-};
 
 /** The options checked at the boundary (options.ts), then the reconnect settings with their defaults. */
 function resolveReconnect(options: FromFetchOptions): { retries: number; delayMs: number } | false {
@@ -216,7 +206,7 @@ type Outcome =
  * ```
  */
 export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, options: FromFetchOptions = {}): ResponseEvents {
-  if (typeof init !== "object" || init === null) throw new TypeError(`fromFetch: init must be an object (fetch's RequestInit), not ${show(init)}`);
+  if (typeof init !== "object" || init === null) throw new TypeError(`fromFetch: init must be an object (fetch's RequestInit), not ${describeValue(init)}`);
   const reconnect = resolveReconnect(options);
   const client = options.client ?? producerOf(urlOf(input));
   const doFetch = options.fetch ?? ((i: RequestInfo | URL, n?: RequestInit) => globalThis.fetch(i, n));
@@ -312,7 +302,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
             lastId = id;
             if (/^[0-9]{1,15}$/.test(id) && Number(id) <= delivered) continue;
           }
-        } else if (isObject(record) && record.event_type === "stop") stopSeen = true;
+        } else if (isRecord(record) && record.event_type === "stop") stopSeen = true;
         try {
           await w.write(record);
         } catch {
