@@ -6,7 +6,7 @@
 import { EmptyResponseError } from "../errors.js";
 import { Fault } from "../internal/fault.js";
 import { fidelityEqual, hasFidelity, isRecord, jsonEqual } from "../internal/values.js";
-import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
+import { KINDS, type DoneItem, type FinishReason, type Kind, type UniEvent, type UniMessage, type UsageMetadata } from "../schema.js";
 import { limitError } from "../internal/limits.js";
 import { GroupBuffer } from "./group.js";
 import type { Grammar } from "./grammar.js";
@@ -21,7 +21,7 @@ const TYPES: Map<string, { kind: Kind; delta: boolean }> = /*#__PURE__*/ itemTyp
 
 function itemTypes(): Map<string, { kind: Kind; delta: boolean }> {
   const types = new Map<string, { kind: Kind; delta: boolean }>();
-  for (const kind of ["text", "thinking", "tool_call", "inline_data", "inline_thinking", "embedding"] as const) {
+  for (const kind of KINDS) {
     types.set(`${kind}.delta`, { kind, delta: true });
     types.set(`${kind}.done`, { kind, delta: false });
   }
