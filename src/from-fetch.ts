@@ -22,7 +22,7 @@ import { NdjsonDecoderStream } from "./framing/ndjson.js";
 import { SseDecoderStream, type SseMessage } from "./framing/sse.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
 import type { LimitOptions } from "./internal/limits.js";
-import { checkExportOptions, describeValue } from "./internal/options.js";
+import { checkOptions, FROM_FETCH_OPTIONS, describeValue } from "./internal/options.js";
 import { isRecord } from "./internal/values.js";
 import { producerOf, readRefusalBody, urlOf } from "./internal/http.js";
 import type { WireFormat } from "./uni-event-stream.js";
@@ -60,7 +60,7 @@ const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "tra
 
 /** The options checked at the boundary (options.ts), then the reconnect settings with their defaults. */
 function resolveReconnect(options: FromFetchOptions): { retries: number; delayMs: number } | false {
-  checkExportOptions("fromFetch", options);
+  checkOptions("fromFetch", options, FROM_FETCH_OPTIONS);
   const { reconnect } = options;
   if (reconnect === false) return false;
   return { retries: reconnect?.retries ?? 3, delayMs: reconnect?.delayMs ?? 250 };

@@ -3,7 +3,7 @@
  * and a refused request (non-2xx) becomes the `UpstreamError` its body describes (SPEC §1, §6).
  */
 import { refusalError } from "./errors.js";
-import { checkExportOptions, checkResponse } from "./internal/options.js";
+import { checkOptions, READER_OPTIONS, checkResponse } from "./internal/options.js";
 import { producerOf, readRefusalBody } from "./internal/http.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import type { UniEvent, UniMessage } from "./schema.js";
@@ -58,7 +58,7 @@ export interface ResponseEvents {
  */
 export function fromResponse(response: Response, options: UniEventStreamOptions = {}): ResponseEvents {
   checkResponse(response);
-  checkExportOptions("fromResponse", options);
+  checkOptions("fromResponse", options, READER_OPTIONS);
   const client = options.client ?? producerOf(response.url);
   if (!response.ok) {
     const message = new MessagePromise<UniMessage>(() => {});

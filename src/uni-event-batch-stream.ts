@@ -7,7 +7,7 @@ import type { LiveMessage, MessageSnapshot } from "./assemble/live-message.js";
 import { BatchingCore } from "./internal/batching-core.js";
 import { CoreStream } from "./internal/core-stream.js";
 import { readerMessage } from "./internal/reader-message.js";
-import { checkExportOptions } from "./internal/options.js";
+import { checkOptions, READER_OPTIONS } from "./internal/options.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { UniEventCore, type BodyContext, type UniEventStreamOptions } from "./uni-event-stream.js";
 
@@ -39,7 +39,7 @@ export class UniEventBatchStream extends CoreStream<Uint8Array, UniEvent[]> {
   private readonly live: LiveMessage;
 
   constructor(options: UniEventStreamOptions = {}, context: BodyContext = {}) {
-    checkExportOptions("UniEventBatchStream", options);
+    checkOptions("UniEventBatchStream", options, READER_OPTIONS);
     const core = new UniEventCore(options, context);
     const m = readerMessage(options, () => core.grammar.grammar.message);
     super(new BatchingCore(core), m.hooks);

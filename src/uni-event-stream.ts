@@ -13,7 +13,7 @@ import type { StreamCore } from "./internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "./internal/limits.js";
 import { readerMessage } from "./internal/reader-message.js";
-import { checkExportOptions } from "./internal/options.js";
+import { checkOptions, READER_OPTIONS } from "./internal/options.js";
 import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";
 import type { LastEvent } from "./read/located.js";
 import type { UniEvent, UniMessage } from "./schema.js";
@@ -174,7 +174,7 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
   readonly message: Promise<UniMessage>;
 
   constructor(options: UniEventStreamOptions = {}, context: BodyContext = {}) {
-    checkExportOptions("UniEventStream", options);
+    checkOptions("UniEventStream", options, READER_OPTIONS);
     const core = new UniEventCore(options, context);
     const m = readerMessage(options, () => core.grammar.grammar.message);
     super(core, m.hooks);

@@ -7,7 +7,7 @@ import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { readerMessage } from "../internal/reader-message.js";
-import { checkExportOptions } from "../internal/options.js";
+import { checkOptions, MESSAGE_ASSEMBLER_OPTIONS } from "../internal/options.js";
 import { UniEventDecoder } from "../decode/uni-event.js";
 import { positionOf } from "../read/position.js";
 import type { LastEvent } from "../read/located.js";
@@ -103,7 +103,7 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
   readonly message: Promise<UniMessage>;
 
   constructor(options: MessageAssemblerOptions = {}) {
-    checkExportOptions("MessageAssemblerStream", options);
+    checkOptions("MessageAssemblerStream", options, MESSAGE_ASSEMBLER_OPTIONS);
     const core = new MessageAssemblerCore(options);
     const m = readerMessage(options, () => core.grammar.grammar.message);
     super(core, m.hooks);

@@ -7,7 +7,7 @@ import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { Fault } from "../internal/fault.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
-import { checkExportOptions } from "../internal/options.js";
+import { checkOptions, UNI_EVENT_DECODER_OPTIONS } from "../internal/options.js";
 import { positionOf, tagPosition } from "../read/position.js";
 import { failure, recordPreview } from "../read/located.js";
 import { DecodeStep, DONE, SKIP } from "../read/steps.js";
@@ -109,7 +109,7 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
  */
 export class UniEventDecoderStream extends CoreStream<unknown, UniEvent> {
   constructor(options: UniEventDecoderOptions = {}) {
-    checkExportOptions("UniEventDecoderStream", options);
+    checkOptions("UniEventDecoderStream", options, UNI_EVENT_DECODER_OPTIONS);
     super(new UniEventDecoderCore(options), options);
   }
 }

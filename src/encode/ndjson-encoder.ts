@@ -2,7 +2,7 @@
  * UniEvents → NDJSON bytes: one compact JSON per line (`\n`), byte fields as padded base64, an
  * error as a last line `{"error": …}`. There is no `[DONE]` line: the end of the body ends it.
  */
-import { checkExportOptions } from "../internal/options.js";
+import { checkOptions, NDJSON_ENCODER_OPTIONS } from "../internal/options.js";
 import { CoreStream } from "../internal/core-stream.js";
 import type { UniEvent } from "../schema.js";
 import { NDJSON_FRAMING, WireEncoderCore } from "./wire-event.js";
@@ -22,7 +22,7 @@ import { NDJSON_FRAMING, WireEncoderCore } from "./wire-event.js";
 export class NdjsonEncoderStream extends CoreStream<UniEvent, Uint8Array> {
   /** It takes no options (the argument exists only so that a mistaken one is refused, not ignored). */
   constructor(options: Record<string, never> = {}) {
-    checkExportOptions("NdjsonEncoderStream", options);
+    checkOptions("NdjsonEncoderStream", options, NDJSON_ENCODER_OPTIONS);
     super(new WireEncoderCore(NDJSON_FRAMING));
   }
 }

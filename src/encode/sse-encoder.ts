@@ -3,7 +3,7 @@
  * the end, byte fields as padded base64, an error as `data: {"error": …}` + `[DONE]`.
  */
 import { CoreStream } from "../internal/core-stream.js";
-import { checkExportOptions } from "../internal/options.js";
+import { checkOptions, SSE_ENCODER_OPTIONS } from "../internal/options.js";
 import type { UniEvent } from "../schema.js";
 import { SSE_FRAMING, WireEncoderCore } from "./wire-event.js";
 
@@ -37,7 +37,7 @@ export interface SseEncoderOptions {
  */
 export class SseEncoderStream extends CoreStream<UniEvent, Uint8Array> {
   constructor(options: SseEncoderOptions = {}) {
-    checkExportOptions("SseEncoderStream", options);
+    checkOptions("SseEncoderStream", options, SSE_ENCODER_OPTIONS);
     super(new WireEncoderCore(SSE_FRAMING, options.keepAliveMs ?? 0));
   }
 }

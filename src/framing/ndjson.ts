@@ -5,7 +5,7 @@
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
-import { checkExportOptions } from "../internal/options.js";
+import { checkOptions, NDJSON_DECODER_OPTIONS } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
 import { parseStep } from "../read/parse-step.js";
 import { NdjsonFramer } from "./framer.js";
@@ -72,7 +72,7 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
  */
 export class NdjsonDecoderStream extends CoreStream<Uint8Array, Record<string, unknown>> {
   constructor(options: NdjsonDecoderOptions = {}) {
-    checkExportOptions("NdjsonDecoderStream", options);
+    checkOptions("NdjsonDecoderStream", options, NDJSON_DECODER_OPTIONS);
     super(new NdjsonDecoderCore(options), options);
   }
 }

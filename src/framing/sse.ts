@@ -5,7 +5,7 @@
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits } from "../internal/limits.js";
-import { checkExportOptions } from "../internal/options.js";
+import { checkOptions, SSE_DECODER_OPTIONS } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
 import { SseFramer } from "./framer.js";
 import type { SseMessage } from "./sse-parser.js";
@@ -82,7 +82,7 @@ class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
  */
 export class SseDecoderStream extends CoreStream<Uint8Array, SseMessage> {
   constructor(options: SseDecoderOptions = {}) {
-    checkExportOptions("SseDecoderStream", options);
+    checkOptions("SseDecoderStream", options, SSE_DECODER_OPTIONS);
     super(new SseDecoderCore(options), options);
   }
 }

@@ -248,57 +248,55 @@ const FORMAT_ALIASES = {
 const MODE_ALIASES = { assembly: "assemble", assembler: "assemble", build: "assemble", validation: "validate", check: "validate", strict: "validate" };
 const UNKNOWN_ITEMS_ALIASES = { ignore: "skip", drop: "skip", throw: "error", fail: "error", reject: "error" };
 
-const stream = { signal: /*#__PURE__*/ abortSignal(), idleTimeoutMs: /*#__PURE__*/ positiveNumber({ finite: true, max: MAX_TIMER_MS }) };
+// Each export's spec is its own constant, built from pure calls without spreads, so that a bundle
+// keeps only the specs (and checkers) of the exports it uses.
+const signal = /*#__PURE__*/ abortSignal();
+const idleTimeoutMs = /*#__PURE__*/ positiveNumber({ finite: true, max: MAX_TIMER_MS });
 const client = /*#__PURE__*/ string();
 const mode = /*#__PURE__*/ oneOf(["validate", "assemble"], MODE_ALIASES);
 const limit = /*#__PURE__*/ positiveLimit();
+const readerFormat = /*#__PURE__*/ oneOf(["sse", "ndjson", "auto"], FORMAT_ALIASES);
+const unknownItems = /*#__PURE__*/ oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES);
+const onWarning = /*#__PURE__*/ func();
+const mmsp = /*#__PURE__*/ boolean();
 
-const UNI_EVENT_STREAM: OptionSpec = {
-  format: /*#__PURE__*/ oneOf(["sse", "ndjson", "auto"], FORMAT_ALIASES),
-  client,
-  mode,
-  unknownItems: /*#__PURE__*/ oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES),
-  onWarning: /*#__PURE__*/ func(),
-  maxEventBytes: limit,
-  maxDepth: limit,
-  maxItems: limit,
-  ...stream,
+/** `UniEventStream`, `UniEventBatchStream`, `fromResponse`. */
+export const READER_OPTIONS: OptionSpec = {
+  format: readerFormat, client, mode, unknownItems, onWarning,
+  maxEventBytes: limit, maxDepth: limit, maxItems: limit, signal, idleTimeoutMs,
 };
+export const SSE_DECODER_OPTIONS: OptionSpec = { client, mmsp, maxEventBytes: limit, signal, idleTimeoutMs };
+export const NDJSON_DECODER_OPTIONS: OptionSpec = { client, mmsp, maxEventBytes: limit, maxDepth: limit, signal, idleTimeoutMs };
+export const UNI_EVENT_DECODER_OPTIONS: OptionSpec = {
+  format: /*#__PURE__*/ oneOf(["sse", "ndjson"], FORMAT_ALIASES),
+  client, mode, unknownItems, onWarning, maxDepth: limit, signal, idleTimeoutMs,
+};
+export const MESSAGE_ASSEMBLER_OPTIONS: OptionSpec = { client, mode, maxItems: limit, maxDepth: limit, signal, idleTimeoutMs };
+export const FROM_FETCH_OPTIONS: OptionSpec = {
+  format: readerFormat, client, maxEventBytes: limit, maxDepth: limit, maxItems: limit, signal, idleTimeoutMs,
+  fetch: /*#__PURE__*/ func(),
+  reconnect: /*#__PURE__*/ falseOr({ retries: /*#__PURE__*/ nonNegativeInteger({ max: 1000 }), delayMs: /*#__PURE__*/ nonNegativeInteger({ max: 30_000 }) }),
+};
+export const SSE_ENCODER_OPTIONS: OptionSpec = { keepAliveMs: /*#__PURE__*/ nonNegativeInteger({ max: MAX_TIMER_MS }) };
+export const NDJSON_ENCODER_OPTIONS: OptionSpec = {};
 
-/** Every exported stream's and function's options (from their option interfaces). */
+/** Every exported stream's and function's options (from their option interfaces), for the tests. */
 export const OPTION_SPECS = {
-  UniEventStream: UNI_EVENT_STREAM,
-  UniEventBatchStream: UNI_EVENT_STREAM,
-  fromResponse: UNI_EVENT_STREAM,
-  SseDecoderStream: { client, mmsp: /*#__PURE__*/ boolean(), maxEventBytes: limit, ...stream },
-  NdjsonDecoderStream: { client, mmsp: /*#__PURE__*/ boolean(), maxEventBytes: limit, maxDepth: limit, ...stream },
-  UniEventDecoderStream: {
-    format: /*#__PURE__*/ oneOf(["sse", "ndjson"], FORMAT_ALIASES),
-    client,
-    mode,
-    unknownItems: /*#__PURE__*/ oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES),
-    onWarning: /*#__PURE__*/ func(),
-    maxDepth: limit,
-    ...stream,
-  },
-  MessageAssemblerStream: { client, mode, maxItems: limit, maxDepth: limit, ...stream },
-  fromFetch: {
-    format: UNI_EVENT_STREAM.format!,
-    client,
-    maxEventBytes: limit,
-    maxDepth: limit,
-    maxItems: limit,
-    ...stream,
-    fetch: /*#__PURE__*/ func(),
-    reconnect: /*#__PURE__*/ falseOr({ retries: /*#__PURE__*/ nonNegativeInteger({ max: 1000 }), delayMs: /*#__PURE__*/ nonNegativeInteger({ max: 30_000 }) }),
-  },
-  SseEncoderStream: { keepAliveMs: /*#__PURE__*/ nonNegativeInteger({ max: MAX_TIMER_MS }) },
-  NdjsonEncoderStream: {},
+  UniEventStream: READER_OPTIONS,
+  UniEventBatchStream: READER_OPTIONS,
+  fromResponse: READER_OPTIONS,
+  SseDecoderStream: SSE_DECODER_OPTIONS,
+  NdjsonDecoderStream: NDJSON_DECODER_OPTIONS,
+  UniEventDecoderStream: UNI_EVENT_DECODER_OPTIONS,
+  MessageAssemblerStream: MESSAGE_ASSEMBLER_OPTIONS,
+  fromFetch: FROM_FETCH_OPTIONS,
+  SseEncoderStream: SSE_ENCODER_OPTIONS,
+  NdjsonEncoderStream: NDJSON_ENCODER_OPTIONS,
 } as const satisfies Record<string, OptionSpec>;
 
 export type CheckedExport = keyof typeof OPTION_SPECS;
 
-/** `checkOptions` with the export's own spec: `checkExportOptions("UniEventStream", options)`. */
+/** `checkOptions` with an export's spec from the table (tests; the exports pass their own constant). */
 export function checkExportOptions(name: CheckedExport, options: unknown): void {
   checkOptions(name, options, OPTION_SPECS[name]);
 }
