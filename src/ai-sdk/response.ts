@@ -3,7 +3,7 @@
  * chunk, `data: [DONE]\n\n` at the end, with the headers `useChat`'s transport expects
  * (`x-vercel-ai-ui-message-stream: v1`). For servers and Workers.
  */
-import { show } from "./check-options.js";
+import { fail } from "../internal/options.js";
 import type { UIMessageChunk } from "./types.js";
 
 /** The AI SDK's UI message stream headers (protocol v1). */
@@ -51,8 +51,8 @@ function sseBody(readable: ReadableStream<UIMessageChunk>): ReadableStream<Uint8
  */
 export function toUIMessageStreamResponse(readable: ReadableStream<UIMessageChunk>, init: ResponseInit = {}): Response {
   if (!(readable instanceof ReadableStream))
-    throw new TypeError(`toUIMessageStreamResponse: readable must be a ReadableStream of UI message chunks, got ${show(readable)}`);
-  if (init === null || typeof init !== "object") throw new TypeError(`toUIMessageStreamResponse: init must be a ResponseInit object, got ${show(init)}`);
+    fail(TypeError, "toUIMessageStreamResponse: readable", "a ReadableStream of UI message chunks", readable);
+  if (init === null || typeof init !== "object") fail(TypeError, "toUIMessageStreamResponse: init", "a ResponseInit object", init);
   const headers = new Headers(UI_MESSAGE_STREAM_HEADERS);
   new Headers(init.headers).forEach((value, name) => headers.set(name, value));
   return new Response(sseBody(readable), { status: init.status ?? 200, statusText: init.statusText, headers });

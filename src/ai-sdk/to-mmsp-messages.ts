@@ -20,7 +20,7 @@
  * or left out with `{ unconvertibleParts: "skip" }`.
  */
 import type { DoneItem, Fidelity, FinishReason, UniMessage, UsageMetadata } from "../index.js";
-import { checkOptionsObject, show } from "./check-options.js";
+import { checkOptions, describeValue as show, fail, oneOf, type OptionSpec } from "../internal/options.js";
 import { UIMessageConversionError } from "./conversion-error.js";
 import { fromDataUrl } from "./data-url.js";
 import type { ProviderMetadata, ToolPartState, UIMessage } from "./types.js";
@@ -60,12 +60,14 @@ function resultText(output: unknown): string {
   return output === undefined ? "" : JSON.stringify(output);
 }
 
+const OPTIONS: OptionSpec = {
+  unconvertibleParts: /*#__PURE__*/ oneOf(["error", "skip"], { ignore: "skip", drop: "skip", throw: "error", fail: "error", reject: "error" }),
+};
+
 export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMmspMessagesOptions): UniMessage[] {
-  const o = checkOptionsObject("toMmspMessages", options, ["unconvertibleParts"]);
-  const mode = o.unconvertibleParts ?? "error";
-  if (mode !== "error" && mode !== "skip")
-    throw new TypeError(`toMmspMessages: option unconvertibleParts must be "error" or "skip", got ${show(mode)}`);
-  if (!Array.isArray(uiMessages)) throw new TypeError(`toMmspMessages: uiMessages must be an array of UIMessage, got ${show(uiMessages)}`);
+  checkOptions("toMmspMessages", options, OPTIONS);
+  const mode = options?.unconvertibleParts ?? "error";
+  if (!Array.isArray(uiMessages)) fail(TypeError, "toMmspMessages: uiMessages", "an array of UIMessage", uiMessages);
 
   const out: UniMessage[] = [];
   uiMessages.forEach((message: UIMessage, m) => {

@@ -13,7 +13,7 @@
  */
 import type { UniEvent } from "../index.js";
 import { ChunkMapper } from "./chunk-mapper.js";
-import { checkOptionsObject, show } from "./check-options.js";
+import { checkOptions, func, string, type OptionSpec } from "../internal/options.js";
 import { generateMessageId } from "./ids.js";
 import type { UIMessageChunk } from "./types.js";
 
@@ -28,7 +28,7 @@ export interface UIMessageChunkStreamOptions {
   onError?: (error: unknown) => string;
 }
 
-const OPTIONS = ["messageId", "onError"] as const;
+const OPTIONS: OptionSpec = { messageId: /*#__PURE__*/ string(), onError: /*#__PURE__*/ func() };
 
 function defaultErrorText(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
@@ -54,13 +54,10 @@ export class UIMessageChunkStream implements ReadableWritablePair<UIMessageChunk
   readonly messageId: string;
 
   constructor(options?: UIMessageChunkStreamOptions) {
-    const o = checkOptionsObject("UIMessageChunkStream", options, OPTIONS);
-    if (o.messageId !== undefined && (typeof o.messageId !== "string" || o.messageId === ""))
-      throw new TypeError(`UIMessageChunkStream: option messageId must be a non-empty string, got ${show(o.messageId)}`);
-    if (o.onError !== undefined && typeof o.onError !== "function")
-      throw new TypeError(`UIMessageChunkStream: option onError must be a function, got ${show(o.onError)}`);
-    const onError = (o.onError as ((error: unknown) => string) | undefined) ?? defaultErrorText;
-    this.messageId = (o.messageId as string | undefined) ?? generateMessageId();
+    checkOptions("UIMessageChunkStream", options, OPTIONS);
+    const o: UIMessageChunkStreamOptions = options ?? {};
+    const onError = o.onError ?? defaultErrorText;
+    this.messageId = o.messageId ?? generateMessageId();
     const mapper = new ChunkMapper(this.messageId);
 
     let rc!: ReadableStreamDefaultController<UIMessageChunk>;

@@ -27,7 +27,8 @@ export function describeValue(value: unknown): string {
   return /^[AEIOU]/.test(name) ? `an ${name}` : `a ${name}`;
 }
 
-const fail = (Kind: typeof TypeError, label: string, expected: string, value: unknown, hint = ""): never => {
+/** Throws the package's one argument error: `<label> must be <expected>; received <value><hint>`. */
+export const fail = (Kind: typeof TypeError, label: string, expected: string, value: unknown, hint = ""): never => {
   throw new Kind(`${label} must be ${expected}; received ${describeValue(value)}${hint}`);
 };
 

@@ -485,15 +485,20 @@ test("the core entry does not carry the adapter (it is the subpath mmsp-streams/
 
 describe("options are checked at construction", () => {
   test("UIMessageChunkStream", () => {
-    expect(() => new UIMessageChunkStream({ messageId: "" })).toThrow(new TypeError('UIMessageChunkStream: option messageId must be a non-empty string, got ""'));
-    expect(() => new UIMessageChunkStream({ messageId: 5 as never })).toThrow(/option messageId must be a non-empty string, got 5/);
-    expect(() => new UIMessageChunkStream({ onError: "x" as never })).toThrow(/option onError must be a function, got "x"/);
-    expect(() => new UIMessageChunkStream({ messageID: "a" } as never)).toThrow(/unknown option "messageID"/);
+    // the package's one option checker: the same message format as every other export's
+    expect(() => new UIMessageChunkStream({ messageId: "" })).toThrow(new RangeError('UIMessageChunkStream: options.messageId must be a non-empty string; received ""'));
+    expect(() => new UIMessageChunkStream({ messageId: "" })).toThrow(RangeError);
+    expect(() => new UIMessageChunkStream({ messageId: 5 as never })).toThrow(TypeError);
+    expect(() => new UIMessageChunkStream({ messageId: 5 as never })).toThrow(/options\.messageId must be a non-empty string; received 5$/);
+    expect(() => new UIMessageChunkStream({ onError: "x" as never })).toThrow(/options\.onError must be a function; received "x"$/);
+    expect(() => new UIMessageChunkStream({ messageID: "a" } as never)).toThrow(/unknown option "messageID" \(did you mean "messageId"\?\); the options are messageId, onError$/);
     expect(() => new UIMessageChunkStream(7 as never)).toThrow(TypeError);
   });
   test("toMmspMessages and toUIMessageStreamResponse", () => {
-    expect(() => toMmspMessages([], { unconvertibleParts: "drop" as never })).toThrow(/option unconvertibleParts must be "error" or "skip", got "drop"/);
-    expect(() => toMmspMessages({} as never)).toThrow(/uiMessages must be an array/);
-    expect(() => toUIMessageStreamResponse("data" as never)).toThrow(/readable must be a ReadableStream/);
+    expect(() => toMmspMessages([], { unconvertibleParts: "drop" as never })).toThrow(
+      /toMmspMessages: options\.unconvertibleParts must be one of "error", "skip"; received "drop" \(did you mean "skip"\?\)$/,
+    );
+    expect(() => toMmspMessages({} as never)).toThrow(/toMmspMessages: uiMessages must be an array of UIMessage; received an object$/);
+    expect(() => toUIMessageStreamResponse("data" as never)).toThrow(/toUIMessageStreamResponse: readable must be a ReadableStream of UI message chunks; received "data"$/);
   });
 });
