@@ -16,6 +16,7 @@
  * so no fragment's fidelity is lost, and the AI SDK keeps the last providerMetadata it saw.
  */
 import type { ContentItem, FinishReason, UniEvent } from "../index.js";
+import { KINDS } from "../schema.js";
 import { toDataUrl } from "./data-url.js";
 import type { JSONValue, MmspMessageMetadata, ProviderMetadata, UIFinishReason, UIMessageChunk } from "./types.js";
 
@@ -26,7 +27,7 @@ const FINISH_REASONS: Record<FinishReason, UIFinishReason> = {
   unknown: "other",
 };
 
-const KINDS = /*#__PURE__*/ new Set(["text", "thinking", "tool_call", "inline_data", "inline_thinking", "embedding"]);
+const KIND_SET: ReadonlySet<string> = /*#__PURE__*/ new Set(KINDS);
 
 /** `{ mmsp: fidelity }`, or undefined for an absent, null or empty fidelity (they mean the same). */
 export function fidelityMetadata(fidelity: unknown): ProviderMetadata | undefined {
@@ -76,7 +77,7 @@ export class ChunkMapper {
     const dot = item.type.lastIndexOf(".");
     const kind = item.type.slice(0, dot);
     const phase = item.type.slice(dot + 1);
-    if (!KINDS.has(kind) || (phase !== "delta" && phase !== "done"))
+    if (!KIND_SET.has(kind) || (phase !== "delta" && phase !== "done"))
       throw new TypeError(`UIMessageChunkStream: an item of type ${JSON.stringify(item.type)} cannot stream`);
     if (this.open !== null && this.open.kind !== kind)
       throw new TypeError(`UIMessageChunkStream: a ${item.type} while a ${this.open.kind} item was open`);

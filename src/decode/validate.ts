@@ -3,20 +3,14 @@
  * the rule it breaks: ROLE, DELTA-SHAPE, STOP-SHAPE and KIND before the schema as a whole (SCHEMA).
  */
 import * as z from "zod/mini";
-import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, RoleSchema, UniEventSchema, type UniEvent } from "../schema.js";
+import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, KINDS, RoleSchema, UniEventSchema, type UniEvent } from "../schema.js";
 import { Fault } from "../internal/fault.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
 import { fastValidEvent } from "./fast-validate.js";
 
-const STREAM_ITEM_TYPES = /*#__PURE__*/ new Set([
-  "text.delta", "text.done",
-  "thinking.delta", "thinking.done",
-  "tool_call.delta", "tool_call.done",
-  "inline_data.delta", "inline_data.done",
-  "inline_thinking.delta", "inline_thinking.done",
-  "embedding.delta", "embedding.done",
-]);
+/** `K.delta` and `K.done` of every kind: the item types a public stream carries (from schema.ts's KINDS). */
+const STREAM_ITEM_TYPES: ReadonlySet<string> = /*#__PURE__*/ new Set(KINDS.flatMap((k) => [`${k}.delta`, `${k}.done`]));
 
 const show = (v: unknown): string => previewValue(v, 40);
 
@@ -94,7 +88,7 @@ export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode =
 
 // ---- assemble mode's input (SPEC §5) ------------------------------------------------------------
 
-const DELTA_TYPES = /*#__PURE__*/ new Set(["text.delta", "thinking.delta", "tool_call.delta", "inline_data.delta", "inline_thinking.delta", "embedding.delta"]);
+const DELTA_TYPES: ReadonlySet<string> = /*#__PURE__*/ new Set(KINDS.map((k) => `${k}.delta`));
 /**
  * An input event of assemble mode: any number of items; a stop event's usage may come in pieces
  * (a member may be missing or null) and its finish reason later. Items are only required to have a
