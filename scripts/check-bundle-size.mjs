@@ -3,8 +3,8 @@
 // "sideEffects": false), bundled with esbuild for the browser, minified, then gzipped (zlib level 6, what
 // `gzip` and most servers use). Prints each figure beside its budget, where the bytes go (esbuild's
 // metafile: minified bytes per package or dist/ module) and, for a case over budget, which import chain
-// pulls each big module in. Fails when a case is over its budget, unless the case is in KNOWN_MISSES
-// (then it prints the figure, marks it, and does not fail CI).
+// pulls each big module in. Fails when a case is over its budget; a case in KNOWN_MISSES (a goal of #13
+// not met) fails only past its ceiling, and is printed with its goal and ceiling.
 //
 //   node scripts/check-bundle-size.mjs              # needs a built dist/ (npm run build)
 //   node scripts/check-bundle-size.mjs --peers      # also the peers' figures (openai, eventsource-parser…)
@@ -37,31 +37,36 @@ export const CASES = [
 ];
 
 /**
- * Budgets missed for reasons in files this change may not touch (the reader core: framing/, decode/,
- * assemble/, internal/). Each is printed with its figure and marked; it does not fail CI. Remove an
- * entry once its budget holds (the script says when). The reasons, measured with the metafile
- * (minified bytes, before gzip):
+ * Budgets of #13 that this package does not meet (see "Why" below), each with a ceiling: the figure
+ * measured when the miss was accepted plus ~1%, so that growth still fails CI while the goal stays
+ * printed beside it. A case under its goal says so (remove it here then); a case over its ceiling fails.
+ *
+ * Why (minified bytes from the metafile, 2026-11-30): the budgets were set before the reader learned to
+ * say what is wrong (#12: the diagnosis of bodies that are no stream, diagnose.js ~10.7 KB, and the
+ * checks of every option, ~4 KB for a stage) and before #11 made every stage the fused reader's own
+ * parts (strict UTF-8 with byte offsets, the base64 capture, located errors). zod/mini, the schema's one
+ * source of truth, is 7.6 KB min+gzip on its own; the reader without zod is ~23 KB min+gzip. Meeting the
+ * goals needs a decision of the issue's owner: drop features from these imports, or re-set the goals.
  */
 export const KNOWN_MISSES = {
-  // The budgets were set before the reader learned to say what is wrong (issue #12): every stage now
-  // carries the diagnosis of bodies that are no stream (diagnose.js, ~10 KB minified) and the checks
-  // of its options (internal/options.js, ~6 KB minified), and the MMSP reader's mode (mmsp: true) on
-  // the framing stages needs both. The figures are printed so that growth is seen.
-  "whole entry":
-    "zod/mini (~26 KB minified, ~8 KB gzip: the exported schemas and the slow path of every event check, " +
-    "zod being the schema's one source of truth), the diagnosis (~10 KB minified), the option checks (~6 KB), " +
-    "fromFetch (~2.3 KB gzip) on top of the reader itself.",
-  UniEventStream:
-    "zod/mini (validation's slow path), diagnose.js, internal/options.js, partial-json (snapshot()), and the " +
-    "framer, decoder and both grammars (the mode is an option).",
-  SseDecoderStream:
-    "diagnose.js (mmsp: true diagnoses eventless bodies) ~10 KB minified, internal/options.js ~6 KB, " +
-    "framing/framer.js + lines.js + utf8.js (strict UTF-8 with byte offsets) ~9 KB, internal/core-stream.js ~3 KB, " +
-    "errors.js (StreamProtocolError, StreamLimitError).",
-  "SseDecoderStream via mmsp-streams/sse": "the same modules as SseDecoderStream (a subpath cannot drop what the module graph pulls in).",
-  NdjsonDecoderStream:
-    "as SseDecoderStream, plus the record parser with base64 capture (mmsp: true) and its restore.",
-  "NdjsonDecoderStream via mmsp-streams/ndjson": "the same modules as NdjsonDecoderStream.",
+  "whole entry": {
+    ceiling: 35.9 * KB,
+    why: "zod/mini (~7.6 KB gzip), the diagnosis, the option checks, fromFetch (~1.8 KB gzip) and the encoders on top of the reader.",
+  },
+  UniEventStream: {
+    ceiling: 30.6 * KB,
+    why: "zod/mini (the schema check's slow path), diagnose.js, partial-json (snapshot()), the framer, decoder and both grammars (the mode is an option).",
+  },
+  SseDecoderStream: {
+    ceiling: 10.75 * KB,
+    why: "diagnose.js (mmsp: true diagnoses eventless bodies, and the option is read at run time), the option checks, framer + lines + utf8 (strict UTF-8 with byte offsets), the stream shell, the error classes.",
+  },
+  "SseDecoderStream via mmsp-streams/sse": { ceiling: 10.75 * KB, why: "the same modules as SseDecoderStream (a subpath cannot drop what the module graph pulls in)." },
+  NdjsonDecoderStream: {
+    ceiling: 12.1 * KB,
+    why: "as SseDecoderStream, plus the record parser with the base64 capture (mmsp: true) and its restore.",
+  },
+  "NdjsonDecoderStream via mmsp-streams/ndjson": { ceiling: 12.1 * KB, why: "the same modules as NdjsonDecoderStream." },
 };
 
 /** Whether `import.meta.url` is the script node was started with. */
@@ -180,14 +185,16 @@ if (isMain) {
       continue;
     }
     const ok = m.gzip <= c.budget;
-    const known = c.name in KNOWN_MISSES;
-    const status = ok ? "ok" : known ? "KNOWN MISS" : "OVER BUDGET";
+    const miss = KNOWN_MISSES[c.name];
+    const known = miss !== undefined && m.gzip <= miss.ceiling;
+    const status = ok ? "ok" : known ? "KNOWN MISS" : miss ? "OVER CEILING" : "OVER BUDGET";
     rows.push({ ...c, ...m, status });
-    console.log(`${ok ? "✓" : known ? "~" : "✗"} ${c.name}: ${m.gzip} bytes min+gzip (${kb(m.gzip)}), budget ${kb(c.budget)}: ${status}`);
+    const limits = miss ? `goal ${kb(c.budget)}, ceiling ${kb(miss.ceiling)}` : `budget ${kb(c.budget)}`;
+    console.log(`${ok ? "✓" : known ? "~" : "✗"} ${c.name}: ${m.gzip} bytes min+gzip (${kb(m.gzip)}), ${limits}: ${status}`);
     console.log(`    ${m.minified} bytes minified: ${byOwner(m.inputs).slice(0, 6).map(([k, v]) => `${k.replace(/^dist\//, "")} ${v}`).join(", ")}`);
     if (ok) {
       passed++;
-      if (known) console.log(`    note: "${c.name}" is within budget now: remove it from KNOWN_MISSES`);
+      if (miss) console.log(`    note: "${c.name}" is within its goal now: remove it from KNOWN_MISSES`);
       continue;
     }
     // what pulls in the biggest modules: the lead's hints for the refactor
@@ -196,8 +203,8 @@ if (isMain) {
     else failed++;
   }
   if (misses.length) {
-    console.log(`\nKnown misses (not failing CI; scripts/check-bundle-size.mjs KNOWN_MISSES):`);
-    for (const n of misses) console.log(`  - ${n}: ${KNOWN_MISSES[n]}`);
+    console.log(`\nKnown misses (over #13's goal, under their ceiling; scripts/check-bundle-size.mjs KNOWN_MISSES):`);
+    for (const n of misses) console.log(`  - ${n}: ${KNOWN_MISSES[n].why}`);
   }
   const peerRows = [];
   if (peers) {
