@@ -1,7 +1,7 @@
 // Arbitraries shared by the property cases: random valid public streams, their wire text in SSE and
 // NDJSON, and random chunkings.
 import fc from "fast-check";
-import { delta, embedding, embeddingDone, inline, inlineDone, stop, text, textDone, thinking, thinkingDone, tool, toolDone, type Json } from "./fixtures.ts";
+import { AUDIO, delta, embedding, embeddingDone, EMBEDDINGS, inline, inlineDone, MINIMAX_TOOL, SEED_EXAMPLE, stop, text, textDone, thinking, thinkingDone, tool, toolDone, type Json } from "./fixtures.ts";
 
 export const unit = fc.constantFrom("a", "Z", " ", "é", "€", "😀", "中", "\n", "\r", '"', "\\", "\u2028", "\u0000");
 export const piece = fc.string({ unit, maxLength: 6 });
@@ -49,3 +49,39 @@ export function ndjsonText(events: Json[], eol: string): string {
 
 
 export const cuts = (max: number) => fc.array(fc.integer({ min: 1, max: Math.max(1, max - 1) }), { maxLength: 12 });
+
+// ---- single events, valid and mutated (schema and fast-path checks) ----------------------------
+
+const bytesOf = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+const decoded = (e: Json): Json => ({
+  ...e,
+  content_items: (e.content_items as Json[]).map((i) => ((i.type as string).startsWith("inline_") ? { ...i, data: bytesOf(i.data as string) } : i)),
+});
+/** The fixtures' events as the reader hands them on (inline `data` decoded to bytes). */
+export const VALID_EVENTS: Json[] = [...SEED_EXAMPLE, ...AUDIO, ...EMBEDDINGS, ...MINIMAX_TOOL].map(decoded);
+
+const anyValue = fc.oneof(
+  fc.constant(undefined), fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.constant(2 ** 53), fc.constant(-1), fc.constant(1.5),
+  fc.string({ maxLength: 5 }), fc.constant("stop"), fc.constant("assistant"), fc.constant("user"), fc.constant([]), fc.constant([1, "x"]),
+  fc.constant([{ type: "text.delta", text: "a" }]), fc.constant([{ type: "text.delta", text: "a" }, { type: "text.delta", text: "b" }]),
+  fc.constant({}), fc.constant({ a: 1 }), fc.constant(new Uint8Array(2)), fc.constant(new Date(0)), fc.constant(Object.create(null)),
+  fc.constant({ cached_tokens: 1, prompt_tokens: 2, thoughts_tokens: null, response_tokens: 3 }),
+  fc.constant({ cached_tokens: 1, prompt_tokens: 2, thoughts_tokens: null }),
+  fc.constant({ cached_tokens: 1, prompt_tokens: 2, thoughts_tokens: null, response_tokens: 3, extra: 0 }),
+);
+const keys = fc.constantFrom("role", "event_type", "content_items", "usage_metadata", "finish_reason", "created_at", "extra");
+const itemKeys = fc.constantFrom("type", "text", "thinking", "name", "tool_call_id", "arguments", "data", "mime_type", "embedding", "fidelity");
+
+/** A valid event with a few members (of the event, of its first item) replaced by arbitrary values. */
+export const mutatedEvent: fc.Arbitrary<Json> = fc.tuple(
+  fc.constantFrom(...VALID_EVENTS),
+  fc.array(fc.tuple(keys, anyValue), { maxLength: 2 }),
+  fc.array(fc.tuple(itemKeys, anyValue), { maxLength: 2 }),
+).map(([e, top, inner]) => {
+  const ev: Json = { ...e, content_items: (e.content_items as Json[]).map((i) => ({ ...i })) };
+  for (const [k, v] of top) ev[k] = v;
+  const items = ev.content_items;
+  if (Array.isArray(items) && items[0] && typeof items[0] === "object") for (const [k, v] of inner) (items[0] as Json)[k] = v;
+  return ev;
+});
+

@@ -59,6 +59,25 @@ function usageOk(u: unknown): boolean {
     "cached_tokens" in u && "prompt_tokens" in u && "thoughts_tokens" in u && "response_tokens" in u;
 }
 
+/**
+ * True when `v` certainly matches `UniEventSchema` **and** keeps the event-level rules of a public
+ * stream (ROLE, DELTA-SHAPE, STOP-SHAPE, KIND): the one walk a valid event costs. False means: find
+ * out what is wrong the slow way (validate.ts), which names the rule.
+ */
+export function fastValidPublicEvent(v: Record<string, unknown>): boolean {
+  if (v.role !== "assistant" || !isPlain(v)) return false;
+  const items = v.content_items;
+  if (!Array.isArray(items)) return false;
+  const createdAt = v.created_at;
+  if (createdAt !== undefined && !(typeof createdAt === "number" && Number.isSafeInteger(createdAt))) return false;
+  if (v.event_type === "delta") {
+    if (items.length !== 1 || v.usage_metadata !== null || v.finish_reason !== null) return false;
+    const item = items[0];
+    return isPlain(item) && itemOk(item);
+  }
+  return v.event_type === "stop" && items.length === 0 && usageOk(v.usage_metadata) && FINISH.has(v.finish_reason as string);
+}
+
 /** True when `v` certainly matches `UniEventSchema` (false means: ask the schema). */
 export function fastValidEvent(v: Record<string, unknown>): boolean {
   if (!isPlain(v)) return false;

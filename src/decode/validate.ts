@@ -7,7 +7,7 @@ import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, KINDS, RoleSchema
 import { Fault } from "../internal/fault.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
-import { fastValidEvent } from "./fast-validate.js";
+import { fastValidEvent, fastValidPublicEvent } from "./fast-validate.js";
 
 /** `K.delta` and `K.done` of every kind: the item types a public stream carries (from schema.ts's KINDS). */
 const STREAM_ITEM_TYPES: ReadonlySet<string> = /*#__PURE__*/ new Set(KINDS.flatMap((k) => [`${k}.delta`, `${k}.done`]));
@@ -68,22 +68,34 @@ export type CheckMode = "validate" | "assemble";
 export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode = "validate"): UniEvent {
   if (!isRecord(value)) throw new Fault("JSON", `an event must be a JSON object, not ${show(value)}`);
   if (mode === "assemble") return checkInputEvent(value, wireBytes);
+  // a valid event costs one walk; anything else is taken apart below, rule by rule, in their order
+  const event = wireBytes ? withBytes(value) : value;
+  if (event && fastValidPublicEvent(event)) return event as UniEvent;
   const shape = eventShapeFault(value);
   if (shape) throw shape;
-  let event = value;
-  if (wireBytes && value.event_type === "delta") {
+  if (!event) {
     const item = (value.content_items as Record<string, unknown>[])[0]!;
-    if ((item.type as string).startsWith("inline_") && typeof item.data === "string") {
-      const bytes = decodeBase64(item.data);
-      if (!bytes) throw new Fault("SCHEMA", `${item.type as string}.data is not padded base64: ${show(item.data)}`);
-      event = { ...value, content_items: [{ ...item, data: bytes }] };
-    }
+    throw new Fault("SCHEMA", `${item.type as string}.data is not padded base64: ${show(item.data)}`);
   }
   if (!fastValidEvent(event)) {
     const fault = schemaFault(event);
     if (fault) throw fault;
   }
   return event as UniEvent;
+}
+
+/**
+ * A delta event whose inline item's base64 `data` is decoded to bytes (a copy; the input is not
+ * changed), the event itself when there is nothing to decode, or undefined when `data` is not padded
+ * base64. Reads the shape defensively: it runs before the shape is checked.
+ */
+function withBytes(value: Record<string, unknown>): Record<string, unknown> | undefined {
+  const items = value.content_items;
+  if (value.event_type !== "delta" || !Array.isArray(items) || items.length !== 1) return value;
+  const item: unknown = items[0];
+  if (!isRecord(item) || typeof item.data !== "string" || typeof item.type !== "string" || !item.type.startsWith("inline_")) return value;
+  const bytes = decodeBase64(item.data);
+  return bytes ? { ...value, content_items: [{ ...item, data: bytes }] } : undefined;
 }
 
 // ---- assemble mode's input (SPEC §5) ------------------------------------------------------------
