@@ -120,6 +120,9 @@ function recognize(value: unknown): Foreign | undefined {
     if (AI_SDK_TYPES.has(type) || /^data-[\w-]+$/.test(type) || (type === "error" && typeof value.errorText === "string"))
       return { stream: `an AI SDK UI message stream ("${type}" parts)`, record: `an AI SDK UI message stream part "${type}"` };
   }
+  // OpenAI-compatible servers (vLLM, llama.cpp, proxies…) do not all send `object`: their choices tell
+  if (Array.isArray(value.choices) && value.choices.some((c) => isObject(c) && (isObject(c.delta) || isObject(c.message))))
+    return { stream: "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)", record: "an OpenAI-compatible chat completion chunk" };
   if (Array.isArray(value.candidates))
     return { stream: "a Google Gemini stream (GenerateContentResponse chunks)", record: "a Google Gemini GenerateContentResponse" };
   if (typeof value.model === "string" && typeof value.done === "boolean" && ("message" in value || "response" in value))

@@ -210,6 +210,13 @@ describe("foreignEventHint: a parsed record of another protocol", () => {
     );
   });
 
+  test("an OpenAI-compatible chunk without `object` (vLLM, llama.cpp, proxies), by its choices", () => {
+    expect(hint({ choices: [{ delta: { content: "Hi" } }] })).toMatch(/^this is an OpenAI-compatible chat completion chunk, not an MMSP UniEvent/);
+    expect(hint({ choices: [{ index: 0, message: { role: "assistant", content: "Hi" } }] })).toMatch(/^this is an OpenAI-compatible/);
+    expect(foreignEventHint({ choices: [] })).toBeUndefined(); // nothing that says chat completion
+    expect(foreignEventHint({ choices: [1, "x"] })).toBeUndefined();
+  });
+
   test("OpenAI Responses, Anthropic, AI SDK, Gemini, Ollama", () => {
     expect(hint({ type: "response.output_text.delta", sequence_number: 3, delta: "Hi" })).toMatch(/^this is an OpenAI Responses event "response\.output_text\.delta"/);
     expect(hint({ type: "content_block_delta", index: 0, delta: {} })).toMatch(/^this is an Anthropic Messages event "content_block_delta"/);
