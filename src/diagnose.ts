@@ -121,8 +121,12 @@ function recognize(value: unknown): Foreign | undefined {
       return { stream: `an AI SDK UI message stream ("${type}" parts)`, record: `an AI SDK UI message stream part "${type}"` };
   }
   // OpenAI-compatible servers (vLLM, llama.cpp, proxies…) do not all send `object`: their choices tell
-  if (Array.isArray(value.choices) && value.choices.some((c) => isObject(c) && (isObject(c.delta) || isObject(c.message))))
-    return { stream: "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)", record: "an OpenAI-compatible chat completion chunk" };
+  if (Array.isArray(value.choices)) {
+    if (value.choices.some((c) => isObject(c) && isObject(c.delta)))
+      return { stream: "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)", record: "an OpenAI-compatible chat completion chunk" };
+    if (value.choices.some((c) => isObject(c) && isObject(c.message)))
+      return { stream: "a whole OpenAI-compatible chat completion (the non-streaming answer)", record: "an OpenAI-compatible chat completion (the non-streaming answer)" };
+  }
   if (Array.isArray(value.candidates))
     return { stream: "a Google Gemini stream (GenerateContentResponse chunks)", record: "a Google Gemini GenerateContentResponse" };
   if (typeof value.model === "string" && typeof value.done === "boolean" && ("message" in value || "response" in value))

@@ -217,10 +217,16 @@ function isForeignUint8Array(v: unknown): boolean {
 
 /** For `fromResponse(response)`: anything but a Response says what it was and what to pass. */
 export function checkResponse(value: unknown, name = "fromResponse"): asserts value is Response {
-  if (typeof Response !== "undefined" && value instanceof Response) return;
-  const v = value as { status?: unknown; ok?: unknown; headers?: { get?: unknown } } | null;
+  const v = value as { status?: unknown; ok?: unknown; headers?: { get?: unknown }; bodyUsed?: unknown; body?: { locked?: unknown } | null } | null;
   // a Response of another realm or fetch implementation: by shape
-  if (typeof v === "object" && v !== null && typeof v.status === "number" && typeof v.ok === "boolean" && typeof v.headers?.get === "function" && "body" in v) return;
+  const isResponse = (typeof Response !== "undefined" && value instanceof Response) ||
+    (typeof v === "object" && v !== null && typeof v.status === "number" && typeof v.ok === "boolean" && typeof v.headers?.get === "function" && "body" in v);
+  if (isResponse) {
+    // a body read before (await response.text(), a second fromResponse) cannot be read again
+    if (v!.bodyUsed === true || v!.body?.locked === true)
+      throw new TypeError(`${name}: the response's body was already read or is being read (${v!.bodyUsed === true ? "response.bodyUsed" : "response.body.locked"}); a body is read once: pass the response to ${name} before anything else reads it, or pass response.clone() to read it twice`);
+    return;
+  }
   const isStream = typeof ReadableStream !== "undefined" && value instanceof ReadableStream;
   const hint = isStream
     ? ": pass the Response itself (fromResponse(response)), or pipe a body stream through new UniEventStream()"

@@ -116,6 +116,22 @@ export const cases: Case[] = [
       assert(/Response/.test(error.message), error.message);
     }
   }],
+  ["fromResponse given a response whose body was already read says so, and to clone", async () => {
+    const used = new Response("data: x\n\n");
+    await used.text();
+    const locked = new Response("data: x\n\n");
+    locked.body!.getReader();
+    for (const response of [used, locked]) {
+      let error: any;
+      try {
+        fromResponse(response);
+      } catch (e) {
+        error = e;
+      }
+      assertError(error, TypeError);
+      assert(/body was already read/.test(error.message) && /response\.clone\(\)/.test(error.message), error.message);
+    }
+  }],
   ["every option of every export: a wrong type is a TypeError, a wrong value a RangeError, naming the option", async () => {
     const exports: [string, (o: any) => unknown, Record<string, [unknown, unknown]>][] = [
       ["UniEventStream", (o) => new UniEventStream(o), {

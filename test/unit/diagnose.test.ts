@@ -212,7 +212,7 @@ describe("foreignEventHint: a parsed record of another protocol", () => {
 
   test("an OpenAI-compatible chunk without `object` (vLLM, llama.cpp, proxies), by its choices", () => {
     expect(hint({ choices: [{ delta: { content: "Hi" } }] })).toMatch(/^this is an OpenAI-compatible chat completion chunk, not an MMSP UniEvent/);
-    expect(hint({ choices: [{ index: 0, message: { role: "assistant", content: "Hi" } }] })).toMatch(/^this is an OpenAI-compatible/);
+    expect(hint({ choices: [{ index: 0, message: { role: "assistant", content: "Hi" } }] })).toMatch(/^this is an OpenAI-compatible chat completion \(the non-streaming answer\)/);
     expect(foreignEventHint({ choices: [] })).toBeUndefined(); // nothing that says chat completion
     expect(foreignEventHint({ choices: [1, "x"] })).toBeUndefined();
   });

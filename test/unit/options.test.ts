@@ -216,6 +216,18 @@ describe("checkResponse: fromResponse wants a Response", () => {
     );
   });
 
+  test("a body already read (or being read) is refused at once, saying to clone", async () => {
+    const used = new Response("data: x\n\n");
+    await used.text();
+    expect(thrown(() => checkResponse(used)).message).toBe(
+      "fromResponse: the response's body was already read or is being read (response.bodyUsed); a body is read once: pass the response to fromResponse before anything else reads it, or pass response.clone() to read it twice",
+    );
+    const locked = new Response("data: x\n\n");
+    locked.body!.getReader();
+    expect(thrown(() => checkResponse(locked)).message).toMatch(/\(response\.body\.locked\)/);
+    expect(() => checkResponse(new Response(null, { status: 204 }))).not.toThrow(); // no body is not a used body
+  });
+
   test("a promise (fetch not awaited), undefined, a string", () => {
     const pending = Promise.resolve(new Response("x"));
     expect(thrown(() => checkResponse(pending)).message).toMatch(/received a Promise: await the fetch first/);
