@@ -80,6 +80,8 @@ export const mutatedEvent: fc.Arbitrary<Json> = fc.tuple(
 ).map(([e, top, inner]) => {
   const ev: Json = { ...e, content_items: (e.content_items as Json[]).map((i) => ({ ...i })) };
   for (const [k, v] of top) ev[k] = v;
+  // a constant array put in place of content_items is shared between runs: mutate a copy of it
+  if (Array.isArray(ev.content_items)) ev.content_items = ev.content_items.map((i) => (i && typeof i === "object" && !Array.isArray(i) ? { ...i } : i));
   const items = ev.content_items;
   if (Array.isArray(items) && items[0] && typeof items[0] === "object") for (const [k, v] of inner) (items[0] as Json)[k] = v;
   return ev;

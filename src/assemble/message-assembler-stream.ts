@@ -7,7 +7,11 @@ import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { readerMessage } from "../internal/reader-message.js";
-import { checkOptions, MESSAGE_ASSEMBLER_OPTIONS } from "../internal/options.js";
+import { checkOptions, MESSAGE_ASSEMBLER_OPTIONS, textChunkError } from "../internal/options.js";
+
+const BEFORE_ASSEMBLER =
+  "read a body with UniEventStream (bytes in, checked events and the message out), or decode it first: " +
+  "SseDecoderStream({ mmsp: true }) or NdjsonDecoderStream, then UniEventDecoderStream, then this stage";
 import { UniEventDecoder } from "../decode/uni-event.js";
 import { positionOf } from "../read/position.js";
 import type { LastEvent } from "../read/located.js";
@@ -57,6 +61,8 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
   }
 
   push(event: UniEvent, emit: (event: UniEvent) => void): void {
+    const wrongPipe = textChunkError(event, "MessageAssemblerStream", "UniEvents", BEFORE_ASSEMBLER);
+    if (wrongPipe) throw wrongPipe;
     emit = this.live.tap(emit);
     const position = positionOf(event);
     const loc = new TaggedLocator(position, this.count++, () => previewValue(event), this.keep);

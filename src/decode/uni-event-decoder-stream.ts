@@ -7,7 +7,11 @@ import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { Fault } from "../internal/fault.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
-import { checkOptions, UNI_EVENT_DECODER_OPTIONS } from "../internal/options.js";
+import { checkOptions, textChunkError, UNI_EVENT_DECODER_OPTIONS } from "../internal/options.js";
+
+const BEFORE_DECODER =
+  "pipe the body through SseDecoderStream({ mmsp: true }) or NdjsonDecoderStream before this stage, " +
+  "or read it with UniEventStream, which does all of it (a string you split yourself: JSON.parse it first)";
 import { positionOf, tagPosition } from "../read/position.js";
 import { failure, recordPreview } from "../read/located.js";
 import { DecodeStep, DONE, SKIP } from "../read/steps.js";
@@ -66,6 +70,8 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
 
   push(record: unknown, emit: (event: UniEvent) => void): void {
     if (this.finished) return;
+    const wrongPipe = textChunkError(record, "UniEventDecoderStream", "records (SSE messages {data}, or parsed JSON values)", BEFORE_DECODER);
+    if (wrongPipe) throw wrongPipe;
     const position = positionOf(record);
     // what arrived: the SSE message's data, else the value as it came from your own source
     const loc = new TaggedLocator(position, this.count++, () =>

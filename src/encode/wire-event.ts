@@ -9,6 +9,7 @@
 import { toWireError } from "../errors.js";
 import type { StreamCore } from "../internal/core.js";
 import { isRecord } from "../internal/values.js";
+import { describeValue } from "../internal/options.js";
 import { encodeBase64 } from "../decode/base64.js";
 import type { UniEvent } from "../schema.js";
 
@@ -33,8 +34,26 @@ export function toWireEvent<T extends { content_items: readonly unknown[] }>(eve
   return copied ? { ...event, content_items: copied } : event;
 }
 
-/** The JSON text of an event as it goes on the wire. */
+/**
+ * Why a value given to an encoder is not an event, or undefined when it looks like one (an object with
+ * `event_type` "delta" or "stop" and a `content_items` array; the rest is the producer's to get right,
+ * e.g. with `MessageAssemblerStream` before the encoder). Catches the wrong pipe, not every bad event.
+ */
+function notAnEvent(value: unknown): string | undefined {
+  if (isRecord(value) && Array.isArray(value.content_items) && (value.event_type === "delta" || value.event_type === "stop")) return undefined;
+  const hint =
+    value instanceof Uint8Array || typeof value === "string"
+      ? ": the encoders turn events into bytes; text or bytes already encoded go to the response as they are"
+      : isRecord(value) && typeof value.data === "string"
+        ? " (an SSE message?): decode records with UniEventDecoderStream first"
+        : "";
+  return `an encoder writes UniEvents ({role, event_type: "delta" | "stop", content_items, …}), not ${describeValue(value)}${hint}`;
+}
+
+/** The JSON text of an event as it goes on the wire; a `TypeError` for a value that is no event. */
 export function encodeWireEvent(event: UniEvent): string {
+  const wrong = notAnEvent(event);
+  if (wrong !== undefined) throw new TypeError(wrong);
   const json = JSON.stringify(toWireEvent(event));
   if (json === undefined) throw new TypeError("the event cannot be written as JSON");
   return json;

@@ -204,6 +204,16 @@ export function bytesChunkError(chunk: unknown, stageName: string): TypeError | 
   return new TypeError(`${wants}, but was given ${fix}`);
 }
 
+/**
+ * For the stages that take objects (records, events): bytes or text mean a stage is missing before
+ * it — the caller's pipe, not the producer, is wrong. Undefined for anything else (its checks follow).
+ */
+export function textChunkError(chunk: unknown, stageName: string, takes: string, fix: string): TypeError | undefined {
+  if (typeof chunk !== "string" && !ArrayBuffer.isView(chunk) && !(chunk instanceof ArrayBuffer)) return undefined;
+  const what = typeof chunk === "string" ? `text (${describeValue(chunk)})` : "bytes";
+  return new TypeError(`${stageName} takes ${takes}, but was given ${what}: ${fix}`);
+}
+
 /** Throws `bytesChunkError` for a chunk that is not bytes. */
 export function checkBytesChunk(chunk: unknown, stageName: string): asserts chunk is Uint8Array {
   const error = bytesChunkError(chunk, stageName);

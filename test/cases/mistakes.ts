@@ -104,6 +104,31 @@ export const cases: Case[] = [
     const r2 = await collectSettled(numbers.pipeThrough(new SseDecoderStream()));
     assertError(r2.error, TypeError);
   }],
+  ["bytes or text piped into the stages that take objects say which stage is missing before them", async () => {
+    const of = (chunk: unknown) => new ReadableStream<any>({ start: (c) => (c.enqueue(chunk), c.close()) });
+    const bytes = new TextEncoder().encode("data: x\n\n");
+    for (const [name, make] of [["UniEventDecoderStream", () => new UniEventDecoderStream()], ["MessageAssemblerStream", () => new MessageAssemblerStream()]] as const) {
+      for (const chunk of [bytes, "data: x"]) {
+        const r = await collectSettled(of(chunk).pipeThrough(make() as any));
+        assertError(r.error, TypeError);
+        const message = (r.error as Error).message;
+        assert(message.startsWith(`${name} takes `) && /UniEventStream/.test(message) && /(bytes|text)/.test(message), message);
+      }
+    }
+  }],
+  ["an encoder given something that is no event ends its output with an error saying so (not a garbage record)", async () => {
+    for (const [Encoder, parse] of [
+      [SseEncoderStream, (t: string) => JSON.parse(t.split("\n\n")[0]!.slice(6))],
+      [NdjsonEncoderStream, (t: string) => JSON.parse(t.split("\n")[0]!)],
+    ] as const) {
+      for (const chunk of ["hello", new Uint8Array([1, 2]), { data: "x" }, { a: 1 }]) {
+        const out = await collectSettled(new ReadableStream<any>({ start: (c) => (c.enqueue(chunk), c.close()) }).pipeThrough(new Encoder()));
+        const first = parse(new TextDecoder().decode(out.values[0]));
+        assertEqual(first.error?.type, "TypeError");
+        assert(/^an encoder writes UniEvents/.test(first.error.message), first.error.message);
+      }
+    }
+  }],
   ["fromResponse given anything but a Response says so", async () => {
     for (const bad of [new ReadableStream(), Promise.resolve(new Response("")), "http://x", undefined]) {
       let error: any;
