@@ -15,14 +15,15 @@
  *   connection 2 ─ framer ─┼─ (skip what was delivered) ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ readable
  *   …                     ─┘
  */
-import { MmspError, refusalError, StreamLimitError, StreamProtocolError } from "./errors.js";
+import { MmspError, refusalError, StreamLimitError } from "./errors.js";
 import { MessageAssemblerStream } from "./assemble/message-assembler-stream.js";
 import { UniEventDecoderStream } from "./decode/uni-event-decoder-stream.js";
 import { NdjsonDecoderStream } from "./framing/ndjson.js";
 import { SseDecoderStream, type SseMessage } from "./framing/sse.js";
+import { FormatSniffer } from "./framing/sniff.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
-import type { LimitOptions } from "./internal/limits.js";
-import { checkOptions, FROM_FETCH_OPTIONS, describeValue } from "./internal/options.js";
+import { resolveLimits, type LimitOptions } from "./internal/limits.js";
+import { checkOptions, fail as failArgument, FROM_FETCH_OPTIONS } from "./internal/options.js";
 import { isRecord } from "./internal/values.js";
 import { producerOf, readRefusalBody, urlOf } from "./internal/http.js";
 import type { WireFormat } from "./uni-event-stream.js";
@@ -102,21 +103,20 @@ function resolveLocation(location: string, responseUrl: string, input: RequestIn
   return location;
 }
 
-/** The first non-blank byte of a body tells its format (`{`: NDJSON); the bytes read are kept. */
-async function detectFormat(body: ReadableStream<Uint8Array>): Promise<{ format: WireFormat; body: ReadableStream<Uint8Array> }> {
+/** The format of a body, as `format: "auto"` tells it (sniff.ts); the bytes read to tell are kept. */
+async function detectFormat(body: ReadableStream<Uint8Array>, maxEventBytes: number): Promise<{ format: WireFormat; body: ReadableStream<Uint8Array> }> {
   const reader = body.getReader();
   const seen: Uint8Array[] = [];
+  const sniffer = new FormatSniffer(maxEventBytes);
   let format: WireFormat | undefined;
   while (format === undefined) {
     const { done, value } = await reader.read();
-    if (done) break;
-    seen.push(value);
-    for (const byte of value) {
-      // blanks, line ends and a UTF-8 BOM come before the first line that says something
-      if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d || byte === 0xef || byte === 0xbb || byte === 0xbf) continue;
-      format = byte === 0x7b /* { */ ? "ndjson" : "sse";
+    if (done) {
+      format = sniffer.end();
       break;
     }
+    seen.push(value);
+    format = sniffer.push(value);
   }
   const replay = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -128,7 +128,7 @@ async function detectFormat(body: ReadableStream<Uint8Array>): Promise<{ format:
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  return { format: format ?? "sse", body: replay };
+  return { format, body: replay };
 }
 
 /** Marks the clean end of a connection that can be resumed (never reaches the caller). */
@@ -138,44 +138,20 @@ const CLEAN_END: unique symbol = Symbol("the connection ended");
  * Pumps a connection's body into its framer (by hand, not `pipeThrough`: every promise is handled
  * here, and workerd reports the pipe of an erroring source as an unhandled rejection). When the
  * connection can be resumed, its clean end is an error (CLEAN_END), so the framer does not dispatch
- * an event the cut left unfinished (the resume sends it again whole), whatever a framer does at a
- * real end. When the framer stops (it failed, or its reader cancelled it), the body is cancelled.
- * `invalidUtf8` (SSE, whose framer would decode bad bytes as U+FFFD): the bytes are checked as they
- * pass, and bad ones fail the connection with the error it makes, as `UniEventStream` refuses them.
+ * an event the cut left unfinished, nor judge a character the cut split (the resume sends them again
+ * whole), whatever a framer does at a real end. When the framer stops (it failed, or its reader
+ * cancelled it), the body is cancelled.
  */
-async function feed(
-  body: ReadableStream<Uint8Array>,
-  into: WritableStream<Uint8Array>,
-  resumable: boolean,
-  invalidUtf8?: (byteOffset: number) => Error,
-): Promise<void> {
+async function feed(body: ReadableStream<Uint8Array>, into: WritableStream<Uint8Array>, resumable: boolean): Promise<void> {
   const reader = body.getReader();
   const writer = into.getWriter();
-  const utf8 = invalidUtf8 ? new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : undefined;
-  let offset = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) {
-        // a character cut by a resumable end comes again whole; at a real end it is invalid
-        if (utf8 && !resumable) {
-          try {
-            utf8.decode();
-          } catch {
-            throw invalidUtf8!(offset);
-          }
-        }
         await (resumable ? writer.abort(CLEAN_END) : writer.close());
         return;
       }
-      if (utf8) {
-        try {
-          utf8.decode(value, { stream: true });
-        } catch {
-          throw invalidUtf8!(offset);
-        }
-      }
-      offset += value.length;
       await writer.write(value);
     }
   } catch (error) {
@@ -206,7 +182,14 @@ type Outcome =
  * ```
  */
 export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, options: FromFetchOptions = {}): ResponseEvents {
-  if (typeof init !== "object" || init === null) throw new TypeError(`fromFetch: init must be an object (fetch's RequestInit), not ${describeValue(init)}`);
+  if (typeof init !== "object" || init === null) failArgument(TypeError, "fromFetch: init", "an object (fetch's RequestInit)", init);
+  // fromFetch's own options put in fetch's init would be ignored by fetch without a word
+  const misplaced = Object.keys(init).filter((k) => k !== "signal" && Object.prototype.hasOwnProperty.call(FROM_FETCH_OPTIONS, k));
+  if (misplaced.length > 0)
+    throw new TypeError(
+      `fromFetch: ${misplaced.map((k) => `init.${k}`).join(", ")} ${misplaced.length > 1 ? "are options" : "is an option"} of fromFetch, not of fetch: ` +
+        `pass ${misplaced.length > 1 ? "them" : "it"} as the third argument, fromFetch(url, init, { ${misplaced.join(", ")} })`,
+    );
   const reconnect = resolveReconnect(options);
   const client = options.client ?? producerOf(urlOf(input));
   const doFetch = options.fetch ?? ((i: RequestInfo | URL, n?: RequestInit) => globalThis.fetch(i, n));
@@ -253,25 +236,21 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     let body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
     if (format === undefined) {
       try {
-        ({ format, body } = await detectFormat(body));
+        ({ format, body } = await detectFormat(body, resolveLimits(options).maxEventBytes));
       } catch (error) {
         return stop.signal.aborted ? { kind: "stopped" } : { kind: "cut", error };
       }
     }
     const f = format;
     const w = chain(f);
+    // each connection framed as the MMSP reader frames a body (strict UTF-8, the diagnosis of a body
+    // that is no stream, a last event without its blank line), so that an answer read here reads as
+    // fromResponse reads it
+    const framing = { client, mmsp: true, maxEventBytes: options.maxEventBytes, idleTimeoutMs: options.idleTimeoutMs };
+    const context = { contentType: response.headers.get("content-type"), contentEncoding: response.headers.get("content-encoding") };
     const framer =
-      f === "sse"
-        ? new SseDecoderStream({ maxEventBytes: options.maxEventBytes, idleTimeoutMs: options.idleTimeoutMs })
-        : new NdjsonDecoderStream({ client, maxEventBytes: options.maxEventBytes, maxDepth: options.maxDepth, idleTimeoutMs: options.idleTimeoutMs });
-    const invalidUtf8 = (byteOffset: number): Error =>
-      new StreamProtocolError({
-        client,
-        detail: `invalid UTF-8 in the chunk at byte ${byteOffset} of this connection (rule UTF8, event ${delivered + 1})`,
-        rule: "UTF8",
-        eventIndex: delivered + 1,
-      });
-    void feed(body, framer.writable, resumable, f === "sse" ? invalidUtf8 : undefined);
+      f === "sse" ? new SseDecoderStream(framing, context) : new NdjsonDecoderStream({ ...framing, maxDepth: options.maxDepth }, context);
+    void feed(body, framer.writable, resumable);
     const reader = (framer.readable as ReadableStream<unknown>).getReader();
     const onStop = (): void => void reader.cancel(stop.signal.reason).catch(() => {});
     stop.signal.addEventListener("abort", onStop, { once: true });

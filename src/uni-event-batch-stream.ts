@@ -7,7 +7,7 @@ import type { LiveMessage, MessageSnapshot } from "./assemble/live-message.js";
 import { BatchingCore } from "./internal/batching-core.js";
 import { CoreStream } from "./internal/core-stream.js";
 import { readerMessage } from "./internal/reader-message.js";
-import { checkOptions, READER_OPTIONS } from "./internal/options.js";
+import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { UniEventCore, type BodyContext, type UniEventStreamOptions } from "./uni-event-stream.js";
 
@@ -38,8 +38,14 @@ export class UniEventBatchStream extends CoreStream<Uint8Array, UniEvent[]> {
   readonly message: Promise<UniMessage>;
   private readonly live: LiveMessage;
 
+  /**
+   * @param options see the options type
+   * @param context what the response said about the body (`Content-Type`, `Content-Encoding`): with it,
+   *   the diagnosis of a body that is no stream names them (`fromResponse` passes them for you)
+   */
   constructor(options: UniEventStreamOptions = {}, context: BodyContext = {}) {
     checkOptions("UniEventBatchStream", options, READER_OPTIONS);
+    checkOptions("UniEventBatchStream", context, BODY_CONTEXT, "UniEventBatchStream: context");
     const core = new UniEventCore(options, context);
     const m = readerMessage(options, () => core.grammar.grammar.message);
     super(new BatchingCore(core), m.hooks);

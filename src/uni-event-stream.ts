@@ -7,18 +7,18 @@
 import { createGrammar } from "./assemble/grammar.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { UniEventDecoder, type ReaderWarning } from "./decode/uni-event.js";
-import { createFramer, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
+import { createFramer, type BodyContext, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
 import { INLINE_DATA_CAPTURE } from "./framing/base64-capture.js";
 import type { StreamCore } from "./internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "./internal/limits.js";
 import { readerMessage } from "./internal/reader-message.js";
-import { checkOptions, READER_OPTIONS } from "./internal/options.js";
+import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
 import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";
 import type { LastEvent } from "./read/located.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 
-export type { WireFormat } from "./framing/framer.js";
+export type { BodyContext, WireFormat } from "./framing/framer.js";
 export type { ReaderWarning } from "./decode/uni-event.js";
 
 /** Options of `UniEventStream` (and `fromResponse`): format, mode, who is blamed, limits, unknown items, and the stream options. */
@@ -47,12 +47,6 @@ export interface UniEventStreamOptions extends LimitOptions, CoreStreamOptions {
   unknownItems?: "error" | "skip";
   /** Called for what the reader let pass but you may want to know about (skipped items). */
   onWarning?: (warning: ReaderWarning) => void;
-}
-
-/** @internal What `fromResponse` knows about the body beyond its bytes. */
-export interface BodyContext {
-  contentType?: string | null;
-  contentEncoding?: string | null;
 }
 
 /** @internal The fused core: framer → decode step → grammar step, in one synchronous call per chunk. */
@@ -173,8 +167,14 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
    */
   readonly message: Promise<UniMessage>;
 
+  /**
+   * @param options see the options type
+   * @param context what the response said about the body (`Content-Type`, `Content-Encoding`): with it,
+   *   the diagnosis of a body that is no stream names them (`fromResponse` passes them for you)
+   */
   constructor(options: UniEventStreamOptions = {}, context: BodyContext = {}) {
     checkOptions("UniEventStream", options, READER_OPTIONS);
+    checkOptions("UniEventStream", context, BODY_CONTEXT, "UniEventStream: context");
     const core = new UniEventCore(options, context);
     const m = readerMessage(options, () => core.grammar.grammar.message);
     super(core, m.hooks);

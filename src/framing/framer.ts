@@ -16,6 +16,7 @@ import { BodyHead, DIAGNOSE_HEAD_BYTES as HEAD_BYTES, diagnose, diagnosisText, h
 import { checkBytesChunk } from "../internal/options.js";
 import { LineSplitter, type LineBreaks, type LineCapture } from "./lines.js";
 import { SseParser } from "./sse-parser.js";
+import { FormatSniffer } from "./sniff.js";
 import { InvalidUtf8, Utf8Decoder } from "./utf8.js";
 
 /** The framing of a byte stream: Server-Sent Events or NDJSON (JSON Lines). */
@@ -24,7 +25,14 @@ export type WireFormat = "sse" | "ndjson";
 /** Receives one record: its text, and what a capture took from it (the text then holds a placeholder). */
 export type RecordSink = (text: string, captured: Uint8Array | undefined) => void;
 
-export interface FramerOptions {
+/** What the response said about its body (for the diagnosis of a body that is no stream). */
+export interface BodyContext {
+  contentType?: string | null;
+  contentEncoding?: string | null;
+}
+
+/** How a framer reads; the response's Content-Type and Content-Encoding (BodyContext) are for the diagnosis. */
+export interface FramerOptions extends BodyContext {
   /** The stream that reads with it, for the error a chunk that is not bytes gets. */
   stage: string;
   /** The format the reader was told to read (for the diagnosis: `"auto"` or the one it chose). */
@@ -47,9 +55,6 @@ export interface FramerOptions {
    * base64-capture.ts; a stage that hands out text gives none).
    */
   capture: LineCapture | null;
-  /** The response's Content-Type and Content-Encoding, for the diagnosis. */
-  contentType?: string | null;
-  contentEncoding?: string | null;
 }
 
 /** Where the record being handed out sits (valid inside the sink call). */
@@ -382,19 +387,16 @@ export class NdjsonFramer extends LineFramer {
 
 }
 
-const isSpace = (b: number): boolean => b === 32 || b === 9 || b === 10 || b === 13;
-const BOM = [0xef, 0xbb, 0xbf];
-
-/** Decides the format once, from the first byte that is not whitespace (after a BOM), then is that framer. */
+/** Decides the format once (sniff.ts: the first byte that is not whitespace, after a BOM), then is that framer. */
 export class AutoFramer implements Framer {
   private inner: Framer | undefined;
   private held: Uint8Array[] = [];
-  private heldBytes = 0;
-  /** Bytes of a leading BOM seen so far (3: all of it; -1: the input does not start with one). */
-  private bomMatched = 0;
+  private readonly sniffer: FormatSniffer;
   onFormat: ((format: WireFormat) => void) | undefined;
 
-  constructor(private readonly options: FramerOptions) {}
+  constructor(private readonly options: FramerOptions) {
+    this.sniffer = new FormatSniffer(options.maxEventBytes);
+  }
 
   get format(): WireFormat | undefined {
     return this.inner?.format;
@@ -440,25 +442,12 @@ export class AutoFramer implements Framer {
     if (this.inner) return this.inner.push(chunk, sink);
     checkBytesChunk(chunk, this.options.stage);
     this.held.push(chunk);
-    this.heldBytes += chunk.length;
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
-      // A BOM (EF BB BF) at the very start is not content, even split across chunks.
-      if (this.bomMatched >= 0 && this.bomMatched < 3) {
-        if (b === BOM[this.bomMatched]) {
-          this.bomMatched++;
-          continue;
-        }
-        if (this.bomMatched > 0) return this.decide("sse", sink); // the start of something else
-        this.bomMatched = -1;
-      }
-      if (!isSpace(b)) return this.decide(b === 0x7b /* { */ ? "ndjson" : "sse", sink);
-    }
-    if (this.heldBytes >= this.options.maxEventBytes) this.decide("sse", sink); // whitespace without end: stop holding
+    const format = this.sniffer.push(chunk);
+    if (format) this.decide(format, sink);
   }
 
   end(sink: RecordSink): void {
-    if (!this.inner) this.decide("sse", sink);
+    if (!this.inner) this.decide(this.sniffer.end(), sink);
     this.inner!.end(sink);
   }
 

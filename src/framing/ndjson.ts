@@ -5,10 +5,10 @@
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
-import { checkOptions, NDJSON_DECODER_OPTIONS } from "../internal/options.js";
+import { BODY_CONTEXT, checkOptions, NDJSON_DECODER_OPTIONS } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
 import { parseStep } from "../read/parse-step.js";
-import { NdjsonFramer } from "./framer.js";
+import { NdjsonFramer, type BodyContext } from "./framer.js";
 import { INLINE_DATA_CAPTURE } from "./base64-capture.js";
 
 export { isBlankLine } from "./framer.js";
@@ -32,11 +32,11 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
   private emit: (value: Record<string, unknown>) => void = () => {};
   readonly finished = false;
 
-  constructor(options: NdjsonDecoderOptions) {
+  constructor(options: NdjsonDecoderOptions, context: BodyContext) {
     const client = options.client ?? "upstream";
     const limits = resolveLimits(options);
     const mmsp = options.mmsp === true;
-    this.framer = new NdjsonFramer({ stage: "NdjsonDecoderStream", requested: "ndjson", client, maxEventBytes: limits.maxEventBytes, strictUtf8: true, mmsp, capture: mmsp ? INLINE_DATA_CAPTURE : null });
+    this.framer = new NdjsonFramer({ stage: "NdjsonDecoderStream", requested: "ndjson", client, maxEventBytes: limits.maxEventBytes, strictUtf8: true, mmsp, capture: mmsp ? INLINE_DATA_CAPTURE : null, ...context });
     this.client = client;
     this.maxDepth = limits.maxDepth;
   }
@@ -71,8 +71,14 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
  * ```
  */
 export class NdjsonDecoderStream extends CoreStream<Uint8Array, Record<string, unknown>> {
-  constructor(options: NdjsonDecoderOptions = {}) {
+  /**
+   * @param options see the options type
+   * @param context what the response said about the body (`Content-Type`, `Content-Encoding`): with it,
+   *   the diagnosis of a body that is no stream names them (`fromResponse` passes them for you)
+   */
+  constructor(options: NdjsonDecoderOptions = {}, context: BodyContext = {}) {
     checkOptions("NdjsonDecoderStream", options, NDJSON_DECODER_OPTIONS);
-    super(new NdjsonDecoderCore(options), options);
+    checkOptions("NdjsonDecoderStream", context, BODY_CONTEXT, "NdjsonDecoderStream: context");
+    super(new NdjsonDecoderCore(options, context), options);
   }
 }

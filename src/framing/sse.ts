@@ -5,9 +5,9 @@
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits } from "../internal/limits.js";
-import { checkOptions, SSE_DECODER_OPTIONS } from "../internal/options.js";
+import { BODY_CONTEXT, checkOptions, SSE_DECODER_OPTIONS } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
-import { SseFramer } from "./framer.js";
+import { SseFramer, type BodyContext } from "./framer.js";
 import type { SseMessage } from "./sse-parser.js";
 
 export type { SseMessage } from "./sse-parser.js";
@@ -34,7 +34,7 @@ class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
   private emit: (m: SseMessage) => void = () => {};
   readonly finished = false;
 
-  constructor(options: SseDecoderOptions) {
+  constructor(options: SseDecoderOptions, context: BodyContext) {
     const mmsp = options.mmsp === true;
     this.framer = new SseFramer({
       stage: "SseDecoderStream",
@@ -44,6 +44,8 @@ class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
       strictUtf8: mmsp,
       mmsp,
       capture: null,
+      contentType: context.contentType,
+      contentEncoding: context.contentEncoding,
     });
   }
 
@@ -81,8 +83,14 @@ class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
  * ```
  */
 export class SseDecoderStream extends CoreStream<Uint8Array, SseMessage> {
-  constructor(options: SseDecoderOptions = {}) {
+  /**
+   * @param options see the options type
+   * @param context what the response said about the body (`Content-Type`, `Content-Encoding`): with it,
+   *   the diagnosis of a body that is no stream names them (`fromResponse` passes them for you)
+   */
+  constructor(options: SseDecoderOptions = {}, context: BodyContext = {}) {
     checkOptions("SseDecoderStream", options, SSE_DECODER_OPTIONS);
-    super(new SseDecoderCore(options), options);
+    checkOptions("SseDecoderStream", context, BODY_CONTEXT, "SseDecoderStream: context");
+    super(new SseDecoderCore(options, context), options);
   }
 }

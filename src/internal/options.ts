@@ -112,6 +112,13 @@ export function string({ allowEmpty = false }: { allowEmpty?: boolean } = {}): C
   };
 }
 
+/** A string or null (a header's value as `headers.get` gives it). */
+export function stringOrNull(): Checker {
+  return (value, label) => {
+    if (value !== null && typeof value !== "string") fail(TypeError, label, "a string or null", value);
+  };
+}
+
 export function boolean(): Checker {
   return (value, label) => {
     if (typeof value !== "boolean") fail(TypeError, label, "true or false", value);
@@ -169,8 +176,8 @@ export function falseOr(spec: OptionSpec): Checker {
 export function checkOptions(name: string, options: unknown, spec: OptionSpec, base = `${name}: options`): void {
   if (options === undefined) return;
   if (typeof options !== "object" || options === null || Array.isArray(options))
-    fail(TypeError, `${name}: options`, "an object (or left out)", options);
-  if (isAbortSignal(options)) fail(TypeError, `${name}: options`, "an object (or left out)", options, " (pass { signal })");
+    fail(TypeError, base, "an object (or left out)", options);
+  if (isAbortSignal(options)) fail(TypeError, base, "an object (or left out)", options, " (pass { signal })");
   const known = Object.keys(spec);
   const given = options as Record<string, unknown>;
   for (const key of Object.keys(given)) {
@@ -294,6 +301,8 @@ export const FROM_FETCH_OPTIONS: OptionSpec = {
   fetch: /*#__PURE__*/ func(),
   reconnect: /*#__PURE__*/ falseOr({ retries: /*#__PURE__*/ nonNegativeInteger({ max: 1000 }), delayMs: /*#__PURE__*/ nonNegativeInteger({ max: 30_000 }) }),
 };
+/** The second argument of the readers and framing stages: what the response said about its body. */
+export const BODY_CONTEXT: OptionSpec = { contentType: /*#__PURE__*/ stringOrNull(), contentEncoding: /*#__PURE__*/ stringOrNull() };
 export const SSE_ENCODER_OPTIONS: OptionSpec = { keepAliveMs: /*#__PURE__*/ nonNegativeInteger({ max: MAX_TIMER_MS }) };
 export const NDJSON_ENCODER_OPTIONS: OptionSpec = {};
 

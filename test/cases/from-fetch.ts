@@ -168,6 +168,40 @@ export const cases: Case[] = [
     const { readable, message } = fromResponse(new Response(bad, { headers: { "content-type": "text/event-stream" } }));
     assertEqual((await settle(readable, message)).error?.rule, "UTF8", "fromResponse");
   }],
+  ["an answer without Content-Location reads exactly as fromResponse reads it: the same events, message and error", async () => {
+    const sseText = wire(SEED_EXAMPLE, "sse", -1, false);
+    const bodies: [string, string, string | Uint8Array][] = [
+      ["an HTML page", "text/html", "<html><head><title>Oops</title></head></html>"],
+      ["an empty body", "text/event-stream", ""],
+      ["only keep-alives", "text/event-stream", ": keep-alive\n\n"],
+      ["invalid UTF-8", "text/event-stream", new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x0a, 0x0a])],
+      ["no blank line after the stop event", "text/event-stream", sseText.slice(0, sseText.indexOf("data: [DONE]") - 2)],
+      ["a body cut inside the final [DONE]", "text/event-stream", sseText.slice(0, -5)],
+      ["an OpenAI chunk", "text/event-stream", 'data: {"object":"chat.completion.chunk","choices":[]}\n\n'],
+      ["NDJSON without a Content-Type", "", wire(SEED_EXAMPLE, "ndjson")],
+    ];
+    const outcome = async ({ readable, message }: { readable: ReadableStream<unknown>; message: Promise<unknown> }) => {
+      const r = await settle(readable, message);
+      const e = r.error;
+      return { events: r.events.length, message: r.message, error: e && { name: e.name, rule: e.rule, eventIndex: e.eventIndex, byteOffset: e.byteOffset, message: e.message } };
+    };
+    for (const [what, type, text] of bodies) {
+      const answer = () => new Response((typeof text === "string" ? utf8(text) : text) as BodyInit, { headers: type ? { "content-type": type } : {} });
+      const viaFetch = await outcome(fromFetch("https://mmsp.test/v1/stream", { method: "POST" }, { fetch: async () => answer(), client: "mmsp.test" }));
+      const viaResponse = await outcome(fromResponse(answer(), { client: "mmsp.test" }));
+      assertEqual(viaFetch, viaResponse, what);
+    }
+  }],
+  ["fromFetch's own options put in fetch's init are refused, naming them and where they go", async () => {
+    let error: any;
+    try {
+      fromFetch("https://x.test/", { method: "POST", reconnect: false, fetch: globalThis.fetch } as RequestInit);
+    } catch (e) {
+      error = e;
+    }
+    assertError(error, TypeError);
+    assertEqual(error.message, "fromFetch: init.reconnect, init.fetch are options of fromFetch, not of fetch: pass them as the third argument, fromFetch(url, init, { reconnect, fetch })");
+  }],
   ["a connection that stalls (no byte for idleTimeoutMs) is resumed like a cut; without Content-Location it is StreamLimitError", async () => {
     const want = await uninterrupted(SEED_EXAMPLE, "sse");
     const stalling = (location: string | null) => {

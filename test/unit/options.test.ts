@@ -235,3 +235,18 @@ describe("checkResponse: fromResponse wants a Response", () => {
     expect(thrown(() => checkResponse("http://x")).message).toMatch(/received "http:\/\/x"$/);
   });
 });
+
+describe("the context argument (what the response said about the body)", () => {
+  test("is checked like options: strings or null, no unknown keys", async () => {
+    const { UniEventStream } = await import("../../src/uni-event-stream.ts");
+    const { SseDecoderStream } = await import("../../src/framing/sse.ts");
+    expect(() => new UniEventStream({}, { contentType: "text/event-stream", contentEncoding: null })).not.toThrow();
+    expect(thrown(() => new UniEventStream({}, { contentType: 5 } as never)).message).toBe(
+      "UniEventStream: context.contentType must be a string or null; received 5",
+    );
+    expect(thrown(() => new SseDecoderStream({}, "text/html" as never)).message).toBe(
+      'SseDecoderStream: context must be an object (or left out); received "text/html"',
+    );
+    expect(thrown(() => new SseDecoderStream({}, { content_type: "x" } as never)).message).toMatch(/unknown option "content_type" \(did you mean "contentType"\?\)/);
+  });
+});
