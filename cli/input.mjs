@@ -81,9 +81,18 @@ export async function request(url, { model, prompt, key, signal }) {
     return await fetch(target, { method: "POST", headers, body, signal });
   } catch (e) {
     const reason = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(e);
-    throw new ConnectError(`cannot reach ${target.href}: ${reason}`);
+    throw new ConnectError(`cannot reach ${target.href}: ${reason}${CONNECT_HINTS[reason] ? `: ${CONNECT_HINTS[reason](target)}` : ""}`);
   }
 }
+
+/** What a failed connection most likely means, by its error code. */
+const CONNECT_HINTS = {
+  ECONNREFUSED: (t) => `nothing listens on ${t.host}: is the MMSP server running, and on this port?`,
+  ENOTFOUND: (t) => `no such host ${t.hostname}: check the URL`,
+  EAI_AGAIN: (t) => `the name ${t.hostname} could not be resolved now (DNS): check the network`,
+  ECONNRESET: () => "the server closed the connection: check the server's logs (a TLS URL given as http://, or the reverse?)",
+  ETIMEDOUT: (t) => `${t.host} did not answer: check the URL, the port and any firewall`,
+};
 
 /** The server could not be reached (exit status 1: the stream failed, the command line was fine). */
 export class ConnectError extends Error {}

@@ -120,7 +120,7 @@ test("an unreachable server: said so, exit 1", async () => {
   await new Promise((resolve) => closed.close(resolve));
   const { code, stderr } = await run(["inspect", `http://127.0.0.1:${port}/v1`, "--model", "m"]);
   assert.equal(code, 1);
-  assert.match(stderr, new RegExp(`^error: cannot reach http://127\\.0\\.0\\.1:${port}/v1/stream: ECONNREFUSED$`, "m"));
+  assert.match(stderr, new RegExp(`^error: cannot reach http://127\\.0\\.0\\.1:${port}/v1/stream: ECONNREFUSED: nothing listens on 127\\.0\\.0\\.1:${port}: is the MMSP server running, and on this port\\?$`, "m"));
 });
 
 test("a server that goes silent mid-stream: --timeout ends the wait with a StreamLimitError; exit 1", async () => {
