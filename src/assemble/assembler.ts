@@ -45,8 +45,17 @@ interface OpenItem {
   fidelity: Record<string, unknown> | undefined;
 }
 
-/** Whether a fragment carries nothing: no content and no header (embedding fragments never are). */
-function isEmpty(kind: Kind, f: Item): boolean {
+/**
+ * Whether a fragment has no content and no header. An empty vector is no content (so an embedding
+ * fragment that only brings fidelity under the current item's id attaches to it, SPEC §5), but an
+ * embedding fragment is never dropped for it: see `isDroppable`.
+ */
+function hasNothingButFidelity(kind: Kind, f: Item): boolean {
+  return kind === "embedding" ? (f.embedding as unknown[]).length === 0 : isDroppable(kind, f);
+}
+
+/** Whether a fragment without fidelity carries nothing and is dropped (embedding fragments never are). */
+function isDroppable(kind: Kind, f: Item): boolean {
   switch (kind) {
     case "text":
     case "thinking":
@@ -202,7 +211,7 @@ export class MessageAssembler implements Grammar {
       id !== undefined &&
       id === item.id &&
       fidelity !== undefined &&
-      isEmpty(kind, fields)
+      hasNothingButFidelity(kind, fields)
     ) {
       // fidelity sent alone under the item's id is that item's, whatever kind carries it; an
       // embedding item is one vector whose fidelity came with it: the fragment makes nothing
@@ -232,7 +241,7 @@ export class MessageAssembler implements Grammar {
 
     // Only the first fragment of a call carries its header; on the others it is blanked.
     if (kind === "tool_call" && item.group !== undefined) fields = { ...fields, name: "", tool_call_id: "" };
-    if (fidelity === undefined && isEmpty(kind, fields)) return; // carries nothing
+    if (fidelity === undefined && isDroppable(kind, fields)) return; // carries nothing
 
     if (item.group === undefined) {
       if (kind === "tool_call" && (fields.name === "" || fields.tool_call_id === ""))

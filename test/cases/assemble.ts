@@ -263,6 +263,17 @@ export const cases: Case[] = [
     const r3 = await assembleOk([ev([tc("f", "c1", "{}", "fc1"), th("", "fc1", { sig: 1 })]), stopPiece(USAGE, "tool_call")]);
     assertEqual(r3.events.slice(0, 3), [out(C("f", "c1", "{}")), out(C("", "", "", { sig: 1 })), out(CD("f", "c1", {}, { sig: 1 }))]);
   }],
+  ["after an embedding, a fidelity-only fragment under its id attaches to it: no second vector (an empty embedding fragment included)", async () => {
+    const vec = (v: number[], id?: string, fidelity?: Json): Json => ({ ...emb(v), fidelity: { ...(id ? { item_id: id } : {}), ...fidelity } });
+    for (const extra of [vec([], "e1", { sig: "x" }), tx("", "e1", { sig: "x" }), inl(bytes(), "image/png", "e1", { sig: "x" })]) {
+      const r = await assembleOk([ev([emb([1, 2], "e1"), extra]), ev([emb([3], "e2")]), stopPiece(USAGE, "stop")]);
+      assertEqual(doneItems(r.events), [{ type: "embedding.done", embedding: [1, 2] }, { type: "embedding.done", embedding: [3] }], JSON.stringify(extra));
+      assertEqual(r.events.length, 5, JSON.stringify(extra));
+    }
+    // without the item's id it is no attachment: an embedding fragment, even an empty one, is a vector of its own
+    const r = await assembleOk([ev([emb([1, 2], "e1"), vec([], undefined, { sig: "x" })]), stopPiece(USAGE, "stop")]);
+    assertEqual(doneItems(r.events), [{ type: "embedding.done", embedding: [1, 2] }, { type: "embedding.done", embedding: [], fidelity: { sig: "x" } }]);
+  }],
   ["a fidelity-only fragment under another id is not attached: it begins its own item (a repeat without id continues it)", async () => {
     const r = await assembleOk([ev([th("hmm", "r1"), tx("", "m9", { s: 1 }), tx("", undefined, { s: 1 })]), ev([tx("x")]), STOP]);
     assertEqual(r.events.slice(0, 5), [out(H("hmm")), out(HD("hmm")), out(T("", { s: 1 })), out(T("x")), out(TD("x", { s: 1 }))]);
