@@ -112,10 +112,28 @@ export class ToolCallArgumentParseError extends MmspError {
   toolName: string;
   /** The call's `tool_call_id`. */
   toolCallId: string;
-  /** Length of the joined argument text, in code points (as MMSP counts). */
+  /** Length of the joined argument text in UTF-16 code units (JavaScript string length, as MMSP's TypeScript client counts). */
   rawArgumentsLength: number;
-  /** The argument text, or its first and last 72 code points around `...[truncated]...` when longer than 160. */
+  /** The argument text, or its first and last 72 code units around `...[truncated]...` when longer than 160. */
   rawArgumentsPreview: string;
+
+  // MMSP's own (snake_case) names of the fields, as its error classes and the wire spell them
+  /** MMSP's name of {@link toolName}. */
+  get tool_name(): string {
+    return this.toolName;
+  }
+  /** MMSP's name of {@link toolCallId}. */
+  get tool_call_id(): string {
+    return this.toolCallId;
+  }
+  /** MMSP's name of {@link rawArgumentsLength}. */
+  get raw_arguments_length(): number {
+    return this.rawArgumentsLength;
+  }
+  /** MMSP's name of {@link rawArgumentsPreview}. */
+  get raw_arguments_preview(): string {
+    return this.rawArgumentsPreview;
+  }
 
   constructor(
     fields: {
@@ -165,6 +183,15 @@ export class EmptyResponseError extends MmspError {
   finishReason: FinishReason | null;
   /** The stop event's `usage_metadata` (the thinking was paid for). */
   usageMetadata: UsageMetadata | null;
+
+  /** MMSP's name of {@link finishReason}. */
+  get finish_reason(): FinishReason | null {
+    return this.finishReason;
+  }
+  /** MMSP's name of {@link usageMetadata}. */
+  get usage_metadata(): UsageMetadata | null {
+    return this.usageMetadata;
+  }
 
   constructor(
     fields: { client: string; finishReason: FinishReason | null; usageMetadata: UsageMetadata | null } & MmspErrorOptions,
@@ -242,6 +269,11 @@ export class UpstreamError extends MmspError {
   errorType: string | null;
   /** `E` exactly as sent. */
   error: unknown;
+
+  /** MMSP's name of {@link errorType}. */
+  get error_type(): string | null {
+    return this.errorType;
+  }
 
   constructor(
     fields: { client: string; status: number | null; errorType: string | null; error: unknown; message: string } & MmspErrorOptions,

@@ -171,6 +171,18 @@ export const cases: Case[] = [
     const { error } = await readError(sse([delta(tool("f", "t", raw)), delta(toolDone("f", "t", {}))]));
     assertError(error, ToolCallArgumentParseError, { rawArgumentsLength: raw.length, rawArgumentsPreview: raw.slice(0, 72) + "...[truncated]..." + raw.slice(-72) });
   }],
+  ["the MMSP error fields also read by MMSP's own (snake_case) names, the same values", async () => {
+    const { error } = await readError(sse([delta(tool("f", "t1", "[1]")), delta(toolDone("f", "t1", {}))]));
+    assertEqual(
+      [error.tool_name, error.tool_call_id, error.raw_arguments_length, error.raw_arguments_preview],
+      [error.toolName, error.toolCallId, error.rawArgumentsLength, error.rawArgumentsPreview],
+    );
+    assertEqual([error.tool_name, error.tool_call_id, error.raw_arguments_length, error.raw_arguments_preview], ["f", "t1", 3, "[1]"]);
+    const empty = (await readError(sse([delta(thinking("hmm")), delta(thinkingDone("hmm")), stop("length")]))).error;
+    assertEqual([empty.finish_reason, empty.usage_metadata], ["length", USAGE]);
+    const upstream = (await readError('data: {"error": {"type": "RateLimitError", "message": "slow down"}}\n\n')).error;
+    assertEqual([upstream.error_type, upstream.errorType], ["RateLimitError", "RateLimitError"]);
+  }],
   // EmptyResponseError in place of the stop event
   ["EmptyResponseError: a thinking-only response", async () => {
     const { error, events } = await readError(sse([delta(thinking("hmm")), delta(thinkingDone("hmm")), stop("length")]));
