@@ -91,6 +91,7 @@ run_step ai-sdk-chat      plain  node scripts/ai-sdk-chat-check.mjs     # /api/c
 run_step cli              tap    node --test test/cli/                  # the CLI: samples, inspect, live server, convert
 run_step bundle-size      plain  node scripts/check-bundle-size.mjs     # per-import budgets (esbuild, browser, min+gzip); known misses listed, not failing
 run_step jsr-dry-run      check  npx deno publish --dry-run --allow-dirty   # JSR: src/ with no slow types (explicit types on every export)
+run_step doc-lint         plain  node scripts/doc-lint.mjs              # TSDoc on every exported symbol of every entry (deno doc --lint)
 # the @example blocks of the entry modules, run by Deno (--no-check: Deno adds an import of every export of the
 # module to each block, which tsconfig's noUnusedLocals would flag; the blocks import from "mmsp-streams" themselves)
 run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts

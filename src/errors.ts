@@ -76,6 +76,7 @@ export class MmspError extends Error {
   /** A short preview of the offending input (long strings shortened, bytes shown as their size). */
   preview?: string;
 
+  /** An error with its message and, where known, where it happened (`rule`, `eventIndex`, `byteOffset`, `preview`). */
   constructor(message: string, options: MmspErrorOptions = {}) {
     super(options.message ?? message, options.cause === undefined ? undefined : { cause: options.cause });
     if (options.rule !== undefined) this.rule = options.rule;
@@ -95,6 +96,7 @@ export class StreamProtocolError extends MmspError {
   /** The part of the message after `<client> broke the streaming protocol: `. */
   detail: string;
 
+  /** The message is `<client> broke the streaming protocol: <detail>`. */
   constructor(fields: { client: string; detail: string } & MmspErrorOptions) {
     super(`${fields.client} broke the streaming protocol: ${fields.detail}`, fields);
     this.client = fields.client;
@@ -135,6 +137,7 @@ export class ToolCallArgumentParseError extends MmspError {
     return this.rawArgumentsPreview;
   }
 
+  /** The message is MMSP's, made from the fields (`reason`: the JSON parser's message, else `Expected a JSON object.`). */
   constructor(
     fields: {
       client: string;
@@ -193,6 +196,7 @@ export class EmptyResponseError extends MmspError {
     return this.usageMetadata;
   }
 
+  /** The message is `<client> returned no content other than thinking (finish_reason=<JSON>).` */
   constructor(
     fields: { client: string; finishReason: FinishReason | null; usageMetadata: UsageMetadata | null } & MmspErrorOptions,
   ) {
@@ -215,6 +219,7 @@ export class UnsupportedParameterError extends MmspError {
   /** The parameter's name. */
   parameter: string;
 
+  /** The error MMSP raises for `parameter`, rebuilt with its fields. */
   constructor(fields: { client: string; parameter: string } & MmspErrorOptions) {
     super(`${fields.client} does not support the parameter ${JSON.stringify(fields.parameter)}`, fields);
     this.client = fields.client;
@@ -231,6 +236,7 @@ export class UnsupportedOperationError extends MmspError {
   /** The operation's name. */
   operation: string;
 
+  /** The error MMSP raises for `operation`, rebuilt with its fields. */
   constructor(fields: { client: string; operation: string } & MmspErrorOptions) {
     super(`${fields.client} does not support the operation ${JSON.stringify(fields.operation)}`, fields);
     this.client = fields.client;
@@ -247,6 +253,7 @@ export class StreamLimitError extends MmspError {
   /** The option's setting. */
   value: number;
 
+  /** The limit (the option's name) and its setting; `detail` says what exceeded it. */
   constructor(fields: { limit: string; value: number; detail?: string } & MmspErrorOptions) {
     super(fields.detail ?? `the stream exceeded ${fields.limit}=${fields.value}`, { rule: "LIMIT", ...fields });
     this.limit = fields.limit;
@@ -275,6 +282,7 @@ export class UpstreamError extends MmspError {
     return this.errorType;
   }
 
+  /** An error that crossed the wire, with its status, type and the object as sent. */
   constructor(
     fields: { client: string; status: number | null; errorType: string | null; error: unknown; message: string } & MmspErrorOptions,
   ) {

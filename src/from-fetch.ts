@@ -28,6 +28,7 @@ import { isRecord } from "./internal/values.js";
 import { producerOf, readRefusalBody, urlOf } from "./internal/http.js";
 import type { WireFormat } from "./uni-event-stream.js";
 
+/** How `fromFetch` reconnects after a cut. */
 export interface ReconnectOptions {
   /** Attempts after a cut before giving up (counted again from 0 once an event arrives); default 3. */
   retries?: number;
@@ -35,6 +36,7 @@ export interface ReconnectOptions {
   delayMs?: number;
 }
 
+/** Options of `fromFetch` (its third argument; the second is fetch's own `init`). */
 export interface FromFetchOptions extends LimitOptions {
   /** The framing; default: from `Content-Type`, else the first line that is not blank tells. */
   format?: WireFormat | "auto";

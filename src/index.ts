@@ -54,7 +54,7 @@ export { SseEncoderStream, type SseEncoderOptions } from "./encode/sse-encoder.j
 export { NdjsonEncoderStream } from "./encode/ndjson-encoder.js";
 export { toWireEvent, encodeWireEvent } from "./encode/wire-event.js";
 export { UniEventBatchStream } from "./uni-event-batch-stream.js";
-export { UniEventStream, type UniEventStreamOptions, type ReaderWarning, type WireFormat } from "./uni-event-stream.js";
+export { UniEventStream, type UniEventStreamOptions, type ReaderWarning, type WireFormat, type BodyContext } from "./uni-event-stream.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";
 export { fromResponse, formatFromContentType, type ResponseEvents } from "./from-response.js";

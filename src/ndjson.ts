@@ -17,3 +17,4 @@ export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson
 export { MmspError, StreamLimitError, StreamProtocolError, type ErrorContext } from "./errors.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";
+export type { BodyContext } from "./framing/framer.js";

@@ -17,3 +17,4 @@ export { SseDecoderStream, type SseDecoderOptions, type SseMessage } from "./fra
 export { MmspError, StreamLimitError, type ErrorContext } from "./errors.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";
+export type { BodyContext } from "./framing/framer.js";

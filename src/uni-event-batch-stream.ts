@@ -39,6 +39,7 @@ export class UniEventBatchStream extends CoreStream<Uint8Array, UniEvent[]> {
   private readonly live: LiveMessage;
 
   /**
+   * Checks the options and the context (a `TypeError` / `RangeError` naming a wrong one) and makes the stream.
    * @param options see the options type
    * @param context what the response said about the body (`Content-Type`, `Content-Encoding`): with it,
    *   the diagnosis of a body that is no stream names them (`fromResponse` passes them for you)

@@ -25,6 +25,7 @@ import { UIMessageConversionError } from "./conversion-error.js";
 import { fromDataUrl } from "./data-url.js";
 import type { ProviderMetadata, ToolPartState, UIMessage } from "./types.js";
 
+/** Options of `toMmspMessages`. */
 export interface ToMmspMessagesOptions {
   /** What to do with a part that has no MMSP form: `"error"` (default) or `"skip"` it. */
   unconvertibleParts?: "error" | "skip";
@@ -64,6 +65,11 @@ const OPTIONS: OptionSpec = {
   unconvertibleParts: /*#__PURE__*/ oneOf(["error", "skip"], { ignore: "skip", drop: "skip", throw: "error", fail: "error", reject: "error" }),
 };
 
+/**
+ * AI SDK `UIMessage[]` (what `useChat` sends) → MMSP messages (what an MMSP server takes); an
+ * assistant turn read through `UIMessageChunkStream` comes back as the very message it was.
+ * A part with no MMSP form is a `UIMessageConversionError` (or left out with `unconvertibleParts: "skip"`).
+ */
 export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMmspMessagesOptions): UniMessage[] {
   checkOptions("toMmspMessages", options, OPTIONS);
   const mode = options?.unconvertibleParts ?? "error";

@@ -25,20 +25,26 @@ export type UIFinishReason = "stop" | "length" | "content-filter" | "tool-calls"
  * usage, finish reason and time, so the MMSP message can be rebuilt exactly.
  */
 export interface MmspMessageMetadata {
+  /** The MMSP stop event's members, as the stream carried them. */
   mmsp: {
+    /** The stop event's token counts. */
     usage_metadata: UsageMetadata;
+    /** The stop event's finish reason (MMSP's, not the AI SDK's). */
     finish_reason: MmspFinishReason;
+    /** The stop event's time, Unix ms, when it had one. */
     created_at?: number;
   };
 }
 
 /** The `data-embedding` part's data: one vector of an embedding response. */
 export interface EmbeddingData {
+  /** The vector. */
   embedding: number[];
 }
 
 // ---- the chunks (one JSON object per SSE event on the wire) ------------------------------------
 
+/** One chunk of a UI message stream, as this adapter writes them (a subset of the AI SDK's `UIMessageChunk`). */
 export type UIMessageChunk =
   | { type: "start"; messageId?: string; messageMetadata?: unknown }
   | { type: "text-start"; id: string; providerMetadata?: ProviderMetadata }
@@ -58,32 +64,55 @@ export type UIMessageChunk =
 
 // ---- the message (what useChat keeps and sends back) -------------------------------------------
 
+/** A text part (an MMSP `text.done`). */
 export interface TextUIPart {
+  /** `"text"`. */
   type: "text";
+  /** The text. */
   text: string;
+  /** `"streaming"` while it grows, `"done"` once complete. */
   state?: "streaming" | "done";
+  /** Provider metadata; the MMSP fidelity travels as `providerMetadata.mmsp`. */
   providerMetadata?: ProviderMetadata;
 }
+/** A reasoning part (an MMSP `thinking.done`). */
 export interface ReasoningUIPart {
+  /** `"reasoning"`. */
   type: "reasoning";
+  /** The reasoning text. */
   text: string;
+  /** `"streaming"` while it grows, `"done"` once complete. */
   state?: "streaming" | "done";
+  /** Provider metadata; the MMSP fidelity (a signature…) travels as `providerMetadata.mmsp`. */
   providerMetadata?: ProviderMetadata;
 }
+/** A file part (an MMSP `inline_data.done`: an image, audio…). */
 export interface FileUIPart {
+  /** `"file"`. */
   type: "file";
+  /** The IANA media type, e.g. `image/png`. */
   mediaType: string;
+  /** The bytes, as a `data:` URL (or a URL the AI SDK fetched from). */
   url: string;
+  /** A file name, when the UI has one. */
   filename?: string;
+  /** Provider metadata; the MMSP fidelity travels as `providerMetadata.mmsp`. */
   providerMetadata?: ProviderMetadata;
 }
+/** A file the model reasoned with (an MMSP `inline_thinking.done`; AI SDK 7). */
 export interface ReasoningFileUIPart {
+  /** `"reasoning-file"`. */
   type: "reasoning-file";
+  /** The IANA media type. */
   mediaType: string;
+  /** The bytes, as a `data:` URL. */
   url: string;
+  /** Provider metadata; the MMSP fidelity travels as `providerMetadata.mmsp`. */
   providerMetadata?: ProviderMetadata;
 }
+/** The start of a step (the AI SDK's marker; carries nothing MMSP keeps). */
 export interface StepStartUIPart {
+  /** `"step-start"`. */
   type: "step-start";
 }
 /** The states of a tool invocation part (`tool-<name>` or `dynamic-tool`). */
@@ -95,24 +124,39 @@ export type ToolPartState =
   | "output-available"
   | "output-error"
   | "output-denied";
+/** A tool invocation of a static tool (an MMSP `tool_call.done`, and its result when there is one). */
 export interface ToolUIPart {
   /** `tool-<name>` (a static tool) */
   type: `tool-${string}`;
+  /** The call's id (MMSP's `tool_call_id`). */
   toolCallId: string;
+  /** Where the invocation is. */
   state: ToolPartState;
+  /** The arguments (MMSP's `arguments`), once available. */
   input?: unknown;
+  /** The tool's result, once available. */
   output?: unknown;
+  /** Why the tool failed (`state: "output-error"`). */
   errorText?: string;
+  /** Provider metadata of the call; the MMSP fidelity travels as `callProviderMetadata.mmsp`. */
   callProviderMetadata?: ProviderMetadata;
+  /** The user's approval of the call, when the tool asks for one. */
   approval?: { id: string; approved?: boolean; reason?: string };
 }
+/** A tool invocation of a tool not known in advance (the name is a member, not part of the type). */
 export interface DynamicToolUIPart extends Omit<ToolUIPart, "type"> {
+  /** `"dynamic-tool"`. */
   type: "dynamic-tool";
+  /** The tool's name. */
   toolName: string;
 }
+/** A data part (`data-<name>`); this adapter writes embeddings as `data-embedding`. */
 export interface DataUIPart {
+  /** `data-<name>`. */
   type: `data-${string}`;
+  /** An id, for parts that are updated in place. */
   id?: string;
+  /** The data. */
   data: unknown;
 }
 
@@ -128,10 +172,15 @@ export type UIMessagePart =
   | DataUIPart
   | { type: string };
 
+/** A message as `useChat` keeps it and sends it back. */
 export interface UIMessage {
+  /** The message's id. */
   id: string;
+  /** Who wrote it. */
   role: "system" | "user" | "assistant";
+  /** Message metadata (this adapter's: {@link MmspMessageMetadata}). */
   metadata?: unknown;
+  /** The parts, in order. */
   parts: readonly UIMessagePart[];
 }
 

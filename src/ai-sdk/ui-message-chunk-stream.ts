@@ -17,6 +17,7 @@ import { checkOptions, func, string, type OptionSpec } from "../internal/options
 import { generateMessageId } from "./ids.js";
 import type { UIMessageChunk } from "./types.js";
 
+/** Options of `UIMessageChunkStream`. */
 export interface UIMessageChunkStreamOptions {
   /** The assistant message's id (the `start` chunk's `messageId`). Default: a random `msg-…` id. */
   messageId?: string;
@@ -48,11 +49,14 @@ function defaultErrorText(error: unknown): string {
  * ```
  */
 export class UIMessageChunkStream implements ReadableWritablePair<UIMessageChunk, UniEvent> {
+  /** The UI message chunks: `start`, the parts' chunks, then `finish` (or `error`). */
   readonly readable: ReadableStream<UIMessageChunk>;
+  /** Where the checked UniEvents go in (a `UniEventStream`'s or `fromResponse`'s readable). */
   readonly writable: WritableStream<UniEvent>;
   /** The `start` chunk's message id. */
   readonly messageId: string;
 
+  /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the stream. */
   constructor(options?: UIMessageChunkStreamOptions) {
     checkOptions("UIMessageChunkStream", options, OPTIONS);
     const o: UIMessageChunkStreamOptions = options ?? {};

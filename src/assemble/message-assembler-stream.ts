@@ -108,6 +108,7 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
   /** The finished message; see `UniEventStream.message`. */
   readonly message: Promise<UniMessage>;
 
+  /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the stage. */
   constructor(options: MessageAssemblerOptions = {}) {
     checkOptions("MessageAssemblerStream", options, MESSAGE_ASSEMBLER_OPTIONS);
     const core = new MessageAssemblerCore(options);

@@ -114,6 +114,7 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
  * ```
  */
 export class UniEventDecoderStream extends CoreStream<unknown, UniEvent> {
+  /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the stage. */
   constructor(options: UniEventDecoderOptions = {}) {
     checkOptions("UniEventDecoderStream", options, UNI_EVENT_DECODER_OPTIONS);
     super(new UniEventDecoderCore(options), options);

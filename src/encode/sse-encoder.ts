@@ -36,6 +36,7 @@ export interface SseEncoderOptions {
  * ```
  */
 export class SseEncoderStream extends CoreStream<UniEvent, Uint8Array> {
+  /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the encoder. */
   constructor(options: SseEncoderOptions = {}) {
     checkOptions("SseEncoderStream", options, SSE_ENCODER_OPTIONS);
     super(new WireEncoderCore(SSE_FRAMING, options.keepAliveMs ?? 0));

@@ -27,7 +27,9 @@ export type RecordSink = (text: string, captured: Uint8Array | undefined) => voi
 
 /** What the response said about its body (for the diagnosis of a body that is no stream). */
 export interface BodyContext {
+  /** The response's `Content-Type` header (`response.headers.get("content-type")`), or null. */
   contentType?: string | null;
+  /** The response's `Content-Encoding` header, or null (a compressed body nobody decompressed is named). */
   contentEncoding?: string | null;
 }
 

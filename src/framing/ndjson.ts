@@ -72,6 +72,7 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, Record<string, unknown
  */
 export class NdjsonDecoderStream extends CoreStream<Uint8Array, Record<string, unknown>> {
   /**
+   * Checks the options and the context (a `TypeError` / `RangeError` naming a wrong one) and makes the stream.
    * @param options see the options type
    * @param context what the response said about the body (`Content-Type`, `Content-Encoding`): with it,
    *   the diagnosis of a body that is no stream names them (`fromResponse` passes them for you)

@@ -283,6 +283,7 @@ export class PartialJsonParser {
     this.fail(`unexpected end of input at offset ${this.base}`);
   }
 
+  /** Stops at the first error: the value stays what was read before the offending character. */
   private fail(message: string): void {
     if (this.dirty) this.sync(); // keep what was read before the offending character
     this.mode = M_ERROR;
@@ -313,6 +314,7 @@ export class PartialJsonParser {
     }
   }
 
+  /** Puts `v` where the value being read goes: the root, an array index or an object key. */
   private setSlot(v: unknown): void {
     const c = this.slotContainer;
     if (c === null) this.root = v;
@@ -320,10 +322,12 @@ export class PartialJsonParser {
     else setProp(c as Record<string, unknown>, this.slotKey, v);
   }
 
+  /** A value ended: the text is done at the top level, else a comma or the closing bracket comes next. */
   private afterValue(): void {
     this.mode = this.top === null ? M_DONE : M_AFTER;
   }
 
+  /** Leaves the object or array that just closed. */
   private closeContainer(): void {
     const stack = this.stack;
     stack.pop();
@@ -371,6 +375,7 @@ export class PartialJsonParser {
     return false;
   }
 
+  /** Starts `true`, `false` or `null` (its first character read). */
   private openLiteral(text: string, value: boolean | null): true {
     this.literal = text;
     this.literalPos = 1;
@@ -379,6 +384,7 @@ export class PartialJsonParser {
     return true;
   }
 
+  /** Starts a string: a key, or a value that shows as it grows. */
   private openString(isKey: boolean): void {
     this.inKey = isKey;
     this.str = "";
@@ -405,6 +411,7 @@ export class PartialJsonParser {
     this.dirty = true;
   }
 
+  /** Adds unescaped text to the open string (long runs are joined in pieces: no quadratic growth). */
   private appendRaw(t: string): void {
     if (t.length >= TAIL_MAX) {
       this.commitTail();
@@ -494,6 +501,7 @@ export class PartialJsonParser {
     return i;
   }
 
+  /** Ends the open string: a key waits for its colon, a value takes its slot. */
   private closeString(): void {
     this.commitTail();
     const v = this.highSurrogate === "" ? this.str : this.str + this.highSurrogate;
