@@ -8,7 +8,7 @@ import { createGrammar } from "./assemble/grammar.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { UniEventDecoder, type ReaderWarning } from "./decode/uni-event.js";
 import { createFramer, type BodyContext, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
-import { INLINE_DATA_CAPTURE } from "./framing/base64-capture.js";
+import { INLINE_DATA_CAPTURE, inlineDataCapture } from "./framing/base64-capture.js";
 import type { StreamCore } from "./internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "./internal/limits.js";
@@ -70,7 +70,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
       maxEventBytes: limits.maxEventBytes,
       strictUtf8: true,
       mmsp: true,
-      capture: INLINE_DATA_CAPTURE,
+      // validate mode knows the bytes an inline .done must hold: the capture decodes into one buffer of that size
+      capture: mode === "validate" ? inlineDataCapture(() => this.openInlineBytes()) : INLINE_DATA_CAPTURE,
       contentType: context.contentType,
       contentEncoding: context.contentEncoding,
     });
@@ -94,6 +95,12 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
       this.framer.onFormat = (f) => (onRecord = f === "sse" ? this.sseRecord : this.ndjsonRecord);
       this.sink = (text, captured) => onRecord(text, captured);
     }
+  }
+
+  /** The bytes of the open inline group's fragments (what its `.done` must hold), if one is open. */
+  private openInlineBytes(): number | undefined {
+    const group = this.grammar.grammar.openGroup;
+    return group !== null && (group.kind === "inline_data" || group.kind === "inline_thinking") ? group.length : undefined;
   }
 
   /** Where the framer hands records: the handler of the format, chosen once. */

@@ -39,6 +39,11 @@ export class GroupBuffer {
     else if (piece instanceof Uint8Array) this.size += piece.length;
   }
 
+  /** The joined length: UTF-16 units of text, or bytes of inline data. */
+  get length(): number {
+    return this.size;
+  }
+
   /** The joined text (text, thinking, tool-call arguments). */
   text(): string {
     return (this.pieces as string[]).join("");

@@ -36,6 +36,17 @@ function canonicalLastGroup(group: string): boolean {
   return (PAD_BITS[group[2]!]! & 3) === 0;
 }
 
+/**
+ * How many bytes the `.done` of the open inline group should hold (the bytes of its fragments), when
+ * the reader knows; undefined otherwise. Only a hint for memory: the capture then decodes straight
+ * into one buffer of that size instead of joining pieces at the end (one copy of the image fewer at
+ * the peak). A wrong hint costs a copy, never a wrong byte.
+ */
+export type DoneSizeHint = () => number | undefined;
+
+/** A `.done` of an inline kind named before its `data` (servers write `type` first). */
+const INLINE_DONE = /"type"\s*:\s*"inline_(?:data|thinking)\.done"/;
+
 export class Base64Capture implements LineCaptureState {
   readonly terminator = '"'; // base64 holds no quotes: the first one closes the string
   private readonly chunks: Uint8Array[] = [];
@@ -43,21 +54,45 @@ export class Base64Capture implements LineCaptureState {
   /** Up to 3 characters that do not make a whole group yet. */
   private rest = "";
   private padded = false;
+  /** With a size hint: the one buffer the bytes are decoded into (undefined once they outgrow it). */
+  private buffer: Uint8Array | undefined;
 
   private constructor(
     /** The line's text up to and including the string's opening quote. */
     readonly prefix: string,
-  ) {}
+    expectedBytes: number | undefined,
+  ) {
+    if (expectedBytes !== undefined && expectedBytes > 0) this.buffer = new Uint8Array(expectedBytes);
+  }
 
   /** A capture when `text` (a line so far) ends inside a `"data": "<base64…` string, else undefined. */
-  static begin(text: string): Base64Capture | undefined {
+  static begin(text: string, hint?: DoneSizeHint): Base64Capture | undefined {
     const at = text.lastIndexOf('"data"'); // base64 holds no quotes: this is the last key before the string
     if (at < 0) return undefined;
     const m = /^"data"\s*:\s*"/.exec(text.slice(at, at + 64));
     if (!m) return undefined;
     const open = at + m[0].length - 1;
-    const capture = new Base64Capture(text.slice(0, open + 1));
+    const prefix = text.slice(0, open + 1);
+    const expected = hint && INLINE_DONE.test(prefix) ? hint() : undefined;
+    const capture = new Base64Capture(prefix, expected);
     return capture.add(text.slice(open + 1)) ? capture : undefined;
+  }
+
+  /** Keeps decoded bytes: in the hinted buffer while they fit, else as pieces joined at the end. */
+  private keep(bytes: Uint8Array): void {
+    const buffer = this.buffer;
+    if (buffer !== undefined) {
+      if (this.size + bytes.length <= buffer.length) {
+        buffer.set(bytes, this.size);
+        this.size += bytes.length;
+        return;
+      }
+      // more than the hint said: what came so far becomes the first piece
+      this.chunks.push(buffer.subarray(0, this.size));
+      this.buffer = undefined;
+    }
+    this.chunks.push(bytes);
+    this.size += bytes.length;
   }
 
   add(chars: string): boolean {
@@ -72,10 +107,7 @@ export class Base64Capture implements LineCaptureState {
     if (whole > 0 && !bytes) return false;
     const rest = s.slice(whole);
     if (!ALPHABET.test(rest)) return false; // decodeBase64 checked the whole groups
-    if (bytes) {
-      this.chunks.push(bytes);
-      this.size += bytes.length;
-    }
+    if (bytes) this.keep(bytes);
     this.rest = rest;
     this.padded = padded;
     return true;
@@ -83,6 +115,12 @@ export class Base64Capture implements LineCaptureState {
 
   close(): { placeholder: string; value: Uint8Array } | undefined {
     if (this.rest.length > 0) return undefined;
+    const buffer = this.buffer;
+    if (buffer !== undefined) {
+      this.buffer = undefined;
+      // the hint held (a valid .done): the buffer is the value; fewer bytes: a copy of their size
+      return { placeholder: BYTES_SENTINEL_JSON, value: this.size === buffer.length ? buffer : buffer.slice(0, this.size) };
+    }
     const out = new Uint8Array(this.size);
     let o = 0;
     for (const c of this.chunks) {
@@ -94,6 +132,10 @@ export class Base64Capture implements LineCaptureState {
   }
 
   restore(): string {
+    if (this.buffer !== undefined) {
+      this.chunks.unshift(this.buffer.subarray(0, this.size)); // (nothing else was kept beside it)
+      this.buffer = undefined;
+    }
     let digits = "";
     if (this.chunks.length > 0) {
       const all = new Uint8Array(this.size);
@@ -105,11 +147,19 @@ export class Base64Capture implements LineCaptureState {
   }
 }
 
-/** The MMSP capture: lines longer than 1 Mi UTF-16 units have a long `"data"` string decoded as it arrives. */
+/** Lines longer than this many UTF-16 units have a long `"data"` string decoded as it arrives. */
+const CAPTURE_AFTER = 1 << 20;
+
+/** The MMSP capture (the framing stages' `mmsp: true`). */
 export const INLINE_DATA_CAPTURE: LineCapture = {
-  after: 1 << 20,
+  after: CAPTURE_AFTER,
   begin: (line) => Base64Capture.begin(line),
 };
+
+/** The MMSP capture with a size hint for an inline `.done` (the fused reader, which knows its open group). */
+export function inlineDataCapture(hint: DoneSizeHint): LineCapture {
+  return { after: CAPTURE_AFTER, begin: (line) => Base64Capture.begin(line, hint) };
+}
 
 /**
  * Puts captured bytes back where the sentinel stands: in the `data` of an inline item as bytes, or

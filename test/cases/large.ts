@@ -59,6 +59,20 @@ export const cases: Case[] = [
     const preview = (r.error as { preview: string }).preview;
     assert(preview.includes(`"data":"<${BIG.length} bytes of base64>"`), preview);
   }],
+  ["a large .done longer or shorter than its fragments is caught (DONE-CONTENT) with its own bytes", async () => {
+    // the reader decodes a large inline .done into a buffer the size of its fragments: a .done of
+    // another size must come out whole all the same, and be refused
+    for (const [what, done] of [["longer", new Uint8Array([...BIG, 1, 2, 3, 4])], ["shorter", BIG.subarray(0, BIG.length - 7)]] as const) {
+      const events = image(BIG, 10);
+      events[events.length - 1] = delta(inlineDone(encodeBase64(done), "image/png"));
+      for (const format of ["sse", "ndjson"] as const) {
+        const r = await readIn(format === "sse" ? sse(events) : ndjson(events), 65536, format);
+        assertError(r.error, StreamProtocolError, { rule: "DONE-CONTENT", eventIndex: events.length - 1 });
+        const preview = (r.error as { preview: string }).preview;
+        assert(preview.includes(`"data":"<${done.length} bytes of base64>"`), `${what} ${format}: ${preview}`);
+      }
+    }
+  }],
   ["odd chunk sizes and one huge chunk give the same bytes", async () => {
     const events = [...image(BIG, 3, { sig: "s" }), delta(text("after")), delta(textDone("after")), stop()];
     for (const chunk of [7777, 1 << 22]) {
