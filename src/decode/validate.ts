@@ -8,6 +8,7 @@ import { Fault } from "../internal/fault.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
 import { fastValidEvent, fastValidPublicEvent } from "./fast-validate.js";
+import { describeIssue } from "./schema-issue.js";
 
 /** `K.delta` and `K.done` of every kind: the item types a public stream carries (from schema.ts's KINDS). */
 const STREAM_ITEM_TYPES: ReadonlySet<string> = /*#__PURE__*/ new Set(KINDS.flatMap((k) => [`${k}.delta`, `${k}.done`]));
@@ -51,65 +52,6 @@ function schemaFault(value: unknown, schema: z.ZodMiniType = UniEventSchema, at:
   const result = schema.safeParse(value);
   if (result.success) return undefined;
   return new Fault("SCHEMA", `the event does not match the schema: ${describeIssue(result.error.issues[0]!, value, at)}`);
-}
-
-/** A zod issue as a person reads it: where, what was expected, what came (zod/mini itself says only "Invalid input"). */
-type Issue = z.core.$ZodIssue;
-
-/**
- * The most specific issue inside a union's: the branch that got furthest (a discriminated union whose
- * discriminator did not match is no explanation when another branch matched it), its path joined on.
- */
-function innermost(issue: Issue): { issue: Issue; path: PropertyKey[] } {
-  let path = issue.path;
-  while (issue.code === "invalid_union") {
-    const branches = issue.errors.filter((b) => b.length > 0 && !(b[0]!.code === "invalid_union" && b[0]!.errors.length === 0));
-    if (branches.length !== 1) break; // none or several explain it: say the value matched no shape
-    const next = branches[0]![0]!;
-    path = [...path, ...next.path];
-    issue = next;
-  }
-  return { issue, path };
-}
-
-/** zod's names of types, as a sentence says them. */
-const EXPECTED: Record<string, string> = {
-  string: "a string", number: "a number", int: "an integer", boolean: "true or false", record: "an object",
-  object: "an object", array: "an array", null: "null", nonoptional: "a value",
-};
-
-function describeIssue(top: Issue, root: unknown, at: PropertyKey[]): string {
-  const { issue, path } = innermost(top);
-  let value: unknown = root;
-  for (const key of path) value = isRecord(value) || Array.isArray(value) ? (value as Record<PropertyKey, unknown>)[key] : undefined;
-  const where = [...at, ...path].map(String).join(".");
-  const got = `, not ${show(value)}`;
-  let what: string;
-  switch (issue.code) {
-    case "invalid_type": {
-      const expected = EXPECTED[issue.expected] ?? issue.expected;
-      what = value === undefined ? `missing (expected ${expected})` : `expected ${expected}${got}`;
-      break;
-    }
-    case "too_small":
-      what = `must be ${issue.inclusive ? "at least" : "more than"} ${String(issue.minimum)}${got}`;
-      break;
-    case "too_big":
-      what = `must be ${issue.inclusive ? "at most" : "less than"} ${String(issue.maximum)}${got}`;
-      break;
-    case "invalid_value":
-      what = `must be ${issue.values.map((v) => JSON.stringify(v)).join(" or ")}${got}`;
-      break;
-    case "unrecognized_keys":
-      what = `unknown member${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
-      break;
-    case "invalid_union":
-      what = `matches none of the shapes it may have${got}`;
-      break;
-    default:
-      what = `${issue.message}${got}`;
-  }
-  return where ? `${where}: ${what}` : what;
 }
 
 /**
