@@ -22,7 +22,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync, existsSync, renameSync, readdirSync, unlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { rng } from "./core/harness.mjs";
+import { chunkSeeded, concat, rng } from "./core/harness.mjs";
 
 /** A hash of this file: it names the cache files, so editing the generator never reads stale bytes. */
 export const GENERATOR_VERSION = createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url))).digest("hex").slice(0, 10);
@@ -242,13 +242,7 @@ export function encode(events, format) {
   const enc = new TextEncoder();
   const parts = events.map((e) => enc.encode(format === "sse" ? `data: ${JSON.stringify(e)}\n\n` : `${JSON.stringify(e)}\n`));
   if (format === "sse") parts.push(enc.encode("data: [DONE]\n\n"));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concat(parts);
 }
 
 const cachePath = (name, format) => `${CACHE_DIR}${name}.v${GENERATOR_VERSION}.${format}`;
@@ -293,17 +287,8 @@ export function chunkSeed(name, chunking) {
   return createHash("sha256").update(`${name}/${chunking}`).digest().readUInt32LE(0);
 }
 
-/** Seeded chunking: views (no copies) of lo..hi bytes, so every contender reads the same chunks. */
-export function chunk(bytes, lo, hi, seed) {
-  const r = rng(seed);
-  const out = [];
-  for (let i = 0; i < bytes.length; ) {
-    const n = r.int(lo, hi);
-    out.push(bytes.subarray(i, i + n));
-    i += n;
-  }
-  return out;
-}
+/** Seeded chunking (`chunk(bytes, lo, hi, seed)`): the core harness's, one loop for both benchmarks. */
+export { chunkSeeded as chunk };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const name of Object.keys(CORPORA)) {

@@ -10,6 +10,7 @@
 // ratio is computed from process CPU time, which is less disturbed by other jobs on a shared machine.
 import { pathToFileURL } from "node:url";
 import { parse as partialParse } from "partial-json";
+import { rng } from "./core/harness.mjs";
 
 const spec = process.env.PJ_MODULE;
 const moduleUrl = spec
@@ -17,16 +18,6 @@ const moduleUrl = spec
   : new URL("../dist/index.js", import.meta.url).href;
 const { PartialJsonParser } = await import(moduleUrl);
 const CAP_MS = Number(process.env.PJ_CAP_MS ?? 10000);
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ["alpha", "beta", "gamma", "delta", "café", "naïve", "😀", "line\nbreak", "tab\tbed", 'quote"d', "back\\slash", "𝄞"];
 

@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { EventSource as UndiciEventSource } from "undici";
 import { SseDecoderStream } from "../dist/index.js";
 import { launchChromium } from "./chromium.mjs";
+import { concat, rng } from "../bench/core/harness.mjs"; // the benchmark's seeded PRNG and byte join
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,16 +35,6 @@ const SENTINEL = "event: __end__\ndata: x\n\n";
 const t0 = performance.now();
 
 // --- the generator ----------------------------------------------------------------------------
-
-function mulberry32(seed) {
-  let a = seed | 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const enc = new TextEncoder();
 // Text pieces for values: ASCII, the field separator, NUL, tab, 2-, 3- and 4-byte characters
@@ -60,7 +51,7 @@ const UNKNOWN = ["foo", "Data", "DATA", "dat", "datas", "data ", " data", "ï»�
 
 /** One random SSE body: its bytes, its chunks (as served) and the event types a client must listen to. */
 function generate(bodySeed) {
-  const r = mulberry32(bodySeed);
+  const r = rng(bodySeed);
   const pick = (a) => a[Math.floor(r() * a.length)];
   const parts = []; // Uint8Array pieces
   const text = (s) => parts.push(enc.encode(s));
@@ -142,15 +133,6 @@ function generate(bodySeed) {
   return { seed: bodySeed, body, chunks, types: [...types] };
 }
 
-function concat(parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
 // --- what the package reads -----------------------------------------------------------------
 

@@ -33,15 +33,31 @@ export const CHUNKINGS = {
   live: { lo: 64, hi: 512, label: "64–512 B" },
 };
 
-/** Seeded chunking: views (no copies) of lo..hi bytes, so every contender reads the same chunks. */
+/** A chunking of the corpus `name` (`CHUNKINGS`), seeded by its name: the same chunks in every runtime. */
 export function chunk(bytes, chunking, name) {
   const { lo, hi } = CHUNKINGS[chunking];
-  const r = rng(seedOf(`${name}/${chunking}`));
+  return chunkSeeded(bytes, lo, hi, seedOf(`${name}/${chunking}`));
+}
+
+/** Seeded chunking: views (no copies) of lo..hi bytes, so every contender reads the same chunks. */
+export function chunkSeeded(bytes, lo, hi, seed) {
+  const r = rng(seed);
   const out = [];
   for (let i = 0; i < bytes.length; ) {
     const n = r.int(lo, hi);
     out.push(bytes.subarray(i, i + n));
     i += n;
+  }
+  return out;
+}
+
+/** The bytes of `parts`, one after another, in one new array. */
+export function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
   }
   return out;
 }
