@@ -72,20 +72,9 @@ export const KNOWN_MISSES = {
 /** Whether `import.meta.url` is the script node was started with. */
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
 
-/** Bundles `code` (an ES module importing the package) and measures it. */
-export async function measureCase(code) {
-  if (!existsSync(`${ROOT}dist/index.js`)) throw new Error("dist/index.js is missing: run `npm run build` first");
-  const result = await build({
-    stdin: { contents: code, resolveDir: ROOT, loader: "js", sourcefile: "case.js" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-  });
+/** Bundles and minifies with esbuild (`options` say what and for which platform) and measures the result. */
+async function measure(options) {
+  const result = await build({ bundle: true, minify: true, format: "esm", write: false, metafile: true, logLevel: "silent", ...options });
   const bytes = result.outputFiles[0].contents;
   const output = Object.values(result.metafile.outputs)[0];
   const inputs = Object.entries(output.inputs)
@@ -95,28 +84,19 @@ export async function measureCase(code) {
   return { minified: bytes.length, gzip: gzipSync(bytes).length, inputs, metafile: result.metafile };
 }
 
+/** Bundles `code` (an ES module importing the package) for the browser and measures it. */
+export async function measureCase(code) {
+  if (!existsSync(`${ROOT}dist/index.js`)) throw new Error("dist/index.js is missing: run `npm run build` first");
+  return measure({ stdin: { contents: code, resolveDir: ROOT, loader: "js", sourcefile: "case.js" }, platform: "browser", target: "es2022" });
+}
+
 /**
  * `{ minified, gzip, inputs }` of one built file bundled with its dependencies (platform "neutral"):
  * the whole-entry figure `bench/run.mjs` records.
  */
 export async function measureBundle(entry = `${ROOT}dist/index.js`) {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "neutral",
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-  });
-  const code = result.outputFiles[0].contents;
-  const output = Object.values(result.metafile.outputs)[0];
-  const inputs = Object.entries(output.inputs)
-    .map(([path, { bytesInOutput }]) => ({ path, bytes: bytesInOutput }))
-    .sort((a, b) => b.bytes - a.bytes);
-  return { minified: code.length, gzip: gzipSync(code).length, inputs };
+  return measure({ entryPoints: [entry], platform: "neutral" });
 }
 /** The whole-entry budget, for `bench/run.mjs`. */
 export const BUDGET = 20 * KB;
