@@ -5,6 +5,7 @@
 import { ToolCallArgumentParseError } from "../errors.js";
 import { ITEM_MEMBER_DEPTH, limitError, nestsDeeper } from "../internal/limits.js";
 import { isRecord } from "../internal/values.js";
+import { joinBytes } from "../internal/bytes.js";
 import type { Kind } from "../schema.js";
 
 type Item = Record<string, unknown>;
@@ -73,13 +74,7 @@ export class GroupBuffer {
 
   /** The joined bytes (inline data). */
   bytes(): Uint8Array {
-    const out = new Uint8Array(this.size);
-    let o = 0;
-    for (const p of this.pieces as Uint8Array[]) {
-      out.set(p, o);
-      o += p.length;
-    }
-    return out;
+    return joinBytes(this.pieces as Uint8Array[], this.size);
   }
 
   /** Whether the pieces join into `s`, without joining them. */

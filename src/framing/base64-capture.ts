@@ -14,6 +14,7 @@
  */
 import { decodeBase64, encodeBase64 } from "../decode/base64.js";
 import type { LineCapture, LineCaptureState } from "./lines.js";
+import { joinBytes } from "../internal/bytes.js";
 
 import { BYTES_SENTINEL, BYTES_SENTINEL_JSON } from "./captured.js";
 
@@ -116,50 +117,33 @@ export class Base64Capture implements LineCaptureState {
   close(): { placeholder: string; value: Uint8Array } | undefined {
     if (this.rest.length > 0) return undefined;
     const buffer = this.buffer;
-    if (buffer !== undefined) {
-      this.buffer = undefined;
-      // the hint held (a valid .done): the buffer is the value; fewer bytes: a copy of their size
-      return { placeholder: BYTES_SENTINEL_JSON, value: this.size === buffer.length ? buffer : buffer.slice(0, this.size) };
-    }
-    const out = new Uint8Array(this.size);
-    let o = 0;
-    for (const c of this.chunks) {
-      out.set(c, o);
-      o += c.length;
-    }
+    this.buffer = undefined;
+    // with a hint that held (a valid .done) the buffer is the value; fewer bytes: a copy of their size
+    const value = buffer === undefined ? joinBytes(this.chunks, this.size) : this.size === buffer.length ? buffer : buffer.slice(0, this.size);
     this.chunks.length = 0;
-    return { placeholder: BYTES_SENTINEL_JSON, value: out };
+    return { placeholder: BYTES_SENTINEL_JSON, value };
   }
 
   restore(): string {
-    if (this.buffer !== undefined) {
-      this.chunks.unshift(this.buffer.subarray(0, this.size)); // (nothing else was kept beside it)
-      this.buffer = undefined;
-    }
-    let digits = "";
-    if (this.chunks.length > 0) {
-      const all = new Uint8Array(this.size);
-      let o = 0;
-      for (const c of this.chunks) (all.set(c, o), (o += c.length));
-      digits = encodeBase64(all);
-    }
-    return this.prefix + digits + this.rest;
+    // (with a hinted buffer, nothing was kept beside it)
+    const bytes = this.buffer !== undefined ? this.buffer.subarray(0, this.size) : joinBytes(this.chunks, this.size);
+    return this.prefix + encodeBase64(bytes) + this.rest;
   }
 }
 
 /** Lines longer than this many UTF-16 units have a long `"data"` string decoded as it arrives. */
 const CAPTURE_AFTER = 1 << 20;
 
-/** The MMSP capture (the framing stages' `mmsp: true`). */
-export const INLINE_DATA_CAPTURE: LineCapture = {
-  after: CAPTURE_AFTER,
-  begin: (line) => Base64Capture.begin(line),
-};
-
-/** The MMSP capture with a size hint for an inline `.done` (the fused reader, which knows its open group). */
-export function inlineDataCapture(hint: DoneSizeHint): LineCapture {
+/**
+ * The MMSP capture; with a size hint for an inline `.done` when the reader knows its open group (the
+ * fused reader in validate mode).
+ */
+export function inlineDataCapture(hint?: DoneSizeHint): LineCapture {
   return { after: CAPTURE_AFTER, begin: (line) => Base64Capture.begin(line, hint) };
 }
+
+/** The MMSP capture without a hint (the framing stages' `mmsp: true`, assemble mode). */
+export const INLINE_DATA_CAPTURE: LineCapture = /*#__PURE__*/ inlineDataCapture();
 
 /**
  * Puts captured bytes back where the sentinel stands: in the `data` of an inline item as bytes, or
