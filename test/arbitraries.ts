@@ -78,9 +78,9 @@ export const mutatedEvent: fc.Arbitrary<Json> = fc.tuple(
   fc.array(fc.tuple(keys, anyValue), { maxLength: 2 }),
   fc.array(fc.tuple(itemKeys, anyValue), { maxLength: 2 }),
 ).map(([e, top, inner]) => {
-  const ev: Json = { ...e, content_items: (e.content_items as Json[]).map((i) => ({ ...i })) };
+  const ev: Json = { ...e };
   for (const [k, v] of top) ev[k] = v;
-  // a constant array put in place of content_items is shared between runs: mutate a copy of it
+  // the items are shared between runs (the fixtures', or a constant put in their place): mutate copies
   if (Array.isArray(ev.content_items)) ev.content_items = ev.content_items.map((i) => (i && typeof i === "object" && !Array.isArray(i) ? { ...i } : i));
   const items = ev.content_items;
   if (Array.isArray(items) && items[0] && typeof items[0] === "object") for (const [k, v] of inner) (items[0] as Json)[k] = v;

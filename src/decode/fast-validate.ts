@@ -59,17 +59,23 @@ function usageOk(u: unknown): boolean {
     "cached_tokens" in u && "prompt_tokens" in u && "thoughts_tokens" in u && "response_tokens" in u;
 }
 
+/** The event's items when its envelope (a plain object, an integer `created_at` if any, an items array) is sound. */
+function itemsOf(v: Record<string, unknown>): unknown[] | undefined {
+  if (!isPlain(v)) return undefined;
+  const createdAt = v.created_at;
+  if (createdAt !== undefined && !(typeof createdAt === "number" && Number.isSafeInteger(createdAt))) return undefined;
+  const items = v.content_items;
+  return Array.isArray(items) ? items : undefined;
+}
+
 /**
  * True when `v` certainly matches `UniEventSchema` **and** keeps the event-level rules of a public
  * stream (ROLE, DELTA-SHAPE, STOP-SHAPE, KIND): the one walk a valid event costs. False means: find
  * out what is wrong the slow way (validate.ts), which names the rule.
  */
 export function fastValidPublicEvent(v: Record<string, unknown>): boolean {
-  if (v.role !== "assistant" || !isPlain(v)) return false;
-  const items = v.content_items;
-  if (!Array.isArray(items)) return false;
-  const createdAt = v.created_at;
-  if (createdAt !== undefined && !(typeof createdAt === "number" && Number.isSafeInteger(createdAt))) return false;
+  const items = v.role === "assistant" ? itemsOf(v) : undefined;
+  if (items === undefined) return false;
   if (v.event_type === "delta") {
     if (items.length !== 1 || v.usage_metadata !== null || v.finish_reason !== null) return false;
     const item = items[0];
@@ -80,12 +86,8 @@ export function fastValidPublicEvent(v: Record<string, unknown>): boolean {
 
 /** True when `v` certainly matches `UniEventSchema` (false means: ask the schema). */
 export function fastValidEvent(v: Record<string, unknown>): boolean {
-  if (!isPlain(v)) return false;
-  const createdAt = v.created_at;
-  if (createdAt !== undefined && !(typeof createdAt === "number" && Number.isSafeInteger(createdAt))) return false;
-  if (v.role !== "assistant" && v.role !== "user") return false;
-  const items = v.content_items;
-  if (!Array.isArray(items)) return false;
+  const items = v.role === "assistant" || v.role === "user" ? itemsOf(v) : undefined;
+  if (items === undefined) return false;
   if (v.event_type === "delta") {
     if (v.usage_metadata !== null || v.finish_reason !== null) return false;
   } else if (v.event_type === "stop") {
