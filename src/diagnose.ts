@@ -7,6 +7,11 @@
  * name the mistake, with what to do about it. They never throw and hold no state.
  */
 
+import { findInvalidUtf8 } from "./framing/utf8.js";
+
+/** Bytes that break UTF-8 this early are a binary body (compressed, a file), not a stream with a bad byte. */
+const BINARY_WITHIN = 64;
+
 /** What a diagnosis says: what the bytes were, and what to do. */
 export interface Diagnosis {
   /** What the body was, e.g. `an HTML page titled "502 Bad Gateway" (Content-Type: text/html)`. */
@@ -147,43 +152,13 @@ export function foreignEventHint(value: unknown): Diagnosis | undefined {
 // ---- bytes --------------------------------------------------------------------------------------
 
 /**
- * The index of the first byte that is not valid UTF-8, or -1. A sequence cut by the end of `bytes`
- * counts as valid: the head is a prefix of the body.
+ * Binary: not UTF-8 from its first bytes, or a NUL, or more control characters than text has. (Text
+ * with one bad byte further in is a corrupted stream, `UTF8`, not a binary body: compressed or random
+ * bytes break UTF-8 within a few bytes.)
  */
-function invalidUtf8At(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    let need: number;
-    let min = 0x80;
-    let max = 0xbf; // the range of the first continuation byte (excludes overlongs and surrogates)
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      if (b === 0xe0) min = 0xa0;
-      if (b === 0xed) max = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      if (b === 0xf0) min = 0x90;
-      if (b === 0xf4) max = 0x8f;
-    } else return i;
-    for (let k = 1; k <= need; k++) {
-      if (i + k >= bytes.length) return -1; // cut by the end of the head
-      const c = bytes[i + k]!;
-      if (c < (k === 1 ? min : 0x80) || c > (k === 1 ? max : 0xbf)) return i;
-    }
-    i += need + 1;
-  }
-  return -1;
-}
-
-/** Binary: not UTF-8, or a NUL, or more control characters than text has. */
 function looksBinary(bytes: Uint8Array): boolean {
-  if (invalidUtf8At(bytes) >= 0) return true;
+  const bad = findInvalidUtf8(bytes);
+  if (bad >= 0 && bad < BINARY_WITHIN) return true;
   let controls = 0;
   for (const b of bytes) {
     if (b === 0) return true;

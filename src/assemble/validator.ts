@@ -91,8 +91,9 @@ export class MessageValidator implements Grammar {
 
   private fragment(g: GroupBuffer, item: Item): void {
     if (g.kind === "embedding") throw new Fault("ONE-VECTOR", "an embedding group has more than one embedding.delta");
-    if (g.kind === "tool_call" && (item.name !== "" || item.tool_call_id !== ""))
-      throw new Fault("TOOL-HEADER", "only the first tool_call.delta of a call carries name and tool_call_id; later ones carry them empty");
+    // later fragments carry the header empty, or repeat the first's (MMSP's server forwards a repeat)
+    if (g.kind === "tool_call" && (repeatsOther(item.name, g.first.name) || repeatsOther(item.tool_call_id, g.first.tool_call_id)))
+      throw new Fault("TOOL-HEADER", "a later tool_call.delta of a call carries another name or tool_call_id than its first; later ones carry them empty or the same");
     this.fidelity(g, item);
     g.add(item);
   }
@@ -150,4 +151,9 @@ export class MessageValidator implements Grammar {
     this.stopped = true;
     this.message = message;
   }
+}
+
+/** A later fragment's header member that is neither empty nor the first fragment's. */
+function repeatsOther(value: unknown, first: unknown): boolean {
+  return value !== "" && value !== first;
 }

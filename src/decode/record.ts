@@ -22,21 +22,36 @@ export function parseRecordAt(
   unterminated: boolean,
   diagnosis?: () => { detail: string } | undefined,
 ): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw notJson(`the event is not valid JSON (${(e as Error).message})`, index, unterminated, diagnosis);
-  }
+  const value = parseJson(text, index, unterminated, diagnosis);
   if (!isRecord(value)) throw notJson(`an event must be a JSON object, not ${previewValue(value, 40)}`, index, unterminated, diagnosis);
   if (captured) restoreCaptured(value, captured);
   if (nestsDeeper(value, maxDepth)) throw limitError("maxDepth", maxDepth, "the nesting of the event");
   return value;
 }
 
+/**
+ * One JSON Lines line → the JSON value it holds, of any kind (`1`, `[1,2]`, `null` included): the
+ * general-purpose NDJSON stage's parse. That an event is an object is the UniEvent decoder's rule.
+ */
+export function parseJsonLineAt(text: string, maxDepth: number, index: number, unterminated: boolean): unknown {
+  const value = parseJson(text, index, unterminated);
+  if (nestsDeeper(value, maxDepth)) throw limitError("maxDepth", maxDepth, "the nesting of the event");
+  return value;
+}
+
+/** `JSON.parse`, its failure a located fault (one try: this runs for every event). */
+function parseJson(text: string, index: number, unterminated: boolean, diagnosis?: () => { detail: string } | undefined): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw notJson(`the event is not valid JSON (${(e as Error).message})`, index, unterminated, diagnosis);
+  }
+}
+
 /** The fault of a record that is not a JSON object (cold path). */
 function notJson(detail: string, index: number, unterminated: boolean, diagnosis?: () => { detail: string } | undefined): Fault {
   if (unterminated) return new Fault("STOP-LAST", `the body ended inside event ${index}: the stream was truncated`);
   const d = index === 0 ? diagnosis?.() : undefined;
-  return new Fault("JSON", d ? `${detail}: ${d.detail}` : detail);
+  // the first record told what the body is instead (an HTML page, a JSON document…): no stream at all
+  return d ? new Fault("NOT-A-STREAM", `${detail}: ${d.detail}`) : new Fault("JSON", detail);
 }

@@ -86,7 +86,7 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
       event = this.step.sse(data, undefined, loc);
     } else {
       if (!isRecord(record))
-        throw failure(new Fault("JSON", "an event must be a JSON object"), this.client, loc);
+        throw failure(new Fault("JSON", `an event must be a JSON object, not ${previewValue(record, 40)}`), this.client, loc);
       if (!position) this.step.depth(record, loc);
       event = this.step.value(record, loc);
     }

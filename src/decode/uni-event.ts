@@ -75,13 +75,14 @@ export class UniEventDecoder {
         return SKIP;
       }
       // An event of another protocol (the wrong endpoint): say so, not only which member is off.
+      // (told of the first event, before any was read, the body is no MMSP stream at all: NOT-A-STREAM)
       if (e instanceof Fault) {
         const foreign = foreignEventHint(value);
-        if (foreign) throw new Fault(e.rule, `${e.detail}: ${diagnosisText(foreign)}`, e.exact, e.itemType);
+        if (foreign) throw new Fault(index === 0 ? "NOT-A-STREAM" : e.rule, `${e.detail}: ${diagnosisText(foreign)}`, e.exact, e.itemType);
         // A JSON answer read as a one-line stream: it is a document, not events.
         const type = this.settings.contentType;
         if (index === 0 && isJsonDocumentType(type))
-          throw new Fault(e.rule, `${e.detail}: the body is a JSON document (Content-Type: ${type}), not an event stream; check the URL and the request: an MMSP server streams from POST …/v1/stream`, e.exact, e.itemType);
+          throw new Fault("NOT-A-STREAM", `${e.detail}: the body is a JSON document (Content-Type: ${type}), not an event stream; check the URL and the request: an MMSP server streams from POST …/v1/stream`, e.exact, e.itemType);
       }
       throw e;
     }

@@ -255,7 +255,7 @@ abstract class LineFramer implements Framer {
   private diagnoseEmpty(): never | void {
     const d = this.diagnosis(true);
     if (!d) return;
-    throw locate(new Fault("STOP-LAST", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
+    throw locate(new Fault("NOT-A-STREAM", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
   }
 
   protected place(e: StreamLimitError, byteOffset: number): StreamLimitError {
@@ -267,7 +267,8 @@ abstract class LineFramer implements Framer {
   private invalidUtf8(e: InvalidUtf8, ended: boolean): unknown {
     const d = this.index === 0 && this.options.mmsp ? this.diagnosis(ended) : undefined;
     const detail = d ? d.detail : `invalid UTF-8 at byte ${e.byteOffset}`;
-    return locate(new Fault("UTF8", detail), this.options.client, {
+    // bytes that are no text before any event (compressed, binary): the body is no stream at all
+    return locate(new Fault(d ? "NOT-A-STREAM" : "UTF8", detail), this.options.client, {
       eventIndex: this.index,
       byteOffset: e.byteOffset,
       preview: d ? d.preview : hexBytes(e.bytes),

@@ -78,6 +78,7 @@ function incompleteTail(b: Uint8Array): number {
 }
 
 const EMPTY: Uint8Array = /*#__PURE__*/ new Uint8Array(0);
+const BOM = [0xef, 0xbb, 0xbf];
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   if (a.length === 0) return b;
@@ -106,8 +107,25 @@ export class Utf8Decoder {
     return this.bytesIn;
   }
 
+  /**
+   * Bytes of a leading BOM matched so far (3: the input starts with one; -1: it does not). The
+   * platform decoder drops a leading BOM, so text never starts before byte 3 then, however the
+   * chunks fell (the byte offsets of the first line would otherwise depend on the chunking).
+   */
+  private bom = 0;
+
+  /** Where the text decoded from bytes starting at `start` begins: past a leading BOM. */
+  private textStartAt(start: number): number {
+    return this.bom === 3 && start < 3 ? 3 : start;
+  }
+
+  private matchBom(chunk: Uint8Array): void {
+    for (let i = 0; i < chunk.length && this.bom >= 0 && this.bom < 3; i++) this.bom = chunk[i] === BOM[this.bom] ? this.bom + 1 : -1;
+  }
+
   decode(chunk: Uint8Array): string {
     const start = this.bytesIn - this.tail.length;
+    if (this.bom >= 0 && this.bom < 3) this.matchBom(chunk);
     this.bytesIn += chunk.length;
     let text: string;
     try {
@@ -117,7 +135,7 @@ export class Utf8Decoder {
     }
     const held = chunk.length >= 3 ? incompleteTail(chunk) : incompleteTail(concat(this.tail, chunk));
     this.tail = held === 0 ? EMPTY : chunk.length >= held ? chunk.slice(chunk.length - held) : concat(this.tail, chunk).slice(-held);
-    this.textStart = start;
+    this.textStart = this.textStartAt(start);
     this.textEnd = this.bytesIn - held;
     return text;
   }
@@ -132,7 +150,7 @@ export class Utf8Decoder {
       throw new InvalidUtf8(start, "", start, this.tail.slice(0, 1));
     }
     this.tail = EMPTY;
-    this.textStart = start;
+    this.textStart = this.textStartAt(start);
     this.textEnd = this.bytesIn;
     return text;
   }
@@ -141,6 +159,6 @@ export class Utf8Decoder {
     let at = findInvalidUtf8(bytes);
     if (at < 0) at = 0; // the platform disagreed with our scan: blame the chunk's start
     const text = new TextDecoder("utf-8").decode(bytes.subarray(0, at));
-    return new InvalidUtf8(start + at, text, start, bytes.slice(at, at + 1));
+    return new InvalidUtf8(start + at, text, this.textStartAt(start), bytes.slice(at, at + 1));
   }
 }

@@ -15,7 +15,31 @@ async function readChunks(chunks: Uint8Array[], format: "sse" | "ndjson" | "auto
 
 const cuts = (max: number) => fc.array(fc.integer({ min: 1, max: Math.max(1, max - 1) }), { maxLength: 12 });
 
+/** The error's place, read through UniEventStream and the chained stages alike. */
+async function errorPlace(chunks: Uint8Array[], format: "sse" | "ndjson" | "auto"): Promise<string> {
+  const s = new UniEventStream({ format });
+  const r = await collectSettled(byteStream(chunks).pipeThrough(s));
+  const e = r.error as { rule?: string; eventIndex?: number; byteOffset?: number } | undefined;
+  return `${e?.rule} ${e?.eventIndex} ${e?.byteOffset}`;
+}
+
 export const cases: Case[] = [
+  ["a body that starts with a BOM: the error's byte offset is the true one under every chunking (SPEC §7)", async () => {
+    const first = delta(text("héllo ☃"));
+    const wrong = delta(thinking("x")); // NO-INTERLEAVE at event 1
+    for (const [format, body] of [
+      ["sse", `\uFEFFdata: ${JSON.stringify(first)}\n\ndata: ${JSON.stringify(wrong)}\n\n`],
+      ["ndjson", `\uFEFF${JSON.stringify(first)}\n${JSON.stringify(wrong)}\n`],
+    ] as const) {
+      const bytes = utf8(body);
+      const offset = utf8(body.slice(0, body.indexOf(format === "sse" ? "data: " + JSON.stringify(wrong) : JSON.stringify(wrong)))).length;
+      const expected = `NO-INTERLEAVE 1 ${offset}`;
+      assertEqual(await errorPlace([bytes], format), expected, `${format}, one chunk`);
+      assertEqual(await errorPlace([bytes], "auto"), expected, `${format} as auto, one chunk`);
+      for (let cut = 1; cut < 12; cut++) assertEqual(await errorPlace(splitAt(bytes, [cut]), format), expected, `${format}, cut at ${cut}`);
+      assertEqual(await errorPlace(Array.from(bytes, (b) => new Uint8Array([b])), format), expected, `${format}, byte by byte`);
+    }
+  }],
   ["SSE: any split of the bytes gives the same events and message", async () => {
     await fc.assert(
       fc.asyncProperty(streamEvents.chain((events) => fc.tuple(fc.constant(events), lineEnd, fc.boolean(), cuts(4000))), async ([events, eol, keepAlive, at]) => {
@@ -51,7 +75,9 @@ export const cases: Case[] = [
         const s = new UniEventStream({ format });
         const r = await collectSettled(byteStream(splitAt(bytes, cutAt.map((c) => c % bytes.length))).pipeThrough(s));
         assertEqual(r.values.length, k);
-        assertEqual([(r.error as any)?.rule, (r.error as any)?.eventIndex, (r.error as any)?.byteOffset], ["JSON", k, utf8(head).length]);
+        // (a first NDJSON line that is `{` and no JSON reads as a broken JSON document: NOT-A-STREAM)
+        const rule = k === 0 && format === "ndjson" ? "NOT-A-STREAM" : "JSON";
+        assertEqual([(r.error as any)?.rule, (r.error as any)?.eventIndex, (r.error as any)?.byteOffset], [rule, k, utf8(head).length]);
       }),
       { numRuns: 80 },
     );

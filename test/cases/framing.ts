@@ -1,6 +1,6 @@
 // The framing stages on their own: SseDecoderStream and NdjsonDecoderStream.
-import { NdjsonDecoderStream, SseDecoderStream, StreamProtocolError } from "../../dist/index.js";
-import { assertEqual, assertError, byteStream, collect, collectSettled, utf8, type Case } from "../harness.ts";
+import { NdjsonDecoderStream, SseDecoderStream, StreamProtocolError, UniEventDecoderStream } from "../../dist/index.js";
+import { assert, assertEqual, assertError, byteStream, collect, collectSettled, utf8, type Case } from "../harness.ts";
 
 const sseOf = (chunks: (string | Uint8Array)[], options?: { mmsp?: boolean }) =>
   collect(byteStream(chunks).pipeThrough(new SseDecoderStream(options)));
@@ -68,10 +68,23 @@ export const cases: Case[] = [
     assertError(r.error, StreamProtocolError, { rule: "JSON", eventIndex: 0, byteOffset: 0 });
     assertEqual(r.values, []);
   }],
-  ["NDJSON: a line that is JSON but not an object is refused (rule JSON)", async () => {
-    const r = await ndjsonOf(['{"a":1}\n[3]\n']);
+  ["NDJSON: a line may hold any JSON value (JSON Lines), passed on as parsed", async () => {
+    const r = await ndjsonOf(['{"a":1}\n[3]\n1\nnull\n"🚀"\ntrue\n[1,2]\n']);
+    assertEqual(r.error, undefined);
+    assertEqual(r.values, [{ a: 1 }, [3], 1, null, "🚀", true, [1, 2]]);
+  }],
+  ["NDJSON: in the MMSP reader's mode a line that is JSON but not an object is refused (rule JSON), located", async () => {
+    const r = await collectSettled(byteStream(['{"a":1}\n[3]\n']).pipeThrough(new NdjsonDecoderStream({ mmsp: true })));
     assertError(r.error, StreamProtocolError, { rule: "JSON", eventIndex: 1, byteOffset: 8 });
     assertEqual(r.values, [{ a: 1 }]);
+  }],
+  ["NDJSON: a value that is no object is the UniEvent decoder's JSON error, at its event index", async () => {
+    // (a JSON string is left out: a string record reads as text piped in by mistake, a TypeError naming the stage)
+    for (const line of ["1", "null", "true", "[1,2]"]) {
+      const r = await collectSettled(byteStream([`${line}\n`]).pipeThrough(new NdjsonDecoderStream()).pipeThrough(new UniEventDecoderStream()));
+      assertError(r.error, StreamProtocolError, { rule: "JSON", eventIndex: 0 });
+      assert(/must be a JSON object/.test((r.error as Error).message), (r.error as Error).message);
+    }
   }],
   ["NDJSON: blank lines, including spaces and tabs only, are skipped", async () => {
     const r = await ndjsonOf(['\n{"a":1}\n \t \n\t\n\r\n{"b":2}\n\n']);

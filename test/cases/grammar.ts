@@ -47,9 +47,9 @@ export const cases: Case[] = [
   }],
   ["STOP-LAST: an event after the stop event (message rejects with the readable's error)", () => afterStop(delta(text("x")))],
   ["STOP-LAST: a second stop event", () => afterStop(stop())],
-  ["STOP-LAST: an empty body", async () => {
+  ["NOT-A-STREAM, not STOP-LAST: an empty body is no stream at all (SPEC §6)", async () => {
     const { error } = await readError("");
-    assertError(error, StreamProtocolError, { rule: "STOP-LAST", eventIndex: 0 });
+    assertError(error, StreamProtocolError, { rule: "NOT-A-STREAM", eventIndex: 0 });
   }],
   // STOP-SHAPE
   ["STOP-SHAPE: the stop event carries an item", () =>
@@ -87,8 +87,17 @@ export const cases: Case[] = [
   // TOOL-HEADER
   ["TOOL-HEADER: the first tool_call.delta without a name", () => violates([delta(tool("", "t1", "{}"))], "TOOL-HEADER", 0).then(() => {})],
   ["TOOL-HEADER: the first tool_call.delta without an id", () => violates([delta(tool("f", "", "{}"))], "TOOL-HEADER", 0).then(() => {})],
-  ["TOOL-HEADER: a later fragment repeats the name", () =>
-    violates([delta(tool("f", "t1", "{")), delta(tool("f", "", "}"))], "TOOL-HEADER", 1).then(() => {})],
+  ["TOOL-HEADER: a later fragment may repeat the first's name and id (MMSP's server forwards them)", async () => {
+    const m = await legal([
+      delta(tool("f", "t1", "{")), delta(tool("", "t1", '"a"')), delta(tool("f", "", ":1")), delta(tool("f", "t1", "}")),
+      delta(toolDone("f", "t1", { a: 1 })), stop("tool_call"),
+    ]);
+    assertEqual(m.content_items, [{ type: "tool_call.done", name: "f", tool_call_id: "t1", arguments: { a: 1 } }]);
+  }],
+  ["TOOL-HEADER: a later fragment with another name", () =>
+    violates([delta(tool("f", "t1", "{")), delta(tool("g", "", "}"))], "TOOL-HEADER", 1).then(() => {})],
+  ["TOOL-HEADER: a later fragment with another tool_call_id", () =>
+    violates([delta(tool("f", "t1", "{")), delta(tool("", "t2", "}"))], "TOOL-HEADER", 1).then(() => {})],
   ["TOOL-HEADER: a later fragment starts a second call inside the group", () =>
     violates([delta(tool("f", "t1", "{}")), delta(tool("g", "t2", "{}"))], "TOOL-HEADER", 1).then(() => {})],
   // FIDELITY-ONCE / FIDELITY-EQUAL

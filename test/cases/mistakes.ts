@@ -22,8 +22,9 @@ async function viaResponse(body: BodyInit | null, contentType: string | null, ex
   return r.error;
 }
 
+/** A body that is no stream at all: rule NOT-A-STREAM (SPEC §6), not the truncation STOP-LAST. */
 function names(e: any, pattern: RegExp): void {
-  assertError(e, StreamProtocolError);
+  assertError(e, StreamProtocolError, { rule: "NOT-A-STREAM", eventIndex: 0 });
   assert(pattern.test(e.message), `the message names the problem (${pattern}): ${e.message}`);
   assert(!MISLEADING.test(e.message), `not the misleading sentence: ${e.message}`);
   assert(e.message.startsWith("upstream broke the streaming protocol: "), `blames the producer: ${e.message}`);
@@ -58,7 +59,7 @@ export const cases: Case[] = [
   ["SSE read as NDJSON names the format option", async () => {
     const s = new UniEventStream({ format: "ndjson" });
     const r = await settle(byteStream([sse(VALID)]).pipeThrough(s), s.message);
-    assertError(r.error, StreamProtocolError, { rule: "JSON", eventIndex: 0 });
+    assertError(r.error, StreamProtocolError, { rule: "NOT-A-STREAM", eventIndex: 0 });
     assert(/Server-Sent Events[\s\S]*format/.test(r.error.message), r.error.message);
   }],
   ["gzip bytes without Content-Encoding say the body looks compressed", async () => {
@@ -70,16 +71,23 @@ export const cases: Case[] = [
   ["an OpenAI chat.completion.chunk stream (the wrong endpoint) is named, as SSE and event by event", async () => {
     const body = `data: ${JSON.stringify(OPENAI_CHUNK)}\n\ndata: [DONE]\n\n`;
     const e = await viaResponse(body, "text/event-stream");
-    assertError(e, StreamProtocolError, { eventIndex: 0 });
+    assertError(e, StreamProtocolError, { rule: "NOT-A-STREAM", eventIndex: 0 });
     assert(/chat\.completion\.chunk/.test(e.message) && /MMSP UniEvent/.test(e.message), e.message);
   }],
   ["an Anthropic Messages stream and an AI SDK UI message stream are named", async () => {
     const anthropic = 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[]}}\n\n';
     const e1 = await viaResponse(anthropic, "text/event-stream");
+    assertError(e1, StreamProtocolError, { rule: "NOT-A-STREAM", eventIndex: 0 });
     assert(/Anthropic/.test(e1.message), e1.message);
     const ui = 'data: {"type":"start","messageId":"m"}\n\ndata: {"type":"text-start","id":"t"}\n\n';
     const e2 = await viaResponse(ui, "text/event-stream");
     assert(/AI SDK/.test(e2.message), e2.message);
+  }],
+  ["another protocol's event after MMSP events were read keeps its own rule (the body was a stream)", async () => {
+    const body = sse(VALID.slice(0, 1), false) + `data: ${JSON.stringify(OPENAI_CHUNK)}\n\n`;
+    const e = await viaResponse(body, "text/event-stream");
+    assertError(e, StreamProtocolError, { eventIndex: 1 });
+    assert(e.rule !== "NOT-A-STREAM" && /chat\.completion\.chunk/.test(e.message), `${e.rule}: ${e.message}`);
   }],
   ["a stream that produced events and then stopped is still the precise truncation error", async () => {
     const s = new UniEventStream();

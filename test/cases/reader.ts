@@ -227,10 +227,10 @@ export const cases: Case[] = [
     assertError(e, UpstreamError, { status: 502, errorType: "HTTPError" });
     assertEqual(e.message, "HTTP 502: " + ("<html>bad gateway</html>" + "x".repeat(300)).slice(0, 200));
   }],
-  ["fromResponse: a 200 with no body is a truncated stream", async () => {
+  ["fromResponse: a 200 with no body is no stream (NOT-A-STREAM, not the truncation STOP-LAST)", async () => {
     const { message } = fromResponse(new Response(null, { status: 200, headers: { "content-type": "text/event-stream" } }));
     const e = await message.then(() => undefined, (x) => x);
-    assertError(e, StreamProtocolError, { rule: "STOP-LAST" });
+    assertError(e, StreamProtocolError, { rule: "NOT-A-STREAM" });
   }],
   ["awaiting only the message drains the stream without touching readable", async () => {
     const stream = new UniEventStream();

@@ -147,13 +147,14 @@ test("stdin (-): SSE and NDJSON", async () => {
 test("--format overrides the detection", async () => {
   const { code, stderr } = await run(["inspect", "--format", "ndjson", "-"], { input: sample("chat") });
   assert.equal(code, 1);
-  assert.match(stderr, /^error: StreamProtocolError \(rule JSON\)$/m);
+  assert.match(stderr, /^error: StreamProtocolError \(rule NOT-A-STREAM\)$/m);
 });
 
 test("input that is neither SSE nor NDJSON: the reader says what it is (an HTML page), exit 1", async () => {
   const { code, stderr } = await run(["inspect", "-"], { input: "<html>502 Bad Gateway</html>" });
   assert.equal(code, 1);
   assert.match(stderr, /stdin broke the streaming protocol: an HTML page, not an event stream/);
+  assert.match(stderr, /^error: StreamProtocolError \(rule NOT-A-STREAM\)$/m);
   assert.match(stderr, /^ {2}preview: +<html>502 Bad Gateway<\/html>$/m);
 });
 
