@@ -294,6 +294,28 @@ export class UpstreamError extends MmspError {
   }
 }
 
+/**
+ * The request never got an answer: nothing listens there, no such host, the connection was reset or
+ * timed out, or (in a browser) the network or CORS refused it. Raised by `fromFetch` in place of
+ * the platform's bare `TypeError: fetch failed`, which stays its `cause`. Not a protocol error: no
+ * stream was read, so a retry makes sense once the cause is mended.
+ */
+export class ConnectionError extends MmspError {
+  /** `"ConnectionError"`. */
+  override name = "ConnectionError";
+  /** The host asked (`host:port`), without credentials or path. */
+  host: string;
+  /** The platform's error code when it gives one (`ECONNREFUSED`, `ENOTFOUND`…), else null. */
+  code: string | null;
+
+  /** A failed connection to `host`, with what it most likely means. */
+  constructor(fields: { host: string; code: string | null; message: string; cause?: unknown }) {
+    super(fields.message, fields.cause === undefined ? {} : { cause: fields.cause });
+    this.host = fields.host;
+    this.code = fields.code;
+  }
+}
+
 // ---- the wire shape ---------------------------------------------------------------------------
 
 /** The JSON shape of an error on the wire: `{"error": WireError}`. */
@@ -354,6 +376,7 @@ export function toWireError(error: unknown): WireError {
     return { type: "StreamLimitError", message: error.message, limit: error.limit, value: error.value, ...contextFields(error) };
   if (error instanceof UpstreamError)
     return { type: error.errorType ?? "UpstreamError", message: error.message, ...(error.status !== null ? { status: error.status } : {}) };
+  if (error instanceof ConnectionError) return { type: "ConnectionError", message: error.message, host: error.host, code: error.code };
   if (error instanceof MmspError) return { type: "MmspError", message: error.message, ...contextFields(error) };
   if (error instanceof Error) {
     // Named by its constructor, as MMSP does: `class RateLimitError extends Error {}` is "RateLimitError".
@@ -443,8 +466,10 @@ export function fromWireError(object: unknown, status: number | null = null, cli
 /**
  * The error a refused request describes (SPEC §1): a JSON body `{"error": {"type", "message"}}`,
  * or type `HTTPError` with `HTTP <status>: <first 200 chars of body>` for any other body.
+ * @param describe says what a body that is no JSON error was, in place of its first 200 chars
+ *   (the readers pass the diagnosis of a body that is no stream)
  */
-export function refusalError(status: number, bodyText: string, client = "upstream"): UpstreamError {
+export function refusalError(status: number, bodyText: string, client = "upstream", describe?: () => string): UpstreamError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(bodyText);
@@ -452,6 +477,6 @@ export function refusalError(status: number, bodyText: string, client = "upstrea
     parsed = undefined;
   }
   if (isObject(parsed) && isObject(parsed.error)) return fromWireError(parsed, status, client);
-  const error = { type: "HTTPError", message: `HTTP ${status}: ${bodyText.slice(0, 200)}` };
+  const error = { type: "HTTPError", message: `HTTP ${status}: ${describe ? describe() : bodyText.slice(0, 200)}` };
   return new UpstreamError({ client, status, errorType: "HTTPError", error, message: error.message });
 }

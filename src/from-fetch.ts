@@ -15,7 +15,7 @@
  *   connection 2 ─ framer ─┼─ (skip what was delivered) ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ readable
  *   …                     ─┘
  */
-import { MmspError, refusalError, StreamLimitError } from "./errors.js";
+import { MmspError, StreamLimitError, UpstreamError } from "./errors.js";
 import { MessageAssemblerStream } from "./assemble/message-assembler-stream.js";
 import { UniEventDecoderStream } from "./decode/uni-event-decoder-stream.js";
 import { NdjsonDecoderStream } from "./framing/ndjson.js";
@@ -25,7 +25,7 @@ import { formatFromContentType, type ResponseEvents } from "./from-response.js";
 import { resolveLimits, type LimitOptions } from "./internal/limits.js";
 import { checkOptions, fail as failArgument, FROM_FETCH_OPTIONS } from "./internal/options.js";
 import { isRecord } from "./internal/values.js";
-import { producerOf, readRefusalBody, urlOf } from "./internal/http.js";
+import { connectionError, producerOf, refusalOf, urlOf } from "./internal/http.js";
 import type { WireFormat } from "./uni-event-stream.js";
 
 /** How `fromFetch` reconnects after a cut. */
@@ -42,7 +42,11 @@ export interface FromFetchOptions extends LimitOptions {
   format?: WireFormat | "auto";
   /** Names the producer in errors and in `UpstreamError.client`; default: the host asked, else `"upstream"`. */
   client?: string;
-  /** Stops everything: the request, any reconnect, the reading; the readable errors with its reason. */
+  /**
+   * Leaves: ends the request, any reconnect and the reading here; the readable errors with its
+   * reason. A relay that keeps the stream (its answer named a `Content-Location`) goes on reading
+   * the model, and the stream stays resumable; to stop the generation itself, call `stop()`.
+   */
   signal?: AbortSignal;
   /**
    * No byte for this long on a connection (not even a keep-alive): the connection is taken for
@@ -76,6 +80,23 @@ function follow(target: AbortController, signal: AbortSignal | null | undefined)
   else signal.addEventListener("abort", () => target.abort(signal.reason), { once: true });
 }
 
+/** What `fromFetch` returns: `fromResponse`'s events, message and snapshot, and `stop()`. */
+export interface FetchEvents extends ResponseEvents {
+  /**
+   * Stops the generation (SPEC §8): when the answer named where its stream is kept
+   * (`Content-Location`), asks the server to cancel it (`DELETE` there, with the request's headers),
+   * then the read ends with the server's `StreamCancelled` error (an `UpstreamError`, `errorType`
+   * `"StreamCancelled"`), as every other viewer's does; without a kept stream the request is
+   * aborted (a server stops when its caller goes away). `snapshot()` keeps what arrived. Resolves
+   * once the read has ended; rejects with the server's refusal when it would not cancel (the read
+   * here still ends). To leave without stopping, use the `signal` or cancel `readable`.
+   */
+  stop(): Promise<void>;
+}
+
+/** How long `stop()` waits for the server's own end of a cancelled stream before ending the read here. */
+const STOP_GRACE_MS = 2_000;
+
 /** Resolves after `ms`, or early (false) when `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
@@ -92,17 +113,30 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   });
 }
 
-/** The absolute URL of `location`, against the answer's URL, the request's, or the page's. */
-function resolveLocation(location: string, responseUrl: string, input: RequestInfo | URL): string {
-  const requestUrl = urlOf(input);
-  const page = (globalThis as { location?: { href?: string } }).location?.href;
-  for (const base of [responseUrl, requestUrl, page]) {
-    if (!base) continue;
+/** `url` made absolute against the first base that makes it so, or undefined. */
+function absolute(url: string, ...bases: (string | undefined)[]): URL | undefined {
+  for (const base of bases) {
     try {
-      return new URL(location, base).href;
+      return new URL(url, base || undefined);
     } catch {}
   }
-  return location;
+  return undefined;
+}
+
+/**
+ * Where to resume: `Content-Location` against the answer's URL (or the request's), accepted only on
+ * the origin the caller asked — the request's headers (its credentials) go with every reconnect and
+ * with `stop()`'s DELETE, so they must never go to another origin, whatever the answer says or
+ * wherever a redirect led (fetch drops `Authorization` on a cross-origin redirect; a reconnect
+ * there would put it back).
+ */
+function resumeTarget(header: string | null, response: Response, input: RequestInfo | URL): { url: string } | { refused: string } | null {
+  if (!header) return null;
+  const page = (globalThis as { location?: { href?: string } }).location?.href;
+  const asked = absolute(urlOf(input), page);
+  const target = absolute(header, response.url, asked?.href, page);
+  if (!asked || !target) return { refused: header };
+  return target.origin === asked.origin && target.origin !== "null" ? { url: target.href } : { refused: target.href };
 }
 
 /** The format of a body, as `format: "auto"` tells it (sniff.ts); the bytes read to tell are kept. */
@@ -183,7 +217,7 @@ type Outcome =
  * for await (const event of readable) render(event);
  * ```
  */
-export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, options: FromFetchOptions = {}): ResponseEvents {
+export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, options: FromFetchOptions = {}): FetchEvents {
   if (typeof init !== "object" || init === null) failArgument(TypeError, "fromFetch: init", "an object (fetch's RequestInit)", init);
   // fromFetch's own options put in fetch's init would be ignored by fetch without a word
   const misplaced = Object.keys(init).filter((k) => k !== "signal" && Object.prototype.hasOwnProperty.call(FROM_FETCH_OPTIONS, k));
@@ -297,29 +331,52 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     }
   };
 
-  /** The request to resume at `location`: the first request's headers, as a GET with Last-Event-ID. */
-  const resumeInit = (): RequestInit => {
+  /**
+   * A request to the kept stream (same origin only, see resumeTarget): the first request's headers
+   * without its body's. `redirect: "manual"`: a redirect is not followed, so no header is carried
+   * past it (a resume that is redirected is refused, not followed to wherever it points).
+   */
+  const streamInit = (method: "GET" | "DELETE", signal: AbortSignal | undefined): RequestInit => {
     const headers = new Headers(input instanceof Request ? input.headers : undefined);
     new Headers(init.headers).forEach((value, name) => headers.set(name, value));
     for (const name of BODY_HEADERS) headers.delete(name);
+    // (no `cache` and only a given `credentials`: workerd refuses RequestInit members it does not implement)
+    const rest = init.credentials !== undefined ? { credentials: init.credentials } : {};
+    return { method, headers, redirect: "manual", ...(signal ? { signal } : {}), ...rest };
+  };
+  /** The request to resume at `location`: a GET with Last-Event-ID. */
+  const resumeInit = (): RequestInit => {
+    const request = streamInit("GET", stop.signal);
+    const headers = request.headers as Headers;
     if (!headers.has("accept")) headers.set("accept", format === "ndjson" ? "application/x-ndjson" : "text/event-stream");
     // the index of the last event received (the relay's SSE ids are the same indexes); none yet: from the start
     if (delivered >= 0) headers.set("last-event-id", String(delivered));
-    // (no `cache` and only a given `credentials`: workerd refuses RequestInit members it does not implement)
-    return { method: "GET", headers, signal: stop.signal, ...(init.credentials !== undefined ? { credentials: init.credentials } : {}) };
+    return request;
   };
+  /** A refused answer to a request of ours, described (an opaque redirect has no status: named as such). */
+  const refusal = (response: Response): Promise<UpstreamError> | UpstreamError =>
+    response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)
+      ? new UpstreamError({ client, status: response.status || null, errorType: "HTTPError", error: { type: "HTTPError", message: "redirected" }, message: `HTTP ${response.status || 3}xx: the kept stream answered with a redirect, which fromFetch does not follow (the request's headers would go with it)` })
+      : refusalOf(response, client);
+
+  /** Where the stream is kept, once the first answer came (null: nowhere; undefined: no answer yet). */
+  let kept: string | null | undefined;
+  let answered: () => void = () => {};
+  const answer = new Promise<void>((resolve) => (answered = resolve));
 
   const run = async (): Promise<void> => {
     let response: Response;
     try {
       response = await doFetch(input, { ...init, signal: stop.signal });
     } catch (error) {
-      return fail(aborted.signal.aborted ? aborted.signal.reason : error);
+      return fail(aborted.signal.aborted ? aborted.signal.reason : connectionError(error, urlOf(input)));
     }
-    if (!response.ok) return fail(refusalError(response.status, await readRefusalBody(response.body).catch(() => ""), client));
+    if (!response.ok) return fail(await refusalOf(response, client));
     if (format === undefined && options.format !== "auto") format = formatFromContentType(response.headers.get("content-type"));
-    const header = response.headers.get("content-location");
-    const location = header ? resolveLocation(header, response.url, input) : null;
+    const target = resumeTarget(response.headers.get("content-location"), response, input);
+    const location = target && "url" in target ? target.url : null;
+    kept = location;
+    answered();
     let attempts = 0;
     for (;;) {
       const before = delivered;
@@ -332,6 +389,14 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
       let problem: Outcome = outcome;
       for (;;) {
         if (stop.signal.aborted) return;
+        if (target && "refused" in target && reconnect !== false)
+          return fail(
+            new MmspError(
+              `fromFetch: the connection broke and the answer names another origin to resume at (Content-Location: ${target.refused}); ` +
+                "fromFetch resumes only on the origin it asked, so that the request's credentials never go elsewhere: the stream cannot be resumed",
+              problem.kind === "cut" ? { cause: problem.error } : {},
+            ),
+          );
         if (location === null || reconnect === false || attempts >= reconnect.retries) {
           // no way back: a broken connection is the error; an early end is for the grammar to judge
           return problem.kind === "cut" ? fail(problem.error) : finish();
@@ -350,13 +415,49 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
           response = next;
           break;
         }
-        const error = refusalError(next.status, await readRefusalBody(next.body).catch(() => ""), client);
-        if (!RETRY_STATUS.has(next.status)) return fail(error); // gone (404), not yours (403), …
+        const error = await refusal(next);
+        if (!RETRY_STATUS.has(next.status)) return fail(error); // gone (404), not yours (403), redirected, …
         problem = { kind: "cut", error };
       }
     }
   };
-  run().catch(fail);
+  run()
+    .catch(fail)
+    .finally(() => answered());
 
-  return { readable: assembler.readable, message: assembler.message, snapshot: () => assembler.snapshot() };
+  /** Ends the read here with the cancel (a no-op once it has ended). */
+  const cancelled = (detail: string): void =>
+    fail(new UpstreamError({ client, status: null, errorType: "StreamCancelled", error: { type: "StreamCancelled", message: detail }, message: detail }));
+  // the read has ended (the chain closed or failed, or the caller left): `stop` aborts then. (Not
+  // `message.then`: awaiting message drains a readable nobody reads.)
+  const ended = new Promise<void>((resolve) => (stop.signal.aborted ? resolve() : stop.signal.addEventListener("abort", () => resolve(), { once: true })));
+  const stopGeneration = async (): Promise<void> => {
+    await Promise.race([answer, ended]);
+    if (!kept) {
+      cancelled("the stream was stopped by the client");
+      return ended;
+    }
+    let refused: unknown;
+    try {
+      // (404: the stream is gone already, ended or expired: nothing runs to cancel)
+      const response = await doFetch(kept, streamInit("DELETE", undefined));
+      if (response.ok || response.status === 404) await response.body?.cancel();
+      else refused = await refusal(response);
+    } catch (error) {
+      refused = connectionError(error, kept);
+    }
+    if (refused === undefined) {
+      // the server ends the stream for every viewer: let ours read that end, as theirs do
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+      clearTimeout(timer);
+      cancelled("the stream was stopped by the client");
+      return ended;
+    }
+    cancelled("the read was stopped by the client; the server did not cancel the generation");
+    await ended;
+    throw refused;
+  };
+
+  return { readable: assembler.readable, message: assembler.message, snapshot: () => assembler.snapshot(), stop: stopGeneration };
 }

@@ -2,9 +2,8 @@
  * A `fetch` Response → checked UniEvents and the message: the format comes from `Content-Type`,
  * and a refused request (non-2xx) becomes the `UpstreamError` its body describes (SPEC §1, §6).
  */
-import { refusalError } from "./errors.js";
 import { checkOptions, READER_OPTIONS, checkResponse } from "./internal/options.js";
-import { producerOf, readRefusalBody } from "./internal/http.js";
+import { producerOf, refusalOf } from "./internal/http.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
@@ -66,7 +65,7 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
       start: async (controller) => {
         let error: unknown;
         try {
-          error = refusalError(response.status, await readRefusalBody(response.body), client);
+          error = await refusalOf(response, client);
         } catch (e) {
           error = e;
         }

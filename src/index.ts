@@ -40,6 +40,7 @@ export {
   UnsupportedOperationError,
   UpstreamError,
   StreamLimitError,
+  ConnectionError,
   toWireError,
   fromWireError,
   refusalError,
@@ -62,4 +63,4 @@ export { decodeBase64, encodeBase64 } from "./decode/base64.js";
 export { PartialJsonParser } from "./partial/partial-json.js";
 export { isUniEvent } from "./decode/validate.js";
 export type { MessageSnapshot, PartialItem } from "./assemble/live-message.js";
-export { fromFetch, type FromFetchOptions, type ReconnectOptions } from "./from-fetch.js";
+export { fromFetch, type FetchEvents, type FromFetchOptions, type ReconnectOptions } from "./from-fetch.js";

@@ -1,10 +1,14 @@
 /**
  * What the two readers of HTTP answers (`fromResponse`, `fromFetch`) share: who a protocol error is
- * blamed on, and how much of a refused answer's body is read to describe it.
+ * blamed on, what a refused answer's body says (SPEC §1, §6), and what a failed connection means.
  */
+import { ConnectionError, refusalError, type UpstreamError } from "../errors.js";
+import { diagnose, diagnosisText, previewBytes } from "../diagnose.js";
 
 /** How much of a refusal's body is read to describe it. */
 const REFUSAL_BODY_LIMIT = 64 * 1024;
+/** How much of a refusal's body that is no JSON error a message shows (no raw markup beyond it). */
+const REFUSAL_PREVIEW_CHARS = 120;
 
 /** The URL of a fetch input. */
 export function urlOf(input: RequestInfo | URL): string {
@@ -20,23 +24,87 @@ export function producerOf(url: string | undefined): string {
   }
 }
 
-/** The text of a refused answer's body, at most its first 64 KiB; the rest is not read. */
-export async function readRefusalBody(body: ReadableStream<Uint8Array> | null): Promise<string> {
-  if (!body) return "";
+/** The first bytes of a refused answer's body, at most 64 KiB; the rest is not read. */
+async function readHead(body: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
+  const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     while (size < REFUSAL_BODY_LIMIT) {
       const { done, value } = await reader.read();
       if (done) break;
+      chunks.push(value);
       size += value.length;
-      text += decoder.decode(value, { stream: true });
     }
-    text += decoder.decode();
   } finally {
     reader.cancel().catch(() => {});
   }
-  return text;
+  const head = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) head.set(c, at), (at += c.length);
+  return head;
+}
+
+/**
+ * The error a refused answer (non-2xx) describes: its JSON error (SPEC §1), else an `HTTPError`
+ * whose message says what the body was (an HTML page from a proxy, a JSON document…), as the
+ * diagnosis of a 200 body that is no stream does, with a short preview at most (SPEC §6); the
+ * status is kept. A body the diagnosis cannot name keeps its first 200 characters.
+ */
+export async function refusalOf(response: Response, client: string): Promise<UpstreamError> {
+  const head = await readHead(response.body).catch(() => new Uint8Array(0));
+  const text = new TextDecoder().decode(head);
+  return refusalError(response.status, text, client, () => {
+    if (head.length === 0) return "an empty body";
+    const info = { contentType: response.headers.get("content-type"), contentEncoding: response.headers.get("content-encoding"), format: "auto" as const, totalBytes: head.length };
+    const d = diagnose(head, info);
+    return d ? `${diagnosisText(d)} (the body began: ${previewBytes(head, REFUSAL_PREVIEW_CHARS)})` : text.slice(0, 200);
+  });
+}
+
+/** What a failed connection most likely means, by the platform's error code (Node, Deno and Bun give one). */
+const CONNECT_HINTS: Record<string, (host: string, hostname: string) => string> = {
+  ECONNREFUSED: (host) => `nothing listens on ${host}: is the server running, and on this port?`,
+  ENOTFOUND: (_, hostname) => `no such host ${hostname}: check the URL`,
+  EAI_AGAIN: (_, hostname) => `the name ${hostname} could not be resolved now (DNS): check the network`,
+  ECONNRESET: () => "the server closed the connection: check the server's logs (a TLS URL given as http://, or the reverse?)",
+  ETIMEDOUT: (host) => `${host} did not answer: check the URL, the port and any firewall`,
+  UND_ERR_CONNECT_TIMEOUT: (host) => `${host} did not answer: check the URL, the port and any firewall`,
+};
+CONNECT_HINTS.ConnectionRefused = CONNECT_HINTS.ECONNREFUSED!; // Bun's names
+CONNECT_HINTS.ConnectionReset = CONNECT_HINTS.ECONNRESET!;
+
+/** The messages platforms give a request that got no answer (Node, browsers, Deno, workerd). */
+const NETWORK_FAILURE = /fetch failed|failed to fetch|networkerror|load failed|error sending request|connect|network connection/i;
+
+/** The platform's error code of a failed fetch (`error.cause.code`, or `error.code`), or null. */
+function codeOf(error: unknown): string | null {
+  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return code;
+    // Deno: "error trying to connect: tcp connect error: Connection refused (os error 111)"
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === "string" && /Connection refused|ECONNREFUSED/i.test(message)) return "ECONNREFUSED";
+  }
+  return null;
+}
+
+/**
+ * A request that got no answer → `ConnectionError` naming the host asked and the likely cause (the
+ * platform's `TypeError: fetch failed` as its cause). Anything else (an abort, a TypeError of a bad
+ * argument) is returned as it is.
+ */
+export function connectionError(error: unknown, url: string): unknown {
+  if (!(error instanceof Error) || error.name === "AbortError" || error.name === "TimeoutError") return error;
+  const code = codeOf(error);
+  if (!code && !(error instanceof TypeError && NETWORK_FAILURE.test(error.message))) return error;
+  let host: string, hostname: string;
+  try {
+    ({ host, hostname } = new URL(url, (globalThis as { location?: { href?: string } }).location?.href));
+  } catch {
+    return error; // fetch refused the URL itself: its own message says why
+  }
+  const hint = code && CONNECT_HINTS[code] ? CONNECT_HINTS[code](host, hostname) : `the request failed before any answer (${error.message}): is the server running, the URL right, and (in a browser) does the server allow this origin (CORS)?`;
+  return new ConnectionError({ host, code, message: `could not connect to ${host}: ${hint}`, cause: error });
 }

@@ -3,9 +3,9 @@
 // answers events n+1… (SSE with `id: <n>`, or NDJSON lines) and `[DONE]`; any answer can be cut at
 // a byte offset, by a network error or by a clean end. Every cut must read back as the uninterrupted
 // stream: the same events, once each, and the same message.
-import { fromFetch, fromResponse, StreamLimitError, UpstreamError, type FromFetchOptions } from "../../dist/index.js";
+import { ConnectionError, fromFetch, fromResponse, MmspError, StreamLimitError, UpstreamError, type FromFetchOptions } from "../../dist/index.js";
 import { assert, assertEqual, assertError, rejects, settle, utf8, type Case } from "../harness.ts";
-import { MINIMAX_TOOL, SEED_EXAMPLE, type Json } from "../fixtures.ts";
+import { delta, MINIMAX_TOOL, SEED_EXAMPLE, text, type Json } from "../fixtures.ts";
 
 type Format = "sse" | "ndjson";
 /** How a connection is cut: a network error, or a body that just ends. */
@@ -138,7 +138,161 @@ async function everyCut(events: Json[], format: Format, kind: CutKind): Promise<
   }
 }
 
+/**
+ * A kept stream that stays open (the relay while the model writes): `push` sends an event, `end` the
+ * cancel error and [DONE]; a DELETE on its Content-Location answers `deleteStatus` and, when 204,
+ * ends it with StreamCancelled, as the relay does for every viewer (SPEC §8).
+ */
+function liveRelay(opts: { location?: string | null; deleteStatus?: number; endOnDelete?: boolean } = {}) {
+  const seen: Seen[] = [];
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let firstSignal: AbortSignal | undefined;
+  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  const push = (event: Json, i: number) => controller.enqueue(utf8(`id: ${i}\ndata: ${JSON.stringify(event)}\n\n`));
+  const end = () => {
+    controller.enqueue(utf8(`data: {"error":{"type":"StreamCancelled","message":"stopped"}}\n\ndata: [DONE]\n\n`));
+    controller.close();
+  };
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = String(input instanceof Request ? input.url : input);
+    seen.push({ url, method: init?.method ?? "GET", headers: new Headers(init?.headers) });
+    if (seen.length === 1) {
+      firstSignal = init?.signal ?? undefined;
+      const h = new Headers({ "content-type": "text/event-stream" });
+      const location = opts.location !== undefined ? opts.location : LOCATION;
+      if (location !== null) h.set("content-location", location);
+      return new Response(stream, { headers: h });
+    }
+    if (init?.method === "DELETE") {
+      const status = opts.deleteStatus ?? 204;
+      if (status === 204 && opts.endOnDelete !== false) setTimeout(end, 0);
+      return status === 204 ? new Response(null, { status }) : new Response(JSON.stringify({ error: { type: "PermissionDenied", message: "not yours" } }), { status });
+    }
+    return new Response("no", { status: 500 });
+  };
+  return { fetch, seen, push, signal: () => firstSignal };
+}
+
+const POST = { method: "POST", body: "{}", headers: { "content-type": "application/json", authorization: "Bearer k" } };
+
 export const cases: Case[] = [
+  ["stop(): DELETE on the stream's Content-Location with the request's credentials; the read ends with the server's StreamCancelled; snapshot keeps what arrived", async () => {
+    const relay = liveRelay();
+    const r = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch: relay.fetch });
+    relay.push(delta(text("Hel")), 0);
+    const reader = r.readable.getReader();
+    assertEqual((await reader.read()).value?.content_items[0]?.type, "text.delta");
+    await r.stop();
+    const del = relay.seen.find((x) => x.method === "DELETE");
+    assert(del !== undefined, "a DELETE was sent");
+    assertEqual(del!.url, `${URL_BASE}${LOCATION}`);
+    assertEqual(del!.headers.get("authorization"), "Bearer k");
+    assertEqual(del!.headers.get("content-type"), null, "no body header on the DELETE");
+    const e = await reader.read().then(() => undefined, (x) => x);
+    assertError(e, UpstreamError, { errorType: "StreamCancelled" });
+    assertEqual(await r.message.then(() => undefined, (x) => x), e, "message rejects with the same error");
+    assertEqual(r.snapshot().content_items.length, 1, "the fragment that arrived stays in the snapshot");
+    assertEqual(e.message, "stopped", "the server's own end of the stream was read, as every viewer reads it");
+  }],
+  ["stop() ends the read here when the server does not end it in time, with a StreamCancelled error", async () => {
+    const relay = liveRelay({ endOnDelete: false });
+    const r = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch: relay.fetch });
+    relay.push(delta(text("Hel")), 0);
+    await r.stop();
+    const got = await settle(r.readable, r.message);
+    assertError(got.error, UpstreamError, { errorType: "StreamCancelled" });
+  }],
+  ["stop() refused by the server (403): the read here ends, stop() rejects with the refusal", async () => {
+    const relay = liveRelay({ deleteStatus: 403 });
+    const r = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch: relay.fetch });
+    const e = await r.stop().then(() => undefined, (x) => x);
+    assertError(e, UpstreamError, { status: 403, errorType: "PermissionDenied" });
+    assertError(await r.message.then(() => undefined, (x) => x), UpstreamError, { errorType: "StreamCancelled" });
+  }],
+  ["stop() without a kept stream (no Content-Location) aborts the request: a server stops when its caller goes away", async () => {
+    const relay = liveRelay({ location: null });
+    const r = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch: relay.fetch });
+    await r.stop();
+    assertEqual(relay.seen.length, 1, "no DELETE: there is nowhere to send it");
+    assertEqual(relay.signal()?.aborted, true, "the request was aborted");
+    assertError(await r.message.then(() => undefined, (x) => x), UpstreamError, { errorType: "StreamCancelled" });
+  }],
+  ["leaving (the signal) is not stopping: no DELETE is sent, the kept stream goes on", async () => {
+    const relay = liveRelay();
+    const abort = new AbortController();
+    const r = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch: relay.fetch, signal: abort.signal });
+    relay.push(delta(text("Hel")), 0);
+    abort.abort(new Error("page closed"));
+    const got = await settle(r.readable, r.message);
+    assertEqual(got.error?.message, "page closed");
+    assertEqual(relay.seen.some((x) => x.method === "DELETE"), false);
+  }],
+  ["a Content-Location on another origin is never asked: the cut is a clear error, the credentials stay home", async () => {
+    for (const location of ["https://evil.test/v1/streams/x", "//evil.test/steal"]) {
+      const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }], location });
+      const got = await readThrough(SEED_EXAMPLE, "sse", relay);
+      assertEqual(relay.seen.length, 1, `${location}: nothing sent to the other origin`);
+      assertError(got.error, MmspError);
+      assert(/another origin[\s\S]*credentials never go elsewhere/.test(got.error.message), got.error.message);
+      assert(got.error.message.includes("evil.test"), got.error.message);
+      // stop() does not send the DELETE there either
+    }
+    const relay = liveRelay({ location: "https://evil.test/v1/streams/x" });
+    const r = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch: relay.fetch });
+    await r.stop();
+    assertEqual(relay.seen.length, 1, "stop(): no DELETE to another origin");
+  }],
+  ["after a cross-origin redirect the answer's relative Content-Location is that other origin: not resumed there", async () => {
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }] });
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const res = await relay.fetch(input, init);
+      Object.defineProperty(res, "url", { value: "https://cdn.other.test/v1/stream" }); // fetch followed a redirect there
+      return res;
+    };
+    const { readable, message } = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch, reconnect: { delayMs: 0 } });
+    const got = await settle(readable, message);
+    assertEqual(relay.seen.length, 1, "no request to the other origin");
+    assert(/another origin/.test(got.error?.message ?? ""), String(got.error));
+  }],
+  ["a resume is not redirected: it asks with redirect: manual, and a redirect answer is refused, not followed", async () => {
+    const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }] });
+    const inits: (RequestInit | undefined)[] = [];
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      inits.push(init);
+      if (inits.length > 1) return new Response(null, { status: 302, headers: { location: "https://evil.test/" } });
+      return relay.fetch(input, init);
+    };
+    const { readable, message } = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch, reconnect: { delayMs: 0 } });
+    const got = await settle(readable, message);
+    assertEqual(inits[1]?.redirect, "manual");
+    assertError(got.error, UpstreamError, { status: 302 });
+    assertEqual(inits.length, 2, "not retried");
+  }],
+  ["a connection that fails before any answer is a ConnectionError naming the host and the likely cause", async () => {
+    const refused = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+    const fetch = async () => {
+      throw refused;
+    };
+    const got = await settle(...(Object.values(fromFetch("http://user:pw@127.0.0.1:25752/v1/stream", POST, { fetch })).slice(0, 2) as [ReadableStream, Promise<unknown>]));
+    assertError(got.error, ConnectionError, { host: "127.0.0.1:25752", code: "ECONNREFUSED" });
+    assert(/nothing listens on 127\.0\.0\.1:25752/.test(got.error.message), got.error.message);
+    assert(!got.error.message.includes("pw"), "no credentials in the message");
+    assertEqual(got.error.cause, refused, "the platform's error is its cause");
+    // no code (a browser's "Failed to fetch"): still named, with the likely causes
+    const browser = async () => {
+      throw new TypeError("Failed to fetch");
+    };
+    const r = fromFetch("https://api.test/v1/stream", POST, { fetch: browser });
+    const e = await r.message.then(() => undefined, (x) => x);
+    assertError(e, ConnectionError, { host: "api.test", code: null });
+    assert(/CORS/.test(e.message), e.message);
+    // an abort is not a connection failure
+    const aborted = async () => {
+      throw new DOMException("aborted", "AbortError");
+    };
+    const a = await fromFetch("https://api.test/", {}, { fetch: aborted }).message.then(() => undefined, (x) => x);
+    assertEqual(a instanceof ConnectionError, false);
+  }],
   ["SSE cut by a network error at every event boundary and inside events → reconnects; the same events and message", () => everyCut(SEED_EXAMPLE, "sse", "error")],
   ["SSE cut by a clean end at every event boundary and inside events → reconnects; the same events and message", () => everyCut(SEED_EXAMPLE, "sse", "end")],
   ["NDJSON cut by a network error at every line boundary and inside lines → resumed by line count", () => everyCut(SEED_EXAMPLE, "ndjson", "error")],

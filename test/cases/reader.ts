@@ -221,11 +221,23 @@ export const cases: Case[] = [
     await message.catch((e) => (rejected = e));
     assertEqual(rejected, r.error, "message rejects with the same error");
   }],
-  ["fromResponse: a refusal whose body is not the error shape is an HTTPError", async () => {
+  ["fromResponse: a refusal whose body is not the error shape is an HTTPError that says what the body was (SPEC §6)", async () => {
     const { message } = fromResponse(new Response("<html>bad gateway</html>" + "x".repeat(300), { status: 502 }));
     const e = await message.then(() => undefined, (x) => x);
     assertError(e, UpstreamError, { status: 502, errorType: "HTTPError" });
-    assertEqual(e.message, "HTTP 502: " + ("<html>bad gateway</html>" + "x".repeat(300)).slice(0, 200));
+    assert(e.message.startsWith("HTTP 502: an HTML page"), e.message);
+    assertEqual(e.error, { type: "HTTPError", message: e.message }, "the error object says the same");
+  }],
+  ["fromResponse: an HTML 404 page gets the 200 page's diagnosis inside its UpstreamError, status kept, markup only as a short preview", async () => {
+    const page = `<!DOCTYPE html>\n<html><head><title>404 Not Found</title><script>${"x".repeat(2000)}</script></head><body>nginx</body></html>`;
+    const { message } = fromResponse(new Response(page, { status: 404, headers: { "content-type": "text/html" } }));
+    const e = await message.then(() => undefined, (x) => x);
+    assertError(e, UpstreamError, { status: 404, errorType: "HTTPError" });
+    assert(/^HTTP 404: an HTML page titled "404 Not Found"[\s\S]*check the URL/.test(e.message), e.message);
+    assert(e.message.length < 600 && !e.message.includes("</html>"), `no raw markup beyond a short preview: ${e.message.length} chars`);
+    // a plain-text refusal the diagnosis cannot name keeps its text (SPEC §1)
+    const plain = await fromResponse(new Response("", { status: 503 })).message.then(() => undefined, (x) => x);
+    assertEqual(plain.message, "HTTP 503: an empty body");
   }],
   ["fromResponse: a 200 with no body is no stream (NOT-A-STREAM, not the truncation STOP-LAST)", async () => {
     const { message } = fromResponse(new Response(null, { status: 200, headers: { "content-type": "text/event-stream" } }));
