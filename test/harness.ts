@@ -17,6 +17,12 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
+  // Errors keep their message and name off the enumerable keys: compare them, and the class, too
+  // (else any two plain Errors are "equal"). A case that means "the very same error" compares by identity.
+  if (a instanceof Error || b instanceof Error) {
+    if (!(a instanceof Error && b instanceof Error) || a.constructor !== b.constructor) return false;
+    if (a.name !== b.name || a.message !== b.message || !deepEqual(a.cause, b.cause)) return false;
+  }
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
@@ -33,6 +39,11 @@ export function show(v: unknown): string {
   } catch {
     return String(v);
   }
+}
+
+/** The very same object (an error that must be the readable's own, not an equal one). */
+export function assertSame(actual: unknown, expected: unknown, msg = "the same object"): void {
+  if (actual !== expected) throw new AssertionError(`${msg}: expected the same object as ${show(expected)} (${String(expected)}), got ${show(actual)} (${String(actual)})`);
 }
 
 export function assert(cond: unknown, msg = "assertion failed"): asserts cond {

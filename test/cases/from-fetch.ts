@@ -4,7 +4,7 @@
 // a byte offset, by a network error or by a clean end. Every cut must read back as the uninterrupted
 // stream: the same events, once each, and the same message.
 import { ConnectionError, fromFetch, fromResponse, MmspError, StreamLimitError, UpstreamError, type FromFetchOptions } from "../../dist/index.js";
-import { assert, assertEqual, assertError, rejects, settle, utf8, type Case } from "../harness.ts";
+import { assert, assertEqual, assertError, assertSame, rejects, settle, utf8, type Case } from "../harness.ts";
 import { delta, MINIMAX_TOOL, SEED_EXAMPLE, text, type Json } from "../fixtures.ts";
 
 type Format = "sse" | "ndjson";
@@ -190,7 +190,7 @@ export const cases: Case[] = [
     assertEqual(del!.headers.get("content-type"), null, "no body header on the DELETE");
     const e = await reader.read().then(() => undefined, (x) => x);
     assertError(e, UpstreamError, { errorType: "StreamCancelled" });
-    assertEqual(await r.message.then(() => undefined, (x) => x), e, "message rejects with the same error");
+    assertSame(await r.message.then(() => undefined, (x) => x), e, "message rejects with the same error");
     assertEqual(r.snapshot().content_items.length, 1, "the fragment that arrived stays in the snapshot");
     assertEqual(e.message, "stopped", "the server's own end of the stream was read, as every viewer reads it");
   }],
@@ -423,7 +423,7 @@ export const cases: Case[] = [
     let relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }], location: null });
     let got = await readThrough(SEED_EXAMPLE, "sse", relay);
     assertError(got.error, TypeError, { message: "network error" });
-    assertEqual(got.messageError, got.error);
+    assertSame(got.messageError, got.error, "message rejects with the readable's error");
     assertEqual(relay.seen.length, 1);
     relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: boundary, kind: "end" }], location: null });
     got = await readThrough(SEED_EXAMPLE, "sse", relay);
@@ -461,7 +461,7 @@ export const cases: Case[] = [
     const { readable, message } = fromFetch("https://x.test/", {}, { fetch });
     const got = await settle(readable, message);
     assertError(got.error, UpstreamError, { status: 401, errorType: "AuthenticationError" });
-    assertEqual(got.messageError, got.error);
+    assertSame(got.messageError, got.error, "message rejects with the readable's error");
   }],
   ["the signal stops a reconnect that is waiting: the readable errors with its reason, nothing more is fetched", async () => {
     const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }] });

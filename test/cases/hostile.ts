@@ -3,7 +3,7 @@ import fc from "fast-check";
 import {
   MmspError, NdjsonDecoderStream, StreamLimitError, StreamProtocolError, UniEventStream, DEFAULT_LIMITS,
 } from "../../dist/index.js";
-import { assert, assertEqual, assertError, byteStream, collectSettled, splitAt, trackedSource, utf8, type Case } from "../harness.ts";
+import { assert, assertEqual, assertError, assertSame, byteStream, collectSettled, splitAt, trackedSource, utf8, type Case } from "../harness.ts";
 import { SEED_EXAMPLE, delta, ndjson, sse, stop, text, textDone, thinking, tool, toolDone, type Json } from "../fixtures.ts";
 import { read, readError } from "./read-helpers.ts";
 
@@ -179,7 +179,7 @@ export const cases: Case[] = [
           assertEqual(r.message?.content_items?.length, 2, `${format} cut at ${cut}`);
         } else {
           assert(r.error instanceof MmspError, `${format} cut at ${cut}: ${String(r.error)}`);
-          assertEqual(r.messageError, r.error);
+          assertSame(r.messageError, r.error, "message rejects with the readable's error");
         }
       }
     }

@@ -3,7 +3,7 @@ import {
   EmptyResponseError, MessageAssemblerStream, NdjsonDecoderStream, SseDecoderStream, StreamProtocolError,
   ToolCallArgumentParseError, UniEventDecoderStream, UniEventStream, UpstreamError, fromResponse, MmspError,
 } from "../../dist/index.js";
-import { assert, assertEqual, assertError, byteStream, collect, collectSettled, trackedSource, utf8, type Case } from "../harness.ts";
+import { assert, assertEqual, assertError, assertSame, byteStream, collect, collectSettled, trackedSource, utf8, type Case } from "../harness.ts";
 import {
   AUDIO, AUDIO_BYTES, EMBEDDINGS, ERROR_EVENT, MINIMAX_TOOL, SEED_EXAMPLE, TWO_IMAGES, delta, ndjson, sse, stop, text, textDone,
   withError, type Json,
@@ -219,7 +219,7 @@ export const cases: Case[] = [
     assertError(r.error, UpstreamError, { status: 401, errorType: "AuthenticationError", message: "Invalid API key", error: { type: "AuthenticationError", message: "Invalid API key" } });
     let rejected: unknown;
     await message.catch((e) => (rejected = e));
-    assertEqual(rejected, r.error, "message rejects with the same error");
+    assertSame(rejected, r.error, "message rejects with the same error");
   }],
   ["fromResponse: a refusal whose body is not the error shape is an HTTPError that says what the body was (SPEC §6)", async () => {
     const { message } = fromResponse(new Response("<html>bad gateway</html>" + "x".repeat(300), { status: 502 }));
