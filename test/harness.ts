@@ -151,13 +151,29 @@ export interface CaseResult {
 
 export async function runCases(cases: Case[]): Promise<{ passed: number; failed: number; results: CaseResult[] }> {
   const results: CaseResult[] = [];
-  for (const [name, fn] of cases) {
-    try {
-      await fn();
-      results.push({ name, ok: true });
-    } catch (e) {
-      results.push({ name, ok: false, error: String((e as Error)?.stack ?? e) });
+  // The runs without a test runner (a browser page, the Workers self-test) fail a case whose promises
+  // rejected unhandled, as vitest and Deno do: each case gets a task turn for them to be reported.
+  const target = globalThis as unknown as { addEventListener?: (type: string, fn: (e: { reason?: unknown; preventDefault?: () => void }) => void) => void; removeEventListener?: (type: string, fn: (e: { reason?: unknown; preventDefault?: () => void }) => void) => void };
+  let unhandled: unknown[] = [];
+  const onUnhandled = (e: { reason?: unknown; preventDefault?: () => void }): void => {
+    unhandled.push(e.reason);
+    e.preventDefault?.(); // reported as the case's failure, not (also) as the page's or the isolate's
+  };
+  target.addEventListener?.("unhandledrejection", onUnhandled);
+  try {
+    for (const [name, fn] of cases) {
+      unhandled = [];
+      try {
+        await fn();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (unhandled.length > 0) throw new AssertionError(`unhandled rejection(s) during the case: ${unhandled.map((r) => String((r as Error)?.stack ?? r)).join("; ")}`);
+        results.push({ name, ok: true });
+      } catch (e) {
+        results.push({ name, ok: false, error: String((e as Error)?.stack ?? e) });
+      }
     }
+  } finally {
+    target.removeEventListener?.("unhandledrejection", onUnhandled);
   }
   const passed = results.filter((r) => r.ok).length;
   return { passed, failed: results.length - passed, results };
