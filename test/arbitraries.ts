@@ -17,12 +17,14 @@ export const group: fc.Arbitrary<Json[]> = fc.oneof(
       const events = parts.map((p, i) => delta(d(p, i === parts.length - 1 ? fid : undefined)));
       return [...events, delta(done(parts.join(""), fid))];
     }),
-  fc.tuple(fc.dictionary(fc.string({ unit, maxLength: 4 }), fc.oneof(piece, fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 3 }), fc.integer({ min: 1, max: 4 }))
-    .map(([args, n]) => {
+  // later fragments carry the header empty, or repeat it (SPEC §3: MMSP's server forwards a repeat)
+  fc.tuple(fc.dictionary(fc.string({ unit, maxLength: 4 }), fc.oneof(piece, fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 3 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom("empty", "both", "id"))
+    .map(([args, n, later]) => {
       const raw = JSON.stringify(args);
       const size = Math.ceil(raw.length / n);
       const parts = Array.from({ length: n }, (_, i) => raw.slice(i * size, (i + 1) * size));
-      return [...parts.map((p, i) => delta(i === 0 ? tool("fn", "call_1", p) : tool("", "", p))), delta(toolDone("fn", "call_1", JSON.parse(raw)))];
+      const header = (i: number): [string, string] => (i === 0 || later === "both" ? ["fn", "call_1"] : later === "id" ? ["", "call_1"] : ["", ""]);
+      return [...parts.map((p, i) => delta(tool(...header(i), p))), delta(toolDone("fn", "call_1", JSON.parse(raw)))];
     }),
   fc.array(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 7 }), { minLength: 1, maxLength: 3 })
     .map((chunks) => [...chunks.map((c) => delta(inline(b64(c), "audio/wav"))), delta(inlineDone(b64(chunks.flat()), "audio/wav"))]),

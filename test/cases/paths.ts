@@ -7,8 +7,8 @@ import {
   MessageAssemblerStream, NdjsonDecoderStream, SseDecoderStream, UniEventBatchStream, UniEventDecoderStream, UniEventStream,
 } from "../../dist/index.js";
 import { assertEqual, byteStream, pump, settle, splitAt, utf8, type Case } from "../harness.ts";
-import { cuts, lineEnd, ndjsonText, sseText, streamEvents, unit } from "../arbitraries.ts";
-import { withId, type Json } from "../fixtures.ts";
+import { b64, cuts, lineEnd, ndjsonText, sseText, streamEvents, unit } from "../arbitraries.ts";
+import { delta, inline, inlineDone, stop, text as textAt, textDone as textDoneAt, withId, type Json } from "../fixtures.ts";
 
 type Format = "sse" | "ndjson";
 type Mode = "validate" | "assemble";
@@ -28,15 +28,23 @@ async function outcome(readable: ReadableStream<unknown>, message: Promise<unkno
   return { events: r.events, message: r.message, error: errorFields(r.error), sameError: r.error === r.messageError };
 }
 
-export function fused(chunks: Uint8Array[], format: Format, mode: Mode): Promise<Outcome> {
-  const s = new UniEventStream({ format, mode });
+/** Limits both paths are given (each stage the ones it applies). */
+interface Limits {
+  maxEventBytes?: number;
+  maxDepth?: number;
+  maxItems?: number;
+}
+
+export function fused(chunks: Uint8Array[], format: Format, mode: Mode, limits: Limits = {}): Promise<Outcome> {
+  const s = new UniEventStream({ format, mode, ...limits });
   return outcome(byteStream(chunks).pipeThrough(s), s.message);
 }
 
-export function staged(chunks: Uint8Array[], format: Format, mode: Mode): Promise<Outcome> {
-  const framer = format === "sse" ? new SseDecoderStream({ mmsp: true }) : new NdjsonDecoderStream({ mmsp: true });
-  const decoder = new UniEventDecoderStream({ mode });
-  const grammar = new MessageAssemblerStream({ mode });
+export function staged(chunks: Uint8Array[], format: Format, mode: Mode, limits: Limits = {}): Promise<Outcome> {
+  const { maxEventBytes, maxDepth, maxItems } = limits;
+  const framer = format === "sse" ? new SseDecoderStream({ mmsp: true, maxEventBytes }) : new NdjsonDecoderStream({ mmsp: true, maxEventBytes, maxDepth });
+  const decoder = new UniEventDecoderStream({ mode, maxDepth });
+  const grammar = new MessageAssemblerStream({ mode, maxDepth, maxItems });
   // pumped by hand (see `pump`: workerd reports a failing pipe's inner promises as unhandled)
   pump(byteStream(chunks), framer.writable);
   pump(framer.readable as ReadableStream<unknown>, decoder.writable);
@@ -68,46 +76,95 @@ const inputEvent: fc.Arbitrary<Json> = fc.oneof(
     finish_reason: f, created_at: t,
   })) },
 );
-const inputEvents = fc.array(inputEvent, { minLength: 1, maxLength: 6 });
+/** Fragments that build items cleanly (tool calls whose arguments are an object), then a whole stop: an input that ends well. */
+const cleanFragment: fc.Arbitrary<Json[]> = fc.oneof(
+  fc.tuple(fc.constantFrom("text", "thinking"), fc.array(text, { minLength: 1, maxLength: 3 }), id).map(([k, parts, i]) => parts.map((t) => withFid({ type: `${k}.delta`, [k]: t }, i, undefined))),
+  fc.tuple(fc.constantFrom(['{"a":', "1}"], ["{}"], ['{"q":"', "é", '"}']), fc.boolean()).map(([parts, repeat]) =>
+    parts.map((a, n) => ({ type: "tool_call.delta", name: n === 0 || repeat ? "fn" : "", tool_call_id: n === 0 || repeat ? "c1" : "", arguments: a }))),
+  fc.constantFrom("AAE=", "/w==").map((d) => [{ type: "inline_data.delta", data: d, mime_type: "image/png" }]),
+);
+const cleanInput: fc.Arbitrary<Json[]> = fc.tuple(fc.array(cleanFragment, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 3 })).map(([items, per]) => {
+  const all = [...items.flat(), { type: "text.delta", text: "!" }]; // never thinking only
+  const events: Json[] = [];
+  for (let i = 0; i < all.length; i += per)
+    events.push({ role: "assistant", event_type: "delta", content_items: all.slice(i, i + per), usage_metadata: null, finish_reason: null, created_at: 5 });
+  events.push({ role: "assistant", event_type: "stop", content_items: [], usage_metadata: { prompt_tokens: 3, response_tokens: 2 }, finish_reason: "stop", created_at: 150 });
+  return events;
+});
+/** Assemble mode's input: random pieces (mostly failing somewhere) or a clean input that ends well, in a fair share each. */
+const inputEvents = fc.oneof(fc.array(inputEvent, { minLength: 1, maxLength: 6 }), cleanInput);
 
 // ---- mutations: what a broken producer, proxy or connection does to the bytes --------------------
 
-const junk = fc.constantFrom(
+const junkText = fc.constantFrom(
   "}", "{", "\n", "\n\n", "\r", "data: x\n\n", "data: [DONE]\n\n", "data: [DO", ": c\n", "id: 7\n", "event: e\n",
   '{"error":{"type":"RateLimitError","message":"slow"}}\n', 'data: {"error":{"type":"X"}}\n\n', "\u00ff", "é", "[1]\n", "data:\n\n",
 );
+/** An error event as a producer writes it mid-stream (SSE or NDJSON framing added where it is put). */
+const errorEvent = fc.constantFrom('{"error":{"type":"RateLimitError","message":"slow"}}', '{"error":{"type":"StreamCancelled","message":"stopped"}}', '{"error":"plain"}');
+// Offsets are a fraction of the body (`at` / 2^16): mostly past its first events, so that most runs
+// compare events that were delivered before the failure, not two empty lists.
+const at = fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0x8000, max: 0xffff }));
 const mutation = fc.oneof(
-  fc.record({ op: fc.constant("cut" as const), at: fc.nat() }),
-  fc.record({ op: fc.constant("delete" as const), at: fc.nat(), n: fc.integer({ min: 1, max: 8 }) }),
-  fc.record({ op: fc.constant("insert" as const), at: fc.nat(), text: junk }),
-  fc.record({ op: fc.constant("bytes" as const), at: fc.nat(), byte: fc.constantFrom(0xff, 0xc3, 0x80, 0x1f, 0x8b) }),
+  fc.record({ op: fc.constant("cut" as const), at }),
+  fc.record({ op: fc.constant("delete" as const), at, n: fc.integer({ min: 1, max: 8 }) }),
+  fc.record({ op: fc.constant("insert" as const), at, text: junkText }),
+  fc.record({ op: fc.constant("bytes" as const), at, byte: fc.constantFrom(0xff, 0xc3, 0x80, 0x1f, 0x8b) }),
+  // whole records where records go: after the end ([DONE] or the last line), and an error event at an event boundary
+  fc.record({ op: fc.constant("append" as const), text: junkText }),
+  fc.record({ op: fc.constant("error" as const), at, text: errorEvent }),
 );
-type Mutation = { op: "cut"; at: number } | { op: "delete"; at: number; n: number } | { op: "insert"; at: number; text: string } | { op: "bytes"; at: number; byte: number };
+type Mutation =
+  | { op: "cut"; at: number }
+  | { op: "delete"; at: number; n: number }
+  | { op: "insert" | "error"; at: number; text: string }
+  | { op: "bytes"; at: number; byte: number }
+  | { op: "append"; text: string };
 
-function mutate(bytes: Uint8Array, ms: Mutation[]): Uint8Array {
+const splice = (b: Uint8Array, at: number, insert: Uint8Array, remove = 0): Uint8Array => {
+  const out = new Uint8Array(b.length - Math.min(remove, b.length - at) + insert.length);
+  out.set(b.subarray(0, at), 0);
+  out.set(insert, at);
+  out.set(b.subarray(at + remove), at + insert.length);
+  return out;
+};
+
+function mutate(bytes: Uint8Array, ms: Mutation[], format: Format): Uint8Array {
   let b = bytes;
   for (const m of ms) {
-    const at = b.length === 0 ? 0 : m.at % (b.length + 1);
+    if (m.op === "append") {
+      b = splice(b, b.length, utf8(m.text));
+      continue;
+    }
+    const at = Math.floor((m.at / 0x10000) * (b.length + 1));
     if (m.op === "cut") b = b.subarray(0, at);
-    else if (m.op === "delete") b = new Uint8Array([...b.subarray(0, at), ...b.subarray(at + m.n)]);
-    else if (m.op === "insert") b = new Uint8Array([...b.subarray(0, at), ...utf8(m.text), ...b.subarray(at)]);
-    else b = new Uint8Array([...b.subarray(0, at), m.byte, ...b.subarray(at)]);
+    else if (m.op === "delete") b = splice(b, at, new Uint8Array(0), m.n);
+    else if (m.op === "insert") b = splice(b, at, utf8(m.text));
+    else if (m.op === "bytes") b = splice(b, at, new Uint8Array([m.byte]));
+    else {
+      // the record boundary at or after `at` (a blank line in SSE, a line end in NDJSON)
+      const sep = utf8(format === "sse" ? "\n\n" : "\n");
+      let k = at;
+      while (k < b.length && !(b[k] === sep[0] && (sep.length === 1 || b[k + 1] === sep[1]))) k++;
+      const record = format === "sse" ? `data: ${m.text}\n\n` : `${m.text}\n`;
+      b = splice(b, Math.min(b.length, k + sep.length), utf8(record));
+    }
   }
   return b;
 }
 
-const body = (events: Json[], format: Format, eol: string): Uint8Array =>
-  utf8(format === "sse" ? sseText(events, eol, eol !== "\r") : ndjsonText(events, eol === "\r" ? "\n" : eol));
+const body = (events: Json[], format: Format, eol: string, bom = false): Uint8Array =>
+  utf8((bom ? "\uFEFF" : "") + (format === "sse" ? sseText(events, eol, eol !== "\r") : ndjsonText(events, eol === "\r" ? "\n" : eol)));
 
 /** Assemble mode stamps `created_at` with the time where the input has none: the same stamp for both paths. */
 function sameStamps(o: Outcome, t0: number): void {
   for (const e of [...(o.events as Json[]), o.message as Json | undefined]) if (e && (e.created_at as number) >= t0) e.created_at = "now";
 }
 
-async function samePaths(bytes: Uint8Array, format: Format, mode: Mode, cutsA: number[], cutsB: number[]): Promise<void> {
+async function samePaths(bytes: Uint8Array, format: Format, mode: Mode, cutsA: number[], cutsB: number[], limits: Limits = {}): Promise<void> {
   const t0 = Date.now();
-  const a = await fused(splitAt(bytes, cutsA), format, mode);
-  const b = await staged(splitAt(bytes, cutsB), format, mode);
+  const a = await fused(splitAt(bytes, cutsA), format, mode, limits);
+  const b = await staged(splitAt(bytes, cutsB), format, mode, limits);
   sameStamps(a, t0);
   sameStamps(b, t0);
   const label = `${format}/${mode} ${JSON.stringify(new TextDecoder().decode(bytes).slice(0, 400))}`;
@@ -120,6 +177,20 @@ async function samePaths(bytes: Uint8Array, format: Format, mode: Mode, cutsA: n
 
 const formats = fc.constantFrom<Format>("sse", "ndjson");
 const mutations = fc.array(mutation, { maxLength: 2 });
+/** No limit in most runs; small ones (an event, the nesting, the items) in a fair share. */
+const limits: fc.Arbitrary<Limits> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({}) },
+  { weight: 1, arbitrary: fc.record({ maxEventBytes: fc.integer({ min: 60, max: 400 }), maxDepth: fc.integer({ min: 2, max: 5 }), maxItems: fc.integer({ min: 1, max: 3 }) }, { requiredKeys: [] }) },
+);
+/** A group whose inline item is past the base64 capture's threshold (1 MiB), and the stop: long lines in a share of runs. */
+const BIG = 1 << 20;
+const bigInline = fc.tuple(fc.integer({ min: 1, max: 255 }), fc.boolean()).map(([byte, wrongDone]): Json[] => {
+  const part = b64(new Array(3 * 1024).fill(byte));
+  const data = part.repeat(Math.ceil((BIG + 4096) / part.length));
+  const done = wrongDone ? data.slice(0, -4) + "AAAA" : data;
+  return [delta(inline(data, "image/png")), delta(inlineDone(done, "image/png")), delta(textAt("x")), delta(textDoneAt("x")), stop()];
+});
+const events = fc.oneof({ weight: 14, arbitrary: streamEvents }, { weight: 1, arbitrary: bigInline });
 
 /** The batched reader: its arrays (one per chunk at most, never empty) flattened. */
 async function batched(chunks: Uint8Array[], format: Format, mode: Mode): Promise<Outcome> {
@@ -137,7 +208,7 @@ export const cases: Case[] = [
   ["the batched reader (UniEventBatchStream) gives the fused reader's events, message and error, in arrays", async () => {
     await fc.assert(
       fc.asyncProperty(streamEvents, formats, lineEnd, mutations, cuts(3000), async (events, format, eol, ms, at) => {
-        const bytes = mutate(body(events, format, eol), ms);
+        const bytes = mutate(body(events, format, eol), ms, format);
         const t0 = Date.now();
         const a = await fused(splitAt(bytes, at), format, "validate");
         const b = await batched(splitAt(bytes, at), format, "validate");
@@ -153,16 +224,16 @@ export const cases: Case[] = [
   }],
   ["validate mode: fused and chained stages agree on random valid and mutated streams, any chunking", async () => {
     await fc.assert(
-      fc.asyncProperty(streamEvents, formats, lineEnd, mutations, cuts(3000), cuts(3000), async (events, format, eol, ms, ca, cb) => {
-        await samePaths(mutate(body(events, format, eol), ms), format, "validate", ca, cb);
+      fc.asyncProperty(events, formats, lineEnd, fc.boolean(), mutations, limits, cuts(3000), cuts(3000), async (events, format, eol, bom, ms, lim, ca, cb) => {
+        await samePaths(mutate(body(events, format, eol, bom), ms, format), format, "validate", ca, cb, lim);
       }),
       { numRuns: 150 },
     );
   }],
   ["assemble mode: fused and chained stages agree on random fragment streams, mutated or not, any chunking", async () => {
     await fc.assert(
-      fc.asyncProperty(inputEvents, formats, lineEnd, mutations, cuts(2000), cuts(2000), async (events, format, eol, ms, ca, cb) => {
-        await samePaths(mutate(body(events, format, eol), ms), format, "assemble", ca, cb);
+      fc.asyncProperty(inputEvents, formats, lineEnd, fc.boolean(), fc.oneof(fc.constant([] as Mutation[]), mutations), limits, cuts(2000), cuts(2000), async (events, format, eol, bom, ms, lim, ca, cb) => {
+        await samePaths(mutate(body(events, format, eol, bom), ms, format), format, "assemble", ca, cb, lim);
       }),
       { numRuns: 150 },
     );
