@@ -246,8 +246,8 @@ export function describeError(e, color, lib, extra = {}) {
   const cls = errorClass(e, lib);
   lines.push(`${s.red(s.bold("error:"))} ${head(e, cls)}`);
   field("message", clean(withoutLocation(e)));
-  // what the bytes were, when the stream produced no event (the reader's `hint`, or the CLI's own)
-  const hint = typeof e.hint === "string" ? e.hint : extra.hint;
+  // what to do about it: the CLI's own diagnosis, else what the error's kind calls for (worth a retry or not)
+  const hint = typeof e.hint === "string" ? e.hint : (extra.hint ?? hintFor(e, lib));
   field("hint", hint !== undefined ? clean(hint) : undefined);
   field("received", extra.received !== undefined ? clean(extra.received) : undefined);
   if (cls !== "UpstreamError") field("rule", e.rule !== undefined ? clean(e.rule) : undefined);
@@ -291,6 +291,34 @@ function typedFields(e, cls, field) {
 }
 
 /**
+ * What to do about an error, by its kind: whether a retry can help (the README's error table says the same).
+ * @param {Error & Record<string, any>} e
+ * @param {Record<string, any>} lib
+ * @returns {string | undefined}
+ */
+export function hintFor(e, lib) {
+  if (lib.ConnectionError && e instanceof lib.ConnectionError) return "no answer came: start the server or fix the URL, then retry";
+  if (lib.UpstreamError && e instanceof lib.UpstreamError) {
+    if (e.errorType === "StreamCancelled") return "the stream was stopped on purpose: nothing to retry";
+    if (e.status === 429 || (typeof e.status === "number" && e.status >= 500)) return "the server was busy or failed: worth a retry after a pause";
+    if (typeof e.status === "number" && e.status >= 400) return "the request was refused: fix what the message names (URL, key, model, body); a retry alone will not help";
+    return "the model's server failed mid-stream: worth a retry";
+  }
+  switch (e.rule) {
+    case "NOT-A-STREAM":
+      return "the body is no event stream at all: a retry will not help; fix the URL, the format or what stands in between (proxy, compression)";
+    case "STOP-LAST":
+      return "the stream was cut before its stop event: worth a retry (or a resume)";
+    case "LIMIT":
+      return "a limit of the reader was reached: raise the option the message names if the stream is legitimate";
+    case undefined:
+      return undefined;
+    default:
+      return "the producer broke the protocol: a retry rarely helps; report it with the event and byte above";
+  }
+}
+
+/**
  * An error as plain JSON for `inspect --json`: its class, message and every field that locates or
  * describes it (rule, eventIndex, byteOffset, preview, hint, client, status, …), its cause likewise.
  * @param {unknown} e
@@ -303,7 +331,8 @@ export function errorJson(e, lib, extra = {}) {
   const other = e.name && e.name !== "Error" ? e.name : e.constructor?.name || "Error";
   const out = { name: lib.MmspError && e instanceof lib.MmspError ? errorClass(e, lib) : other, message: e.message };
   for (const [k, v] of Object.entries(e)) if (k !== "name" && k !== "stack" && k !== "cause" && v !== undefined) out[k] = v;
-  if (out.hint === undefined && extra.hint !== undefined) out.hint = extra.hint;
+  if (out.hint === undefined) out.hint = extra.hint ?? hintFor(e, lib);
+  if (out.hint === undefined) delete out.hint;
   if (extra.received !== undefined) out.received = extra.received;
   if (e.cause !== undefined) out.cause = errorJson(e.cause, lib);
   return out;

@@ -203,3 +203,14 @@ test("a hint the reader puts on its error is shown as its own line, and in --jso
   assert.equal(json.hint, e.hint);
   assert.equal(json.byteOffset, 96);
 });
+
+test("every error gets a hint line saying whether a retry can help (NOT-A-STREAM: no; STOP-LAST: yes)", async () => {
+  const lib = await import("../../dist/index.js");
+  const notAStream = new lib.StreamProtocolError({ client: "upstream", detail: "an HTML page", rule: "NOT-A-STREAM", eventIndex: 0, byteOffset: 0 });
+  assert.match(describeError(notAStream, false, lib), /^ {2}hint: +the body is no event stream at all: a retry will not help/m);
+  assert.match(errorJson(notAStream, lib).hint, /a retry will not help/);
+  const cut = new lib.StreamProtocolError({ client: "upstream", detail: "ended", rule: "STOP-LAST", eventIndex: 3 });
+  assert.match(errorJson(cut, lib).hint, /worth a retry/);
+  const busy = new lib.UpstreamError({ client: "x", status: 503, errorType: "HTTPError", error: {}, message: "HTTP 503" });
+  assert.match(errorJson(busy, lib).hint, /worth a retry after a pause/);
+});
