@@ -123,8 +123,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
 
   /** `[DONE]`: the input is complete. */
   private done(): void {
+    this.grammar.end(this.lastEvent, this.emit); // (may fail: then the stream did not finish)
     this.finished = true;
-    this.grammar.end(this.lastEvent, this.emit);
   }
 
   push(chunk: Uint8Array, emit: (event: UniEvent) => void): void {

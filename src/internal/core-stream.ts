@@ -105,8 +105,12 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
           try {
             this.core.push(chunk, emit);
           } catch (error) {
-            this.fail(error, true);
-            throw error;
+            // a core that reached its end (`[DONE]`) in this chunk ends cleanly: what follows the
+            // end in the same chunk is never read (bad bytes after it fail no more than later chunks)
+            if (!this.core.finished) {
+              this.fail(error, true);
+              throw error;
+            }
           }
           if (this.core.finished) {
             this.close();

@@ -238,6 +238,17 @@ export const cases: Case[] = [
       { numRuns: 150 },
     );
   }],
+  ["whatever follows [DONE] is never read, in the same chunk or later: both paths end cleanly (bad bytes, a line past the limit, junk)", async () => {
+    const valid = sseText([delta(textAt("hi")), delta(textDoneAt("hi")), stop()], "\n", false);
+    for (const after of [new Uint8Array([0xff, 0x0a]), utf8(`data: ${"x".repeat(500)}\n\n`), utf8("data: {oops}\n\n")]) {
+      const bytes = new Uint8Array([...utf8(valid), ...after]);
+      for (const cut of [[], [utf8(valid).length], [utf8(valid).length - 3]]) {
+        const a = await fused(splitAt(bytes, cut), "sse", "validate", { maxEventBytes: 300 });
+        assertEqual(a.error, undefined, `fused, cut at ${cut}`);
+        await samePaths(bytes, "sse", "validate", cut, cut, { maxEventBytes: 300 });
+      }
+    }
+  }],
   ["the paths agree on the mistakes people make: empty, HTML, the other format, gzip bytes", async () => {
     const ndjsonBody = ndjsonText([{ role: "assistant", event_type: "stop", content_items: [], usage_metadata: null, finish_reason: null }], "\n");
     const bodies: [Uint8Array, Format][] = [

@@ -98,8 +98,10 @@ test("POST /message without a known Content-Type → 415", async () => {
 
 test("GET /selftest runs the shared cases inside the Worker", async () => {
   const res = await worker.fetch(new Request("http://worker.test/selftest"));
-  const summary = (await res.json()) as { passed: number; failed: number; runtime: string };
+  const summary = (await res.json()) as { passed: number; failed: number; runtime: string; results: { name: string; ok: boolean; error?: string }[] };
   expect(summary.runtime).toBe("Cloudflare-Workers");
+  // the failures by name and error, so that a red run says which case
+  expect(summary.results.filter((r) => !r.ok)).toEqual([]);
   expect(summary.failed).toBe(0);
   expect(summary.passed).toBeGreaterThan(0);
   expect(res.status).toBe(200);
