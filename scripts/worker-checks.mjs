@@ -61,7 +61,13 @@ export async function checkWorker(fetchFn) {
       const res = await fetchFn("/message", {
         method: "POST", headers: { "content-type": type }, body: chunked(bytes), duplex: "half",
       });
-      const got = await res.json();
+      const text = await res.text();
+      let got;
+      try {
+        got = JSON.parse(text);
+      } catch {
+        fail(`HTTP ${res.status}, not JSON: ${text.slice(0, 300)}`); // (workerd's own answers, e.g. a restart, are text)
+      }
       if (res.status !== 200) fail(`HTTP ${res.status}: ${JSON.stringify(got)}`);
       const want = await expectedMessage(bytes, format);
       if (!same(got, want)) fail(`got ${JSON.stringify(got)}\nwant ${JSON.stringify(want)}`);
