@@ -358,5 +358,5 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   };
   run().catch(fail);
 
-  return { readable: assembler.readable, message: assembler.message, snapshot: () => assembler.snapshot() };
+  return { readable: assembler.readable, message: assembler.message, snapshot: assembler.snapshot, subscribe: assembler.subscribe };
 }

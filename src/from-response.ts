@@ -27,8 +27,10 @@ export interface ResponseEvents {
   readable: ReadableStream<UniEvent>;
   /** The finished message; rejects with the readable's error (see `UniEventStream.message`). */
   message: Promise<UniMessage>;
-  /** The message so far; see `UniEventStream.snapshot`. */
-  snapshot(): MessageSnapshot;
+  /** The message so far (immutable, bound); see `UniEventStream.snapshot`. */
+  snapshot: () => MessageSnapshot;
+  /** Calls `listener` after each change of the snapshot (bound); see `UniEventStream.subscribe`. */
+  subscribe: (listener: () => void) => () => void;
 }
 
 /**
@@ -75,12 +77,12 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
       },
     });
     const empty = new LiveMessage();
-    return { readable, message, snapshot: () => empty.snapshot() };
+    return { readable, message, snapshot: empty.snapshot, subscribe: empty.subscribe };
   }
   // A Content-Type that names neither format (or none at all): the first line tells.
   const contentType = response.headers.get("content-type");
   const format = options.format ?? formatFromContentType(contentType) ?? "auto";
   const stream = new UniEventStream({ ...options, format, client }, { contentType, contentEncoding: response.headers.get("content-encoding") });
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-  return { readable: body.pipeThrough(stream), message: stream.message, snapshot: () => stream.snapshot() };
+  return { readable: body.pipeThrough(stream), message: stream.message, snapshot: stream.snapshot, subscribe: stream.subscribe };
 }

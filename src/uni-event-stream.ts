@@ -188,18 +188,25 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
     super(core, m.hooks);
     m.drains(this);
     this.message = m.message;
-    this.live = core.live;
+    this.snapshot = core.live.snapshot;
+    this.subscribe = core.live.subscribe;
   }
-
-  private readonly live: LiveMessage;
 
   /**
    * The message so far: the done items, then the open item's value so far (`partial: true`; tool
    * arguments parsed best-effort by `PartialJsonParser`), and usage once the stop event passed.
-   * Cheap to call after every event: it returns the same live object, updated in place — read or
-   * render it, copy what you keep, do not mutate it. It reflects the events emitted so far.
+   * An immutable value (SPEC §7): the same object while nothing changed, a new one when anything
+   * did, sharing every item that did not change (a done item never changes). It follows the events
+   * the reader has parsed, which may be ahead of those you have read. Bound, so
+   * `useSyncExternalStore(stream.subscribe, stream.snapshot)` works; nothing is tracked until the
+   * first call (then it starts from the state so far).
    */
-  snapshot(): MessageSnapshot {
-    return this.live.snapshot();
-  }
+  readonly snapshot: () => MessageSnapshot;
+
+  /**
+   * Calls `listener` after each change of {@link UniEventStream.snapshot} (synchronously, as the
+   * events are parsed) and returns the function that unsubscribes it. Bound (callable detached). A
+   * listener that throws is reported asynchronously and does not fail the stream.
+   */
+  readonly subscribe: (listener: () => void) => () => void;
 }

@@ -116,13 +116,13 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
     super(core, m.hooks);
     m.drains(this);
     this.message = m.message;
-    this.live = core.live;
+    this.snapshot = core.live.snapshot;
+    this.subscribe = core.live.subscribe;
   }
 
-  private readonly live: LiveMessage;
+  /** The message so far (immutable, bound; in assemble mode: of the output); see `UniEventStream.snapshot`. */
+  readonly snapshot: () => MessageSnapshot;
 
-  /** The message so far, live and cheap to call after every event; see `UniEventStream.snapshot`. */
-  snapshot(): MessageSnapshot {
-    return this.live.snapshot();
-  }
+  /** Calls `listener` after each change of the snapshot (bound); see `UniEventStream.subscribe`. */
+  readonly subscribe: (listener: () => void) => () => void;
 }
