@@ -358,5 +358,14 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   };
   run().catch(fail);
 
-  return { readable: assembler.readable, message: assembler.message, snapshot: assembler.snapshot, subscribe: assembler.subscribe };
+  const { readable, message, snapshot, subscribe } = assembler;
+  return {
+    readable,
+    message,
+    snapshot,
+    subscribe,
+    get timings() {
+      return assembler.timings;
+    },
+  };
 }

@@ -8,6 +8,7 @@ import { producerOf, readRefusalBody } from "./internal/http.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
+import { NO_TIMINGS, type StreamTimings } from "./read/timings.js";
 import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
 
 const NDJSON_TYPES = /*#__PURE__*/ new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines", "application/x-jsonlines"]);
@@ -31,6 +32,8 @@ export interface ResponseEvents {
   snapshot: () => MessageSnapshot;
   /** Calls `listener` after each change of the snapshot (bound); see `UniEventStream.subscribe`. */
   subscribe: (listener: () => void) => () => void;
+  /** When the parts of the answer arrived on this client (a getter: the figures so far); see `UniEventStream.timings`. */
+  readonly timings: StreamTimings;
 }
 
 /**
@@ -77,12 +80,20 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
       },
     });
     const empty = new LiveMessage();
-    return { readable, message, snapshot: empty.snapshot, subscribe: empty.subscribe };
+    return { readable, message, snapshot: empty.snapshot, subscribe: empty.subscribe, timings: NO_TIMINGS };
   }
   // A Content-Type that names neither format (or none at all): the first line tells.
   const contentType = response.headers.get("content-type");
   const format = options.format ?? formatFromContentType(contentType) ?? "auto";
   const stream = new UniEventStream({ ...options, format, client }, { contentType, contentEncoding: response.headers.get("content-encoding") });
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-  return { readable: body.pipeThrough(stream), message: stream.message, snapshot: stream.snapshot, subscribe: stream.subscribe };
+  return {
+    readable: body.pipeThrough(stream),
+    message: stream.message,
+    snapshot: stream.snapshot,
+    subscribe: stream.subscribe,
+    get timings() {
+      return stream.timings;
+    },
+  };
 }

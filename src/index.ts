@@ -62,4 +62,5 @@ export { decodeBase64, encodeBase64 } from "./decode/base64.js";
 export { PartialJsonParser, type PartialJsonParserOptions } from "./partial/partial-json.js";
 export { isUniEvent } from "./decode/validate.js";
 export type { MessageSnapshot, PartialItem, SnapshotDoneItem, SnapshotItem } from "./assemble/live-message.js";
+export type { StreamTimings } from "./read/timings.js";
 export { fromFetch, type FromFetchOptions, type ReconnectOptions } from "./from-fetch.js";

@@ -4,6 +4,7 @@
  * chunk instead of one event per `read()`.
  */
 import type { MessageSnapshot } from "./assemble/live-message.js";
+import type { ReadTimings, StreamTimings } from "./read/timings.js";
 import { BatchingCore } from "./internal/batching-core.js";
 import { CoreStream } from "./internal/core-stream.js";
 import { readerMessage } from "./internal/reader-message.js";
@@ -57,5 +58,13 @@ export class UniEventBatchStream extends CoreStream<Uint8Array, UniEvent[]> {
     this.message = m.message;
     this.snapshot = core.live.snapshot;
     this.subscribe = core.live.subscribe;
+    this.clock = core.timings;
+  }
+
+  private readonly clock: ReadTimings;
+
+  /** When the parts of the answer arrived on this client; see `UniEventStream.timings`. */
+  get timings(): StreamTimings {
+    return this.clock.value;
   }
 }

@@ -15,6 +15,7 @@ import { resolveLimits, type LimitOptions } from "./internal/limits.js";
 import { readerMessage } from "./internal/reader-message.js";
 import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
 import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";
+import { ReadTimings, type StreamTimings } from "./read/timings.js";
 import type { LastEvent } from "./read/located.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 
@@ -55,6 +56,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private readonly decode: DecodeStep;
   readonly grammar: GrammarStep;
   readonly live: LiveMessage;
+  readonly timings: ReadTimings;
   private emit: (event: UniEvent) => void = () => {};
   finished = false;
 
@@ -86,7 +88,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     this.decode = new DecodeStep(decoder, client);
     const grammar = createGrammar(mode, client, limits);
     this.grammar = new GrammarStep(grammar, client);
-    this.live = new LiveMessage(mode === "validate" ? () => grammar : null);
+    this.timings = new ReadTimings(grammar);
+    this.live = new LiveMessage(mode === "validate" ? () => grammar : null, this.timings);
     // The record handler of the format, chosen once (for "auto": when the framer has decided).
     if (format !== "auto") this.sink = format === "sse" ? this.sseRecord : this.ndjsonRecord;
     else {
@@ -129,13 +132,23 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
 
   push(chunk: Uint8Array, emit: (event: UniEvent) => void): void {
     this.emit = this.live.tap(emit);
-    this.framer.push(chunk, this.sink);
+    this.timings.arrived();
+    try {
+      this.framer.push(chunk, this.sink);
+    } finally {
+      this.timings.update();
+    }
   }
 
   end(emit: (event: UniEvent) => void): void {
     this.emit = this.live.tap(emit);
-    this.framer.end(this.sink);
-    if (!this.finished) this.grammar.end(this.lastEvent, this.emit);
+    this.timings.ended();
+    try {
+      this.framer.end(this.sink);
+      if (!this.finished) this.grammar.end(this.lastEvent, this.emit);
+    } finally {
+      this.timings.update();
+    }
   }
 }
 
@@ -190,6 +203,18 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
     this.message = m.message;
     this.snapshot = core.live.snapshot;
     this.subscribe = core.live.subscribe;
+    this.clock = core.timings;
+  }
+
+  private readonly clock: ReadTimings;
+
+  /**
+   * When the first byte, the first event, the first content and the stop event arrived on this
+   * client (`performance.now()` ms) and the characters per second; see `StreamTimings`. Also on the
+   * snapshot (`snapshot().timings`).
+   */
+  get timings(): StreamTimings {
+    return this.clock.value;
   }
 
   /**

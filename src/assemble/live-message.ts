@@ -14,6 +14,7 @@
 import { PartialJsonParser } from "../partial/partial-json.js";
 import { hasFidelity } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, StreamDoneItem, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
+import { NO_TIMINGS, type ReadTimings, type StreamTimings } from "../read/timings.js";
 import { GROWING, type GroupBuffer } from "./group.js";
 
 /** Where a live message that starts late takes the state so far from (the checker's own). */
@@ -50,6 +51,8 @@ export interface MessageSnapshot {
   readonly finish_reason: FinishReason | null;
   /** The stop event's `created_at` (Unix ms), once it came. */
   readonly created_at?: number;
+  /** When the parts of the answer arrived on this client, and its rate so far. */
+  readonly timings: StreamTimings;
 }
 
 type Fields = Record<string, unknown>;
@@ -59,6 +62,7 @@ const EMPTY: MessageSnapshot = /*#__PURE__*/ Object.freeze({
   content_items: Object.freeze([]) as readonly SnapshotItem[],
   usage_metadata: null,
   finish_reason: null,
+  timings: NO_TIMINGS,
 });
 
 /** The open item: its fragments queued, folded into a new frozen partial item when asked. */
@@ -170,7 +174,10 @@ export class LiveMessage {
    * then starts from the seed's state (a reader that never asks pays nothing); without one, every
    * event is followed.
    */
-  constructor(private readonly seed: (() => LiveSeed) | null = null) {
+  constructor(
+    private readonly seed: (() => LiveSeed) | null = null,
+    private readonly timings: ReadTimings | null = null,
+  ) {
     this.enabled = seed === null;
   }
 
@@ -243,7 +250,8 @@ export class LiveMessage {
   /** The message so far (bound: callable detached). */
   readonly snapshot = (): MessageSnapshot => {
     if (!this.enabled) this.start();
-    if (this.stale) this.build();
+    // (the timings may change with a chunk that completed no event: compared on every call)
+    if (this.stale || (this.timings !== null && this.timings.value !== this.last.timings)) this.build();
     return this.last;
   };
 
@@ -269,13 +277,21 @@ export class LiveMessage {
       if (open) list.push(open);
       items = Object.freeze(list);
     }
-    if (items === prev.content_items && this.usage === prev.usage_metadata && this.finish === prev.finish_reason && this.createdAt === prev.created_at)
+    const timings = this.timings === null ? NO_TIMINGS : this.timings.value;
+    if (
+      items === prev.content_items &&
+      this.usage === prev.usage_metadata &&
+      this.finish === prev.finish_reason &&
+      this.createdAt === prev.created_at &&
+      timings === prev.timings
+    )
       return;
     const snap: { -readonly [K in keyof MessageSnapshot]: MessageSnapshot[K] } = {
       role: "assistant",
       content_items: items,
       usage_metadata: this.usage,
       finish_reason: this.finish,
+      timings,
     };
     if (this.createdAt !== undefined) snap.created_at = this.createdAt;
     this.last = Object.freeze(snap);

@@ -117,7 +117,9 @@ export const cases: Case[] = [
   }],
   ["snapshot before any event is an empty message", () => {
     const s = new UniEventStream();
-    assertEqual(s.snapshot(), { role: "assistant", content_items: [], usage_metadata: null, finish_reason: null });
+    const { timings, ...rest } = s.snapshot();
+    assertEqual(rest, { role: "assistant", content_items: [], usage_metadata: null, finish_reason: null });
+    assertEqual(timings, { firstByteAt: null, firstEventAt: null, firstContentAt: null, stopAt: null, characters: 0, charactersPerSecond: null });
     assert(utf8("x").length === 1);
   }],
   ["snapshot identity: a new object exactly when something changed; done items and unchanged parts keep theirs", async () => {
@@ -203,5 +205,58 @@ export const cases: Case[] = [
     await r.message.catch(() => {});
     assert(Object.isFrozen(r.snapshot()) && r.snapshot() === r.snapshot(), "frozen, the same object");
     assertEqual([r.snapshot().content_items.length, calls], [0, 0]);
+  }],
+  ["timings: first byte, first event, first content, stop, characters per second, on the client's clock", async () => {
+    const chunks = [": hi\n\n", sse([delta(thinking("Hmm"))], false), sse([delta(thinkingDone("Hmm")), delta(text("Hel"))], false), sse([delta(text("lo")), delta(textDone("Hello")), delta(tool("f", "t", '{"a":1}')), delta(toolDone("f", "t", { a: 1 })), stop("tool_call")])];
+    const body = (): ReadableStream<Uint8Array> => {
+      let i = 0;
+      return new ReadableStream({ pull: async (c) => {
+        await new Promise((r) => setTimeout(r, 5));
+        if (i < chunks.length) c.enqueue(utf8(chunks[i++]!));
+        else c.close();
+      } });
+    };
+    const stream = new UniEventStream();
+    const seen: (number | null)[] = [];
+    stream.subscribe(() => void seen.push(stream.snapshot().timings.firstEventAt));
+    await body().pipeThrough(stream).pipeTo(new WritableStream());
+    const t = stream.timings;
+    assert(Object.isFrozen(t) && t === stream.timings && t === stream.snapshot().timings, "frozen, the same object while nothing changed, also on the snapshot");
+    const { firstByteAt, firstEventAt, firstContentAt, stopAt } = t;
+    assert(firstByteAt !== null && firstEventAt !== null && firstContentAt !== null && stopAt !== null, `all stamped: ${JSON.stringify(t)}`);
+    assert(firstByteAt <= firstEventAt && firstEventAt <= firstContentAt && firstContentAt <= stopAt, `in order: ${JSON.stringify(t)}`);
+    assertEqual(t.characters, "Hmm".length + "Hello".length + '{"a":1}'.length);
+    assertEqual(t.charactersPerSecond, stopAt > firstEventAt ? (t.characters * 1000) / (stopAt - firstEventAt) : null);
+    assert(seen.length > 0 && seen.every((x) => x === firstEventAt), "a listener called mid-chunk sees the first event stamped already");
+    // the same figures from every reader (stamped by their own clocks)
+    const response = fromResponse(new Response(body(), SSE_HEADERS));
+    await response.message;
+    assertEqual(response.timings.characters, t.characters, "fromResponse");
+    const fetched = fromFetch("https://example.test/v1", {}, { fetch: async () => new Response(body(), SSE_HEADERS) });
+    await fetched.message;
+    assert(fetched.timings.stopAt !== null && fetched.timings.firstContentAt !== null, "fromFetch");
+    assertEqual(fetched.timings.characters, t.characters, "fromFetch");
+    const batch = new UniEventBatchStream();
+    await body().pipeThrough(batch).pipeTo(new WritableStream());
+    assertEqual([batch.timings.characters, batch.timings.stopAt !== null], [t.characters, true], "UniEventBatchStream");
+    const produced = new MessageAssemblerStream({ mode: "assemble" });
+    await valuesStream([delta(thinking("ab")), delta(text("cde")), stop()] as any[]).pipeThrough(produced).pipeTo(new WritableStream());
+    assertEqual([produced.timings.characters, produced.timings.stopAt !== null, produced.timings.firstContentAt !== null], [5, true, true], "assemble mode");
+    const refused = fromResponse(new Response("{}", { status: 500 }));
+    await refused.message.catch(() => {});
+    assertEqual(refused.timings.firstByteAt, null, "a refused response reads no stream");
+  }],
+  ["timings: a thinking-only start has no first content yet; the first byte is stamped before any event", async () => {
+    const stream = new UniEventStream();
+    const w = stream.writable.getWriter();
+    const r = stream.readable.getReader();
+    w.write(utf8(": keep-alive\n\n")).catch(() => {});
+    w.write(utf8(sse([delta(thinking("x"))], false))).catch(() => {});
+    await r.read();
+    const t = stream.timings;
+    assert(t.firstByteAt !== null && t.firstEventAt !== null && t.firstByteAt <= t.firstEventAt, JSON.stringify(t));
+    assertEqual([t.firstContentAt, t.stopAt, t.characters], [null, null, 1]);
+    w.abort().catch(() => {});
+    r.cancel().catch(() => {});
   }],
 ];
