@@ -54,7 +54,9 @@ Options:
                         sample, to watch it stream (default: 25 for a sample shown on a terminal, else 0)
   --json                inspect: print one JSON document for scripts instead, when the stream ends:
                         {"events": [...], "message": {...} | null, "error": null | {"name", "message",
-                        "rule", "eventIndex", "byteOffset", "preview", "hint", ...}, "read": {...}}
+                        "rule", "eventIndex", "byteOffset", "preview", "hint", ...}, "read": {...,
+                        "timings": {"firstByteAt", "firstEventAt", "firstContentAt", "stopAt" (ms
+                        of performance.now()), "characters", "charactersPerSecond"}}}
                         (bytes as base64); same exit status
   --list-samples        list the built-in samples
   -h, --help            this help
@@ -161,7 +163,7 @@ function parse(argv) {
 
 /**
  * Opens the input and wires the reader: checked UniEvents, the message, and how many bytes passed.
- * @returns {Promise<{ readable: ReadableStream<any>, message: PromiseLike<any>, counter: { bytes: number, head(): Uint8Array }, format: string, contentType?: string | null }>}
+ * @returns {Promise<{ readable: ReadableStream<any>, message: PromiseLike<any>, timings: () => any, counter: { bytes: number, head(): Uint8Array }, format: string, contentType?: string | null }>}
  */
 async function open(plan, lib, { pace, note }) {
   const counter = byteCounter();
@@ -186,8 +188,9 @@ async function open(plan, lib, { pace, note }) {
     const nullBody = [204, 205, 304].includes(response.status); // a Response with these statuses can have no body
     const counted = new Response(nullBody ? null : body.pipeThrough(counter), { status: response.status, headers: response.headers });
     // no format named or seen: the reader decides ("auto"), and says what the bytes were if they are no stream
-    const { readable, message } = lib.fromResponse(counted, { ...options, format: format ?? "auto", idleTimeoutMs: plan.timeout });
-    return { readable, message, counter, format: format ?? "auto", contentType: type };
+    const answer = lib.fromResponse(counted, { ...options, format: format ?? "auto", idleTimeoutMs: plan.timeout });
+    const { readable, message } = answer;
+    return { readable, message, timings: () => answer.timings, counter, format: format ?? "auto", contentType: type };
   }
   let { format, stream } = await sniff(await openLocal(plan.source));
   format = plan.format ?? format;
@@ -199,7 +202,7 @@ async function open(plan, lib, { pace, note }) {
   let bytes = stream.pipeThrough(counter);
   if (pace > 0) bytes = bytes.pipeThrough(pacer(pace, format));
   const reader = new lib.UniEventStream({ ...options, format });
-  return { readable: bytes.pipeThrough(reader), message: reader.message, counter, format };
+  return { readable: bytes.pipeThrough(reader), message: reader.message, timings: () => reader.timings, counter, format };
 }
 
 /** Bytes (inline data) as base64 in JSON, as on the wire. */
@@ -219,7 +222,8 @@ async function inspectJson(plan, lib) {
     if (e instanceof UsageError) throw e;
     error = errorJson(e, lib, {});
   }
-  const read = opened ? { events: events.length, bytes: opened.counter.bytes, format: opened.format } : null;
+  // timings: the reader's (performance.now() ms, see StreamTimings), relative figures are the differences
+  const read = opened ? { events: events.length, bytes: opened.counter.bytes, format: opened.format, timings: opened.timings() } : null;
   const json = JSON.stringify({ events, message, error, read }, bytesAsBase64);
   if (!process.stdout.write(`${json}\n`)) await once(process.stdout, "drain");
   return error ? 1 : 0;
@@ -240,7 +244,8 @@ async function inspect(plan, lib) {
     const message = await opened.message;
     renderer.finish();
     const seconds = (performance.now() - started) / 1000;
-    process.stdout.write(summary(message, { events: renderer.events, bytes: opened.counter.bytes, format: opened.format, seconds }, color));
+    const stats = { events: renderer.events, bytes: opened.counter.bytes, format: opened.format, seconds, timings: opened.timings() };
+    process.stdout.write(summary(message, stats, color));
     return 0;
   } catch (e) {
     renderer.finish();

@@ -187,7 +187,7 @@ const add = (a, b) => (a === null && b === null ? null : (a ?? 0) + (b ?? 0));
 /**
  * The finished message: its items with kinds and sizes, usage, finish reason; then how much was read.
  * @param {any} message
- * @param {{ events: number, bytes: number, format: string, seconds: number }} stats
+ * @param {{ events: number, bytes: number, format: string, seconds: number, timings?: any }} stats
  */
 export function summary(message, stats, color) {
   const s = makeStyle(color);
@@ -207,7 +207,15 @@ export function summary(message, stats, color) {
   lines.push(`finish:  ${s.bold(String(message.finish_reason))}`);
   if (typeof message.created_at === "number") lines.push(`created: ${new Date(message.created_at).toISOString()}`);
   lines.push(s.dim(`read:    ${plural(stats.events, "event")} · ${plural(stats.bytes, "byte")} · ${stats.format} · ${stats.seconds.toFixed(2)} s`));
+  if (stats.timings) lines.push(s.dim(`timings: ${timingsLine(stats.timings)}`));
   return lines.join("\n") + "\n";
+}
+
+/** The reader's timings, after the first byte: first event, first content, stop, and the rate. */
+export function timingsLine(t) {
+  const after = (at) => (at === null || t.firstByteAt === null ? "—" : `${num(Math.round(at - t.firstByteAt))} ms`);
+  const rate = t.charactersPerSecond === null ? "" : ` at ${num(Math.round(t.charactersPerSecond))}/s`;
+  return `first event ${after(t.firstEventAt)} · first content ${after(t.firstContentAt)} · stop ${after(t.stopAt)} (after the first byte) · ${plural(t.characters, "character")}${rate}`;
 }
 
 /** The package's error classes, most specific first (for names: a bundler may rename a class). */

@@ -459,5 +459,15 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     throw refused;
   };
 
-  return { readable: assembler.readable, message: assembler.message, snapshot: () => assembler.snapshot(), stop: stopGeneration };
+  const { readable, message, snapshot, subscribe } = assembler;
+  return {
+    readable,
+    message,
+    snapshot,
+    subscribe,
+    get timings() {
+      return assembler.timings;
+    },
+    stop: stopGeneration,
+  };
 }

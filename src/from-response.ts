@@ -7,6 +7,7 @@ import { producerOf, refusalOf } from "./internal/http.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
+import { NO_TIMINGS, type StreamTimings } from "./read/timings.js";
 import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
 
 const NDJSON_TYPES = /*#__PURE__*/ new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines", "application/x-jsonlines"]);
@@ -26,8 +27,12 @@ export interface ResponseEvents {
   readable: ReadableStream<UniEvent>;
   /** The finished message; rejects with the readable's error (see `UniEventStream.message`). */
   message: Promise<UniMessage>;
-  /** The message so far; see `UniEventStream.snapshot`. */
-  snapshot(): MessageSnapshot;
+  /** The message so far (immutable, bound); see `UniEventStream.snapshot`. */
+  snapshot: () => MessageSnapshot;
+  /** Calls `listener` after each change of the snapshot (bound); see `UniEventStream.subscribe`. */
+  subscribe: (listener: () => void) => () => void;
+  /** When the parts of the answer arrived on this client (a getter: the figures so far); see `UniEventStream.timings`. */
+  readonly timings: StreamTimings;
 }
 
 /**
@@ -74,12 +79,20 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
       },
     });
     const empty = new LiveMessage();
-    return { readable, message, snapshot: () => empty.snapshot() };
+    return { readable, message, snapshot: empty.snapshot, subscribe: empty.subscribe, timings: NO_TIMINGS };
   }
   // A Content-Type that names neither format (or none at all): the first line tells.
   const contentType = response.headers.get("content-type");
   const format = options.format ?? formatFromContentType(contentType) ?? "auto";
   const stream = new UniEventStream({ ...options, format, client }, { contentType, contentEncoding: response.headers.get("content-encoding") });
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-  return { readable: body.pipeThrough(stream), message: stream.message, snapshot: () => stream.snapshot() };
+  return {
+    readable: body.pipeThrough(stream),
+    message: stream.message,
+    snapshot: stream.snapshot,
+    subscribe: stream.subscribe,
+    get timings() {
+      return stream.timings;
+    },
+  };
 }

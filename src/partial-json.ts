@@ -13,4 +13,4 @@
  *
  * @module
  */
-export { PartialJsonParser } from "./partial/partial-json.js";
+export { PartialJsonParser, type PartialJsonParserOptions } from "./partial/partial-json.js";

@@ -3,7 +3,8 @@
  * order, errors, `message` and `snapshot()`), its readable giving one array of events per input
  * chunk instead of one event per `read()`.
  */
-import type { LiveMessage, MessageSnapshot } from "./assemble/live-message.js";
+import type { MessageSnapshot } from "./assemble/live-message.js";
+import type { ReadTimings, StreamTimings } from "./read/timings.js";
 import { BatchingCore } from "./internal/batching-core.js";
 import { CoreStream } from "./internal/core-stream.js";
 import { readerMessage } from "./internal/reader-message.js";
@@ -36,7 +37,10 @@ import { UniEventCore, type BodyContext, type UniEventStreamOptions } from "./un
 export class UniEventBatchStream extends CoreStream<Uint8Array, UniEvent[]> {
   /** The finished message; see `UniEventStream.message`. */
   readonly message: Promise<UniMessage>;
-  private readonly live: LiveMessage;
+  /** The message so far (immutable, bound); see `UniEventStream.snapshot`. */
+  readonly snapshot: () => MessageSnapshot;
+  /** Calls `listener` after each change of the snapshot (bound); see `UniEventStream.subscribe`. */
+  readonly subscribe: (listener: () => void) => () => void;
 
   /**
    * Checks the options and the context (a `TypeError` / `RangeError` naming a wrong one) and makes the stream.
@@ -52,11 +56,15 @@ export class UniEventBatchStream extends CoreStream<Uint8Array, UniEvent[]> {
     super(new BatchingCore(core), m.hooks);
     m.drains(this);
     this.message = m.message;
-    this.live = core.live;
+    this.snapshot = core.live.snapshot;
+    this.subscribe = core.live.subscribe;
+    this.clock = core.timings;
   }
 
-  /** The message so far; see `UniEventStream.snapshot`. */
-  snapshot(): MessageSnapshot {
-    return this.live.snapshot();
+  private readonly clock: ReadTimings;
+
+  /** When the parts of the answer arrived on this client; see `UniEventStream.timings`. */
+  get timings(): StreamTimings {
+    return this.clock.value;
   }
 }

@@ -15,6 +15,7 @@ import { resolveLimits, type LimitOptions } from "./internal/limits.js";
 import { readerMessage } from "./internal/reader-message.js";
 import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
 import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";
+import { ReadTimings, type StreamTimings } from "./read/timings.js";
 import type { LastEvent } from "./read/located.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 
@@ -55,6 +56,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
   private readonly decode: DecodeStep;
   readonly grammar: GrammarStep;
   readonly live: LiveMessage;
+  readonly timings: ReadTimings;
   private emit: (event: UniEvent) => void = () => {};
   finished = false;
 
@@ -86,7 +88,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     this.decode = new DecodeStep(decoder, client);
     const grammar = createGrammar(mode, client, limits);
     this.grammar = new GrammarStep(grammar, client);
-    this.live = new LiveMessage(mode === "validate" ? () => grammar : null);
+    this.timings = new ReadTimings(grammar);
+    this.live = new LiveMessage(mode === "validate" ? () => grammar : null, this.timings);
     // The record handler of the format, chosen once (for "auto": when the framer has decided).
     if (format !== "auto") this.sink = format === "sse" ? this.sseRecord : this.ndjsonRecord;
     else {
@@ -129,13 +132,23 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
 
   push(chunk: Uint8Array, emit: (event: UniEvent) => void): void {
     this.emit = this.live.tap(emit);
-    this.framer.push(chunk, this.sink);
+    this.timings.arrived();
+    try {
+      this.framer.push(chunk, this.sink);
+    } finally {
+      this.timings.update();
+    }
   }
 
   end(emit: (event: UniEvent) => void): void {
     this.emit = this.live.tap(emit);
-    this.framer.end(this.sink);
-    if (!this.finished) this.grammar.end(this.lastEvent, this.emit);
+    this.timings.ended();
+    try {
+      this.framer.end(this.sink);
+      if (!this.finished) this.grammar.end(this.lastEvent, this.emit);
+    } finally {
+      this.timings.update();
+    }
   }
 }
 
@@ -188,18 +201,37 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
     super(core, m.hooks);
     m.drains(this);
     this.message = m.message;
-    this.live = core.live;
+    this.snapshot = core.live.snapshot;
+    this.subscribe = core.live.subscribe;
+    this.clock = core.timings;
   }
 
-  private readonly live: LiveMessage;
+  private readonly clock: ReadTimings;
+
+  /**
+   * When the first byte, the first event, the first content and the stop event arrived on this
+   * client (`performance.now()` ms) and the characters per second; see `StreamTimings`. Also on the
+   * snapshot (`snapshot().timings`).
+   */
+  get timings(): StreamTimings {
+    return this.clock.value;
+  }
 
   /**
    * The message so far: the done items, then the open item's value so far (`partial: true`; tool
    * arguments parsed best-effort by `PartialJsonParser`), and usage once the stop event passed.
-   * Cheap to call after every event: it returns the same live object, updated in place — read or
-   * render it, copy what you keep, do not mutate it. It reflects the events emitted so far.
+   * An immutable value (SPEC §7): the same object while nothing changed, a new one when anything
+   * did, sharing every item that did not change (a done item never changes). It follows the events
+   * the reader has parsed, which may be ahead of those you have read. Bound, so
+   * `useSyncExternalStore(stream.subscribe, stream.snapshot)` works; nothing is tracked until the
+   * first call (then it starts from the state so far).
    */
-  snapshot(): MessageSnapshot {
-    return this.live.snapshot();
-  }
+  readonly snapshot: () => MessageSnapshot;
+
+  /**
+   * Calls `listener` after each change of {@link UniEventStream.snapshot} (synchronously, as the
+   * events are parsed) and returns the function that unsubscribes it. Bound (callable detached). A
+   * listener that throws is reported asynchronously and does not fail the stream.
+   */
+  readonly subscribe: (listener: () => void) => () => void;
 }

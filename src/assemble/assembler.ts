@@ -25,7 +25,7 @@ import {
   type UniMessage,
   type UsageMetadata,
 } from "../schema.js";
-import { GROWING, GroupBuffer } from "./group.js";
+import { GROWING, GroupBuffer, isAnswer } from "./group.js";
 import type { Grammar } from "./grammar.js";
 
 type Item = Record<string, unknown> & { type: string };
@@ -105,12 +105,23 @@ export class MessageAssembler implements Grammar {
   message: UniMessage | undefined;
   /** Assemble mode streams no group of its own for the live message (it follows the output). */
   readonly openGroup = null;
+  answered = false;
+  /** The characters of the closed items. */
+  private closed = 0;
 
   constructor(
     private readonly client: string = "upstream",
     /** Bounds for hostile input (see `LimitOptions`): items in the message, nesting of fidelity and arguments. */
     private readonly limits: { maxItems: number; maxDepth: number } = { maxItems: Infinity, maxDepth: Infinity },
   ) {}
+
+  get started(): boolean {
+    return this.current?.group !== undefined || this.items.length > 0 || this.stopped;
+  }
+
+  characters(): number {
+    return this.closed + (this.current?.group?.characters ?? 0);
+  }
 
   /** The done items emitted so far (live: do not mutate). */
   get doneItems(): readonly DoneItem[] {
@@ -249,6 +260,7 @@ export class MessageAssembler implements Grammar {
       if (this.begun >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
       this.begun++;
       item.group = new GroupBuffer(kind, fields);
+      if (isAnswer(kind)) this.answered = true;
     } else item.group.add(fields);
 
     out.push(this.event(fidelity !== undefined ? { ...fields, fidelity } : fields, createdAt));
@@ -283,6 +295,7 @@ export class MessageAssembler implements Grammar {
     this.current = null;
     const g = item?.group;
     if (!item || !g) return undefined;
+    this.closed += g.characters;
     let value: unknown;
     switch (item.kind) {
       case "text":

@@ -18,6 +18,12 @@ export interface Grammar {
   readonly doneItems: readonly DoneItem[];
   /** The group being streamed now (validate mode), for the live message. */
   readonly openGroup: GroupBuffer | null;
+  /** For the timings (read per chunk, not per event): whether any event went out. */
+  readonly started: boolean;
+  /** For the timings: whether an item of the answer (not thinking) began. */
+  readonly answered: boolean;
+  /** For the timings: the UTF-16 units of text, thinking and tool arguments that went out. */
+  characters(): number;
 }
 
 import { MessageAssembler } from "./assembler.js";

@@ -20,6 +20,9 @@ export const GROWING: Record<Kind, string> = {
   embedding: "embedding",
 };
 
+/** Whether an item of `kind` is the answer (for the timings' first content), not the model's thinking. */
+export const isAnswer = (kind: Kind): boolean => kind !== "thinking" && kind !== "inline_thinking";
+
 export class GroupBuffer {
   readonly pieces: unknown[] = [];
   /** The fidelity of the one fragment that carried one. */
@@ -43,6 +46,11 @@ export class GroupBuffer {
   /** The joined length: UTF-16 units of text, or bytes of inline data. */
   get length(): number {
     return this.size;
+  }
+
+  /** The UTF-16 units of its text (text, thinking, tool-call arguments; 0 for bytes and vectors). */
+  get characters(): number {
+    return this.kind === "text" || this.kind === "thinking" || this.kind === "tool_call" ? this.size : 0;
   }
 
   /** The joined text (text, thinking, tool-call arguments). */

@@ -21,6 +21,7 @@ import { TaggedLocator } from "../read/tagged-locator.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { createGrammar } from "./grammar.js";
 import { LiveMessage, type MessageSnapshot } from "./live-message.js";
+import { ReadTimings, type StreamTimings } from "../read/timings.js";
 
 /** Options of `MessageAssemblerStream`: the mode, limits, who is blamed, and the stream options. */
 export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOptions, "maxItems" | "maxDepth"> {
@@ -38,6 +39,7 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
   readonly grammar: GrammarStep;
   private readonly check: DecodeStep;
   readonly live: LiveMessage;
+  readonly timings: ReadTimings;
   private count = 0;
   private last: LastEvent | undefined;
   private readonly keep = (last: LastEvent): void => {
@@ -57,23 +59,34 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
       new UniEventDecoder({ client, maxDepth: limits.maxDepth, mode, unknownItems: "error", onWarning: undefined }),
       client,
     );
-    this.live = new LiveMessage(mode === "validate" ? () => grammar : null);
+    this.timings = new ReadTimings(grammar);
+    this.live = new LiveMessage(mode === "validate" ? () => grammar : null, this.timings);
   }
 
   push(event: UniEvent, emit: (event: UniEvent) => void): void {
     const wrongPipe = textChunkError(event, "MessageAssemblerStream", "UniEvents", BEFORE_ASSEMBLER);
     if (wrongPipe) throw wrongPipe;
     emit = this.live.tap(emit);
-    const position = positionOf(event);
-    const loc = new TaggedLocator(position, this.count++, () => previewValue(event), this.keep);
-    if (!position) this.check.depth(event, loc);
-    const checked = this.check.value(event as unknown as Record<string, unknown>, loc);
-    if (checked === SKIP) return;
-    this.grammar.push(checked, loc, emit);
+    this.timings.arrived(); // (events in: one clock call per event, which is this stage's chunk)
+    try {
+      const position = positionOf(event);
+      const loc = new TaggedLocator(position, this.count++, () => previewValue(event), this.keep);
+      if (!position) this.check.depth(event, loc);
+      const checked = this.check.value(event as unknown as Record<string, unknown>, loc);
+      if (checked === SKIP) return;
+      this.grammar.push(checked, loc, emit);
+    } finally {
+      this.timings.update();
+    }
   }
 
   end(emit: (event: UniEvent) => void): void {
-    this.grammar.end(() => this.last, this.live.tap(emit));
+    this.timings.ended();
+    try {
+      this.grammar.end(() => this.last, this.live.tap(emit));
+    } finally {
+      this.timings.update();
+    }
   }
 }
 
@@ -116,13 +129,24 @@ export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
     super(core, m.hooks);
     m.drains(this);
     this.message = m.message;
-    this.live = core.live;
+    this.snapshot = core.live.snapshot;
+    this.subscribe = core.live.subscribe;
+    this.clock = core.timings;
   }
 
-  private readonly live: LiveMessage;
+  private readonly clock: ReadTimings;
 
-  /** The message so far, live and cheap to call after every event; see `UniEventStream.snapshot`. */
-  snapshot(): MessageSnapshot {
-    return this.live.snapshot();
+  /**
+   * When the parts of the answer arrived; see `UniEventStream.timings` (here the first event in
+   * stands for the first byte, and each input event is a chunk).
+   */
+  get timings(): StreamTimings {
+    return this.clock.value;
   }
+
+  /** The message so far (immutable, bound; in assemble mode: of the output); see `UniEventStream.snapshot`. */
+  readonly snapshot: () => MessageSnapshot;
+
+  /** Calls `listener` after each change of the snapshot (bound); see `UniEventStream.subscribe`. */
+  readonly subscribe: (listener: () => void) => () => void;
 }

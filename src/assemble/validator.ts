@@ -8,7 +8,7 @@ import { Fault } from "../internal/fault.js";
 import { fidelityEqual, hasFidelity, isRecord, jsonEqual } from "../internal/values.js";
 import { KINDS, type DoneItem, type FinishReason, type Kind, type UniEvent, type UniMessage, type UsageMetadata } from "../schema.js";
 import { limitError } from "../internal/limits.js";
-import { GroupBuffer } from "./group.js";
+import { GroupBuffer, isAnswer } from "./group.js";
 import type { Grammar } from "./grammar.js";
 
 type Item = Record<string, unknown> & { type: string };
@@ -34,6 +34,9 @@ export class MessageValidator implements Grammar {
   /** The stop event has passed the checks. */
   stopped = false;
   message: UniMessage | undefined;
+  answered = false;
+  /** The characters of the closed groups. */
+  private closed = 0;
 
   constructor(
     private readonly client: string,
@@ -43,6 +46,14 @@ export class MessageValidator implements Grammar {
   /** The done items so far (live: do not mutate). */
   get doneItems(): readonly DoneItem[] {
     return this.items;
+  }
+
+  get started(): boolean {
+    return this.open !== null || this.items.length > 0 || this.stopped;
+  }
+
+  characters(): number {
+    return this.closed + (this.open === null ? 0 : this.open.characters);
   }
 
   /** The group being streamed now, if any. */
@@ -86,6 +97,7 @@ export class MessageValidator implements Grammar {
     if (kind === "tool_call" && (!item.name || !item.tool_call_id))
       throw new Fault("TOOL-HEADER", "the first tool_call.delta of a call must carry a non-empty name and tool_call_id");
     this.open = new GroupBuffer(kind, item);
+    if (isAnswer(kind)) this.answered = true;
     this.fidelity(this.open, item);
   }
 
@@ -131,6 +143,7 @@ export class MessageValidator implements Grammar {
     if (!fidelityEqual(done.fidelity, g.fidelity))
       throw new Fault("FIDELITY-EQUAL", `${done.type} carries a different fidelity than its group's fragment`);
     this.open = null;
+    this.closed += g.characters;
     this.items.push(done as unknown as DoneItem);
   }
 

@@ -61,6 +61,18 @@ function describe(c: number): string {
   return c >= 32 && c < 127 ? `'${String.fromCharCode(c)}'` : `U+${c.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
+/** Options of {@link PartialJsonParser}. */
+export interface PartialJsonParserOptions {
+  /**
+   * Never change a value once {@link PartialJsonParser.value} returned it: a later change copies the
+   * open objects and arrays on its path (closed ones and strings are shared), so a UI can compare by
+   * identity (React's `memo`). Each read after a change then costs the size of the open containers;
+   * the default (one tree updated in place) is the cheapest when the value is read after every character.
+   * @default false
+   */
+  immutable?: boolean;
+}
+
 /**
  * Incremental, best-effort parser for a JSON text that arrives in arbitrary fragments (for example
  * the arguments of an LLM tool call). Each character is examined once and the value tree is updated
@@ -93,7 +105,9 @@ function describe(c: number): string {
  * objects; prototypes are never touched.
  *
  * The returned value is a live object: it is updated in place by later pushes (the same object is
- * returned each time). Callers must not mutate it; copy it (e.g. `structuredClone`) to keep a snapshot.
+ * returned each time). Callers must not mutate it; copy it (e.g. `structuredClone`) to keep a
+ * snapshot — or make the parser with `{ immutable: true }`: then a value once returned never changes,
+ * and a later change builds a new tree that shares every object and array that did not change.
  *
  * @example
  * ```ts
@@ -108,6 +122,12 @@ function describe(c: number): string {
  * ```
  */
 export class PartialJsonParser {
+  /** Makes a parser; see {@link PartialJsonParserOptions}. */
+  constructor(options: PartialJsonParserOptions = {}) {
+    this.immutable = options.immutable === true;
+  }
+
+  private readonly immutable: boolean;
   private mode = M_VALUE;
   private root: unknown = undefined;
   private errorMessage: string | undefined = undefined;
@@ -116,6 +136,13 @@ export class PartialJsonParser {
 
   /** Open containers, innermost last. */
   private readonly stack: Container[] = [];
+  /** Where each open container sits in the one before it (the root's entry is unused). */
+  private readonly slots: (string | number)[] = [];
+  /**
+   * `immutable`: the open containers `value` handed out since they last changed (`stack[0..shared)`),
+   * copied before their next change, so what was handed out never changes (closed ones never change).
+   */
+  private shared = 0;
   private top: Container | null = null;
   private topIsArray = false;
   /** The last complete key of the innermost object. */
@@ -149,10 +176,12 @@ export class PartialJsonParser {
 
   /**
    * The best-effort value parsed so far (see the class documentation for the rules), or
-   * `undefined` if nothing is visible yet. Live: the same tree is updated in place by later pushes.
+   * `undefined` if nothing is visible yet. Live (updated in place by later pushes) unless the parser
+   * is `immutable` (see the class documentation).
    */
   get value(): unknown {
     if (this.dirty) this.sync();
+    if (this.immutable) this.shared = this.stack.length;
     return this.root;
   }
 
@@ -316,10 +345,30 @@ export class PartialJsonParser {
 
   /** Puts `v` where the value being read goes: the root, an array index or an object key. */
   private setSlot(v: unknown): void {
+    if (this.shared !== 0) this.unshare();
     const c = this.slotContainer;
     if (c === null) this.root = v;
     else if (typeof this.slotKey === "number") (c as unknown[])[this.slotKey] = v;
     else setProp(c as Record<string, unknown>, this.slotKey, v);
+  }
+
+  /** Copies the open containers handed out by `value` (outermost first, each put into its parent's copy). */
+  private unshare(): void {
+    const { stack, slots } = this;
+    let parent: Container | null = null;
+    for (let i = 0; i < this.shared; i++) {
+      const old = stack[i]!;
+      // (a spread keeps a `__proto__` key an own data property, as `setProp` stores it)
+      const copy: Container = Array.isArray(old) ? old.slice() : { ...old };
+      if (parent === null) this.root = copy;
+      else if (Array.isArray(parent)) parent[slots[i] as number] = copy;
+      else setProp(parent, slots[i] as string, copy);
+      stack[i] = copy;
+      if (this.slotContainer === old) this.slotContainer = copy;
+      parent = copy;
+    }
+    this.top = stack.length === 0 ? null : stack[stack.length - 1]!;
+    this.shared = 0;
   }
 
   /** A value ended: the text is done at the top level, else a comma or the closing bracket comes next. */
@@ -331,6 +380,8 @@ export class PartialJsonParser {
   private closeContainer(): void {
     const stack = this.stack;
     stack.pop();
+    this.slots.pop();
+    if (this.shared > stack.length) this.shared = stack.length;
     const top = stack.length === 0 ? null : stack[stack.length - 1]!;
     this.top = top;
     this.topIsArray = Array.isArray(top);
@@ -353,6 +404,7 @@ export class PartialJsonParser {
         const child: Container = c === 123 ? {} : [];
         this.setSlot(child);
         this.stack.push(child);
+        this.slots.push(this.slotKey);
         this.top = child;
         this.topIsArray = c === 91;
         this.mode = c === 123 ? M_OBJ_FIRST : M_ARR_FIRST;

@@ -454,6 +454,32 @@ export const cases: Case[] = [
     assertEqual(v, { list: ["a", "bc"] });
     assert(Object.getPrototypeOf(v) === Object.prototype && Array.isArray(list), "plain objects and arrays");
   }],
+  ["partial-json: immutable: a value once read never changes; what did not change keeps its identity", () => {
+    const p = new PartialJsonParser({ immutable: true });
+    p.push('{"done":{"x":[1]},"list":[');
+    const v = p.value as { done: unknown; list: unknown[] };
+    assert(p.value === v, "read twice with no push between: the same object");
+    p.push('"a","b');
+    const w = p.value as typeof v;
+    assertEqual(v, { done: { x: [1] }, list: [] }, "the value read before is unchanged");
+    assert(w !== v && w.list !== v.list && w.done === v.done, "new objects on the changed path only");
+    assertEqual(w, { done: { x: [1] }, list: ["a", "b"] });
+    p.push('c"]');
+    const x = p.value as typeof v;
+    assertEqual([w, x], [{ done: { x: [1] }, list: ["a", "b"] }, { done: { x: [1] }, list: ["a", "bc"] }]);
+    p.push(',"__proto__":{"k":1}}');
+    const y = p.value as Record<string, unknown>;
+    assert(y.list === x.list && Object.getPrototypeOf(y) === Object.prototype && Object.keys(y).includes("__proto__"), "a closed array keeps its identity; __proto__ stays data");
+    assert(Object.getPrototypeOf(v) === Object.prototype && Array.isArray(v.list), "plain objects and arrays");
+    // not read between pushes: no copies at all
+    const q = new PartialJsonParser({ immutable: true });
+    q.push('{"a":[');
+    const a = q.value as { a: unknown[] };
+    q.push("1,");
+    q.push("2]}");
+    const b = q.value as { a: unknown[] };
+    assertEqual([a, b], [{ a: [] }, { a: [1, 2] }]);
+  }],
   ["partial-json: deep nesting does not recurse", () => {
     const depth = 20000;
     const text = "[".repeat(depth) + '"x"' + "]".repeat(depth);

@@ -173,7 +173,12 @@ test("--delay paces a capture event by event without changing what is read", asy
   assert.equal(paced.code, 0, paced.stderr);
   assert.ok(elapsed >= 15 * 40, `16 events 40 ms apart took ${Math.round(elapsed)} ms`);
   const plain = await run(["inspect", "samples/tool-call.sse"]);
-  assert.equal(paced.stdout.replace(/ · [\d.]+ s\n$/, ""), plain.stdout.replace(/ · [\d.]+ s\n$/, ""));
+  // the elapsed time and the timings differ; everything before them is the same
+  const steady = (out) => out.replace(/ · [\d.]+ s\ntimings: .*\n$/, "");
+  assert.equal(steady(paced.stdout), steady(plain.stdout));
+  const timings = paced.stdout.match(/^timings: first event ([\d,]+) ms · first content ([\d,]+) ms · stop ([\d,]+) ms \(after the first byte\) · 214 characters at [\d,]+\/s$/m);
+  assert.ok(timings, paced.stdout);
+  assert.ok(Number(timings[3].replace(/,/g, "")) >= 14 * 40, `paced: the stop came about 15 x 40 ms after the first byte: ${timings[0]}`);
 });
 
 test("usage errors exit 2 with a hint", async () => {
@@ -207,4 +212,15 @@ test("colours on a terminal, none when NO_COLOR is set (a pseudo-terminal made b
   const noColor = onTty({ NO_COLOR: "1" });
   assert.doesNotMatch(noColor, /\x1b\[\d+m/);
   assert.match(noColor, /186 bytes in 2 chunks/);
+});
+
+test("inspect --json: read.timings holds the reader's timings (paced: the stop after the first byte)", async () => {
+  const { code, stdout, stderr } = await run(["inspect", "--json", "--delay", "20", "samples/tool-call.sse"]);
+  assert.equal(code, 0, stderr);
+  const t = JSON.parse(stdout).read.timings;
+  assert.deepEqual(Object.keys(t), ["firstByteAt", "firstEventAt", "firstContentAt", "stopAt", "characters", "charactersPerSecond"]);
+  assert.ok(t.firstByteAt <= t.firstEventAt && t.firstEventAt <= t.firstContentAt && t.firstContentAt <= t.stopAt, JSON.stringify(t));
+  assert.ok(t.stopAt - t.firstByteAt >= 14 * 20, JSON.stringify(t));
+  assert.equal(t.characters, 214);
+  assert.ok(t.charactersPerSecond > 0, JSON.stringify(t));
 });
