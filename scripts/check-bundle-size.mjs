@@ -58,15 +58,15 @@ export const KNOWN_MISSES = {
     why: "zod/mini (the schema check's slow path), diagnose.js, partial-json (snapshot()), the framer, decoder and both grammars (the mode is an option).",
   },
   SseDecoderStream: {
-    ceiling: 10.9 * KB,
-    why: "diagnose.js (mmsp: true diagnoses eventless bodies, and the option is read at run time), the option checks, framer + lines + utf8 (strict UTF-8 with byte offsets), the stream shell, the error classes.",
+    ceiling: 7.12 * KB,
+    why: "framer + lines + utf8 (strict UTF-8 with byte offsets, marks resolved lazily, the capture hook), the option and chunk checks with their messages, the stream shell (idle timeout, signal, queued outputs), the error classes.",
   },
-  "SseDecoderStream via mmsp-streams/sse": { ceiling: 10.9 * KB, why: "the same modules as SseDecoderStream (a subpath cannot drop what the module graph pulls in)." },
+  "SseDecoderStream via mmsp-streams/sse": { ceiling: 7.12 * KB, why: "the same modules as SseDecoderStream (a subpath cannot drop what the module graph pulls in)." },
   NdjsonDecoderStream: {
-    ceiling: 12.45 * KB,
-    why: "as SseDecoderStream, plus the record parser with the base64 capture (mmsp: true) and its restore.",
+    ceiling: 7.15 * KB,
+    why: "as SseDecoderStream, with the JSON line parse and the depth limit in place of the SSE field parser.",
   },
-  "NdjsonDecoderStream via mmsp-streams/ndjson": { ceiling: 12.45 * KB, why: "the same modules as NdjsonDecoderStream." },
+  "NdjsonDecoderStream via mmsp-streams/ndjson": { ceiling: 7.15 * KB, why: "the same modules as NdjsonDecoderStream." },
 };
 
 /** Whether `import.meta.url` is the script node was started with. */

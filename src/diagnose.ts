@@ -7,6 +7,8 @@
  * name the mistake, with what to do about it. They never throw and hold no state.
  */
 
+import type { BodyContext, Explainer, WireFormat } from "./framing/framer.js";
+import { HEAD_BYTES, hexBytes } from "./framing/head.js";
 import { findInvalidUtf8 } from "./framing/utf8.js";
 
 /** Bytes that break UTF-8 this early are a binary body (compressed, a file), not a stream with a bad byte. */
@@ -33,33 +35,13 @@ export interface BodyInfo {
 }
 
 /** How many of the first bytes a reader keeps for `diagnose` (the head it is given). */
-export const DIAGNOSE_HEAD_BYTES = 1024;
+export const DIAGNOSE_HEAD_BYTES = HEAD_BYTES;
 
 const PREVIEW_CHARS = 120;
 /** The MMSP endpoint a reader should be pointed at (SPEC §1). */
 const ENDPOINT = "the MMSP endpoint (POST …/v1/stream)";
 const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
 const WANTS_UNIEVENTS = `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at ${ENDPOINT}, or convert the stream to UniEvents first`;
-
-/**
- * Keeps the first `DIAGNOSE_HEAD_BYTES` of a body as its chunks pass, and counts them all: what a
- * reader hands to `diagnose` when the body ends without an event. Copies at most 1 KiB, once.
- */
-export class BodyHead {
-  private readonly kept = new Uint8Array(DIAGNOSE_HEAD_BYTES);
-  /** The bytes seen so far. */
-  totalBytes = 0;
-
-  push(chunk: Uint8Array): void {
-    if (this.totalBytes < DIAGNOSE_HEAD_BYTES) this.kept.set(chunk.subarray(0, DIAGNOSE_HEAD_BYTES - this.totalBytes), this.totalBytes);
-    this.totalBytes += chunk.length;
-  }
-
-  /** The first bytes (a copy). */
-  bytes(): Uint8Array {
-    return this.kept.slice(0, Math.min(this.totalBytes, DIAGNOSE_HEAD_BYTES));
-  }
-}
 
 // ---- foreign events -----------------------------------------------------------------------------
 
@@ -166,9 +148,6 @@ function looksBinary(bytes: Uint8Array): boolean {
   }
   return controls > bytes.length / 20;
 }
-
-/** Bytes as hex pairs, `1f 8b 08`. */
-export const hexBytes = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
 
 /** Control characters escaped (`\n`, `\u001b`), so a preview is one printable line. */
 function escapeText(text: string): string {
@@ -425,4 +404,16 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
 /** A diagnosis as one sentence, for an error message: `<what>; <advice>`. */
 export function diagnosisText(d: Diagnosis): string {
   return `${d.what}; ${d.advice}`;
+}
+
+/**
+ * The MMSP reader's explainer (framer.ts `Explainer`): `diagnose` of the head, with what the response
+ * said about the body and the format the reader was told, as one sentence and a preview.
+ */
+export function bodyExplainer(context: BodyContext, format: WireFormat | "auto"): Explainer {
+  const { contentType, contentEncoding } = context;
+  return (head, totalBytes) => {
+    const d = diagnose(head, { contentType, contentEncoding, format, totalBytes });
+    return d && { detail: diagnosisText(d), preview: previewBytes(head) };
+  };
 }

@@ -4,6 +4,9 @@
  * `unknownItem` fail at once with a message naming the option, instead of turning into a
  * misleading protocol error later. A wrong type is a `TypeError`, a wrong value a `RangeError`.
  */
+import { describeValue, fail } from "./describe.js";
+
+export { describeValue, fail };
 
 /** Checks one option's value; `label` names it (`UniEventStream: options.format`). Throws. */
 export type Checker = (value: unknown, label: string) => void;
@@ -13,24 +16,6 @@ export type OptionSpec = Readonly<Record<string, Checker>>;
 
 /** setTimeout's largest delay (a larger one fires at once in every runtime). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** How a value is shown in a message: strings quoted, objects by kind. */
-export function describeValue(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length <= 60 ? value : value.slice(0, 60) + "…");
-  if (typeof value === "bigint") return `${value}n`;
-  if (typeof value === "function") return "a function";
-  if (typeof value === "symbol") return String(value);
-  if (value === null || typeof value !== "object") return String(value);
-  if (Array.isArray(value)) return "an array";
-  const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-  if (typeof name !== "string" || name === "" || name === "Object") return "an object";
-  return /^[AEIOU]/.test(name) ? `an ${name}` : `a ${name}`;
-}
-
-/** Throws the package's one argument error: `<label> must be <expected>; received <value><hint>`. */
-export const fail = (Kind: typeof TypeError, label: string, expected: string, value: unknown, hint = ""): never => {
-  throw new Kind(`${label} must be ${expected}; received ${describeValue(value)}${hint}`);
-};
 
 /** The edit distance of two short strings (for "did you mean"). */
 function distance(a: string, b: string): number {
@@ -193,45 +178,6 @@ export function checkOptions(name: string, options: unknown, spec: OptionSpec, b
   }
 }
 
-/** The error for a chunk that is not bytes, or undefined when it is a `Uint8Array` (a `Buffer` is one). */
-export function bytesChunkError(chunk: unknown, stageName: string): TypeError | undefined {
-  if (chunk instanceof Uint8Array || isForeignUint8Array(chunk)) return undefined;
-  const wants = `${stageName} reads bytes (Uint8Array chunks)`;
-  let fix: string;
-  if (typeof chunk === "string")
-    fix = "a string: remove the TextDecoderStream (or other text step) before it and pipe the bytes in as they came (response.body), or encode text with .pipeThrough(new TextEncoderStream())";
-  else if (chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk))
-    fix = `${describeValue(chunk)}: wrap it as new Uint8Array(buffer) (a view of the same bytes) before writing it`;
-  else if (typeof chunk === "number") fix = "a number: write the bytes as Uint8Array chunks, not one number at a time";
-  else if (typeof chunk === "object" && chunk !== null && "event_type" in chunk)
-    fix = "a UniEvent object: it is already decoded; pipe it into MessageAssemblerStream (events in), not a stage that reads bytes";
-  else if (typeof chunk === "object" && chunk !== null && "data" in chunk)
-    fix = "an object (an SSE message?): records go into UniEventDecoderStream; this stage wants the raw bytes of the body";
-  else fix = `${describeValue(chunk)}: pipe the body's bytes in (response.body), or encode text with .pipeThrough(new TextEncoderStream())`;
-  return new TypeError(`${wants}, but was given ${fix}`);
-}
-
-/**
- * For the stages that take objects (records, events): bytes or text mean a stage is missing before
- * it — the caller's pipe, not the producer, is wrong. Undefined for anything else (its checks follow).
- */
-export function textChunkError(chunk: unknown, stageName: string, takes: string, fix: string): TypeError | undefined {
-  if (typeof chunk !== "string" && !ArrayBuffer.isView(chunk) && !(chunk instanceof ArrayBuffer)) return undefined;
-  const what = typeof chunk === "string" ? `text (${describeValue(chunk)})` : "bytes";
-  return new TypeError(`${stageName} takes ${takes}, but was given ${what}: ${fix}`);
-}
-
-/** Throws `bytesChunkError` for a chunk that is not bytes. */
-export function checkBytesChunk(chunk: unknown, stageName: string): asserts chunk is Uint8Array {
-  const error = bytesChunkError(chunk, stageName);
-  if (error) throw error;
-}
-
-/** A Uint8Array of another realm (an iframe, a vm context): not `instanceof` ours, still bytes. */
-function isForeignUint8Array(v: unknown): boolean {
-  return ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === "[object Uint8Array]";
-}
-
 /** For `fromResponse(response)`: anything but a Response says what it was and what to pass. */
 export function checkResponse(value: unknown, name = "fromResponse"): asserts value is Response {
   const v = value as { status?: unknown; ok?: unknown; headers?: { get?: unknown }; bodyUsed?: unknown; body?: { locked?: unknown } | null } | null;
@@ -282,15 +228,21 @@ const limit = /*#__PURE__*/ positiveLimit();
 const readerFormat = /*#__PURE__*/ oneOf(["sse", "ndjson", "auto"], FORMAT_ALIASES);
 const unknownItems = /*#__PURE__*/ oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES);
 const onWarning = /*#__PURE__*/ func();
-const mmsp = /*#__PURE__*/ boolean();
+/** `mmsp: true` moved to its own class (0.2); `false`, the default, still passes. */
+const mmsp = (name: string): Checker => (value, label) => {
+  if (typeof value !== "boolean") fail(TypeError, label, "true or false", value);
+  if (value) fail(RangeError, label, `false (the MMSP reader's framing is ${name} now)`, value);
+};
 
 /** `UniEventStream`, `UniEventBatchStream`, `fromResponse`. */
 export const READER_OPTIONS: OptionSpec = {
   format: readerFormat, client, mode, unknownItems, onWarning,
   maxEventBytes: limit, maxDepth: limit, maxItems: limit, signal, idleTimeoutMs,
 };
-export const SSE_DECODER_OPTIONS: OptionSpec = { client, mmsp, maxEventBytes: limit, signal, idleTimeoutMs };
-export const NDJSON_DECODER_OPTIONS: OptionSpec = { client, mmsp, maxEventBytes: limit, maxDepth: limit, signal, idleTimeoutMs };
+export const SSE_DECODER_OPTIONS: OptionSpec = { client, mmsp: /*#__PURE__*/ mmsp("MmspSseDecoderStream"), maxEventBytes: limit, signal, idleTimeoutMs };
+export const NDJSON_DECODER_OPTIONS: OptionSpec = { client, mmsp: /*#__PURE__*/ mmsp("MmspNdjsonDecoderStream"), maxEventBytes: limit, maxDepth: limit, signal, idleTimeoutMs };
+export const MMSP_SSE_DECODER_OPTIONS: OptionSpec = { client, maxEventBytes: limit, signal, idleTimeoutMs };
+export const MMSP_NDJSON_DECODER_OPTIONS: OptionSpec = { client, maxEventBytes: limit, maxDepth: limit, signal, idleTimeoutMs };
 export const UNI_EVENT_DECODER_OPTIONS: OptionSpec = {
   format: /*#__PURE__*/ oneOf(["sse", "ndjson"], FORMAT_ALIASES),
   client, mode, unknownItems, onWarning, maxDepth: limit, signal, idleTimeoutMs,
@@ -313,6 +265,8 @@ export const OPTION_SPECS = {
   fromResponse: READER_OPTIONS,
   SseDecoderStream: SSE_DECODER_OPTIONS,
   NdjsonDecoderStream: NDJSON_DECODER_OPTIONS,
+  MmspSseDecoderStream: MMSP_SSE_DECODER_OPTIONS,
+  MmspNdjsonDecoderStream: MMSP_NDJSON_DECODER_OPTIONS,
   UniEventDecoderStream: UNI_EVENT_DECODER_OPTIONS,
   MessageAssemblerStream: MESSAGE_ASSEMBLER_OPTIONS,
   fromFetch: FROM_FETCH_OPTIONS,

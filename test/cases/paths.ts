@@ -1,10 +1,10 @@
 // SPEC §7 "same answer however it is read": the fused reader (UniEventStream) and the stages chained
-// (SseDecoderStream / NdjsonDecoderStream with mmsp: true → UniEventDecoderStream → MessageAssemblerStream)
+// (MmspSseDecoderStream / MmspNdjsonDecoderStream → UniEventDecoderStream → MessageAssemblerStream)
 // give the same events, the same message and the same error (class, rule, eventIndex, byteOffset,
 // message) for random valid and mutated streams, in both modes, SSE and NDJSON, under random chunkings.
 import fc from "fast-check";
 import {
-  MessageAssemblerStream, NdjsonDecoderStream, SseDecoderStream, UniEventBatchStream, UniEventDecoderStream, UniEventStream,
+  MessageAssemblerStream, MmspNdjsonDecoderStream, MmspSseDecoderStream, UniEventBatchStream, UniEventDecoderStream, UniEventStream,
 } from "../../dist/index.js";
 import { assertEqual, byteStream, pump, settle, splitAt, utf8, type Case } from "../harness.ts";
 import { cuts, lineEnd, ndjsonText, sseText, streamEvents, unit } from "../arbitraries.ts";
@@ -34,7 +34,7 @@ export function fused(chunks: Uint8Array[], format: Format, mode: Mode): Promise
 }
 
 export function staged(chunks: Uint8Array[], format: Format, mode: Mode): Promise<Outcome> {
-  const framer = format === "sse" ? new SseDecoderStream({ mmsp: true }) : new NdjsonDecoderStream({ mmsp: true });
+  const framer = format === "sse" ? new MmspSseDecoderStream() : new MmspNdjsonDecoderStream();
   const decoder = new UniEventDecoderStream({ mode });
   const grammar = new MessageAssemblerStream({ mode });
   // pumped by hand (see `pump`: workerd reports a failing pipe's inner promises as unhandled)

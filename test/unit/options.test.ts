@@ -1,10 +1,9 @@
 // checkOptions and the spec table: a wrong type (TypeError) and a wrong value (RangeError) for every
 // option of every export, near misses suggested, unknown keys refused; and the chunk and Response checks.
 import { describe, expect, test } from "vitest";
+import { bytesChunkError, checkBytesChunk } from "../../src/internal/chunks.js";
 import {
   OPTION_SPECS,
-  bytesChunkError,
-  checkBytesChunk,
   checkExportOptions,
   checkOptions,
   checkResponse,
@@ -26,7 +25,7 @@ const BAD: Record<string, { type: unknown; value?: unknown }> = {
   signal: { type: { aborted: false } }, // every AbortSignal is a valid value
   idleTimeoutMs: { type: "5s", value: -5 },
   keepAliveMs: { type: "15s", value: -1 },
-  mmsp: { type: "yes" },
+  mmsp: { type: "yes", value: true }, // false only: true is MmspSseDecoderStream now
   fetch: { type: "no" },
   reconnect: { type: true, value: { retries: -1 } },
 };
@@ -44,7 +43,7 @@ const GOOD: Record<string, unknown> = {
   signal: new AbortController().signal,
   idleTimeoutMs: 1500,
   keepAliveMs: 0,
-  mmsp: true,
+  mmsp: false,
   fetch: () => {},
   reconnect: { retries: 2, delayMs: 10 },
 };
@@ -62,7 +61,7 @@ const exports = Object.keys(OPTION_SPECS) as CheckedExport[];
 
 test("the spec table covers every exported stream and function that takes options", () => {
   expect(exports.sort()).toEqual(
-    ["MessageAssemblerStream", "NdjsonDecoderStream", "NdjsonEncoderStream", "SseDecoderStream", "SseEncoderStream", "UniEventDecoderStream", "UniEventStream", "UniEventBatchStream", "fromFetch", "fromResponse"].sort(),
+    ["MessageAssemblerStream", "MmspNdjsonDecoderStream", "MmspSseDecoderStream", "NdjsonDecoderStream", "NdjsonEncoderStream", "SseDecoderStream", "SseEncoderStream", "UniEventDecoderStream", "UniEventStream", "UniEventBatchStream", "fromFetch", "fromResponse"].sort(),
   );
   expect(Object.keys(OPTION_SPECS.UniEventDecoderStream)).toContain("mode");
   // every option has bad samples here, so a new option cannot go untested
@@ -239,13 +238,13 @@ describe("checkResponse: fromResponse wants a Response", () => {
 describe("the context argument (what the response said about the body)", () => {
   test("is checked like options: strings or null, no unknown keys", async () => {
     const { UniEventStream } = await import("../../src/uni-event-stream.ts");
-    const { SseDecoderStream } = await import("../../src/framing/sse.ts");
+    const { MmspSseDecoderStream: SseDecoderStream } = await import("../../src/framing/mmsp.ts");
     expect(() => new UniEventStream({}, { contentType: "text/event-stream", contentEncoding: null })).not.toThrow();
     expect(thrown(() => new UniEventStream({}, { contentType: 5 } as never)).message).toBe(
       "UniEventStream: context.contentType must be a string or null; received 5",
     );
     expect(thrown(() => new SseDecoderStream({}, "text/html" as never)).message).toBe(
-      'SseDecoderStream: context must be an object (or left out); received "text/html"',
+      'MmspSseDecoderStream: context must be an object (or left out); received "text/html"',
     );
     expect(thrown(() => new SseDecoderStream({}, { content_type: "x" } as never)).message).toMatch(/unknown option "content_type" \(did you mean "contentType"\?\)/);
   });
