@@ -10,6 +10,8 @@
 import type { BodyContext, Explainer, WireFormat } from "./framing/framer.js";
 import { HEAD_BYTES, hexBytes } from "./framing/head.js";
 import { findInvalidUtf8 } from "./framing/utf8.js";
+import { isJsonDocumentType, mediaType } from "./internal/media-type.js";
+import { isRecord } from "./internal/values.js";
 
 /** Bytes that break UTF-8 this early are a binary body (compressed, a file), not a stream with a bad byte. */
 const BINARY_WITHIN = 64;
@@ -80,8 +82,6 @@ const AI_SDK_TYPES = /*#__PURE__*/ new Set([
   "message-metadata",
 ]);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** A recognizable event of another protocol: its name and what it is called there. */
 interface Foreign {
   /** The protocol, e.g. `an OpenAI Chat Completions stream`. */
@@ -91,7 +91,7 @@ interface Foreign {
 }
 
 function recognize(value: unknown): Foreign | undefined {
-  if (!isObject(value) || "event_type" in value || "content_items" in value) return undefined;
+  if (!isRecord(value) || "event_type" in value || "content_items" in value) return undefined;
   const { object, type } = value;
   if (object === "chat.completion.chunk")
     return { stream: "an OpenAI Chat Completions stream (chat.completion.chunk events)", record: "an OpenAI chat.completion.chunk" };
@@ -109,9 +109,9 @@ function recognize(value: unknown): Foreign | undefined {
   }
   // OpenAI-compatible servers (vLLM, llama.cpp, proxies…) do not all send `object`: their choices tell
   if (Array.isArray(value.choices)) {
-    if (value.choices.some((c) => isObject(c) && isObject(c.delta)))
+    if (value.choices.some((c) => isRecord(c) && isRecord(c.delta)))
       return { stream: "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)", record: "an OpenAI-compatible chat completion chunk" };
-    if (value.choices.some((c) => isObject(c) && isObject(c.message)))
+    if (value.choices.some((c) => isRecord(c) && isRecord(c.message)))
       return { stream: "a whole OpenAI-compatible chat completion (the non-streaming answer)", record: "an OpenAI-compatible chat completion (the non-streaming answer)" };
   }
   if (Array.isArray(value.candidates))
@@ -177,12 +177,6 @@ export function previewBytes(head: Uint8Array, max = PREVIEW_CHARS): string {
 
 const num = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 const quoted = (s: string, max = 80): string => JSON.stringify(s.length <= max ? s : s.slice(0, max) + "…");
-
-/** The media type of a Content-Type, lower-cased, without parameters. */
-function mediaType(contentType: string | null | undefined): string | undefined {
-  const t = contentType?.split(";")[0]!.trim().toLowerCase();
-  return t || undefined;
-}
 
 const saidType = (info: BodyInfo): string => (info.contentType ? ` (Content-Type: ${info.contentType})` : "");
 const FORMAT_NDJSON = 'read it with format: "ndjson" (or "auto", which tells SSE from NDJSON by the first line)';
@@ -280,8 +274,8 @@ function errorObject(value: Record<string, unknown>): string | undefined {
     const message = typeof e.message === "string" ? e.message : undefined;
     return [type, message && quoted(message, 160)].filter(Boolean).join(": ");
   };
-  if (value.type === "error" && isObject(value.error)) return `an Anthropic error object (${says(value.error)})`;
-  if (isObject(value.error)) {
+  if (value.type === "error" && isRecord(value.error)) return `an Anthropic error object (${says(value.error)})`;
+  if (isRecord(value.error)) {
     const e = value.error;
     const openAi = "param" in e || "code" in e;
     return `${openAi ? "an OpenAI-style" : "an MMSP"} error object (${says(e)})`;
@@ -295,21 +289,20 @@ function jsonDocument(text: string, { lines, first = "", complete }: Lines, info
   const trimmed = text.trim();
   const whole = complete ? tryParse(trimmed) : undefined;
   const firstLine = tryParse(first);
-  const type = mediaType(info.contentType);
-  const jsonType = type === "application/json" || type?.endsWith("+json") === true;
+  const jsonType = isJsonDocumentType(mediaType(info.contentType));
   // Several whole JSON objects, one a line, are NDJSON, not a document.
   const severalLines = firstLine !== undefined && lines.length > 1 && lines[1]!.trimStart().startsWith("{");
-  const uniEvent = isObject(firstLine?.value) && "event_type" in firstLine.value;
+  const uniEvent = isRecord(firstLine?.value) && "event_type" in firstLine.value;
   // (a UniEvent line longer than the head is cut, but says what it is)
   const cutUniEvent = firstLine === undefined && /^\s*\{\s*"(event_type|role|content_items)"\s*:/.test(first);
   if (severalLines || ((uniEvent || cutUniEvent) && !jsonType)) return undefined;
   if (!(whole || jsonType || trimmed.startsWith("[") || (firstLine === undefined && first.trim().startsWith("{")))) return undefined;
   const value = (whole ?? firstLine)?.value;
   const advice = `a stream was expected: ${STREAM_EXPECTED}`;
-  const named = isObject(value) ? errorObject(value) : undefined;
+  const named = isRecord(value) ? errorObject(value) : undefined;
   if (named)
     return { what: `a JSON document${saidType(info)}, not a stream: ${named}`, advice: `the server answered with an error, not a stream; ${advice}` };
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const foreign = recognize(value);
     if (foreign) return { what: `${foreign.stream}${saidType(info)}, not a stream of MMSP UniEvents`, advice: WANTS_UNIEVENTS };
     const says = ["message", "detail", "title"].map((k) => value[k]).find((v): v is string => typeof v === "string");
