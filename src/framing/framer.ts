@@ -7,6 +7,10 @@
  *
  * `SseFramer` and `NdjsonFramer` are the two formats; `AutoFramer` decides once, from the first
  * byte that is not whitespace (`{`: NDJSON, anything else: SSE), and is then that framer.
+ *
+ * What a body that held no record was (an HTML page, a JSON document…) is not the framer's to say:
+ * given an `explain` function (the MMSP reader's, diagnose.ts), it keeps the body's first bytes and
+ * asks it after the failure; without one (the general-purpose stages) it keeps nothing.
  */
 import { Fault, locate } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
@@ -110,7 +114,7 @@ export interface Framer extends RecordPosition {
   onFormat: ((format: WireFormat) => void) | undefined;
 }
 
-/** The parts both formats share: UTF-8, lines, the record's position, the head for the diagnosis. */
+/** The parts both formats share: UTF-8, lines, the record's position, the head for an explainer. */
 abstract class LineFramer implements Framer {
   abstract readonly format: WireFormat;
   protected readonly utf8: Utf8Decoder;
