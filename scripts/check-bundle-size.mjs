@@ -3,7 +3,7 @@
 // "sideEffects": false), bundled with esbuild for the browser, minified, then gzipped (zlib level 6, what
 // `gzip` and most servers use). Prints each figure beside its budget, where the bytes go (esbuild's
 // metafile: minified bytes per package or dist/ module) and, for a case over budget, which import chain
-// pulls each big module in. Fails when a case is over its budget; a case in KNOWN_MISSES (a goal of #13
+// pulls each big module in. Fails when a case is over its budget; a case in KNOWN_MISSES (a goal of #20
 // not met) fails only past its ceiling, and is printed with its goal and ceiling.
 //
 //   node scripts/check-bundle-size.mjs              # needs a built dist/ (npm run build)
@@ -19,14 +19,14 @@ import { build } from "esbuild";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const KB = 1024;
 
-/** The budgets of issue #13, in bytes min+gzip. `from` is the import specifier a user writes. */
+/** The budgets of issue #20 (#13's before it), in bytes min+gzip. `from` is the import specifier a user writes. */
 export const CASES = [
-  { name: "whole entry", code: `export * from "mmsp-streams";`, budget: 20 * KB },
-  { name: "UniEventStream", code: `export { UniEventStream } from "mmsp-streams";`, budget: 18 * KB },
+  { name: "whole entry", code: `export * from "mmsp-streams";`, budget: 28 * KB },
+  { name: "UniEventStream", code: `export { UniEventStream } from "mmsp-streams";`, budget: 22 * KB },
   { name: "SseDecoderStream", code: `export { SseDecoderStream } from "mmsp-streams";`, budget: 4 * KB },
   { name: "SseDecoderStream via mmsp-streams/sse", code: `export { SseDecoderStream } from "mmsp-streams/sse";`, budget: 4 * KB },
-  { name: "NdjsonDecoderStream", code: `export { NdjsonDecoderStream } from "mmsp-streams";`, budget: 3 * KB },
-  { name: "NdjsonDecoderStream via mmsp-streams/ndjson", code: `export { NdjsonDecoderStream } from "mmsp-streams/ndjson";`, budget: 3 * KB },
+  { name: "NdjsonDecoderStream", code: `export { NdjsonDecoderStream } from "mmsp-streams";`, budget: 3.5 * KB },
+  { name: "NdjsonDecoderStream via mmsp-streams/ndjson", code: `export { NdjsonDecoderStream } from "mmsp-streams/ndjson";`, budget: 3.5 * KB },
   { name: "encodeBase64 + decodeBase64", code: `export { encodeBase64, decodeBase64 } from "mmsp-streams";`, budget: 1 * KB },
   { name: "PartialJsonParser", code: `export { PartialJsonParser } from "mmsp-streams";`, budget: 4 * KB },
   { name: "PartialJsonParser via mmsp-streams/partial-json", code: `export { PartialJsonParser } from "mmsp-streams/partial-json";`, budget: 4 * KB },
@@ -34,39 +34,44 @@ export const CASES = [
   { name: "SseEncoderStream + toWireError via mmsp-streams/encode", code: `export { SseEncoderStream, toWireError } from "mmsp-streams/encode";`, budget: 5 * KB },
   // not budgeted in the issue; guards the claim that an import that never validates leaves zod out
   { name: "KINDS alone (no zod)", code: `export { KINDS } from "mmsp-streams";`, budget: 256 },
+  // not budgeted in the issue: the MMSP reader's framing as stages, with the diagnosis (guards growth:
+  // the figure when they became classes of their own, + ~1%)
+  { name: "MmspSseDecoderStream", code: `export { MmspSseDecoderStream } from "mmsp-streams";`, budget: 10.75 * KB },
+  { name: "MmspNdjsonDecoderStream", code: `export { MmspNdjsonDecoderStream } from "mmsp-streams";`, budget: 12.35 * KB },
 ];
 
 /**
- * Budgets of #13 that this package does not meet (see "Why" below), each with a ceiling: the figure
+ * Budgets that this package does not meet (see "Why" below), each with a ceiling: the figure
  * measured when the miss was accepted plus ~1%, so that growth still fails CI while the goal stays
  * printed beside it. A case under its goal says so (remove it here then); a case over its ceiling fails.
  *
- * Why (minified bytes from the metafile, 2026-11-30): the budgets were set before the reader learned to
- * say what is wrong (#12: the diagnosis of bodies that are no stream, diagnose.js ~10.7 KB, and the
- * checks of every option, ~4 KB for a stage) and before #11 made every stage the fused reader's own
- * parts (strict UTF-8 with byte offsets, the base64 capture, located errors). zod/mini, the schema's one
- * source of truth, is 7.6 KB min+gzip on its own; the reader without zod is ~23 KB min+gzip. Meeting the
- * goals needs a decision of the issue's owner: drop features from these imports, or re-set the goals.
+ * Why (minified bytes from the metafile, 2026-12-01, after #20 made the diagnosis a plug-in the
+ * general-purpose stages never import and the option checks tables): zod/mini, the schema's one
+ * source of truth, is ~7.6 KB min+gzip on its own (the slow path of the event check); the diagnosis
+ * (diagnose.js, ~10.4 KB minified, ~4 KB gzip) is the MMSP reader's own, so UniEventStream carries it;
+ * the framing stages are the fused reader's own framer (strict UTF-8 with byte offsets, marks resolved
+ * lazily, the capture hook, located errors) in the stream shell, with the option and chunk checks'
+ * messages, which a 4 KB stage has no room for.
  */
 export const KNOWN_MISSES = {
   "whole entry": {
-    ceiling: 38.75 * KB,
-    why: "zod/mini (~7.6 KB gzip), the diagnosis, the option checks, fromFetch (~1.8 KB gzip) and the encoders on top of the reader.",
+    ceiling: 40 * KB,
+    why: "zod/mini (~7.6 KB gzip), the diagnosis (~4 KB gzip), partial-json, the immutable live message and timings, the option checks, fromFetch with stop() and the refusal and connection diagnoses (~2.5 KB gzip), the encoders and the AI-free rest of the reader.",
   },
   UniEventStream: {
-    ceiling: 32.8 * KB,
-    why: "zod/mini (the schema check's slow path), diagnose.js, partial-json and the immutable live message and the timings (snapshot(), subscribe(), timings), the framer, decoder and both grammars (the mode is an option).",
+    ceiling: 33 * KB,
+    why: "zod/mini (the schema check's slow path), diagnose.js (the MMSP reader explains a body that is no stream), partial-json and the immutable live message and the timings (snapshot(), subscribe(), timings), the framer, decoder and both grammars (the mode is an option).",
   },
   SseDecoderStream: {
-    ceiling: 10.9 * KB,
-    why: "diagnose.js (mmsp: true diagnoses eventless bodies, and the option is read at run time), the option checks, framer + lines + utf8 (strict UTF-8 with byte offsets), the stream shell, the error classes.",
+    ceiling: 7.0 * KB,
+    why: "framer + lines + utf8 (byte offsets, marks resolved lazily, the capture hook), the option and chunk checks with their messages, the stream shell (idle timeout, signal, queued outputs), the error classes.",
   },
-  "SseDecoderStream via mmsp-streams/sse": { ceiling: 10.9 * KB, why: "the same modules as SseDecoderStream (a subpath cannot drop what the module graph pulls in)." },
+  "SseDecoderStream via mmsp-streams/sse": { ceiling: 7.0 * KB, why: "the same modules as SseDecoderStream (a subpath cannot drop what the module graph pulls in)." },
   NdjsonDecoderStream: {
-    ceiling: 12.45 * KB,
-    why: "as SseDecoderStream, plus the record parser with the base64 capture (mmsp: true) and its restore.",
+    ceiling: 7.07 * KB,
+    why: "as SseDecoderStream, with the JSON line parse and the depth limit in place of the SSE field parser.",
   },
-  "NdjsonDecoderStream via mmsp-streams/ndjson": { ceiling: 12.45 * KB, why: "the same modules as NdjsonDecoderStream." },
+  "NdjsonDecoderStream via mmsp-streams/ndjson": { ceiling: 7.07 * KB, why: "the same modules as NdjsonDecoderStream." },
 };
 
 /** Whether `import.meta.url` is the script node was started with. */
@@ -99,7 +104,7 @@ export async function measureBundle(entry = `${ROOT}dist/index.js`) {
   return measure({ entryPoints: [entry], platform: "neutral" });
 }
 /** The whole-entry budget, for `bench/run.mjs`. */
-export const BUDGET = 20 * KB;
+export const BUDGET = 28 * KB;
 
 /** A package name for node_modules paths, else the path (dist/… modules stay separate). */
 const owner = (path) => path.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? path;
@@ -183,7 +188,7 @@ if (isMain) {
     else failed++;
   }
   if (misses.length) {
-    console.log(`\nKnown misses (over #13's goal, under their ceiling; scripts/check-bundle-size.mjs KNOWN_MISSES):`);
+    console.log(`\nKnown misses (over their goal, under their ceiling; scripts/check-bundle-size.mjs KNOWN_MISSES):`);
     for (const n of misses) console.log(`  - ${n}: ${KNOWN_MISSES[n].why}`);
   }
   const peerRows = [];

@@ -7,7 +7,11 @@
  * name the mistake, with what to do about it. They never throw and hold no state.
  */
 
+import type { BodyContext, Explainer, WireFormat } from "./framing/framer.js";
+import { HEAD_BYTES, hexBytes } from "./framing/head.js";
 import { findInvalidUtf8 } from "./framing/utf8.js";
+import { isJsonDocumentType, mediaType } from "./internal/media-type.js";
+import { isRecord } from "./internal/values.js";
 
 /** Bytes that break UTF-8 this early are a binary body (compressed, a file), not a stream with a bad byte. */
 const BINARY_WITHIN = 64;
@@ -33,33 +37,13 @@ export interface BodyInfo {
 }
 
 /** How many of the first bytes a reader keeps for `diagnose` (the head it is given). */
-export const DIAGNOSE_HEAD_BYTES = 1024;
+export const DIAGNOSE_HEAD_BYTES = HEAD_BYTES;
 
 const PREVIEW_CHARS = 120;
 /** The MMSP endpoint a reader should be pointed at (SPEC §1). */
 const ENDPOINT = "the MMSP endpoint (POST …/v1/stream)";
 const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
 const WANTS_UNIEVENTS = `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at ${ENDPOINT}, or convert the stream to UniEvents first`;
-
-/**
- * Keeps the first `DIAGNOSE_HEAD_BYTES` of a body as its chunks pass, and counts them all: what a
- * reader hands to `diagnose` when the body ends without an event. Copies at most 1 KiB, once.
- */
-export class BodyHead {
-  private readonly kept = new Uint8Array(DIAGNOSE_HEAD_BYTES);
-  /** The bytes seen so far. */
-  totalBytes = 0;
-
-  push(chunk: Uint8Array): void {
-    if (this.totalBytes < DIAGNOSE_HEAD_BYTES) this.kept.set(chunk.subarray(0, DIAGNOSE_HEAD_BYTES - this.totalBytes), this.totalBytes);
-    this.totalBytes += chunk.length;
-  }
-
-  /** The first bytes (a copy). */
-  bytes(): Uint8Array {
-    return this.kept.slice(0, Math.min(this.totalBytes, DIAGNOSE_HEAD_BYTES));
-  }
-}
 
 // ---- foreign events -----------------------------------------------------------------------------
 
@@ -98,8 +82,6 @@ const AI_SDK_TYPES = /*#__PURE__*/ new Set([
   "message-metadata",
 ]);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** A recognizable event of another protocol: its name and what it is called there. */
 interface Foreign {
   /** The protocol, e.g. `an OpenAI Chat Completions stream`. */
@@ -109,7 +91,7 @@ interface Foreign {
 }
 
 function recognize(value: unknown): Foreign | undefined {
-  if (!isObject(value) || "event_type" in value || "content_items" in value) return undefined;
+  if (!isRecord(value) || "event_type" in value || "content_items" in value) return undefined;
   const { object, type } = value;
   if (object === "chat.completion.chunk")
     return { stream: "an OpenAI Chat Completions stream (chat.completion.chunk events)", record: "an OpenAI chat.completion.chunk" };
@@ -127,9 +109,9 @@ function recognize(value: unknown): Foreign | undefined {
   }
   // OpenAI-compatible servers (vLLM, llama.cpp, proxies…) do not all send `object`: their choices tell
   if (Array.isArray(value.choices)) {
-    if (value.choices.some((c) => isObject(c) && isObject(c.delta)))
+    if (value.choices.some((c) => isRecord(c) && isRecord(c.delta)))
       return { stream: "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)", record: "an OpenAI-compatible chat completion chunk" };
-    if (value.choices.some((c) => isObject(c) && isObject(c.message)))
+    if (value.choices.some((c) => isRecord(c) && isRecord(c.message)))
       return { stream: "a whole OpenAI-compatible chat completion (the non-streaming answer)", record: "an OpenAI-compatible chat completion (the non-streaming answer)" };
   }
   if (Array.isArray(value.candidates))
@@ -167,9 +149,6 @@ function looksBinary(bytes: Uint8Array): boolean {
   return controls > bytes.length / 20;
 }
 
-/** Bytes as hex pairs, `1f 8b 08`. */
-export const hexBytes = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
-
 /** Control characters escaped (`\n`, `\u001b`), so a preview is one printable line. */
 function escapeText(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
@@ -198,12 +177,6 @@ export function previewBytes(head: Uint8Array, max = PREVIEW_CHARS): string {
 
 const num = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 const quoted = (s: string, max = 80): string => JSON.stringify(s.length <= max ? s : s.slice(0, max) + "…");
-
-/** The media type of a Content-Type, lower-cased, without parameters. */
-function mediaType(contentType: string | null | undefined): string | undefined {
-  const t = contentType?.split(";")[0]!.trim().toLowerCase();
-  return t || undefined;
-}
 
 const saidType = (info: BodyInfo): string => (info.contentType ? ` (Content-Type: ${info.contentType})` : "");
 const FORMAT_NDJSON = 'read it with format: "ndjson" (or "auto", which tells SSE from NDJSON by the first line)';
@@ -301,8 +274,8 @@ function errorObject(value: Record<string, unknown>): string | undefined {
     const message = typeof e.message === "string" ? e.message : undefined;
     return [type, message && quoted(message, 160)].filter(Boolean).join(": ");
   };
-  if (value.type === "error" && isObject(value.error)) return `an Anthropic error object (${says(value.error)})`;
-  if (isObject(value.error)) {
+  if (value.type === "error" && isRecord(value.error)) return `an Anthropic error object (${says(value.error)})`;
+  if (isRecord(value.error)) {
     const e = value.error;
     const openAi = "param" in e || "code" in e;
     return `${openAi ? "an OpenAI-style" : "an MMSP"} error object (${says(e)})`;
@@ -316,21 +289,20 @@ function jsonDocument(text: string, { lines, first = "", complete }: Lines, info
   const trimmed = text.trim();
   const whole = complete ? tryParse(trimmed) : undefined;
   const firstLine = tryParse(first);
-  const type = mediaType(info.contentType);
-  const jsonType = type === "application/json" || type?.endsWith("+json") === true;
+  const jsonType = isJsonDocumentType(mediaType(info.contentType));
   // Several whole JSON objects, one a line, are NDJSON, not a document.
   const severalLines = firstLine !== undefined && lines.length > 1 && lines[1]!.trimStart().startsWith("{");
-  const uniEvent = isObject(firstLine?.value) && "event_type" in firstLine.value;
+  const uniEvent = isRecord(firstLine?.value) && "event_type" in firstLine.value;
   // (a UniEvent line longer than the head is cut, but says what it is)
   const cutUniEvent = firstLine === undefined && /^\s*\{\s*"(event_type|role|content_items)"\s*:/.test(first);
   if (severalLines || ((uniEvent || cutUniEvent) && !jsonType)) return undefined;
   if (!(whole || jsonType || trimmed.startsWith("[") || (firstLine === undefined && first.trim().startsWith("{")))) return undefined;
   const value = (whole ?? firstLine)?.value;
   const advice = `a stream was expected: ${STREAM_EXPECTED}`;
-  const named = isObject(value) ? errorObject(value) : undefined;
+  const named = isRecord(value) ? errorObject(value) : undefined;
   if (named)
     return { what: `a JSON document${saidType(info)}, not a stream: ${named}`, advice: `the server answered with an error, not a stream; ${advice}` };
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const foreign = recognize(value);
     if (foreign) return { what: `${foreign.stream}${saidType(info)}, not a stream of MMSP UniEvents`, advice: WANTS_UNIEVENTS };
     const says = ["message", "detail", "title"].map((k) => value[k]).find((v): v is string => typeof v === "string");
@@ -425,4 +397,16 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
 /** A diagnosis as one sentence, for an error message: `<what>; <advice>`. */
 export function diagnosisText(d: Diagnosis): string {
   return `${d.what}; ${d.advice}`;
+}
+
+/**
+ * The MMSP reader's explainer (framer.ts `Explainer`): `diagnose` of the head, with what the response
+ * said about the body and the format the reader was told, as one sentence and a preview.
+ */
+export function bodyExplainer(context: BodyContext, format: WireFormat | "auto"): Explainer {
+  const { contentType, contentEncoding } = context;
+  return (head, totalBytes) => {
+    const d = diagnose(head, { contentType, contentEncoding, format, totalBytes });
+    return d && { detail: diagnosisText(d), preview: previewBytes(head) };
+  };
 }

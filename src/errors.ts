@@ -22,6 +22,7 @@
  * @module
  */
 import type { FinishReason, UsageMetadata } from "./schema.js";
+import { isRecord } from "./internal/values.js";
 
 /** Where a package-detected error happened. */
 export interface ErrorContext {
@@ -345,7 +346,7 @@ function contextFields(e: MmspError): Record<string, unknown> {
  * An `UpstreamError` is relayed as it was sent.
  */
 export function toWireError(error: unknown): WireError {
-  if (error instanceof UpstreamError && isObject(error.error)) return error.error as WireError;
+  if (error instanceof UpstreamError && isRecord(error.error)) return error.error as WireError;
   if (error instanceof StreamProtocolError)
     return { type: "StreamProtocolError", message: error.message, client: error.client, ...contextFields(error) };
   if (error instanceof ToolCallArgumentParseError)
@@ -391,10 +392,6 @@ export function toWireError(error: unknown): WireError {
   return { type: "Error", message: String(error) || "Error" };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
 const int = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
 
@@ -432,7 +429,7 @@ function rebuildTyped(e: Record<string, unknown>, message: string, fallbackClien
       return new EmptyResponseError({
         client,
         finishReason: (e.finish_reason ?? null) as FinishReason | null,
-        usageMetadata: (isObject(e.usage_metadata) ? e.usage_metadata : null) as UsageMetadata | null,
+        usageMetadata: (isRecord(e.usage_metadata) ? e.usage_metadata : null) as UsageMetadata | null,
         ...ctx,
       });
     case "UnsupportedParameterError":
@@ -451,8 +448,8 @@ function rebuildTyped(e: Record<string, unknown>, message: string, fallbackClien
  * `{"error": E}` or `E` itself; `status` is the HTTP status of a refusal (else `E.status` is used).
  */
 export function fromWireError(object: unknown, status: number | null = null, client = "upstream"): UpstreamError {
-  const e: unknown = isObject(object) && "error" in object ? object.error : object;
-  if (!isObject(e)) {
+  const e: unknown = isRecord(object) && "error" in object ? object.error : object;
+  if (!isRecord(e)) {
     const message = typeof e === "string" && e ? e : "unknown error";
     return new UpstreamError({ client, status, errorType: null, error: e, message });
   }
@@ -476,7 +473,7 @@ export function refusalError(status: number, bodyText: string, client = "upstrea
   } catch {
     parsed = undefined;
   }
-  if (isObject(parsed) && isObject(parsed.error)) return fromWireError(parsed, status, client);
+  if (isRecord(parsed) && isRecord(parsed.error)) return fromWireError(parsed, status, client);
   const error = { type: "HTTPError", message: `HTTP ${status}: ${describe ? describe() : bodyText.slice(0, 200)}` };
   return new UpstreamError({ client, status, errorType: "HTTPError", error, message: error.message });
 }

@@ -6,7 +6,7 @@
  *
  * Why the stages and not `UniEventStream`: the bytes of two connections cannot be joined (a cut can
  * fall inside an event, whose start the next connection does not repeat), so each connection is
- * framed on its own (`SseDecoderStream` / `NdjsonDecoderStream`, whose unfinished last event is
+ * framed on its own (`MmspSseDecoderStream` / `MmspNdjsonDecoderStream`, whose unfinished last event is
  * dropped with the connection), and its records go, counted, into ONE decoder and assembler
  * (`UniEventDecoderStream` → `MessageAssemblerStream`) that span every reconnect: the grammar,
  * `message` and `snapshot()` see one stream.
@@ -18,8 +18,8 @@
 import { MmspError, StreamLimitError, UpstreamError } from "./errors.js";
 import { MessageAssemblerStream } from "./assemble/message-assembler-stream.js";
 import { UniEventDecoderStream } from "./decode/uni-event-decoder-stream.js";
-import { NdjsonDecoderStream } from "./framing/ndjson.js";
-import { SseDecoderStream, type SseMessage } from "./framing/sse.js";
+import { MmspNdjsonDecoderStream, MmspSseDecoderStream } from "./framing/mmsp.js";
+import type { SseMessage } from "./framing/sse.js";
 import { FormatSniffer } from "./framing/sniff.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
 import { resolveLimits, type LimitOptions } from "./internal/limits.js";
@@ -282,10 +282,10 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     // each connection framed as the MMSP reader frames a body (strict UTF-8, the diagnosis of a body
     // that is no stream, a last event without its blank line), so that an answer read here reads as
     // fromResponse reads it
-    const framing = { client, mmsp: true, maxEventBytes: options.maxEventBytes, idleTimeoutMs: options.idleTimeoutMs };
+    const framing = { client, maxEventBytes: options.maxEventBytes, idleTimeoutMs: options.idleTimeoutMs };
     const context = { contentType: response.headers.get("content-type"), contentEncoding: response.headers.get("content-encoding") };
     const framer =
-      f === "sse" ? new SseDecoderStream(framing, context) : new NdjsonDecoderStream({ ...framing, maxDepth: options.maxDepth }, context);
+      f === "sse" ? new MmspSseDecoderStream(framing, context) : new MmspNdjsonDecoderStream({ ...framing, maxDepth: options.maxDepth }, context);
     void feed(body, framer.writable, resumable);
     const reader = (framer.readable as ReadableStream<unknown>).getReader();
     const onStop = (): void => void reader.cancel(stop.signal.reason).catch(() => {});

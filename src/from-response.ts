@@ -4,6 +4,7 @@
  */
 import { checkOptions, READER_OPTIONS, checkResponse } from "./internal/options.js";
 import { producerOf, refusalOf } from "./internal/http.js";
+import { mediaType } from "./internal/media-type.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
@@ -14,11 +15,9 @@ const NDJSON_TYPES = /*#__PURE__*/ new Set(["application/x-ndjson", "application
 
 /** The wire format a Content-Type names, or undefined when it names neither. */
 export function formatFromContentType(contentType: string | null): WireFormat | undefined {
-  if (!contentType) return undefined;
-  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  const type = mediaType(contentType);
   if (type === "text/event-stream") return "sse";
-  if (NDJSON_TYPES.has(type)) return "ndjson";
-  return undefined;
+  return type !== undefined && NDJSON_TYPES.has(type) ? "ndjson" : undefined;
 }
 
 /** What `fromResponse` (and `fromFetch`) return: the events, the message, and the message so far. */

@@ -3,7 +3,7 @@
  * checked events and the finished assistant message, with web streams only.
  *
  * The pipeline, each stage usable on its own:
- *   bytes ─ SseDecoderStream / NdjsonDecoderStream ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ events
+ *   bytes ─ MmspSseDecoderStream / MmspNdjsonDecoderStream ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ events
  * and fused in one stage: `UniEventStream` (or `fromResponse`). The producer side: bare fragments ─
  * `MessageAssemblerStream({ mode: "assemble" })` (or `UniEventStream({ mode: "assemble" })` from
  * bytes) ─ `SseEncoderStream` / `NdjsonEncoderStream` ─▶ bytes.
@@ -49,6 +49,7 @@ export {
 } from "./errors.js";
 export { SseDecoderStream, type SseDecoderOptions, type SseMessage } from "./framing/sse.js";
 export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson.js";
+export { MmspSseDecoderStream, MmspNdjsonDecoderStream, type MmspSseDecoderOptions, type MmspNdjsonDecoderOptions } from "./framing/mmsp.js";
 export { UniEventDecoderStream, type UniEventDecoderOptions } from "./decode/uni-event-decoder-stream.js";
 export { MessageAssemblerStream, type MessageAssemblerOptions } from "./assemble/message-assembler-stream.js";
 export { SseEncoderStream, type SseEncoderOptions } from "./encode/sse-encoder.js";

@@ -1,6 +1,7 @@
 /**
  * `mmsp-streams/ndjson`: NDJSON / JSON Lines framing alone, bytes → one parsed JSON value per
- * line, without the UniEvent checks (and without zod). The same classes as the main entry, so
+ * line, without the UniEvent checks (and without zod); `MmspNdjsonDecoderStream` reads as the MMSP
+ * reader does (an event object a line, a body that is no stream explained). The same classes as the main entry, so
  * `instanceof` works across the two.
  *
  * @example
@@ -14,6 +15,7 @@
  * @module
  */
 export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson.js";
+export { MmspNdjsonDecoderStream, type MmspNdjsonDecoderOptions } from "./framing/mmsp.js";
 export { MmspError, StreamLimitError, StreamProtocolError, type ErrorContext } from "./errors.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";

@@ -1,6 +1,7 @@
 /**
  * `mmsp-streams/sse`: Server-Sent Events framing alone, bytes → `{ data, event?, id? }` messages,
- * without the UniEvent checks (and without zod). The same classes as the main entry, so
+ * without the UniEvent checks (and without zod); `MmspSseDecoderStream` reads as the MMSP reader
+ * does (strict UTF-8, a body that is no stream explained). The same classes as the main entry, so
  * `instanceof` works across the two.
  *
  * @example
@@ -14,6 +15,7 @@
  * @module
  */
 export { SseDecoderStream, type SseDecoderOptions, type SseMessage } from "./framing/sse.js";
+export { MmspSseDecoderStream, type MmspSseDecoderOptions } from "./framing/mmsp.js";
 export { MmspError, StreamLimitError, type ErrorContext } from "./errors.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";

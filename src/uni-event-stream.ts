@@ -7,6 +7,7 @@
 import { createGrammar } from "./assemble/grammar.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { UniEventDecoder, type ReaderWarning } from "./decode/uni-event.js";
+import { bodyExplainer } from "./diagnose.js";
 import { createFramer, type BodyContext, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
 import { INLINE_DATA_CAPTURE, inlineDataCapture } from "./framing/base64-capture.js";
 import type { StreamCore } from "./internal/core.js";
@@ -67,15 +68,13 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
     const format = options.format ?? "sse";
     this.framer = createFramer(format, {
       stage: "UniEventStream",
-      requested: format,
       client,
       maxEventBytes: limits.maxEventBytes,
       strictUtf8: true,
-      mmsp: true,
+      keepUnterminated: true,
       // validate mode knows the bytes an inline .done must hold: the capture decodes into one buffer of that size
       capture: mode === "validate" ? inlineDataCapture(() => this.openInlineBytes()) : INLINE_DATA_CAPTURE,
-      contentType: context.contentType,
-      contentEncoding: context.contentEncoding,
+      explain: bodyExplainer(context, format),
     });
     const decoder = new UniEventDecoder({
       client,

@@ -21,6 +21,7 @@
  */
 import type { DoneItem, Fidelity, FinishReason, UniMessage, UsageMetadata } from "../index.js";
 import { checkOptions, describeValue as show, fail, oneOf, type OptionSpec } from "../internal/options.js";
+import { isRecord } from "../internal/values.js";
 import { UIMessageConversionError } from "./conversion-error.js";
 import { fromDataUrl } from "./data-url.js";
 import type { ProviderMetadata, ToolPartState, UIMessage } from "./types.js";
@@ -33,23 +34,21 @@ export interface ToMmspMessagesOptions {
 
 type Part = { type: string; [key: string]: unknown };
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** `providerMetadata.mmsp` as a fidelity, when there is a non-empty one. */
 function fidelityOf(metadata: unknown): Fidelity | undefined {
-  if (!isObject(metadata)) return undefined;
+  if (!isRecord(metadata)) return undefined;
   const mmsp = (metadata as ProviderMetadata).mmsp;
-  return isObject(mmsp) && Object.keys(mmsp).length > 0 ? (mmsp as Fidelity) : undefined;
+  return isRecord(mmsp) && Object.keys(mmsp).length > 0 ? (mmsp as Fidelity) : undefined;
 }
 
 const withFidelity = <T extends object>(item: T, fidelity: Fidelity | undefined): T => (fidelity ? { ...item, fidelity } : item);
 
 /** The message-level fields `UIMessageChunkStream` wrote into `metadata.mmsp` (only the valid ones). */
 function messageFields(metadata: unknown): Pick<UniMessage, "usage_metadata" | "finish_reason" | "created_at"> {
-  const mmsp = isObject(metadata) ? metadata.mmsp : undefined;
-  if (!isObject(mmsp)) return {};
+  const mmsp = isRecord(metadata) ? metadata.mmsp : undefined;
+  if (!isRecord(mmsp)) return {};
   const out: Pick<UniMessage, "usage_metadata" | "finish_reason" | "created_at"> = {};
-  if (isObject(mmsp.usage_metadata)) out.usage_metadata = { ...(mmsp.usage_metadata as UsageMetadata) };
+  if (isRecord(mmsp.usage_metadata)) out.usage_metadata = { ...(mmsp.usage_metadata as UsageMetadata) };
   if (typeof mmsp.finish_reason === "string") out.finish_reason = mmsp.finish_reason as FinishReason;
   if (Number.isInteger(mmsp.created_at)) out.created_at = mmsp.created_at as number;
   return out;
@@ -62,7 +61,7 @@ function resultText(output: unknown): string {
 }
 
 const OPTIONS: OptionSpec = {
-  unconvertibleParts: /*#__PURE__*/ oneOf(["error", "skip"], { ignore: "skip", drop: "skip", throw: "error", fail: "error", reject: "error" }),
+  unconvertibleParts: /*#__PURE__*/ oneOf(["error", "skip"]),
 };
 
 /**
@@ -80,7 +79,7 @@ export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMms
     const unconvertible = (partIndex: number | null, partType: string, reason: string): void => {
       if (mode === "error") throw new UIMessageConversionError({ messageIndex: m, partIndex, partType, reason });
     };
-    if (!isObject(message) || !Array.isArray(message.parts))
+    if (!isRecord(message) || !Array.isArray(message.parts))
       throw new UIMessageConversionError({ messageIndex: m, partIndex: null, partType: String((message as { role?: unknown })?.role), reason: "not a UIMessage (no parts array)" });
     if (message.role !== "user" && message.role !== "assistant")
       return unconvertible(null, String(message.role), "MMSP messages are from the user or the assistant (set a system prompt in the request's config)");
@@ -101,7 +100,7 @@ export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMms
 
     message.parts.forEach((raw, p) => {
       const part = raw as Part;
-      const type = isObject(part) && typeof part.type === "string" ? part.type : String(part);
+      const type = isRecord(part) && typeof part.type === "string" ? part.type : String(part);
       const no = (reason: string): void => unconvertible(p, type, reason);
       if (type === "step-start") return results.length > 0 ? flush(false) : undefined;
       if (type === "text") {
@@ -129,7 +128,7 @@ export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMms
         return void items.push(withFidelity({ type: "inline_thinking.done", data, mime_type: part.mediaType }, fidelityOf(part.providerMetadata)));
       }
       if (type === "data-embedding") {
-        const embedding = isObject(part.data) ? part.data.embedding : undefined;
+        const embedding = isRecord(part.data) ? part.data.embedding : undefined;
         if (!Array.isArray(embedding) || !embedding.every((x) => typeof x === "number")) return no("its data.embedding is not a number[]");
         return void items.push({ type: "embedding.done", embedding: [...embedding] });
       }
@@ -138,13 +137,13 @@ export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMms
         const state = part.state as ToolPartState;
         if (typeof name !== "string" || typeof part.toolCallId !== "string") return no("a tool part needs its toolName and toolCallId");
         if (state === "input-streaming") return; // arguments still partial: not a call yet
-        if (!isObject(part.input)) return no(`its input is not a JSON object (got ${show(part.input)}); MMSP tool arguments are objects`);
+        if (!isRecord(part.input)) return no(`its input is not a JSON object (got ${show(part.input)}); MMSP tool arguments are objects`);
         items.push(withFidelity({ type: "tool_call.done", name, arguments: part.input, tool_call_id: part.toolCallId }, fidelityOf(part.callProviderMetadata)));
         let text: string | undefined;
         if (state === "output-available") text = resultText(part.output);
         else if (state === "output-error") text = typeof part.errorText === "string" ? part.errorText : "error";
         else if (state === "output-denied") {
-          const reason = isObject(part.approval) && typeof part.approval.reason === "string" ? `: ${part.approval.reason}` : "";
+          const reason = isRecord(part.approval) && typeof part.approval.reason === "string" ? `: ${part.approval.reason}` : "";
           text = `The tool call was denied${reason}.`;
         }
         if (text !== undefined) results.push({ type: "tool_result.done", text, tool_call_id: part.toolCallId });

@@ -13,7 +13,7 @@
  */
 import type { UniEvent } from "../index.js";
 import { ChunkMapper } from "./chunk-mapper.js";
-import { checkOptions, func, string, type OptionSpec } from "../internal/options.js";
+import { checkOptions, FUNCTION, NON_EMPTY_STRING, type OptionSpec } from "../internal/options.js";
 import { generateMessageId } from "./ids.js";
 import type { UIMessageChunk } from "./types.js";
 
@@ -29,7 +29,7 @@ export interface UIMessageChunkStreamOptions {
   onError?: (error: unknown) => string;
 }
 
-const OPTIONS: OptionSpec = { messageId: /*#__PURE__*/ string(), onError: /*#__PURE__*/ func() };
+const OPTIONS: OptionSpec = { messageId: NON_EMPTY_STRING, onError: FUNCTION };
 
 function defaultErrorText(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;

@@ -25,7 +25,8 @@ import {
   type UniMessage,
   type UsageMetadata,
 } from "../schema.js";
-import { GROWING, GroupBuffer, isAnswer } from "./group.js";
+import { GroupBuffer, isAnswer } from "./group.js";
+import { KIND_SPECS, onlyThoughts } from "./kinds.js";
 import type { Grammar } from "./grammar.js";
 
 type Item = Record<string, unknown> & { type: string };
@@ -45,45 +46,8 @@ interface OpenItem {
   fidelity: Record<string, unknown> | undefined;
 }
 
-/**
- * Whether a fragment has no content and no header. An empty vector is no content (so an embedding
- * fragment that only brings fidelity under the current item's id attaches to it, SPEC §5), but an
- * embedding fragment is never dropped for it: see `isDroppable`.
- */
-function hasNothingButFidelity(kind: Kind, f: Item): boolean {
-  return kind === "embedding" ? (f.embedding as unknown[]).length === 0 : isDroppable(kind, f);
-}
-
 /** Whether a fragment without fidelity carries nothing and is dropped (embedding fragments never are). */
-function isDroppable(kind: Kind, f: Item): boolean {
-  switch (kind) {
-    case "text":
-    case "thinking":
-      return (f[kind] as string).length === 0;
-    case "tool_call":
-      return f.arguments === "" && f.name === "" && f.tool_call_id === "";
-    case "inline_data":
-    case "inline_thinking":
-      return (f.data as Uint8Array).length === 0;
-    case "embedding":
-      return false;
-  }
-}
-
-/** Whether a fragment of `kind` begins an item by itself, whatever item streams now. */
-function beginsByItself(kind: Kind, f: Item): boolean {
-  switch (kind) {
-    case "tool_call":
-      return f.name !== "";
-    case "inline_data":
-      return (f.mime_type as string).toLowerCase().startsWith("image/");
-    case "inline_thinking":
-    case "embedding":
-      return true;
-    default:
-      return false;
-  }
-}
+const isDroppable = (kind: Kind, f: Item): boolean => KIND_SPECS[kind].droppable && KIND_SPECS[kind].empty(f);
 
 /**
  * The assembling stage: input UniEvents (bare fragments) → the public stream. Throws a `Fault`
@@ -159,7 +123,7 @@ export class MessageAssembler implements Grammar {
     if (done) this.send(done, emit);
     if (this.usage === null) throw new MmspError("Streaming response ended without usage_metadata", { rule: "STOP-SHAPE" });
     if (this.finish === null) throw new MmspError("Streaming response ended without finish_reason", { rule: "STOP-SHAPE" });
-    if (this.items.every((i) => i.type === "thinking.done" || i.type === "inline_thinking.done"))
+    if (onlyThoughts(this.items))
       throw new EmptyResponseError({ client: this.client, finishReason: this.finish, usageMetadata: this.usage });
     const stop: UniEvent = {
       role: "assistant",
@@ -222,20 +186,21 @@ export class MessageAssembler implements Grammar {
       id !== undefined &&
       id === item.id &&
       fidelity !== undefined &&
-      hasNothingButFidelity(kind, fields)
+      // (an empty vector is no content here, though an embedding fragment is never dropped for it)
+      KIND_SPECS[kind].empty(fields)
     ) {
       // fidelity sent alone under the item's id is that item's, whatever kind carries it; an
       // embedding item is one vector whose fidelity came with it: the fragment makes nothing
-      if (item.kind === "embedding") return;
+      if (KIND_SPECS[item.kind].oneFragment) return;
       kind = item.kind;
       fields = this.emptyFragment(item);
     } else if (
       item === null ||
       kind !== item.kind ||
-      beginsByItself(kind, fields) ||
-      // a nameless tool-call fragment cannot begin an item: it continues the call whatever its id
-      // (gateways put their own ids on later chunks of a call)
-      (id !== undefined && item.id !== undefined && id !== item.id && kind !== "tool_call")
+      KIND_SPECS[kind].begins(fields) ||
+      // a fragment of a headed kind without its header (a nameless tool-call fragment) cannot begin
+      // an item: it continues the call whatever its id (gateways put their own ids on later chunks)
+      (id !== undefined && item.id !== undefined && id !== item.id && KIND_SPECS[kind].header.length === 0)
     ) {
       const done = this.close(createdAt);
       if (done) out.push(done);
@@ -251,12 +216,16 @@ export class MessageAssembler implements Grammar {
     }
 
     // Only the first fragment of a call carries its header; on the others it is blanked.
-    if (kind === "tool_call" && item.group !== undefined) fields = { ...fields, name: "", tool_call_id: "" };
+    const { header } = KIND_SPECS[kind];
+    if (header.length > 0 && item.group !== undefined) {
+      fields = { ...fields };
+      for (const m of header) fields[m] = "";
+    }
     if (fidelity === undefined && isDroppable(kind, fields)) return; // carries nothing
 
     if (item.group === undefined) {
-      if (kind === "tool_call" && (fields.name === "" || fields.tool_call_id === ""))
-        throw new Fault("TOOL-HEADER", `the first tool_call.delta of ${name} must carry the name and the tool_call_id`, true);
+      if (header.some((m) => fields[m] === ""))
+        throw new Fault("TOOL-HEADER", `the first ${kind}.delta of ${name} must carry the ${header.join(" and the ")}`, true);
       if (this.begun >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
       this.begun++;
       item.group = new GroupBuffer(kind, fields);
@@ -268,25 +237,7 @@ export class MessageAssembler implements Grammar {
 
   /** A fragment of `item` that grows nothing (to carry fidelity). */
   private emptyFragment(item: OpenItem): Item {
-    const first = item.group!.first;
-    const f: Item = { type: `${item.kind}.delta` };
-    switch (item.kind) {
-      case "text":
-      case "thinking":
-        f[item.kind] = "";
-        break;
-      case "tool_call":
-        f.name = "";
-        f.tool_call_id = "";
-        f.arguments = "";
-        break;
-      case "inline_data":
-      case "inline_thinking":
-        f.data = new Uint8Array(0);
-        f.mime_type = first.mime_type;
-        break;
-    }
-    return f;
+    return { type: `${item.kind}.delta`, ...KIND_SPECS[item.kind].blank(item.group!.first) };
   }
 
   /** Closes the item streaming now: its `.done` (SPEC §4), or nothing when none of it went out. */
@@ -296,24 +247,9 @@ export class MessageAssembler implements Grammar {
     const g = item?.group;
     if (!item || !g) return undefined;
     this.closed += g.characters;
-    let value: unknown;
-    switch (item.kind) {
-      case "text":
-      case "thinking":
-        value = g.text();
-        break;
-      case "tool_call":
-        value = g.toolArguments(this.client, this.limits.maxDepth);
-        break;
-      case "inline_data":
-      case "inline_thinking":
-        value = g.bytes();
-        break;
-      case "embedding":
-        value = g.pieces.length === 1 ? g.pieces[0] : (g.pieces as number[][]).flat();
-        break;
-    }
-    const done: Item = { ...g.first, type: `${item.kind}.done`, [GROWING[item.kind]]: value };
+    const spec = KIND_SPECS[item.kind];
+    const value = spec.join(g, this.client, this.limits.maxDepth);
+    const done: Item = { ...g.first, type: `${item.kind}.done`, [spec.grows]: value };
     if (item.fidelity !== undefined) done.fidelity = item.fidelity;
     return this.event(done, createdAt);
   }

@@ -7,18 +7,11 @@ import { ITEM_MEMBER_DEPTH, limitError, nestsDeeper } from "../internal/limits.j
 import { isRecord } from "../internal/values.js";
 import { joinBytes } from "../internal/bytes.js";
 import type { Kind } from "../schema.js";
+import { KIND_SPECS } from "./kinds.js";
+
+export { GROWING } from "./kinds.js";
 
 type Item = Record<string, unknown>;
-
-/** The member a fragment of each kind grows. */
-export const GROWING: Record<Kind, string> = {
-  text: "text",
-  thinking: "thinking",
-  tool_call: "arguments",
-  inline_data: "data",
-  inline_thinking: "data",
-  embedding: "embedding",
-};
 
 /** Whether an item of `kind` is the answer (for the timings' first content), not the model's thinking. */
 export const isAnswer = (kind: Kind): boolean => kind !== "thinking" && kind !== "inline_thinking";
@@ -28,16 +21,19 @@ export class GroupBuffer {
   /** The fidelity of the one fragment that carried one. */
   fidelity: Record<string, unknown> | undefined;
   private size = 0;
+  /** The member its fragments grow (kinds.ts). */
+  private readonly grows: string;
 
   constructor(
     readonly kind: Kind,
     readonly first: Item,
   ) {
+    this.grows = KIND_SPECS[kind].grows;
     this.add(first);
   }
 
   add(item: Item): void {
-    const piece = item[GROWING[this.kind]];
+    const piece = item[this.grows];
     this.pieces.push(piece);
     if (typeof piece === "string") this.size += piece.length;
     else if (piece instanceof Uint8Array) this.size += piece.length;

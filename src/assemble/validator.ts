@@ -5,28 +5,14 @@
  */
 import { EmptyResponseError } from "../errors.js";
 import { Fault } from "../internal/fault.js";
-import { fidelityEqual, hasFidelity, isRecord, jsonEqual } from "../internal/values.js";
-import { KINDS, type DoneItem, type FinishReason, type Kind, type UniEvent, type UniMessage, type UsageMetadata } from "../schema.js";
+import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
+import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { limitError } from "../internal/limits.js";
 import { GroupBuffer, isAnswer } from "./group.js";
 import type { Grammar } from "./grammar.js";
+import { ITEM_TYPES, KIND_SPECS, onlyThoughts } from "./kinds.js";
 
 type Item = Record<string, unknown> & { type: string };
-
-/**
- * Item type → its kind and whether it is a fragment, for the twelve types a checked event can
- * carry: one lookup per event instead of slicing the type string (a fresh string per event).
- */
-const TYPES: Map<string, { kind: Kind; delta: boolean }> = /*#__PURE__*/ itemTypes();
-
-function itemTypes(): Map<string, { kind: Kind; delta: boolean }> {
-  const types = new Map<string, { kind: Kind; delta: boolean }>();
-  for (const kind of KINDS) {
-    types.set(`${kind}.delta`, { kind, delta: true });
-    types.set(`${kind}.done`, { kind, delta: false });
-  }
-  return types;
-}
 
 export class MessageValidator implements Grammar {
   private open: GroupBuffer | null = null;
@@ -78,7 +64,7 @@ export class MessageValidator implements Grammar {
 
   private item(item: Item): void {
     const type = item.type;
-    const known = TYPES.get(type);
+    const known = ITEM_TYPES.get(type);
     const kind = known ? known.kind : (type.slice(0, type.lastIndexOf(".")) as Kind);
     const delta = known ? known.delta : type.endsWith(".delta");
     const f = item.fidelity;
@@ -94,18 +80,20 @@ export class MessageValidator implements Grammar {
     }
     if (!delta) throw new Fault("DONE-AFTER-DELTA", `${type} arrived with no ${kind}.delta before it`);
     if (this.items.length >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
-    if (kind === "tool_call" && (!item.name || !item.tool_call_id))
-      throw new Fault("TOOL-HEADER", "the first tool_call.delta of a call must carry a non-empty name and tool_call_id");
+    const header = known ? known.spec.header : [];
+    if (header.length > 0 && !header.every((m) => item[m]))
+      throw new Fault("TOOL-HEADER", `the first ${type} of a call must carry a non-empty ${header.join(" and ")}`);
     this.open = new GroupBuffer(kind, item);
     if (isAnswer(kind)) this.answered = true;
     this.fidelity(this.open, item);
   }
 
   private fragment(g: GroupBuffer, item: Item): void {
-    if (g.kind === "embedding") throw new Fault("ONE-VECTOR", "an embedding group has more than one embedding.delta");
+    const spec = KIND_SPECS[g.kind];
+    if (spec.oneFragment) throw new Fault("ONE-VECTOR", `an ${g.kind} group has more than one ${g.kind}.delta`);
     // later fragments carry the header empty, or repeat the first's (MMSP's server forwards a repeat)
-    if (g.kind === "tool_call" && (repeatsOther(item.name, g.first.name) || repeatsOther(item.tool_call_id, g.first.tool_call_id)))
-      throw new Fault("TOOL-HEADER", "a later tool_call.delta of a call carries another name or tool_call_id than its first; later ones carry them empty or the same");
+    if (spec.header.length > 0 && otherHeader(spec.header, item, g.first))
+      throw new Fault("TOOL-HEADER", `a later ${item.type} of a call carries another ${spec.header.join(" or ")} than its first; later ones carry them empty or the same`);
     this.fidelity(g, item);
     g.add(item);
   }
@@ -118,28 +106,8 @@ export class MessageValidator implements Grammar {
   }
 
   private close(g: GroupBuffer, done: Item): void {
-    const mismatch = (what: string): Fault => new Fault("DONE-CONTENT", `${done.type} does not match its fragments: ${what}`);
-    switch (g.kind) {
-      case "text":
-      case "thinking":
-        if (!g.sameText(done[g.kind] as string)) throw mismatch(`${g.kind} differs from the joined fragments`);
-        break;
-      case "tool_call": {
-        const args = g.toolArguments(this.client, this.limits.maxDepth);
-        if (done.name !== g.first.name) throw mismatch(`name ${JSON.stringify(done.name)} != ${JSON.stringify(g.first.name)}`);
-        if (done.tool_call_id !== g.first.tool_call_id) throw mismatch("tool_call_id differs from the first fragment's");
-        if (!jsonEqual(done.arguments, args)) throw mismatch("arguments differ from the parsed fragments");
-        break;
-      }
-      case "inline_data":
-      case "inline_thinking":
-        if (done.mime_type !== g.first.mime_type) throw mismatch("mime_type differs from the first fragment's");
-        if (!g.sameBytes(done.data as Uint8Array)) throw mismatch("data differs from the joined fragments");
-        break;
-      case "embedding":
-        if (!jsonEqual(done.embedding, g.first.embedding)) throw mismatch("embedding differs from the vector of the delta");
-        break;
-    }
+    const what = KIND_SPECS[g.kind].mismatch(g, done, this.client, this.limits.maxDepth);
+    if (what !== undefined) throw new Fault("DONE-CONTENT", `${done.type} does not match its fragments: ${what}`);
     if (!fidelityEqual(done.fidelity, g.fidelity))
       throw new Fault("FIDELITY-EQUAL", `${done.type} carries a different fidelity than its group's fragment`);
     this.open = null;
@@ -151,7 +119,7 @@ export class MessageValidator implements Grammar {
     if (this.open) throw new Fault("CLOSED", `the stop event arrived while a ${this.open.kind} group was open`);
     const usage = event.usage_metadata as UsageMetadata;
     const finish = event.finish_reason as FinishReason;
-    if (this.items.every((i) => i.type === "thinking.done" || i.type === "inline_thinking.done")) {
+    if (onlyThoughts(this.items)) {
       throw new EmptyResponseError({ client: this.client, finishReason: finish, usageMetadata: usage });
     }
     const message: UniMessage = {
@@ -166,7 +134,8 @@ export class MessageValidator implements Grammar {
   }
 }
 
-/** A later fragment's header member that is neither empty nor the first fragment's. */
-function repeatsOther(value: unknown, first: unknown): boolean {
-  return value !== "" && value !== first;
+/** Whether a later fragment carries a header member that is neither empty nor the first fragment's. */
+function otherHeader(header: readonly string[], item: Item, first: Record<string, unknown>): boolean {
+  for (const m of header) if (item[m] !== "" && item[m] !== first[m]) return true;
+  return false;
 }

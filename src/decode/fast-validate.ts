@@ -5,11 +5,7 @@
  * an event costs about as much as its `JSON.parse`, and this runs on every token of every response.
  */
 
-const isPlain = (v: unknown): v is Record<string, unknown> => {
-  if (typeof v !== "object" || v === null) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-};
+import { isPlainObject as isPlain } from "../internal/values.js";
 
 const isCount = (v: unknown): boolean => v === null || (typeof v === "number" && Number.isSafeInteger(v) && v >= 0);
 

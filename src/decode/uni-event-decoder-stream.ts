@@ -7,10 +7,11 @@ import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { Fault } from "../internal/fault.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
-import { checkOptions, textChunkError, UNI_EVENT_DECODER_OPTIONS } from "../internal/options.js";
+import { checkOptions, UNI_EVENT_DECODER_OPTIONS } from "../internal/options.js";
+import { textChunkError } from "../internal/chunks.js";
 
 const BEFORE_DECODER =
-  "pipe the body through SseDecoderStream({ mmsp: true }) or NdjsonDecoderStream before this stage, " +
+  "pipe the body through MmspSseDecoderStream or MmspNdjsonDecoderStream before this stage, " +
   "or read it with UniEventStream, which does all of it (a string you split yourself: JSON.parse it first)";
 import { positionOf, tagPosition } from "../read/position.js";
 import { failure, recordPreview } from "../read/located.js";

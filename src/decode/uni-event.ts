@@ -6,6 +6,7 @@
 import { fromWireError } from "../errors.js";
 import { diagnosisText, foreignEventHint } from "../diagnose.js";
 import { Fault } from "../internal/fault.js";
+import { isJsonDocumentType, mediaType } from "../internal/media-type.js";
 
 import type { UniEvent } from "../schema.js";
 import { checkEvent } from "./validate.js";
@@ -37,9 +38,6 @@ export interface DecoderSettings {
   contentType?: string | null | undefined;
 }
 
-/** A Content-Type of one JSON document (not NDJSON). */
-const isJsonDocumentType = (t: string | null | undefined): boolean =>
-  !!t && /^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(t.trim());
 
 /** A type shaped like a future kind's item (`<kind>.delta` or `<kind>.done`, a kind no version names). */
 const isFutureItem = (type: string): boolean =>
@@ -81,7 +79,7 @@ export class UniEventDecoder {
         if (foreign) throw new Fault(index === 0 ? "NOT-A-STREAM" : e.rule, `${e.detail}: ${diagnosisText(foreign)}`, e.exact, e.itemType);
         // A JSON answer read as a one-line stream: it is a document, not events.
         const type = this.settings.contentType;
-        if (index === 0 && isJsonDocumentType(type))
+        if (index === 0 && isJsonDocumentType(mediaType(type)))
           throw new Fault("NOT-A-STREAM", `${e.detail}: the body is a JSON document (Content-Type: ${type}), not an event stream; check the URL and the request: an MMSP server streams from POST …/v1/stream`, e.exact, e.itemType);
       }
       throw e;

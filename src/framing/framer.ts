@@ -7,13 +7,17 @@
  *
  * `SseFramer` and `NdjsonFramer` are the two formats; `AutoFramer` decides once, from the first
  * byte that is not whitespace (`{`: NDJSON, anything else: SSE), and is then that framer.
+ *
+ * What a body that held no record was (an HTML page, a JSON document…) is not the framer's to say:
+ * given an `explain` function (the MMSP reader's, diagnose.ts), it keeps the body's first bytes and
+ * asks it after the failure; without one (the general-purpose stages) it keeps nothing.
  */
 import { Fault, locate } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
 import type { StreamLimitError } from "../errors.js";
 import { recordPreview, type LastEvent } from "../read/located.js";
-import { BodyHead, DIAGNOSE_HEAD_BYTES as HEAD_BYTES, diagnose, diagnosisText, hexBytes, previewBytes } from "../diagnose.js";
-import { checkBytesChunk } from "../internal/options.js";
+import { checkBytesChunk } from "../internal/chunks.js";
+import { BodyHead, HEAD_BYTES, hexBytes } from "./head.js";
 import { LineSplitter, type LineBreaks, type LineCapture } from "./lines.js";
 import { SseParser } from "./sse-parser.js";
 import { FormatSniffer } from "./sniff.js";
@@ -33,12 +37,24 @@ export interface BodyContext {
   contentEncoding?: string | null;
 }
 
-/** How a framer reads; the response's Content-Type and Content-Encoding (BodyContext) are for the diagnosis. */
-export interface FramerOptions extends BodyContext {
+/** What an explainer says a body was: a sentence for the message, and a preview of its first bytes. */
+export interface Explanation {
+  detail: string;
+  preview: string;
+}
+
+/**
+ * Says what a body was when it held no record, or failed before its first one (an HTML page, a JSON
+ * document, compressed bytes…), from its first bytes (at most `HEAD_BYTES`) and how many it had in
+ * all; undefined when they look like the start of a real stream. Called only after a failure. The
+ * MMSP reader's is `bodyExplainer` (diagnose.ts), which also knows the response's headers.
+ */
+export type Explainer = (head: Uint8Array, totalBytes: number) => Explanation | undefined;
+
+/** How a framer reads. */
+export interface FramerOptions {
   /** The stream that reads with it, for the error a chunk that is not bytes gets. */
   stage: string;
-  /** The format the reader was told to read (for the diagnosis: `"auto"` or the one it chose). */
-  requested: WireFormat | "auto";
   /** Names the producer in errors. */
   client: string;
   /** The largest record, in bytes. */
@@ -46,12 +62,15 @@ export interface FramerOptions extends BodyContext {
   /** Invalid UTF-8 is an error (`UTF8`), not U+FFFD. */
   strictUtf8: boolean;
   /**
-   * Read as the MMSP reader does: an
-   * unterminated last SSE message is still handed out (flagged `unterminated`, so a body cut right
-   * after the stop event or inside the final `[DONE]` reads cleanly); a body that yields no record
-   * at all is diagnosed (what it was instead: HTML, JSON, the other format, compressed bytes…).
+   * SSE: an unterminated last message is still handed out (flagged `unterminated`, so a body cut
+   * right after the stop event or inside the final `[DONE]` reads cleanly); the standard drops it.
    */
-  mmsp: boolean;
+  keepUnterminated: boolean;
+  /**
+   * What a body that yields no record was: with one, such a body (or bad UTF-8 before the first
+   * record) is `NOT-A-STREAM`, explained; without, it is an empty stream (or `UTF8`).
+   */
+  explain: Explainer | null;
   /**
    * What to capture of a long line while it arrives (the MMSP reader gives `INLINE_DATA_CAPTURE`, see
    * base64-capture.ts; a stage that hands out text gives none).
@@ -87,15 +106,15 @@ export interface Framer extends RecordPosition {
   /** SSE: the current message's `event` and last event id. */
   readonly eventType: string | undefined;
   readonly lastEventId: string | undefined;
-  /** What the body looks like, judged from its first bytes, when it is not an MMSP stream. */
-  diagnosis(ended?: boolean): { detail: string; preview: string } | undefined;
+  /** What the body looks like, judged from its first bytes, when it is not an MMSP stream (needs `explain`). */
+  diagnosis(ended?: boolean): Explanation | undefined;
   /** The same for the first record, judged from the bytes up to its end. */
-  recordDiagnosis(): { detail: string; preview: string } | undefined;
+  recordDiagnosis(): Explanation | undefined;
   /** Called once the format is known (at once for SSE and NDJSON framers). */
   onFormat: ((format: WireFormat) => void) | undefined;
 }
 
-/** The parts both formats share: UTF-8, lines, the record's position, the head for the diagnosis. */
+/** The parts both formats share: UTF-8, lines, the record's position, the head for an explainer. */
 abstract class LineFramer implements Framer {
   abstract readonly format: WireFormat;
   protected readonly utf8: Utf8Decoder;
@@ -114,8 +133,8 @@ abstract class LineFramer implements Framer {
   private keptIndex = -1;
   private keptText = "";
   private keptCaptured: Uint8Array | undefined;
-  /** The first bytes and the count of all, to say what a body was when it held no record. */
-  private readonly head = new BodyHead();
+  /** The first bytes and the count of all, to say what a body was when it held no record (kept only for an explainer). */
+  private readonly head: BodyHead | undefined;
   /** Invalid UTF-8 before the first record, raised once the head is whole (see `push`). */
   private badUtf8: InvalidUtf8 | undefined;
   onFormat: ((format: WireFormat) => void) | undefined;
@@ -125,6 +144,7 @@ abstract class LineFramer implements Framer {
     breaks: LineBreaks,
   ) {
     this.utf8 = new Utf8Decoder(options.strictUtf8);
+    if (options.explain) this.head = new BodyHead();
     const tooLong = (): never => {
       const e = limitError("maxEventBytes", options.maxEventBytes, `event ${this.index}`);
       throw this.place(e, this.openRecordStart());
@@ -181,10 +201,13 @@ abstract class LineFramer implements Framer {
   push(chunk: Uint8Array, sink: RecordSink): void {
     checkBytesChunk(chunk, this.options.stage);
     this.sink = sink;
-    this.head.push(chunk);
-    if (this.badUtf8) {
-      if (this.head.totalBytes >= HEAD_BYTES) throw this.invalidUtf8(this.badUtf8, false);
-      return;
+    const head = this.head;
+    if (head) {
+      head.push(chunk);
+      if (this.badUtf8) {
+        if (head.totalBytes >= HEAD_BYTES) throw this.invalidUtf8(this.badUtf8, false);
+        return;
+      }
     }
     this.fixMarks();
     let text: string;
@@ -195,7 +218,7 @@ abstract class LineFramer implements Framer {
       this.lines.push(e.text, e.textStart, e.byteOffset, this.onLine); // deliver what came before the bad bytes
       // Before the first record, the error says what the body is, from its head: wait for the whole
       // head (or the end), so that what it says does not depend on how the body was chunked.
-      if (this.index === 0 && this.options.mmsp && this.head.totalBytes < HEAD_BYTES) {
+      if (this.index === 0 && head && head.totalBytes < HEAD_BYTES) {
         this.badUtf8 = e;
         return;
       }
@@ -219,7 +242,7 @@ abstract class LineFramer implements Framer {
     this.ending = true;
     this.lines.end(this.onLine);
     this.endRecords();
-    if (this.index === 0 && this.options.mmsp) this.diagnoseEmpty();
+    if (this.index === 0 && this.head) this.diagnoseEmpty();
   }
 
   protected abstract readonly onLine: (line: string, captured: Uint8Array | undefined) => void;
@@ -231,25 +254,17 @@ abstract class LineFramer implements Framer {
    * What the body was, when it held no record (or failed before the first one). `ended`: the whole
    * body is in (else only "more than the head" is said of its size, which does not depend on chunks).
    */
-  diagnosis(ended = false): { detail: string; preview: string } | undefined {
-    const total = this.head.totalBytes;
-    return this.describe(this.head.bytes(), ended ? total : Math.min(total, HEAD_BYTES + 1));
+  diagnosis(ended = false): Explanation | undefined {
+    const head = this.head;
+    if (!head) return undefined;
+    return this.options.explain!(head.bytes(), ended ? head.totalBytes : Math.min(head.totalBytes, HEAD_BYTES + 1));
   }
 
   /** For the first record, which failed: judged from the bytes up to its end only (what came after depends on chunks). */
-  recordDiagnosis(): { detail: string; preview: string } | undefined {
-    const head = this.head.bytes().subarray(0, this.recordEnd());
-    return this.describe(head, HEAD_BYTES + 1);
-  }
-
-  private describe(head: Uint8Array, totalBytes: number): { detail: string; preview: string } | undefined {
-    const d = diagnose(head, {
-      contentType: this.options.contentType,
-      contentEncoding: this.options.contentEncoding,
-      format: this.options.requested,
-      totalBytes,
-    });
-    return d && { detail: diagnosisText(d), preview: previewBytes(head) };
+  recordDiagnosis(): Explanation | undefined {
+    const head = this.head;
+    if (!head) return undefined;
+    return this.options.explain!(head.bytes().subarray(0, this.recordEnd()), HEAD_BYTES + 1);
   }
 
   private diagnoseEmpty(): never | void {
@@ -265,7 +280,7 @@ abstract class LineFramer implements Framer {
   }
 
   private invalidUtf8(e: InvalidUtf8, ended: boolean): unknown {
-    const d = this.index === 0 && this.options.mmsp ? this.diagnosis(ended) : undefined;
+    const d = this.index === 0 ? this.diagnosis(ended) : undefined;
     const detail = d ? d.detail : `invalid UTF-8 at byte ${e.byteOffset}`;
     // bytes that are no text before any event (compressed, binary): the body is no stream at all
     return locate(new Fault(d ? "NOT-A-STREAM" : "UTF8", detail), this.options.client, {
@@ -341,7 +356,7 @@ export class SseFramer extends LineFramer {
     this.reading = false;
     // The standard discards a message whose blank line never came; the MMSP reader hands it out,
     // flagged, so that a body cut right after the stop event (or inside `[DONE]`) still reads.
-    if (!this.options.mmsp) return;
+    if (!this.options.keepUnterminated) return;
     const message = this.parser.dispatch();
     if (!message) return;
     this.endMark = this.utf8.bytesReceived;
@@ -434,10 +449,10 @@ export class AutoFramer implements Framer {
   kept(): LastEvent | undefined {
     return this.inner?.kept();
   }
-  diagnosis(ended?: boolean): { detail: string; preview: string } | undefined {
+  diagnosis(ended?: boolean): Explanation | undefined {
     return this.inner?.diagnosis(ended);
   }
-  recordDiagnosis(): { detail: string; preview: string } | undefined {
+  recordDiagnosis(): Explanation | undefined {
     return this.inner?.recordDiagnosis();
   }
 

@@ -1,54 +1,43 @@
 /**
- * `NdjsonDecoderStream`: bytes → one parsed JSON object per line. A thin stream shell over
- * `NdjsonFramer` (framer.ts) and the record parser, the same ones the fused reader uses.
+ * `NdjsonDecoderStream`: bytes → one parsed JSON value per line (JSON Lines). A thin stream shell
+ * over `NdjsonFramer` (framer.ts) and the record parser, the same ones the fused reader uses; the
+ * MMSP reader's way of reading is `MmspNdjsonDecoderStream` (mmsp.ts), the same core.
  */
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits, type LimitOptions } from "../internal/limits.js";
-import { BODY_CONTEXT, checkOptions, NDJSON_DECODER_OPTIONS } from "../internal/options.js";
+import { checkOptions, NDJSON_DECODER_OPTIONS } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
-import { parseStep } from "../read/parse-step.js";
 import { failure } from "../read/located.js";
 import { parseJsonLineAt } from "../decode/record.js";
-import { NdjsonFramer, type BodyContext } from "./framer.js";
-import { INLINE_DATA_CAPTURE } from "./base64-capture.js";
+import { NdjsonFramer } from "./framer.js";
 
 export { isBlankLine } from "./framer.js";
 
-/** Options of `NdjsonDecoderStream`: limits, the MMSP reader's reading, and the stream options. */
+/** Options of `NdjsonDecoderStream`: limits, who is blamed, and the stream options. */
 export interface NdjsonDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxEventBytes" | "maxDepth"> {
   /** Names the producer in errors; default `"upstream"`. */
   client?: string;
   /**
-   * Read as the MMSP reader (`UniEventStream`) does: long base64 `data` strings of inline items
-   * decoded while they arrive (so their `data` is already bytes), and a body with no line at all
-   * diagnosed. Default false.
+   * Only `false` (the default). `true` was the MMSP reader's way of reading until 0.2; it is
+   * `MmspNdjsonDecoderStream` now.
+   * @deprecated use `MmspNdjsonDecoderStream`
    */
-  mmsp?: boolean;
+  mmsp?: false;
 }
 
-class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
-  private readonly framer: NdjsonFramer;
-  /** The line's parse, chosen once: the MMSP reader's (objects only, diagnosed) or JSON Lines' (any value). */
-  private readonly parse: (text: string, captured: Uint8Array | undefined) => unknown;
+/** A line's text (and what a capture took from it) → the value handed out; failures located. */
+export type LineParse = (text: string, captured: Uint8Array | undefined) => unknown;
+
+/** @internal The NDJSON stage's core: a framer and the line's parse, both chosen once by the stage. */
+export class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
   private emit: (value: unknown) => void = () => {};
   readonly finished = false;
 
-  constructor(options: NdjsonDecoderOptions, context: BodyContext) {
-    const client = options.client ?? "upstream";
-    const { maxEventBytes, maxDepth } = resolveLimits(options);
-    const mmsp = options.mmsp === true;
-    const f = (this.framer = new NdjsonFramer({ stage: "NdjsonDecoderStream", requested: "ndjson", client, maxEventBytes, strictUtf8: true, mmsp, capture: mmsp ? INLINE_DATA_CAPTURE : null, ...context }));
-    this.parse = mmsp
-      ? (text, captured) => parseStep(text, captured, f, maxDepth, client, () => f.recordDiagnosis())
-      : (text) => {
-          try {
-            return parseJsonLineAt(text, maxDepth, f.index, f.unterminated);
-          } catch (e) {
-            throw failure(e, client, f);
-          }
-        };
-  }
+  constructor(
+    private readonly framer: NdjsonFramer,
+    private readonly parse: LineParse,
+  ) {}
 
   private readonly onRecord = (text: string, captured: Uint8Array | undefined): void => {
     const f = this.framer;
@@ -76,8 +65,8 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
  * Bytes → parsed JSON values, one per line that is not blank (LF or CRLF end a line; a lone CR is
  * part of the line), as JSON Lines reads them: a line may hold any JSON value (`1`, `[1,2]`, `null`,
  * `"text"`). Invalid UTF-8 or a line that is not JSON is a `StreamProtocolError` (rules `UTF8`,
- * `JSON`) naming the line, event index and byte offset. With `mmsp: true` a line must hold a JSON
- * object (an event), as the MMSP reader reads it.
+ * `JSON`) naming the line, event index and byte offset. (As the MMSP reader reads, a line holding
+ * an event object: `MmspNdjsonDecoderStream`.)
  *
  * @example
  * ```ts
@@ -85,15 +74,19 @@ class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
  * ```
  */
 export class NdjsonDecoderStream extends CoreStream<Uint8Array, unknown> {
-  /**
-   * Checks the options and the context (a `TypeError` / `RangeError` naming a wrong one) and makes the stream.
-   * @param options see the options type
-   * @param context what the response said about the body (`Content-Type`, `Content-Encoding`): with it,
-   *   the diagnosis of a body that is no stream names them (`fromResponse` passes them for you)
-   */
-  constructor(options: NdjsonDecoderOptions = {}, context: BodyContext = {}) {
+  /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the stream. */
+  constructor(options: NdjsonDecoderOptions = {}) {
     checkOptions("NdjsonDecoderStream", options, NDJSON_DECODER_OPTIONS);
-    checkOptions("NdjsonDecoderStream", context, BODY_CONTEXT, "NdjsonDecoderStream: context");
-    super(new NdjsonDecoderCore(options, context), options);
+    const client = options.client ?? "upstream";
+    const { maxEventBytes, maxDepth } = resolveLimits(options);
+    const f = new NdjsonFramer({ stage: "NdjsonDecoderStream", client, maxEventBytes, strictUtf8: true, keepUnterminated: false, capture: null, explain: null });
+    const parse: LineParse = (text) => {
+      try {
+        return parseJsonLineAt(text, maxDepth, f.index, f.unterminated);
+      } catch (e) {
+        throw failure(e, client, f);
+      }
+    };
+    super(new NdjsonDecoderCore(f, parse), options);
   }
 }

@@ -5,7 +5,7 @@
  *
  * As `EventSource` does: `data` lines join with LF; a blank line dispatches the message when it has
  * data (else it only resets the event type); the last event id persists across messages (a message
- * without `id:` keeps the previous one; `id:` with a NUL is ignored); unknown fields are ignored;
+ * without `id:` keeps the previous one; `id:` with a NUL is ignored); unknown fields are ignored (`retry:` too: a stream has no reconnection delay to set);
  * a line `ï»¿data: x` after the first is the field `ï»¿data`, not a BOM.
  */
 
@@ -24,8 +24,6 @@ export class SseParser {
   private eventType = "";
   /** The last event id buffer: it is not reset between messages. */
   lastEventId = "";
-  /** The last `retry:` value (ms), if any came. */
-  retry: number | undefined;
 
   /** A field line (not blank, not a comment). */
   field(line: string): void {
@@ -56,9 +54,6 @@ export class SseParser {
       case "id":
         if (value.indexOf("\u0000") === -1) this.lastEventId = value;
         break;
-      case "retry":
-        if (/^[0-9]+$/.test(value)) this.retry = Number(value);
-        break;
     }
   }
 
@@ -75,10 +70,5 @@ export class SseParser {
     this.dataLines = 0;
     this.eventType = "";
     return message;
-  }
-
-  /** Whether a message has begun (a `data` line came) and is not dispatched yet. */
-  get pending(): boolean {
-    return this.dataLines > 0;
   }
 }

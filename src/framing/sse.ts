@@ -1,52 +1,40 @@
 /**
  * `SseDecoderStream`: bytes → SSE messages `{data, event?, id?}`, as the SSE standard reads them.
- * A thin stream shell over `SseFramer` (framer.ts), the same framer the fused reader uses.
+ * A thin stream shell over `SseFramer` (framer.ts), the same framer the fused reader uses; the MMSP
+ * reader's way of reading is `MmspSseDecoderStream` (mmsp.ts), the same core with its framer.
  */
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits } from "../internal/limits.js";
-import { BODY_CONTEXT, checkOptions, SSE_DECODER_OPTIONS } from "../internal/options.js";
+import { checkOptions, SSE_DECODER_OPTIONS } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
-import { SseFramer, type BodyContext } from "./framer.js";
+import { SseFramer, type FramerOptions } from "./framer.js";
 import type { SseMessage } from "./sse-parser.js";
 
 export type { SseMessage } from "./sse-parser.js";
 
-/** Options of `SseDecoderStream`: a size limit, the MMSP reader's reading, and the stream options. */
+/** Options of `SseDecoderStream`: a size limit, who is blamed, and the stream options. */
 export interface SseDecoderOptions extends CoreStreamOptions {
   /** The largest event, in bytes (default 64 MiB); past it the stream fails with `StreamLimitError`. */
   maxEventBytes?: number;
   /**
-   * Read as the MMSP reader (`UniEventStream`) does, so that this stage chained with
-   * `UniEventDecoderStream` and `MessageAssemblerStream` gives exactly its events and errors:
-   * invalid UTF-8 is an error (rule `UTF8`) instead of U+FFFD; a last message whose blank line never
-   * came is still handed out (a body cut right after the stop event, or inside the final `[DONE]`,
-   * reads cleanly); a body with no message at all is diagnosed (an HTML page, NDJSON, compressed
-   * bytes…). Default false: the SSE standard.
+   * Only `false` (the default). `true` was the MMSP reader's way of reading until 0.2; it is
+   * `MmspSseDecoderStream` now.
+   * @deprecated use `MmspSseDecoderStream`
    */
-  mmsp?: boolean;
+  mmsp?: false;
   /** Names the producer in errors; default `"upstream"`. */
   client?: string;
 }
 
-class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
+/** @internal The SSE stage's core over a framer built by the stage (the standard's or the MMSP reader's). */
+export class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
   private readonly framer: SseFramer;
   private emit: (m: SseMessage) => void = () => {};
   readonly finished = false;
 
-  constructor(options: SseDecoderOptions, context: BodyContext) {
-    const mmsp = options.mmsp === true;
-    this.framer = new SseFramer({
-      stage: "SseDecoderStream",
-      requested: "sse",
-      client: options.client ?? "upstream",
-      maxEventBytes: resolveLimits(options).maxEventBytes,
-      strictUtf8: mmsp,
-      mmsp,
-      capture: null,
-      contentType: context.contentType,
-      contentEncoding: context.contentEncoding,
-    });
+  constructor(stage: string, options: Omit<SseDecoderOptions, "mmsp">, how: Pick<FramerOptions, "strictUtf8" | "keepUnterminated" | "explain">) {
+    this.framer = new SseFramer({ stage, client: options.client ?? "upstream", maxEventBytes: resolveLimits(options).maxEventBytes, capture: null, ...how });
   }
 
   private readonly onRecord = (data: string): void => {
@@ -74,7 +62,7 @@ class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
  * Bytes → SSE messages `{data, event?, id?}`, as the SSE standard reads them: BOM, CR / LF / CRLF,
  * chunks split anywhere (inside lines, CRLFs and UTF-8 characters), comments skipped, invalid bytes
  * decoded as U+FFFD, the last event id kept across messages (as `EventSource.lastEventId`), and a
- * last message whose blank line never came discarded. (`{ mmsp: true }`: as the MMSP reader reads.)
+ * last message whose blank line never came discarded. (As the MMSP reader reads: `MmspSseDecoderStream`.)
  *
  * @example
  * ```ts
@@ -83,15 +71,9 @@ class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
  * ```
  */
 export class SseDecoderStream extends CoreStream<Uint8Array, SseMessage> {
-  /**
-   * Checks the options and the context (a `TypeError` / `RangeError` naming a wrong one) and makes the stream.
-   * @param options see the options type
-   * @param context what the response said about the body (`Content-Type`, `Content-Encoding`): with it,
-   *   the diagnosis of a body that is no stream names them (`fromResponse` passes them for you)
-   */
-  constructor(options: SseDecoderOptions = {}, context: BodyContext = {}) {
+  /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the stream. */
+  constructor(options: SseDecoderOptions = {}) {
     checkOptions("SseDecoderStream", options, SSE_DECODER_OPTIONS);
-    checkOptions("SseDecoderStream", context, BODY_CONTEXT, "SseDecoderStream: context");
-    super(new SseDecoderCore(options, context), options);
+    super(new SseDecoderCore("SseDecoderStream", options, { strictUtf8: false, keepUnterminated: false, explain: null }), options);
   }
 }

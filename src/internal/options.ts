@@ -1,35 +1,42 @@
 /**
  * Argument checking at the boundary (issue #12): every option of every exported stream and function
  * is checked when it is constructed, so `format: "NDJSON"`, `mode: "assembly"` or a typo such as
- * `unknownItem` fail at once with a message naming the option, instead of turning into a
- * misleading protocol error later. A wrong type is a `TypeError`, a wrong value a `RangeError`.
+ * `unknownItem` fail at once with a message naming the option, the value and what is allowed,
+ * instead of turning into a misleading protocol error later. A wrong type is a `TypeError`, a wrong
+ * value a `RangeError`. Each export's options are a table (option → rule), and a rule is data read
+ * by one function, so a bundle keeps only the rules of the exports it uses.
  */
+import { describeValue, fail } from "./describe.js";
+import { isRecord } from "./values.js";
 
-/** Checks one option's value; `label` names it (`UniEventStream: options.format`). Throws. */
-export type Checker = (value: unknown, label: string) => void;
+export { describeValue, fail };
 
-/** The options an export takes, each with its checker. */
-export type OptionSpec = Readonly<Record<string, Checker>>;
+/**
+ * How one option is checked: `type` tells a value of the right type (or a `TypeError`), `ok` a right
+ * value among those (or a `RangeError`), `must` is what the message says it must be, `hint` what it
+ * adds (an option's likely meaning), and `members` check the members of an object value.
+ */
+export interface Rule {
+  readonly must: string;
+  readonly type: (value: unknown) => boolean;
+  readonly ok?: (value: any) => boolean;
+  readonly hint?: (value: unknown) => string;
+  readonly members?: OptionSpec;
+}
+
+/** The options an export takes, each with its rule. */
+export type OptionSpec = Readonly<Record<string, Rule>>;
 
 /** setTimeout's largest delay (a larger one fires at once in every runtime). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** How a value is shown in a message: strings quoted, objects by kind. */
-export function describeValue(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length <= 60 ? value : value.slice(0, 60) + "…");
-  if (typeof value === "bigint") return `${value}n`;
-  if (typeof value === "function") return "a function";
-  if (typeof value === "symbol") return String(value);
-  if (value === null || typeof value !== "object") return String(value);
-  if (Array.isArray(value)) return "an array";
-  const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-  if (typeof name !== "string" || name === "" || name === "Object") return "an object";
-  return /^[AEIOU]/.test(name) ? `an ${name}` : `a ${name}`;
-}
-
-/** Throws the package's one argument error: `<label> must be <expected>; received <value><hint>`. */
-export const fail = (Kind: typeof TypeError, label: string, expected: string, value: unknown, hint = ""): never => {
-  throw new Kind(`${label} must be ${expected}; received ${describeValue(value)}${hint}`);
+/** Other names people give the allowed values of `oneOf` (lower-cased), suggested where the value is allowed. */
+const ALIASES: Readonly<Record<string, string>> = {
+  jsonl: "ndjson", jsonlines: "ndjson", "json-lines": "ndjson", json: "ndjson", "x-ndjson": "ndjson",
+  "application/x-ndjson": "ndjson", "application/jsonl": "ndjson",
+  "text/event-stream": "sse", "event-stream": "sse", eventsource: "sse", "server-sent-events": "sse", detect: "auto",
+  assembly: "assemble", assembler: "assemble", build: "assemble", validation: "validate", check: "validate", strict: "validate",
+  ignore: "skip", drop: "skip", throw: "error", fail: "error", reject: "error",
 };
 
 /** The edit distance of two short strings (for "did you mean"). */
@@ -37,24 +44,21 @@ function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;
 }
 
-/** The known name `given` most likely meant: same letters in another case, an alias, or a near typo. */
+const own = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+
+/** The known name `given` most likely meant: the same in another case, an alias, or at most two edits away. */
 export function nearMiss(given: string, known: readonly string[], aliases: Readonly<Record<string, string>> = {}): string | undefined {
   const lower = given.toLowerCase();
-  const sameCase = known.find((k) => k.toLowerCase() === lower);
-  if (sameCase) return sameCase;
-  const alias = Object.prototype.hasOwnProperty.call(aliases, lower) ? aliases[lower] : undefined;
-  if (alias !== undefined && known.includes(alias)) return alias;
-  if (lower.length < 3) return undefined;
-  let best: string | undefined;
-  let bestDistance = 3; // at most two edits away
-  for (const k of known) {
+  const alias = own(aliases, lower) ? aliases[lower] : undefined;
+  let best = known.find((k) => k.toLowerCase() === lower) ?? known.find((k) => k === alias);
+  let bestDistance = lower.length < 3 ? 0 : 3;
+  for (const k of best === undefined ? known : []) {
     const d = distance(lower, k.toLowerCase());
     if (d < bestDistance) (best = k), (bestDistance = d);
   }
@@ -63,90 +67,6 @@ export function nearMiss(given: string, known: readonly string[], aliases: Reado
 
 const didYouMean = (guess: string | undefined): string => (guess === undefined ? "" : ` (did you mean ${JSON.stringify(guess)}?)`);
 
-// ---- checkers -----------------------------------------------------------------------------------
-
-/** One of some strings; `aliases` maps other names people use (lower-cased) to the right one. */
-export function oneOf(values: readonly string[], aliases: Readonly<Record<string, string>> = {}): Checker {
-  const expected = `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`;
-  return (value, label) => {
-    if (typeof value !== "string") fail(TypeError, label, expected, value);
-    if (!values.includes(value as string)) fail(RangeError, label, expected, value, didYouMean(nearMiss(value as string, values, aliases)));
-  };
-}
-
-/** A number above 0; `Infinity` allowed unless `finite`, at most `max`. */
-export function positiveNumber({ finite = false, max = Infinity }: { finite?: boolean; max?: number } = {}): Checker {
-  const expected = `a positive number${finite ? "" : " (or Infinity)"}${max < Infinity ? ` up to ${max}` : ""}`;
-  return (value, label) => {
-    if (typeof value !== "number") fail(TypeError, label, expected, value);
-    const n = value as number;
-    if (!(n > 0) || (finite && !Number.isFinite(n)) || n > max) fail(RangeError, label, expected, value);
-  };
-}
-
-/** A whole number above 0, or `Infinity` (no limit). */
-export function positiveLimit(): Checker {
-  const expected = "a positive integer (or Infinity for no limit)";
-  return (value, label) => {
-    if (typeof value !== "number") fail(TypeError, label, expected, value);
-    const n = value as number;
-    if (!(n > 0) || (!Number.isInteger(n) && n !== Infinity)) fail(RangeError, label, expected, value);
-  };
-}
-
-/** A whole number, 0 or more, at most `max`. */
-export function nonNegativeInteger({ max = Number.MAX_SAFE_INTEGER }: { max?: number } = {}): Checker {
-  const expected = `an integer from 0 to ${max}`;
-  return (value, label) => {
-    if (typeof value !== "number") fail(TypeError, label, expected, value);
-    if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > max) fail(RangeError, label, expected, value);
-  };
-}
-
-/** A string; not empty unless `allowEmpty`. */
-export function string({ allowEmpty = false }: { allowEmpty?: boolean } = {}): Checker {
-  const expected = allowEmpty ? "a string" : "a non-empty string";
-  return (value, label) => {
-    if (typeof value !== "string") fail(TypeError, label, expected, value);
-    if (!allowEmpty && value === "") fail(RangeError, label, expected, value);
-  };
-}
-
-/** A string or null (a header's value as `headers.get` gives it). */
-export function stringOrNull(): Checker {
-  return (value, label) => {
-    if (value !== null && typeof value !== "string") fail(TypeError, label, "a string or null", value);
-  };
-}
-
-export function boolean(): Checker {
-  return (value, label) => {
-    if (typeof value !== "boolean") fail(TypeError, label, "true or false", value);
-  };
-}
-
-export function func(): Checker {
-  return (value, label) => {
-    if (typeof value !== "function") fail(TypeError, label, "a function", value);
-  };
-}
-
-/** A plain object (not null, not an array). */
-export function object(): Checker {
-  return (value, label) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) fail(TypeError, label, "an object", value);
-  };
-}
-
-/** An `AbortSignal` (an `AbortController` is a common slip: its `.signal` is meant). */
-export function abortSignal(): Checker {
-  return (value, label) => {
-    if (isAbortSignal(value)) return;
-    const controller = typeof AbortController !== "undefined" && value instanceof AbortController;
-    fail(TypeError, label, "an AbortSignal", value, controller ? " (pass controller.signal, not the controller)" : "");
-  };
-}
-
 function isAbortSignal(value: unknown): boolean {
   if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return true;
   // another realm's signal (an iframe, a vm context): by shape
@@ -154,82 +74,46 @@ function isAbortSignal(value: unknown): boolean {
   return typeof v === "object" && v !== null && typeof v.aborted === "boolean" && typeof v.addEventListener === "function" && typeof v.removeEventListener === "function";
 }
 
-/** `false`, or an object whose members pass their own checkers (`fromFetch`'s `reconnect`). */
-export function falseOr(spec: OptionSpec): Checker {
-  return (value, label) => {
-    if (value === false) return;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) fail(TypeError, label, `false or an object { ${Object.keys(spec).join(", ")} }`, value);
-    checkOptions(label, value, spec, label);
+function checkValue(value: unknown, label: string, rule: Rule): void {
+  const Kind = !rule.type(value) ? TypeError : rule.ok && !rule.ok(value) ? RangeError : undefined;
+  if (Kind) fail(Kind, label, rule.must, value, rule.hint?.(value));
+  if (rule.members && typeof value === "object") checkOptions(label, value, rule.members, label);
+}
+
+/** One of some strings (a near miss or a common other name for one is suggested). */
+export function oneOf(values: readonly string[]): Rule {
+  return {
+    must: `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`,
+    type: (v) => typeof v === "string",
+    ok: (v: string) => values.includes(v),
+    hint: (v) => (typeof v === "string" ? didYouMean(nearMiss(v, values, ALIASES)) : ""),
   };
 }
 
-// ---- options ------------------------------------------------------------------------------------
-
 /**
  * Checks an options argument against its spec: undefined is no options; anything but an object is
- * a `TypeError`; each known option (when not undefined) goes through its checker; an unknown key
- * is a `TypeError` naming the nearest known one and listing them all (a key set to undefined is
- * let pass: spreading `{ ...options, format: undefined }` is common and harmless).
+ * a `TypeError`; each known option (when not undefined) goes through its rule; an unknown key is a
+ * `TypeError` naming the nearest known one and listing them all (a key set to undefined is let
+ * pass: spreading `{ ...options, format: undefined }` is common and harmless).
  *
  * @param name the export, e.g. `UniEventStream`, shown first in messages
  */
 export function checkOptions(name: string, options: unknown, spec: OptionSpec, base = `${name}: options`): void {
   if (options === undefined) return;
-  if (typeof options !== "object" || options === null || Array.isArray(options))
-    fail(TypeError, base, "an object (or left out)", options);
-  if (isAbortSignal(options)) fail(TypeError, base, "an object (or left out)", options, " (pass { signal })");
-  const known = Object.keys(spec);
-  const given = options as Record<string, unknown>;
-  for (const key of Object.keys(given)) {
-    const value = given[key];
+  const signal = isAbortSignal(options);
+  if (typeof options !== "object" || options === null || Array.isArray(options) || signal)
+    fail(TypeError, base, "an object (or left out)", options, signal ? " (pass { signal })" : "");
+  for (const key of Object.keys(options as object)) {
+    const value = (options as Record<string, unknown>)[key];
     if (value === undefined) continue;
-    const check = Object.prototype.hasOwnProperty.call(spec, key) ? spec[key] : undefined;
-    if (check) {
-      check(value, `${base}.${key}`);
+    if (own(spec, key)) {
+      checkValue(value, `${base}.${key}`, spec[key]!);
       continue;
     }
+    const known = Object.keys(spec);
     const list = known.length > 0 ? `the options are ${known.join(", ")}` : `${name} takes no options`;
     throw new TypeError(`${name}: unknown option ${JSON.stringify(key)}${didYouMean(nearMiss(key, known))}; ${list}`);
   }
-}
-
-/** The error for a chunk that is not bytes, or undefined when it is a `Uint8Array` (a `Buffer` is one). */
-export function bytesChunkError(chunk: unknown, stageName: string): TypeError | undefined {
-  if (chunk instanceof Uint8Array || isForeignUint8Array(chunk)) return undefined;
-  const wants = `${stageName} reads bytes (Uint8Array chunks)`;
-  let fix: string;
-  if (typeof chunk === "string")
-    fix = "a string: remove the TextDecoderStream (or other text step) before it and pipe the bytes in as they came (response.body), or encode text with .pipeThrough(new TextEncoderStream())";
-  else if (chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk))
-    fix = `${describeValue(chunk)}: wrap it as new Uint8Array(buffer) (a view of the same bytes) before writing it`;
-  else if (typeof chunk === "number") fix = "a number: write the bytes as Uint8Array chunks, not one number at a time";
-  else if (typeof chunk === "object" && chunk !== null && "event_type" in chunk)
-    fix = "a UniEvent object: it is already decoded; pipe it into MessageAssemblerStream (events in), not a stage that reads bytes";
-  else if (typeof chunk === "object" && chunk !== null && "data" in chunk)
-    fix = "an object (an SSE message?): records go into UniEventDecoderStream; this stage wants the raw bytes of the body";
-  else fix = `${describeValue(chunk)}: pipe the body's bytes in (response.body), or encode text with .pipeThrough(new TextEncoderStream())`;
-  return new TypeError(`${wants}, but was given ${fix}`);
-}
-
-/**
- * For the stages that take objects (records, events): bytes or text mean a stage is missing before
- * it — the caller's pipe, not the producer, is wrong. Undefined for anything else (its checks follow).
- */
-export function textChunkError(chunk: unknown, stageName: string, takes: string, fix: string): TypeError | undefined {
-  if (typeof chunk !== "string" && !ArrayBuffer.isView(chunk) && !(chunk instanceof ArrayBuffer)) return undefined;
-  const what = typeof chunk === "string" ? `text (${describeValue(chunk)})` : "bytes";
-  return new TypeError(`${stageName} takes ${takes}, but was given ${what}: ${fix}`);
-}
-
-/** Throws `bytesChunkError` for a chunk that is not bytes. */
-export function checkBytesChunk(chunk: unknown, stageName: string): asserts chunk is Uint8Array {
-  const error = bytesChunkError(chunk, stageName);
-  if (error) throw error;
-}
-
-/** A Uint8Array of another realm (an iframe, a vm context): not `instanceof` ours, still bytes. */
-function isForeignUint8Array(v: unknown): boolean {
-  return ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === "[object Uint8Array]";
 }
 
 /** For `fromResponse(response)`: anything but a Response says what it was and what to pass. */
@@ -253,76 +137,48 @@ export function checkResponse(value: unknown, name = "fromResponse"): asserts va
   fail(TypeError, `${name}: the response`, "a Response (what fetch resolves to)", value, hint);
 }
 
-// ---- the specs of the exports -------------------------------------------------------------------
+// ---- the rules, and the specs of the exports ----------------------------------------------------
 
-const FORMAT_ALIASES = {
-  jsonl: "ndjson",
-  jsonlines: "ndjson",
-  "json-lines": "ndjson",
-  json: "ndjson",
-  "x-ndjson": "ndjson",
-  "application/x-ndjson": "ndjson",
-  "application/jsonl": "ndjson",
-  "text/event-stream": "sse",
-  "event-stream": "sse",
-  eventsource: "sse",
-  "server-sent-events": "sse",
-  detect: "auto",
+const isNumber = (v: unknown): boolean => typeof v === "number";
+const isString = (v: unknown): boolean => typeof v === "string";
+const integer = (max: number): Rule => ({ must: `an integer from 0 to ${max}`, type: isNumber, ok: (n: number) => Number.isInteger(n) && n >= 0 && n <= max });
+
+/** A string that is not empty. */
+export const NON_EMPTY_STRING: Rule = { must: "a non-empty string", type: isString, ok: (s: string) => s !== "" };
+export const FUNCTION: Rule = { must: "a function", type: (v) => typeof v === "function" };
+const client = NON_EMPTY_STRING;
+/** A whole number above 0, or `Infinity` (no limit). */
+const limit: Rule = { must: "a positive integer (or Infinity for no limit)", type: isNumber, ok: (n: number) => n > 0 && (Number.isInteger(n) || n === Infinity) };
+const idleTimeoutMs: Rule = { must: `a positive number up to ${MAX_TIMER_MS}`, type: isNumber, ok: (n: number) => n > 0 && n <= MAX_TIMER_MS };
+/** An `AbortSignal` (an `AbortController` is a common slip: its `.signal` is meant). */
+const signal: Rule = {
+  must: "an AbortSignal",
+  type: isAbortSignal,
+  hint: (v) => (typeof AbortController !== "undefined" && v instanceof AbortController ? " (pass controller.signal, not the controller)" : ""),
 };
-const MODE_ALIASES = { assembly: "assemble", assembler: "assemble", build: "assemble", validation: "validate", check: "validate", strict: "validate" };
-const UNKNOWN_ITEMS_ALIASES = { ignore: "skip", drop: "skip", throw: "error", fail: "error", reject: "error" };
-
-// Each export's spec is its own constant, built from pure calls without spreads, so that a bundle
-// keeps only the specs (and checkers) of the exports it uses.
-const signal = /*#__PURE__*/ abortSignal();
-const idleTimeoutMs = /*#__PURE__*/ positiveNumber({ finite: true, max: MAX_TIMER_MS });
-const client = /*#__PURE__*/ string();
-const mode = /*#__PURE__*/ oneOf(["validate", "assemble"], MODE_ALIASES);
-const limit = /*#__PURE__*/ positiveLimit();
-const readerFormat = /*#__PURE__*/ oneOf(["sse", "ndjson", "auto"], FORMAT_ALIASES);
-const unknownItems = /*#__PURE__*/ oneOf(["error", "skip"], UNKNOWN_ITEMS_ALIASES);
-const onWarning = /*#__PURE__*/ func();
-const mmsp = /*#__PURE__*/ boolean();
+const mode = /*#__PURE__*/ oneOf(["validate", "assemble"]);
+const readerFormat = /*#__PURE__*/ oneOf(["sse", "ndjson", "auto"]);
+const unknownItems = /*#__PURE__*/ oneOf(["error", "skip"]);
+/** `mmsp: true` moved to its own class; `false`, the default, still passes. */
+const mmsp = (moved: string): Rule => ({ must: `false (the MMSP reader's framing is ${moved} now)`, type: (v) => typeof v === "boolean", ok: (v) => v === false });
+const stringOrNull: Rule = { must: "a string or null", type: (v) => v === null || typeof v === "string" };
 
 /** `UniEventStream`, `UniEventBatchStream`, `fromResponse`. */
 export const READER_OPTIONS: OptionSpec = {
-  format: readerFormat, client, mode, unknownItems, onWarning,
+  format: readerFormat, client, mode, unknownItems, onWarning: FUNCTION,
   maxEventBytes: limit, maxDepth: limit, maxItems: limit, signal, idleTimeoutMs,
 };
-export const SSE_DECODER_OPTIONS: OptionSpec = { client, mmsp, maxEventBytes: limit, signal, idleTimeoutMs };
-export const NDJSON_DECODER_OPTIONS: OptionSpec = { client, mmsp, maxEventBytes: limit, maxDepth: limit, signal, idleTimeoutMs };
-export const UNI_EVENT_DECODER_OPTIONS: OptionSpec = {
-  format: /*#__PURE__*/ oneOf(["sse", "ndjson"], FORMAT_ALIASES),
-  client, mode, unknownItems, onWarning, maxDepth: limit, signal, idleTimeoutMs,
-};
+export const SSE_DECODER_OPTIONS: OptionSpec = { client, mmsp: /*#__PURE__*/ mmsp("MmspSseDecoderStream"), maxEventBytes: limit, signal, idleTimeoutMs };
+export const NDJSON_DECODER_OPTIONS: OptionSpec = { client, mmsp: /*#__PURE__*/ mmsp("MmspNdjsonDecoderStream"), maxEventBytes: limit, maxDepth: limit, signal, idleTimeoutMs };
+export const MMSP_SSE_DECODER_OPTIONS: OptionSpec = { client, maxEventBytes: limit, signal, idleTimeoutMs };
+export const MMSP_NDJSON_DECODER_OPTIONS: OptionSpec = { client, maxEventBytes: limit, maxDepth: limit, signal, idleTimeoutMs };
+export const UNI_EVENT_DECODER_OPTIONS: OptionSpec = { format: /*#__PURE__*/ oneOf(["sse", "ndjson"]), client, mode, unknownItems, onWarning: FUNCTION, maxDepth: limit, signal, idleTimeoutMs };
 export const MESSAGE_ASSEMBLER_OPTIONS: OptionSpec = { client, mode, maxItems: limit, maxDepth: limit, signal, idleTimeoutMs };
 export const FROM_FETCH_OPTIONS: OptionSpec = {
-  format: readerFormat, client, maxEventBytes: limit, maxDepth: limit, maxItems: limit, signal, idleTimeoutMs,
-  fetch: /*#__PURE__*/ func(),
-  reconnect: /*#__PURE__*/ falseOr({ retries: /*#__PURE__*/ nonNegativeInteger({ max: 1000 }), delayMs: /*#__PURE__*/ nonNegativeInteger({ max: 30_000 }) }),
+  format: readerFormat, client, maxEventBytes: limit, maxDepth: limit, maxItems: limit, signal, idleTimeoutMs, fetch: FUNCTION,
+  reconnect: { must: "false or an object { retries, delayMs }", type: (v) => v === false || isRecord(v), members: { retries: /*#__PURE__*/ integer(1000), delayMs: /*#__PURE__*/ integer(30_000) } },
 };
-/** The second argument of the readers and framing stages: what the response said about its body. */
-export const BODY_CONTEXT: OptionSpec = { contentType: /*#__PURE__*/ stringOrNull(), contentEncoding: /*#__PURE__*/ stringOrNull() };
-export const SSE_ENCODER_OPTIONS: OptionSpec = { keepAliveMs: /*#__PURE__*/ nonNegativeInteger({ max: MAX_TIMER_MS }) };
+/** The second argument of the MMSP reader's streams: what the response said about its body. */
+export const BODY_CONTEXT: OptionSpec = { contentType: stringOrNull, contentEncoding: stringOrNull };
+export const SSE_ENCODER_OPTIONS: OptionSpec = { keepAliveMs: /*#__PURE__*/ integer(MAX_TIMER_MS) };
 export const NDJSON_ENCODER_OPTIONS: OptionSpec = {};
-
-/** Every exported stream's and function's options (from their option interfaces), for the tests. */
-export const OPTION_SPECS = {
-  UniEventStream: READER_OPTIONS,
-  UniEventBatchStream: READER_OPTIONS,
-  fromResponse: READER_OPTIONS,
-  SseDecoderStream: SSE_DECODER_OPTIONS,
-  NdjsonDecoderStream: NDJSON_DECODER_OPTIONS,
-  UniEventDecoderStream: UNI_EVENT_DECODER_OPTIONS,
-  MessageAssemblerStream: MESSAGE_ASSEMBLER_OPTIONS,
-  fromFetch: FROM_FETCH_OPTIONS,
-  SseEncoderStream: SSE_ENCODER_OPTIONS,
-  NdjsonEncoderStream: NDJSON_ENCODER_OPTIONS,
-} as const satisfies Record<string, OptionSpec>;
-
-export type CheckedExport = keyof typeof OPTION_SPECS;
-
-/** `checkOptions` with an export's spec from the table (tests; the exports pass their own constant). */
-export function checkExportOptions(name: CheckedExport, options: unknown): void {
-  checkOptions(name, options, OPTION_SPECS[name]);
-}

@@ -4,6 +4,13 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** An object made by a literal or `JSON.parse` (its prototype `Object.prototype` or null), not an array, a Map… */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
 /** A fidelity is "present" when it is an object with at least one member (absent, null and {} are the same). */
 export function hasFidelity(f: unknown): f is Record<string, unknown> {
   if (!isRecord(f)) return false;

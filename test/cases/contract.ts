@@ -1,6 +1,6 @@
 // SPEC §7, the reader's contract: one outcome per stream, nothing valid lost, the same drain/lock
 // behaviour however the body was chunked, and a drained readable that says why it cannot be read.
-import { MessageAssemblerStream, StreamProtocolError, UniEventDecoderStream, SseDecoderStream, UniEventStream } from "../../dist/index.js";
+import { MessageAssemblerStream, MmspSseDecoderStream, StreamProtocolError, UniEventDecoderStream, UniEventStream } from "../../dist/index.js";
 import { assert, assertEqual, assertError, byteStream, collectSettled, settle, utf8, type Case } from "../harness.ts";
 import { delta, sse, stop, text, textDone, type Json } from "../fixtures.ts";
 
@@ -38,7 +38,7 @@ export const cases: Case[] = [
   ["one outcome: the same in the stages chained", async () => {
     const grammar = new MessageAssemblerStream();
     const readable = byteStream([body(`data: ${JSON.stringify(stop())}\n\n`)])
-      .pipeThrough(new SseDecoderStream({ mmsp: true })).pipeThrough(new UniEventDecoderStream()).pipeThrough(grammar);
+      .pipeThrough(new MmspSseDecoderStream()).pipeThrough(new UniEventDecoderStream()).pipeThrough(grammar);
     const r = await settle(readable, grammar.message);
     assertError(r.error, StreamProtocolError, { rule: "STOP-LAST", eventIndex: 3 });
     assert(r.messageError === r.error, "same error object");

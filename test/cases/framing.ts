@@ -1,9 +1,12 @@
-// The framing stages on their own: SseDecoderStream and NdjsonDecoderStream.
-import { NdjsonDecoderStream, SseDecoderStream, StreamProtocolError, UniEventDecoderStream } from "../../dist/index.js";
+// The framing stages on their own: SseDecoderStream and NdjsonDecoderStream, and the MMSP reader's
+// framing as stages (MmspSseDecoderStream, MmspNdjsonDecoderStream).
+import {
+  MmspNdjsonDecoderStream, MmspSseDecoderStream, NdjsonDecoderStream, SseDecoderStream, StreamProtocolError, UniEventDecoderStream,
+} from "../../dist/index.js";
 import { assert, assertEqual, assertError, byteStream, collect, collectSettled, utf8, type Case } from "../harness.ts";
 
-const sseOf = (chunks: (string | Uint8Array)[], options?: { mmsp?: boolean }) =>
-  collect(byteStream(chunks).pipeThrough(new SseDecoderStream(options)));
+const sseOf = (chunks: (string | Uint8Array)[], mmsp = false) =>
+  collect(byteStream(chunks).pipeThrough(mmsp ? new MmspSseDecoderStream() : new SseDecoderStream()));
 const ndjsonOf = (chunks: (string | Uint8Array)[]) => collectSettled(byteStream(chunks).pipeThrough(new NdjsonDecoderStream()));
 
 export const cases: Case[] = [
@@ -32,10 +35,23 @@ export const cases: Case[] = [
   ["SSE: no space after the colon, and only one space is removed", async () => {
     assertEqual(await sseOf(["data:a\n\ndata:  b\n\n"]), [{ data: "a" }, { data: " b" }]);
   }],
-  ["SSE: an unterminated final event is discarded, as the standard says (mmsp: true keeps it)", async () => {
+  ["SSE: an unterminated final event is discarded, as the standard says (MmspSseDecoderStream keeps it)", async () => {
     for (const tail of ["data: b", "data: b\n", "data: b\r"]) {
       assertEqual(await sseOf(["data: a\n\n" + tail]), [{ data: "a" }], JSON.stringify(tail));
-      assertEqual(await sseOf(["data: a\n\n" + tail], { mmsp: true }), [{ data: "a" }, { data: "b" }], JSON.stringify(tail));
+      assertEqual(await sseOf(["data: a\n\n" + tail], true), [{ data: "a" }, { data: "b" }], JSON.stringify(tail));
+    }
+  }],
+  ["the MMSP reader's framing moved to its own classes: mmsp: true says where (false, the default, passes)", async () => {
+    for (const [make, moved] of [[(o: any) => new SseDecoderStream(o), "MmspSseDecoderStream"], [(o: any) => new NdjsonDecoderStream(o), "MmspNdjsonDecoderStream"]] as const) {
+      make({ mmsp: false });
+      let error: any;
+      try {
+        make({ mmsp: true });
+      } catch (e) {
+        error = e;
+      }
+      assertError(error, RangeError);
+      assert(error.message.includes(`options.mmsp must be false (the MMSP reader's framing is ${moved} now); received true`), error.message);
     }
   }],
   ["SSE: a UTF-8 character split across chunks", async () => {
@@ -74,7 +90,7 @@ export const cases: Case[] = [
     assertEqual(r.values, [{ a: 1 }, [3], 1, null, "🚀", true, [1, 2]]);
   }],
   ["NDJSON: in the MMSP reader's mode a line that is JSON but not an object is refused (rule JSON), located", async () => {
-    const r = await collectSettled(byteStream(['{"a":1}\n[3]\n']).pipeThrough(new NdjsonDecoderStream({ mmsp: true })));
+    const r = await collectSettled(byteStream(['{"a":1}\n[3]\n']).pipeThrough(new MmspNdjsonDecoderStream()));
     assertError(r.error, StreamProtocolError, { rule: "JSON", eventIndex: 1, byteOffset: 8 });
     assertEqual(r.values, [{ a: 1 }]);
   }],

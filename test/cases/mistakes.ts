@@ -2,7 +2,7 @@
 // "ended without a stop event … <empty input>"), blame the producer, and every option of every export is
 // checked at the boundary.
 import {
-  fromResponse, MessageAssemblerStream, NdjsonDecoderStream, NdjsonEncoderStream, SseDecoderStream, SseEncoderStream,
+  fromResponse, MessageAssemblerStream, MmspNdjsonDecoderStream, MmspSseDecoderStream, NdjsonDecoderStream, NdjsonEncoderStream, SseDecoderStream, SseEncoderStream,
   StreamProtocolError, UniEventDecoderStream, UniEventStream,
 } from "../../dist/index.js";
 import { assert, assertEqual, assertError, byteStream, collectSettled, settle, type Case } from "../harness.ts";
@@ -172,8 +172,10 @@ export const cases: Case[] = [
         maxEventBytes: ["1", -1], maxDepth: [null, 0], maxItems: [{}, -3], idleTimeoutMs: ["5", -5], signal: [{}, undefined],
       }],
       ["fromResponse", (o) => fromResponse(new Response(""), o), { format: [1, "jsonl"], mode: [1, "x"], idleTimeoutMs: [true, -5] }],
-      ["SseDecoderStream", (o) => new SseDecoderStream(o), { maxEventBytes: ["x", 0], mmsp: ["yes", undefined], client: [1, ""] }],
-      ["NdjsonDecoderStream", (o) => new NdjsonDecoderStream(o), { maxDepth: ["x", -1], client: [1, ""], mmsp: [1, undefined] }],
+      ["SseDecoderStream", (o) => new SseDecoderStream(o), { maxEventBytes: ["x", 0], mmsp: ["yes", true], client: [1, ""] }],
+      ["NdjsonDecoderStream", (o) => new NdjsonDecoderStream(o), { maxDepth: ["x", -1], client: [1, ""], mmsp: [1, true] }],
+      ["MmspSseDecoderStream", (o) => new MmspSseDecoderStream(o), { maxEventBytes: ["x", 0], client: [1, ""], idleTimeoutMs: ["5", -5] }],
+      ["MmspNdjsonDecoderStream", (o) => new MmspNdjsonDecoderStream(o), { maxDepth: ["x", -1], client: [1, ""], maxEventBytes: [null, 1.5] }],
       ["UniEventDecoderStream", (o) => new UniEventDecoderStream(o), { format: [1, "auto"], mode: [1, "assembly"], unknownItems: [1, "drop"] }],
       ["MessageAssemblerStream", (o) => new MessageAssemblerStream(o), { mode: [1, "assembly"], maxItems: ["x", 0], client: [1, ""] }],
       ["SseEncoderStream", (o) => new SseEncoderStream(o), { keepAliveMs: ["x", -1] }],

@@ -1,10 +1,10 @@
 // SPEC §7 "same answer however it is read": the fused reader (UniEventStream) and the stages chained
-// (SseDecoderStream / NdjsonDecoderStream with mmsp: true → UniEventDecoderStream → MessageAssemblerStream)
+// (MmspSseDecoderStream / MmspNdjsonDecoderStream → UniEventDecoderStream → MessageAssemblerStream)
 // give the same events, the same message and the same error (class, rule, eventIndex, byteOffset,
 // message) for random valid and mutated streams, in both modes, SSE and NDJSON, under random chunkings.
 import fc from "fast-check";
 import {
-  MessageAssemblerStream, NdjsonDecoderStream, SseDecoderStream, UniEventBatchStream, UniEventDecoderStream, UniEventStream,
+  MessageAssemblerStream, MmspNdjsonDecoderStream, MmspSseDecoderStream, UniEventBatchStream, UniEventDecoderStream, UniEventStream,
 } from "../../dist/index.js";
 import { assertEqual, byteStream, pump, settle, splitAt, utf8, type Case } from "../harness.ts";
 import { b64, cuts, lineEnd, ndjsonText, sseText, streamEvents, unit } from "../arbitraries.ts";
@@ -42,7 +42,7 @@ export function fused(chunks: Uint8Array[], format: Format, mode: Mode, limits: 
 
 export function staged(chunks: Uint8Array[], format: Format, mode: Mode, limits: Limits = {}): Promise<Outcome> {
   const { maxEventBytes, maxDepth, maxItems } = limits;
-  const framer = format === "sse" ? new SseDecoderStream({ mmsp: true, maxEventBytes }) : new NdjsonDecoderStream({ mmsp: true, maxEventBytes, maxDepth });
+  const framer = format === "sse" ? new MmspSseDecoderStream({ maxEventBytes }) : new MmspNdjsonDecoderStream({ maxEventBytes, maxDepth });
   const decoder = new UniEventDecoderStream({ mode, maxDepth });
   const grammar = new MessageAssemblerStream({ mode, maxDepth, maxItems });
   // pumped by hand (see `pump`: workerd reports a failing pipe's inner promises as unhandled)

@@ -1,6 +1,7 @@
 // diagnose(): one case per mistake a new user makes, from the first bytes of the body.
 import { describe, expect, test } from "vitest";
-import { BodyHead, DIAGNOSE_HEAD_BYTES, diagnose, diagnosisText, foreignEventHint, previewBytes, type BodyInfo } from "../../src/diagnose.js";
+import { bodyExplainer, DIAGNOSE_HEAD_BYTES, diagnose, diagnosisText, foreignEventHint, previewBytes, type BodyInfo } from "../../src/diagnose.js";
+import { BodyHead } from "../../src/framing/head.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 /** The diagnosis of a whole body given as text or bytes, as one sentence. */
@@ -256,5 +257,14 @@ describe("BodyHead: the first bytes of a body, kept as its chunks pass", () => {
     const d = diagnose(head.bytes(), { format: "sse", totalBytes: head.totalBytes, contentType: "text/html" });
     expect(d?.what).toBe('an HTML page titled "Bad Gateway" (Content-Type: text/html), not an event stream');
     expect(previewBytes(head.bytes())).toBe("<html><head><title>Bad Gateway</title></head></html>");
+  });
+
+  test("bodyExplainer: the framer's explainer, with the response's headers bound", () => {
+    const explain = bodyExplainer({ contentType: "text/html" }, "sse");
+    expect(explain(enc("<html><title>Bad Gateway</title></html>"), 38)).toEqual({
+      detail: 'an HTML page titled "Bad Gateway" (Content-Type: text/html), not an event stream; it likely came from a proxy or gateway, a login page or a wrong URL rather than an MMSP server: check the URL, the credentials and anything in between',
+      preview: "<html><title>Bad Gateway</title></html>",
+    });
+    expect(bodyExplainer({}, "sse")(enc("data: {"), 7)).toBeUndefined(); // the start of a stream, cut
   });
 });

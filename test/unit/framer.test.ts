@@ -2,11 +2,15 @@
 import { describe, expect, test } from "vitest";
 import { AutoFramer, createFramer, NdjsonFramer, SseFramer, type FramerOptions } from "../../src/framing/framer.ts";
 import { StreamLimitError, StreamProtocolError } from "../../src/errors.ts";
+import { bodyExplainer } from "../../src/diagnose.ts";
 
 const enc = new TextEncoder();
+/** The MMSP reader's framing (strict, unterminated last message kept, explained) unless `over` says otherwise. */
 const options = (over: Partial<FramerOptions> = {}): FramerOptions => ({
-  stage: "test", requested: "sse", client: "upstream", maxEventBytes: 1 << 20, strictUtf8: true, mmsp: true, capture: null, ...over,
+  stage: "test", client: "upstream", maxEventBytes: 1 << 20, strictUtf8: true, keepUnterminated: true, capture: null, explain: bodyExplainer({}, "sse"), ...over,
 });
+/** The SSE standard's framing: lenient UTF-8, an unterminated last message dropped, nothing explained. */
+const standard = { strictUtf8: false, keepUnterminated: false, explain: null };
 
 interface Rec { text: string; index: number; start: number; end: number; line: number | undefined; unterminated: boolean }
 
@@ -37,10 +41,10 @@ describe("SseFramer", () => {
     const one = frame(new SseFramer(options()), Array.from(bytes, (b) => new Uint8Array([b]))).records;
     expect(one).toEqual(whole);
   });
-  test("mmsp: an unterminated last message is handed out, flagged; without mmsp it is discarded", () => {
+  test("keepUnterminated: an unterminated last message is handed out, flagged; without it, discarded (the standard)", () => {
     const a = frame(new SseFramer(options()), ["data: a\n\ndata: b"]).records;
     expect(a.map((r) => [r.text, r.unterminated])).toEqual([["a", false], ["b", true]]);
-    const b = frame(new SseFramer(options({ mmsp: false, strictUtf8: false })), ["data: a\n\ndata: b"]).records;
+    const b = frame(new SseFramer(options(standard)), ["data: a\n\ndata: b"]).records;
     expect(b.map((r) => r.text)).toEqual(["a"]);
   });
   test("the lastEventId and event type of the record being handed out", () => {
@@ -56,7 +60,7 @@ describe("SseFramer", () => {
     expect(error).toMatchObject({ rule: "UTF8", eventIndex: 1, byteOffset: 15 });
   });
   test("lenient UTF-8 (the SSE standard): U+FFFD", () => {
-    const { records } = frame(new SseFramer(options({ strictUtf8: false, mmsp: false })), [new Uint8Array([...enc.encode("data: "), 0xff, 0x0a, 0x0a])]);
+    const { records } = frame(new SseFramer(options(standard)), [new Uint8Array([...enc.encode("data: "), 0xff, 0x0a, 0x0a])]);
     expect(records.map((r) => r.text)).toEqual(["\ufffd"]);
   });
   test("maxEventBytes: a StreamLimitError at the record being read", () => {
@@ -64,7 +68,8 @@ describe("SseFramer", () => {
     expect(error).toBeInstanceOf(StreamLimitError);
     expect(error).toMatchObject({ limit: "maxEventBytes", eventIndex: 1, byteOffset: 10 });
   });
-  test("a body with no record is diagnosed (mmsp)", () => {
+  test("a body with no record is explained when the framer has an explainer, and is no error without one", () => {
+    expect(frame(new SseFramer(options(standard)), ["<html><title>Oops</title></html>"])).toEqual({ records: [] });
     const { error } = frame(new SseFramer(options()), ["<html><title>Oops</title></html>"]);
     expect(error).toBeInstanceOf(StreamProtocolError);
     expect((error as Error).message).toMatch(/HTML page titled "Oops"/);
@@ -73,7 +78,7 @@ describe("SseFramer", () => {
 
 describe("NdjsonFramer", () => {
   test("LF and CRLF end lines, a lone CR is text, blank lines are skipped; line numbers count every line", () => {
-    const { records } = frame(new NdjsonFramer(options({ requested: "ndjson" })), ['{"a":1}\r\n\n  \n{"b":\r2}\n{"c":3}']);
+    const { records } = frame(new NdjsonFramer(options({ explain: bodyExplainer({}, "ndjson") })), ['{"a":1}\r\n\n  \n{"b":\r2}\n{"c":3}']);
     expect(records.map((r) => [r.text, r.index, r.line, r.start, r.end, r.unterminated])).toEqual([
       ['{"a":1}', 0, 1, 0, 9],
       ['{"b":\r2}', 1, 4, 13, 22],
@@ -85,7 +90,7 @@ describe("NdjsonFramer", () => {
 describe("AutoFramer", () => {
   test("decides once from the first byte that is not whitespace (after a BOM)", () => {
     for (const [body, format] of [["\n \ufeff{\"a\":1}\n", "sse"], ["\ufeff\n{\"a\":1}\n", "ndjson"], ["\r\n\r\ndata: x\n\n", "sse"], ["", "sse"]] as const) {
-      const f = new AutoFramer(options({ requested: "auto", mmsp: false }));
+      const f = new AutoFramer(options({ keepUnterminated: false, explain: null }));
       let told: string | undefined;
       f.onFormat = (x) => (told = x);
       frame(f, [body]);
@@ -94,7 +99,7 @@ describe("AutoFramer", () => {
   });
   test("a BOM split across chunks is still a BOM", () => {
     const bom = new TextEncoder().encode("\ufeff{\"a\":1}\n");
-    const f = new AutoFramer(options({ requested: "auto" }));
+    const f = new AutoFramer(options({ explain: bodyExplainer({}, "auto") }));
     let told: string | undefined;
     f.onFormat = (x) => (told = x);
     const { records } = frame(f, [bom.subarray(0, 1), bom.subarray(1, 2), bom.subarray(2)]);
@@ -102,7 +107,7 @@ describe("AutoFramer", () => {
     expect(records.map((r) => r.text)).toEqual(['{"a":1}']);
   });
   test("the whitespace held before deciding keeps its byte offsets (and belongs to the line)", () => {
-    const f = new AutoFramer(options({ requested: "auto" }));
+    const f = new AutoFramer(options({ explain: bodyExplainer({}, "auto") }));
     const { records } = frame(f, ["\n\n", "  ", '{"a":1}\n']);
     expect(records.map((r) => [r.text, r.start, r.line])).toEqual([['  {"a":1}', 2, 3]]);
   });

@@ -1,18 +1,21 @@
-// checkOptions and the spec table: a wrong type (TypeError) and a wrong value (RangeError) for every
-// option of every export, near misses suggested, unknown keys refused; and the chunk and Response checks.
+// The option checks, through what users call: a wrong type (TypeError) and a wrong value (RangeError)
+// for every option of every export, near misses suggested, unknown keys refused; and the chunk and
+// Response checks. Each export's options are read from its own "unknown option" message, so an
+// option added to an export without bad samples here fails the first test.
 import { describe, expect, test } from "vitest";
-import {
-  OPTION_SPECS,
-  bytesChunkError,
-  checkBytesChunk,
-  checkExportOptions,
-  checkOptions,
-  checkResponse,
-  describeValue,
-  nearMiss,
-  type CheckedExport,
-} from "../../src/internal/options.js";
-
+import { bytesChunkError, checkBytesChunk } from "../../src/internal/chunks.js";
+import { checkOptions, checkResponse, describeValue, nearMiss } from "../../src/internal/options.js";
+import { UniEventStream } from "../../src/uni-event-stream.js";
+import { UniEventBatchStream } from "../../src/uni-event-batch-stream.js";
+import { fromResponse } from "../../src/from-response.js";
+import { fromFetch } from "../../src/from-fetch.js";
+import { SseDecoderStream } from "../../src/framing/sse.js";
+import { NdjsonDecoderStream } from "../../src/framing/ndjson.js";
+import { MmspNdjsonDecoderStream, MmspSseDecoderStream } from "../../src/framing/mmsp.js";
+import { UniEventDecoderStream } from "../../src/decode/uni-event-decoder-stream.js";
+import { MessageAssemblerStream } from "../../src/assemble/message-assembler-stream.js";
+import { SseEncoderStream } from "../../src/encode/sse-encoder.js";
+import { NdjsonEncoderStream } from "../../src/encode/ndjson-encoder.js";
 /** For each option name: a value of the wrong type, and (where a type admits wrong values) a wrong value. */
 const BAD: Record<string, { type: unknown; value?: unknown }> = {
   format: { type: 5, value: "NDJSON" },
@@ -26,7 +29,7 @@ const BAD: Record<string, { type: unknown; value?: unknown }> = {
   signal: { type: { aborted: false } }, // every AbortSignal is a valid value
   idleTimeoutMs: { type: "5s", value: -5 },
   keepAliveMs: { type: "15s", value: -1 },
-  mmsp: { type: "yes" },
+  mmsp: { type: "yes", value: true }, // false only: true is MmspSseDecoderStream now
   fetch: { type: "no" },
   reconnect: { type: true, value: { retries: -1 } },
 };
@@ -44,8 +47,8 @@ const GOOD: Record<string, unknown> = {
   signal: new AbortController().signal,
   idleTimeoutMs: 1500,
   keepAliveMs: 0,
-  mmsp: true,
-  fetch: () => {},
+  mmsp: false,
+  fetch: () => new Promise(() => {}),
   reconnect: { retries: 2, delayMs: 10 },
 };
 
@@ -58,30 +61,49 @@ const thrown = (f: () => void): Error => {
   throw new Error("did not throw");
 };
 
-const exports = Object.keys(OPTION_SPECS) as CheckedExport[];
+/** Every exported stream and function that takes options, made with them (a fetch that never answers). */
+const EXPORTS: Record<string, (options: any) => unknown> = {
+  UniEventStream: (o) => new UniEventStream(o),
+  UniEventBatchStream: (o) => new UniEventBatchStream(o),
+  fromResponse: (o) => fromResponse(new Response("data: x\n\n"), o),
+  fromFetch: (o) => fromFetch("http://x.test/", {}, { fetch: () => new Promise(() => {}), ...o }),
+  SseDecoderStream: (o) => new SseDecoderStream(o),
+  NdjsonDecoderStream: (o) => new NdjsonDecoderStream(o),
+  MmspSseDecoderStream: (o) => new MmspSseDecoderStream(o),
+  MmspNdjsonDecoderStream: (o) => new MmspNdjsonDecoderStream(o),
+  UniEventDecoderStream: (o) => new UniEventDecoderStream(o),
+  MessageAssemblerStream: (o) => new MessageAssemblerStream(o),
+  SseEncoderStream: (o) => new SseEncoderStream(o),
+  NdjsonEncoderStream: (o) => new NdjsonEncoderStream(o),
+};
+const exports = Object.keys(EXPORTS);
+const check = (name: string, options: unknown): void => void EXPORTS[name]!(options);
 
-test("the spec table covers every exported stream and function that takes options", () => {
-  expect(exports.sort()).toEqual(
-    ["MessageAssemblerStream", "NdjsonDecoderStream", "NdjsonEncoderStream", "SseDecoderStream", "SseEncoderStream", "UniEventDecoderStream", "UniEventStream", "UniEventBatchStream", "fromFetch", "fromResponse"].sort(),
-  );
-  expect(Object.keys(OPTION_SPECS.UniEventDecoderStream)).toContain("mode");
-  // every option has bad samples here, so a new option cannot go untested
-  for (const name of exports) for (const key of Object.keys(OPTION_SPECS[name])) expect(BAD, `${name}.${key}`).toHaveProperty(key);
+/** An export's options, as its message for an unknown one lists them. */
+function optionsOf(name: string): string[] {
+  const m = /the options are (.+)$/.exec(thrown(() => check(name, { notAnOption: 1 })).message);
+  return m ? m[1]!.split(", ") : [];
+}
+
+test("every option of every export has bad samples here, so a new option cannot go untested", () => {
+  expect(optionsOf("UniEventDecoderStream")).toContain("mode");
+  expect(optionsOf("NdjsonEncoderStream")).toEqual([]);
+  for (const name of exports) for (const key of optionsOf(name)) expect(BAD, `${name}.${key}`).toHaveProperty(key);
 });
 
 for (const name of exports) {
   describe(name, () => {
-    const keys = Object.keys(OPTION_SPECS[name]);
+    const keys = optionsOf(name);
 
     for (const key of keys) {
       test(`options.${key}: a wrong type is a TypeError naming the option and the value`, () => {
-        const e = thrown(() => checkExportOptions(name, { [key]: BAD[key]!.type }));
+        const e = thrown(() => check(name, { [key]: BAD[key]!.type }));
         expect(e).toBeInstanceOf(TypeError);
         expect(e.message).toMatch(new RegExp(`^${name}: options\\.${key} must be .+; received ${escape(describeValue(BAD[key]!.type))}`));
       });
       if ("value" in BAD[key]!)
         test(`options.${key}: a wrong value is a RangeError naming the option, the value and what is allowed`, () => {
-          const e = thrown(() => checkExportOptions(name, { [key]: BAD[key]!.value }));
+          const e = thrown(() => check(name, { [key]: BAD[key]!.value }));
           expect(e).toBeInstanceOf(RangeError);
           // an object option names the member that is wrong (options.reconnect.retries … received -1)
           const value = BAD[key]!.value;
@@ -92,14 +114,14 @@ for (const name of exports) {
     }
 
     test("valid options pass, and undefined (no options, or an option left undefined)", () => {
-      const valid = Object.fromEntries(keys.map((k) => [k, name === "UniEventDecoderStream" && k === "format" ? "sse" : GOOD[k]]));
-      expect(() => checkExportOptions(name, valid)).not.toThrow();
-      expect(() => checkExportOptions(name, undefined)).not.toThrow();
-      expect(() => checkExportOptions(name, { [keys[0] ?? "x"]: undefined })).not.toThrow();
+      const valid = Object.fromEntries(keys.map((k) => [k, GOOD[k]]));
+      expect(() => check(name, valid)).not.toThrow();
+      expect(() => check(name, undefined)).not.toThrow();
+      expect(() => check(name, { [keys[0] ?? "x"]: undefined })).not.toThrow();
     });
 
     test("a typo in an option's name is refused, with the known options listed", () => {
-      const e = thrown(() => checkExportOptions(name, { unknownItem: "skip" }));
+      const e = thrown(() => check(name, { unknownItem: "skip" }));
       expect(e).toBeInstanceOf(TypeError);
       expect(e.message).toMatch(new RegExp(`^${name}: unknown option "unknownItem"`));
       expect(e.message).toContain(keys.length > 0 ? `the options are ${keys.join(", ")}` : `${name} takes no options`);
@@ -111,58 +133,66 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe("the messages say what was meant", () => {
   test('format: "NDJSON" names the values allowed and suggests "ndjson"', () => {
-    const e = thrown(() => checkExportOptions("UniEventStream", { format: "NDJSON" }));
+    const e = thrown(() => check("UniEventStream", { format: "NDJSON" }));
     expect(e.message).toBe('UniEventStream: options.format must be one of "sse", "ndjson", "auto"; received "NDJSON" (did you mean "ndjson"?)');
   });
 
   test('aliases: "jsonl" → "ndjson", "assembly" → "assemble", "ignore" → "skip"; a typo two letters off', () => {
-    expect(thrown(() => checkExportOptions("fromResponse", { format: "jsonl" })).message).toMatch(/received "jsonl" \(did you mean "ndjson"\?\)$/);
-    expect(thrown(() => checkExportOptions("MessageAssemblerStream", { mode: "assembly" })).message).toMatch(/received "assembly" \(did you mean "assemble"\?\)$/);
-    expect(thrown(() => checkExportOptions("UniEventStream", { unknownItems: "ignore" })).message).toMatch(/received "ignore" \(did you mean "skip"\?\)$/);
-    expect(thrown(() => checkExportOptions("UniEventStream", { format: "ndsjon" })).message).toMatch(/\(did you mean "ndjson"\?\)$/);
+    expect(thrown(() => check("fromResponse", { format: "jsonl" })).message).toMatch(/received "jsonl" \(did you mean "ndjson"\?\)$/);
+    expect(thrown(() => check("MessageAssemblerStream", { mode: "assembly" })).message).toMatch(/received "assembly" \(did you mean "assemble"\?\)$/);
+    expect(thrown(() => check("UniEventStream", { unknownItems: "ignore" })).message).toMatch(/received "ignore" \(did you mean "skip"\?\)$/);
+    expect(thrown(() => check("UniEventStream", { format: "ndsjon" })).message).toMatch(/\(did you mean "ndjson"\?\)$/);
   });
 
   test('UniEventDecoderStream has no "auto" format, and does not suggest one', () => {
-    const e = thrown(() => checkExportOptions("UniEventDecoderStream", { format: "detect" }));
+    const e = thrown(() => check("UniEventDecoderStream", { format: "detect" }));
     expect(e).toBeInstanceOf(RangeError);
     expect(e.message).toBe('UniEventDecoderStream: options.format must be one of "sse", "ndjson"; received "detect"');
   });
 
   test('unknownItem: suggests "unknownItems"; an option of another stage is refused', () => {
-    const e = thrown(() => checkExportOptions("UniEventStream", { unknownItem: "skip" }));
+    const e = thrown(() => check("UniEventStream", { unknownItem: "skip" }));
     expect(e.message).toMatch(/^UniEventStream: unknown option "unknownItem" \(did you mean "unknownItems"\?\); the options are format, client, mode, unknownItems, onWarning, maxEventBytes, maxDepth, maxItems, signal, idleTimeoutMs$/);
-    expect(thrown(() => checkExportOptions("NdjsonEncoderStream", { keepAliveMs: 5 })).message).toBe('NdjsonEncoderStream: unknown option "keepAliveMs"; NdjsonEncoderStream takes no options');
-    expect(thrown(() => checkExportOptions("SseDecoderStream", { mode: "x" })).message).toMatch(/unknown option "mode"; the options are client, mmsp, maxEventBytes, signal, idleTimeoutMs$/);
+    expect(thrown(() => check("NdjsonEncoderStream", { keepAliveMs: 5 })).message).toBe('NdjsonEncoderStream: unknown option "keepAliveMs"; NdjsonEncoderStream takes no options');
+    expect(thrown(() => check("SseDecoderStream", { mode: "x" })).message).toMatch(/unknown option "mode"; the options are client, mmsp, maxEventBytes, signal, idleTimeoutMs$/);
+    expect(thrown(() => check("MmspSseDecoderStream", { mmsp: true })).message).toMatch(/unknown option "mmsp"; the options are client, maxEventBytes, signal, idleTimeoutMs$/);
   });
 
   test("options that are not an object", () => {
     for (const bad of [null, "sse", 5, ["sse"]]) {
-      const e = thrown(() => checkExportOptions("UniEventStream", bad));
+      const e = thrown(() => check("UniEventStream", bad));
       expect(e).toBeInstanceOf(TypeError);
       expect(e.message).toMatch(/^UniEventStream: options must be an object \(or left out\); received /);
     }
   });
 
   test("a signal passed as the options says to wrap it", () => {
-    const e = thrown(() => checkExportOptions("UniEventStream", new AbortController().signal));
+    const e = thrown(() => check("UniEventStream", new AbortController().signal));
     expect(e).toBeInstanceOf(TypeError);
     expect(e.message).toBe("UniEventStream: options must be an object (or left out); received an AbortSignal (pass { signal })");
   });
 
   test("limits: Infinity is no limit; 0, NaN, fractions and negative numbers are not limits", () => {
-    expect(() => checkExportOptions("UniEventStream", { maxEventBytes: Infinity, maxDepth: 1, maxItems: 100_000 })).not.toThrow();
-    for (const bad of [0, NaN, 1.5, -1, -Infinity]) expect(thrown(() => checkExportOptions("UniEventStream", { maxDepth: bad }))).toBeInstanceOf(RangeError);
+    expect(() => check("UniEventStream", { maxEventBytes: Infinity, maxDepth: 1, maxItems: 100_000 })).not.toThrow();
+    for (const bad of [0, NaN, 1.5, -1, -Infinity]) expect(thrown(() => check("UniEventStream", { maxDepth: bad }))).toBeInstanceOf(RangeError);
   });
 
   test("idleTimeoutMs: finite and within what a timer can wait", () => {
-    expect(() => checkExportOptions("UniEventStream", { idleTimeoutMs: 0.5 })).not.toThrow();
-    for (const bad of [0, Infinity, 2 ** 31, NaN]) expect(thrown(() => checkExportOptions("UniEventStream", { idleTimeoutMs: bad }))).toBeInstanceOf(RangeError);
+    expect(() => check("UniEventStream", { idleTimeoutMs: 0.5 })).not.toThrow();
+    for (const bad of [0, Infinity, 2 ** 31, NaN]) expect(thrown(() => check("UniEventStream", { idleTimeoutMs: bad }))).toBeInstanceOf(RangeError);
   });
 
   test("signal: an AbortController is a TypeError that says to pass its signal", () => {
-    const e = thrown(() => checkExportOptions("UniEventStream", { signal: new AbortController() }));
+    const e = thrown(() => check("UniEventStream", { signal: new AbortController() }));
     expect(e).toBeInstanceOf(TypeError);
     expect(e.message).toBe("UniEventStream: options.signal must be an AbortSignal; received an AbortController (pass controller.signal, not the controller)");
+  });
+
+  test("mmsp: true on a general-purpose stage names the class it moved to", () => {
+    const e = thrown(() => check("SseDecoderStream", { mmsp: true }));
+    expect(e).toBeInstanceOf(RangeError);
+    expect(e.message).toBe("SseDecoderStream: options.mmsp must be false (the MMSP reader's framing is MmspSseDecoderStream now); received true");
+    expect(() => check("NdjsonDecoderStream", { mmsp: false })).not.toThrow();
   });
 
   test("checkOptions with an ad-hoc spec; nearMiss and describeValue", () => {
@@ -238,15 +268,13 @@ describe("checkResponse: fromResponse wants a Response", () => {
 
 describe("the context argument (what the response said about the body)", () => {
   test("is checked like options: strings or null, no unknown keys", async () => {
-    const { UniEventStream } = await import("../../src/uni-event-stream.ts");
-    const { SseDecoderStream } = await import("../../src/framing/sse.ts");
     expect(() => new UniEventStream({}, { contentType: "text/event-stream", contentEncoding: null })).not.toThrow();
     expect(thrown(() => new UniEventStream({}, { contentType: 5 } as never)).message).toBe(
       "UniEventStream: context.contentType must be a string or null; received 5",
     );
-    expect(thrown(() => new SseDecoderStream({}, "text/html" as never)).message).toBe(
-      'SseDecoderStream: context must be an object (or left out); received "text/html"',
+    expect(thrown(() => new MmspSseDecoderStream({}, "text/html" as never)).message).toBe(
+      'MmspSseDecoderStream: context must be an object (or left out); received "text/html"',
     );
-    expect(thrown(() => new SseDecoderStream({}, { content_type: "x" } as never)).message).toMatch(/unknown option "content_type" \(did you mean "contentType"\?\)/);
+    expect(thrown(() => new MmspSseDecoderStream({}, { content_type: "x" } as never)).message).toMatch(/unknown option "content_type" \(did you mean "contentType"\?\)/);
   });
 });

@@ -26,11 +26,9 @@ describe("fields", () => {
   test("unknown fields are ignored, the text ï»¿data included", () => {
     expect(parse(["\u00ef\u00bb\u00bfdata: x", "foo: y", ""])).toEqual([]);
   });
-  test("retry: digits only", () => {
-    const p = new SseParser();
-    p.field("retry: 1500");
-    p.field("retry: 1e3");
-    expect(p.retry).toBe(1500);
+  test("retry: is no data and does not touch the message (a stream has no reconnection delay to set)", () => {
+    expect(parse(["retry: 1500", "data: a", "retry: x", ""])).toEqual([{ data: "a" }]);
+    expect(parse(["retry: 1500", ""])).toEqual([]);
   });
 });
 
@@ -51,13 +49,5 @@ describe("dispatch", () => {
   });
   test("an id without data still sets the last event id", () => {
     expect(parse(["id: 7", "", "data: x", ""])).toEqual([{ data: "x", id: "7" }]);
-  });
-  test("pending is true between a data line and its blank line", () => {
-    const p = new SseParser();
-    expect(p.pending).toBe(false);
-    p.field("data: x");
-    expect(p.pending).toBe(true);
-    p.dispatch();
-    expect(p.pending).toBe(false);
   });
 });
