@@ -245,23 +245,39 @@ test("sample-chat over NDJSON (Accept: application/x-ndjson): the same text", as
   await page.selectOption("#wire", "sse");
 });
 
-test("Stop: cancels the stream mid-way; the open item is marked interrupted", async () => {
+test("Stop: DELETE on the stream's Content-Location; the page shows stopped, the open item interrupted; a second viewer sees the StreamCancelled end", async () => {
+  const want = await sample("tool-call");
   await page.selectOption("#pace", "150");
   await page.selectOption("#model", "sample-tools");
+  const deletes = [];
+  const onRequest = (r) => r.method() === "DELETE" && deletes.push(r.url());
+  page.on("request", onRequest);
   await page.click("#send");
-  await page.waitForFunction(() => document.querySelectorAll("#log li").length >= 2);
+  await page.waitForFunction(() => document.querySelectorAll("#log li").length >= 2 && document.documentElement.dataset.stream);
+  const location = await page.evaluate(() => document.documentElement.dataset.stream);
+  // a second viewer, from the start, outside the page
+  const viewer = fetch(location).then((r) => r.text());
   await page.click("#stop");
-  await page.waitForFunction(() => document.getElementById("status").dataset.state === "error", null, { timeout: 5000 });
+  await page.waitForFunction(() => ["stopped", "error", "done"].includes(document.getElementById("status").dataset.state), null, { timeout: 5000 });
+  page.off("request", onRequest);
   const r = await page.evaluate(() => ({
+    state: document.getElementById("status").dataset.state,
     status: document.getElementById("status-text").textContent,
-    error: document.getElementById("error").dataset.errorClass,
+    error: { ...document.getElementById("error").dataset },
     badge: document.querySelector(".badge.cut")?.textContent ?? null,
-    events: document.querySelectorAll("#log li").length,
+    events: document.querySelectorAll("#log li:not(.note)").length,
   }));
+  await shot("demo-page-stopped");
+  assert.equal(r.state, "stopped", r.status);
   assert.match(r.status, /^stopped after \d+ events?$/);
-  assert.equal(r.error, "AbortError");
+  assert.deepEqual(deletes, [location]);
+  assert.equal(r.error.errorClass, "UpstreamError");
+  assert.equal(r.error.errorType, "StreamCancelled");
   assert.equal(r.badge, "interrupted");
-  assert.ok(r.events < 10, `${r.events} events`);
+  assert.ok(r.events < want.events.length, `${r.events} events`);
+  const seen = await viewer;
+  assert.match(seen, /data: \{"error":\{"type":"StreamCancelled"/);
+  assert.ok(seen.endsWith("data: [DONE]\n\n") && !seen.includes('"event_type":"stop"'), seen.slice(-300));
 });
 
 test("Drop connection: the page shows reconnecting…, fromFetch resumes after the last event, the stream ends whole", async () => {

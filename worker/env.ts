@@ -8,7 +8,7 @@ export interface Env extends CorsEnv {
   SAMPLE_PACE_MS?: string;
   /** Seconds an ended stream stays resumable (default 300). */
   STREAM_TTL_S?: string;
-  /** Seconds without any client after which a stream stops reading its upstream (default 60). */
+  /** Seconds without a client reading (pulling its answer) after which a stream stops its upstream (default 60). */
   ABANDON_S?: string;
   /** One Durable Object per stream (stream-object.ts). Without it the relay is stateless: no resume. */
   STREAMS?: DurableObjectNamespace;

@@ -8,6 +8,8 @@
 //                          asks for it; `Content-Location: /v1/streams/<id>` names it
 //   GET /v1/streams/<id>   resumes it: `Last-Event-ID: <n>` (or `?last_event_id=<n>`) → events n+1…,
 //                          then live to the end (resume.ts)
+//   DELETE /v1/streams/<id> cancels it (SPEC §8): the upstream request aborted, the stream ended with
+//                          a StreamCancelled error event for every viewer and resume (204)
 //   POST /api/chat         the AI SDK's useChat: a UI message stream (chat.ts)
 //   OPTIONS *              CORS preflights (cors.ts; every answer carries the CORS headers)
 //   GET /                  the demo page (page/index.html); GET /demo.js its script (page/demo.ts + src/)
@@ -55,16 +57,30 @@ async function resumeStream(request: Request, url: URL, id: string, streams: Dur
   if (!STREAM_ID.test(id)) return refusal(404, "NotFoundError", "No such stream: a stream id is 32 hex digits.");
   const after = lastEventId(request, url);
   if (after instanceof Error) return refusal(400, "InvalidRequestError", after.message);
-  const headers = new Headers({ "x-resume-after": String(after) });
-  for (const name of ["accept", "authorization"]) {
-    const value = request.headers.get(name);
-    if (value !== null) headers.set(name, value);
-  }
+  const headers = forwarded(request, ["accept", "authorization"]);
+  headers.set("x-resume-after", String(after));
   const answer = await streams.get(streams.idFromName(id)).fetch("https://stream/resume", { headers });
   if (!answer.ok) return answer;
   const out = new Response(answer.body, answer);
   out.headers.set("content-location", streamPath(id));
   return out;
+}
+
+/** DELETE /v1/streams/<id>: the stream's object stops it (204), under the resume's Authorization rule. */
+async function cancelStream(request: Request, id: string, streams: DurableObjectNamespace): Promise<Response> {
+  if (!STREAM_ID.test(id)) return refusal(404, "NotFoundError", "No such stream: a stream id is 32 hex digits.");
+  const headers = forwarded(request, ["authorization"]);
+  return streams.get(streams.idFromName(id)).fetch("https://stream/cancel", { method: "DELETE", headers });
+}
+
+/** The request's headers of these names (the ones a stream's object needs). */
+function forwarded(request: Request, names: string[]): Headers {
+  const headers = new Headers();
+  for (const name of names) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return headers;
 }
 
 async function route(request: Request, env: Env, url: URL): Promise<Response> {
@@ -77,8 +93,10 @@ async function route(request: Request, env: Env, url: URL): Promise<Response> {
   }
   const id = streamIdOf(pathname);
   if (id !== null) {
-    if (request.method !== "GET") return refusal(405, "MethodNotAllowed", "GET /v1/streams/<id> resumes a stream.", { allow: "GET" });
+    if (request.method !== "GET" && request.method !== "DELETE")
+      return refusal(405, "MethodNotAllowed", "GET /v1/streams/<id> resumes a stream, DELETE cancels it.", { allow: "GET, DELETE" });
     if (!env.STREAMS) return refusal(404, "NotFoundError", "This relay keeps no streams (no STREAMS Durable Object binding): nothing to resume.");
+    if (request.method === "DELETE") return cancelStream(request, id, env.STREAMS);
     return resumeStream(request, url, id, env.STREAMS);
   }
   if (request.method === "GET" || request.method === "HEAD") {
@@ -90,7 +108,7 @@ async function route(request: Request, env: Env, url: URL): Promise<Response> {
       return new Response(DEMO_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } });
     if (pathname === "/favicon.ico") return new Response(null, { status: 204 });
   }
-  return refusal(404, "NotFoundError", `No route for ${request.method} ${pathname}: POST /v1/stream, GET /v1/streams/<id>, POST /api/chat, GET / (demo page).`);
+  return refusal(404, "NotFoundError", `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /api/chat, GET / (demo page).`);
 }
 
 export default {

@@ -127,6 +127,18 @@ const scripts = {
   },
 };
 
+// "flood": 64 KiB text deltas every 5 ms for up to 10 s: enough to fill what lies between the relay and
+// a client that has stopped reading, so the relay's answer is no longer pulled
+scripts.flood = async (res) => {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const text = "x".repeat(65_536);
+  for (let i = 0, until = Date.now() + 10_000; !res.destroyed && Date.now() < until; i++) {
+    res.write(data(event({ type: "text.delta", text })));
+    await sleep(5);
+  }
+  if (!res.destroyed) res.end();
+};
+
 const upstream = http.createServer((req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
@@ -704,6 +716,51 @@ test("resume: no client for ABANDON_S → the object stops reading the upstream;
   assert.ok(events.length >= 1);
   assert.ok(error instanceof UpstreamError, String(error));
   assert.equal(error.errorType, "StreamAbandoned");
+});
+
+test("resume: a client that keeps its connection but stops reading counts as gone: ABANDON_S ends the stream (StreamAbandoned), the upstream aborted", async () => {
+  const before = seen.length;
+  const res = await post("short", { model: "flood" });
+  const location = res.headers.get("content-location");
+  const reader = res.body.getReader();
+  await reader.read(); // then holds the connection open and reads nothing
+  const req = seen[before];
+  assert.equal(req.model, "flood");
+  const closed = await Promise.race([req.closedEarly, sleep(9_000).then(() => "timeout")]);
+  assert.equal(closed, true, "the upstream request was aborted while the client still held its connection");
+  await reader.cancel();
+  const text = await (await get("short", location, { "last-event-id": "0" })).text();
+  assert.match(text, /data: \{"error":\{"type":"StreamAbandoned"/);
+  assert.ok(text.endsWith("data: [DONE]\n\n"));
+});
+
+test("cancel: DELETE on the Content-Location aborts the upstream request at once; the reader gets StreamCancelled; a resume replays it; 204 again, 404 unknown, 403 another Authorization", async () => {
+  const before = seen.length;
+  const res = await post("relay", { model: "endless" }, { headers: { authorization: "Bearer k" } });
+  const location = res.headers.get("content-location");
+  const reading = readBack(res);
+  await sleep(100);
+  const del = (headers) => fetch(new URL(location, urls.relay), { method: "DELETE", headers });
+  let r = await del({ authorization: "Bearer other" });
+  assert.equal(r.status, 403);
+  assert.equal((await r.json()).error.type, "PermissionDeniedError");
+  const t = performance.now();
+  r = await del({ authorization: "Bearer k" });
+  assert.equal(r.status, 204);
+  const closed = await Promise.race([seen[before].closedEarly, sleep(1000).then(() => "timeout")]);
+  assert.equal(closed, true, "the upstream saw its request aborted");
+  assert.ok(performance.now() - t < 1000);
+  const { events, error } = await reading;
+  assert.ok(events.length >= 1);
+  assert.ok(error instanceof UpstreamError);
+  assert.equal(error.errorType, "StreamCancelled");
+  const again = await readBack(await get("relay", location, { authorization: "Bearer k" }));
+  assert.equal(again.events.length, events.length);
+  assert.equal(again.error.errorType, "StreamCancelled");
+  assert.equal((await del({ authorization: "Bearer k" })).status, 204);
+  r = await fetch(new URL("/v1/streams/0123456789abcdef0123456789abcdef", urls.relay), { method: "DELETE" });
+  assert.equal(r.status, 404);
+  await r.arrayBuffer();
 });
 
 test("resume: an upstream failure is stored as the last event and replayed like any event", async () => {
