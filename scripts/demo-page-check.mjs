@@ -55,6 +55,17 @@ const upstream = http.createServer(async (req, res) => {
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
+  if (JSON.parse(body).model === "markup-model") {
+    // inline_data a page must not show as itself: SVG and HTML with script, then a PNG it shows
+    const ev = (item) => `data: ${JSON.stringify({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null })}\n\n`;
+    const png = (await readFile(`${root}samples/image.sse`, "utf8")).match(/"type": "inline_data\.done", "data": "([^"]+)"/)[1];
+    let out = "";
+    for (const [mime, data] of [["image/svg+xml", Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>parent.pwned=1</script></svg>').toString("base64")], ["text/html", Buffer.from("<script>parent.pwned=1</script>").toString("base64")], ["image/png", png]])
+      out += ev({ type: "inline_data.delta", data, mime_type: mime }) + ev({ type: "inline_data.done", data, mime_type: mime });
+    const stop = { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: 1 }, finish_reason: "stop" };
+    res.end(out + `data: ${JSON.stringify(stop)}\n\ndata: [DONE]\n\n`);
+    return;
+  }
   if (JSON.parse(body).model === "broken-model") {
     const delta = (item) => `data: ${JSON.stringify({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null })}\n\n`;
     res.end(delta({ type: "text.delta", text: "Sure, " }) + delta({ type: "thinking.delta", thinking: "wait" }));
@@ -360,6 +371,32 @@ test("relay mode: an HTML page from a proxy is named (its title), and the placeh
   const placeholder = await page.$eval("#output", (o) => getComputedStyle(o, "::before").content);
   assert.ok(placeholder === "none" || placeholder === "normal", `placeholder hidden: ${placeholder}`);
   await shot("demo-page-html-error");
+});
+
+test("relay mode: inline_data that is not a raster image or audio (SVG, HTML with script) is only a download of application/octet-stream; a PNG is shown", async () => {
+  // (the page's CSP keeps even the page from fetching its Blob URLs: the Blobs' types are recorded as made)
+  await page.evaluate(() => {
+    const make = URL.createObjectURL;
+    window.blobTypes = [];
+    URL.createObjectURL = (blob) => (window.blobTypes.push(blob.type), make(blob));
+  });
+  await page.fill("#model", "markup-model");
+  await page.click("#send");
+  await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("status").dataset.state));
+  assert.equal(await page.$eval("#status", (n) => n.dataset.state), "done", await page.textContent("#status"));
+  const items = await page.$$eval('.item[data-kind="inline_data"]', (ns) =>
+    ns.map((n) => ({ img: n.querySelector("img")?.src ?? null, link: n.querySelector("a")?.href ?? null, download: n.querySelector("a")?.download ?? null, meta: n.querySelector(".meta").textContent })),
+  );
+  assert.equal(items.length, 3);
+  for (const item of items.slice(0, 2)) {
+    assert.equal(item.img, null, JSON.stringify(item));
+    assert.match(item.link, /^blob:/);
+    assert.ok(item.download);
+  }
+  assert.deepEqual(await page.evaluate(() => window.blobTypes), ["application/octet-stream", "application/octet-stream", "image/png"]);
+  assert.match(items[0].meta, /^image\/svg\+xml/);
+  assert.match(items[2].img, /^blob:/);
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
 });
 
 test("no page errors (uncaught or console) in the runs above", async () => {

@@ -1,7 +1,10 @@
 // The relay Worker's bindings and variables (wrangler.toml; `--var` or the dashboard override them).
+import type { BindEnv } from "./bind.ts";
 import type { CorsEnv } from "./cors.ts";
+import type { LimitsEnv } from "./limits.ts";
 
-export interface Env extends CorsEnv {
+/** Also: RELAY_KEY and BIND_SECRET (bind.ts), the MAX_* bounds (limits.ts), CORS_ORIGINS (cors.ts). */
+export interface Env extends CorsEnv, BindEnv, LimitsEnv {
   /** The MMSP server to relay to (e.g. http://127.0.0.1:25752/v1); unset: replay the built-in samples. */
   MMSP_UPSTREAM?: string;
   /** Replay pacing: N or A-B ms per event (default 20-40); `?pace=` overrides it per request. */

@@ -16,7 +16,11 @@
 //   abandonment, a cancel) is stored as the stream's last event, `{"error": …}`, and replayed like
 //   any event.
 // - An ended stream is kept STREAM_TTL_S seconds, then an alarm deletes it (a resume is then a 404).
-// - A stream created with Authorization can be resumed only with the same value (its SHA-256 is kept).
+// - A stream created with credentials (bind.ts: Authorization, Cookie, X-Api-Key, Cloudflare Access)
+//   can be resumed or cancelled only with the same ones: the Worker sends their HMAC as
+//   x-stream-binding, the object keeps it and compares.
+// - Bounds (limits.ts): a stream past MAX_STREAM_S, MAX_EVENTS or MAX_STREAM_BYTES ends with a
+//   StreamLimitExceeded error event (the upstream aborted); past MAX_CLIENTS a new client is a 429.
 //
 // Requests come from the Worker (index.ts), which owns the public routes:
 //   POST https://stream/create?<query of POST /v1/stream>    the creating request, body as sent
@@ -27,8 +31,13 @@ import { encodeWireEvent, fromResponse, toWireError } from "../src/index.ts";
 import type { Env } from "./env.ts";
 import { openUpstream } from "./relay.ts";
 import { sampleUpstream } from "./replay.ts";
-import { credentialHash, NDJSON_FRAMER, sameHash, seconds, SSE_FRAMER, type Framer } from "./resume.ts";
+import { sameHash } from "./bind.ts";
+import { limits, type Limits } from "./limits.ts";
+import { NDJSON_FRAMER, seconds, SSE_FRAMER, type Framer } from "./resume.ts";
 import { clientFormat, refusal } from "./stream.ts";
+
+/** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
+export const BINDING_HEADER = "x-stream-binding";
 
 /** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
@@ -55,8 +64,11 @@ export class StreamObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** The stream exists (created, not expired). */
   private exists = false;
-  /** Events stored (the next event's index). */
+  /** Events stored (the next event's index), and their JSON's size (UTF-16 units, ~bytes). */
   private count = 0;
+  private bytes = 0;
+  /** When this instance began reading the upstream (MAX_STREAM_S counts from here). */
+  private startedAt = 0;
   private ended = false;
   private authHash: string | null = null;
   /** When an ended stream is deleted (ms since the epoch). */
@@ -82,6 +94,10 @@ export class StreamObject extends DurableObject<Env> {
 
   private get abandonMs(): number {
     return seconds(this.env.ABANDON_S, 60) * 1000;
+  }
+
+  private get limits(): Limits {
+    return limits(this.env);
   }
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). */
@@ -116,8 +132,8 @@ export class StreamObject extends DurableObject<Env> {
   /** The creating request: the upstream request, then the answer (the stream from event 0). */
   private async create(request: Request, url: URL): Promise<Response> {
     if (this.exists) return refusal(409, "ConflictError", "This stream id is taken.");
-    // The body is read whole first, so the upstream request does not depend on this request's
-    // connection, which ends when the client goes away.
+    // The body is read whole first (the Worker checked its size), so the upstream request does not
+    // depend on this request's connection, which ends when the client goes away.
     request = new Request(request.url, { method: "POST", headers: request.headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
     let upstream: Response;
@@ -130,14 +146,13 @@ export class StreamObject extends DurableObject<Env> {
       client = upstream.headers.get("x-mmsp-client") ?? "sample";
     }
     if (!upstream.ok) return upstream; // a refusal: passed on, nothing kept
-    const auth = request.headers.get("authorization");
-    this.authHash = auth === null ? null : await credentialHash(auth);
+    this.authHash = request.headers.get(BINDING_HEADER);
     this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
     this.sql.exec("CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))");
     this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
     this.exists = true;
     this.upstream = reading;
-    this.lastRead = Date.now();
+    this.lastRead = this.startedAt = Date.now();
     this.ctx.waitUntil(this.read(upstream, client, reading.signal));
     await this.schedule();
     return this.answer(0, request.headers.get("accept"));
@@ -150,6 +165,7 @@ export class StreamObject extends DurableObject<Env> {
       for await (const event of readable) {
         if (this.ended) break; // stopped (stop()): its event is the last one
         this.append(encodeWireEvent(event));
+        this.bound();
       }
     } catch (e) {
       if (this.ended) return; // stopped: the abort's own error is not stored
@@ -166,11 +182,21 @@ export class StreamObject extends DurableObject<Env> {
     }
   }
 
+  /** Stops the stream when it holds more events or bytes than the bounds allow. */
+  private bound(): void {
+    const { events, streamBytes } = this.limits;
+    if (this.count >= events)
+      this.stop("StreamLimitExceeded", `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`);
+    else if (this.bytes > streamBytes)
+      this.stop("StreamLimitExceeded", `the stream passed ${streamBytes} bytes (MAX_STREAM_BYTES): the relay stopped its upstream request`);
+  }
+
   private append(json: string): void {
     const seq = this.count;
     for (let part = 0, at = 0; part === 0 || at < json.length; part++, at += PART_CHARS)
       this.sql.exec("INSERT INTO events (seq, part, data) VALUES (?, ?, ?)", seq, part, json.slice(at, at + PART_CHARS));
     this.count = seq + 1;
+    this.bytes += json.length;
     this.notify();
   }
 
@@ -225,13 +251,13 @@ export class StreamObject extends DurableObject<Env> {
     return parts.length === 0 ? null : parts.map((p) => p.data).join("");
   }
 
-  /** 404 for a stream that does not exist, 403 for another Authorization, null when `request` may use it. */
+  /** 404 for a stream that does not exist, 403 for other credentials, null when `request` may use it. */
   private async refuse(request: Request, what: string): Promise<Response | null> {
     if (!this.exists) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
     if (this.authHash !== null) {
-      const auth = request.headers.get("authorization");
-      if (auth === null || !sameHash(await credentialHash(auth), this.authHash))
-        return refusal(403, "PermissionDeniedError", `This stream was created with an Authorization header: ${what} it with the same one.`);
+      const binding = request.headers.get(BINDING_HEADER);
+      if (binding === null || !sameHash(binding, this.authHash))
+        return refusal(403, "PermissionDeniedError", `This stream was created with credentials (Authorization, Cookie, X-Api-Key…): ${what} it with the same ones.`);
     }
     return null;
   }
@@ -248,6 +274,9 @@ export class StreamObject extends DurableObject<Env> {
   private async resume(request: Request): Promise<Response> {
     const refused = await this.refuse(request, "resume");
     if (refused) return refused;
+    const max = this.limits.clients;
+    if (this.viewers.size >= max)
+      return refusal(429, "RateLimitError", `This stream has ${max} clients connected (MAX_CLIENTS): try again when one has left.`, { "retry-after": "5" });
     const after = Number(request.headers.get("x-resume-after") ?? -1);
     if (after >= this.count)
       return refusal(400, "InvalidRequestError", `Last-Event-ID ${after} is past the last event sent so far (${this.count - 1}).`);
@@ -318,7 +347,8 @@ export class StreamObject extends DurableObject<Env> {
   /** One alarm for both deadlines: abandonment while live (checked again until it is due), expiry once ended. */
   private async schedule(): Promise<void> {
     if (this.ended) await this.ctx.storage.setAlarm(this.expiresAt);
-    else if (this.upstream) await this.ctx.storage.setAlarm(this.idleSince(Date.now()) + this.abandonMs);
+    else if (this.upstream)
+      await this.ctx.storage.setAlarm(Math.min(this.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs));
   }
 
   override async alarm(): Promise<void> {
@@ -328,6 +358,9 @@ export class StreamObject extends DurableObject<Env> {
       if (this.upstream && now >= this.idleSince(now) + this.abandonMs) {
         const s = this.abandonMs / 1000;
         this.stop("StreamAbandoned", `no client read the stream for ${s} s (ABANDON_S): the relay stopped its upstream request`);
+      } else if (this.upstream && now >= this.startedAt + this.limits.streamMs) {
+        const s = this.limits.streamMs / 1000;
+        this.stop("StreamLimitExceeded", `the stream ran for ${s} s (MAX_STREAM_S): the relay stopped its upstream request`);
       } else await this.schedule();
       return;
     }

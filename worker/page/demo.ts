@@ -130,6 +130,16 @@ function toolBlock(): Shown {
   };
 }
 
+/** Raster images the page shows (no SVG: it can carry script), audio it plays; anything else is a download. */
+const RASTER = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"];
+
+function mediaKind(mime: string): "image" | "audio" | "download" {
+  const type = mime.split(";")[0]!.trim().toLowerCase();
+  if (RASTER.includes(type)) return "image";
+  if (/^audio\/[\w.+-]+$/.test(type)) return "audio";
+  return "download";
+}
+
 function mediaBlock(kind: string): Shown {
   const meta = el("div", { className: "meta" });
   const holder = el("div");
@@ -146,18 +156,21 @@ function mediaBlock(kind: string): Shown {
         meta.textContent = `${mime} · receiving… ${byteSize(data.length)}`;
         return;
       }
-      const url = URL.createObjectURL(new Blob([data as Uint8Array<ArrayBuffer>], { type: mime }));
+      // A Blob URL runs with the page's origin: only types that cannot run script keep their type
+      // (a text/html or image/svg+xml item opened as itself would run the model's script here).
+      const shownAs = mediaKind(mime);
+      const url = URL.createObjectURL(new Blob([data as Uint8Array<ArrayBuffer>], { type: shownAs === "download" ? "application/octet-stream" : mime }));
       objectUrls.push(url);
-      if (mime.startsWith("image/")) {
+      if (shownAs === "image") {
         const img = el("img", { src: url, alt: `${mime} image from the model` });
         img.addEventListener("load", () => (meta.textContent = `${mime} · ${img.naturalWidth}×${img.naturalHeight} · ${byteSize(data.length)}`));
         holder.replaceChildren(img);
         label.textContent = kind === "inline_thinking" ? "Thinking (image)" : "Image";
-      } else if (mime.startsWith("audio/")) {
+      } else if (shownAs === "audio") {
         holder.replaceChildren(el("audio", { src: url, controls: true, preload: "metadata" }));
         label.textContent = "Audio";
       } else {
-        holder.replaceChildren(el("a", { href: url, download: "data" }, "download"));
+        holder.replaceChildren(el("a", { href: url, download: "data.bin", className: "download" }, "download"));
       }
       meta.textContent = `${mime} · ${byteSize(data.length)}`;
     },
