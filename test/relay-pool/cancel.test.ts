@@ -28,6 +28,22 @@ interface Inside {
   ended: boolean;
 }
 
+/**
+ * Waits (up to 10 s) until the stream's answers fill what lies between the object and a client that
+ * does not read, so that none is pulled any more; false if that never happens.
+ */
+async function stalled(stub: DurableObjectStub): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    await sleep(100);
+    const idle = await runInDurableObject(stub, (instance) => {
+      const inside = instance as Inside;
+      return ![...inside.viewers].some((v) => v.pulling) && Date.now() - inside.lastRead > 300;
+    });
+    if (idle) return true;
+  }
+  return false;
+}
+
 /** A stream's text ends with exactly one error event of this type, then [DONE], and no stop event. */
 function expectEndedWith(text: string, type: string): void {
   const recs = records(text);
@@ -125,16 +141,7 @@ test("a client that keeps its connection but stops reading counts as gone: after
   const id = streamIdOf(res);
   const stub = stubOf(id);
   const head = await readRecords(res.body!, 2); // then it holds the connection and reads nothing
-  // the answer fills what lies between the object and the client, then is no longer pulled
-  let stalled = false;
-  for (let i = 0; i < 100 && !stalled; i++) {
-    await sleep(100);
-    stalled = await runInDurableObject(stub, (instance) => {
-      const inside = instance as Inside;
-      return ![...inside.viewers].some((v) => v.pulling) && Date.now() - inside.lastRead > 300;
-    });
-  }
-  expect(stalled, "the stalled client's answer is no longer pulled").toBe(true);
+  expect(await stalled(stub), "the stalled client's answer is no longer pulled").toBe(true);
   expect((await upstreamState(tag)).cancelledAt).toBeNull();
   // ABANDON_S (60 s by default) passes without waiting: the object's clock is moved back
   await runInDurableObject(stub, (instance) => {
@@ -164,4 +171,26 @@ test("a client that reads is not abandoned, even when the abandon clock is moved
   expect((await upstreamState(tag)).cancelledAt).toBeNull();
   expect((await cancelStream(id)).status).toBe(204);
   expectEndedWith(head.text + (await reading), "StreamCancelled");
+});
+
+test("an ended stream whose only client holds its connection without reading still expires after STREAM_TTL_S", async () => {
+  const tag = newTag();
+  const res = await createStream(tag, {}, "endless", { size: 16_384 });
+  const id = streamIdOf(res);
+  const stub = stubOf(id);
+  const head = await readRecords(res.body!, 2); // then holds the connection, reading nothing
+  expect(await stalled(stub)).toBe(true);
+  expect((await cancelStream(id)).status).toBe(204);
+  // the TTL and the abandon time pass (the object's clocks moved back); the alarm deletes the stream
+  await runInDurableObject(stub, (instance) => {
+    const inside = instance as Inside & { expiresAt: number };
+    expect(inside.viewers.size).toBe(1);
+    inside.expiresAt = Date.now() - 1;
+    inside.lastRead -= 61_000;
+  });
+  expect(await runDurableObjectAlarm(stub)).toBe(true);
+  const gone = await resumeStream(id, null);
+  expect(gone.status).toBe(404);
+  await gone.arrayBuffer();
+  await head.reader.cancel();
 });
