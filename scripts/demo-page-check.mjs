@@ -131,6 +131,20 @@ async function runSample(model, { wire = "sse", timeout = 20_000 } = {}) {
   }));
 }
 
+/** The form's fields and buttons stay inside its card (at 1280 px, as the issue saw it, and at 1000 px). */
+async function fitsItsCard() {
+  for (const width of [1280, 1000]) {
+    await page.setViewportSize({ width, height: 900 });
+    const out = await page.evaluate(() => {
+      const card = document.getElementById("form").getBoundingClientRect();
+      return [...document.querySelectorAll("#form textarea, #form select, #form input, #form button")]
+        .filter((n) => n.getBoundingClientRect().width > 0 && n.getBoundingClientRect().right > card.right + 0.5)
+        .map((n) => n.id);
+    });
+    assert.deepEqual(out, [], `at ${width} px these overflow the form's card`);
+  }
+}
+
 const shot = (name) => page.screenshot({ path: `${OUT}/${name}.png`, fullPage: true });
 
 const tests = [];
@@ -142,6 +156,7 @@ test("GET / loads the page; the model picker lists the samples; /demo.js runs", 
   const models = await page.$$eval("#model option", (os) => os.map((o) => o.value));
   assert.deepEqual(models, ["sample-chat", "sample-tools", "sample-image", "sample-audio", "sample-embeddings", "sample-error"]);
   assert.equal(await page.$eval("#pace", (s) => s.value), "5");
+  await fitsItsCard();
 });
 
 test("sample-tools: thinking (dimmed, italic, own box), text, the tool call with its arguments, finish reason and usage", async () => {
@@ -333,6 +348,7 @@ test("relay mode (MMSP_UPSTREAM set): the model is typed, the page's request rea
   assert.equal(await page.$eval("#model", (m) => m.tagName), "INPUT");
   assert.ok((await page.textContent("#mode")).includes("Relaying"));
   assert.equal(await page.isVisible("#pace"), false);
+  await fitsItsCard();
   await page.fill("#model", "some-real-model");
   await page.fill("#prompt", "Weather in Paris?");
   await page.click("#send");

@@ -454,7 +454,9 @@ async function stop(): Promise<void> {
   if (streamLocation !== null) {
     setStatus("stopping", "stopping…");
     try {
-      const res = await fetch(streamLocation, { method: "DELETE" });
+      // DELETE is idempotent (204 once ended): a 503 (a proxy that could not pass it on) is tried again
+      let res = await fetch(streamLocation, { method: "DELETE" });
+      for (let i = 0; i < 3 && res.status === 503; i++) res = await fetch(streamLocation, { method: "DELETE" });
       if (res.status === 204) return;
       logNote(`DELETE ${streamLocation}: ${res.status}`);
     } catch (e) {
