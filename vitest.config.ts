@@ -22,12 +22,19 @@ export default defineConfig({
       },
       // the relay Worker (top-level wrangler.toml: worker/, the STREAMS Durable Object) in workerd,
       // driven through SELF; its upstream is the scripted MMSP server of test/relay-pool/upstream.ts
-      // (every outbound fetch goes there). globalSetup makes worker/generated/assets.ts first.
+      // (every outbound fetch goes there, through test/relay-pool/observer.js, a Worker that sees the
+      // relay cancel an upstream answer). globalSetup makes worker/generated/assets.ts first.
       {
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { MMSP_UPSTREAM: "http://upstream.test/v1" }, outboundService: upstream },
+            miniflare: {
+              bindings: { MMSP_UPSTREAM: "http://upstream.test/v1" },
+              outboundService: "cancel-observer",
+              workers: [
+                { name: "cancel-observer", modules: true, scriptPath: "test/relay-pool/observer.js", compatibilityDate: "2026-04-01", compatibilityFlags: ["enable_request_signal"], outboundService: upstream },
+              ],
+            },
           }),
         ],
         test: {

@@ -55,6 +55,17 @@ const upstream = http.createServer(async (req, res) => {
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
+  if (JSON.parse(body).model === "markup-model") {
+    // inline_data a page must not show as itself: SVG and HTML with script, then a PNG it shows
+    const ev = (item) => `data: ${JSON.stringify({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null })}\n\n`;
+    const png = (await readFile(`${root}samples/image.sse`, "utf8")).match(/"type": "inline_data\.done", "data": "([^"]+)"/)[1];
+    let out = "";
+    for (const [mime, data] of [["image/svg+xml", Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>parent.pwned=1</script></svg>').toString("base64")], ["text/html", Buffer.from("<script>parent.pwned=1</script>").toString("base64")], ["image/png", png]])
+      out += ev({ type: "inline_data.delta", data, mime_type: mime }) + ev({ type: "inline_data.done", data, mime_type: mime });
+    const stop = { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: 1 }, finish_reason: "stop" };
+    res.end(out + `data: ${JSON.stringify(stop)}\n\ndata: [DONE]\n\n`);
+    return;
+  }
   if (JSON.parse(body).model === "broken-model") {
     const delta = (item) => `data: ${JSON.stringify({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null })}\n\n`;
     res.end(delta({ type: "text.delta", text: "Sure, " }) + delta({ type: "thinking.delta", thinking: "wait" }));
@@ -120,6 +131,20 @@ async function runSample(model, { wire = "sse", timeout = 20_000 } = {}) {
   }));
 }
 
+/** The form's fields and buttons stay inside its card (at 1280 px, as the issue saw it, and at 1000 px). */
+async function fitsItsCard() {
+  for (const width of [1280, 1000]) {
+    await page.setViewportSize({ width, height: 900 });
+    const out = await page.evaluate(() => {
+      const card = document.getElementById("form").getBoundingClientRect();
+      return [...document.querySelectorAll("#form textarea, #form select, #form input, #form button")]
+        .filter((n) => n.getBoundingClientRect().width > 0 && n.getBoundingClientRect().right > card.right + 0.5)
+        .map((n) => n.id);
+    });
+    assert.deepEqual(out, [], `at ${width} px these overflow the form's card`);
+  }
+}
+
 const shot = (name) => page.screenshot({ path: `${OUT}/${name}.png`, fullPage: true });
 
 const tests = [];
@@ -131,6 +156,7 @@ test("GET / loads the page; the model picker lists the samples; /demo.js runs", 
   const models = await page.$$eval("#model option", (os) => os.map((o) => o.value));
   assert.deepEqual(models, ["sample-chat", "sample-tools", "sample-image", "sample-audio", "sample-embeddings", "sample-error"]);
   assert.equal(await page.$eval("#pace", (s) => s.value), "5");
+  await fitsItsCard();
 });
 
 test("sample-tools: thinking (dimmed, italic, own box), text, the tool call with its arguments, finish reason and usage", async () => {
@@ -245,23 +271,39 @@ test("sample-chat over NDJSON (Accept: application/x-ndjson): the same text", as
   await page.selectOption("#wire", "sse");
 });
 
-test("Stop: cancels the stream mid-way; the open item is marked interrupted", async () => {
+test("Stop: DELETE on the stream's Content-Location; the page shows stopped, the open item interrupted; a second viewer sees the StreamCancelled end", async () => {
+  const want = await sample("tool-call");
   await page.selectOption("#pace", "150");
   await page.selectOption("#model", "sample-tools");
+  const deletes = [];
+  const onRequest = (r) => r.method() === "DELETE" && deletes.push(r.url());
+  page.on("request", onRequest);
   await page.click("#send");
-  await page.waitForFunction(() => document.querySelectorAll("#log li").length >= 2);
+  await page.waitForFunction(() => document.querySelectorAll("#log li").length >= 2 && document.documentElement.dataset.stream);
+  const location = await page.evaluate(() => document.documentElement.dataset.stream);
+  // a second viewer, from the start, outside the page
+  const viewer = fetch(location).then((r) => r.text());
   await page.click("#stop");
-  await page.waitForFunction(() => document.getElementById("status").dataset.state === "error", null, { timeout: 5000 });
+  await page.waitForFunction(() => ["stopped", "error", "done"].includes(document.getElementById("status").dataset.state), null, { timeout: 5000 });
+  page.off("request", onRequest);
   const r = await page.evaluate(() => ({
+    state: document.getElementById("status").dataset.state,
     status: document.getElementById("status-text").textContent,
-    error: document.getElementById("error").dataset.errorClass,
+    error: { ...document.getElementById("error").dataset },
     badge: document.querySelector(".badge.cut")?.textContent ?? null,
-    events: document.querySelectorAll("#log li").length,
+    events: document.querySelectorAll("#log li:not(.note)").length,
   }));
+  await shot("demo-page-stopped");
+  assert.equal(r.state, "stopped", r.status);
   assert.match(r.status, /^stopped after \d+ events?$/);
-  assert.equal(r.error, "AbortError");
+  assert.deepEqual(deletes, [location]);
+  assert.equal(r.error.errorClass, "UpstreamError");
+  assert.equal(r.error.errorType, "StreamCancelled");
   assert.equal(r.badge, "interrupted");
-  assert.ok(r.events < 10, `${r.events} events`);
+  assert.ok(r.events < want.events.length, `${r.events} events`);
+  const seen = await viewer;
+  assert.match(seen, /data: \{"error":\{"type":"StreamCancelled"/);
+  assert.ok(seen.endsWith("data: [DONE]\n\n") && !seen.includes('"event_type":"stop"'), seen.slice(-300));
 });
 
 test("Drop connection: the page shows reconnecting…, fromFetch resumes after the last event, the stream ends whole", async () => {
@@ -306,6 +348,7 @@ test("relay mode (MMSP_UPSTREAM set): the model is typed, the page's request rea
   assert.equal(await page.$eval("#model", (m) => m.tagName), "INPUT");
   assert.ok((await page.textContent("#mode")).includes("Relaying"));
   assert.equal(await page.isVisible("#pace"), false);
+  await fitsItsCard();
   await page.fill("#model", "some-real-model");
   await page.fill("#prompt", "Weather in Paris?");
   await page.click("#send");
@@ -344,6 +387,32 @@ test("relay mode: an HTML page from a proxy is named (its title), and the placeh
   const placeholder = await page.$eval("#output", (o) => getComputedStyle(o, "::before").content);
   assert.ok(placeholder === "none" || placeholder === "normal", `placeholder hidden: ${placeholder}`);
   await shot("demo-page-html-error");
+});
+
+test("relay mode: inline_data that is not a raster image or audio (SVG, HTML with script) is only a download of application/octet-stream; a PNG is shown", async () => {
+  // (the page's CSP keeps even the page from fetching its Blob URLs: the Blobs' types are recorded as made)
+  await page.evaluate(() => {
+    const make = URL.createObjectURL;
+    window.blobTypes = [];
+    URL.createObjectURL = (blob) => (window.blobTypes.push(blob.type), make(blob));
+  });
+  await page.fill("#model", "markup-model");
+  await page.click("#send");
+  await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("status").dataset.state));
+  assert.equal(await page.$eval("#status", (n) => n.dataset.state), "done", await page.textContent("#status"));
+  const items = await page.$$eval('.item[data-kind="inline_data"]', (ns) =>
+    ns.map((n) => ({ img: n.querySelector("img")?.src ?? null, link: n.querySelector("a")?.href ?? null, download: n.querySelector("a")?.download ?? null, meta: n.querySelector(".meta").textContent })),
+  );
+  assert.equal(items.length, 3);
+  for (const item of items.slice(0, 2)) {
+    assert.equal(item.img, null, JSON.stringify(item));
+    assert.match(item.link, /^blob:/);
+    assert.ok(item.download);
+  }
+  assert.deepEqual(await page.evaluate(() => window.blobTypes), ["application/octet-stream", "application/octet-stream", "image/png"]);
+  assert.match(items[0].meta, /^image\/svg\+xml/);
+  assert.match(items[2].img, /^blob:/);
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
 });
 
 test("no page errors (uncaught or console) in the runs above", async () => {

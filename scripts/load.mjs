@@ -7,9 +7,12 @@
 // per stream, which events were lost or delivered twice (both must be 0), whether the message is the
 // one an uninterrupted read gives, and how many requests the upstream got (must be 1). It reports the
 // resumes made and the peak memory of workerd (VmHWM of its processes, and the largest RSS sampled).
+// A share of the streams (--stop) is stopped mid-way by its client (DELETE on its Content-Location,
+// SPEC §8): each must end with StreamCancelled after a whole prefix of its events (none lost or
+// duplicated), and its upstream must see its request aborted within a second.
 //
-//   npm run load                                   50 streams, 80 events each, random drops
-//   node scripts/load.mjs --streams 200 --events 40 --seed 7 --drop 0.6
+//   npm run load                                   50 streams, 80 events each, random drops, 20% stopped
+//   node scripts/load.mjs --streams 200 --events 40 --seed 7 --drop 0.6 --stop 0.1
 //   node scripts/load.mjs --tiny                    6 streams: the `npm test` step (resume-wrangler)
 //
 // Bounded: --timeout seconds for the whole run (default 120); it ends with
@@ -39,10 +42,11 @@ const STREAMS = option("streams", tiny ? 6 : 50);
 const EVENTS = option("events", tiny ? 30 : 80); // text deltas per stream (+ text.done + stop)
 const PACE_MS = option("pace", 8); // upstream delay between events
 const DROP = option("drop", 0.7); // chance that a connection is cut
+const STOP = option("stop", 0.2); // share of the streams their client stops (DELETE) mid-way
 const SEED = option("seed", 1);
 const TIMEOUT_S = option("timeout", tiny ? 60 : 120);
 const LABEL = tiny ? "resume-wrangler" : "load";
-for (const [name, v, min, max] of [["streams", STREAMS, 1, 2000], ["events", EVENTS, 1, 100_000], ["pace", PACE_MS, 0, 10_000], ["drop", DROP, 0, 1], ["timeout", TIMEOUT_S, 1, 3600]]) {
+for (const [name, v, min, max] of [["streams", STREAMS, 1, 2000], ["events", EVENTS, 1, 100_000], ["pace", PACE_MS, 0, 10_000], ["drop", DROP, 0, 1], ["stop", STOP, 0, 1], ["timeout", TIMEOUT_S, 1, 3600]]) {
   if (!(v >= min && v <= max)) {
     console.error(`--${name} must be a number from ${min} to ${max}, not ${v}`);
     process.exit(2);
@@ -79,6 +83,8 @@ function streamEvents(k) {
 
 /** Upstream requests per stream (by the `model` of the request: "load-<k>"). */
 const upstreamRequests = new Map();
+/** Model → when its request's connection closed before the answer was finished (ms), or absent. */
+const abortedAt = new Map();
 const upstream = http.createServer((req, res) => {
   let body = "";
   req.on("data", (c) => (body += c));
@@ -88,16 +94,23 @@ const upstream = http.createServer((req, res) => {
       model = JSON.parse(body).model;
     } catch {}
     upstreamRequests.set(model, (upstreamRequests.get(model) ?? 0) + 1);
-    const k = Number(/^load-(\d+)$/.exec(model)?.[1] ?? NaN);
+    const k = Number(/^load-(\d+)(?::stop)?$/.exec(model)?.[1] ?? NaN);
+    res.on("close", () => !res.writableFinished && abortedAt.set(model, performance.now()));
     if (!Number.isInteger(k)) {
       res.writeHead(404, { "content-type": "application/json" });
       return res.end(JSON.stringify({ error: { type: "NotFoundError", message: `no model ${model}` } }));
     }
     res.writeHead(200, { "content-type": "text/event-stream" });
-    for (const e of streamEvents(k)) {
+    // "load-<k>:stop": half the events, then silence until the relay aborts the request (or 60 s)
+    const events = model.endsWith(":stop") ? streamEvents(k).slice(0, Math.ceil(EVENTS / 2)) : streamEvents(k);
+    for (const e of events) {
       if (res.destroyed) return;
       res.write(`data: ${JSON.stringify(e)}\n\n`);
       if (PACE_MS > 0) await sleep(PACE_MS);
+    }
+    if (model.endsWith(":stop")) {
+      for (let i = 0; i < 600 && !res.destroyed; i++) await sleep(100);
+      return res.destroy();
     }
     res.end("data: [DONE]\n\n");
   });
@@ -171,40 +184,67 @@ const sampler = (async () => {
 
 const streamBytes = EVENTS * 140; // about the size of one stream's answer, to place the cuts
 let resumes = 0;
+let deleteRetries = 0;
 
 async function runStream(k) {
   const format = k % 3 === 2 ? "ndjson" : "sse";
+  // a stopped stream: its client sends DELETE after `stopAfter` events (its upstream then waits, silent)
+  const stopAfter = rand() < STOP ? 1 + Math.floor(rand() * Math.ceil(EVENTS / 2)) : null;
+  const model = stopAfter === null ? `load-${k}` : `load-${k}:stop`;
   let connections = 0;
+  let location = null;
   const dropping = async (input, init) => {
     connections++;
     if (connections > 1) resumes++;
     const res = await fetch(input, init);
+    location ??= res.headers.get("content-location");
     if (!res.ok || rand() >= DROP) return res;
     return new Response(cutAfter(res.body, Math.floor(rand() * streamBytes), "dropped by the load run"), { status: res.status, headers: res.headers });
   };
   const { readable, message } = fromFetch(
     `${base}/v1/stream`,
-    { method: "POST", headers: { "content-type": "application/json", accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream" }, body: JSON.stringify({ model: `load-${k}`, messages: [] }) },
+    { method: "POST", headers: { "content-type": "application/json", accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream" }, body: JSON.stringify({ model, messages: [] }) },
     { fetch: dropping, reconnect: { retries: 6, delayMs: 20 } },
   );
   const seenText = new Map();
   let error;
   let events = 0;
+  let stop = null; // {at, status}: when the DELETE was answered, and how
   try {
     for await (const e of readable) {
       events++;
       const item = e.content_items[0];
       if (item?.type === "text.delta") seenText.set(item.text, (seenText.get(item.text) ?? 0) + 1);
+      if (events === stopAfter && location !== null) {
+        // DELETE is idempotent (204 once ended), so a 503 is retried: wrangler dev's proxy answers one
+        // that it could not pass on ("Your worker restarted mid-request"; it retries only GET and HEAD)
+        stop = { retries: 0 };
+        for (;;) {
+          const res = await fetch(new URL(location, base), { method: "DELETE" });
+          await res.arrayBuffer();
+          Object.assign(stop, { at: performance.now(), status: res.status });
+          if (res.status !== 503 || stop.retries >= 5) break;
+          stop.retries++;
+          await sleep(100);
+        }
+        if (stop.retries > 0) deleteRetries += stop.retries;
+      }
     }
   } catch (e) {
     error = e;
   }
   const m = await message.catch(() => null);
-  const expected = tokens(k);
+  // a stopped stream has a whole prefix of the events: what it lost is a gap before its last one
+  const expected = stopAfter === null ? tokens(k) : tokens(k).slice(0, 1 + Math.max(-1, ...tokens(k).map((t, i) => (seenText.has(t) ? i : -1))));
   const lost = expected.filter((t) => !seenText.has(t)).length;
   const duplicated = [...seenText.values()].reduce((s, n) => s + n - 1, 0);
-  const messageOk = m?.content_items?.[0]?.text === expected.join("") && m?.finish_reason === "stop";
-  return { k, format, events, lost, duplicated, connections, messageOk, error, upstream: upstreamRequests.get(`load-${k}`) ?? 0 };
+  const messageOk = stopAfter === null ? m?.content_items?.[0]?.text === expected.join("") && m?.finish_reason === "stop" : m === null;
+  if (stop !== null) {
+    // the upstream sees its request aborted within a second of the DELETE's answer
+    for (let i = 0; i < 50 && !abortedAt.has(model); i++) await sleep(20);
+    stop.abortedMs = abortedAt.has(model) ? Math.max(0, abortedAt.get(model) - stop.at) : null;
+  }
+  return { k, format, events, lost, duplicated, connections, messageOk, error, stopAfter, stop, upstream: upstreamRequests.get(model) ?? 0 };
 }
 
 const tRun = performance.now();
@@ -223,17 +263,27 @@ let failed = 0;
 const check = (ok, name) => {
   if (ok) passed++;
   else failed++;
-  if (!ok || tiny) console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
+  if (!ok || tiny || name.includes("stopped by DELETE")) console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
 };
 for (const r of results) {
-  const ok = !r.error && r.lost === 0 && r.duplicated === 0 && r.messageOk && r.upstream === 1 && r.events === EVENTS + 2;
-  check(ok, `stream ${r.k} (${r.format}): ${r.events} events, ${r.connections - 1} resumes, lost ${r.lost}, duplicated ${r.duplicated}, upstream requests ${r.upstream}${r.error ? `, error ${r.error?.name}: ${r.error?.message}` : ""}`);
+  const common = r.lost === 0 && r.duplicated === 0 && r.messageOk && r.upstream === 1;
+  const errorText = r.error ? `, error ${r.error?.name}${r.error?.errorType ? ` ${r.error.errorType}` : ""}: ${r.error?.message}` : "";
+  if (r.stopAfter === null) {
+    const ok = common && !r.error && r.events === EVENTS + 2;
+    check(ok, `stream ${r.k} (${r.format}): ${r.events} events, ${r.connections - 1} resumes, lost ${r.lost}, duplicated ${r.duplicated}, upstream requests ${r.upstream}${errorText}`);
+  } else {
+    const ok = common && r.stop?.status === 204 && r.error?.errorType === "StreamCancelled" && r.stop.abortedMs !== null && r.stop.abortedMs < 1000 && r.events >= r.stopAfter;
+    const aborted = r.stop?.abortedMs == null ? "not aborted" : `aborted ${Math.round(r.stop.abortedMs)} ms after`;
+    check(ok, `stream ${r.k} (${r.format}) stopped after event ${r.stopAfter}: DELETE ${r.stop?.status ?? "not sent"}, upstream ${aborted}; ${r.events} events, ${r.connections - 1} resumes, lost ${r.lost}, duplicated ${r.duplicated}, upstream requests ${r.upstream}${errorText}`);
+  }
 }
 const lost = results.reduce((s, r) => s + r.lost, 0);
 const duplicated = results.reduce((s, r) => s + r.duplicated, 0);
 const cut = results.filter((r) => r.connections > 1).length;
 const upstreamTotal = results.reduce((s, r) => s + r.upstream, 0);
-check(lost === 0 && duplicated === 0, `lost events: ${lost}, duplicated events: ${duplicated} (of ${STREAMS * (EVENTS + 2)})`);
+const stopped = results.filter((r) => r.stopAfter !== null).length;
+check(lost === 0 && duplicated === 0, `lost events: ${lost}, duplicated events: ${duplicated} (${STREAMS - stopped} whole streams of ${EVENTS + 2} events, ${stopped} stopped)`);
+check(STOP === 0 || stopped > 0, `${stopped} of ${STREAMS} streams stopped by DELETE (--stop ${STOP}; ${deleteRetries} DELETEs retried after a 503 from wrangler dev)`);
 check(resumes > 0, `${resumes} resumes over ${cut} of ${STREAMS} streams (drop chance ${DROP} per connection, seed ${SEED})`);
 check(upstreamTotal === STREAMS, `upstream requests: ${upstreamTotal} for ${STREAMS} streams`);
 const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;

@@ -6,8 +6,10 @@
 //   MMSP_UPSTREAM=http://127.0.0.1:25752/v1 npm run dev    relay to an MMSP server
 //   PORT=8788 npm run dev   |   npm run dev -- --port 8788    another port (default 8787)
 //   SAMPLE_PACE_MS=150 npm run dev                 slower replay (N or A-B ms per event)
-// Other arguments go to wrangler dev. Ctrl-C stops everything.
+// Other arguments go to wrangler dev. Ctrl-C stops everything, and so does killing `npm` (the shell
+// npm runs this in does not pass signals on: this script watches for its parent going away).
 import { spawn } from "node:child_process";
+import net from "node:net";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -22,9 +24,31 @@ if (ipArg >= 0) ip = args[ipArg].includes("=") ? args[ipArg].split("=")[1] : arg
 else args.push("--ip", ip);
 for (const name of ["MMSP_UPSTREAM", "SAMPLE_PACE_MS"]) if (process.env[name]) args.push("--var", `${name}:${process.env[name]}`);
 
+// A taken port, said plainly before wrangler starts (workerd would print a stack trace first).
+const taken = await new Promise((resolve) => {
+  const probe = net.createServer();
+  probe.once("error", (e) => resolve(e.code === "EADDRINUSE" ? e : null));
+  probe.listen({ port: Number(port), host: ip, exclusive: true }, () => probe.close(() => resolve(null)));
+});
+if (taken) {
+  console.error(`npm run dev: port ${port} on ${ip} is taken (another \`npm run dev\`, or another server).\n` +
+    `Stop it, or use another port: PORT=8788 npm run dev   (or npm run dev -- --port 8788)`);
+  process.exit(1);
+}
+
 const env = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env };
 const wrangler = spawn(`${root}node_modules/.bin/wrangler`, ["dev", ...args], { cwd: root, env, stdio: "inherit" });
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => wrangler.kill(signal));
+let stopping = false;
+const stop = (signal) => {
+  stopping = true;
+  wrangler.kill(signal); // wrangler stops its workerd
+};
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => stop(signal));
+// `npm run dev` is npm → sh → this script; killing npm leaves this one orphaned, not signalled
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent && !stopping) stop("SIGTERM");
+}, 500).unref();
 wrangler.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 
 const host = ip === "0.0.0.0" || ip === "::" ? "127.0.0.1" : ip;

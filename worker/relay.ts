@@ -2,15 +2,21 @@
 // is, Content-Type and Authorization forwarded). openUpstream() makes that one request (the stream's
 // Durable Object uses it, stream-object.ts); relay() is the stateless path (no STREAMS binding): the
 // answer comes back through streamBack() and ends with the client.
+//
+// What comes back is the relay's to vouch for: a refusal whose body is JSON goes on as JSON (with
+// nosniff); any other refusal body (an HTML error page, a traceback) is not passed on at all but
+// replaced by an MMSP refusal `{"error": {"type": "HTTPError", "message": "HTTP <status>: …"}}`, so
+// no upstream markup runs on the relay's origin; an upstream that cannot be reached is a 502 that
+// names no URL (MMSP_UPSTREAM may hold `user:password@`).
 import { refusal, streamBack } from "./stream.ts";
 
-/** workerd's identity stream of a declared length (Workers runtime API). */
-declare const FixedLengthStream: (new (length: number) => TransformStream<Uint8Array, Uint8Array>) | undefined;
+/** How much of a JSON refusal body is passed on (a larger one is wrapped like a non-JSON one). */
+const MAX_REFUSAL_CHARS = 64 * 1024;
 
 /**
  * Makes the one upstream request. Resolves to the upstream's answer (2xx: the stream), its refusal
- * as it came (status, body, Content-Type), or a 502 refusal when the server cannot be reached.
- * `signal` aborts the request and its body.
+ * (see above), or a 502 refusal when the server cannot be reached. `signal` aborts the request and
+ * its body.
  */
 export async function openUpstream(request: Request, upstreamBase: string, signal?: AbortSignal): Promise<Response> {
   const url = `${upstreamBase.replace(/\/+$/, "")}/stream`;
@@ -19,25 +25,38 @@ export async function openUpstream(request: Request, upstreamBase: string, signa
     const value = request.headers.get(name);
     if (value !== null) headers.set(name, value);
   }
-  // The body goes on as it came, streamed; with its Content-Length when the client sent one (a
-  // FixedLengthStream: workerd then sends the length instead of chunked encoding).
-  let body: ReadableStream<Uint8Array> | null = request.body;
-  const length = Number(request.headers.get("content-length") ?? NaN);
-  if (body && Number.isSafeInteger(length) && length >= 0 && typeof FixedLengthStream === "function")
-    body = body.pipeThrough(new FixedLengthStream(length));
   let upstream: Response;
   try {
-    upstream = await fetch(url, { method: "POST", headers, body, signal });
+    upstream = await fetch(url, { method: "POST", headers, body: await request.arrayBuffer(), signal });
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    return refusal(502, "UpstreamUnavailable", `cannot reach the MMSP server at ${url}: ${reason}`);
+    return refusal(502, "UpstreamUnavailable", `cannot reach the MMSP server (MMSP_UPSTREAM): ${withoutUrls(reason)}`);
   }
   if (upstream.ok) return upstream;
-  // A refusal is passed on as it is: same status, same body, same Content-Type.
-  const passOn = new Headers();
-  const type = upstream.headers.get("content-type");
-  if (type !== null) passOn.set("content-type", type);
-  return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers: passOn });
+  return upstreamRefusal(upstream);
+}
+
+/** Text with every URL in it replaced: an error message may quote the URL, credentials and all. */
+function withoutUrls(text: string): string {
+  return text.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, "<url>").slice(0, 200);
+}
+
+/** An upstream refusal as the relay answers it: JSON as JSON, anything else wrapped (see the top). */
+export async function upstreamRefusal(upstream: Response): Promise<Response> {
+  const headers = { "content-type": "application/json", "x-content-type-options": "nosniff" };
+  const type = (upstream.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  const text = await upstream.text().catch(() => "");
+  if ((type === "application/json" || type.endsWith("+json")) && text.length <= MAX_REFUSAL_CHARS) {
+    try {
+      JSON.parse(text);
+      return new Response(text, { status: upstream.status, headers });
+    } catch {
+      // not JSON after all: wrapped below
+    }
+  }
+  const what = type === "" ? "a body without a Content-Type" : `a ${type.replace(/[^\w.+/-]/g, "")} body`;
+  const message = `HTTP ${upstream.status}: the MMSP server refused the request with ${what} (${text.length} characters), not passed on`;
+  return Response.json({ error: { type: "HTTPError", message } }, { status: upstream.status, headers });
 }
 
 /** The stateless relay: the upstream's answer streamed back; the client going away cancels it. */

@@ -1,6 +1,6 @@
 // The parts of resuming that are not the Durable Object itself: stream ids, the Last-Event-ID a
-// client sends, the hash that ties a stream to the Authorization that created it, and the frames
-// each event goes out in (SSE with `id: <n>`, or an NDJSON line, resumed by line count).
+// client sends, and the frames each event goes out in (SSE with `id: <n>`, or an NDJSON line,
+// resumed by line count). Who may resume: bind.ts.
 
 /** A stream id: 128 random bits as 32 lowercase hex digits (unguessable; the URL names it). */
 export function newStreamId(): string {
@@ -16,10 +16,18 @@ const STREAM_PATH = /^\/v1\/streams\/([^/]*)$/;
 /** Where a stream is resumed (the answer's Content-Location). */
 export const streamPath = (id: string): string => `/v1/streams/${id}`;
 
-/** The id in a `/v1/streams/<id>` path (any text; check it with STREAM_ID), or null for other paths. */
+/**
+ * The id in a `/v1/streams/<id>` path (any text; check it with STREAM_ID), or null for other paths.
+ * Malformed percent-encoding (`/v1/streams/%`) is kept as it is: not an id, so a 404, never a throw.
+ */
 export function streamIdOf(pathname: string): string | null {
   const m = STREAM_PATH.exec(pathname);
-  return m ? decodeURIComponent(m[1]!) : null;
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return m[1]!;
+  }
 }
 
 /**
@@ -35,22 +43,6 @@ export function lastEventId(request: Request, url: URL): number | Error {
   if (!/^(0|[1-9][0-9]{0,14})$/.test(raw.trim()))
     return new Error(`${name} must be the index of the last event received (0, 1, 2, …), not ${JSON.stringify(raw.slice(0, 40))}.`);
   return Number(raw.trim());
-}
-
-/** SHA-256 of a credential, as hex: what a stream keeps instead of the credential itself. */
-export async function credentialHash(value: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value)));
-  let hex = "";
-  for (const b of digest) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
-
-/** Compares two equally long hex digests without stopping at the first difference. */
-export function sameHash(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }
 
 /** How an answer frames events: SSE (`id: <n>` + data, `[DONE]` at the end) or NDJSON lines. */

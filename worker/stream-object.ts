@@ -7,22 +7,37 @@
 //                                                      ─▶ client 2 (NDJSON, resumed by line count) …
 //
 // - The upstream is read once, whatever the clients do: a client going away does not cancel it. Only
-//   when no client has been connected for ABANDON_S seconds does the object stop reading (an alarm).
+//   when no client has read for ABANDON_S seconds does the object stop reading (an alarm). "Read" is
+//   the answer being pulled: a client that keeps its connection open but has stopped reading applies
+//   backpressure, its answer is no longer pulled, and it counts as gone.
+// - Stopping is a request of its own (DELETE, SPEC §8): the upstream fetch is aborted at once and the
+//   stream ends with one `{"error": {"type": "StreamCancelled"}}` event for every viewer and resume.
 // - An upstream failure (a refusal mid-stream, a protocol violation, a broken connection,
-//   abandonment) is stored as the stream's last event, `{"error": …}`, and replayed like any event.
+//   abandonment, a cancel) is stored as the stream's last event, `{"error": …}`, and replayed like
+//   any event.
 // - An ended stream is kept STREAM_TTL_S seconds, then an alarm deletes it (a resume is then a 404).
-// - A stream created with Authorization can be resumed only with the same value (its SHA-256 is kept).
+// - A stream created with credentials (bind.ts: Authorization, Cookie, X-Api-Key, Cloudflare Access)
+//   can be resumed or cancelled only with the same ones: the Worker sends their HMAC as
+//   x-stream-binding, the object keeps it and compares.
+// - Bounds (limits.ts): a stream past MAX_STREAM_S, MAX_EVENTS or MAX_STREAM_BYTES ends with a
+//   StreamLimitExceeded error event (the upstream aborted); past MAX_CLIENTS a new client is a 429.
 //
 // Requests come from the Worker (index.ts), which owns the public routes:
 //   POST https://stream/create?<query of POST /v1/stream>    the creating request, body as sent
 //   GET  https://stream/resume  (x-resume-after: <n>)        a resume, after validation of n
+//   DELETE https://stream/cancel                             a cancel (DELETE /v1/streams/<id>)
 import { DurableObject } from "cloudflare:workers";
 import { encodeWireEvent, fromResponse, toWireError } from "../src/index.ts";
 import type { Env } from "./env.ts";
 import { openUpstream } from "./relay.ts";
 import { sampleUpstream } from "./replay.ts";
-import { credentialHash, NDJSON_FRAMER, sameHash, seconds, SSE_FRAMER, type Framer } from "./resume.ts";
+import { sameHash } from "./bind.ts";
+import { limits, type Limits } from "./limits.ts";
+import { NDJSON_FRAMER, seconds, SSE_FRAMER, type Framer } from "./resume.ts";
 import { clientFormat, refusal } from "./stream.ts";
+
+/** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
+export const BINDING_HEADER = "x-stream-binding";
 
 /** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
@@ -31,24 +46,37 @@ const PART_CHARS = 512 * 1024;
 /** An answer sends the events already stored in chunks of about this many characters. */
 const BATCH_CHARS = 64 * 1024;
 
-/** Why the object stopped reading: no client for ABANDON_S seconds. */
-class StreamAbandoned extends Error {
-  override name = "StreamAbandoned";
+/** Why the object stopped reading before the upstream's end; its wire type is `type`. */
+class StreamStopped extends Error {
+  constructor(readonly type: string, message: string) {
+    super(message);
+  }
+  override name = "StreamStopped";
+}
+
+/** One client's answer: whether it is waiting for an event now, and how to wake it. */
+interface Viewer {
+  pulling: boolean;
+  wake: (() => void) | null;
 }
 
 export class StreamObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** The stream exists (created, not expired). */
   private exists = false;
-  /** Events stored (the next event's index). */
+  /** Events stored (the next event's index), and their JSON's size (UTF-16 units, ~bytes). */
   private count = 0;
+  private bytes = 0;
+  /** When this instance began reading the upstream (MAX_STREAM_S counts from here). */
+  private startedAt = 0;
   private ended = false;
   private authHash: string | null = null;
   /** When an ended stream is deleted (ms since the epoch). */
   private expiresAt = 0;
-  /** Clients connected now, and since when there has been none. */
-  private clients = 0;
-  private emptySince = 0;
+  /** Clients connected now (reading or not). */
+  private readonly viewers = new Set<Viewer>();
+  /** When a client last pulled its answer (or left, or the stream began): the abandon clock. */
+  private lastRead = 0;
   /** Aborts the upstream reading; set while this instance reads it. */
   private upstream: AbortController | null = null;
   /** Wakes the answers waiting for the next event (or the end). */
@@ -66,6 +94,10 @@ export class StreamObject extends DurableObject<Env> {
 
   private get abandonMs(): number {
     return seconds(this.env.ABANDON_S, 60) * 1000;
+  }
+
+  private get limits(): Limits {
+    return limits(this.env);
   }
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). */
@@ -93,14 +125,15 @@ export class StreamObject extends DurableObject<Env> {
     const url = new URL(request.url);
     if (url.pathname === "/create" && request.method === "POST") return this.create(request, url);
     if (url.pathname === "/resume") return this.resume(request);
+    if (url.pathname === "/cancel" && request.method === "DELETE") return this.cancel(request);
     return refusal(404, "NotFoundError", "No such route in the stream object.");
   }
 
   /** The creating request: the upstream request, then the answer (the stream from event 0). */
   private async create(request: Request, url: URL): Promise<Response> {
     if (this.exists) return refusal(409, "ConflictError", "This stream id is taken.");
-    // The body is read whole first, so the upstream request does not depend on this request's
-    // connection, which ends when the client goes away.
+    // The body is read whole first (the Worker checked its size), so the upstream request does not
+    // depend on this request's connection, which ends when the client goes away.
     request = new Request(request.url, { method: "POST", headers: request.headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
     let upstream: Response;
@@ -113,14 +146,15 @@ export class StreamObject extends DurableObject<Env> {
       client = upstream.headers.get("x-mmsp-client") ?? "sample";
     }
     if (!upstream.ok) return upstream; // a refusal: passed on, nothing kept
-    const auth = request.headers.get("authorization");
-    this.authHash = auth === null ? null : await credentialHash(auth);
+    this.authHash = request.headers.get(BINDING_HEADER);
     this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
     this.sql.exec("CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))");
     this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
     this.exists = true;
     this.upstream = reading;
+    this.lastRead = this.startedAt = Date.now();
     this.ctx.waitUntil(this.read(upstream, client, reading.signal));
+    await this.schedule();
     return this.answer(0, request.headers.get("accept"));
   }
 
@@ -128,8 +162,13 @@ export class StreamObject extends DurableObject<Env> {
   private async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
     const { readable } = fromResponse(upstream, { client, signal });
     try {
-      for await (const event of readable) this.append(encodeWireEvent(event));
+      for await (const event of readable) {
+        if (this.ended) break; // stopped (stop()): its event is the last one
+        this.append(encodeWireEvent(event));
+        this.bound();
+      }
     } catch (e) {
+      if (this.ended) return; // stopped: the abort's own error is not stored
       let json: string;
       try {
         json = JSON.stringify({ error: toWireError(e) });
@@ -143,12 +182,35 @@ export class StreamObject extends DurableObject<Env> {
     }
   }
 
+  /** Stops the stream when it holds more events or bytes than the bounds allow. */
+  private bound(): void {
+    const { events, streamBytes } = this.limits;
+    if (this.count >= events)
+      this.stop("StreamLimitExceeded", `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`);
+    else if (this.bytes > streamBytes)
+      this.stop("StreamLimitExceeded", `the stream passed ${streamBytes} bytes (MAX_STREAM_BYTES): the relay stopped its upstream request`);
+  }
+
   private append(json: string): void {
     const seq = this.count;
     for (let part = 0, at = 0; part === 0 || at < json.length; part++, at += PART_CHARS)
       this.sql.exec("INSERT INTO events (seq, part, data) VALUES (?, ?, ?)", seq, part, json.slice(at, at + PART_CHARS));
     this.count = seq + 1;
+    this.bytes += json.length;
     this.notify();
+  }
+
+  /**
+   * Ends a live stream now: one `{"error": {type, message}}` event, then the end, and the upstream
+   * request aborted. False when the stream had already ended.
+   */
+  private stop(type: string, message: string): boolean {
+    if (!this.exists || this.ended) return false;
+    this.append(JSON.stringify({ error: { type, message } }));
+    this.end();
+    this.upstream?.abort(new StreamStopped(type, message));
+    this.upstream = null;
+    return true;
   }
 
   private end(): void {
@@ -166,14 +228,21 @@ export class StreamObject extends DurableObject<Env> {
     for (const wake of waiting) wake();
   }
 
-  /** Resolves true at the next event (or the end), false after `ms` without one. */
-  private changed(ms: number): Promise<boolean> {
+  /** Resolves true at the next event (or the end, or the viewer leaving), false after `ms` without one. */
+  private changed(ms: number, viewer: Viewer): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      this.wake.push(() => {
+      // (a wake left in this.wake after its timer fired must not clear a newer one)
+      const wake = (): void => {
         clearTimeout(timer);
+        if (viewer.wake === wake) viewer.wake = null;
         resolve(true);
-      });
+      };
+      const timer = setTimeout(() => {
+        if (viewer.wake === wake) viewer.wake = null;
+        resolve(false);
+      }, ms);
+      viewer.wake = wake;
+      this.wake.push(wake);
     });
   }
 
@@ -182,14 +251,32 @@ export class StreamObject extends DurableObject<Env> {
     return parts.length === 0 ? null : parts.map((p) => p.data).join("");
   }
 
-  /** A resume: checks who asks and from where, then the answer from event `after + 1`. */
-  private async resume(request: Request): Promise<Response> {
+  /** 404 for a stream that does not exist, 403 for other credentials, null when `request` may use it. */
+  private async refuse(request: Request, what: string): Promise<Response | null> {
     if (!this.exists) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
     if (this.authHash !== null) {
-      const auth = request.headers.get("authorization");
-      if (auth === null || !sameHash(await credentialHash(auth), this.authHash))
-        return refusal(403, "PermissionDeniedError", "This stream was created with an Authorization header: resume it with the same one.");
+      const binding = request.headers.get(BINDING_HEADER);
+      if (binding === null || !sameHash(binding, this.authHash))
+        return refusal(403, "PermissionDeniedError", `This stream was created with credentials (Authorization, Cookie, X-Api-Key…): ${what} it with the same ones.`);
     }
+    return null;
+  }
+
+  /** A cancel (SPEC §8): 204 when stopped now or already ended. */
+  private async cancel(request: Request): Promise<Response> {
+    const refused = await this.refuse(request, "cancel");
+    if (refused) return refused;
+    this.stop("StreamCancelled", "the stream was cancelled (DELETE on its Content-Location): the relay stopped its upstream request");
+    return new Response(null, { status: 204 });
+  }
+
+  /** A resume: checks who asks and from where, then the answer from event `after + 1`. */
+  private async resume(request: Request): Promise<Response> {
+    const refused = await this.refuse(request, "resume");
+    if (refused) return refused;
+    const max = this.limits.clients;
+    if (this.viewers.size >= max)
+      return refusal(429, "RateLimitError", `This stream has ${max} clients connected (MAX_CLIENTS): try again when one has left.`, { "retry-after": "5" });
     const after = Number(request.headers.get("x-resume-after") ?? -1);
     if (after >= this.count)
       return refusal(400, "InvalidRequestError", `Last-Event-ID ${after} is past the last event sent so far (${this.count - 1}).`);
@@ -203,75 +290,84 @@ export class StreamObject extends DurableObject<Env> {
     const utf8 = new TextEncoder();
     let next = from;
     let connected = true;
-    this.connect();
+    const viewer: Viewer = { pulling: false, wake: null };
+    this.viewers.add(viewer);
     const leave = (): void => {
       if (!connected) return;
       connected = false;
-      this.disconnect();
+      this.viewers.delete(viewer);
+      this.lastRead = Date.now();
+      viewer.wake?.(); // a pull waiting for the next event ends now, not at the next keep-alive
     };
-    const body = new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          for (;;) {
-            if (!connected) return; // cancelled while waiting: nothing more to send
-            if (next < this.count) {
-              let text = "";
-              while (next < this.count && text.length < BATCH_CHARS) {
-                const json = this.readEvent(next);
-                if (json === null) break; // deleted under us (expired): end the answer
-                text += framer.event(next++, json);
-              }
-              if (text) return controller.enqueue(utf8.encode(text));
-            }
-            if (this.ended || next < this.count) {
-              if (framer.end) controller.enqueue(utf8.encode(framer.end));
-              controller.close();
-              return leave();
-            }
-            if (!(await this.changed(KEEP_ALIVE_MS)) && framer.keepAlive) return controller.enqueue(utf8.encode(framer.keepAlive));
+    // A pull is the client asking for more: its time is the abandon clock (see schedule()).
+    const pull = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+      viewer.pulling = true;
+      this.lastRead = Date.now();
+      try {
+        await send(controller);
+      } finally {
+        viewer.pulling = false;
+        this.lastRead = Date.now();
+      }
+    };
+    const send = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+      for (;;) {
+        if (!connected) return; // cancelled while waiting: nothing more to send
+        if (next < this.count) {
+          let text = "";
+          while (next < this.count && text.length < BATCH_CHARS) {
+            const json = this.readEvent(next);
+            if (json === null) break; // deleted under us (expired): end the answer
+            text += framer.event(next++, json);
           }
-        },
-        cancel: () => leave(),
-      },
-      { highWaterMark: 0 },
-    );
+          if (text) return controller.enqueue(utf8.encode(text));
+        }
+        if (this.ended || next < this.count) {
+          if (framer.end) controller.enqueue(utf8.encode(framer.end));
+          controller.close();
+          return leave();
+        }
+        if (!(await this.changed(KEEP_ALIVE_MS, viewer)) && connected && framer.keepAlive)
+          return controller.enqueue(utf8.encode(framer.keepAlive));
+      }
+    };
+    const body = new ReadableStream<Uint8Array>({ pull, cancel: () => leave() }, { highWaterMark: 0 });
     return new Response(body, {
       status: 200,
       headers: { "content-type": contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
     });
   }
 
-  private connect(): void {
-    this.clients++;
+  /** Since when no client has read: now while one is waiting for an event, else the last pull. */
+  private idleSince(now: number): number {
+    for (const v of this.viewers) if (v.pulling) return now;
+    return this.lastRead;
   }
 
-  private disconnect(): void {
-    this.clients--;
-    if (this.clients === 0) {
-      this.emptySince = Date.now();
-      void this.schedule();
-    }
-  }
-
-  /** One alarm for both deadlines: abandonment while live, expiry once ended. */
+  /** One alarm for both deadlines: abandonment while live (checked again until it is due), expiry once ended. */
   private async schedule(): Promise<void> {
     if (this.ended) await this.ctx.storage.setAlarm(this.expiresAt);
-    else if (this.clients === 0 && this.upstream) await this.ctx.storage.setAlarm(this.emptySince + this.abandonMs);
+    else if (this.upstream)
+      await this.ctx.storage.setAlarm(Math.min(this.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs));
   }
 
   override async alarm(): Promise<void> {
     const now = Date.now();
     if (!this.exists) return;
     if (!this.ended) {
-      if (this.clients === 0 && now >= this.emptySince + this.abandonMs && this.upstream) {
+      if (this.upstream && now >= this.idleSince(now) + this.abandonMs) {
         const s = this.abandonMs / 1000;
-        this.upstream.abort(new StreamAbandoned(`no client was connected for ${s} s (ABANDON_S): the relay stopped reading the upstream`));
+        this.stop("StreamAbandoned", `no client read the stream for ${s} s (ABANDON_S): the relay stopped its upstream request`);
+      } else if (this.upstream && now >= this.startedAt + this.limits.streamMs) {
+        const s = this.limits.streamMs / 1000;
+        this.stop("StreamLimitExceeded", `the stream ran for ${s} s (MAX_STREAM_S): the relay stopped its upstream request`);
       } else await this.schedule();
       return;
     }
-    if (this.clients > 0 || now < this.expiresAt) {
-      // a client still reading an expired stream keeps it a while longer
-      if (this.clients > 0) this.expiresAt = now + this.ttlMs;
+    // a client still reading an expired stream keeps it a while longer (one that stopped reading does not)
+    const reading = this.viewers.size > 0 && now < this.idleSince(now) + this.abandonMs;
+    if (reading || now < this.expiresAt) {
+      if (reading) this.expiresAt = Math.max(this.expiresAt, now + this.ttlMs);
       await this.ctx.storage.setAlarm(this.expiresAt);
       return;
     }

@@ -50,6 +50,13 @@ test("403 for a stream created with Authorization, resumed with another value or
   const same = await resumeStream(id, null, { headers: { authorization: "Bearer alice" } });
   expect(same.status).toBe(200);
   expect(await same.text()).toBe(text);
+  // what the object keeps is an HMAC (bind.ts), not the value nor its plain SHA-256
+  const kept = await runInDurableObject(stubOf(id), (_instance, state) => state.storage.sql.exec<{ auth_hash: string }>("SELECT auth_hash FROM stream").one().auth_hash);
+  expect(kept).toMatch(/^[0-9a-f]{64}$/);
+  for (const value of ["Bearer alice", "authorization: Bearer alice"]) {
+    const sha = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    expect(kept).not.toBe(sha);
+  }
 });
 
 test("the object stores every event once; the upstream saw one request; one object per stream", async () => {

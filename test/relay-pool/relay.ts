@@ -9,13 +9,18 @@ export const ORIGIN = "https://relay.test";
 /** A fresh tag: the scripted upstream counts the requests that carry it (test/relay-pool/upstream.ts). */
 export const newTag = (): string => crypto.randomUUID();
 
-/** POST /v1/stream for the scripted upstream's tool-call stream (or `model`'s script), tagged. */
-export function createStream(tag: string, headers: Record<string, string> = {}, model = "tools"): Promise<Response> {
+/** POST /v1/stream for the scripted upstream's tool-call stream (or `model`'s script), tagged; `extra` joins the body. */
+export function createStream(tag: string, headers: Record<string, string> = {}, model = "tools", extra: object = {}): Promise<Response> {
   return SELF.fetch(`${ORIGIN}/v1/stream`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ model, messages: [], tag }),
+    body: JSON.stringify({ model, messages: [], tag, ...extra }),
   });
+}
+
+/** DELETE /v1/streams/<id>: cancels the stream. */
+export function cancelStream(id: string, headers: Record<string, string> = {}): Promise<Response> {
+  return SELF.fetch(`${ORIGIN}/v1/streams/${id}`, { method: "DELETE", headers });
 }
 
 /** The stream's id from an answer's Content-Location (failing the test when it is missing). */
@@ -43,10 +48,49 @@ export async function textOf(response: Response): Promise<string> {
   return new TextDecoder().decode(await response.arrayBuffer());
 }
 
+/** What the scripted upstream saw of this tag: its requests, and when the relay cancelled the last answer (ms, or null). */
+export async function upstreamState(tag: string): Promise<{ count: number; cancelledAt: number | null }> {
+  const res = await fetch(`http://upstream.test/__requests?tag=${encodeURIComponent(tag)}`);
+  return (await res.json()) as { count: number; cancelledAt: number | null };
+}
+
 /** How many requests with this tag the scripted upstream got. */
 export async function upstreamRequests(tag: string): Promise<number> {
-  const res = await fetch(`http://upstream.test/__requests?tag=${encodeURIComponent(tag)}`);
-  return ((await res.json()) as { count: number }).count;
+  return (await upstreamState(tag)).count;
+}
+
+/** Waits up to `ms` for the upstream to see this tag's answer cancelled; resolves when it did (ms since the epoch), or null. */
+export async function upstreamCancelled(tag: string, ms: number): Promise<number | null> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const { cancelledAt } = await upstreamState(tag);
+    if (cancelledAt !== null || Date.now() > until) return cancelledAt;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Reads `body` until it holds `n` complete SSE records; returns them and the reader (still open). */
+export async function readRecords(body: ReadableStream<Uint8Array>, n: number): Promise<{ text: string; reader: ReadableStreamDefaultReader<Uint8Array> }> {
+  const reader = body.getReader();
+  const utf8 = new TextDecoder();
+  let text = "";
+  while (records(completeRecords(new TextEncoder().encode(text))).length < n) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += utf8.decode(value, { stream: true });
+  }
+  return { text, reader };
+}
+
+/** The rest of a reader's body as text. */
+export async function rest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const utf8 = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + utf8.decode();
+    text += utf8.decode(value, { stream: true });
+  }
 }
 
 /**

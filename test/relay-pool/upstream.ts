@@ -7,8 +7,12 @@
 //                         leave while the stream is live. The JSON body's `tag` names the request;
 //                         `"model": "break"` breaks the connection inside the second event (the
 //                         relay sees the body end there: Miniflare ends a Node body that errors).
+//                         `"model": "endless"`: text deltas every 5 ms (of `"size"` characters, default
+//                         8) for 8 s, never a stop: the relay stops it first (Miniflare reads a Node
+//                         body to its end whatever workerd does, hence the 8 s, not forever)
 //   GET  /__requests?tag= {"count": n}: how many POST /v1/stream carried that tag (the tests ask,
-//                         through the same outbound route, to check one upstream request per stream)
+//                         through the same outbound route, to check one upstream request per stream;
+//                         observer.js, the Worker in front of this, adds when the relay cancelled it)
 // Any other host or path is a 502/404: the tests have no other network.
 import { readFileSync } from "node:fs";
 import { Response, type Request } from "miniflare";
@@ -42,6 +46,25 @@ function pacedSample(breakAfter = Infinity): ReadableStream<Uint8Array> {
   );
 }
 
+/** Text deltas of `size` characters every 5 ms, for 8 s. */
+function endless(size: number): ReadableStream<Uint8Array> {
+  const utf8 = new TextEncoder();
+  const until = Date.now() + 8000;
+  let n = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (Date.now() > until) return controller.close();
+        await sleep(5);
+        const item = { type: "text.delta", text: `${n++} `.padEnd(size, ".") };
+        const event = { role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null };
+        controller.enqueue(utf8.encode(`data: ${JSON.stringify(event)}\n\n`));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 export async function upstream(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (url.hostname !== UPSTREAM_HOST) return new Response(`no network in tests: ${url.href}`, { status: 502 });
@@ -50,7 +73,7 @@ export async function upstream(request: Request): Promise<Response> {
     return Response.json({ count });
   }
   if (request.method === "POST" && url.pathname === "/v1/stream") {
-    let body: { tag?: unknown; model?: unknown } = {};
+    let body: { tag?: unknown; model?: unknown; size?: unknown } = {};
     try {
       body = JSON.parse(await request.text()) as typeof body;
     } catch {
@@ -58,8 +81,10 @@ export async function upstream(request: Request): Promise<Response> {
     }
     const tag = String(body.tag ?? "");
     requests.set(tag, (requests.get(tag) ?? 0) + 1);
+    const headers = { "content-type": "text/event-stream; charset=utf-8" };
+    if (body.model === "endless") return new Response(endless(Number(body.size ?? 8)), { headers });
     // model "break": the connection breaks inside the second event (chunks: the comment in two, event 0 in two, half of event 1)
-    return new Response(pacedSample(body.model === "break" ? 5 : Infinity), { headers: { "content-type": "text/event-stream; charset=utf-8" } });
+    return new Response(pacedSample(body.model === "break" ? 5 : Infinity), { headers });
   }
   return Response.json({ error: { type: "NotFoundError", message: `no route ${request.method} ${url.pathname}` } }, { status: 404 });
 }

@@ -102,6 +102,11 @@ const scripts = {
     res.writeHead(401, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: { type: "AuthenticationError", message: "Invalid API key." } }));
   },
+  async "refuse-html"(res) {
+    // an error page with script and a traceback: none of it may reach the relay's client
+    res.writeHead(500, { "content-type": "text/html" });
+    res.end('<html><script>alert(document.cookie)</script><pre>Traceback (most recent call last):\n  File "/srv/app.py", line 3\nKeyError: OPENAI_KEY</pre></html>');
+  },
   async "refuse-503"(res) {
     res.writeHead(503, { "content-type": "text/plain; charset=utf-8" });
     res.end("upstream overloaded — try again");
@@ -125,6 +130,28 @@ const scripts = {
     if (!res.destroyed) res.end(data(event({ type: "text.done", text: "" })));
     req.finishedWriting = true;
   },
+};
+
+// "flood": 64 KiB text deltas every 5 ms for up to 10 s: enough to fill what lies between the relay and
+// a client that has stopped reading, so the relay's answer is no longer pulled
+scripts.flood = async (res) => {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const text = "x".repeat(65_536);
+  for (let i = 0, until = Date.now() + 10_000; !res.destroyed && Date.now() < until; i++) {
+    res.write(data(event({ type: "text.delta", text })));
+    await sleep(5);
+  }
+  if (!res.destroyed) res.end();
+};
+
+// "trickle": a text delta every 300 ms for up to 10 s (a slow model: MAX_STREAM_S ends it first)
+scripts.trickle = async (res) => {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  for (let i = 0, until = Date.now() + 10_000; !res.destroyed && Date.now() < until; i++) {
+    res.write(data(event({ type: "text.delta", text: `${i} ` })));
+    await sleep(300);
+  }
+  if (!res.destroyed) res.end();
 };
 
 const upstream = http.createServer((req, res) => {
@@ -193,7 +220,18 @@ const worker = (bindings, { stateless = false } = {}) =>
 const instances = {
   relay: worker({ MMSP_UPSTREAM: upstreamBase }),
   replay: worker({}),
-  down: worker({ MMSP_UPSTREAM: `http://127.0.0.1:${closedPort}/v1/` }),
+  // (with credentials in the URL: a 502 must not show them)
+  down: worker({ MMSP_UPSTREAM: `http://operator:s3cr3t@127.0.0.1:${closedPort}/v1/` }),
+  // a key to create streams, and small bounds
+  guarded: worker({
+    MMSP_UPSTREAM: upstreamBase,
+    RELAY_KEY: "k3y",
+    MAX_BODY_BYTES: "1024",
+    MAX_EVENTS: "40",
+    MAX_STREAM_BYTES: "150000",
+    MAX_STREAM_S: "1.5",
+    MAX_CLIENTS: "2",
+  }),
   // short-lived streams (expiry, abandonment) and a list of allowed origins
   short: worker({ MMSP_UPSTREAM: upstreamBase, STREAM_TTL_S: "0.5", ABANDON_S: "0.5", CORS_ORIGINS: "https://app.example, http://localhost:5173" }),
   // no STREAMS binding: the stateless relay (stream.ts), a client going away cancels the upstream
@@ -329,6 +367,7 @@ test("relay: an upstream refusal (401 JSON) → the same status, body and Conten
   const res = await post("relay", { model: "refuse-401" }, { headers: { authorization: "Bearer wrong" } });
   assert.equal(res.status, 401);
   assert.equal(res.headers.get("content-type"), "application/json");
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
   assert.equal(res.headers.get("content-location"), null, "a refusal is not a stream: nothing to resume");
   const body = await res.text();
   assert.equal(body, JSON.stringify({ error: { type: "AuthenticationError", message: "Invalid API key." } }));
@@ -338,11 +377,23 @@ test("relay: an upstream refusal (401 JSON) → the same status, body and Conten
   assert.equal(error.errorType, "AuthenticationError");
 });
 
-test("relay: an upstream refusal that is not JSON (503 text) → passed on as it is", async () => {
-  const res = await post("relay", { model: "refuse-503" });
-  assert.equal(res.status, 503);
-  assert.equal(res.headers.get("content-type"), "text/plain; charset=utf-8");
-  assert.equal(await res.text(), "upstream overloaded — try again");
+test("relay: an upstream refusal that is not JSON (503 text, a 500 HTML page with a traceback) → an MMSP refusal: JSON, nosniff, HTTPError, no upstream text", async () => {
+  for (const [model, status] of [["refuse-503", 503], ["refuse-html", 500]]) {
+    for (const which of ["relay", "stateless"]) {
+      const res = await post(which, { model });
+      assert.equal(res.status, status);
+      assert.equal(res.headers.get("content-type"), "application/json");
+      assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+      const text = await res.text();
+      for (const leak of ["overloaded", "<", "script", "Traceback", "app.py", "OPENAI_KEY"]) assert.ok(!text.includes(leak), `${model} via ${which}: ${text}`);
+      const body = JSON.parse(text);
+      assert.equal(body.error.type, "HTTPError");
+      assert.match(body.error.message, new RegExp(`^HTTP ${status}: `));
+      const { error } = await readBack(new Response(text, { status, headers: { "content-type": "application/json" } }));
+      assert.equal(error.status, status);
+      assert.equal(error.errorType, "HTTPError");
+    }
+  }
 });
 
 test("stateless relay (no STREAMS binding): a client that goes away cancels the upstream request", async () => {
@@ -370,13 +421,15 @@ test("stateless relay: a client that aborts its fetch cancels the upstream reque
   assert.equal(closed, true);
 });
 
-test("relay: an unreachable MMSP server → 502 refusal {error: {type: UpstreamUnavailable}}", async () => {
+test("relay: an unreachable MMSP server → 502 refusal {error: {type: UpstreamUnavailable}} that names no URL (MMSP_UPSTREAM holds user:password@)", async () => {
   const res = await post("down", { model: "x" });
   assert.equal(res.status, 502);
-  const { error } = await readBack(res);
+  const text = await res.text();
+  for (const leak of ["s3cr3t", "operator", "127.0.0.1", "http:"]) assert.ok(!text.includes(leak), text);
+  const { error } = await readBack(new Response(text, { status: 502, headers: { "content-type": "application/json" } }));
   assert.ok(error instanceof UpstreamError);
   assert.equal(error.errorType, "UpstreamUnavailable");
-  assert.match(error.message, /cannot reach the MMSP server at http:\/\/127\.0\.0\.1:\d+\/v1\/stream/);
+  assert.match(error.message, /cannot reach the MMSP server \(MMSP_UPSTREAM\)/);
 });
 
 test("streamBack (Node): cancelling the answer's body cancels the upstream body, through the pipes", async () => {
@@ -706,6 +759,51 @@ test("resume: no client for ABANDON_S → the object stops reading the upstream;
   assert.equal(error.errorType, "StreamAbandoned");
 });
 
+test("resume: a client that keeps its connection but stops reading counts as gone: ABANDON_S ends the stream (StreamAbandoned), the upstream aborted", async () => {
+  const before = seen.length;
+  const res = await post("short", { model: "flood" });
+  const location = res.headers.get("content-location");
+  const reader = res.body.getReader();
+  await reader.read(); // then holds the connection open and reads nothing
+  const req = seen[before];
+  assert.equal(req.model, "flood");
+  const closed = await Promise.race([req.closedEarly, sleep(9_000).then(() => "timeout")]);
+  assert.equal(closed, true, "the upstream request was aborted while the client still held its connection");
+  await reader.cancel();
+  const text = await (await get("short", location, { "last-event-id": "0" })).text();
+  assert.match(text, /data: \{"error":\{"type":"StreamAbandoned"/);
+  assert.ok(text.endsWith("data: [DONE]\n\n"));
+});
+
+test("cancel: DELETE on the Content-Location aborts the upstream request at once; the reader gets StreamCancelled; a resume replays it; 204 again, 404 unknown, 403 another Authorization", async () => {
+  const before = seen.length;
+  const res = await post("relay", { model: "endless" }, { headers: { authorization: "Bearer k" } });
+  const location = res.headers.get("content-location");
+  const reading = readBack(res);
+  await sleep(100);
+  const del = (headers) => fetch(new URL(location, urls.relay), { method: "DELETE", headers });
+  let r = await del({ authorization: "Bearer other" });
+  assert.equal(r.status, 403);
+  assert.equal((await r.json()).error.type, "PermissionDeniedError");
+  const t = performance.now();
+  r = await del({ authorization: "Bearer k" });
+  assert.equal(r.status, 204);
+  const closed = await Promise.race([seen[before].closedEarly, sleep(1000).then(() => "timeout")]);
+  assert.equal(closed, true, "the upstream saw its request aborted");
+  assert.ok(performance.now() - t < 1000);
+  const { events, error } = await reading;
+  assert.ok(events.length >= 1);
+  assert.ok(error instanceof UpstreamError);
+  assert.equal(error.errorType, "StreamCancelled");
+  const again = await readBack(await get("relay", location, { authorization: "Bearer k" }));
+  assert.equal(again.events.length, events.length);
+  assert.equal(again.error.errorType, "StreamCancelled");
+  assert.equal((await del({ authorization: "Bearer k" })).status, 204);
+  r = await fetch(new URL("/v1/streams/0123456789abcdef0123456789abcdef", urls.relay), { method: "DELETE" });
+  assert.equal(r.status, 404);
+  await r.arrayBuffer();
+});
+
 test("resume: an upstream failure is stored as the last event and replayed like any event", async () => {
   const res = await post("relay", { model: "error-event" });
   const location = res.headers.get("content-location");
@@ -770,6 +868,143 @@ test("resume: a stream created with Authorization resumes only with the same val
   const r = await get("relay", location, { authorization: "Bearer secret-1", "last-event-id": "0" });
   assert.equal(r.status, 200);
   assert.ok((await r.text()).startsWith("id: 1\n"));
+});
+
+// ---- safe by default --------------------------------------------------------------------------------
+
+const errorOf = async (res) => (await res.json()).error;
+
+test("safe: a POST body that is not application/json (text/plain, a form, none) → 415 before anything reaches the upstream (/v1/stream, /api/chat)", async () => {
+  const before = seen.length;
+  for (const path of ["/v1/stream", "/api/chat"]) {
+    for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}]) {
+      const res = await fetch(new URL(path, urls.relay), { method: "POST", headers, body: new TextEncoder().encode('{"model":"tools","messages":[]}') });
+      assert.equal(res.status, 415, `${path} ${JSON.stringify(headers)}`);
+      assert.equal((await errorOf(res)).type, "InvalidRequestError");
+    }
+  }
+  assert.equal(seen.length, before, "the upstream got nothing");
+});
+
+test("safe: a request body past MAX_BODY_BYTES → 413, by Content-Length and counted while a chunked body streams in (default 50 MiB)", async () => {
+  const before = seen.length;
+  const key = { "x-relay-key": "k3y" };
+  let res = await post("guarded", { model: "tools", messages: [], pad: "x".repeat(2000) }, { headers: key });
+  assert.equal(res.status, 413);
+  assert.match((await errorOf(res)).message, /too large.*MAX_BODY_BYTES/);
+  const chunked = (chunks, size) => {
+    let n = 0;
+    return new ReadableStream({
+      pull(c) {
+        if (n++ >= chunks) return c.close();
+        c.enqueue(new Uint8Array(size).fill(0x20));
+      },
+    });
+  };
+  res = await fetch(new URL("/v1/stream", urls.guarded), { method: "POST", headers: { "content-type": "application/json", ...key }, body: chunked(10, 200), duplex: "half" });
+  assert.equal(res.status, 413, "a chunked body (no Content-Length) is counted");
+  await res.arrayBuffer();
+  // the default: 50 MiB (on the stateless instance: the relay answers before the upload ends and drops
+  // that connection, which no later test should meet in the pool)
+  res = await fetch(new URL("/v1/stream", urls.stateless), { method: "POST", headers: { "content-type": "application/json" }, body: chunked(51, 1024 * 1024), duplex: "half" });
+  assert.equal(res.status, 413);
+  await res.arrayBuffer();
+  assert.equal(seen.length, before, "the upstream got nothing");
+});
+
+test("safe: bad ids and malformed percent-encoding (GET/DELETE /v1/streams/%, %zz, a cut UTF-8 escape) → 404 in MMSP's shape, never a 500", async () => {
+  for (const path of ["/v1/streams/%", "/v1/streams/%zz", "/v1/streams/%E0%A4%A", "/v1/streams/%ff%fe", "/%", "/v1/%ff"]) {
+    for (const method of ["GET", "DELETE"]) {
+      const res = await fetch(new URL(path, urls.relay), { method });
+      const text = await res.text();
+      assert.equal(res.status, 404, `${method} ${path}: ${text}`);
+      assert.equal(JSON.parse(text).error.type, "NotFoundError");
+      assert.ok(!/\bat \S+:\d+/.test(text), text);
+    }
+  }
+});
+
+test("safe: RELAY_KEY — creating a stream needs x-relay-key or Authorization: Bearer <key> (401 otherwise, /v1/stream and /api/chat); the key is not forwarded upstream", async () => {
+  for (const headers of [{}, { "x-relay-key": "nope" }, { authorization: "Bearer nope" }]) {
+    for (const path of ["/v1/stream", "/api/chat"]) {
+      const res = await post("guarded", { model: "tools", messages: [] }, { path, headers });
+      assert.equal(res.status, 401, `${path} ${JSON.stringify(headers)}`);
+      assert.equal((await errorOf(res)).type, "AuthenticationError");
+    }
+  }
+  for (const headers of [{ "x-relay-key": "k3y" }, { authorization: "Bearer k3y" }]) {
+    const before = seen.length;
+    const res = await post("guarded", { model: "tools", messages: [] }, { headers });
+    assert.equal(res.status, 200, JSON.stringify(headers));
+    const { error } = await readBack(res);
+    assert.equal(error, undefined);
+    const req = seen.slice(before).find((r) => r.model === "tools");
+    assert.equal(req.headers["x-relay-key"], undefined);
+    assert.equal(req.headers.authorization, undefined, "the relay's key stays at the relay");
+  }
+  const chat = await post("guarded", { messages: [] }, { path: "/api/chat", headers: { "x-relay-key": "k3y" } });
+  assert.equal(chat.status, 200);
+  await chat.arrayBuffer();
+  // without RELAY_KEY, no key is asked for (the default), and Authorization goes upstream as before
+  const open = await post("relay", { model: "tools" }, { headers: { authorization: "Bearer upstream-key" } });
+  assert.equal(open.status, 200);
+  await open.arrayBuffer();
+  assert.equal(seen.at(-1).headers.authorization, "Bearer upstream-key");
+});
+
+test("safe: bounds — MAX_EVENTS, MAX_STREAM_BYTES and MAX_STREAM_S end a stream with StreamLimitExceeded and abort the upstream; MAX_CLIENTS → 429", async () => {
+  const key = { "x-relay-key": "k3y" };
+  for (const [model, variable] of [["endless", "MAX_EVENTS"], ["flood", "MAX_STREAM_BYTES"], ["trickle", "MAX_STREAM_S"]]) {
+    const before = seen.length;
+    const res = await post("guarded", { model }, { headers: key });
+    assert.equal(res.status, 200);
+    const { error } = await readBack(res);
+    assert.ok(error instanceof UpstreamError, `${model}: ${error}`);
+    assert.equal(error.errorType, "StreamLimitExceeded", `${model}: ${error.message}`);
+    assert.match(error.message, new RegExp(variable));
+    const req = seen.slice(before).find((r) => r.model === model);
+    assert.equal(await Promise.race([req.closedEarly, sleep(2000).then(() => "timeout")]), true, `${model}: the upstream request was aborted`);
+  }
+  const res = await post("guarded", { model: "endless" }, { headers: key });
+  const location = res.headers.get("content-location");
+  const second = await get("guarded", location);
+  assert.equal(second.status, 200);
+  const third = await get("guarded", location);
+  assert.equal(third.status, 429);
+  assert.equal((await errorOf(third)).type, "RateLimitError");
+  await Promise.all([res.body.cancel(), second.body.cancel()]);
+});
+
+test("safe: Cookie, X-Api-Key and Cf-Access-Jwt-Assertion bind a stream like Authorization (resume and cancel need the same values: 403)", async () => {
+  for (const name of ["cookie", "x-api-key", "cf-access-jwt-assertion"]) {
+    const res = await post("relay", { model: "tools" }, { headers: { [name]: "v-1" } });
+    const location = res.headers.get("content-location");
+    await res.arrayBuffer();
+    for (const headers of [{}, { [name]: "v-2" }]) {
+      const r = await get("relay", location, headers);
+      assert.equal(r.status, 403, `${name}: ${JSON.stringify(headers)}`);
+      assert.equal((await errorOf(r)).type, "PermissionDeniedError");
+      const d = await fetch(new URL(location, urls.relay), { method: "DELETE", headers });
+      assert.equal(d.status, 403);
+      await d.arrayBuffer();
+    }
+    const ok = await get("relay", location, { [name]: "v-1" });
+    assert.equal(ok.status, 200);
+    await ok.arrayBuffer();
+  }
+});
+
+test("safe: every answer carries X-Content-Type-Options: nosniff; the demo page a Content-Security-Policy (own script only)", async () => {
+  const page = await get("replay", "/");
+  assert.equal(page.headers.get("x-content-type-options"), "nosniff");
+  const csp = page.headers.get("content-security-policy") ?? "";
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'self'(;|$)/);
+  await page.arrayBuffer();
+  for (const r of [await get("replay", "/demo.js"), await post("replay", { model: "sample-chat" }, { path: "/v1/stream?pace=0" }), await get("replay", "/nope")]) {
+    assert.equal(r.headers.get("x-content-type-options"), "nosniff", r.url);
+    await r.arrayBuffer();
+  }
 });
 
 test("CORS: preflight (OPTIONS) allows Last-Event-ID, Authorization, Content-Type; answers expose Content-Location; CORS_ORIGINS limits origins", async () => {

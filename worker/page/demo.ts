@@ -6,7 +6,9 @@
 // from the message; an error is shown with its class, its wire type and the rule it names.
 // "Drop connection" breaks the current connection like a network failure: fromFetch reconnects to
 // the stream's Content-Location with Last-Event-ID (the page shows "reconnecting…") and the
-// answer goes on from the next event.
+// answer goes on from the next event. "Stop" stops the generation: DELETE on the stream's
+// Content-Location (SPEC §8), after which the relay ends the stream with a StreamCancelled error for
+// every viewer, this page included (without a kept stream it can only let go of its read).
 import {
   fromFetch,
   MmspError,
@@ -128,6 +130,16 @@ function toolBlock(): Shown {
   };
 }
 
+/** Raster images the page shows (no SVG: it can carry script), audio it plays; anything else is a download. */
+const RASTER = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"];
+
+function mediaKind(mime: string): "image" | "audio" | "download" {
+  const type = mime.split(";")[0]!.trim().toLowerCase();
+  if (RASTER.includes(type)) return "image";
+  if (/^audio\/[\w.+-]+$/.test(type)) return "audio";
+  return "download";
+}
+
 function mediaBlock(kind: string): Shown {
   const meta = el("div", { className: "meta" });
   const holder = el("div");
@@ -144,18 +156,21 @@ function mediaBlock(kind: string): Shown {
         meta.textContent = `${mime} · receiving… ${byteSize(data.length)}`;
         return;
       }
-      const url = URL.createObjectURL(new Blob([data as Uint8Array<ArrayBuffer>], { type: mime }));
+      // A Blob URL runs with the page's origin: only types that cannot run script keep their type
+      // (a text/html or image/svg+xml item opened as itself would run the model's script here).
+      const shownAs = mediaKind(mime);
+      const url = URL.createObjectURL(new Blob([data as Uint8Array<ArrayBuffer>], { type: shownAs === "download" ? "application/octet-stream" : mime }));
       objectUrls.push(url);
-      if (mime.startsWith("image/")) {
+      if (shownAs === "image") {
         const img = el("img", { src: url, alt: `${mime} image from the model` });
         img.addEventListener("load", () => (meta.textContent = `${mime} · ${img.naturalWidth}×${img.naturalHeight} · ${byteSize(data.length)}`));
         holder.replaceChildren(img);
         label.textContent = kind === "inline_thinking" ? "Thinking (image)" : "Image";
-      } else if (mime.startsWith("audio/")) {
+      } else if (shownAs === "audio") {
         holder.replaceChildren(el("audio", { src: url, controls: true, preload: "metadata" }));
         label.textContent = "Audio";
       } else {
-        holder.replaceChildren(el("a", { href: url, download: "data" }, "download"));
+        holder.replaceChildren(el("a", { href: url, download: "data.bin", className: "download" }, "download"));
       }
       meta.textContent = `${mime} · ${byteSize(data.length)}`;
     },
@@ -283,7 +298,7 @@ function renderError(e: unknown): void {
   }
 }
 
-function setStatus(state: "idle" | "streaming" | "reconnecting" | "done" | "error", text: string): void {
+function setStatus(state: "idle" | "streaming" | "reconnecting" | "stopping" | "done" | "stopped" | "error", text: string): void {
   $("status").dataset.state = state;
   $("status-text").textContent = text;
 }
@@ -304,6 +319,8 @@ function logEvent(event: UniEvent, ms: number, count: number): void {
 let running: AbortController | null = null;
 /** Breaks the current connection (set while an answer that can be resumed is streaming). */
 let dropConnection: (() => void) | null = null;
+/** The current stream's Content-Location (a relay that keeps streams names it): where Stop sends DELETE. */
+let streamLocation: string | null = null;
 
 const events = (n: number): string => `${n} event${n === 1 ? "" : "s"}`;
 
@@ -322,6 +339,8 @@ async function run(): Promise<void> {
     $(id).replaceChildren();
   }
   $<HTMLButtonElement>("stop").disabled = false;
+  streamLocation = null;
+  delete document.documentElement.dataset.stream;
   setStatus("streaming", "waiting for the first event…");
 
   const format = $<HTMLSelectElement>("wire").value as WireFormat;
@@ -362,7 +381,12 @@ async function run(): Promise<void> {
       },
       cancel: (reason) => reader.cancel(reason),
     });
-    dropConnection = response.headers.has("content-location") ? () => cut?.(new TypeError("network error (connection dropped by the demo)")) : null;
+    const location = response.headers.get("content-location");
+    if (location !== null && running === abort) {
+      streamLocation = new URL(location, response.url || document.baseURI).href;
+      document.documentElement.dataset.stream = streamLocation;
+    }
+    dropConnection = location !== null ? () => cut?.(new TypeError("network error (connection dropped by the demo)")) : null;
     $<HTMLButtonElement>("drop").disabled = dropConnection === null;
     if (init?.method === "GET") setStatus("streaming", `resumed · streaming… ${events(count)}`);
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -381,7 +405,7 @@ async function run(): Promise<void> {
       count++;
       render(snapshot());
       logEvent(event, performance.now() - t0, count);
-      if ($("status").dataset.state !== "reconnecting") setStatus("streaming", `${drops ? "resumed · " : ""}streaming… ${events(count)}`);
+      if (!["reconnecting", "stopping"].includes($("status").dataset.state ?? "")) setStatus("streaming", `${drops ? "resumed · " : ""}streaming… ${events(count)}`);
     }
     await message;
     const final = snapshot();
@@ -391,11 +415,13 @@ async function run(): Promise<void> {
   } catch (e) {
     if (abort.signal.aborted && running !== abort) return; // replaced by a newer run
     renderError(e);
-    setStatus("error", `${abort.signal.aborted ? "stopped" : "error"} after ${events(count)}`);
+    const stopped = abort.signal.aborted || (e instanceof UpstreamError && e.errorType === "StreamCancelled");
+    setStatus(stopped ? "stopped" : "error", `${stopped ? "stopped" : "error"} after ${events(count)}`);
   } finally {
     if (running === abort) {
       running = null;
       dropConnection = null;
+      streamLocation = null;
       $<HTMLButtonElement>("stop").disabled = true;
       $<HTMLButtonElement>("drop").disabled = true;
     }
@@ -412,7 +438,33 @@ $("prompt").addEventListener("keydown", (e) => {
     void run();
   }
 });
-$("stop").addEventListener("click", () => running?.abort(new DOMException("Stopped by the user", "AbortError")));
+$("stop").addEventListener("click", () => void stop());
+
+/**
+ * Stop: DELETE on the stream's Content-Location stops the generation itself (the relay aborts its
+ * upstream request); the read then ends with the relay's StreamCancelled event. Without a kept stream
+ * (or when the DELETE fails) the page can only let go of its own read.
+ */
+async function stop(): Promise<void> {
+  const current = running;
+  if (!current) return;
+  $<HTMLButtonElement>("stop").disabled = true;
+  $<HTMLButtonElement>("drop").disabled = true;
+  dropConnection = null;
+  if (streamLocation !== null) {
+    setStatus("stopping", "stopping…");
+    try {
+      // DELETE is idempotent (204 once ended): a 503 (a proxy that could not pass it on) is tried again
+      let res = await fetch(streamLocation, { method: "DELETE" });
+      for (let i = 0; i < 3 && res.status === 503; i++) res = await fetch(streamLocation, { method: "DELETE" });
+      if (res.status === 204) return;
+      logNote(`DELETE ${streamLocation}: ${res.status}`);
+    } catch (e) {
+      logNote(`DELETE ${streamLocation}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  current.abort(new DOMException("Stopped by the user", "AbortError"));
+}
 $("drop").addEventListener("click", () => {
   if (!dropConnection) return;
   dropConnection();

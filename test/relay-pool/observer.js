@@ -1,0 +1,42 @@
+// The relay-pool project's outbound Worker (workerd, in front of upstream.ts in Node): every fetch
+// the relay and its Durable Objects make passes here on its way to the scripted upstream. It exists
+// to see what Node cannot: Miniflare reads a Node answer to its end whatever the caller does, so a
+// relay that aborts its upstream request is only visible inside workerd, as this request's signal
+// (enable_request_signal) aborting. `GET /__requests?tag=` adds `cancelledAt` (ms, or null) to the
+// upstream's `{"count"}`: when the relay aborted the request carrying that tag.
+/** Tag → when the relay aborted that request. */
+const cancelled = new Map();
+
+export default {
+  async fetch(request) {
+    const url = new URL(request.url);
+    if (request.method === "GET" && url.pathname === "/__requests") {
+      const counts = await (await fetch(request)).json();
+      return Response.json({ ...counts, cancelledAt: cancelled.get(url.searchParams.get("tag") ?? "") ?? null });
+    }
+    if (request.method !== "POST") return fetch(request);
+    const body = await request.text();
+    let tag = "";
+    try {
+      tag = String(JSON.parse(body).tag ?? "");
+    } catch {}
+    request.signal.addEventListener("abort", () => void cancelled.set(tag, Date.now()), { once: true });
+    const answer = await fetch(url, { method: "POST", headers: request.headers, body, signal: request.signal });
+    if (!answer.body) return answer;
+    // piped through JS, not passed on as it is: a passed-on body ends this request's part here, and
+    // its signal would not abort when the relay lets go of the answer
+    const reader = answer.body.getReader();
+    const piped = new ReadableStream(
+      {
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel: (reason) => reader.cancel(reason),
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(piped, answer);
+  },
+};

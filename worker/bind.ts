@@ -1,0 +1,85 @@
+// Who may use a stream, and who may create one.
+//
+// A stream is bound to the credentials its creating request carried: the headers of BIND_HEADERS that
+// were present, kept as an HMAC-SHA-256 under BIND_SECRET (never the values; a stolen database row is
+// no key, and without the secret no guess can be checked). A resume or a cancel must carry the same
+// values. BIND_SECRET unset: a default key derived from the stream's id (each stream's hash keyed
+// differently, like a salt), but then anyone who reads a stream's storage can check guesses offline:
+// set the secret in production (`wrangler secret put BIND_SECRET`). The Worker computes the binding
+// and hands it to the stream's object (index.ts), which keeps and compares it.
+//
+// RELAY_KEY set: creating a stream (POST /v1/stream, POST /api/chat) needs `x-relay-key: <key>` or
+// `Authorization: Bearer <key>` (401 otherwise). That Authorization is the relay's, not the upstream's:
+// it is not forwarded upstream.
+import { refusal } from "./stream.ts";
+
+export interface BindEnv {
+  BIND_SECRET?: string;
+  RELAY_KEY?: string;
+}
+
+/** The request headers that are credentials: they bind a stream to its creator. */
+export const BIND_HEADERS = ["authorization", "cookie", "x-api-key", "cf-access-jwt-assertion"] as const;
+
+const utf8 = new TextEncoder();
+
+const hex = (bytes: ArrayBuffer): string => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+async function hmac(secret: string, text: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", utf8.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return hex(await crypto.subtle.sign("HMAC", key, utf8.encode(text)));
+}
+
+/** The credential headers of `headers` that are present, as `name: value` lines (null: none). */
+function credentials(headers: Headers): string | null {
+  const lines = BIND_HEADERS.flatMap((name) => {
+    const value = headers.get(name);
+    return value === null ? [] : [`${name}: ${value}`];
+  });
+  return lines.length === 0 ? null : lines.join("\n");
+}
+
+/** The binding of a request's credentials to stream `streamId` (hex HMAC), or null when it carries none. */
+export async function bindingOf(headers: Headers, streamId: string, env: BindEnv): Promise<string | null> {
+  const text = credentials(headers);
+  if (text === null) return null;
+  return hmac(env.BIND_SECRET || `mmsp-streams relay, stream ${streamId}`, text);
+}
+
+/** Compares two equally long hex digests without stopping at the first difference. */
+export function sameHash(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** The key a request offers: `x-relay-key`, or the token of `Authorization: Bearer <key>`. */
+function offeredKey(headers: Headers): string | null {
+  const direct = headers.get("x-relay-key");
+  if (direct !== null) return direct;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
+  return m ? m[1]! : null;
+}
+
+/** Whether Authorization carries the relay's key (and so is not forwarded upstream). */
+export async function authorizationIsRelayKey(headers: Headers, env: BindEnv): Promise<boolean> {
+  if (!env.RELAY_KEY || headers.get("x-relay-key") !== null) return false;
+  const key = offeredKey(headers);
+  return key !== null && (await sameSecret(key, env.RELAY_KEY));
+}
+
+/** Two secrets compared through their HMACs: the time taken says nothing about either. */
+async function sameSecret(a: string, b: string): Promise<boolean> {
+  return sameHash(await hmac("relay-key", a), await hmac("relay-key", b));
+}
+
+/** With RELAY_KEY set: a 401 for a request that does not offer it, else null. */
+export async function keyRefusal(request: Request, env: BindEnv): Promise<Response | null> {
+  if (!env.RELAY_KEY) return null;
+  const key = offeredKey(request.headers);
+  if (key !== null && (await sameSecret(key, env.RELAY_KEY))) return null;
+  return refusal(401, "AuthenticationError", "This relay needs a key to create a stream: send x-relay-key: <key> or Authorization: Bearer <key>.", {
+    "www-authenticate": 'Bearer realm="mmsp-streams relay"',
+  });
+}
