@@ -194,6 +194,8 @@ test("sample-tools: thinking (dimmed, italic, own box), text, the tool call with
   const u = want.stop.usage_metadata;
   assert.ok(r.finish.includes(`input tokens: ${u.cached_tokens} cached + ${u.prompt_tokens} prompt`), r.finish);
   assert.ok(r.finish.includes(`output tokens: ${u.thoughts_tokens} thoughts + ${u.response_tokens} response`), r.finish);
+  // the client-side timings (issue #21): first event, first content and stop after the request, characters per second
+  assert.match(r.finish, /timings: first event \d+(\.\d+)? m?s · first content \d+(\.\d+)? m?s · stop \d+(\.\d+)? m?s · \d+ chars\/s/, r.finish);
   // the arguments filled in live: partial states that grow toward the final object
   const states = await page.evaluate(() => window.argStates);
   const partial = states.filter((s) => s.partial === "true").map((s) => JSON.parse(s.text));

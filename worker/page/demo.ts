@@ -244,7 +244,14 @@ function render(snapshot: MessageSnapshot): void {
   }
 }
 
-function renderFinish(snapshot: MessageSnapshot): void {
+/** "first event 120 ms · first content 480 ms · stop 2.31 s · 412 chars/s": the client-side timings, from the request. */
+function timingText(t: MessageSnapshot["timings"], start: number): string {
+  const at = (v: number | null): string => (v === null ? "—" : v - start < 1000 ? `${Math.round(v - start)} ms` : `${((v - start) / 1000).toFixed(2)} s`);
+  const rate = t.charactersPerSecond === null ? "—" : `${Math.round(t.charactersPerSecond)} chars/s`;
+  return `first event ${at(t.firstEventAt)} · first content ${at(t.firstContentAt)} · stop ${at(t.stopAt)} · ${rate}`;
+}
+
+function renderFinish(snapshot: MessageSnapshot, start: number): void {
   const u = snapshot.usage_metadata;
   /** "12 cached + 30 prompt" from the members a server reported (null: not reported). */
   const tokens = (pairs: [number | null, string][]): string =>
@@ -254,6 +261,7 @@ function renderFinish(snapshot: MessageSnapshot): void {
     parts.push(["input tokens", tokens([[u.cached_tokens, "cached"], [u.prompt_tokens, "prompt"]])]);
     parts.push(["output tokens", tokens([[u.thoughts_tokens, "thoughts"], [u.response_tokens, "response"]])]);
   }
+  parts.push(["timings", timingText(snapshot.timings, start)]);
   $("finish").replaceChildren(...parts.map(([k, v]) => el("span", {}, `${k}: `, el("b", {}, v))));
   $("finish").classList.add("shown");
   $("finish").dataset.finishReason = String(snapshot.finish_reason);
@@ -410,7 +418,7 @@ async function run(): Promise<void> {
     await message;
     const final = snapshot();
     render(final);
-    renderFinish(final);
+    renderFinish(final, t0);
     setStatus("done", `done · ${events(count)} in ${((performance.now() - t0) / 1000).toFixed(2)} s${drops ? ` · resumed ${drops}×` : ""}`);
   } catch (e) {
     if (abort.signal.aborted && running !== abort) return; // replaced by a newer run
