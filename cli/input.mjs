@@ -41,6 +41,7 @@ export const isUrl = (s) => /^https?:\/\//i.test(s);
  * @param {string} source a path, or "-" for stdin
  * @returns {Promise<ReadableStream<Uint8Array>>}
  */
+// deno-lint-ignore require-await -- async so that a failure is a rejection, as the callers await it
 export async function openLocal(source) {
   if (source === "-") return Readable.toWeb(process.stdin);
   let st;

@@ -151,6 +151,7 @@ function looksBinary(bytes: Uint8Array): boolean {
 
 /** Control characters escaped (`\n`, `\u001b`), so a preview is one printable line. */
 function escapeText(text: string): string {
+  // deno-lint-ignore no-control-regex -- control characters are what it escapes
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
     const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
     return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;

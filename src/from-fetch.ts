@@ -118,7 +118,9 @@ function absolute(url: string, ...bases: (string | undefined)[]): URL | undefine
   for (const base of bases) {
     try {
       return new URL(url, base || undefined);
-    } catch {}
+    } catch {
+      // not a URL against this base: the next one
+    }
   }
   return undefined;
 }

@@ -2,7 +2,7 @@
 
 /** The media type of a Content-Type, lower-cased, without parameters (`"text/event-stream"`); undefined for none. */
 export function mediaType(contentType: string | null | undefined): string | undefined {
-  const t = contentType?.split(";")[0]!.trim().toLowerCase();
+  const t = contentType?.split(";")[0]?.trim().toLowerCase();
   return t || undefined;
 }
 

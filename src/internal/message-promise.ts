@@ -56,6 +56,7 @@ export class MessagePromise<T> extends Promise<T> {
 
   override then<A = T, B = never>(
     onfulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+    // deno-lint-ignore no-explicit-any -- Promise.prototype.then's own signature (an override must match it)
     onrejected?: ((reason: any) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
     const drain = this.drain;

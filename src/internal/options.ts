@@ -19,6 +19,8 @@ export { describeValue, fail };
 export interface Rule {
   readonly must: string;
   readonly type: (value: unknown) => boolean;
+  /** Called only once `type` passed, so it may take the type it checked. */
+  // deno-lint-ignore no-explicit-any -- each rule narrows to its own type (number, string…) after `type`
   readonly ok?: (value: any) => boolean;
   readonly hint?: (value: unknown) => string;
   readonly members?: OptionSpec;
