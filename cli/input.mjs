@@ -211,7 +211,6 @@ export function pacer(ms, format) {
         from = i + 1;
       }
       if (from < chunk.length) controller.enqueue(chunk.subarray(from)); // the start of the next record
-
     },
   });
 }

@@ -15,8 +15,9 @@ const dir = new URL("../samples/", import.meta.url);
 /** JSON as Python's json.dumps(ensure_ascii=False) writes it: ", " and ": " separators. */
 function py(value) {
   if (Array.isArray(value)) return `[${value.map(py).join(", ")}]`;
-  if (value !== null && typeof value === "object")
+  if (value !== null && typeof value === "object") {
     return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${py(v)}`).join(", ")}}`;
+  }
   return JSON.stringify(value);
 }
 
@@ -42,14 +43,23 @@ function stream(description, t0) {
     },
     stop(usage, finish_reason) {
       t += 25;
-      parts.push(`data: ${py({ role: "assistant", event_type: "stop", content_items: [], usage_metadata: usage, finish_reason, created_at: t })}\n\n`);
+      parts.push(
+        `data: ${
+          py({ role: "assistant", event_type: "stop", content_items: [], usage_metadata: usage, finish_reason, created_at: t })
+        }\n\n`,
+      );
       parts.push("data: [DONE]\n\n");
     },
     text: () => parts.join(""),
   };
 }
 
-const usage = (cached_tokens, prompt_tokens, thoughts_tokens, response_tokens) => ({ cached_tokens, prompt_tokens, thoughts_tokens, response_tokens });
+const usage = (cached_tokens, prompt_tokens, thoughts_tokens, response_tokens) => ({
+  cached_tokens,
+  prompt_tokens,
+  thoughts_tokens,
+  response_tokens,
+});
 
 const write = (name, s) => {
   writeFileSync(new URL(name, dir), s.text());
@@ -100,8 +110,9 @@ const write = (name, s) => {
   s.textGroup("text", ["Let me check", " the current weather", " in Paris for you."]);
   const id = "toolu_01A09q90qw90lq917835lq9";
   s.event({ type: "tool_call.delta", name: "get_weather", tool_call_id: id, arguments: "" });
-  for (const a of ['{"location": ', '"Paris, France"', ', "unit": ', '"celsius"}'])
+  for (const a of ['{"location": ', '"Paris, France"', ', "unit": ', '"celsius"}']) {
     s.event({ type: "tool_call.delta", name: "", tool_call_id: "", arguments: a });
+  }
   s.event({ type: "tool_call.done", name: "get_weather", arguments: { location: "Paris, France", unit: "celsius" }, tool_call_id: id });
   s.stop(usage(0, 412, 38, 61), "tool_call");
   write("tool-call.sse", s);
@@ -134,15 +145,21 @@ function png(width, height, pixel) {
     raw[y * (1 + width * 3)] = 0; // filter: none
     for (let x = 0; x < width; x++) raw.set(pixel(x, y), y * (1 + width * 3) + 1 + x * 3);
   }
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 {
   const s = stream("image: a short text, then an 8x8 PNG (image/png) in two chunks", 1767225800000);
   s.textGroup("text", ["Here is a small", " sky-blue gradient:"]);
   const image = png(8, 8, (x, y) => [40 + x * 20, 120 + y * 12, 235]);
   const half = Math.ceil(image.length / 2);
-  for (const part of [image.subarray(0, half), image.subarray(half)])
+  for (const part of [image.subarray(0, half), image.subarray(half)]) {
     s.event({ type: "inline_data.delta", data: b64(part), mime_type: "image/png" }, 120);
+  }
   s.event({ type: "inline_data.done", data: b64(image), mime_type: "image/png" });
   s.stop(usage(0, 21, null, 1290), "stop");
   write("image.sse", s);
@@ -169,7 +186,9 @@ function png(width, height, pixel) {
   wav.writeUInt32LE(samples, 40);
   for (let i = 0; i < samples; i++) wav[44 + i] = Math.round(128 + 100 * Math.sin((2 * Math.PI * 440 * i) / rate));
   const size = Math.ceil(wav.length / 4);
-  for (let i = 0; i < wav.length; i += size) s.event({ type: "inline_data.delta", data: b64(wav.subarray(i, i + size)), mime_type: "audio/wav" }, 100);
+  for (let i = 0; i < wav.length; i += size) {
+    s.event({ type: "inline_data.delta", data: b64(wav.subarray(i, i + size)), mime_type: "audio/wav" }, 100);
+  }
   s.event({ type: "inline_data.done", data: b64(wav), mime_type: "audio/wav" });
   s.stop(usage(0, 18, null, 240), "stop");
   write("audio.sse", s);
@@ -196,7 +215,11 @@ function png(width, height, pixel) {
   const s = stream("error: the answer starts, then the upstream fails mid-stream (an error event, then [DONE])", 1767226100000);
   s.event({ type: "text.delta", text: "The three largest moons of Jupiter are" });
   s.event({ type: "text.delta", text: " Ganymede, Callisto and" });
-  s.raw(py({ error: { type: "OverloadedError", message: "The upstream provider is overloaded (HTTP 529); retry the request later.", status: 529 } }));
+  s.raw(
+    py({
+      error: { type: "OverloadedError", message: "The upstream provider is overloaded (HTTP 529); retry the request later.", status: 529 },
+    }),
+  );
   s.raw("[DONE]");
   write("error.sse", s);
 }

@@ -6,12 +6,11 @@ import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import {
+  byteCounter,
   ConnectError,
   DEFAULT_SAMPLE,
-  InputError,
   endpoint,
-  UsageError,
-  byteCounter,
+  InputError,
   isUrl,
   listSamples,
   openLocal,
@@ -20,8 +19,9 @@ import {
   samplePath,
   sniff,
   sourceLabel,
+  UsageError,
 } from "./input.mjs";
-import { LiveRenderer, clean, describeError, describeOther, errorJson, makeStyle, plural, summary, wantsColor } from "./render.mjs";
+import { clean, describeError, describeOther, errorJson, LiveRenderer, makeStyle, plural, summary, wantsColor } from "./render.mjs";
 
 const HELP = `mmsp-streams: read an MMSP event stream (SSE or NDJSON) and show or re-encode it
 
@@ -92,7 +92,9 @@ async function loadPackage() {
   try {
     return await import("../dist/index.js");
   } catch (e) {
-    if (e?.code === "ERR_MODULE_NOT_FOUND" && /dist[\\/]index\.js/.test(e.message)) throw new UsageError("the package is not built: run `npm run build` first");
+    if (e?.code === "ERR_MODULE_NOT_FOUND" && /dist[\\/]index\.js/.test(e.message)) {
+      throw new UsageError("the package is not built: run `npm run build` first");
+    }
     throw e;
   }
 }
@@ -112,8 +114,9 @@ function parse(argv) {
   let [command, source, ...extra] = positionals;
   command ??= "inspect";
   if (command === "help") return { command: "help" };
-  if (command !== "inspect" && command !== "convert")
+  if (command !== "inspect" && command !== "convert") {
     throw new UsageError(`unknown command "${command}" (commands: inspect, convert; for a file: mmsp-streams inspect ${command})`);
+  }
   if (extra.length) throw new UsageError(`too many arguments: ${extra.join(" ")}`);
   if (source !== undefined && o.sample !== undefined) throw new UsageError("give either an input or --sample, not both");
   if (o.format !== undefined && !FORMATS.includes(o.format)) throw new UsageError(`--format must be sse or ndjson, not "${o.format}"`);
@@ -121,14 +124,17 @@ function parse(argv) {
   if (command === "convert") {
     if (o.to === undefined) throw new UsageError("convert needs --to ndjson or --to sse");
     if (!FORMATS.includes(o.to)) throw new UsageError(`--to must be ndjson or sse, not "${o.to}"`);
-    if (source === undefined && o.sample === undefined) throw new UsageError("convert needs an input: FILE, URL, - (stdin) or --sample NAME");
+    if (source === undefined && o.sample === undefined) {
+      throw new UsageError("convert needs an input: FILE, URL, - (stdin) or --sample NAME");
+    }
     if (o.delay !== undefined) throw new UsageError("--delay is for inspect");
     if (o.json) throw new UsageError("--json is for inspect");
   } else if (o.to !== undefined) throw new UsageError("--to is for convert");
 
   const url = source !== undefined && isUrl(source);
-  for (const name of ["model", "prompt", "key"])
+  for (const name of ["model", "prompt", "key"]) {
     if (o[name] !== undefined && !url) throw new UsageError(`--${name} is only for a URL input`);
+  }
   if (url && !o.model) throw new UsageError("a URL input needs --model");
   if (url && o.delay !== undefined) throw new UsageError("--delay is for a file, stdin or a sample");
   if (o.timeout !== undefined && !url) throw new UsageError("--timeout is only for a URL input");
@@ -197,7 +203,11 @@ async function open(plan, lib, { pace, note }) {
   // Bytes that are neither format go to the reader all the same ("auto"): it says what they were (an
   // HTML page, compressed bytes…), so a file and a URL with the same bytes get the same diagnosis.
   if (format === undefined) format = "auto";
-  const shown = plan.sample !== undefined ? `sample "${plan.sample}" (${relative(process.cwd(), plan.source)})` : plan.source === "-" ? "stdin" : plan.source;
+  const shown = plan.sample !== undefined
+    ? `sample "${plan.sample}" (${relative(process.cwd(), plan.source)})`
+    : plan.source === "-"
+    ? "stdin"
+    : plan.source;
   note(`${shown}: ${format}${plan.mode === "assemble" ? ", assemble mode" : ""}`);
   let bytes = stream.pipeThrough(counter);
   if (pace > 0) bytes = bytes.pipeThrough(pacer(pace, format));

@@ -18,7 +18,16 @@ const plain = (s) => s;
 
 /** @param {boolean} color */
 export function makeStyle(color) {
-  const names = { dim: [2, 22], bold: [1, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], blue: [34, 39], magenta: [35, 39], cyan: [36, 39] };
+  const names = {
+    dim: [2, 22],
+    bold: [1, 22],
+    red: [31, 39],
+    green: [32, 39],
+    yellow: [33, 39],
+    blue: [34, 39],
+    magenta: [35, 39],
+    cyan: [36, 39],
+  };
   return Object.fromEntries(Object.entries(names).map(([k, [o, c]]) => [k, color ? sgr(o, c) : plain]));
 }
 
@@ -28,7 +37,10 @@ export function makeStyle(color) {
  */
 export function clean(s) {
   // deno-lint-ignore no-control-regex -- control and bidi characters are what it escapes
-  return String(s).replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return String(s).replace(
+    /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 export const num = (n) => n.toLocaleString("en-US");
@@ -135,7 +147,9 @@ export class LiveRenderer {
         case "inline_thinking":
           g.chunks++;
           g.bytes += item.data.length;
-          if (this.live) this.write(`\r\x1b[2K  ${num(g.bytes)} bytes ${s.dim(`(${plural(g.chunks, "chunk")}…)`)}`), (this.atLineStart = false);
+          if (this.live) {
+            this.write(`\r\x1b[2K  ${num(g.bytes)} bytes ${s.dim(`(${plural(g.chunks, "chunk")}…)`)}`), (this.atLineStart = false);
+          }
           return;
         case "embedding": {
           const v = item.embedding;
@@ -201,13 +215,17 @@ export function summary(message, stats, color) {
     const input = add(u.cached_tokens, u.prompt_tokens);
     const output = add(u.thoughts_tokens, u.response_tokens);
     lines.push(
-      `usage:   cached ${count(u.cached_tokens)} · prompt ${count(u.prompt_tokens)} · thoughts ${count(u.thoughts_tokens)} · response ${count(u.response_tokens)}` +
+      `usage:   cached ${count(u.cached_tokens)} · prompt ${count(u.prompt_tokens)} · thoughts ${count(u.thoughts_tokens)} · response ${
+        count(u.response_tokens)
+      }` +
         s.dim(`  (input ${count(input)}, output ${count(output)})`),
     );
   }
   lines.push(`finish:  ${s.bold(String(message.finish_reason))}`);
   if (typeof message.created_at === "number") lines.push(`created: ${new Date(message.created_at).toISOString()}`);
-  lines.push(s.dim(`read:    ${plural(stats.events, "event")} · ${plural(stats.bytes, "byte")} · ${stats.format} · ${stats.seconds.toFixed(2)} s`));
+  lines.push(
+    s.dim(`read:    ${plural(stats.events, "event")} · ${plural(stats.bytes, "byte")} · ${stats.format} · ${stats.seconds.toFixed(2)} s`),
+  );
   if (stats.timings) lines.push(s.dim(`timings: ${timingsLine(stats.timings)}`));
   return lines.join("\n") + "\n";
 }
@@ -216,7 +234,9 @@ export function summary(message, stats, color) {
 export function timingsLine(t) {
   const after = (at) => (at === null || t.firstByteAt === null ? "—" : `${num(Math.round(at - t.firstByteAt))} ms`);
   const rate = t.charactersPerSecond === null ? "" : ` at ${num(Math.round(t.charactersPerSecond))}/s`;
-  return `first event ${after(t.firstEventAt)} · first content ${after(t.firstContentAt)} · stop ${after(t.stopAt)} (after the first byte) · ${plural(t.characters, "character")}${rate}`;
+  return `first event ${after(t.firstEventAt)} · first content ${after(t.firstContentAt)} · stop ${
+    after(t.stopAt)
+  } (after the first byte) · ${plural(t.characters, "character")}${rate}`;
 }
 
 /** The package's error classes, most specific first (for names: a bundler may rename a class). */
@@ -309,8 +329,12 @@ export function hintFor(e, lib) {
   if (lib.ConnectionError && e instanceof lib.ConnectionError) return "no answer came: start the server or fix the URL, then retry";
   if (lib.UpstreamError && e instanceof lib.UpstreamError) {
     if (e.errorType === "StreamCancelled") return "the stream was stopped on purpose: nothing to retry";
-    if (e.status === 429 || (typeof e.status === "number" && e.status >= 500)) return "the server was busy or failed: worth a retry after a pause";
-    if (typeof e.status === "number" && e.status >= 400) return "the request was refused: fix what the message names (URL, key, model, body); a retry alone will not help";
+    if (e.status === 429 || (typeof e.status === "number" && e.status >= 500)) {
+      return "the server was busy or failed: worth a retry after a pause";
+    }
+    if (typeof e.status === "number" && e.status >= 400) {
+      return "the request was refused: fix what the message names (URL, key, model, body); a retry alone will not help";
+    }
     return "the model's server failed mid-stream: worth a retry";
   }
   switch (e.rule) {

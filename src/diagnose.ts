@@ -43,7 +43,8 @@ const PREVIEW_CHARS = 120;
 /** The MMSP endpoint a reader should be pointed at (SPEC §1). */
 const ENDPOINT = "the MMSP endpoint (POST …/v1/stream)";
 const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
-const WANTS_UNIEVENTS = `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at ${ENDPOINT}, or convert the stream to UniEvents first`;
+const WANTS_UNIEVENTS =
+  `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at ${ENDPOINT}, or convert the stream to UniEvents first`;
 
 // ---- foreign events -----------------------------------------------------------------------------
 
@@ -93,31 +94,49 @@ interface Foreign {
 function recognize(value: unknown): Foreign | undefined {
   if (!isRecord(value) || "event_type" in value || "content_items" in value) return undefined;
   const { object, type } = value;
-  if (object === "chat.completion.chunk")
+  if (object === "chat.completion.chunk") {
     return { stream: "an OpenAI Chat Completions stream (chat.completion.chunk events)", record: "an OpenAI chat.completion.chunk" };
-  if (object === "chat.completion")
+  }
+  if (object === "chat.completion") {
     return { stream: "a whole OpenAI chat.completion (the non-streaming answer)", record: "an OpenAI chat.completion" };
-  if (object === "text_completion")
+  }
+  if (object === "text_completion") {
     return { stream: "an OpenAI Completions stream (text_completion events)", record: "an OpenAI text_completion" };
+  }
   if (typeof type === "string") {
-    if (/^response\.[a-z_.]+$/.test(type) && ("sequence_number" in value || "response" in value || "delta" in value || "item_id" in value))
+    if (
+      /^response\.[a-z_.]+$/.test(type) && ("sequence_number" in value || "response" in value || "delta" in value || "item_id" in value)
+    ) {
       return { stream: `an OpenAI Responses stream (${type} events)`, record: `an OpenAI Responses event "${type}"` };
-    if (ANTHROPIC_TYPES.has(type))
+    }
+    if (ANTHROPIC_TYPES.has(type)) {
       return { stream: `an Anthropic Messages stream (${type} events)`, record: `an Anthropic Messages event "${type}"` };
-    if (AI_SDK_TYPES.has(type) || /^data-[\w-]+$/.test(type) || (type === "error" && typeof value.errorText === "string"))
+    }
+    if (AI_SDK_TYPES.has(type) || /^data-[\w-]+$/.test(type) || (type === "error" && typeof value.errorText === "string")) {
       return { stream: `an AI SDK UI message stream ("${type}" parts)`, record: `an AI SDK UI message stream part "${type}"` };
+    }
   }
   // OpenAI-compatible servers (vLLM, llama.cpp, proxies…) do not all send `object`: their choices tell
   if (Array.isArray(value.choices)) {
-    if (value.choices.some((c) => isRecord(c) && isRecord(c.delta)))
-      return { stream: "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)", record: "an OpenAI-compatible chat completion chunk" };
-    if (value.choices.some((c) => isRecord(c) && isRecord(c.message)))
-      return { stream: "a whole OpenAI-compatible chat completion (the non-streaming answer)", record: "an OpenAI-compatible chat completion (the non-streaming answer)" };
+    if (value.choices.some((c) => isRecord(c) && isRecord(c.delta))) {
+      return {
+        stream: "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)",
+        record: "an OpenAI-compatible chat completion chunk",
+      };
+    }
+    if (value.choices.some((c) => isRecord(c) && isRecord(c.message))) {
+      return {
+        stream: "a whole OpenAI-compatible chat completion (the non-streaming answer)",
+        record: "an OpenAI-compatible chat completion (the non-streaming answer)",
+      };
+    }
   }
-  if (Array.isArray(value.candidates))
+  if (Array.isArray(value.candidates)) {
     return { stream: "a Google Gemini stream (GenerateContentResponse chunks)", record: "a Google Gemini GenerateContentResponse" };
-  if (typeof value.model === "string" && typeof value.done === "boolean" && ("message" in value || "response" in value))
+  }
+  if (typeof value.model === "string" && typeof value.done === "boolean" && ("message" in value || "response" in value)) {
     return { stream: "an Ollama stream", record: "an Ollama chat/generate chunk" };
+  }
   return undefined;
 }
 
@@ -196,7 +215,9 @@ const COMPRESSED: { name: string; encoding: string; web: boolean; test: (b: Uint
 ];
 
 function compressed(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
-  const said = info.contentEncoding ? `the response says Content-Encoding: ${info.contentEncoding}, yet the bytes reached the reader still compressed` : "the response has no Content-Encoding header, so nothing decompressed it";
+  const said = info.contentEncoding
+    ? `the response says Content-Encoding: ${info.contentEncoding}, yet the bytes reached the reader still compressed`
+    : "the response has no Content-Encoding header, so nothing decompressed it";
   for (const c of COMPRESSED) {
     if (!c.test(head)) continue;
     const fix = c.web
@@ -204,15 +225,18 @@ function compressed(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
       : `have the server send Content-Encoding: ${c.encoding} (to a client that decodes it), or decompress the body before the reader`;
     return { what: `${c.name}-compressed bytes (the body starts ${hexBytes(head.subarray(0, 4))}), not text`, advice: `${said}: ${fix}` };
   }
-  if (head[0] === 0xff && head[1] === 0xfe)
+  if (head[0] === 0xff && head[1] === 0xfe) {
     return { what: "UTF-16 text (a little-endian byte order mark)", advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
-  if (head[0] === 0xfe && head[1] === 0xff)
+  }
+  if (head[0] === 0xfe && head[1] === 0xff) {
     return { what: "UTF-16 text (a big-endian byte order mark)", advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
+  }
   if (!looksBinary(head)) return undefined;
   // brotli has no signature: binary that is no known format may well be it
   return {
     what: `binary data, not UTF-8 text${saidType(info)}: perhaps brotli- or otherwise compressed (brotli has no signature)`,
-    advice: `if the server compresses it, ${said}: have the server send the right Content-Encoding (br for brotli), or decompress the body before the reader; otherwise the URL serves a file, not an event stream`,
+    advice:
+      `if the server compresses it, ${said}: have the server send the right Content-Encoding (br for brotli), or decompress the body before the reader; otherwise the URL serves a file, not an event stream`,
   };
 }
 
@@ -264,8 +288,9 @@ function foreignStream({ lines }: Lines): Foreign | undefined {
   }
   // AI SDK 4's data stream protocol: `0:"text"`, `f:{"messageId":…}` lines
   const aiSdk4 = lines.slice(0, 5).filter((l) => /^[0-9a-k]:/.test(l) && tryParse(l.slice(2)) !== undefined);
-  if (aiSdk4.length > 0 && aiSdk4.length === Math.min(lines.length, 5))
+  if (aiSdk4.length > 0 && aiSdk4.length === Math.min(lines.length, 5)) {
     return { stream: 'an AI SDK data stream (version 4 lines such as 0:"text")', record: "an AI SDK data stream part" };
+  }
   return undefined;
 }
 
@@ -301,8 +326,12 @@ function jsonDocument(text: string, { lines, first = "", complete }: Lines, info
   const value = (whole ?? firstLine)?.value;
   const advice = `a stream was expected: ${STREAM_EXPECTED}`;
   const named = isRecord(value) ? errorObject(value) : undefined;
-  if (named)
-    return { what: `a JSON document${saidType(info)}, not a stream: ${named}`, advice: `the server answered with an error, not a stream; ${advice}` };
+  if (named) {
+    return {
+      what: `a JSON document${saidType(info)}, not a stream: ${named}`,
+      advice: `the server answered with an error, not a stream; ${advice}`,
+    };
+  }
   if (isRecord(value)) {
     const foreign = recognize(value);
     if (foreign) return { what: `${foreign.stream}${saidType(info)}, not a stream of MMSP UniEvents`, advice: WANTS_UNIEVENTS };
@@ -320,7 +349,8 @@ function htmlPage(text: string, info: BodyInfo): Diagnosis | undefined {
   const name = title === undefined ? "" : decodeEntities(title).replace(/\s+/g, " ").trim();
   return {
     what: `an HTML page${name ? ` titled ${quoted(name)}` : ""}${saidType(info)}, not an event stream`,
-    advice: "it likely came from a proxy or gateway, a login page or a wrong URL rather than an MMSP server: check the URL, the credentials and anything in between",
+    advice:
+      "it likely came from a proxy or gateway, a login page or a wrong URL rather than an MMSP server: check the URL, the credentials and anything in between",
   };
 }
 
@@ -338,12 +368,16 @@ function formatMismatch({ first }: Lines, info: BodyInfo): Diagnosis | undefined
   if (first === undefined) return undefined;
   const type = mediaType(info.contentType);
   if (info.format === "sse" && first.trimStart().startsWith("{")) {
-    if (type === "text/event-stream")
+    if (type === "text/event-stream") {
       return {
         what: "NDJSON (one JSON object a line) served as Content-Type: text/event-stream, so it was read as SSE",
         advice: `the server's Content-Type is wrong: serve NDJSON as application/x-ndjson, or ${FORMAT_NDJSON}`,
       };
-    return { what: `NDJSON (one JSON object a line) read as SSE (format: "sse"${type ? `; Content-Type: ${info.contentType}` : ", the default"})`, advice: FORMAT_NDJSON };
+    }
+    return {
+      what: `NDJSON (one JSON object a line) read as SSE (format: "sse"${type ? `; Content-Type: ${info.contentType}` : ", the default"})`,
+      advice: FORMAT_NDJSON,
+    };
   }
   if (info.format !== "sse" && isSseLine(first)) {
     const served = type && type !== "text/event-stream" ? `; the response says Content-Type: ${info.contentType}` : "";
@@ -360,20 +394,22 @@ function formatMismatch({ first }: Lines, info: BodyInfo): Diagnosis | undefined
  */
 export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
   const total = Math.max(info.totalBytes, head.length);
-  if (total === 0)
+  if (total === 0) {
     return {
       what: `an empty body${saidType(info)}: no bytes at all`,
       advice: "the server answered without a stream: check the URL and the request, and the server's logs for an error",
     };
+  }
   const packed = compressed(head, info);
   if (packed) return packed;
   const complete = total <= head.length;
   const text = new TextDecoder().decode(head).replace(/^\ufeff/, "");
-  if (text.trim() === "" && complete)
+  if (text.trim() === "" && complete) {
     return {
       what: `a body of nothing but whitespace (${num(total)} bytes)${saidType(info)}`,
       advice: "the server answered without a stream: check the URL and the request, and the server's logs for an error",
     };
+  }
   const html = htmlPage(text, info);
   if (html) return html;
   const lines = splitLines(text, complete);
@@ -383,10 +419,14 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
   if (doc) return doc;
   const mismatch = formatMismatch(lines, info);
   if (mismatch) return mismatch;
-  if (lines.lines.length > 0 && lines.lines.every((l) => l.startsWith(":")))
+  if (lines.lines.length > 0 && lines.lines.every((l) => l.startsWith(":"))) {
     return complete
-      ? { what: "only SSE comments (keep-alives), no event", advice: "the stream ended before its first event: the server or a proxy closed it early (a time-out?); check the server's logs" }
+      ? {
+        what: "only SSE comments (keep-alives), no event",
+        advice: "the stream ended before its first event: the server or a proxy closed it early (a time-out?); check the server's logs",
+      }
       : undefined;
+  }
   const first = lines.first ?? "";
   if (isSseLine(first) || first.startsWith("{")) return undefined; // the start of a stream, cut
   return {

@@ -24,9 +24,9 @@
  *
  * @module
  */
-export { SseEncoderStream, type SseEncoderOptions } from "./encode/sse-encoder.js";
+export { type SseEncoderOptions, SseEncoderStream } from "./encode/sse-encoder.js";
 export { NdjsonEncoderStream } from "./encode/ndjson-encoder.js";
-export { toWireEvent, encodeWireEvent } from "./encode/wire-event.js";
+export { encodeWireEvent, toWireEvent } from "./encode/wire-event.js";
 export { toWireError, type WireError } from "./errors.js";
 export { decodeBase64, encodeBase64 } from "./decode/base64.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";

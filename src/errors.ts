@@ -347,9 +347,10 @@ function contextFields(e: MmspError): Record<string, unknown> {
  */
 export function toWireError(error: unknown): WireError {
   if (error instanceof UpstreamError && isRecord(error.error)) return error.error as WireError;
-  if (error instanceof StreamProtocolError)
+  if (error instanceof StreamProtocolError) {
     return { type: "StreamProtocolError", message: error.message, client: error.client, ...contextFields(error) };
-  if (error instanceof ToolCallArgumentParseError)
+  }
+  if (error instanceof ToolCallArgumentParseError) {
     return {
       type: "ToolCallArgumentParseError",
       message: error.message,
@@ -360,7 +361,8 @@ export function toWireError(error: unknown): WireError {
       raw_arguments_preview: error.rawArgumentsPreview,
       ...contextFields(error),
     };
-  if (error instanceof EmptyResponseError)
+  }
+  if (error instanceof EmptyResponseError) {
     return {
       type: "EmptyResponseError",
       message: error.message,
@@ -369,14 +371,19 @@ export function toWireError(error: unknown): WireError {
       usage_metadata: error.usageMetadata,
       ...contextFields(error),
     };
-  if (error instanceof UnsupportedParameterError)
+  }
+  if (error instanceof UnsupportedParameterError) {
     return { type: "UnsupportedParameterError", message: error.message, client: error.client, parameter: error.parameter };
-  if (error instanceof UnsupportedOperationError)
+  }
+  if (error instanceof UnsupportedOperationError) {
     return { type: "UnsupportedOperationError", message: error.message, client: error.client, operation: error.operation };
-  if (error instanceof StreamLimitError)
+  }
+  if (error instanceof StreamLimitError) {
     return { type: "StreamLimitError", message: error.message, limit: error.limit, value: error.value, ...contextFields(error) };
-  if (error instanceof UpstreamError)
+  }
+  if (error instanceof UpstreamError) {
     return { type: error.errorType ?? "UpstreamError", message: error.message, ...(error.status !== null ? { status: error.status } : {}) };
+  }
   if (error instanceof ConnectionError) return { type: "ConnectionError", message: error.message, host: error.host, code: error.code };
   if (error instanceof MmspError) return { type: "MmspError", message: error.message, ...contextFields(error) };
   if (error instanceof Error) {

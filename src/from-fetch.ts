@@ -22,7 +22,7 @@ import { MmspNdjsonDecoderStream, MmspSseDecoderStream } from "./framing/mmsp.js
 import type { SseMessage } from "./framing/sse.js";
 import { FormatSniffer } from "./framing/sniff.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
-import { resolveLimits, type LimitOptions } from "./internal/limits.js";
+import { type LimitOptions, resolveLimits } from "./internal/limits.js";
 import { checkOptions, fail as failArgument, FROM_FETCH_OPTIONS } from "./internal/options.js";
 import { isRecord } from "./internal/values.js";
 import { connectionError, producerOf, refusalOf, urlOf } from "./internal/http.js";
@@ -142,7 +142,10 @@ function resumeTarget(header: string | null, response: Response, input: RequestI
 }
 
 /** The format of a body, as `format: "auto"` tells it (sniff.ts); the bytes read to tell are kept. */
-async function detectFormat(body: ReadableStream<Uint8Array>, maxEventBytes: number): Promise<{ format: WireFormat; body: ReadableStream<Uint8Array> }> {
+async function detectFormat(
+  body: ReadableStream<Uint8Array>,
+  maxEventBytes: number,
+): Promise<{ format: WireFormat; body: ReadableStream<Uint8Array> }> {
   const reader = body.getReader();
   const seen: Uint8Array[] = [];
   const sniffer = new FormatSniffer(maxEventBytes);
@@ -223,11 +226,14 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   if (typeof init !== "object" || init === null) failArgument(TypeError, "fromFetch: init", "an object (fetch's RequestInit)", init);
   // fromFetch's own options put in fetch's init would be ignored by fetch without a word
   const misplaced = Object.keys(init).filter((k) => k !== "signal" && Object.prototype.hasOwnProperty.call(FROM_FETCH_OPTIONS, k));
-  if (misplaced.length > 0)
+  if (misplaced.length > 0) {
     throw new TypeError(
-      `fromFetch: ${misplaced.map((k) => `init.${k}`).join(", ")} ${misplaced.length > 1 ? "are options" : "is an option"} of fromFetch, not of fetch: ` +
+      `fromFetch: ${misplaced.map((k) => `init.${k}`).join(", ")} ${
+        misplaced.length > 1 ? "are options" : "is an option"
+      } of fromFetch, not of fetch: ` +
         `pass ${misplaced.length > 1 ? "them" : "it"} as the third argument, fromFetch(url, init, { ${misplaced.join(", ")} })`,
     );
+  }
   const reconnect = resolveReconnect(options);
   const client = options.client ?? producerOf(urlOf(input));
   const doFetch = options.fetch ?? ((i: RequestInfo | URL, n?: RequestInit) => globalThis.fetch(i, n));
@@ -286,8 +292,9 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     // fromResponse reads it
     const framing = { client, maxEventBytes: options.maxEventBytes, idleTimeoutMs: options.idleTimeoutMs };
     const context = { contentType: response.headers.get("content-type"), contentEncoding: response.headers.get("content-encoding") };
-    const framer =
-      f === "sse" ? new MmspSseDecoderStream(framing, context) : new MmspNdjsonDecoderStream({ ...framing, maxDepth: options.maxDepth }, context);
+    const framer = f === "sse"
+      ? new MmspSseDecoderStream(framing, context)
+      : new MmspNdjsonDecoderStream({ ...framing, maxDepth: options.maxDepth }, context);
     void feed(body, framer.writable, resumable);
     const reader = (framer.readable as ReadableStream<unknown>).getReader();
     const onStop = (): void => void reader.cancel(stop.signal.reason).catch(() => {});
@@ -358,7 +365,15 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   /** A refused answer to a request of ours, described (an opaque redirect has no status: named as such). */
   const refusal = (response: Response): Promise<UpstreamError> | UpstreamError =>
     response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)
-      ? new UpstreamError({ client, status: response.status || null, errorType: "HTTPError", error: { type: "HTTPError", message: "redirected" }, message: `HTTP ${response.status || 3}xx: the kept stream answered with a redirect, which fromFetch does not follow (the request's headers would go with it)` })
+      ? new UpstreamError({
+        client,
+        status: response.status || null,
+        errorType: "HTTPError",
+        error: { type: "HTTPError", message: "redirected" },
+        message: `HTTP ${
+          response.status || 3
+        }xx: the kept stream answered with a redirect, which fromFetch does not follow (the request's headers would go with it)`,
+      })
       : refusalOf(response, client);
 
   /** Where the stream is kept, once the first answer came (null: nowhere; undefined: no answer yet). */
@@ -391,7 +406,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
       let problem: Outcome = outcome;
       for (;;) {
         if (stop.signal.aborted) return;
-        if (target && "refused" in target && reconnect !== false)
+        if (target && "refused" in target && reconnect !== false) {
           return fail(
             new MmspError(
               `fromFetch: the connection broke and the answer names another origin to resume at (Content-Location: ${target.refused}); ` +
@@ -399,6 +414,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
               problem.kind === "cut" ? { cause: problem.error } : {},
             ),
           );
+        }
         if (location === null || reconnect === false || attempts >= reconnect.retries) {
           // no way back: a broken connection is the error; an early end is for the grammar to judge
           return problem.kind === "cut" ? fail(problem.error) : finish();
@@ -429,10 +445,20 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
 
   /** Ends the read here with the cancel (a no-op once it has ended). */
   const cancelled = (detail: string): void =>
-    fail(new UpstreamError({ client, status: null, errorType: "StreamCancelled", error: { type: "StreamCancelled", message: detail }, message: detail }));
+    fail(
+      new UpstreamError({
+        client,
+        status: null,
+        errorType: "StreamCancelled",
+        error: { type: "StreamCancelled", message: detail },
+        message: detail,
+      }),
+    );
   // the read has ended (the chain closed or failed, or the caller left): `stop` aborts then. (Not
   // `message.then`: awaiting message drains a readable nobody reads.)
-  const ended = new Promise<void>((resolve) => (stop.signal.aborted ? resolve() : stop.signal.addEventListener("abort", () => resolve(), { once: true })));
+  const ended = new Promise<void>((
+    resolve,
+  ) => (stop.signal.aborted ? resolve() : stop.signal.addEventListener("abort", () => resolve(), { once: true })));
   const stopGeneration = async (): Promise<void> => {
     await Promise.race([answer, ended]);
     if (!kept) {

@@ -2,7 +2,7 @@
  * A `fetch` Response → checked UniEvents and the message: the format comes from `Content-Type`,
  * and a refused request (non-2xx) becomes the `UpstreamError` its body describes (SPEC §1, §6).
  */
-import { checkOptions, READER_OPTIONS, checkResponse } from "./internal/options.js";
+import { checkOptions, checkResponse, READER_OPTIONS } from "./internal/options.js";
 import { producerOf, refusalOf } from "./internal/http.js";
 import { mediaType } from "./internal/media-type.js";
 import { MessagePromise } from "./internal/message-promise.js";
@@ -11,7 +11,13 @@ import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { NO_TIMINGS, type StreamTimings } from "./read/timings.js";
 import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
 
-const NDJSON_TYPES = /*#__PURE__*/ new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines", "application/x-jsonlines"]);
+const NDJSON_TYPES = /*#__PURE__*/ new Set([
+  "application/x-ndjson",
+  "application/ndjson",
+  "application/jsonl",
+  "application/jsonlines",
+  "application/x-jsonlines",
+]);
 
 /** The wire format a Content-Type names, or undefined when it names neither. */
 export function formatFromContentType(contentType: string | null): WireFormat | undefined {
@@ -83,7 +89,10 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
   // A Content-Type that names neither format (or none at all): the first line tells.
   const contentType = response.headers.get("content-type");
   const format = options.format ?? formatFromContentType(contentType) ?? "auto";
-  const stream = new UniEventStream({ ...options, format, client }, { contentType, contentEncoding: response.headers.get("content-encoding") });
+  const stream = new UniEventStream({ ...options, format, client }, {
+    contentType,
+    contentEncoding: response.headers.get("content-encoding"),
+  });
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   return {
     readable: body.pipeThrough(stream),

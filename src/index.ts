@@ -32,37 +32,42 @@
  */
 export * from "./schema.js";
 export {
+  ConnectionError,
+  EmptyResponseError,
+  type ErrorContext,
+  fromWireError,
   MmspError,
+  refusalError,
+  StreamLimitError,
   StreamProtocolError,
   ToolCallArgumentParseError,
-  EmptyResponseError,
-  UnsupportedParameterError,
-  UnsupportedOperationError,
-  UpstreamError,
-  StreamLimitError,
-  ConnectionError,
   toWireError,
-  fromWireError,
-  refusalError,
-  type ErrorContext,
+  UnsupportedOperationError,
+  UnsupportedParameterError,
+  UpstreamError,
   type WireError,
 } from "./errors.js";
-export { SseDecoderStream, type SseDecoderOptions, type SseMessage } from "./framing/sse.js";
-export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson.js";
-export { MmspSseDecoderStream, MmspNdjsonDecoderStream, type MmspSseDecoderOptions, type MmspNdjsonDecoderOptions } from "./framing/mmsp.js";
-export { UniEventDecoderStream, type UniEventDecoderOptions } from "./decode/uni-event-decoder-stream.js";
-export { MessageAssemblerStream, type MessageAssemblerOptions } from "./assemble/message-assembler-stream.js";
-export { SseEncoderStream, type SseEncoderOptions } from "./encode/sse-encoder.js";
+export { type SseDecoderOptions, SseDecoderStream, type SseMessage } from "./framing/sse.js";
+export { type NdjsonDecoderOptions, NdjsonDecoderStream } from "./framing/ndjson.js";
+export {
+  type MmspNdjsonDecoderOptions,
+  MmspNdjsonDecoderStream,
+  type MmspSseDecoderOptions,
+  MmspSseDecoderStream,
+} from "./framing/mmsp.js";
+export { type UniEventDecoderOptions, UniEventDecoderStream } from "./decode/uni-event-decoder-stream.js";
+export { type MessageAssemblerOptions, MessageAssemblerStream } from "./assemble/message-assembler-stream.js";
+export { type SseEncoderOptions, SseEncoderStream } from "./encode/sse-encoder.js";
 export { NdjsonEncoderStream } from "./encode/ndjson-encoder.js";
-export { toWireEvent, encodeWireEvent } from "./encode/wire-event.js";
+export { encodeWireEvent, toWireEvent } from "./encode/wire-event.js";
 export { UniEventBatchStream } from "./uni-event-batch-stream.js";
-export { UniEventStream, type UniEventStreamOptions, type ReaderWarning, type WireFormat, type BodyContext } from "./uni-event-stream.js";
+export { type BodyContext, type ReaderWarning, UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";
-export { fromResponse, formatFromContentType, type ResponseEvents } from "./from-response.js";
+export { formatFromContentType, fromResponse, type ResponseEvents } from "./from-response.js";
 export { decodeBase64, encodeBase64 } from "./decode/base64.js";
 export { PartialJsonParser, type PartialJsonParserOptions } from "./partial/partial-json.js";
 export { isUniEvent } from "./decode/validate.js";
 export type { MessageSnapshot, PartialItem, SnapshotDoneItem, SnapshotItem } from "./assemble/live-message.js";
 export type { StreamTimings } from "./read/timings.js";
-export { fromFetch, type FetchEvents, type FromFetchOptions, type ReconnectOptions } from "./from-fetch.js";
+export { type FetchEvents, fromFetch, type FromFetchOptions, type ReconnectOptions } from "./from-fetch.js";

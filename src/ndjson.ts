@@ -14,9 +14,9 @@
  *
  * @module
  */
-export { NdjsonDecoderStream, type NdjsonDecoderOptions } from "./framing/ndjson.js";
-export { MmspNdjsonDecoderStream, type MmspNdjsonDecoderOptions } from "./framing/mmsp.js";
-export { MmspError, StreamLimitError, StreamProtocolError, type ErrorContext } from "./errors.js";
+export { type NdjsonDecoderOptions, NdjsonDecoderStream } from "./framing/ndjson.js";
+export { type MmspNdjsonDecoderOptions, MmspNdjsonDecoderStream } from "./framing/mmsp.js";
+export { type ErrorContext, MmspError, StreamLimitError, StreamProtocolError } from "./errors.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";
 export type { BodyContext } from "./framing/framer.js";

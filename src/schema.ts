@@ -194,11 +194,11 @@ export const UsageMetadataSchema: z.ZodMiniObject<
 // ---- delta items: fragments, only inside events -------------------------------------------
 
 /** {@link TextDelta}. */
-export const TextDeltaSchema: Obj<{ type: Lit<"text.delta">; text: Str; fidelity: Fid }> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("text.delta"), text: z.string(), fidelity }))();
+export const TextDeltaSchema: Obj<{ type: Lit<"text.delta">; text: Str; fidelity: Fid }> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("text.delta"), text: z.string(), fidelity }))();
 /** {@link ThinkingDelta}. */
-export const ThinkingDeltaSchema: Obj<{ type: Lit<"thinking.delta">; thinking: Str; fidelity: Fid }> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("thinking.delta"), thinking: z.string(), fidelity }))();
+export const ThinkingDeltaSchema: Obj<{ type: Lit<"thinking.delta">; thinking: Str; fidelity: Fid }> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("thinking.delta"), thinking: z.string(), fidelity }))();
 /** {@link ToolCallDelta}. */
 export const ToolCallDeltaSchema: Obj<{
   type: Lit<"tool_call.delta">;
@@ -215,23 +215,23 @@ export const ToolCallDeltaSchema: Obj<{
     fidelity,
   }))();
 /** {@link InlineDataDelta}. */
-export const InlineDataDeltaSchema: Inline<"inline_data.delta"> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("inline_data.delta"), data: bytes, mime_type: z.string(), fidelity }))();
+export const InlineDataDeltaSchema: Inline<"inline_data.delta"> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("inline_data.delta"), data: bytes, mime_type: z.string(), fidelity }))();
 /** {@link InlineThinkingDelta}. */
-export const InlineThinkingDeltaSchema: Inline<"inline_thinking.delta"> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("inline_thinking.delta"), data: bytes, mime_type: z.string(), fidelity }))();
+export const InlineThinkingDeltaSchema: Inline<"inline_thinking.delta"> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("inline_thinking.delta"), data: bytes, mime_type: z.string(), fidelity }))();
 /** {@link EmbeddingDelta}. */
-export const EmbeddingDeltaSchema: Obj<{ type: Lit<"embedding.delta">; embedding: Floats }> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("embedding.delta"), embedding: z.array(z.number()) }))();
+export const EmbeddingDeltaSchema: Obj<{ type: Lit<"embedding.delta">; embedding: Floats }> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("embedding.delta"), embedding: z.array(z.number()) }))();
 
 // ---- done items: complete, the only items a message holds ---------------------------------
 
 /** {@link TextDone}. */
-export const TextDoneSchema: Obj<{ type: Lit<"text.done">; text: Str; fidelity: Fid }> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("text.done"), text: z.string(), fidelity }))();
+export const TextDoneSchema: Obj<{ type: Lit<"text.done">; text: Str; fidelity: Fid }> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("text.done"), text: z.string(), fidelity }))();
 /** {@link ThinkingDone}. */
-export const ThinkingDoneSchema: Obj<{ type: Lit<"thinking.done">; thinking: Str; fidelity: Fid }> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("thinking.done"), thinking: z.string(), fidelity }))();
+export const ThinkingDoneSchema: Obj<{ type: Lit<"thinking.done">; thinking: Str; fidelity: Fid }> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("thinking.done"), thinking: z.string(), fidelity }))();
 /** {@link ToolCallDone}: `arguments` is a JSON object. */
 export const ToolCallDoneSchema: Obj<{
   type: Lit<"tool_call.done">;
@@ -248,17 +248,17 @@ export const ToolCallDoneSchema: Obj<{
     fidelity,
   }))();
 /** {@link InlineDataDone}. */
-export const InlineDataDoneSchema: Inline<"inline_data.done"> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("inline_data.done"), data: bytes, mime_type: z.string(), fidelity }))();
+export const InlineDataDoneSchema: Inline<"inline_data.done"> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("inline_data.done"), data: bytes, mime_type: z.string(), fidelity }))();
 /** {@link InlineThinkingDone}. */
-export const InlineThinkingDoneSchema: Inline<"inline_thinking.done"> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("inline_thinking.done"), data: bytes, mime_type: z.string(), fidelity }))();
+export const InlineThinkingDoneSchema: Inline<"inline_thinking.done"> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("inline_thinking.done"), data: bytes, mime_type: z.string(), fidelity }))();
 /** {@link EmbeddingDone}. */
-export const EmbeddingDoneSchema: Obj<{ type: Lit<"embedding.done">; embedding: Floats }> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("embedding.done"), embedding: z.array(z.number()) }))();
+export const EmbeddingDoneSchema: Obj<{ type: Lit<"embedding.done">; embedding: Floats }> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("embedding.done"), embedding: z.array(z.number()) }))();
 /** {@link ImageUrlDone}: written by users only, never streamed. */
-export const ImageUrlDoneSchema: Obj<{ type: Lit<"image_url.done">; image_url: Str }> = /*#__PURE__*/ (() =>
-  z.object({ type: z.literal("image_url.done"), image_url: z.string() }))();
+export const ImageUrlDoneSchema: Obj<{ type: Lit<"image_url.done">; image_url: Str }> =
+  /*#__PURE__*/ (() => z.object({ type: z.literal("image_url.done"), image_url: z.string() }))();
 /** {@link ToolResultDone}: written by users only, never streamed. */
 export const ToolResultDoneSchema: Obj<{
   type: Lit<"tool_result.done">;
@@ -338,8 +338,10 @@ export const StreamDoneItemSchema: z.ZodMiniDiscriminatedUnion<
 ]);
 
 /** {@link ContentItem}: a delta or a done item. */
-export const ContentItemSchema: z.ZodMiniUnion<readonly [typeof DeltaItemSchema, typeof DoneItemSchema]> =
-  /*#__PURE__*/ z.union([DeltaItemSchema, DoneItemSchema]);
+export const ContentItemSchema: z.ZodMiniUnion<readonly [typeof DeltaItemSchema, typeof DoneItemSchema]> = /*#__PURE__*/ z.union([
+  DeltaItemSchema,
+  DoneItemSchema,
+]);
 
 /** {@link UniEvent}: the shape of one event (the grammar of a stream is checked by the streams, not here). */
 export const UniEventSchema: Obj<{

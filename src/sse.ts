@@ -14,9 +14,9 @@
  *
  * @module
  */
-export { SseDecoderStream, type SseDecoderOptions, type SseMessage } from "./framing/sse.js";
-export { MmspSseDecoderStream, type MmspSseDecoderOptions } from "./framing/mmsp.js";
-export { MmspError, StreamLimitError, type ErrorContext } from "./errors.js";
+export { type SseDecoderOptions, SseDecoderStream, type SseMessage } from "./framing/sse.js";
+export { type MmspSseDecoderOptions, MmspSseDecoderStream } from "./framing/mmsp.js";
+export { type ErrorContext, MmspError, StreamLimitError } from "./errors.js";
 export { DEFAULT_LIMITS, type LimitOptions } from "./internal/limits.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";
 export type { BodyContext } from "./framing/framer.js";

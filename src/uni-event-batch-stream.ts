@@ -10,7 +10,7 @@ import { CoreStream } from "./internal/core-stream.js";
 import { readerMessage } from "./internal/reader-message.js";
 import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
 import type { UniEvent, UniMessage } from "./schema.js";
-import { UniEventCore, type BodyContext, type UniEventStreamOptions } from "./uni-event-stream.js";
+import { type BodyContext, UniEventCore, type UniEventStreamOptions } from "./uni-event-stream.js";
 
 /**
  * Bytes of an MMSP stream → arrays of checked UniEvents: each array holds the events one input chunk

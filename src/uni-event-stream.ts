@@ -6,13 +6,13 @@
  */
 import { createGrammar } from "./assemble/grammar.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
-import { UniEventDecoder, type ReaderWarning } from "./decode/uni-event.js";
+import { type ReaderWarning, UniEventDecoder } from "./decode/uni-event.js";
 import { bodyExplainer } from "./diagnose.js";
-import { createFramer, type BodyContext, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
+import { type BodyContext, createFramer, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
 import { INLINE_DATA_CAPTURE, inlineDataCapture } from "./framing/base64-capture.js";
 import type { StreamCore } from "./internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
-import { resolveLimits, type LimitOptions } from "./internal/limits.js";
+import { type LimitOptions, resolveLimits } from "./internal/limits.js";
 import { readerMessage } from "./internal/reader-message.js";
 import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
 import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";

@@ -16,15 +16,7 @@ import { EmptyResponseError, MmspError } from "../errors.js";
 import { Fault } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
-import {
-  KINDS,
-  type DoneItem,
-  type FinishReason,
-  type Kind,
-  type UniEvent,
-  type UniMessage,
-  type UsageMetadata,
-} from "../schema.js";
+import { type DoneItem, type FinishReason, type Kind, KINDS, type UniEvent, type UniMessage, type UsageMetadata } from "../schema.js";
 import { GroupBuffer, isAnswer } from "./group.js";
 import { KIND_SPECS, onlyThoughts } from "./kinds.js";
 import type { Grammar } from "./grammar.js";
@@ -98,8 +90,9 @@ export class MessageAssembler implements Grammar {
    * while everything emitted before it stays delivered.
    */
   push(event: UniEvent, emit: Emit): void {
-    if (event.event_type === "delta" && (event.usage_metadata != null || event.finish_reason != null))
+    if (event.event_type === "delta" && (event.usage_metadata != null || event.finish_reason != null)) {
       throw new Fault("DELTA-SHAPE", "a delta event carries usage_metadata or finish_reason", true);
+    }
     const createdAt = event.created_at;
     if (createdAt !== undefined) this.lastCreatedAt = createdAt;
     const out: UniEvent[] = [];
@@ -123,8 +116,9 @@ export class MessageAssembler implements Grammar {
     if (done) this.send(done, emit);
     if (this.usage === null) throw new MmspError("Streaming response ended without usage_metadata", { rule: "STOP-SHAPE" });
     if (this.finish === null) throw new MmspError("Streaming response ended without finish_reason", { rule: "STOP-SHAPE" });
-    if (onlyThoughts(this.items))
+    if (onlyThoughts(this.items)) {
       throw new EmptyResponseError({ client: this.client, finishReason: this.finish, usageMetadata: this.usage });
+    }
     const stop: UniEvent = {
       role: "assistant",
       event_type: "stop",
@@ -165,8 +159,9 @@ export class MessageAssembler implements Grammar {
     const type = input.type;
     const dot = type.indexOf(".");
     const inputKind = type.slice(0, dot);
-    if (dot < 0 || type.slice(dot) !== ".delta" || !isKind(inputKind))
+    if (dot < 0 || type.slice(dot) !== ".delta" || !isKind(inputKind)) {
       throw new Fault("KIND", `a client yields deltas, not ${type}`, true);
+    }
     let kind: Kind = inputKind;
 
     let fields: Item = { ...input };
@@ -224,8 +219,9 @@ export class MessageAssembler implements Grammar {
     if (fidelity === undefined && isDroppable(kind, fields)) return; // carries nothing
 
     if (item.group === undefined) {
-      if (header.some((m) => fields[m] === ""))
+      if (header.some((m) => fields[m] === "")) {
         throw new Fault("TOOL-HEADER", `the first ${kind}.delta of ${name} must carry the ${header.join(" and the ")}`, true);
+      }
       if (this.begun >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
       this.begun++;
       item.group = new GroupBuffer(kind, fields);

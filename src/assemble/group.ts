@@ -72,7 +72,9 @@ export class GroupBuffer {
       const { name, tool_call_id } = this.first as { name: string; tool_call_id: string };
       throw ToolCallArgumentParseError.fromRaw({ client, toolName: name, toolCallId: tool_call_id, raw, reason, rule: "DONE-CONTENT" });
     }
-    if (nestsDeeper(parsed, maxDepth, ITEM_MEMBER_DEPTH)) throw limitError("maxDepth", maxDepth, "the nesting of the tool call's arguments");
+    if (nestsDeeper(parsed, maxDepth, ITEM_MEMBER_DEPTH)) {
+      throw limitError("maxDepth", maxDepth, "the nesting of the tool call's arguments");
+    }
     return parsed as Record<string, unknown>;
   }
 

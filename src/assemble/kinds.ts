@@ -66,7 +66,9 @@ const inlineKind = (thought: boolean, begins: (f: Item) => boolean): KindSpec =>
   mismatch: (g, done) =>
     done.mime_type !== g.first.mime_type
       ? "mime_type differs from the first fragment's"
-      : g.sameBytes(done.data) ? undefined : "data differs from the joined fragments",
+      : g.sameBytes(done.data)
+      ? undefined
+      : "data differs from the joined fragments",
 });
 
 export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {

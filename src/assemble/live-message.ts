@@ -15,7 +15,7 @@ import { PartialJsonParser } from "../partial/partial-json.js";
 import { hasFidelity } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, StreamDoneItem, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { NO_TIMINGS, type ReadTimings, type StreamTimings } from "../read/timings.js";
-import { GROWING, type GroupBuffer } from "./group.js";
+import { type GroupBuffer, GROWING } from "./group.js";
 
 /** Where a live message that starts late takes the state so far from (the checker's own). */
 export interface LiveSeed {
@@ -189,7 +189,7 @@ export class LiveMessage {
       this.open = new OpenItem(openGroup.kind, { ...openGroup.first });
       const growing = GROWING[openGroup.kind];
       openGroup.pieces.forEach((piece, i) =>
-        this.open!.pending.push(i === 0 && openGroup.fidelity ? { [growing]: piece, fidelity: openGroup.fidelity } : { [growing]: piece }),
+        this.open!.pending.push(i === 0 && openGroup.fidelity ? { [growing]: piece, fidelity: openGroup.fidelity } : { [growing]: piece })
       );
     }
     if (message) {
@@ -256,7 +256,7 @@ export class LiveMessage {
   };
 
   /** Calls `listener` after each change until the returned function is called (bound: callable detached). */
-  readonly subscribe = (listener: () => void): (() => void) => {
+  readonly subscribe = (listener: () => void): () => void => {
     if (typeof listener !== "function") throw new TypeError(`subscribe: listener must be a function, got ${typeof listener}`);
     if (!this.enabled) this.start();
     this.listeners.add(listener);
@@ -284,8 +284,9 @@ export class LiveMessage {
       this.finish === prev.finish_reason &&
       this.createdAt === prev.created_at &&
       timings === prev.timings
-    )
+    ) {
       return;
+    }
     const snap: { -readonly [K in keyof MessageSnapshot]: MessageSnapshot[K] } = {
       role: "assistant",
       content_items: items,

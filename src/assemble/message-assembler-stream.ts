@@ -5,13 +5,12 @@
  */
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
-import { resolveLimits, type LimitOptions } from "../internal/limits.js";
+import { type LimitOptions, resolveLimits } from "../internal/limits.js";
 import { readerMessage } from "../internal/reader-message.js";
 import { checkOptions, MESSAGE_ASSEMBLER_OPTIONS } from "../internal/options.js";
 import { textChunkError } from "../internal/chunks.js";
 
-const BEFORE_ASSEMBLER =
-  "read a body with UniEventStream (bytes in, checked events and the message out), or decode it first: " +
+const BEFORE_ASSEMBLER = "read a body with UniEventStream (bytes in, checked events and the message out), or decode it first: " +
   "MmspSseDecoderStream or MmspNdjsonDecoderStream, then UniEventDecoderStream, then this stage";
 import { UniEventDecoder } from "../decode/uni-event.js";
 import { positionOf } from "../read/position.js";

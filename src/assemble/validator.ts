@@ -68,12 +68,14 @@ export class MessageValidator implements Grammar {
     const kind = known ? known.kind : (type.slice(0, type.lastIndexOf(".")) as Kind);
     const delta = known ? known.delta : type.endsWith(".delta");
     const f = item.fidelity;
-    if (f != null && isRecord(f) && Object.prototype.hasOwnProperty.call(f, "item_id"))
+    if (f != null && isRecord(f) && Object.prototype.hasOwnProperty.call(f, "item_id")) {
       throw new Fault("NO-ITEM-ID", `${type} carries fidelity.item_id, which never appears on the public wire`);
+    }
     const g = this.open;
     if (g) {
-      if (kind !== g.kind)
+      if (kind !== g.kind) {
         throw new Fault("NO-INTERLEAVE", `${type} arrived while a ${g.kind} group was open (its ${g.kind}.done had not come)`);
+      }
       if (delta) this.fragment(g, item);
       else this.close(g, item);
       return;
@@ -81,8 +83,9 @@ export class MessageValidator implements Grammar {
     if (!delta) throw new Fault("DONE-AFTER-DELTA", `${type} arrived with no ${kind}.delta before it`);
     if (this.items.length >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
     const header = known ? known.spec.header : [];
-    if (header.length > 0 && !header.every((m) => item[m]))
+    if (header.length > 0 && !header.every((m) => item[m])) {
       throw new Fault("TOOL-HEADER", `the first ${type} of a call must carry a non-empty ${header.join(" and ")}`);
+    }
     this.open = new GroupBuffer(kind, item);
     if (isAnswer(kind)) this.answered = true;
     this.fidelity(this.open, item);
@@ -92,24 +95,32 @@ export class MessageValidator implements Grammar {
     const spec = KIND_SPECS[g.kind];
     if (spec.oneFragment) throw new Fault("ONE-VECTOR", `an ${g.kind} group has more than one ${g.kind}.delta`);
     // later fragments carry the header empty, or repeat the first's (MMSP's server forwards a repeat)
-    if (spec.header.length > 0 && otherHeader(spec.header, item, g.first))
-      throw new Fault("TOOL-HEADER", `a later ${item.type} of a call carries another ${spec.header.join(" or ")} than its first; later ones carry them empty or the same`);
+    if (spec.header.length > 0 && otherHeader(spec.header, item, g.first)) {
+      throw new Fault(
+        "TOOL-HEADER",
+        `a later ${item.type} of a call carries another ${
+          spec.header.join(" or ")
+        } than its first; later ones carry them empty or the same`,
+      );
+    }
     this.fidelity(g, item);
     g.add(item);
   }
 
   private fidelity(g: GroupBuffer, item: Item): void {
     if (!hasFidelity(item.fidelity)) return;
-    if (g.fidelity !== undefined)
+    if (g.fidelity !== undefined) {
       throw new Fault("FIDELITY-ONCE", `a second fragment of this ${g.kind} group carries fidelity`);
+    }
     g.fidelity = item.fidelity;
   }
 
   private close(g: GroupBuffer, done: Item): void {
     const what = KIND_SPECS[g.kind].mismatch(g, done, this.client, this.limits.maxDepth);
     if (what !== undefined) throw new Fault("DONE-CONTENT", `${done.type} does not match its fragments: ${what}`);
-    if (!fidelityEqual(done.fidelity, g.fidelity))
+    if (!fidelityEqual(done.fidelity, g.fidelity)) {
       throw new Fault("FIDELITY-EQUAL", `${done.type} carries a different fidelity than its group's fragment`);
+    }
     this.open = null;
     this.closed += g.characters;
     this.items.push(done as unknown as DoneItem);

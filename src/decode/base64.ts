@@ -21,8 +21,9 @@ let PAIRS: Int32Array | undefined;
 function pairs(): Int32Array {
   if (!PAIRS) {
     PAIRS = new Int32Array(128 * 128).fill(-1);
-    for (let a = 0; a < 64; a++)
+    for (let a = 0; a < 64; a++) {
       for (let b = 0; b < 64; b++) PAIRS[ALPHABET.charCodeAt(a) * 128 + ALPHABET.charCodeAt(b)] = (a << 6) | b;
+    }
   }
   return PAIRS;
 }
@@ -118,9 +119,9 @@ function encodeNative(bytes: Uint8Array): string {
 }
 
 /** Decodes padded base64; returns undefined when `text` is not valid padded base64. */
-export const decodeBase64: (text: string) => Uint8Array | undefined = /*#__PURE__*/ (() =>
-  typeof native.fromBase64 === "function" ? decodeNative : decodeBase64Portable)();
+export const decodeBase64: (text: string) => Uint8Array | undefined =
+  /*#__PURE__*/ (() => typeof native.fromBase64 === "function" ? decodeNative : decodeBase64Portable)();
 
 /** Encodes bytes as padded base64. */
-export const encodeBase64: (bytes: Uint8Array) => string = /*#__PURE__*/ (() =>
-  typeof native.prototype.toBase64 === "function" ? encodeNative : encodeBase64Portable)();
+export const encodeBase64: (bytes: Uint8Array) => string =
+  /*#__PURE__*/ (() => typeof native.prototype.toBase64 === "function" ? encodeNative : encodeBase64Portable)();

@@ -31,7 +31,8 @@ function itemOk(item: Record<string, unknown>): boolean {
     case "thinking.done":
       return typeof item.thinking === "string" && fidelityOk(item.fidelity);
     case "tool_call.delta":
-      return typeof item.name === "string" && typeof item.tool_call_id === "string" && typeof item.arguments === "string" && fidelityOk(item.fidelity);
+      return typeof item.name === "string" && typeof item.tool_call_id === "string" && typeof item.arguments === "string" &&
+        fidelityOk(item.fidelity);
     case "tool_call.done":
       return typeof item.name === "string" && typeof item.tool_call_id === "string" && isPlain(item.arguments) && fidelityOk(item.fidelity);
     case "inline_data.delta":

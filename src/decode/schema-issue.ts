@@ -25,8 +25,15 @@ function innermost(issue: Issue): { issue: Issue; path: PropertyKey[] } {
 
 /** zod's names of types, as a sentence says them. */
 const EXPECTED: Record<string, string> = {
-  string: "a string", number: "a number", int: "an integer", boolean: "true or false", record: "an object",
-  object: "an object", array: "an array", null: "null", nonoptional: "a value",
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "true or false",
+  record: "an object",
+  object: "an object",
+  array: "an array",
+  null: "null",
+  nonoptional: "a value",
 };
 
 /** `top` (the first issue zod found in `root`) as a sentence; `at` is the path of `root` in the event. */

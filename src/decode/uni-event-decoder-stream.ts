@@ -5,20 +5,19 @@
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { Fault } from "../internal/fault.js";
-import { resolveLimits, type LimitOptions } from "../internal/limits.js";
+import { type LimitOptions, resolveLimits } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { checkOptions, UNI_EVENT_DECODER_OPTIONS } from "../internal/options.js";
 import { textChunkError } from "../internal/chunks.js";
 
-const BEFORE_DECODER =
-  "pipe the body through MmspSseDecoderStream or MmspNdjsonDecoderStream before this stage, " +
+const BEFORE_DECODER = "pipe the body through MmspSseDecoderStream or MmspNdjsonDecoderStream before this stage, " +
   "or read it with UniEventStream, which does all of it (a string you split yourself: JSON.parse it first)";
 import { positionOf, tagPosition } from "../read/position.js";
 import { failure, recordPreview } from "../read/located.js";
 import { DecodeStep, DONE, SKIP } from "../read/steps.js";
 import { TaggedLocator } from "../read/tagged-locator.js";
 import type { UniEvent } from "../schema.js";
-import { UniEventDecoder, type ReaderWarning } from "./uni-event.js";
+import { type ReaderWarning, UniEventDecoder } from "./uni-event.js";
 
 /** Options of `UniEventDecoderStream`: what its records are, the mode, unknown items, and the stream options. */
 export interface UniEventDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxDepth"> {
@@ -71,23 +70,32 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
 
   push(record: unknown, emit: (event: UniEvent) => void): void {
     if (this.finished) return;
-    const wrongPipe = textChunkError(record, "UniEventDecoderStream", "records (SSE messages {data}, or parsed JSON values)", BEFORE_DECODER);
+    const wrongPipe = textChunkError(
+      record,
+      "UniEventDecoderStream",
+      "records (SSE messages {data}, or parsed JSON values)",
+      BEFORE_DECODER,
+    );
     if (wrongPipe) throw wrongPipe;
     const position = positionOf(record);
     // what arrived: the SSE message's data, else the value as it came from your own source
-    const loc = new TaggedLocator(position, this.count++, () =>
-      isRecord(record) && typeof record.data === "string" ? recordPreview(record.data) : previewValue(record),
+    const loc = new TaggedLocator(
+      position,
+      this.count++,
+      () => isRecord(record) && typeof record.data === "string" ? recordPreview(record.data) : previewValue(record),
     );
     const format = position?.format ?? this.options.format ?? (looksLikeSseMessage(record) ? "sse" : "ndjson");
     let event: UniEvent | typeof DONE | typeof SKIP;
     if (format === "sse") {
       const data = isRecord(record) ? record.data : undefined;
-      if (typeof data !== "string")
+      if (typeof data !== "string") {
         throw failure(new Fault("SCHEMA", "an SSE message must be an object with a string data"), this.client, loc);
+      }
       event = this.step.sse(data, undefined, loc);
     } else {
-      if (!isRecord(record))
+      if (!isRecord(record)) {
         throw failure(new Fault("JSON", `an event must be a JSON object, not ${previewValue(record, 40)}`), this.client, loc);
+      }
       if (!position) this.step.depth(record, loc);
       event = this.step.value(record, loc);
     }

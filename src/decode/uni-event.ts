@@ -38,10 +38,8 @@ export interface DecoderSettings {
   contentType?: string | null | undefined;
 }
 
-
 /** A type shaped like a future kind's item (`<kind>.delta` or `<kind>.done`, a kind no version names). */
-const isFutureItem = (type: string): boolean =>
-  /^[a-z][a-z0-9_]*\.(delta|done)$/.test(type) && !/^(image_url|tool_result)\./.test(type);
+const isFutureItem = (type: string): boolean => /^[a-z][a-z0-9_]*\.(delta|done)$/.test(type) && !/^(image_url|tool_result)\./.test(type);
 
 const isDonePrefix = (data: string): boolean => data.length < 6 && "[DONE]".startsWith(data);
 
@@ -79,11 +77,16 @@ export class UniEventDecoder {
         if (foreign) throw new Fault(index === 0 ? "NOT-A-STREAM" : e.rule, `${e.detail}: ${diagnosisText(foreign)}`, e.exact, e.itemType);
         // A JSON answer read as a one-line stream: it is a document, not events.
         const type = this.settings.contentType;
-        if (index === 0 && isJsonDocumentType(mediaType(type)))
-          throw new Fault("NOT-A-STREAM", `${e.detail}: the body is a JSON document (Content-Type: ${type}), not an event stream; check the URL and the request: an MMSP server streams from POST …/v1/stream`, e.exact, e.itemType);
+        if (index === 0 && isJsonDocumentType(mediaType(type))) {
+          throw new Fault(
+            "NOT-A-STREAM",
+            `${e.detail}: the body is a JSON document (Content-Type: ${type}), not an event stream; check the URL and the request: an MMSP server streams from POST …/v1/stream`,
+            e.exact,
+            e.itemType,
+          );
+        }
       }
       throw e;
     }
   }
 }
-

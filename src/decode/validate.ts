@@ -3,7 +3,7 @@
  * the rule it breaks: ROLE, DELTA-SHAPE, STOP-SHAPE and KIND before the schema as a whole (SCHEMA).
  */
 import * as z from "zod/mini";
-import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, KINDS, RoleSchema, UniEventSchema, type UniEvent } from "../schema.js";
+import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, KINDS, RoleSchema, type UniEvent, UniEventSchema } from "../schema.js";
 import { Fault } from "../internal/fault.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
@@ -18,8 +18,9 @@ const show = (v: unknown): string => previewValue(v, 40);
 /** What every event must be, public or assemble-mode input: its type, its role, a list of items. */
 function envelopeFault(v: Record<string, unknown>): Fault | undefined {
   const eventType = v.event_type;
-  if (eventType !== "delta" && eventType !== "stop")
+  if (eventType !== "delta" && eventType !== "stop") {
     return new Fault("SCHEMA", `event_type must be "delta" or "stop", not ${show(eventType)}`);
+  }
   if (v.role !== "assistant") return new Fault("ROLE", `role must be "assistant", not ${show(v.role)}`);
   if (!Array.isArray(v.content_items)) return new Fault("SCHEMA", `content_items must be an array, not ${show(v.content_items)}`);
   return undefined;
@@ -41,10 +42,17 @@ export function eventShapeFault(v: Record<string, unknown>): Fault | undefined {
   if (v.usage_metadata != null) return new Fault("DELTA-SHAPE", "a delta event carries usage_metadata; it must be null");
   if (v.finish_reason != null) return new Fault("DELTA-SHAPE", "a delta event carries finish_reason; it must be null");
   const item = items[0];
-  if (!isRecord(item) || typeof item.type !== "string")
+  if (!isRecord(item) || typeof item.type !== "string") {
     return new Fault("SCHEMA", `a content item must be an object with a string type, not ${show(item)}`);
-  if (!STREAM_ITEM_TYPES.has(item.type))
-    return new Fault("KIND", `unknown item type ${JSON.stringify(item.type)}: a stream carries K.delta or K.done of the six kinds`, false, item.type);
+  }
+  if (!STREAM_ITEM_TYPES.has(item.type)) {
+    return new Fault(
+      "KIND",
+      `unknown item type ${JSON.stringify(item.type)}: a stream carries K.delta or K.done of the six kinds`,
+      false,
+      item.type,
+    );
+  }
   return undefined;
 }
 
@@ -127,13 +135,15 @@ function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): Un
   if (envelope) throw envelope;
   const eventType = value.event_type;
   const items = value.content_items as unknown[];
-  if (eventType === "delta" && (value.usage_metadata != null || value.finish_reason != null))
+  if (eventType === "delta" && (value.usage_metadata != null || value.finish_reason != null)) {
     throw new Fault("DELTA-SHAPE", "a delta event carries usage_metadata or finish_reason", true);
+  }
   let copied: unknown[] | undefined;
   for (let i = 0; i < items.length; i++) {
     const item: unknown = items[i];
-    if (!isRecord(item) || typeof item.type !== "string")
+    if (!isRecord(item) || typeof item.type !== "string") {
       throw new Fault("SCHEMA", `a content item must be an object with a string type, not ${show(item)}`);
+    }
     if (!DELTA_TYPES.has(item.type)) continue; // refused by the assembler, in its place
     let checked = item;
     if (wireBytes && item.type.startsWith("inline_") && typeof item.data === "string") {
@@ -145,8 +155,9 @@ function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): Un
     const fault = schemaFault(checked, DeltaItemSchema, ["content_items", i]);
     if (fault) throw fault;
     const itemId = isRecord(checked.fidelity) ? checked.fidelity.item_id : undefined;
-    if (itemId !== undefined && itemId !== null && typeof itemId !== "string")
+    if (itemId !== undefined && itemId !== null && typeof itemId !== "string") {
       throw new Fault("SCHEMA", `fidelity.item_id must be a string, not ${show(itemId)}`);
+    }
   }
   const event = copied ? { ...value, content_items: copied } : value;
   const fault = schemaFault(event, InputEventSchema());

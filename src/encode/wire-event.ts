@@ -40,13 +40,14 @@ export function toWireEvent<T extends { content_items: readonly unknown[] }>(eve
  * e.g. with `MessageAssemblerStream` before the encoder). Catches the wrong pipe, not every bad event.
  */
 function notAnEvent(value: unknown): string | undefined {
-  if (isRecord(value) && Array.isArray(value.content_items) && (value.event_type === "delta" || value.event_type === "stop")) return undefined;
-  const hint =
-    value instanceof Uint8Array || typeof value === "string"
-      ? ": the encoders turn events into bytes; text or bytes already encoded go to the response as they are"
-      : isRecord(value) && typeof value.data === "string"
-        ? " (an SSE message?): decode records with UniEventDecoderStream first"
-        : "";
+  if (isRecord(value) && Array.isArray(value.content_items) && (value.event_type === "delta" || value.event_type === "stop")) {
+    return undefined;
+  }
+  const hint = value instanceof Uint8Array || typeof value === "string"
+    ? ": the encoders turn events into bytes; text or bytes already encoded go to the response as they are"
+    : isRecord(value) && typeof value.data === "string"
+    ? " (an SSE message?): decode records with UniEventDecoderStream first"
+    : "";
   return `an encoder writes UniEvents ({role, event_type: "delta" | "stop", content_items, …}), not ${describeValue(value)}${hint}`;
 }
 

@@ -119,7 +119,11 @@ export class Base64Capture implements LineCaptureState {
     const buffer = this.buffer;
     this.buffer = undefined;
     // with a hint that held (a valid .done) the buffer is the value; fewer bytes: a copy of their size
-    const value = buffer === undefined ? joinBytes(this.chunks, this.size) : this.size === buffer.length ? buffer : buffer.slice(0, this.size);
+    const value = buffer === undefined
+      ? joinBytes(this.chunks, this.size)
+      : this.size === buffer.length
+      ? buffer
+      : buffer.slice(0, this.size);
     this.chunks.length = 0;
     return { placeholder: BYTES_SENTINEL_JSON, value };
   }

@@ -15,10 +15,10 @@
 import { Fault, locate } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
 import type { StreamLimitError } from "../errors.js";
-import { recordPreview, type LastEvent } from "../read/located.js";
+import { type LastEvent, recordPreview } from "../read/located.js";
 import { checkBytesChunk } from "../internal/chunks.js";
 import { BodyHead, HEAD_BYTES, hexBytes } from "./head.js";
-import { LineSplitter, type LineBreaks, type LineCapture } from "./lines.js";
+import { type LineBreaks, type LineCapture, LineSplitter } from "./lines.js";
 import { SseParser } from "./sse-parser.js";
 import { FormatSniffer } from "./sniff.js";
 import { InvalidUtf8, Utf8Decoder } from "./utf8.js";
@@ -402,7 +402,6 @@ export class NdjsonFramer extends LineFramer {
   };
 
   protected endRecords(): void {}
-
 }
 
 /** Decides the format once (sniff.ts: the first byte that is not whitespace, after a BOM), then is that framer. */

@@ -13,7 +13,7 @@ import { resolveLimits } from "../internal/limits.js";
 import { BODY_CONTEXT, checkOptions, MMSP_NDJSON_DECODER_OPTIONS, MMSP_SSE_DECODER_OPTIONS } from "../internal/options.js";
 import { parseStep } from "../read/parse-step.js";
 import { INLINE_DATA_CAPTURE } from "./base64-capture.js";
-import { NdjsonFramer, type BodyContext } from "./framer.js";
+import { type BodyContext, NdjsonFramer } from "./framer.js";
 import { NdjsonDecoderCore, type NdjsonDecoderOptions } from "./ndjson.js";
 import { SseDecoderCore, type SseDecoderOptions, type SseMessage } from "./sse.js";
 
@@ -21,7 +21,6 @@ import { SseDecoderCore, type SseDecoderOptions, type SseMessage } from "./sse.j
 export type MmspSseDecoderOptions = Omit<SseDecoderOptions, "mmsp">;
 /** Options of `MmspNdjsonDecoderStream`: limits, who is blamed, and the stream options. */
 export type MmspNdjsonDecoderOptions = Omit<NdjsonDecoderOptions, "mmsp">;
-
 
 /**
  * Bytes → SSE messages `{data, event?, id?}`, read as the MMSP reader (`UniEventStream`) reads them,
@@ -82,7 +81,8 @@ export class MmspNdjsonDecoderStream extends CoreStream<Uint8Array, unknown> {
       capture: INLINE_DATA_CAPTURE,
       explain: bodyExplainer(context, "ndjson"),
     });
-    const parse = (text: string, captured: Uint8Array | undefined): unknown => parseStep(text, captured, f, maxDepth, client, () => f.recordDiagnosis());
+    const parse = (text: string, captured: Uint8Array | undefined): unknown =>
+      parseStep(text, captured, f, maxDepth, client, () => f.recordDiagnosis());
     super(new NdjsonDecoderCore(f, parse), options);
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
-import { resolveLimits, type LimitOptions } from "../internal/limits.js";
+import { type LimitOptions, resolveLimits } from "../internal/limits.js";
 import { checkOptions, NDJSON_DECODER_OPTIONS } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
 import { failure } from "../read/located.js";
@@ -44,7 +44,14 @@ export class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
     const value = this.parse(text, captured);
     // (a value that is no object cannot carry its position: the decoder after it counts it instead)
     if (typeof value === "object" && value !== null) {
-      const position = { eventIndex: f.index, byteOffset: f.recordStart(), byteEnd: f.recordEnd(), line: f.line, preview: f.preview(), format: "ndjson" as const };
+      const position = {
+        eventIndex: f.index,
+        byteOffset: f.recordStart(),
+        byteEnd: f.recordEnd(),
+        line: f.line,
+        preview: f.preview(),
+        format: "ndjson" as const,
+      };
       tagPosition(value, f.unterminated ? { ...position, unterminated: true } : position);
     }
     this.emit(value);
@@ -79,7 +86,15 @@ export class NdjsonDecoderStream extends CoreStream<Uint8Array, unknown> {
     checkOptions("NdjsonDecoderStream", options, NDJSON_DECODER_OPTIONS);
     const client = options.client ?? "upstream";
     const { maxEventBytes, maxDepth } = resolveLimits(options);
-    const f = new NdjsonFramer({ stage: "NdjsonDecoderStream", client, maxEventBytes, strictUtf8: true, keepUnterminated: false, capture: null, explain: null });
+    const f = new NdjsonFramer({
+      stage: "NdjsonDecoderStream",
+      client,
+      maxEventBytes,
+      strictUtf8: true,
+      keepUnterminated: false,
+      capture: null,
+      explain: null,
+    });
     const parse: LineParse = (text) => {
       try {
         return parseJsonLineAt(text, maxDepth, f.index, f.unterminated);

@@ -8,7 +8,7 @@ import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { resolveLimits } from "../internal/limits.js";
 import { checkOptions, SSE_DECODER_OPTIONS } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
-import { SseFramer, type FramerOptions } from "./framer.js";
+import { type FramerOptions, SseFramer } from "./framer.js";
 import type { SseMessage } from "./sse-parser.js";
 
 export type { SseMessage } from "./sse-parser.js";
@@ -33,8 +33,18 @@ export class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
   private emit: (m: SseMessage) => void = () => {};
   readonly finished = false;
 
-  constructor(stage: string, options: Omit<SseDecoderOptions, "mmsp">, how: Pick<FramerOptions, "strictUtf8" | "keepUnterminated" | "explain">) {
-    this.framer = new SseFramer({ stage, client: options.client ?? "upstream", maxEventBytes: resolveLimits(options).maxEventBytes, capture: null, ...how });
+  constructor(
+    stage: string,
+    options: Omit<SseDecoderOptions, "mmsp">,
+    how: Pick<FramerOptions, "strictUtf8" | "keepUnterminated" | "explain">,
+  ) {
+    this.framer = new SseFramer({
+      stage,
+      client: options.client ?? "upstream",
+      maxEventBytes: resolveLimits(options).maxEventBytes,
+      capture: null,
+      ...how,
+    });
   }
 
   private readonly onRecord = (data: string): void => {
@@ -42,7 +52,13 @@ export class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
     const message: SseMessage = { data };
     if (f.eventType !== undefined) message.event = f.eventType;
     if (f.lastEventId !== undefined) message.id = f.lastEventId;
-    const position = { eventIndex: f.index, byteOffset: f.recordStart(), byteEnd: f.recordEnd(), preview: f.preview(), format: "sse" as const };
+    const position = {
+      eventIndex: f.index,
+      byteOffset: f.recordStart(),
+      byteEnd: f.recordEnd(),
+      preview: f.preview(),
+      format: "sse" as const,
+    };
     tagPosition(message, f.unterminated ? { ...position, unterminated: true } : position);
     this.emit(message);
   };

@@ -9,16 +9,19 @@ export function bytesChunkError(chunk: unknown, stageName: string): TypeError | 
   if (chunk instanceof Uint8Array || isForeignUint8Array(chunk)) return undefined;
   const wants = `${stageName} reads bytes (Uint8Array chunks)`;
   let fix: string;
-  if (typeof chunk === "string")
-    fix = "a string: remove the TextDecoderStream (or other text step) before it and pipe the bytes in as they came (response.body), or encode text with .pipeThrough(new TextEncoderStream())";
-  else if (chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk))
+  if (typeof chunk === "string") {
+    fix =
+      "a string: remove the TextDecoderStream (or other text step) before it and pipe the bytes in as they came (response.body), or encode text with .pipeThrough(new TextEncoderStream())";
+  } else if (chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk)) {
     fix = `${describeValue(chunk)}: wrap it as new Uint8Array(buffer) (a view of the same bytes) before writing it`;
-  else if (typeof chunk === "number") fix = "a number: write the bytes as Uint8Array chunks, not one number at a time";
-  else if (typeof chunk === "object" && chunk !== null && "event_type" in chunk)
+  } else if (typeof chunk === "number") fix = "a number: write the bytes as Uint8Array chunks, not one number at a time";
+  else if (typeof chunk === "object" && chunk !== null && "event_type" in chunk) {
     fix = "a UniEvent object: it is already decoded; pipe it into MessageAssemblerStream (events in), not a stage that reads bytes";
-  else if (typeof chunk === "object" && chunk !== null && "data" in chunk)
+  } else if (typeof chunk === "object" && chunk !== null && "data" in chunk) {
     fix = "an object (an SSE message?): records go into UniEventDecoderStream; this stage wants the raw bytes of the body";
-  else fix = `${describeValue(chunk)}: pipe the body's bytes in (response.body), or encode text with .pipeThrough(new TextEncoderStream())`;
+  } else {fix = `${
+      describeValue(chunk)
+    }: pipe the body's bytes in (response.body), or encode text with .pipeThrough(new TextEncoderStream())`;}
   return new TypeError(`${wants}, but was given ${fix}`);
 }
 
@@ -42,4 +45,3 @@ export function checkBytesChunk(chunk: unknown, stageName: string): asserts chun
 function isForeignUint8Array(v: unknown): boolean {
   return ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === "[object Uint8Array]";
 }
-

@@ -30,8 +30,7 @@ export interface CoreStreamHooks extends CoreStreamOptions {
 }
 
 /** Why a drained readable cannot be read: said by every way of reading it. */
-const DRAINED =
-  "this readable was drained by the package: `message` was awaited (or .then() called) while nobody read " +
+const DRAINED = "this readable was drained by the package: `message` was awaited (or .then() called) while nobody read " +
   "`readable`, so the package read it itself and kept no events (rule: start reading `readable` in the same " +
   "task as, or before, awaiting `message`)";
 
@@ -169,7 +168,9 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     if (ms === undefined || this.settled) return;
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      this.interrupt(new StreamLimitError({ limit: "idleTimeoutMs", value: ms, detail: `no input arrived for ${ms} ms (idleTimeoutMs=${ms})` }));
+      this.interrupt(
+        new StreamLimitError({ limit: "idleTimeoutMs", value: ms, detail: `no input arrived for ${ms} ms (idleTimeoutMs=${ms})` }),
+      );
     }, ms);
   }
 

@@ -17,4 +17,3 @@ export function describeValue(value: unknown): string {
 export const fail = (Kind: typeof TypeError, label: string, expected: string, value: unknown, hint = ""): never => {
   throw new Kind(`${label} must be ${expected}; received ${describeValue(value)}${hint}`);
 };
-

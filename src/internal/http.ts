@@ -57,7 +57,12 @@ export async function refusalOf(response: Response, client: string): Promise<Ups
   const text = new TextDecoder().decode(head);
   return refusalError(response.status, text, client, () => {
     if (head.length === 0) return "an empty body";
-    const info = { contentType: response.headers.get("content-type"), contentEncoding: response.headers.get("content-encoding"), format: "auto" as const, totalBytes: head.length };
+    const info = {
+      contentType: response.headers.get("content-type"),
+      contentEncoding: response.headers.get("content-encoding"),
+      format: "auto" as const,
+      totalBytes: head.length,
+    };
     const d = diagnose(head, info);
     return d ? `${diagnosisText(d)} (the body began: ${previewBytes(head, REFUSAL_PREVIEW_CHARS)})` : text.slice(0, 200);
   });
@@ -105,6 +110,8 @@ export function connectionError(error: unknown, url: string): unknown {
   } catch {
     return error; // fetch refused the URL itself: its own message says why
   }
-  const hint = code && CONNECT_HINTS[code] ? CONNECT_HINTS[code](host, hostname) : `the request failed before any answer (${error.message}): is the server running, the URL right, and (in a browser) does the server allow this origin (CORS)?`;
+  const hint = code && CONNECT_HINTS[code]
+    ? CONNECT_HINTS[code](host, hostname)
+    : `the request failed before any answer (${error.message}): is the server running, the URL right, and (in a browser) does the server allow this origin (CORS)?`;
   return new ConnectionError({ host, code, message: `could not connect to ${host}: ${hint}`, cause: error });
 }

@@ -34,11 +34,29 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Other names people give the allowed values of `oneOf` (lower-cased), suggested where the value is allowed. */
 const ALIASES: Readonly<Record<string, string>> = {
-  jsonl: "ndjson", jsonlines: "ndjson", "json-lines": "ndjson", json: "ndjson", "x-ndjson": "ndjson",
-  "application/x-ndjson": "ndjson", "application/jsonl": "ndjson",
-  "text/event-stream": "sse", "event-stream": "sse", eventsource: "sse", "server-sent-events": "sse", detect: "auto",
-  assembly: "assemble", assembler: "assemble", build: "assemble", validation: "validate", check: "validate", strict: "validate",
-  ignore: "skip", drop: "skip", throw: "error", fail: "error", reject: "error",
+  jsonl: "ndjson",
+  jsonlines: "ndjson",
+  "json-lines": "ndjson",
+  json: "ndjson",
+  "x-ndjson": "ndjson",
+  "application/x-ndjson": "ndjson",
+  "application/jsonl": "ndjson",
+  "text/event-stream": "sse",
+  "event-stream": "sse",
+  eventsource: "sse",
+  "server-sent-events": "sse",
+  detect: "auto",
+  assembly: "assemble",
+  assembler: "assemble",
+  build: "assemble",
+  validation: "validate",
+  check: "validate",
+  strict: "validate",
+  ignore: "skip",
+  drop: "skip",
+  throw: "error",
+  fail: "error",
+  reject: "error",
 };
 
 /** The edit distance of two short strings (for "did you mean"). */
@@ -73,7 +91,8 @@ function isAbortSignal(value: unknown): boolean {
   if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return true;
   // another realm's signal (an iframe, a vm context): by shape
   const v = value as { aborted?: unknown; addEventListener?: unknown; removeEventListener?: unknown } | null;
-  return typeof v === "object" && v !== null && typeof v.aborted === "boolean" && typeof v.addEventListener === "function" && typeof v.removeEventListener === "function";
+  return typeof v === "object" && v !== null && typeof v.aborted === "boolean" && typeof v.addEventListener === "function" &&
+    typeof v.removeEventListener === "function";
 }
 
 function checkValue(value: unknown, label: string, rule: Rule): void {
@@ -103,8 +122,9 @@ export function oneOf(values: readonly string[]): Rule {
 export function checkOptions(name: string, options: unknown, spec: OptionSpec, base = `${name}: options`): void {
   if (options === undefined) return;
   const signal = isAbortSignal(options);
-  if (typeof options !== "object" || options === null || Array.isArray(options) || signal)
+  if (typeof options !== "object" || options === null || Array.isArray(options) || signal) {
     fail(TypeError, base, "an object (or left out)", options, signal ? " (pass { signal })" : "");
+  }
   for (const key of Object.keys(options as object)) {
     const value = (options as Record<string, unknown>)[key];
     if (value === undefined) continue;
@@ -120,22 +140,30 @@ export function checkOptions(name: string, options: unknown, spec: OptionSpec, b
 
 /** For `fromResponse(response)`: anything but a Response says what it was and what to pass. */
 export function checkResponse(value: unknown, name = "fromResponse"): asserts value is Response {
-  const v = value as { status?: unknown; ok?: unknown; headers?: { get?: unknown }; bodyUsed?: unknown; body?: { locked?: unknown } | null } | null;
+  const v = value as
+    | { status?: unknown; ok?: unknown; headers?: { get?: unknown }; bodyUsed?: unknown; body?: { locked?: unknown } | null }
+    | null;
   // a Response of another realm or fetch implementation: by shape
   const isResponse = (typeof Response !== "undefined" && value instanceof Response) ||
-    (typeof v === "object" && v !== null && typeof v.status === "number" && typeof v.ok === "boolean" && typeof v.headers?.get === "function" && "body" in v);
+    (typeof v === "object" && v !== null && typeof v.status === "number" && typeof v.ok === "boolean" &&
+      typeof v.headers?.get === "function" && "body" in v);
   if (isResponse) {
     // a body read before (await response.text(), a second fromResponse) cannot be read again
-    if (v!.bodyUsed === true || v!.body?.locked === true)
-      throw new TypeError(`${name}: the response's body was already read or is being read (${v!.bodyUsed === true ? "response.bodyUsed" : "response.body.locked"}); a body is read once: pass the response to ${name} before anything else reads it, or pass response.clone() to read it twice`);
+    if (v!.bodyUsed === true || v!.body?.locked === true) {
+      throw new TypeError(
+        `${name}: the response's body was already read or is being read (${
+          v!.bodyUsed === true ? "response.bodyUsed" : "response.body.locked"
+        }); a body is read once: pass the response to ${name} before anything else reads it, or pass response.clone() to read it twice`,
+      );
+    }
     return;
   }
   const isStream = typeof ReadableStream !== "undefined" && value instanceof ReadableStream;
   const hint = isStream
     ? ": pass the Response itself (fromResponse(response)), or pipe a body stream through new UniEventStream()"
     : value instanceof Promise
-      ? ": await the fetch first (fromResponse(await fetch(url)))"
-      : "";
+    ? ": await the fetch first (fromResponse(await fetch(url)))"
+    : "";
   fail(TypeError, `${name}: the response`, "a Response (what fetch resolves to)", value, hint);
 }
 
@@ -143,42 +171,101 @@ export function checkResponse(value: unknown, name = "fromResponse"): asserts va
 
 const isNumber = (v: unknown): boolean => typeof v === "number";
 const isString = (v: unknown): boolean => typeof v === "string";
-const integer = (max: number): Rule => ({ must: `an integer from 0 to ${max}`, type: isNumber, ok: (n: number) => Number.isInteger(n) && n >= 0 && n <= max });
+const integer = (max: number): Rule => ({
+  must: `an integer from 0 to ${max}`,
+  type: isNumber,
+  ok: (n: number) => Number.isInteger(n) && n >= 0 && n <= max,
+});
 
 /** A string that is not empty. */
 export const NON_EMPTY_STRING: Rule = { must: "a non-empty string", type: isString, ok: (s: string) => s !== "" };
 export const FUNCTION: Rule = { must: "a function", type: (v) => typeof v === "function" };
 const client = NON_EMPTY_STRING;
 /** A whole number above 0, or `Infinity` (no limit). */
-const limit: Rule = { must: "a positive integer (or Infinity for no limit)", type: isNumber, ok: (n: number) => n > 0 && (Number.isInteger(n) || n === Infinity) };
-const idleTimeoutMs: Rule = { must: `a positive number up to ${MAX_TIMER_MS}`, type: isNumber, ok: (n: number) => n > 0 && n <= MAX_TIMER_MS };
+const limit: Rule = {
+  must: "a positive integer (or Infinity for no limit)",
+  type: isNumber,
+  ok: (n: number) => n > 0 && (Number.isInteger(n) || n === Infinity),
+};
+const idleTimeoutMs: Rule = {
+  must: `a positive number up to ${MAX_TIMER_MS}`,
+  type: isNumber,
+  ok: (n: number) => n > 0 && n <= MAX_TIMER_MS,
+};
 /** An `AbortSignal` (an `AbortController` is a common slip: its `.signal` is meant). */
 const signal: Rule = {
   must: "an AbortSignal",
   type: isAbortSignal,
-  hint: (v) => (typeof AbortController !== "undefined" && v instanceof AbortController ? " (pass controller.signal, not the controller)" : ""),
+  hint: (
+    v,
+  ) => (typeof AbortController !== "undefined" && v instanceof AbortController ? " (pass controller.signal, not the controller)" : ""),
 };
 const mode = /*#__PURE__*/ oneOf(["validate", "assemble"]);
 const readerFormat = /*#__PURE__*/ oneOf(["sse", "ndjson", "auto"]);
 const unknownItems = /*#__PURE__*/ oneOf(["error", "skip"]);
 /** `mmsp: true` moved to its own class; `false`, the default, still passes. */
-const mmsp = (moved: string): Rule => ({ must: `false (the MMSP reader's framing is ${moved} now)`, type: (v) => typeof v === "boolean", ok: (v) => v === false });
+const mmsp = (moved: string): Rule => ({
+  must: `false (the MMSP reader's framing is ${moved} now)`,
+  type: (v) => typeof v === "boolean",
+  ok: (v) => v === false,
+});
 const stringOrNull: Rule = { must: "a string or null", type: (v) => v === null || typeof v === "string" };
 
 /** `UniEventStream`, `UniEventBatchStream`, `fromResponse`. */
 export const READER_OPTIONS: OptionSpec = {
-  format: readerFormat, client, mode, unknownItems, onWarning: FUNCTION,
-  maxEventBytes: limit, maxDepth: limit, maxItems: limit, signal, idleTimeoutMs,
+  format: readerFormat,
+  client,
+  mode,
+  unknownItems,
+  onWarning: FUNCTION,
+  maxEventBytes: limit,
+  maxDepth: limit,
+  maxItems: limit,
+  signal,
+  idleTimeoutMs,
 };
-export const SSE_DECODER_OPTIONS: OptionSpec = { client, mmsp: /*#__PURE__*/ mmsp("MmspSseDecoderStream"), maxEventBytes: limit, signal, idleTimeoutMs };
-export const NDJSON_DECODER_OPTIONS: OptionSpec = { client, mmsp: /*#__PURE__*/ mmsp("MmspNdjsonDecoderStream"), maxEventBytes: limit, maxDepth: limit, signal, idleTimeoutMs };
+export const SSE_DECODER_OPTIONS: OptionSpec = {
+  client,
+  mmsp: /*#__PURE__*/ mmsp("MmspSseDecoderStream"),
+  maxEventBytes: limit,
+  signal,
+  idleTimeoutMs,
+};
+export const NDJSON_DECODER_OPTIONS: OptionSpec = {
+  client,
+  mmsp: /*#__PURE__*/ mmsp("MmspNdjsonDecoderStream"),
+  maxEventBytes: limit,
+  maxDepth: limit,
+  signal,
+  idleTimeoutMs,
+};
 export const MMSP_SSE_DECODER_OPTIONS: OptionSpec = { client, maxEventBytes: limit, signal, idleTimeoutMs };
 export const MMSP_NDJSON_DECODER_OPTIONS: OptionSpec = { client, maxEventBytes: limit, maxDepth: limit, signal, idleTimeoutMs };
-export const UNI_EVENT_DECODER_OPTIONS: OptionSpec = { format: /*#__PURE__*/ oneOf(["sse", "ndjson"]), client, mode, unknownItems, onWarning: FUNCTION, maxDepth: limit, signal, idleTimeoutMs };
+export const UNI_EVENT_DECODER_OPTIONS: OptionSpec = {
+  format: /*#__PURE__*/ oneOf(["sse", "ndjson"]),
+  client,
+  mode,
+  unknownItems,
+  onWarning: FUNCTION,
+  maxDepth: limit,
+  signal,
+  idleTimeoutMs,
+};
 export const MESSAGE_ASSEMBLER_OPTIONS: OptionSpec = { client, mode, maxItems: limit, maxDepth: limit, signal, idleTimeoutMs };
 export const FROM_FETCH_OPTIONS: OptionSpec = {
-  format: readerFormat, client, maxEventBytes: limit, maxDepth: limit, maxItems: limit, signal, idleTimeoutMs, fetch: FUNCTION,
-  reconnect: { must: "false or an object { retries, delayMs }", type: (v) => v === false || isRecord(v), members: { retries: /*#__PURE__*/ integer(1000), delayMs: /*#__PURE__*/ integer(30_000) } },
+  format: readerFormat,
+  client,
+  maxEventBytes: limit,
+  maxDepth: limit,
+  maxItems: limit,
+  signal,
+  idleTimeoutMs,
+  fetch: FUNCTION,
+  reconnect: {
+    must: "false or an object { retries, delayMs }",
+    type: (v) => v === false || isRecord(v),
+    members: { retries: /*#__PURE__*/ integer(1000), delayMs: /*#__PURE__*/ integer(30_000) },
+  },
 };
 /** The second argument of the MMSP reader's streams: what the response said about its body. */
 export const BODY_CONTEXT: OptionSpec = { contentType: stringOrNull, contentEncoding: stringOrNull };

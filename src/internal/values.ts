@@ -73,8 +73,7 @@ export function previewText(text: string, max = PREVIEW_CHARS): string {
 export function previewValue(value: unknown, max = PREVIEW_CHARS): string {
   let text: string;
   try {
-    text =
-      JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? `<${v.length} bytes>` : v)) ?? String(value);
+    text = JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? `<${v.length} bytes>` : v)) ?? String(value);
   } catch {
     text = String(value);
   }

@@ -493,14 +493,30 @@ export class PartialJsonParser {
         if (this.escape === 1) {
           let t: string;
           switch (c) {
-            case 34: t = '"'; break;
-            case 92: t = "\\"; break;
-            case 47: t = "/"; break;
-            case 98: t = "\b"; break;
-            case 102: t = "\f"; break;
-            case 110: t = "\n"; break;
-            case 114: t = "\r"; break;
-            case 116: t = "\t"; break;
+            case 34:
+              t = '"';
+              break;
+            case 92:
+              t = "\\";
+              break;
+            case 47:
+              t = "/";
+              break;
+            case 98:
+              t = "\b";
+              break;
+            case 102:
+              t = "\f";
+              break;
+            case 110:
+              t = "\n";
+              break;
+            case 114:
+              t = "\r";
+              break;
+            case 116:
+              t = "\t";
+              break;
             case 117: // u
               this.escape = 2;
               this.hex = 0;

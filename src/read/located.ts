@@ -7,7 +7,7 @@
 import { locate } from "../internal/fault.js";
 import { previewText } from "../internal/values.js";
 import { BYTES_SENTINEL_JSON } from "../framing/captured.js";
-import { whereOf, type Locator } from "./locator.js";
+import { type Locator, whereOf } from "./locator.js";
 
 export interface Where {
   eventIndex: number;

@@ -4,15 +4,15 @@
  * record or event that reaches them through a pipe. Each step locates its failures (located.ts) from
  * a `Locator`: the framer itself in the fused reader, a record's tagged position in the stages.
  */
-import { UniEventDecoder, DONE, SKIP } from "../decode/uni-event.js";
+import { DONE, SKIP, UniEventDecoder } from "../decode/uni-event.js";
 import type { Grammar } from "../assemble/grammar.js";
 import { limitError, nestsDeeper } from "../internal/limits.js";
 import type { UniEvent } from "../schema.js";
 import { endFailure, failure, type LastEvent } from "./located.js";
-import { whereOf, type Locator } from "./locator.js";
+import { type Locator, whereOf } from "./locator.js";
 import { parseStep } from "./parse-step.js";
 
-export { whereOf, type Locator };
+export { type Locator, whereOf };
 export { DONE, SKIP };
 
 /** Records → UniEvents (or `DONE` / `SKIP`), failures located. */

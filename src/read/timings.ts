@@ -30,8 +30,9 @@ export interface StreamTimings {
   readonly charactersPerSecond: number | null;
 }
 
-const clock: () => number =
-  /*#__PURE__*/ typeof performance !== "undefined" && typeof performance.now === "function" ? () => performance.now() : Date.now;
+const clock: () => number = /*#__PURE__*/ typeof performance !== "undefined" && typeof performance.now === "function"
+  ? () => performance.now()
+  : Date.now;
 
 /** The timings of a stream that read nothing (a refused response). */
 export const NO_TIMINGS: StreamTimings = /*#__PURE__*/ Object.freeze({
