@@ -36,8 +36,8 @@ export function makeStyle(color) {
  * escaped instead of reaching the terminal. Newlines and tabs stay.
  */
 export function clean(s) {
-  // deno-lint-ignore no-control-regex -- control and bidi characters are what it escapes
   return String(s).replace(
+    // deno-lint-ignore no-control-regex -- control and bidi characters are what it escapes
     /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
