@@ -2,6 +2,8 @@
 // body made before anything is forwarded: JSON only (415: a cross-site form posts text/plain with no
 // preflight), and at most MAX_BODY_BYTES, counted while the body streams in (413; a Content-Length
 // is not trusted alone: a chunked body has none, and a client may lie).
+import { joinBytes } from "../src/internal/bytes.ts";
+import { mediaType } from "../src/internal/media-type.ts";
 import { seconds } from "./resume.ts";
 import { refusal } from "./stream.ts";
 
@@ -44,9 +46,9 @@ export function limits(env: LimitsEnv): Limits {
   };
 }
 
-/** `application/json`, with or without parameters (`; charset=utf-8`). */
+/** `application/json`, with or without parameters (`; charset=utf-8`): the package's one Content-Type reading. */
 export function isJson(contentType: string | null): boolean {
-  return (contentType ?? "").split(";")[0]!.trim().toLowerCase() === "application/json";
+  return mediaType(contentType) === "application/json";
 }
 
 /**
@@ -73,11 +75,5 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     }
     parts.push(value);
   }
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    body.set(part, at);
-    at += part.byteLength;
-  }
-  return body;
+  return joinBytes(parts, size) as Uint8Array<ArrayBuffer>;
 }
