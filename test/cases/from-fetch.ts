@@ -268,6 +268,13 @@ export const cases: Case[] = [
     assertError(got.error, UpstreamError, { status: 302 });
     assertEqual(inits.length, 2, "not retried");
   }],
+  ["an HTML 502 from a proxy: an UpstreamError (status kept) that says what the body was, not its raw markup", async () => {
+    const page = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>\n";
+    const fetch = async () => new Response(page, { status: 502, headers: { "content-type": "text/html" } });
+    const got = await settle(...(Object.values(fromFetch("https://relay.test/v1/stream", POST, { fetch })).slice(0, 2) as [ReadableStream, Promise<unknown>]));
+    assertError(got.error, UpstreamError, { status: 502, errorType: "HTTPError" });
+    assert(/^HTTP 502: an HTML page titled "502 Bad Gateway"[\s\S]*proxy/.test(got.error.message), got.error.message);
+  }],
   ["a connection that fails before any answer is a ConnectionError naming the host and the likely cause", async () => {
     const refused = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
     const fetch = async () => {
