@@ -73,13 +73,13 @@ export async function upstream(request: Request): Promise<Response> {
     return Response.json({ count });
   }
   if (request.method === "POST" && url.pathname === "/v1/stream") {
-    let body: { tag?: unknown; model?: unknown; size?: unknown } = {};
+    let body: { tag?: unknown; model?: unknown; size?: unknown; config?: { tag?: unknown } } = {};
     try {
       body = JSON.parse(await request.text()) as typeof body;
     } catch {
       // an untagged request still counts, under ""
     }
-    const tag = String(body.tag ?? "");
+    const tag = String(body.tag ?? body.config?.tag ?? ""); // (an /api/chat request carries it in `config`)
     requests.set(tag, (requests.get(tag) ?? 0) + 1);
     const headers = { "content-type": "text/event-stream; charset=utf-8" };
     if (body.model === "endless") return new Response(endless(Number(body.size ?? 8)), { headers });
