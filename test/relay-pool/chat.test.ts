@@ -88,6 +88,26 @@ test("DELETE mid-answer: the upstream request aborted within a second; the creat
   expect((await get(chatId)).status).toBe(204);
 });
 
+test("while the answer is being created (the upstream slow to answer): a GET waits for it, a DELETE cancels it once it exists", async () => {
+  const tag = newTag();
+  const chatId = `chat-${tag}`;
+  const posting = post(chatId, tag, "late");
+  await sleep(100);
+  const viewing = get(chatId);
+  await sleep(50);
+  expect((await del(chatId)).status).toBe(204);
+  const first = await posting;
+  expect(first.status).toBe(200);
+  const last = chunks(await text(first)).at(-1)!;
+  expect(last.type).toBe("error");
+  expect(String(last.errorText)).toMatch(/cancelled/);
+  expect(await upstreamCancelled(tag, 1000)).not.toBeNull();
+  const viewer = await viewing;
+  expect([200, 204]).toContain(viewer.status); // it waited for the stream: its replay, or (ended already) none
+  if (viewer.status === 200) expect(chunks(await text(viewer)).at(-1)!.type).toBe("error");
+  expect(await upstreamRequests(tag)).toBe(1);
+});
+
 test("a client that goes away does not stop a kept answer: it runs on and resumes", async () => {
   const tag = newTag();
   const chatId = `chat-${tag}`;
