@@ -383,13 +383,23 @@ test("page, adapter in the page (/v1/stream): an image and audio as file parts; 
   assert.equal(r.messages.at(-1).parts[0].state, "streaming");
 });
 
-test("page: Stop ends a slow stream mid-way", async () => {
+test("page: Stop ends a slow stream mid-way, and the relay's answer with it", async () => {
   await open(`relay=${encodeURIComponent(replayBase)}&transport=chat&pace=150`);
   await page.selectOption("#model", "sample-tools");
   await page.click("#send");
   await page.waitForFunction(() => document.querySelectorAll('.msg[data-role="assistant"] .part').length >= 1, null, { timeout: 10_000 });
   await page.click("#stop");
   await page.waitForFunction(() => document.getElementById("status").dataset.state === "stopped", null, { timeout: 5000 });
+  // the page's transport (MmspChatTransport) cancelled the answer server-side: none is active any more
+  const chatId = await page.evaluate(() => window.chat.id);
+  let status;
+  for (let i = 0; i < 20 && status !== 204; i++) {
+    const res = await fetch(`${replayBase}/api/chat/${encodeURIComponent(chatId)}/stream`);
+    await res.arrayBuffer();
+    status = res.status;
+    if (status !== 204) await sleep(50);
+  }
+  assert.equal(status, 204, "the stopped answer is no longer active");
 });
 
 // ---- the real AI SDK chat in Chromium: resume after a reload, stop, a dropped connection ------------------
