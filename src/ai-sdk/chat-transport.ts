@@ -16,7 +16,6 @@
  * JSON). The transport follows no redirect and sends nothing to a URL of another origin than `api`'s
  * (it derives the stream's URL from `api`, never from an answer), so credentials stay where they belong.
  */
-import { SseDecoderStream, type SseMessage } from "../framing/sse.js";
 import { checkOptions, func, nonNegativeInteger, string, type Checker, type OptionSpec } from "../internal/options.js";
 import type { UIMessageChunk } from "./types.js";
 
@@ -142,6 +141,57 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     const timer = setTimeout(done, ms);
     signal.addEventListener("abort", () => (clearTimeout(timer), done()), { once: true });
   });
+
+/**
+ * The `data` of each SSE event of a body (the standard's parsing, reduced to the one field the UI
+ * message stream uses; an event the body ends inside is dropped, as the standard says). Small on
+ * purpose: a page that only imports the transport does not load the MMSP reader.
+ */
+function sseData(body: ReadableStream<Uint8Array>): ReadableStream<string> {
+  let buffer = "";
+  let data: string[] = [];
+  const line = (text: string, out: TransformStreamDefaultController<string>): void => {
+    if (text === "") {
+      if (data.length > 0) out.enqueue(data.join("\n"));
+      data = [];
+      return;
+    }
+    if (text.startsWith("data:")) data.push(text.slice(text.startsWith("data: ") ? 6 : 5));
+    // other fields (id, event, retry) and comments: not used by the UI message stream
+  };
+  const utf8 = new TextDecoder();
+  let from = 0; // the buffer before this holds no line end (a large line is searched once)
+  const lines = (out: TransformStreamDefaultController<string>): void => {
+    let start = 0;
+    for (;;) {
+      const n = buffer.indexOf("\n", from);
+      const r = buffer.indexOf("\r", from);
+      const at = r === -1 ? n : n === -1 ? r : Math.min(n, r);
+      // (a \r at the very end may be the first half of \r\n: looked at again with the next piece)
+      if (at === -1 || (buffer[at] === "\r" && at === buffer.length - 1)) {
+        buffer = buffer.slice(start);
+        from = (at === -1 ? buffer.length + start : at) - start;
+        return;
+      }
+      line(buffer.slice(start, at), out);
+      start = from = at + (buffer[at] === "\r" && buffer[at + 1] === "\n" ? 2 : 1);
+    }
+  };
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, string>({
+      transform(bytes, out) {
+        buffer += utf8.decode(bytes, { stream: true });
+        lines(out);
+      },
+      flush(out) {
+        buffer += utf8.decode();
+        lines(out);
+        if (buffer !== "") line(buffer.replace(/\r$/, ""), out);
+        // (an event without its blank line is incomplete: dropped)
+      },
+    }),
+  );
+}
 
 /** The request settings of one call, resolved once: a reconnect and a DELETE reuse them. */
 interface Call {
@@ -306,8 +356,7 @@ export class MmspChatTransport<MESSAGE = unknown> {
    */
   private deliver(call: Call, first: Response, etag: string | null, signal: AbortSignal | undefined, release: () => void): ReadableStream<UIMessageChunk> {
     const { maxReconnects = 3, reconnectDelayMs = 250 } = this.options;
-    const frames = (response: Response): ReadableStreamDefaultReader<SseMessage> =>
-      (response.body ?? new Response("").body!).pipeThrough(new SseDecoderStream()).getReader();
+    const frames = (response: Response): ReadableStreamDefaultReader<string> => sseData(response.body ?? new Response("").body!).getReader();
     let reader = frames(first);
     let delivered = 0; // chunks handed out
     let lastJson = ""; // the last one's JSON
@@ -368,7 +417,7 @@ export class MmspChatTransport<MESSAGE = unknown> {
         pull: async (c) => {
           for (;;) {
             if (over) return;
-            let read: ReadableStreamReadResult<SseMessage>;
+            let read: ReadableStreamReadResult<string>;
             let drop: unknown = null;
             try {
               read = await reader.read();
@@ -378,7 +427,7 @@ export class MmspChatTransport<MESSAGE = unknown> {
             }
             if (over) return;
             if (!read.done) {
-              const { data } = read.value;
+              const data = read.value;
               if (data === "[DONE]") {
                 complete = true;
                 continue;

@@ -289,3 +289,30 @@ test("options are checked: a typo or a wrong type fails at once", () => {
   expect(() => new MmspChatTransport({ maxReconnects: -1 })).toThrow(RangeError);
   expect(new MmspChatTransport().resumeStreamIsReplay).toBe(true);
 });
+
+test("the answer's SSE is read as the standard says: CRLF / CR line ends, a line end or a character split across pieces, comments, multi-line data; [DONE] ends it", async () => {
+  const utf8 = new TextEncoder();
+  const whole = utf8.encode(
+    'data: {"type":"start","messageId":"m"}\r\n\r\n: a comment\r' +
+      '\rdata: {"type":"text-start","id":"t"}\r\n\r\n' +
+      'data: {"type":"text-delta","id":"t",\ndata: "delta":"é€😀"}\n\n' +
+      'event: x\nid: 3\ndata: {"type":"text-end","id":"t"}\r\n\r\n' +
+      'data: {"type":"finish"}\n\ndata: [DONE]\n\n',
+  );
+  // cut into 1..7-byte pieces: inside \r\n, inside multi-byte characters
+  const pieces: Uint8Array[] = [];
+  for (let at = 0, k = 1; at < whole.length; at += k, k = (k % 7) + 1) pieces.push(whole.subarray(at, at + k));
+  const fetchFake = async (): Promise<Response> =>
+    new Response(new ReadableStream({ start: (c) => (pieces.forEach((p) => c.enqueue(p)), c.close()) }), { headers: { "content-type": "text/event-stream" } });
+  const transport = new MmspChatTransport({ api: "http://relay.test/api/chat", fetch: fetchFake as typeof fetch });
+  const stream = await transport.sendMessages({ chatId: "c", messages: [], trigger: "submit-message", messageId: undefined, abortSignal: undefined });
+  const got: UIMessageChunk[] = [];
+  for await (const c of stream) got.push(c);
+  expect(got).toEqual([
+    { type: "start", messageId: "m" },
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "é€😀" },
+    { type: "text-end", id: "t" },
+    { type: "finish" },
+  ]);
+});
