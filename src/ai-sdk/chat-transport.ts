@@ -217,7 +217,7 @@ interface Call {
  */
 export class MmspChatTransport<MESSAGE = unknown> {
   /** A reconnect replays the answer from its start (useChat resets the message at its `start` chunk). */
-  readonly resumeStreamIsReplay = true;
+  readonly resumeStreamIsReplay: true = true;
   private readonly api: string;
   private readonly options: MmspChatTransportOptions;
   /** The DELETEs in flight, by chat: a new POST of the chat waits for its chat's. */
