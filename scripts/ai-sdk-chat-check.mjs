@@ -8,6 +8,12 @@
 //   - examples/ai-sdk-chat.html in Debian's Chromium (playwright-core), served by a static server on
 //     another origin: the relay's /api/chat (cross-origin) and the adapter in the page (/v1/stream,
 //     proxied same-origin), two turns, media, an error, Stop. Keeps .ci-out/ai-sdk-chat.png.
+//   - resumable /api/chat with MmspChatTransport: in Node, DefaultChatTransport's abort only leaves
+//     (the answer goes on and resumes) while MmspChatTransport's stops the upstream; and in Chromium,
+//     examples/ai-sdk-resume.html (the real `ai`'s AbstractChat, bundled for the page by esbuild):
+//     an answer resumed after a reload (resume: true) into the same message, stop() aborting the
+//     scripted upstream's request within a second (also after a reload), a connection cut mid-answer
+//     (by a proxy) resumed with nothing twice.
 // Needs a built dist/ (npm run build). Prints "ai-sdk chat: N passed, N failed".
 //
 // Run: node scripts/ai-sdk-chat-check.mjs     (CHROMIUM_PATH overrides /usr/bin/chromium)
@@ -18,7 +24,8 @@ import { extname, join, normalize } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { DefaultChatTransport, readUIMessageStream } from "ai";
-import { toMmspMessages } from "mmsp-streams/ai-sdk"; // the package's subpath export (dist/ai-sdk/index.js)
+import { build } from "esbuild";
+import { MmspChatTransport, toMmspMessages } from "mmsp-streams/ai-sdk"; // the package's subpath export (dist/ai-sdk/index.js)
 import { toWireEvent, UniEventStream } from "mmsp-streams";
 import { launchChromium } from "./chromium.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
@@ -62,6 +69,20 @@ const upstream = http.createServer(async (req, res) => {
     entry.finished = true;
     return res.end();
   }
+  if (entry.body.model === "slow") {
+    // 30 words, 60 ms apart, then the text's .done and the stop event: ~2 s
+    const event = (items, type = "delta", extra = {}) => `data: ${JSON.stringify({ role: "assistant", event_type: type, content_items: items, usage_metadata: null, finish_reason: null, ...extra })}\n\n`;
+    let text = "";
+    for (let i = 0; i < 30 && !res.destroyed; i++) {
+      res.write(event([{ type: "text.delta", text: `w${i} ` }]));
+      text += `w${i} `;
+      await sleep(60);
+    }
+    res.write(event([{ type: "text.done", text }]));
+    res.write(event([], "stop", { usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: 30 }, finish_reason: "stop" }));
+    entry.finished = true;
+    return res.end("data: [DONE]\n\n");
+  }
   const bytes = Buffer.from(await sampleText(SAMPLE_FILES[entry.body.model] ?? "tool-call"));
   for (let i = 0; i < bytes.length && !res.destroyed; i += 97) res.write(bytes.subarray(i, i + 97));
   res.end();
@@ -101,9 +122,11 @@ console.log(`wrangler dev: ${replayBase} (replay), ${relayBase} (relay) (${Math.
 const userMessage = (text, id = "u1") => ({ id, role: "user", parts: [{ type: "text", text }] });
 
 /** DefaultChatTransport → readUIMessageStream: the last UIMessage, the chunks, the errors reported. */
+let chats = 0;
 async function chat(api, { model, messages = [userMessage("Hi")], headers, abortSignal, onChunk } = {}) {
   const transport = new DefaultChatTransport({ api, headers, body: { model, config: { temperature: 0 } } });
-  const stream = await transport.sendMessages({ chatId: "chat-1", messages, trigger: "submit-message", messageId: undefined, abortSignal });
+  // a chat id of its own: the relay keeps each chat's answers (bound to the credentials it was created with)
+  const stream = await transport.sendMessages({ chatId: `chat-${++chats}`, messages, trigger: "submit-message", messageId: undefined, abortSignal });
   const chunks = [];
   const errors = [];
   const counted = stream.pipeThrough(new TransformStream({ transform: (c, ctl) => (chunks.push(c), onChunk?.(c, chunks.length), ctl.enqueue(c)) }));
@@ -166,17 +189,41 @@ test("relay mode: a second turn sends the first answer back as MMSP (thinking si
   assert.deepEqual(sent[2].content_items, [{ type: "tool_result.done", text: '{"temperature":18}', tool_call_id: call.toolCallId }]);
 });
 
-test("relay mode: a stopped request (abortSignal) cancels the upstream", async () => {
-  const before = seen.length;
-  const abort = new AbortController();
-  let chunks = 0;
-  // the transport's stream ends in an AbortError (reported through onError or thrown, as the SDK does)
-  await chat(`${relayBase}/api/chat`, { model: "endless", abortSignal: abort.signal, onChunk: (c, n) => ((chunks = n), n === 4 && abort.abort()) }).catch((e) => e);
+/** Reads a transport's stream until `n` chunks came, then aborts; resolves when the stream ended. */
+async function readThenAbort(stream, n, abort) {
+  let count = 0;
+  try {
+    for await (const _ of stream) if (++count === n) abort.abort();
+  } catch {} // the AbortError
+  return count;
+}
+
+test("relay mode, kept answers: DefaultChatTransport's abort only leaves (the upstream reads on, GET resumes it); MmspChatTransport's abort (stop()) aborts the upstream within a second", async () => {
+  // DefaultChatTransport: leaving
+  let before = seen.length;
+  let abort = new AbortController();
+  const leaving = new DefaultChatTransport({ api: `${relayBase}/api/chat`, body: { model: "endless", config: {} } });
+  await readThenAbort(await leaving.sendMessages({ chatId: "leave-1", messages: [userMessage("Hi")], trigger: "submit-message", messageId: undefined, abortSignal: abort.signal }), 4, abort);
+  await sleep(1000);
+  assert.equal(await Promise.race([seen[before].closedEarly, sleep(0).then(() => "open")]), "open", "the upstream still streams");
+  const resumed = await leaving.reconnectToStream({ chatId: "leave-1" });
+  assert.ok(resumed, "GET /api/chat/leave-1/stream resumes it");
+  const reader = resumed.getReader();
+  assert.deepEqual((await reader.read()).value.type, "start");
+  await reader.cancel();
+  // MmspChatTransport: stopping
+  await fetch(`${relayBase}/api/chat/leave-1/stream`, { method: "DELETE" });
+  before = seen.length;
+  abort = new AbortController();
+  const stopping = new MmspChatTransport({ api: `${relayBase}/api/chat`, body: { model: "endless", config: {} } });
+  const chunks = await readThenAbort(await stopping.sendMessages({ chatId: "stop-1", messages: [userMessage("Hi")], trigger: "submit-message", messageId: undefined, abortSignal: abort.signal }), 4, abort);
+  const t = performance.now();
   assert.ok(chunks >= 4 && chunks < 20, `${chunks} chunks before the stop`);
-  for (let i = 0; i < 40 && seen.length <= before; i++) await sleep(50);
-  const closed = await Promise.race([seen[before].closedEarly, sleep(5000).then(() => "timeout")]);
+  const closed = await Promise.race([seen[before].closedEarly, sleep(1000).then(() => "timeout")]);
   assert.equal(closed, true, "the upstream saw its response closed before it finished");
+  assert.ok(performance.now() - t < 1000);
   assert.equal(seen[before].finished, false);
+  assert.equal((await fetch(`${relayBase}/api/chat/stop-1/stream`)).status, 204, "nothing active any more");
 });
 
 test("CORS: the preflight allows POST and the requested headers; answers carry Access-Control-Allow-Origin", async () => {
@@ -212,8 +259,47 @@ test("a part with no MMSP form → 400 InvalidRequestError naming it (with CORS)
 // serves the repository (the page, dist/, node_modules/) and proxies /v1/ to the replaying Worker, so
 // the page's own adapter talks to /v1/stream on its own origin; /api/chat it calls cross-origin
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8", ".json": "application/json" };
+/** The proxy's log: each request to /cut/… ({ method, path, ifMatch }) and the answers it cut. */
+const cutLog = { requests: [], cuts: 0 };
+/**
+ * /cut/<path> → the relay Worker (relay mode), same-origin for the page; the first POST of a chat
+ * whose id is new has its connection cut after 1500 bytes of the answer (a dropped connection).
+ */
+async function cutProxy(req, res, url) {
+  const path = url.pathname.slice("/cut".length) + url.search;
+  cutLog.requests.push({ method: req.method, path, ifMatch: req.headers["if-match"] ?? null });
+  const headers = {};
+  for (const name of ["content-type", "accept", "if-match", "authorization"]) if (req.headers[name]) headers[name] = req.headers[name];
+  const abort = new AbortController();
+  res.on("close", () => abort.abort());
+  try {
+    const body = req.method === "POST" ? Readable.toWeb(req) : undefined;
+    const answer = await fetch(`${relayBase}${path}`, { method: req.method, headers, body, duplex: "half", signal: abort.signal });
+    const out = {};
+    for (const name of ["content-type", "etag", "x-vercel-ai-ui-message-stream"]) if (answer.headers.get(name)) out[name] = answer.headers.get(name);
+    res.writeHead(answer.status, out);
+    if (!answer.body) return res.end();
+    let sent = 0;
+    const cut = req.method === "POST" && cutLog.cuts === 0 ? 1500 : Infinity;
+    for await (const chunk of answer.body) {
+      if (sent + chunk.byteLength > cut) {
+        res.write(chunk.subarray(0, cut - sent));
+        cutLog.cuts++;
+        await sleep(20);
+        return res.socket.destroy();
+      }
+      sent += chunk.byteLength;
+      res.write(chunk);
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
 const pageServer = http.createServer(async (req, res) => {
   const url = new URL(req.url, "http://x");
+  if (url.pathname.startsWith("/cut/")) return cutProxy(req, res, url);
   if (url.pathname.startsWith("/v1/")) {
     const abort = new AbortController();
     res.on("close", () => abort.abort());
@@ -297,13 +383,110 @@ test("page, adapter in the page (/v1/stream): an image and audio as file parts; 
   assert.equal(r.messages.at(-1).parts[0].state, "streaming");
 });
 
-test("page: Stop ends a slow stream mid-way", async () => {
+test("page: Stop ends a slow stream mid-way, and the relay's answer with it", async () => {
   await open(`relay=${encodeURIComponent(replayBase)}&transport=chat&pace=150`);
   await page.selectOption("#model", "sample-tools");
   await page.click("#send");
   await page.waitForFunction(() => document.querySelectorAll('.msg[data-role="assistant"] .part').length >= 1, null, { timeout: 10_000 });
   await page.click("#stop");
   await page.waitForFunction(() => document.getElementById("status").dataset.state === "stopped", null, { timeout: 5000 });
+  // the page's transport (MmspChatTransport) cancelled the answer server-side: none is active any more
+  const chatId = await page.evaluate(() => window.chat.id);
+  let status;
+  for (let i = 0; i < 20 && status !== 204; i++) {
+    const res = await fetch(`${replayBase}/api/chat/${encodeURIComponent(chatId)}/stream`);
+    await res.arrayBuffer();
+    status = res.status;
+    if (status !== 204) await sleep(50);
+  }
+  assert.equal(status, 204, "the stopped answer is no longer active");
+});
+
+// ---- the real AI SDK chat in Chromium: resume after a reload, stop, a dropped connection ------------------
+
+// `ai` bundled for the page (the example imports it from esm.sh; here no network)
+await build({ stdin: { contents: 'export { AbstractChat } from "ai";', resolveDir: root }, bundle: true, format: "esm", platform: "browser", outfile: `${OUT}/ai-browser.js`, logLevel: "warning" });
+const SLOW_TEXT = Array.from({ length: 30 }, (_, i) => `w${i} `).join("");
+
+/** examples/ai-sdk-resume.html in a fresh context (its own sessionStorage), with the page-error listeners. */
+async function resumePage(query) {
+  const context = await browser.newContext();
+  const p = await context.newPage();
+  p.on("pageerror", (e) => pageErrors.push(String(e)));
+  p.on("console", (m) => m.type() === "error" && pageErrors.push(`console: ${m.text()}`));
+  await p.goto(`${pageBase}/examples/ai-sdk-resume.html?ai=/.ci-out/ai-browser.js&${query}`);
+  await p.waitForFunction(() => document.documentElement.dataset.ready === "true");
+  return { p, close: () => context.close() };
+}
+const assistantText = (p) => p.evaluate(() => document.querySelector('.msg[data-role="assistant"]')?.textContent ?? "");
+async function sendPrompt(p) {
+  await p.click("#send");
+  await p.waitForFunction(() => (document.querySelector('.msg[data-role="assistant"]')?.textContent.length ?? 0) > 8, null, { timeout: 10_000 });
+}
+const waitReady = (p, text) =>
+  p.waitForFunction((want) => document.getElementById("status").dataset.status === "ready" && (want === null || document.querySelector('.msg[data-role="assistant"]')?.textContent === want), text, { timeout: 15_000 });
+
+test("Chromium, ai's chat + MmspChatTransport: an answer resumed after a reload (resume: true) into the same message; one upstream request", async () => {
+  const { p, close } = await resumePage(`relay=${encodeURIComponent(relayBase)}&model=slow`);
+  try {
+    const before = seen.length;
+    await sendPrompt(p);
+    const idBefore = await p.$eval('.msg[data-role="assistant"]', (n) => n.dataset.id);
+    assert.ok((await assistantText(p)).length < SLOW_TEXT.length, "reloaded mid-answer");
+    await p.reload();
+    await p.waitForFunction(() => document.documentElement.dataset.ready === "true");
+    await waitReady(p, SLOW_TEXT);
+    const roles = await p.$$eval(".msg", (ns) => ns.map((n) => n.dataset.role));
+    assert.deepEqual(roles, ["user", "assistant"]);
+    assert.equal(await p.$eval('.msg[data-role="assistant"]', (n) => n.dataset.id), idBefore, "the same message id");
+    assert.equal(seen.length - before, 1, "one upstream request");
+  } finally {
+    await close();
+  }
+});
+
+test("Chromium: stop() cancels the generation server-side — the scripted upstream's request aborted within a second; also after a reload", async () => {
+  for (const reload of [false, true]) {
+    const { p, close } = await resumePage(`relay=${encodeURIComponent(relayBase)}&model=endless`);
+    try {
+      const before = seen.length;
+      await sendPrompt(p);
+      if (reload) {
+        await p.reload();
+        await p.waitForFunction(() => document.documentElement.dataset.ready === "true");
+        const n = (await assistantText(p)).length;
+        await p.waitForFunction((n) => (document.querySelector('.msg[data-role="assistant"]')?.textContent.length ?? 0) > n + 8, n, { timeout: 10_000 });
+      }
+      const entry = seen[before];
+      const t = performance.now();
+      await p.click("#stop");
+      const closed = await Promise.race([entry.closedEarly, sleep(1000).then(() => "timeout")]);
+      assert.equal(closed, true, `the upstream's request aborted within a second${reload ? " (after a reload)" : ""}`);
+      assert.ok(performance.now() - t < 1100);
+      assert.equal(entry.finished, false);
+      await waitReady(p, null);
+      assert.equal(seen.length - before, 1);
+    } finally {
+      await close();
+    }
+  }
+});
+
+test("Chromium: a connection cut mid-answer (a proxy) resumes: the whole answer, nothing twice, the reconnect names the answer (If-Match)", async () => {
+  const { p, close } = await resumePage(`relay=${encodeURIComponent(`${pageBase}/cut`)}&model=slow`);
+  try {
+    cutLog.requests.length = 0;
+    cutLog.cuts = 0;
+    await sendPrompt(p);
+    await waitReady(p, SLOW_TEXT);
+    assert.equal(cutLog.cuts, 1);
+    // (the page's resume on load, a GET without If-Match, may come before the POST: only what follows it counts)
+    const gets = cutLog.requests.slice(cutLog.requests.findIndex((r) => r.method === "POST")).filter((r) => r.method === "GET");
+    assert.ok(gets.length >= 1 && gets.every((g) => /^"[0-9a-f]{32}"$/.test(g.ifMatch ?? "")), JSON.stringify(cutLog.requests));
+    assert.equal(await p.$eval("#error", (n) => n.textContent), "");
+  } finally {
+    await close();
+  }
 });
 
 test("page: no page errors in the runs above", async () => {

@@ -10,7 +10,8 @@
 //                          then live to the end (resume.ts)
 //   DELETE /v1/streams/<id> cancels it (SPEC §8): the upstream request aborted, the stream ended with
 //                          a StreamCancelled error event for every viewer and resume (204)
-//   POST /api/chat         the AI SDK's useChat: a UI message stream (chat.ts)
+//   POST /api/chat         the AI SDK's useChat: a UI message stream (chat.ts), kept like a /v1/stream
+//                          answer; GET / DELETE /api/chat/<chatId>/stream resume / cancel it
 //   OPTIONS *              CORS preflights (cors.ts; every answer carries the CORS headers)
 //   GET /                  the demo page (page/index.html); GET /demo.js its script (page/demo.ts + src/)
 //
@@ -23,7 +24,7 @@
 // Variables (env.ts): MMSP_UPSTREAM, SAMPLE_PACE_MS, STREAM_TTL_S, ABANDON_S, CORS_ORIGINS, RELAY_KEY,
 // BIND_SECRET, MAX_BODY_BYTES, MAX_STREAM_S, MAX_EVENTS, MAX_STREAM_BYTES, MAX_CLIENTS.
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
-import { chat } from "./chat.ts";
+import { chat, chatIdOf, chatStream } from "./chat.ts";
 import { DEMO_HTML, DEMO_JS } from "./generated/assets.ts";
 import { relay } from "./relay.ts";
 import { DEFAULT_MODEL, replay, sampleModels } from "./replay.ts";
@@ -130,8 +131,10 @@ async function route(request: Request, env: Env, url: URL): Promise<Response> {
     // the AI SDK's useChat (chat.ts)
     if (request.method !== "POST") return chat(request, url, env);
     const admitted = await admit(request, env);
-    return admitted instanceof Response ? admitted : chat(admitted, url, env);
+    return admitted instanceof Response ? admitted : chat(admitted, url, env, request.headers);
   }
+  const chatId = chatIdOf(pathname);
+  if (chatId !== null) return chatStream(request, url, chatId, env); // GET / DELETE /api/chat/<chatId>/stream
   if (pathname === "/v1/stream") {
     if (request.method !== "POST") return refusal(405, "MethodNotAllowed", "POST an MMSP request to /v1/stream.", { allow: "POST" });
     const admitted = await admit(request, env);

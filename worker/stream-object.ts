@@ -26,11 +26,13 @@
 //   POST https://stream/create?<query of POST /v1/stream>    the creating request, body as sent
 //   GET  https://stream/resume  (x-resume-after: <n>)        a resume, after validation of n
 //   DELETE https://stream/cancel                             a cancel (DELETE /v1/streams/<id>)
+//   POST https://stream/chat/…                               a chat's record, in the object `chat:<chatId>` (chat-record.ts)
 import { DurableObject } from "cloudflare:workers";
 import { encodeWireEvent, fromResponse, toWireError } from "../src/index.ts";
 import type { Env } from "./env.ts";
 import { openUpstream } from "./relay.ts";
 import { sampleUpstream } from "./replay.ts";
+import { chatRecord, chatRecordAlarm } from "./chat-record.ts";
 import { sameHash } from "./bind.ts";
 import { limits, type Limits } from "./limits.ts";
 import { NDJSON_FRAMER, seconds, SSE_FRAMER, type Framer } from "./resume.ts";
@@ -126,6 +128,8 @@ export class StreamObject extends DurableObject<Env> {
     if (url.pathname === "/create" && request.method === "POST") return this.create(request, url);
     if (url.pathname === "/resume") return this.resume(request);
     if (url.pathname === "/cancel" && request.method === "DELETE") return this.cancel(request);
+    // an object named `chat:<chatId>` holds a chat's record instead of a stream (chat-record.ts)
+    if (url.pathname.startsWith("/chat/") && request.method === "POST") return chatRecord(this.ctx, this.env, request, url, BINDING_HEADER);
     return refusal(404, "NotFoundError", "No such route in the stream object.");
   }
 
@@ -274,6 +278,8 @@ export class StreamObject extends DurableObject<Env> {
   private async resume(request: Request): Promise<Response> {
     const refused = await this.refuse(request, "resume");
     if (refused) return refused;
+    // a chat's resume (GET /api/chat/<chatId>/stream) wants a live stream only: 204 once it ended
+    if (request.headers.get("x-resume-live-only") !== null && this.ended) return new Response(null, { status: 204 });
     const max = this.limits.clients;
     if (this.viewers.size >= max)
       return refusal(429, "RateLimitError", `This stream has ${max} clients connected (MAX_CLIENTS): try again when one has left.`, { "retry-after": "5" });
@@ -353,7 +359,7 @@ export class StreamObject extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     const now = Date.now();
-    if (!this.exists) return;
+    if (!this.exists) return chatRecordAlarm(this.ctx); // (an object that holds a chat's record, or nothing)
     if (!this.ended) {
       if (this.upstream && now >= this.idleSince(now) + this.abandonMs) {
         const s = this.abandonMs / 1000;

@@ -4,6 +4,7 @@
  *
  *   checked UniEvents ─ UIMessageChunkStream ─ toUIMessageStreamResponse ─▶ useChat
  *   useChat's UIMessage[] ─ toMmspMessages ─▶ the `messages` of an MMSP request
+ *   useChat ─ MmspChatTransport ─▶ a relay that keeps answers: stop() cancels, a drop resumes
  *
  * A subpath of its own, so the core entry (`mmsp-streams`) does not grow.
  */
@@ -11,6 +12,14 @@ export { UIMessageChunkStream, type UIMessageChunkStreamOptions } from "./ui-mes
 export { toMmspMessages, type ToMmspMessagesOptions } from "./to-mmsp-messages.js";
 export { toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "./response.js";
 export { UIMessageConversionError } from "./conversion-error.js";
+export {
+  MmspChatTransport,
+  type MmspChatTransportOptions,
+  type Resolvable,
+  type ChatRequestOptions,
+  type SendMessagesOptions,
+  type ReconnectToStreamOptions,
+} from "./chat-transport.js";
 export type {
   UIMessageChunk,
   UIMessage,

@@ -11,3 +11,8 @@ export const read = (s: UIMessageChunkStream) => readUIMessageStream({ stream: s
 // useChat's messages go into toMmspMessages as they are
 export const convert = (messages: AiUIMessage[]) => toMmspMessages(messages);
 export const one = (m: AiUIMessage): UIMessage => m;
+
+// MmspChatTransport is an AI SDK ChatTransport (useChat's `transport`), without importing `ai`
+import type { ChatTransport } from "ai";
+import { MmspChatTransport } from "../../dist/ai-sdk/index.js";
+export const transport: ChatTransport<AiUIMessage> = new MmspChatTransport<AiUIMessage>();

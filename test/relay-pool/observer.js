@@ -18,7 +18,8 @@ export default {
     const body = await request.text();
     let tag = "";
     try {
-      tag = String(JSON.parse(body).tag ?? "");
+      const parsed = JSON.parse(body);
+      tag = String(parsed.tag ?? parsed.config?.tag ?? ""); // (an /api/chat request carries it in `config`)
     } catch {}
     request.signal.addEventListener("abort", () => void cancelled.set(tag, Date.now()), { once: true });
     const answer = await fetch(url, { method: "POST", headers: request.headers, body, signal: request.signal });

@@ -9,7 +9,8 @@
 //                         relay sees the body end there: Miniflare ends a Node body that errors).
 //                         `"model": "endless"`: text deltas every 5 ms (of `"size"` characters, default
 //                         8) for 8 s, never a stop: the relay stops it first (Miniflare reads a Node
-//                         body to its end whatever workerd does, hence the 8 s, not forever)
+//                         body to its end whatever workerd does, hence the 8 s, not forever);
+//                         `"model": "late"`: the same, its headers 400 ms late
 //   GET  /__requests?tag= {"count": n}: how many POST /v1/stream carried that tag (the tests ask,
 //                         through the same outbound route, to check one upstream request per stream;
 //                         observer.js, the Worker in front of this, adds when the relay cancelled it)
@@ -73,16 +74,18 @@ export async function upstream(request: Request): Promise<Response> {
     return Response.json({ count });
   }
   if (request.method === "POST" && url.pathname === "/v1/stream") {
-    let body: { tag?: unknown; model?: unknown; size?: unknown } = {};
+    let body: { tag?: unknown; model?: unknown; size?: unknown; config?: { tag?: unknown } } = {};
     try {
       body = JSON.parse(await request.text()) as typeof body;
     } catch {
       // an untagged request still counts, under ""
     }
-    const tag = String(body.tag ?? "");
+    const tag = String(body.tag ?? body.config?.tag ?? ""); // (an /api/chat request carries it in `config`)
     requests.set(tag, (requests.get(tag) ?? 0) + 1);
     const headers = { "content-type": "text/event-stream; charset=utf-8" };
     if (body.model === "endless") return new Response(endless(Number(body.size ?? 8)), { headers });
+    // "late": the endless stream, its answer's headers 400 ms late (a model slow to start)
+    if (body.model === "late") return sleep(400).then(() => new Response(endless(Number(body.size ?? 8)), { headers }));
     // model "break": the connection breaks inside the second event (chunks: the comment in two, event 0 in two, half of event 1)
     return new Response(pacedSample(body.model === "break" ? 5 : Infinity), { headers });
   }
