@@ -16,7 +16,8 @@
  * JSON). The transport follows no redirect and sends nothing to a URL of another origin than `api`'s
  * (it derives the stream's URL from `api`, never from an answer), so credentials stay where they belong.
  */
-import { checkOptions, func, nonNegativeInteger, string, type Checker, type OptionSpec } from "../internal/options.js";
+import { checkOptions, FUNCTION, integer, NON_EMPTY_STRING, type OptionSpec, type Rule } from "../internal/options.js";
+import { SseDecoderStream, type SseMessage } from "../framing/sse.js";
 import type { UIMessageChunk } from "./types.js";
 
 /** A value, or a function that gives it (possibly as a promise), read at each request. */
@@ -72,22 +73,16 @@ export interface ReconnectToStreamOptions extends ChatRequestOptions {
   abortSignal?: AbortSignal;
 }
 
-const nonEmpty = /*#__PURE__*/ string();
-const resolvable: Checker = (value, label) => {
-  if (value !== null && (typeof value === "object" || typeof value === "function")) return;
-  throw new TypeError(`${label} must be an object or a function; received ${String(value)}`);
-};
+/** An object, or a function that gives one. */
+const resolvable: Rule = { must: "an object or a function", type: (v) => v !== null && (typeof v === "object" || typeof v === "function") };
 const OPTIONS: OptionSpec = {
-  api: nonEmpty,
+  api: NON_EMPTY_STRING,
   headers: resolvable,
   body: resolvable,
-  credentials: (value, label) => {
-    if (typeof value === "string" || typeof value === "function") return;
-    throw new TypeError(`${label} must be a RequestCredentials string or a function; received ${String(value)}`);
-  },
-  fetch: /*#__PURE__*/ func(),
-  maxReconnects: /*#__PURE__*/ nonNegativeInteger({ max: 100 }),
-  reconnectDelayMs: /*#__PURE__*/ nonNegativeInteger({ max: 60_000 }),
+  credentials: { must: "a RequestCredentials string or a function", type: (v) => typeof v === "string" || typeof v === "function" },
+  fetch: FUNCTION,
+  maxReconnects: /*#__PURE__*/ integer(100),
+  reconnectDelayMs: /*#__PURE__*/ integer(60_000),
 };
 
 /** The chunks after which an answer is complete: a body that ends before one of them was cut. */
@@ -143,53 +138,12 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 /**
- * The `data` of each SSE event of a body (the standard's parsing, reduced to the one field the UI
- * message stream uses; an event the body ends inside is dropped, as the standard says). Small on
- * purpose: a page that only imports the transport does not load the MMSP reader.
+ * The `data` of each SSE event of a body, read by the package's one SSE parser (`SseDecoderStream`,
+ * as the standard reads: an event the body ends inside is dropped).
  */
 function sseData(body: ReadableStream<Uint8Array>): ReadableStream<string> {
-  let buffer = "";
-  let data: string[] = [];
-  const line = (text: string, out: TransformStreamDefaultController<string>): void => {
-    if (text === "") {
-      if (data.length > 0) out.enqueue(data.join("\n"));
-      data = [];
-      return;
-    }
-    if (text.startsWith("data:")) data.push(text.slice(text.startsWith("data: ") ? 6 : 5));
-    // other fields (id, event, retry) and comments: not used by the UI message stream
-  };
-  const utf8 = new TextDecoder();
-  let from = 0; // the buffer before this holds no line end (a large line is searched once)
-  const lines = (out: TransformStreamDefaultController<string>): void => {
-    let start = 0;
-    for (;;) {
-      const n = buffer.indexOf("\n", from);
-      const r = buffer.indexOf("\r", from);
-      const at = r === -1 ? n : n === -1 ? r : Math.min(n, r);
-      // (a \r at the very end may be the first half of \r\n: looked at again with the next piece)
-      if (at === -1 || (buffer[at] === "\r" && at === buffer.length - 1)) {
-        buffer = buffer.slice(start);
-        from = (at === -1 ? buffer.length + start : at) - start;
-        return;
-      }
-      line(buffer.slice(start, at), out);
-      start = from = at + (buffer[at] === "\r" && buffer[at + 1] === "\n" ? 2 : 1);
-    }
-  };
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, string>({
-      transform(bytes, out) {
-        buffer += utf8.decode(bytes, { stream: true });
-        lines(out);
-      },
-      flush(out) {
-        buffer += utf8.decode();
-        lines(out);
-        if (buffer !== "") line(buffer.replace(/\r$/, ""), out);
-        // (an event without its blank line is incomplete: dropped)
-      },
-    }),
+  return body.pipeThrough(new SseDecoderStream()).pipeThrough(
+    new TransformStream<SseMessage, string>({ transform: (m, out) => out.enqueue(m.data) }),
   );
 }
 
@@ -309,12 +263,14 @@ export class MmspChatTransport<MESSAGE = unknown> {
 
   /** The request settings of a call to chat `chatId`. */
   private async call(chatId: string, headers: Record<string, string> | Headers | undefined): Promise<Call> {
-    if (typeof chatId !== "string" || chatId === "" || chatId === "." || chatId === "..")
+    if (typeof chatId !== "string" || chatId === "" || chatId === "." || chatId === "..") {
       throw new TypeError(`MmspChatTransport: chatId must be a chat id, not ${JSON.stringify(chatId)}`);
+    }
     const streamUrl = appendPath(this.api, `/${encodeURIComponent(chatId)}/stream`);
     const origin = originOf(this.api);
-    if (origin !== null && originOf(streamUrl) !== origin)
+    if (origin !== null && originOf(streamUrl) !== origin) {
       throw new TypeError(`MmspChatTransport: ${streamUrl} is not on the origin of api (${origin}); nothing is sent there`);
+    }
     return {
       chatId,
       streamUrl,
@@ -354,9 +310,16 @@ export class MmspChatTransport<MESSAGE = unknown> {
    * (`If-Match` the first answer's ETag), and the chunks already delivered are skipped (the last
    * one compared: a replay that differs is an error, never a silently wrong message).
    */
-  private deliver(call: Call, first: Response, etag: string | null, signal: AbortSignal | undefined, release: () => void): ReadableStream<UIMessageChunk> {
+  private deliver(
+    call: Call,
+    first: Response,
+    etag: string | null,
+    signal: AbortSignal | undefined,
+    release: () => void,
+  ): ReadableStream<UIMessageChunk> {
     const { maxReconnects = 3, reconnectDelayMs = 250 } = this.options;
-    const frames = (response: Response): ReadableStreamDefaultReader<string> => sseData(response.body ?? new Response("").body!).getReader();
+    const frames = (response: Response): ReadableStreamDefaultReader<string> =>
+      sseData(response.body ?? new Response("").body!).getReader();
     let reader = frames(first);
     let delivered = 0; // chunks handed out
     let lastJson = ""; // the last one's JSON
@@ -438,14 +401,20 @@ export class MmspChatTransport<MESSAGE = unknown> {
                 if (chunk === null || typeof chunk !== "object" || typeof chunk.type !== "string") throw new TypeError("not a chunk");
               } catch {
                 finish();
-                return c.error(new TypeError(`MmspChatTransport: the answer is not a UI message stream (${JSON.stringify(data.slice(0, 80))})`));
+                return c.error(
+                  new TypeError(`MmspChatTransport: the answer is not a UI message stream (${JSON.stringify(data.slice(0, 80))})`),
+                );
               }
               seen++;
               if (seen < delivered) continue; // delivered before the drop
               if (seen === delivered) {
                 if (data !== lastJson) {
                   finish();
-                  return c.error(new Error("MmspChatTransport: the resumed answer differs from the one delivered (the server's replay is not deterministic)"));
+                  return c.error(
+                    new Error(
+                      "MmspChatTransport: the resumed answer differs from the one delivered (the server's replay is not deterministic)",
+                    ),
+                  );
                 }
                 continue;
               }

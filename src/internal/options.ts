@@ -171,7 +171,8 @@ export function checkResponse(value: unknown, name = "fromResponse"): asserts va
 
 const isNumber = (v: unknown): boolean => typeof v === "number";
 const isString = (v: unknown): boolean => typeof v === "string";
-const integer = (max: number): Rule => ({
+/** A whole number from 0 to `max`. */
+export const integer = (max: number): Rule => ({
   must: `an integer from 0 to ${max}`,
   type: isNumber,
   ok: (n: number) => Number.isInteger(n) && n >= 0 && n <= max,
