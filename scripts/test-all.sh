@@ -64,7 +64,7 @@ run_step() {
   total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
 }
 
-run_step lint             check  npm run -s lint                        # deno lint + deno fmt --check over the shipped code (src/, cli/)
+run_step lint             check  npm run -s lint                        # deno lint + deno fmt --check over the shipped code (src/, cli/, worker/)
 run_step typecheck        check  npx tsc -p .                           # library + shared cases
 run_step typecheck-worker check  npx tsc -p test/worker                 # examples/worker.ts, test Worker, its tests
 run_step typecheck-relay  check  bash -c 'node worker/build.mjs && npx tsc -p worker'  # relay Worker + demo page script

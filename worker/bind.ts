@@ -79,7 +79,12 @@ export async function keyRefusal(request: Request, env: BindEnv): Promise<Respon
   if (!env.RELAY_KEY) return null;
   const key = offeredKey(request.headers);
   if (key !== null && (await sameSecret(key, env.RELAY_KEY))) return null;
-  return refusal(401, "AuthenticationError", "This relay needs a key to create a stream: send x-relay-key: <key> or Authorization: Bearer <key>.", {
-    "www-authenticate": 'Bearer realm="mmsp-streams relay"',
-  });
+  return refusal(
+    401,
+    "AuthenticationError",
+    "This relay needs a key to create a stream: send x-relay-key: <key> or Authorization: Bearer <key>.",
+    {
+      "www-authenticate": 'Bearer realm="mmsp-streams relay"',
+    },
+  );
 }

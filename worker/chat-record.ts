@@ -33,7 +33,8 @@ interface Row {
   state: string;
 }
 
-const TABLE = "CREATE TABLE IF NOT EXISTS chat (id INTEGER PRIMARY KEY, stream_id TEXT, message_id TEXT, binding TEXT, state TEXT NOT NULL)";
+const TABLE =
+  "CREATE TABLE IF NOT EXISTS chat (id INTEGER PRIMARY KEY, stream_id TEXT, message_id TEXT, binding TEXT, state TEXT NOT NULL)";
 
 function row(sql: SqlStorage): Row | undefined {
   const tables = sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'chat'").toArray();
@@ -45,7 +46,11 @@ function row(sql: SqlStorage): Row | undefined {
 function forbidden(record: Row | undefined, binding: string | null): Response | null {
   if (record?.binding == null) return null;
   if (binding !== null && sameHash(binding, record.binding)) return null;
-  return refusal(403, "PermissionDeniedError", "This chat was created with credentials (Authorization, Cookie, X-Api-Key…): use it with the same ones.");
+  return refusal(
+    403,
+    "PermissionDeniedError",
+    "This chat was created with credentials (Authorization, Cookie, X-Api-Key…): use it with the same ones.",
+  );
 }
 
 /** One request of the Worker to a chat's record (see the top). */
@@ -76,15 +81,18 @@ export async function chatRecord(ctx: DurableObjectState, env: Env, request: Req
       return Response.json({ cancelled });
     }
     case "/chat/failed": {
-      if (record !== undefined && record.stream_id === body.streamId) sql.exec("UPDATE chat SET stream_id = NULL, state = 'started' WHERE id = 0");
+      if (record !== undefined && record.stream_id === body.streamId) {
+        sql.exec("UPDATE chat SET stream_id = NULL, state = 'started' WHERE id = 0");
+      }
       return new Response(null, { status: 204 });
     }
     case "/chat/active": {
       const refused = forbidden(record, binding);
       if (refused) return refused;
       if (!record?.stream_id) return new Response(null, { status: 204 });
-      if (body.ifMatch !== undefined && body.ifMatch !== record.stream_id)
+      if (body.ifMatch !== undefined && body.ifMatch !== record.stream_id) {
         return refusal(412, "PreconditionFailed", "That stream is not this chat's active stream any more (a newer answer replaced it).");
+      }
       if (body.cancel && record.state !== "started") {
         sql.exec("UPDATE chat SET state = 'cancel' WHERE id = 0");
         return Response.json({ streamId: record.stream_id, messageId: record.message_id, state: "cancel" });

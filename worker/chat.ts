@@ -30,7 +30,13 @@
 // client that goes away cancels the upstream request, and GET / DELETE …/stream answer 204.
 // CORS: the router answers preflights and adds the headers to every answer (cors.ts, one place).
 import { fromResponse } from "../src/index.ts";
-import { toMmspMessages, toUIMessageStreamResponse, UIMessageChunkStream, UIMessageConversionError, type UIMessage } from "../src/ai-sdk/index.ts";
+import {
+  toMmspMessages,
+  toUIMessageStreamResponse,
+  type UIMessage,
+  UIMessageChunkStream,
+  UIMessageConversionError,
+} from "../src/ai-sdk/index.ts";
 import { generateMessageId } from "../src/ai-sdk/ids.ts";
 import { bindingOf } from "./bind.ts";
 import type { Env } from "./env.ts";
@@ -51,7 +57,9 @@ const MAX_CHAT_ID = 256;
 const CHAT_STREAM_PATH = /^\/api\/chat\/([^/]+)\/stream$/;
 
 /** A chat id the relay keeps: 1…256 characters, no control characters. */
-const isChatId = (id: unknown): id is string => typeof id === "string" && id.length > 0 && id.length <= MAX_CHAT_ID && !/[\u0000-\u001f\u007f]/.test(id);
+const isChatId = (id: unknown): id is string =>
+  // deno-lint-ignore no-control-regex -- control characters are what it refuses
+  typeof id === "string" && id.length > 0 && id.length <= MAX_CHAT_ID && !/[\u0000-\u001f\u007f]/.test(id);
 
 /**
  * The chat id of a `/api/chat/<chatId>/stream` path (percent-decoded), `""` for such a path whose id
@@ -97,9 +105,12 @@ async function parseChat(request: Request): Promise<ParsedChat | Response> {
   const { id, messages, model, config } = body as { id?: unknown; messages?: unknown; model?: unknown; config?: unknown };
   if (!Array.isArray(messages)) return bad("`messages` must be the chat's UIMessage array.");
   if (model !== undefined && typeof model !== "string") return bad("`model` must be a string.");
-  if (config !== undefined && (config === null || typeof config !== "object" || Array.isArray(config)))
+  if (config !== undefined && (config === null || typeof config !== "object" || Array.isArray(config))) {
     return bad("`config` must be an object.");
-  if (id !== undefined && !isChatId(id)) return bad(`\`id\` (the chat id) must be a string of 1 to ${MAX_CHAT_ID} characters without control characters.`);
+  }
+  if (id !== undefined && !isChatId(id)) {
+    return bad(`\`id\` (the chat id) must be a string of 1 to ${MAX_CHAT_ID} characters without control characters.`);
+  }
   let mmspMessages;
   try {
     mmspMessages = toMmspMessages(messages as UIMessage[]);
@@ -120,17 +131,26 @@ async function parseChat(request: Request): Promise<ParsedChat | Response> {
  * out), which bind a kept chat and its streams (bind.ts).
  */
 export async function chat(request: Request, url: URL, env: ChatEnv, credentials: Headers = request.headers): Promise<Response> {
-  if (request.method !== "POST") return refusal(405, "MethodNotAllowed", "POST an AI SDK chat request to /api/chat.", { allow: "POST, OPTIONS" });
+  if (request.method !== "POST") {
+    return refusal(405, "MethodNotAllowed", "POST an AI SDK chat request to /api/chat.", { allow: "POST, OPTIONS" });
+  }
   const parsed = await parseChat(request);
   if (parsed instanceof Response) return parsed;
-  if (env.STREAMS && parsed.chatId !== undefined) return keptChat(request, url, env, env.STREAMS, parsed as ParsedChat & { chatId: string }, credentials);
+  if (env.STREAMS && parsed.chatId !== undefined) {
+    return keptChat(request, url, env, env.STREAMS, parsed as ParsedChat & { chatId: string }, credentials);
+  }
 
   // Stateless: the MMSP request, sent down the /v1/stream path (relay or replay) as a request of its
   // own; it carries the client's signal, so a client that goes away also aborts the upstream fetch.
   const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
   const authorization = request.headers.get("authorization");
   if (authorization !== null) headers.set("authorization", authorization);
-  const mmspRequest = new Request(new URL(`/v1/stream${url.search}`, url), { method: "POST", headers, body: parsed.mmspBody, signal: request.signal });
+  const mmspRequest = new Request(new URL(`/v1/stream${url.search}`, url), {
+    method: "POST",
+    headers,
+    body: parsed.mmspBody,
+    signal: request.signal,
+  });
   const answer = env.MMSP_UPSTREAM
     ? await relay(mmspRequest, env.MMSP_UPSTREAM)
     : await replay(mmspRequest, new URL(mmspRequest.url), env.SAMPLE_PACE_MS);
@@ -146,10 +166,20 @@ function uiAnswer(answer: Response, messageId: string, streamId: string): Respon
 }
 
 /** A call to a chat's record (chat-record.ts). */
-async function recordCall(streams: DurableObjectNamespace, chatId: string, route: string, body: object, binding: string | null = null): Promise<Response> {
+async function recordCall(
+  streams: DurableObjectNamespace,
+  chatId: string,
+  route: string,
+  body: object,
+  binding: string | null = null,
+): Promise<Response> {
   const headers = new Headers({ "content-type": "application/json" });
   if (binding !== null) headers.set(BINDING_HEADER, binding);
-  return streams.get(streams.idFromName(`chat:${chatId}`)).fetch(`https://stream/chat/${route}`, { method: "POST", headers, body: JSON.stringify(body) });
+  return streams.get(streams.idFromName(`chat:${chatId}`)).fetch(`https://stream/chat/${route}`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+  });
 }
 
 /** The headers for a stream's object: the credentials' binding to that stream, and `extra`. */
@@ -167,7 +197,14 @@ async function cancelKept(streams: DurableObjectNamespace, streamId: string, cre
 }
 
 /** POST /api/chat with STREAMS and a chat id: the answer kept in a stream's object, the chat's active stream. */
-async function keptChat(request: Request, url: URL, env: ChatEnv, streams: DurableObjectNamespace, parsed: ParsedChat & { chatId: string }, credentials: Headers): Promise<Response> {
+async function keptChat(
+  request: Request,
+  url: URL,
+  env: ChatEnv,
+  streams: DurableObjectNamespace,
+  parsed: ParsedChat & { chatId: string },
+  credentials: Headers,
+): Promise<Response> {
   const { chatId } = parsed;
   const messageId = parsed.messageId ?? generateMessageId();
   const streamId = newStreamId();
@@ -180,7 +217,11 @@ async function keptChat(request: Request, url: URL, env: ChatEnv, streams: Durab
   const headers = await toStream(credentials, streamId, env, { "content-type": "application/json", accept: "text/event-stream" });
   const authorization = request.headers.get("authorization"); // (the relay's own key is already taken out)
   if (authorization !== null) headers.set("authorization", authorization);
-  const answer = await streams.get(streams.idFromName(streamId)).fetch(`https://stream/create${url.search}`, { method: "POST", headers, body: parsed.mmspBody });
+  const answer = await streams.get(streams.idFromName(streamId)).fetch(`https://stream/create${url.search}`, {
+    method: "POST",
+    headers,
+    body: parsed.mmspBody,
+  });
   if (!answer.ok) {
     await (await recordCall(streams, chatId, "failed", { streamId })).arrayBuffer();
     return answer; // a refusal: status and body as they came
@@ -194,10 +235,15 @@ async function keptChat(request: Request, url: URL, env: ChatEnv, streams: Durab
 const PENDING_WAIT_MS = 10_000;
 
 /** GET / DELETE /api/chat/<chatId>/stream (see the top). */
-export async function chatStream(request: Request, url: URL, chatId: string, env: ChatEnv): Promise<Response> {
-  if (request.method !== "GET" && request.method !== "DELETE")
-    return refusal(405, "MethodNotAllowed", "GET /api/chat/<chatId>/stream resumes the chat's active answer, DELETE cancels it.", { allow: "GET, DELETE" });
-  if (chatId === "") return refusal(404, "NotFoundError", `No such chat: a chat id is 1 to ${MAX_CHAT_ID} characters without control characters.`);
+export async function chatStream(request: Request, _url: URL, chatId: string, env: ChatEnv): Promise<Response> {
+  if (request.method !== "GET" && request.method !== "DELETE") {
+    return refusal(405, "MethodNotAllowed", "GET /api/chat/<chatId>/stream resumes the chat's active answer, DELETE cancels it.", {
+      allow: "GET, DELETE",
+    });
+  }
+  if (chatId === "") {
+    return refusal(404, "NotFoundError", `No such chat: a chat id is 1 to ${MAX_CHAT_ID} characters without control characters.`);
+  }
   const streams = env.STREAMS;
   if (!streams) return noContent(); // a stateless relay keeps no answer: none is active
   const ifMatch = ifMatchOf(request);

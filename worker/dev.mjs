@@ -31,8 +31,10 @@ const taken = await new Promise((resolve) => {
   probe.listen({ port: Number(port), host: ip, exclusive: true }, () => probe.close(() => resolve(null)));
 });
 if (taken) {
-  console.error(`npm run dev: port ${port} on ${ip} is taken (another \`npm run dev\`, or another server).\n` +
-    `Stop it, or use another port: PORT=8788 npm run dev   (or npm run dev -- --port 8788)`);
+  console.error(
+    `npm run dev: port ${port} on ${ip} is taken (another \`npm run dev\`, or another server).\n` +
+      `Stop it, or use another port: PORT=8788 npm run dev   (or npm run dev -- --port 8788)`,
+  );
   process.exit(1);
 }
 
@@ -60,8 +62,12 @@ for (let i = 0; i < 240; i++) {
     await res.arrayBuffer();
     if (res.ok) {
       const mode = process.env.MMSP_UPSTREAM ? `relaying to ${process.env.MMSP_UPSTREAM}` : "replaying the built-in samples";
-      console.log(`\n  mmsp-streams relay (${mode})\n  demo page:  ${url}\n  stream:     POST ${url}v1/stream  {"model": "sample-tools", "messages": []}\n`);
+      console.log(
+        `\n  mmsp-streams relay (${mode})\n  demo page:  ${url}\n  stream:     POST ${url}v1/stream  {"model": "sample-tools", "messages": []}\n`,
+      );
       break;
     }
-  } catch {}
+  } catch {
+    // not up yet: ask again
+  }
 }

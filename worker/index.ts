@@ -55,8 +55,7 @@ function pageConfig(env: Env): string {
  * audio from the Blob URLs it makes (inline styles: the page's one <style>; the config is a JSON
  * <script>, which is not run).
  */
-const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' blob: data:; media-src blob:; " +
+const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' blob: data:; media-src blob:; " +
   "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
@@ -144,22 +143,31 @@ async function route(request: Request, env: Env, url: URL): Promise<Response> {
   }
   const id = streamIdOf(pathname);
   if (id !== null) {
-    if (request.method !== "GET" && request.method !== "DELETE")
+    if (request.method !== "GET" && request.method !== "DELETE") {
       return refusal(405, "MethodNotAllowed", "GET /v1/streams/<id> resumes a stream, DELETE cancels it.", { allow: "GET, DELETE" });
-    if (!env.STREAMS) return refusal(404, "NotFoundError", "This relay keeps no streams (no STREAMS Durable Object binding): nothing to resume.");
+    }
+    if (!env.STREAMS) {
+      return refusal(404, "NotFoundError", "This relay keeps no streams (no STREAMS Durable Object binding): nothing to resume.");
+    }
     if (request.method === "DELETE") return cancelStream(request, id, env, env.STREAMS);
     return resumeStream(request, url, id, env, env.STREAMS);
   }
   if (request.method === "GET" || request.method === "HEAD") {
-    if (pathname === "/" || pathname === "/index.html")
+    if (pathname === "/" || pathname === "/index.html") {
       return new Response(DEMO_HTML.replace("/*CONFIG*/{}", pageConfig(env)), {
         headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", "content-security-policy": PAGE_CSP },
       });
-    if (pathname === "/demo.js")
+    }
+    if (pathname === "/demo.js") {
       return new Response(DEMO_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } });
+    }
     if (pathname === "/favicon.ico") return new Response(null, { status: 204 });
   }
-  return refusal(404, "NotFoundError", `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /api/chat, GET / (demo page).`);
+  return refusal(
+    404,
+    "NotFoundError",
+    `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /api/chat, GET / (demo page).`,
+  );
 }
 
 /** `response` with `X-Content-Type-Options: nosniff` (a copy when its headers are immutable). */

@@ -56,9 +56,11 @@ export function isJson(contentType: string | null): boolean {
  * 413 past `maxBytes`; reading stops there). An empty body is allowed (the replay's default model).
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer> | Response> {
-  if (!isJson(request.headers.get("content-type")))
+  if (!isJson(request.headers.get("content-type"))) {
     return refusal(415, "InvalidRequestError", "The request body must be JSON: send it with Content-Type: application/json.");
-  const tooLarge = (): Response => refusal(413, "InvalidRequestError", `Request body is too large (the limit is ${maxBytes} bytes, MAX_BODY_BYTES).`);
+  }
+  const tooLarge = (): Response =>
+    refusal(413, "InvalidRequestError", `Request body is too large (the limit is ${maxBytes} bytes, MAX_BODY_BYTES).`);
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) return tooLarge();
   if (!request.body) return new Uint8Array(new ArrayBuffer(0));

@@ -86,8 +86,9 @@ export async function sampleUpstream(request: Request, url: URL, paceVar: string
     } catch {
       return refusal(400, "InvalidRequestError", "The request body is not JSON.");
     }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
       return refusal(400, "InvalidRequestError", "The request body must be a JSON object.");
+    }
     const m = (parsed as { model?: unknown }).model;
     if (m !== undefined && m !== null && m !== "") {
       if (typeof m !== "string") return refusal(400, "InvalidRequestError", "`model` must be a string.");
@@ -97,12 +98,17 @@ export async function sampleUpstream(request: Request, url: URL, paceVar: string
   const sample = sampleFor(model);
   if (sample === undefined) {
     const known = sampleModels().map((s) => s.model).join(", ");
-    return refusal(404, "NotFoundError", `Model ${JSON.stringify(model)} not found. This relay has no MMSP_UPSTREAM; it replays: ${known}.`);
+    return refusal(
+      404,
+      "NotFoundError",
+      `Model ${JSON.stringify(model)} not found. This relay has no MMSP_UPSTREAM; it replays: ${known}.`,
+    );
   }
   const paceParam = url.searchParams.get("pace");
   const pace = parsePace(paceParam) ?? parsePace(paceVar) ?? [20, 40];
-  if (paceParam !== null && parsePace(paceParam) === undefined)
+  if (paceParam !== null && parsePace(paceParam) === undefined) {
     return refusal(400, "InvalidRequestError", "`pace` must be milliseconds: N or A-B.");
+  }
   // x-mmsp-client: how protocol errors name this upstream (an internal header; never sent out)
   return new Response(pacedBody(SAMPLES[sample]!.text, pace), {
     headers: { "content-type": "text/event-stream; charset=utf-8", "x-mmsp-client": `${model} sample` },

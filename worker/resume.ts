@@ -40,8 +40,9 @@ export function lastEventId(request: Request, url: URL): number | Error {
   const raw = header ?? query;
   if (raw === null) return -1;
   const name = header !== null ? "Last-Event-ID" : "last_event_id";
-  if (!/^(0|[1-9][0-9]{0,14})$/.test(raw.trim()))
+  if (!/^(0|[1-9][0-9]{0,14})$/.test(raw.trim())) {
     return new Error(`${name} must be the index of the last event received (0, 1, 2, …), not ${JSON.stringify(raw.slice(0, 40))}.`);
+  }
   return Number(raw.trim());
 }
 

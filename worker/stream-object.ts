@@ -34,8 +34,8 @@ import { openUpstream } from "./relay.ts";
 import { sampleUpstream } from "./replay.ts";
 import { chatRecord, chatRecordAlarm } from "./chat-record.ts";
 import { sameHash } from "./bind.ts";
-import { limits, type Limits } from "./limits.ts";
-import { NDJSON_FRAMER, seconds, SSE_FRAMER, type Framer } from "./resume.ts";
+import { type Limits, limits } from "./limits.ts";
+import { type Framer, NDJSON_FRAMER, seconds, SSE_FRAMER } from "./resume.ts";
 import { clientFormat, refusal } from "./stream.ts";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
@@ -118,7 +118,11 @@ export class StreamObject extends DurableObject<Env> {
     // Stored as live, but no instance reads its upstream any more (the object was restarted): the
     // stream can never complete, so it ends here, with an error its readers can act on.
     if (!this.ended) {
-      this.append(JSON.stringify({ error: { type: "StreamInterrupted", message: "the relay lost this stream's upstream connection (its object restarted)" } }));
+      this.append(
+        JSON.stringify({
+          error: { type: "StreamInterrupted", message: "the relay lost this stream's upstream connection (its object restarted)" },
+        }),
+      );
       this.end();
     }
   }
@@ -152,7 +156,9 @@ export class StreamObject extends DurableObject<Env> {
     if (!upstream.ok) return upstream; // a refusal: passed on, nothing kept
     this.authHash = request.headers.get(BINDING_HEADER);
     this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
-    this.sql.exec("CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))");
+    this.sql.exec(
+      "CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))",
+    );
     this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
     this.exists = true;
     this.upstream = reading;
@@ -189,16 +195,18 @@ export class StreamObject extends DurableObject<Env> {
   /** Stops the stream when it holds more events or bytes than the bounds allow. */
   private bound(): void {
     const { events, streamBytes } = this.limits;
-    if (this.count >= events)
+    if (this.count >= events) {
       this.stop("StreamLimitExceeded", `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`);
-    else if (this.bytes > streamBytes)
+    } else if (this.bytes > streamBytes) {
       this.stop("StreamLimitExceeded", `the stream passed ${streamBytes} bytes (MAX_STREAM_BYTES): the relay stopped its upstream request`);
+    }
   }
 
   private append(json: string): void {
     const seq = this.count;
-    for (let part = 0, at = 0; part === 0 || at < json.length; part++, at += PART_CHARS)
+    for (let part = 0, at = 0; part === 0 || at < json.length; part++, at += PART_CHARS) {
       this.sql.exec("INSERT INTO events (seq, part, data) VALUES (?, ?, ?)", seq, part, json.slice(at, at + PART_CHARS));
+    }
     this.count = seq + 1;
     this.bytes += json.length;
     this.notify();
@@ -260,8 +268,13 @@ export class StreamObject extends DurableObject<Env> {
     if (!this.exists) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
     if (this.authHash !== null) {
       const binding = request.headers.get(BINDING_HEADER);
-      if (binding === null || !sameHash(binding, this.authHash))
-        return refusal(403, "PermissionDeniedError", `This stream was created with credentials (Authorization, Cookie, X-Api-Key…): ${what} it with the same ones.`);
+      if (binding === null || !sameHash(binding, this.authHash)) {
+        return refusal(
+          403,
+          "PermissionDeniedError",
+          `This stream was created with credentials (Authorization, Cookie, X-Api-Key…): ${what} it with the same ones.`,
+        );
+      }
     }
     return null;
   }
@@ -281,11 +294,15 @@ export class StreamObject extends DurableObject<Env> {
     // a chat's resume (GET /api/chat/<chatId>/stream) wants a live stream only: 204 once it ended
     if (request.headers.get("x-resume-live-only") !== null && this.ended) return new Response(null, { status: 204 });
     const max = this.limits.clients;
-    if (this.viewers.size >= max)
-      return refusal(429, "RateLimitError", `This stream has ${max} clients connected (MAX_CLIENTS): try again when one has left.`, { "retry-after": "5" });
+    if (this.viewers.size >= max) {
+      return refusal(429, "RateLimitError", `This stream has ${max} clients connected (MAX_CLIENTS): try again when one has left.`, {
+        "retry-after": "5",
+      });
+    }
     const after = Number(request.headers.get("x-resume-after") ?? -1);
-    if (after >= this.count)
+    if (after >= this.count) {
       return refusal(400, "InvalidRequestError", `Last-Event-ID ${after} is past the last event sent so far (${this.count - 1}).`);
+    }
     return this.answer(after + 1, request.headers.get("accept"));
   }
 
@@ -333,8 +350,9 @@ export class StreamObject extends DurableObject<Env> {
           controller.close();
           return leave();
         }
-        if (!(await this.changed(KEEP_ALIVE_MS, viewer)) && connected && framer.keepAlive)
+        if (!(await this.changed(KEEP_ALIVE_MS, viewer)) && connected && framer.keepAlive) {
           return controller.enqueue(utf8.encode(framer.keepAlive));
+        }
       }
     };
     const body = new ReadableStream<Uint8Array>({ pull, cancel: () => leave() }, { highWaterMark: 0 });
@@ -353,8 +371,9 @@ export class StreamObject extends DurableObject<Env> {
   /** One alarm for both deadlines: abandonment while live (checked again until it is due), expiry once ended. */
   private async schedule(): Promise<void> {
     if (this.ended) await this.ctx.storage.setAlarm(this.expiresAt);
-    else if (this.upstream)
+    else if (this.upstream) {
       await this.ctx.storage.setAlarm(Math.min(this.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs));
+    }
   }
 
   override async alarm(): Promise<void> {

@@ -14,7 +14,13 @@ import { fromResponse, NdjsonEncoderStream, SseEncoderStream, type UniEvent } fr
 
 export type ClientFormat = { format: "sse"; contentType: string } | { format: "ndjson"; contentType: string };
 
-const NDJSON_TYPES = ["application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines", "application/x-jsonlines"];
+const NDJSON_TYPES = [
+  "application/x-ndjson",
+  "application/ndjson",
+  "application/jsonl",
+  "application/jsonlines",
+  "application/x-jsonlines",
+];
 
 /**
  * The format the request's `Accept` asks for: NDJSON when it names an NDJSON / JSON Lines type
@@ -50,8 +56,9 @@ export interface StreamBackOptions {
 export function streamBack(upstream: Response, accept: string | null, options: StreamBackOptions): Response {
   const { format, contentType } = clientFormat(accept);
   const { readable } = fromResponse(upstream, { client: options.client, signal: options.signal });
-  const encoder: ReadableWritablePair<Uint8Array, UniEvent> =
-    format === "sse" ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS }) : new NdjsonEncoderStream();
+  const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
+    ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
+    : new NdjsonEncoderStream();
   return new Response(readable.pipeThrough(encoder), {
     status: 200,
     headers: {

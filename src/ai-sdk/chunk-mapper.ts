@@ -55,16 +55,18 @@ export class ChunkMapper {
   /** One checked event; throws a TypeError on input that is not a checked MMSP stream. */
   push(event: UniEvent, emit: Emit): void {
     if (this.finished) throw new TypeError("UIMessageChunkStream: an event after the stop event");
-    if (event === null || typeof event !== "object" || !Array.isArray(event.content_items))
+    if (event === null || typeof event !== "object" || !Array.isArray(event.content_items)) {
       throw new TypeError("UIMessageChunkStream: the input must be UniEvents (pipe a UniEventStream into it)");
+    }
     if (event.event_type === "stop") return this.stop(event, emit);
     for (const item of event.content_items) this.item(item, emit);
   }
 
   private stop(event: UniEvent, emit: Emit): void {
     if (this.open) throw new TypeError(`UIMessageChunkStream: the stop event came while a ${this.open.kind} item was open`);
-    if (event.usage_metadata === null || event.finish_reason === null)
+    if (event.usage_metadata === null || event.finish_reason === null) {
       throw new TypeError("UIMessageChunkStream: a stop event without usage_metadata or finish_reason");
+    }
     const metadata: MmspMessageMetadata = {
       mmsp: { usage_metadata: { ...event.usage_metadata }, finish_reason: event.finish_reason },
     };
@@ -77,10 +79,12 @@ export class ChunkMapper {
     const dot = item.type.lastIndexOf(".");
     const kind = item.type.slice(0, dot);
     const phase = item.type.slice(dot + 1);
-    if (!KIND_SET.has(kind) || (phase !== "delta" && phase !== "done"))
+    if (!KIND_SET.has(kind) || (phase !== "delta" && phase !== "done")) {
       throw new TypeError(`UIMessageChunkStream: an item of type ${JSON.stringify(item.type)} cannot stream`);
-    if (this.open !== null && this.open.kind !== kind)
+    }
+    if (this.open !== null && this.open.kind !== kind) {
       throw new TypeError(`UIMessageChunkStream: a ${item.type} while a ${this.open.kind} item was open`);
+    }
     if (phase === "delta") this.delta(item, kind, emit);
     else if (this.open === null) throw new TypeError(`UIMessageChunkStream: a ${item.type} without its deltas`);
     else this.done(item, this.open.id, emit);

@@ -17,7 +17,9 @@ export class UIMessageConversionError extends MmspError {
 
   /** The message says where the part is, what it is and why it cannot be converted (`reason`). */
   constructor(fields: { messageIndex: number; partIndex: number | null; partType: string; reason: string }) {
-    const where = fields.partIndex === null ? `messages[${fields.messageIndex}]` : `messages[${fields.messageIndex}].parts[${fields.partIndex}]`;
+    const where = fields.partIndex === null
+      ? `messages[${fields.messageIndex}]`
+      : `messages[${fields.messageIndex}].parts[${fields.partIndex}]`;
     const what = fields.partIndex === null ? `role ${JSON.stringify(fields.partType)}` : `type ${JSON.stringify(fields.partType)}`;
     super(`toMmspMessages: ${where} (${what}) cannot be converted to MMSP: ${fields.reason}`);
     this.messageIndex = fields.messageIndex;

@@ -16,7 +16,9 @@ export function fromDataUrl(url: string): Uint8Array | undefined {
   if (comma < 0) return undefined;
   const meta = url.slice(5, comma);
   const payload = url.slice(comma + 1);
-  if (/;base64$/i.test(meta)) return decodeBase64(payload.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))));
+  if (/;base64$/i.test(meta)) {
+    return decodeBase64(payload.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))));
+  }
   return percentDecode(payload);
 }
 
@@ -24,7 +26,7 @@ export function fromDataUrl(url: string): Uint8Array | undefined {
 function percentDecode(text: string): Uint8Array | undefined {
   const out: number[] = [];
   const encoder = new TextEncoder();
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (text[i] === "%") {
       const hex = text.slice(i + 1, i + 3);
       if (!/^[0-9a-f]{2}$/i.test(hex)) return undefined;

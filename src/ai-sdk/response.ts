@@ -50,8 +50,9 @@ function sseBody(readable: ReadableStream<UIMessageChunk>): ReadableStream<Uint8
  * `init` sets the status and adds or overrides headers (CORS, for instance).
  */
 export function toUIMessageStreamResponse(readable: ReadableStream<UIMessageChunk>, init: ResponseInit = {}): Response {
-  if (!(readable instanceof ReadableStream))
+  if (!(readable instanceof ReadableStream)) {
     fail(TypeError, "toUIMessageStreamResponse: readable", "a ReadableStream of UI message chunks", readable);
+  }
   if (init === null || typeof init !== "object") fail(TypeError, "toUIMessageStreamResponse: init", "a ResponseInit object", init);
   const headers = new Headers(UI_MESSAGE_STREAM_HEADERS);
   new Headers(init.headers).forEach((value, name) => headers.set(name, value));

@@ -79,10 +79,21 @@ export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMms
     const unconvertible = (partIndex: number | null, partType: string, reason: string): void => {
       if (mode === "error") throw new UIMessageConversionError({ messageIndex: m, partIndex, partType, reason });
     };
-    if (!isRecord(message) || !Array.isArray(message.parts))
-      throw new UIMessageConversionError({ messageIndex: m, partIndex: null, partType: String((message as { role?: unknown })?.role), reason: "not a UIMessage (no parts array)" });
-    if (message.role !== "user" && message.role !== "assistant")
-      return unconvertible(null, String(message.role), "MMSP messages are from the user or the assistant (set a system prompt in the request's config)");
+    if (!isRecord(message) || !Array.isArray(message.parts)) {
+      throw new UIMessageConversionError({
+        messageIndex: m,
+        partIndex: null,
+        partType: String((message as { role?: unknown })?.role),
+        reason: "not a UIMessage (no parts array)",
+      });
+    }
+    if (message.role !== "user" && message.role !== "assistant") {
+      return unconvertible(
+        null,
+        String(message.role),
+        "MMSP messages are from the user or the assistant (set a system prompt in the request's config)",
+      );
+    }
 
     let items: DoneItem[] = [];
     let results: DoneItem[] = [];
@@ -113,7 +124,11 @@ export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMms
         if (typeof url !== "string" || typeof mediaType !== "string") return no("a file part needs url and mediaType strings");
         if (message.role === "user" && /^image\//i.test(mediaType)) return void items.push({ type: "image_url.done", image_url: url });
         const data = fromDataUrl(url);
-        if (data === undefined) return no(`only data: URLs carry bytes MMSP can send (${message.role === "user" ? "images may be any URL" : "got a remote URL"})`);
+        if (data === undefined) {
+          return no(
+            `only data: URLs carry bytes MMSP can send (${message.role === "user" ? "images may be any URL" : "got a remote URL"})`,
+          );
+        }
         return void items.push(withFidelity({ type: "inline_data.done", data, mime_type: mediaType }, fidelityOf(part.providerMetadata)));
       }
       if (message.role === "user") return no("a user message holds text and files");
@@ -125,7 +140,9 @@ export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMms
       if (type === "reasoning-file") {
         const data = typeof part.url === "string" ? fromDataUrl(part.url) : undefined;
         if (data === undefined || typeof part.mediaType !== "string") return no("a reasoning file needs a data: URL and a mediaType");
-        return void items.push(withFidelity({ type: "inline_thinking.done", data, mime_type: part.mediaType }, fidelityOf(part.providerMetadata)));
+        return void items.push(
+          withFidelity({ type: "inline_thinking.done", data, mime_type: part.mediaType }, fidelityOf(part.providerMetadata)),
+        );
       }
       if (type === "data-embedding") {
         const embedding = isRecord(part.data) ? part.data.embedding : undefined;
@@ -138,7 +155,12 @@ export function toMmspMessages(uiMessages: readonly UIMessage[], options?: ToMms
         if (typeof name !== "string" || typeof part.toolCallId !== "string") return no("a tool part needs its toolName and toolCallId");
         if (state === "input-streaming") return; // arguments still partial: not a call yet
         if (!isRecord(part.input)) return no(`its input is not a JSON object (got ${show(part.input)}); MMSP tool arguments are objects`);
-        items.push(withFidelity({ type: "tool_call.done", name, arguments: part.input, tool_call_id: part.toolCallId }, fidelityOf(part.callProviderMetadata)));
+        items.push(
+          withFidelity(
+            { type: "tool_call.done", name, arguments: part.input, tool_call_id: part.toolCallId },
+            fidelityOf(part.callProviderMetadata),
+          ),
+        );
         let text: string | undefined;
         if (state === "output-available") text = resultText(part.output);
         else if (state === "output-error") text = typeof part.errorText === "string" ? part.errorText : "error";

@@ -6,7 +6,7 @@
  * `readUIMessageStream` and `createUIMessageStreamResponse` take, and an AI SDK `UIMessage[]` is
  * what `toMmspMessages` takes.
  */
-import type { FinishReason as MmspFinishReason, Fidelity, UsageMetadata } from "../index.js";
+import type { Fidelity, FinishReason as MmspFinishReason, UsageMetadata } from "../index.js";
 
 /** JSON values, as the AI SDK's `providerMetadata` holds them. */
 export type JSONValue = null | string | number | boolean | JSONValue[] | { [key: string]: JSONValue | undefined };

@@ -9,14 +9,7 @@
 // answer goes on from the next event. "Stop" stops the generation: DELETE on the stream's
 // Content-Location (SPEC §8), after which the relay ends the stream with a StreamCancelled error for
 // every viewer, this page included (without a kept stream it can only let go of its read).
-import {
-  fromFetch,
-  MmspError,
-  UpstreamError,
-  type MessageSnapshot,
-  type UniEvent,
-  type WireFormat,
-} from "../../src/index.ts";
+import { fromFetch, type MessageSnapshot, MmspError, type UniEvent, UpstreamError, type WireFormat } from "../../src/index.ts";
 
 interface Config {
   mode: "relay" | "replay";
@@ -27,7 +20,11 @@ interface Config {
 }
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, unknown> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Record<string, unknown> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const node = Object.assign(document.createElement(tag), props);
   node.append(...children);
   return node;
@@ -55,18 +52,18 @@ if (config.mode === "replay") {
   $("pace-label").hidden = true;
 }
 const wanted = query.get("model") ?? config.defaultModel;
-if (modelInput instanceof HTMLSelectElement && ![...modelInput.options].some((o) => o.value === wanted))
+if (modelInput instanceof HTMLSelectElement && ![...modelInput.options].some((o) => o.value === wanted)) {
   modelInput.append(el("option", { value: wanted }, wanted)); // a deep link to a model the list does not have
+}
 modelInput.value = wanted;
 $("model-slot").replaceWith(modelInput);
 const showHint = (): void => {
   const s = config.samples.find((x) => x.model === modelInput.value);
-  $("hint").textContent =
-    config.mode === "replay"
-      ? s
-        ? `${s.sample}.sse — ${s.description.replace(/\s*\(the default sample\)/, "")}. (A sample answers the same whatever the message.)`
-        : "Not a built-in sample: the relay will refuse it (404)."
-      : "";
+  $("hint").textContent = config.mode === "replay"
+    ? s
+      ? `${s.sample}.sse — ${s.description.replace(/\s*\(the default sample\)/, "")}. (A sample answers the same whatever the message.)`
+      : "Not a built-in sample: the relay will refuse it (404)."
+    : "";
 };
 modelInput.addEventListener("change", showHint);
 showHint();
@@ -159,11 +156,16 @@ function mediaBlock(kind: string): Shown {
       // A Blob URL runs with the page's origin: only types that cannot run script keep their type
       // (a text/html or image/svg+xml item opened as itself would run the model's script here).
       const shownAs = mediaKind(mime);
-      const url = URL.createObjectURL(new Blob([data as Uint8Array<ArrayBuffer>], { type: shownAs === "download" ? "application/octet-stream" : mime }));
+      const url = URL.createObjectURL(
+        new Blob([data as Uint8Array<ArrayBuffer>], { type: shownAs === "download" ? "application/octet-stream" : mime }),
+      );
       objectUrls.push(url);
       if (shownAs === "image") {
         const img = el("img", { src: url, alt: `${mime} image from the model` });
-        img.addEventListener("load", () => (meta.textContent = `${mime} · ${img.naturalWidth}×${img.naturalHeight} · ${byteSize(data.length)}`));
+        img.addEventListener(
+          "load",
+          () => (meta.textContent = `${mime} · ${img.naturalWidth}×${img.naturalHeight} · ${byteSize(data.length)}`),
+        );
         holder.replaceChildren(img);
         label.textContent = kind === "inline_thinking" ? "Thinking (image)" : "Image";
       } else if (shownAs === "audio") {
@@ -219,7 +221,12 @@ function blockFor(kind: string): Shown {
       return embeddingBlock();
     default: {
       const pre = el("pre", { className: "args" });
-      return { kind, node: el("div", {}, el("div", { className: "label" }, kind), pre), done: false, update: (item) => (pre.textContent = JSON.stringify(item)) };
+      return {
+        kind,
+        node: el("div", {}, el("div", { className: "label" }, kind), pre),
+        done: false,
+        update: (item) => (pre.textContent = JSON.stringify(item)),
+      };
     }
   }
 }
@@ -246,7 +253,9 @@ function render(snapshot: MessageSnapshot): void {
 
 /** "first event 120 ms · first content 480 ms · stop 2.31 s · 412 chars/s": the client-side timings, from the request. */
 function timingText(t: MessageSnapshot["timings"], start: number): string {
-  const at = (v: number | null): string => (v === null ? "—" : v - start < 1000 ? `${Math.round(v - start)} ms` : `${((v - start) / 1000).toFixed(2)} s`);
+  const at = (
+    v: number | null,
+  ): string => (v === null ? "—" : v - start < 1000 ? `${Math.round(v - start)} ms` : `${((v - start) / 1000).toFixed(2)} s`);
   const rate = t.charactersPerSecond === null ? "—" : `${Math.round(t.charactersPerSecond)} chars/s`;
   return `first event ${at(t.firstEventAt)} · first content ${at(t.firstContentAt)} · stop ${at(t.stopAt)} · ${rate}`;
 }
@@ -293,7 +302,8 @@ function renderError(e: unknown): void {
   );
   box.dataset.errorClass = e instanceof Error ? e.name : "Error";
   box.dataset.errorType = e instanceof UpstreamError ? (e.errorType ?? "") : "";
-  box.dataset.rule = (e instanceof UpstreamError && e.cause instanceof MmspError ? e.cause.rule : e instanceof MmspError ? e.rule : undefined) ?? "";
+  box.dataset.rule =
+    (e instanceof UpstreamError && e.cause instanceof MmspError ? e.cause.rule : e instanceof MmspError ? e.rule : undefined) ?? "";
   box.classList.add("shown");
   $("output").classList.add("quiet"); // the error says what happened: no "press Send" placeholder under it
   for (const s of shown) {
@@ -413,7 +423,9 @@ async function run(): Promise<void> {
       count++;
       render(snapshot());
       logEvent(event, performance.now() - t0, count);
-      if (!["reconnecting", "stopping"].includes($("status").dataset.state ?? "")) setStatus("streaming", `${drops ? "resumed · " : ""}streaming… ${events(count)}`);
+      if (!["reconnecting", "stopping"].includes($("status").dataset.state ?? "")) {
+        setStatus("streaming", `${drops ? "resumed · " : ""}streaming… ${events(count)}`);
+      }
     }
     await message;
     const final = snapshot();
