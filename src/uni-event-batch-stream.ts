@@ -3,13 +3,10 @@
  * order, errors, `message` and `snapshot()`), its readable giving one array of events per input
  * chunk instead of one event per `read()`.
  */
-import type { MessageSnapshot } from "./assemble/live-message.js";
-import type { ReadTimings, StreamTimings } from "./read/timings.js";
 import { BatchingCore } from "./internal/batching-core.js";
-import { CoreStream } from "./internal/core-stream.js";
-import { readerMessage } from "./internal/reader-message.js";
+import { ReaderStream } from "./internal/reader-stream.js";
 import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
-import type { UniEvent, UniMessage } from "./schema.js";
+import type { UniEvent } from "./schema.js";
 import { type BodyContext, UniEventCore, type UniEventStreamOptions } from "./uni-event-stream.js";
 
 /**
@@ -34,14 +31,7 @@ import { type BodyContext, UniEventCore, type UniEventStreamOptions } from "./un
  * console.log((await stream.message).content_items);
  * ```
  */
-export class UniEventBatchStream extends CoreStream<Uint8Array, UniEvent[]> {
-  /** The finished message; see `UniEventStream.message`. */
-  readonly message: Promise<UniMessage>;
-  /** The message so far (immutable, bound); see `UniEventStream.snapshot`. */
-  readonly snapshot: () => MessageSnapshot;
-  /** Calls `listener` after each change of the snapshot (bound); see `UniEventStream.subscribe`. */
-  readonly subscribe: (listener: () => void) => () => void;
-
+export class UniEventBatchStream extends ReaderStream<Uint8Array, UniEvent[]> {
   /**
    * Checks the options and the context (a `TypeError` / `RangeError` naming a wrong one) and makes the stream.
    * @param options see the options type
@@ -52,19 +42,6 @@ export class UniEventBatchStream extends CoreStream<Uint8Array, UniEvent[]> {
     checkOptions("UniEventBatchStream", options, READER_OPTIONS);
     checkOptions("UniEventBatchStream", context, BODY_CONTEXT, "UniEventBatchStream: context");
     const core = new UniEventCore(options, context);
-    const m = readerMessage(options, () => core.grammar.grammar.message);
-    super(new BatchingCore(core), m.hooks);
-    m.drains(this);
-    this.message = m.message;
-    this.snapshot = core.live.snapshot;
-    this.subscribe = core.live.subscribe;
-    this.clock = core.timings;
-  }
-
-  private readonly clock: ReadTimings;
-
-  /** When the parts of the answer arrived on this client; see `UniEventStream.timings`. */
-  get timings(): StreamTimings {
-    return this.clock.value;
+    super(new BatchingCore(core), core, options);
   }
 }

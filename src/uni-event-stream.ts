@@ -5,18 +5,18 @@
  * not four, and the fused path and the chained stages cannot drift apart.
  */
 import { createGrammar } from "./assemble/grammar.js";
-import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
+import { LiveMessage } from "./assemble/live-message.js";
 import { type ReaderWarning, UniEventDecoder } from "./decode/uni-event.js";
 import { bodyExplainer } from "./diagnose.js";
 import { type BodyContext, createFramer, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
 import { INLINE_DATA_CAPTURE, inlineDataCapture } from "./framing/base64-capture.js";
 import type { StreamCore } from "./internal/core.js";
-import { CoreStream, type CoreStreamOptions } from "./internal/core-stream.js";
+import type { CoreStreamOptions } from "./internal/core-stream.js";
 import { type LimitOptions, resolveLimits } from "./internal/limits.js";
-import { readerMessage } from "./internal/reader-message.js";
+import { type ReaderParts, ReaderStream } from "./internal/reader-stream.js";
 import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
 import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";
-import { ReadTimings, type StreamTimings } from "./read/timings.js";
+import { ReadTimings } from "./read/timings.js";
 import type { LastEvent } from "./read/located.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 
@@ -52,7 +52,7 @@ export interface UniEventStreamOptions extends LimitOptions, CoreStreamOptions {
 }
 
 /** @internal The fused core: framer → decode step → grammar step, in one synchronous call per chunk. */
-export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
+export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderParts {
   private readonly framer: Framer;
   private readonly decode: DecodeStep;
   readonly grammar: GrammarStep;
@@ -97,6 +97,10 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
       this.framer.onFormat = (f) => (onRecord = f === "sse" ? this.sseRecord : this.ndjsonRecord);
       this.sink = (text, captured) => onRecord(text, captured);
     }
+  }
+
+  message(): UniMessage | undefined {
+    return this.grammar.grammar.message;
   }
 
   /** The bytes of the open inline group's fragments (what its `.done` must hold), if one is open. */
@@ -178,14 +182,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
  * if (message.content_items[0]?.type !== "text.done") throw new Error("expected the text");
  * ```
  */
-export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
-  /**
-   * The finished message: resolves when the input has ended cleanly after a valid stop event,
-   * rejects with the very error the readable errors with. Awaiting it while nobody reads
-   * `readable` drains the stream.
-   */
-  readonly message: Promise<UniMessage>;
-
+export class UniEventStream extends ReaderStream<Uint8Array, UniEvent> {
   /**
    * Checks the options and the context (a `TypeError` / `RangeError` naming a wrong one) and makes the stream.
    * @param options see the options type
@@ -196,41 +193,6 @@ export class UniEventStream extends CoreStream<Uint8Array, UniEvent> {
     checkOptions("UniEventStream", options, READER_OPTIONS);
     checkOptions("UniEventStream", context, BODY_CONTEXT, "UniEventStream: context");
     const core = new UniEventCore(options, context);
-    const m = readerMessage(options, () => core.grammar.grammar.message);
-    super(core, m.hooks);
-    m.drains(this);
-    this.message = m.message;
-    this.snapshot = core.live.snapshot;
-    this.subscribe = core.live.subscribe;
-    this.clock = core.timings;
+    super(core, core, options);
   }
-
-  private readonly clock: ReadTimings;
-
-  /**
-   * When the first byte, the first event, the first content and the stop event arrived on this
-   * client (`performance.now()` ms) and the characters per second; see `StreamTimings`. Also on the
-   * snapshot (`snapshot().timings`).
-   */
-  get timings(): StreamTimings {
-    return this.clock.value;
-  }
-
-  /**
-   * The message so far: the done items, then the open item's value so far (`partial: true`; tool
-   * arguments parsed best-effort by `PartialJsonParser`), and usage once the stop event passed.
-   * An immutable value (SPEC §7): the same object while nothing changed, a new one when anything
-   * did, sharing every item that did not change (a done item never changes). It follows the events
-   * the reader has parsed, which may be ahead of those you have read. Bound, so
-   * `useSyncExternalStore(stream.subscribe, stream.snapshot)` works; nothing is tracked until the
-   * first call (then it starts from the state so far).
-   */
-  readonly snapshot: () => MessageSnapshot;
-
-  /**
-   * Calls `listener` after each change of {@link UniEventStream.snapshot} (synchronously, as the
-   * events are parsed) and returns the function that unsubscribes it. Bound (callable detached). A
-   * listener that throws is reported asynchronously and does not fail the stream.
-   */
-  readonly subscribe: (listener: () => void) => () => void;
 }

@@ -4,9 +4,9 @@
  * as a promise. A thin stream shell over the grammar step (read/steps.ts) the fused reader uses.
  */
 import type { StreamCore } from "../internal/core.js";
-import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
+import type { CoreStreamOptions } from "../internal/core-stream.js";
 import { type LimitOptions, resolveLimits } from "../internal/limits.js";
-import { readerMessage } from "../internal/reader-message.js";
+import { type ReaderParts, ReaderStream } from "../internal/reader-stream.js";
 import { checkOptions, MESSAGE_ASSEMBLER_OPTIONS } from "../internal/options.js";
 import { textChunkError } from "../internal/chunks.js";
 
@@ -20,8 +20,8 @@ import { DecodeStep, GrammarStep, SKIP } from "../read/steps.js";
 import { TaggedLocator } from "../read/tagged-locator.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { createGrammar } from "./grammar.js";
-import { LiveMessage, type MessageSnapshot } from "./live-message.js";
-import { ReadTimings, type StreamTimings } from "../read/timings.js";
+import { LiveMessage } from "./live-message.js";
+import { ReadTimings } from "../read/timings.js";
 
 /** Options of `MessageAssemblerStream`: the mode, limits, who is blamed, and the stream options. */
 export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOptions, "maxItems" | "maxDepth"> {
@@ -35,7 +35,7 @@ export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOp
   mode?: "validate" | "assemble";
 }
 
-class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
+class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent>, ReaderParts {
   readonly grammar: GrammarStep;
   private readonly check: DecodeStep;
   readonly live: LiveMessage;
@@ -46,6 +46,10 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
     this.last = last;
   };
   readonly finished = false;
+
+  message(): UniMessage | undefined {
+    return this.grammar.grammar.message;
+  }
 
   constructor(options: MessageAssemblerOptions) {
     const client = options.client ?? "upstream";
@@ -117,36 +121,11 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent> {
  * if (message.content_items[0]?.type !== "text.done") throw new Error("expected one text item");
  * ```
  */
-export class MessageAssemblerStream extends CoreStream<UniEvent, UniEvent> {
-  /** The finished message; see `UniEventStream.message`. */
-  readonly message: Promise<UniMessage>;
-
+export class MessageAssemblerStream extends ReaderStream<UniEvent, UniEvent> {
   /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the stage. */
   constructor(options: MessageAssemblerOptions = {}) {
     checkOptions("MessageAssemblerStream", options, MESSAGE_ASSEMBLER_OPTIONS);
     const core = new MessageAssemblerCore(options);
-    const m = readerMessage(options, () => core.grammar.grammar.message);
-    super(core, m.hooks);
-    m.drains(this);
-    this.message = m.message;
-    this.snapshot = core.live.snapshot;
-    this.subscribe = core.live.subscribe;
-    this.clock = core.timings;
+    super(core, core, options);
   }
-
-  private readonly clock: ReadTimings;
-
-  /**
-   * When the parts of the answer arrived; see `UniEventStream.timings` (here the first event in
-   * stands for the first byte, and each input event is a chunk).
-   */
-  get timings(): StreamTimings {
-    return this.clock.value;
-  }
-
-  /** The message so far (immutable, bound; in assemble mode: of the output); see `UniEventStream.snapshot`. */
-  readonly snapshot: () => MessageSnapshot;
-
-  /** Calls `listener` after each change of the snapshot (bound); see `UniEventStream.subscribe`. */
-  readonly subscribe: (listener: () => void) => () => void;
 }
