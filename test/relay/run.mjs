@@ -804,6 +804,46 @@ test("cancel: DELETE on the Content-Location aborts the upstream request at once
   await r.arrayBuffer();
 });
 
+test("stop: fromFetch(...).stop() mid-stream aborts the upstream request within a second; a second viewer ends with StreamCancelled; a resume replays the events and that end; leaving (the signal) does not stop it", async () => {
+  const before = seen.length;
+  const headers = { "content-type": "application/json", authorization: "Bearer k" };
+  let location;
+  const recording = (input, init) =>
+    fetch(input, init).then((r) => {
+      location ??= new URL(r.headers.get("content-location"), urls.relay);
+      return r;
+    });
+  const mine = fromFetch(new URL("/v1/stream", urls.relay), { method: "POST", headers, body: JSON.stringify({ model: "endless" }) }, { fetch: recording });
+  const reader = mine.readable.getReader();
+  await reader.read(); // the stream is live
+  reader.releaseLock();
+  mine.readable.pipeTo(new WritableStream()).catch(() => {});
+  // a second viewer, and one that only leaves
+  const other = fromFetch(location, { headers: { authorization: "Bearer k" } });
+  const otherDone = other.message.then(() => undefined, (e) => e);
+  const leaving = new AbortController();
+  const leaver = fromFetch(location, { headers: { authorization: "Bearer k" } }, { signal: leaving.signal });
+  leaver.message.catch(() => {});
+  await sleep(100);
+  leaving.abort(new Error("page closed"));
+  await sleep(200);
+  const early = await Promise.race([seen[before].closedEarly.then(() => "closed"), sleep(0).then(() => "open")]);
+  assert.equal(early, "open", "a viewer that leaves does not stop the upstream");
+  const t = performance.now();
+  const abortedAt = seen[before].closedEarly.then((early) => (early ? performance.now() : Infinity));
+  await mine.stop();
+  const aborted = (await Promise.race([abortedAt, sleep(1000).then(() => Infinity)])) - t;
+  assert.ok(aborted < 1000, `the upstream saw its request aborted ${Math.round(aborted)} ms after stop()`);
+  const mineError = await mine.message.then(() => undefined, (e) => e);
+  assert.ok(mineError instanceof UpstreamError && mineError.errorType === "StreamCancelled", String(mineError));
+  assert.ok(mine.snapshot().content_items.length >= 1, "the snapshot keeps what arrived");
+  const otherError = await otherDone;
+  assert.ok(otherError instanceof UpstreamError && otherError.errorType === "StreamCancelled", String(otherError));
+  const again = await readBack(await get("relay", location.pathname, { authorization: "Bearer k" }));
+  assert.ok(again.events.length >= 1);
+  assert.equal(again.error.errorType, "StreamCancelled");
+});
+
 test("resume: an upstream failure is stored as the last event and replayed like any event", async () => {
   const res = await post("relay", { model: "error-event" });
   const location = res.headers.get("content-location");
