@@ -66,7 +66,8 @@ const upstream = http.createServer(async (req, res) => {
       res.write(`data: ${JSON.stringify({ role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: `${i} ` }], usage_metadata: null, finish_reason: null })}\n\n`);
       await sleep(25);
     }
-    entry.finished = true;
+    // (finished: every event written; a loop that stopped because the request was aborted did not finish)
+    entry.finished = !res.destroyed;
     return res.end();
   }
   if (entry.body.model === "slow") {
