@@ -106,7 +106,11 @@ export class RelayStreamObject<E = unknown> {
   /** Wakes the answers waiting for the next event (or the end). */
   private wake: (() => void)[] = [];
 
-  /** @param config what `createRelay` says (the upstream, the bounds) */
+  /**
+   * Called by `createRelay`'s subclass, which workerd constructs with `(state, env)`.
+   *
+   * @param config what `createRelay` says (the upstream, the bounds)
+   */
   constructor(state: RelayState, env: E, config: StreamObjectConfig<E>) {
     this.state = state;
     this.env = env;
@@ -115,14 +119,17 @@ export class RelayStreamObject<E = unknown> {
     this.load();
   }
 
+  /** How long an ended stream is kept. */
   private get ttlMs(): number {
     return this.limits.ttlMs;
   }
 
+  /** How long a live stream goes on without a client reading. */
   private get abandonMs(): number {
     return this.limits.abandonMs;
   }
 
+  /** The bounds in effect. */
   private get limits(): Limits {
     return this.config.limits(this.env);
   }
@@ -236,6 +243,7 @@ export class RelayStreamObject<E = unknown> {
     }
   }
 
+  /** Stores one event (in parts, if large) and wakes the answers waiting for it. */
   private append(json: string): void {
     const seq = this.count;
     for (let part = 0, at = 0; part === 0 || at < json.length; part++, at += PART_CHARS) {
@@ -259,6 +267,7 @@ export class RelayStreamObject<E = unknown> {
     return true;
   }
 
+  /** Marks the stream ended (kept for the TTL, then deleted by the alarm). */
   private end(): void {
     if (this.ended) return;
     this.ended = true;
@@ -268,6 +277,7 @@ export class RelayStreamObject<E = unknown> {
     void this.schedule();
   }
 
+  /** Wakes every answer waiting for the next event. */
   private notify(): void {
     const waiting = this.wake;
     this.wake = [];
@@ -292,6 +302,7 @@ export class RelayStreamObject<E = unknown> {
     });
   }
 
+  /** Event `seq`'s JSON, or null when it is not stored. */
   private readEvent(seq: number): string | null {
     const parts = this.sql.exec<{ data: string }>("SELECT data FROM events WHERE seq = ? ORDER BY part", seq).toArray();
     return parts.length === 0 ? null : parts.map((p) => p.data).join("");
