@@ -154,7 +154,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
   };
   // (an upstream function may name itself in protocol errors through this header; a URL upstream is "upstream")
   const clientOf = (response: Response): string =>
-    typeof (upstream ?? undefined) === "function" ? response.headers.get("x-mmsp-client") ?? "upstream" : "upstream";
+    typeof upstream === "function" ? response.headers.get("x-mmsp-client") ?? "upstream" : "upstream";
   const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf };
 
   /** The binding of a request's credentials to stream `id` (an HMAC), or null. */
