@@ -257,6 +257,26 @@ new_sqlite_classes = ["RelayStream"]
     assert(JSON.stringify(replay.events) === JSON.stringify(viewer.events), "a resume afterwards replays other events");
     return `upstream aborted ${ms} ms after the DELETE; ${viewer.events.length} events, then StreamCancelled`;
   });
+
+  await check("safe by default from the tarball: 415 for a form's text/plain, 403 for a resume or DELETE with other credentials", async () => {
+    const form = await fetch(`${base}/v1/stream`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    assert(form.status === 415, `text/plain: ${form.status}`);
+    const res = await fetch(`${base}/v1/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer alice" },
+      body: JSON.stringify({ model: "m", messages: [], tag: "bound", ms: 1 }),
+    });
+    const location = res.headers.get("content-location");
+    await readSse(res);
+    for (const headers of [{}, { authorization: "Bearer mallory" }]) {
+      const resume = await fetch(`${base}${location}`, { headers });
+      assert(resume.status === 403, `resume with ${JSON.stringify(headers)}: ${resume.status}`);
+      const del = await fetch(`${base}${location}`, { method: "DELETE", headers });
+      assert(del.status === 403, `DELETE with ${JSON.stringify(headers)}: ${del.status}`);
+    }
+    const own = await fetch(`${base}${location}`, { headers: { authorization: "Bearer alice" } });
+    assert(own.status === 200 && (await readSse(own)).done, `resume with the creator's credentials: ${own.status}`);
+  });
 } finally {
   await stop();
   upstream.close();
