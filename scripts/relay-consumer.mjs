@@ -65,7 +65,9 @@ const upstream = http.createServer(async (req, res) => {
   let body = "";
   for await (const chunk of req) body += chunk;
   if (req.method !== "POST" || req.url !== "/v1/stream") return res.writeHead(404).end();
-  const { tag, ms = 40 } = JSON.parse(body);
+  // `silentAfter`: after that many events the model goes quiet for 5 s (thinking): only aborting the
+  // upstream request stops it then, not a cancel that waits for the next byte
+  const { tag, ms = 40, silentAfter = Infinity } = JSON.parse(body);
   const entry = seen.get(tag) ?? { requests: 0, aborted: null };
   entry.requests++;
   seen.set(tag, entry);
@@ -76,7 +78,7 @@ const upstream = http.createServer(async (req, res) => {
   res.writeHead(200, { "content-type": "text/event-stream" });
   for (let i = 0; i < EVENTS && !res.destroyed; i++) {
     res.write(`data: ${JSON.stringify(delta(i))}\n\n`);
-    await sleep(ms);
+    await sleep(i + 1 === silentAfter ? 5000 : ms);
   }
   if (res.destroyed) return;
   ended = true;
@@ -195,11 +197,11 @@ new_sqlite_classes = ["RelayStream"]
   });
   if (!base) throw new Error(`wrangler dev did not start:\n${readFileSync(join(TMP, "wrangler.log"), "utf8").slice(-3000)}`);
 
-  const create = (tag, ms, init = {}) =>
+  const create = (tag, ms, init = {}, extra = {}) =>
     fetch(`${base}/v1/stream`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ model: "m", messages: [], tag, ms }),
+      body: JSON.stringify({ model: "m", messages: [], tag, ms, ...extra }),
       ...init,
     });
   let whole;
@@ -236,8 +238,8 @@ new_sqlite_classes = ["RelayStream"]
     return `${first.events.length} + ${rest.events.length} events`;
   });
 
-  await check("DELETE stops it: the upstream's request aborted within a second; readers end with StreamCancelled", async () => {
-    const res = await create("stop", 100);
+  await check("DELETE stops it while the model is quiet: the upstream's request aborted within a second; readers end with StreamCancelled", async () => {
+    const res = await create("stop", 100, {}, { silentAfter: 4 }); // quiet from 0.4 s on
     const location = res.headers.get("content-location");
     const reading = readSse(res); // a viewer that stays
     await sleep(500);
