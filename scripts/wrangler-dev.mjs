@@ -19,22 +19,23 @@ export const freePort = () =>
   });
 
 /**
- * Starts `wrangler dev` (the top-level wrangler.toml) in its own process group (setsid), so wrangler,
+ * Starts `wrangler dev` (the top-level wrangler.toml, or the one in `cwd`) in its own process group (setsid), so wrangler,
  * esbuild and workerd stop together; resolves once `ready(base)` says it answers.
  *
- * @param {{ logPath: string, persistTo: string, vars?: Record<string, string>, ready?: (base: string) => Promise<boolean> }} o
- *   `persistTo`: its own local state (two workerd processes on one SQLite file fail with "database is locked")
+ * @param {{ logPath: string, persistTo: string, vars?: Record<string, string>, ready?: (base: string) => Promise<boolean>, cwd?: string }} o
+ *   `persistTo`: its own local state (two workerd processes on one SQLite file fail with "database is locked");
+ *   `cwd`: the project whose wrangler.toml is run (default: the repository), with the repository's wrangler
  * @returns {Promise<{ base: string, stop: () => Promise<void>, pid: number }>} `base` without a trailing
  *   slash; `pid`: the process group's id (wrangler's own pid)
  */
-export async function startWranglerDev({ logPath, persistTo, vars = {}, ready = async (base) => (await fetch(`${base}/`)).ok }) {
+export async function startWranglerDev({ logPath, persistTo, vars = {}, ready = async (base) => (await fetch(`${base}/`)).ok, cwd = root }) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const log = createWriteStream(logPath);
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", persistTo];
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child = spawn(`${root}node_modules/.bin/wrangler`, args, {
-    cwd: root,
+    cwd,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" },

@@ -21,10 +21,11 @@
 // The record is deleted by an alarm once its stream cannot exist any more (MAX_STREAM_S + STREAM_TTL_S
 // after the last begin).
 import type { Env } from "./env.ts";
-import { sameHash } from "./bind.ts";
-import { limits } from "./limits.ts";
-import { seconds } from "./resume.ts";
-import { refusal } from "./stream.ts";
+import type { RelayState } from "../src/relay/platform.ts";
+import { sameHash } from "../src/relay/bind.ts";
+import { limits } from "../src/relay/limits.ts";
+import { seconds } from "../src/relay/resume.ts";
+import { refusal } from "../src/relay/http.ts";
 
 interface Row {
   stream_id: string | null;
@@ -54,7 +55,7 @@ function forbidden(record: Row | undefined, binding: string | null): Response | 
 }
 
 /** One request of the Worker to a chat's record (see the top). */
-export async function chatRecord(ctx: DurableObjectState, env: Env, request: Request, url: URL, bindingHeader: string): Promise<Response> {
+export async function chatRecord(ctx: RelayState, env: Env, request: Request, url: URL, bindingHeader: string): Promise<Response> {
   const sql = ctx.storage.sql;
   const binding = request.headers.get(bindingHeader);
   const body = (await request.json().catch(() => ({}))) as { streamId?: string; messageId?: string; ifMatch?: string; cancel?: boolean };
@@ -104,6 +105,6 @@ export async function chatRecord(ctx: DurableObjectState, env: Env, request: Req
 }
 
 /** The alarm of an object that holds no stream: a chat record past its time is deleted. */
-export async function chatRecordAlarm(ctx: DurableObjectState): Promise<void> {
+export async function chatRecordAlarm(ctx: RelayState): Promise<void> {
   if (row(ctx.storage.sql) !== undefined) await ctx.storage.deleteAll();
 }

@@ -38,13 +38,13 @@ import {
   UIMessageConversionError,
 } from "../src/ai-sdk/index.ts";
 import { generateMessageId } from "../src/ai-sdk/ids.ts";
-import { bindingOf } from "./bind.ts";
+import { bindingOf } from "../src/relay/bind.ts";
 import type { Env } from "./env.ts";
-import { relay } from "./relay.ts";
+import { relay } from "../src/relay/upstream.ts";
 import { replay } from "./replay.ts";
-import { newStreamId } from "./resume.ts";
-import { BINDING_HEADER } from "./stream-object.ts";
-import { refusal } from "./stream.ts";
+import { newStreamId } from "../src/relay/resume.ts";
+import { BINDING_HEADER } from "../src/relay/stream-object.ts";
+import { refusal } from "../src/relay/http.ts";
 
 /** The variables chat.ts reads (a subset of the relay's Env). */
 export type ChatEnv = Pick<Env, "MMSP_UPSTREAM" | "SAMPLE_PACE_MS" | "STREAMS" | "BIND_SECRET">;

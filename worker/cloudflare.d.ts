@@ -1,14 +1,6 @@
-// The members of workerd's "cloudflare:workers" module and Durable Object APIs the relay uses (the
-// full types are in @cloudflare/workers-types, which this package does not need).
-declare module "cloudflare:workers" {
-  export abstract class DurableObject<Env = unknown> {
-    protected readonly ctx: DurableObjectState;
-    protected readonly env: Env;
-    constructor(ctx: DurableObjectState, env: Env);
-    fetch?(request: Request): Response | Promise<Response>;
-    alarm?(): void | Promise<void>;
-  }
-}
+// The Durable Object APIs the relay Worker and its tests use (the full types are in
+// @cloudflare/workers-types, which this package does not need; the library, src/relay/, declares its
+// own in src/relay/platform.ts and imports nothing from "cloudflare:workers").
 
 interface SqlCursor<T> extends Iterable<T> {
   toArray(): T[];

@@ -16,6 +16,7 @@ import { SseDecoderStream, StreamLimitError as SseStreamLimitError, type SseMess
 import { NdjsonDecoderStream } from "mmsp-streams/ndjson";
 import { NdjsonEncoderStream, SseEncoderStream, decodeBase64, encodeBase64, toWireError } from "mmsp-streams/encode";
 import { PartialJsonParser } from "mmsp-streams/partial-json";
+import { createRelay, type RelayEnv } from "mmsp-streams/relay";
 
 function assert(ok: boolean, what: string): asserts ok {
   if (!ok) throw new Error(`consumer: ${what}`);
@@ -86,6 +87,16 @@ const parser = new PartialJsonParser();
 parser.push('{"city": "Par');
 assert(JSON.stringify(parser.value) === '{"city":"Par"}', `PartialJsonParser: ${JSON.stringify(parser.value)}`);
 assert(UniEventSchema.safeParse(events[0]).success && !UniEventSchema.safeParse({ role: "system" }).success, "UniEventSchema");
+
+// mmsp-streams/relay loads outside workerd (no cloudflare:workers import): its handler refuses as the relay does
+const relay = createRelay<RelayEnv & { MY_VAR?: string }>({ upstream: "https://mmsp.invalid/v1", limits: { maxBodyBytes: 8 } });
+assert(typeof relay.StreamObject === "function" && typeof relay.fetch === "function", "createRelay: StreamObject and fetch");
+const form = await relay.fetch(new Request("https://relay.test/v1/stream", { method: "POST", body: "a=1", headers: { "content-type": "text/plain" } }), {});
+assert(form.status === 415 && form.headers.get("x-content-type-options") === "nosniff", `relay: text/plain is a 415 (${form.status})`);
+const big = await relay.fetch(new Request("https://relay.test/v1/stream", { method: "POST", body: "[1,2,3,4,5]", headers: { "content-type": "application/json" } }), {});
+assert(big.status === 413, `relay: a body past maxBodyBytes is a 413 (${big.status})`);
+const badId = await relay.fetch(new Request("https://relay.test/v1/streams/%"), { STREAMS: { idFromName: () => ({}), get: () => ({ fetch: () => Promise.reject(new Error("not here")) }) } });
+assert(badId.status === 404, `relay: a bad stream id is a 404 (${badId.status})`);
 
 // the types are real (not `any`): tsc and deno check fail on an unused @ts-expect-error
 // @ts-expect-error "system" is not a Role

@@ -198,10 +198,10 @@ const bundled = await build({
   logLevel: "warning",
 });
 const script = bundled.outputFiles[0].text;
-// worker/stream.ts on its own, for Node: the pipe behaviour without workerd (which also tears a
+// src/relay/http.ts (streamBack) on its own, for Node: the pipe behaviour without workerd (which also tears a
 // request's pending I/O down when its client disconnects, and so would hide a pipe that ignores cancel)
 const streamModule = await build({
-  entryPoints: [new URL("worker/stream.ts", root).pathname],
+  entryPoints: [new URL("src/relay/http.ts", root).pathname],
   bundle: true,
   format: "esm",
   platform: "node",
@@ -596,7 +596,7 @@ test("routes: GET / (the demo page, with its config), GET /demo.js, GET /v1/stre
 });
 
 
-// ---- resumable streams (worker/stream-object.ts) --------------------------------------------------
+// ---- resumable streams (src/relay/stream-object.ts) --------------------------------------------------
 
 const get = (which, path, headers = {}) => fetch(new URL(path, urls[which]), { headers });
 /** The upstream requests made since `before` for `model`. */

@@ -1,5 +1,6 @@
-// POST /v1/stream with MMSP_UPSTREAM set: the request goes to `${MMSP_UPSTREAM}/stream` (body as
-// is, Content-Type and Authorization forwarded). openUpstream() makes that one request (the stream's
+// POST /v1/stream with an upstream URL (createRelay's `upstream`, or MMSP_UPSTREAM): the request goes
+// to `${upstream}/stream` (body as is, Content-Type and Authorization forwarded); with an upstream
+// function, callUpstream() calls it and vouches for its answer in the same way. openUpstream() makes that one request (the stream's
 // Durable Object uses it, stream-object.ts); relay() is the stateless path (no STREAMS binding): the
 // answer comes back through streamBack() and ends with the client.
 //
@@ -8,7 +9,7 @@
 // replaced by an MMSP refusal `{"error": {"type": "HTTPError", "message": "HTTP <status>: …"}}`, so
 // no upstream markup runs on the relay's origin; an upstream that cannot be reached is a 502 that
 // names no URL (MMSP_UPSTREAM may hold `user:password@`).
-import { refusal, streamBack } from "./stream.ts";
+import { refusal, streamBack } from "./http.js";
 
 /** How much of a JSON refusal body is passed on (a larger one is wrapped like a non-JSON one). */
 const MAX_REFUSAL_CHARS = 64 * 1024;
@@ -31,6 +32,28 @@ export async function openUpstream(request: Request, upstreamBase: string, signa
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
     return refusal(502, "UpstreamUnavailable", `cannot reach the MMSP server (MMSP_UPSTREAM): ${withoutUrls(reason)}`);
+  }
+  if (upstream.ok) return upstream;
+  return upstreamRefusal(upstream);
+}
+
+/**
+ * Makes the upstream `Response` of a creating request (createRelay's `upstream` as a function).
+ * `request` is the client's request as the relay admitted it (its URL, its headers without the
+ * relay's own key, its JSON body); `init.signal` aborts when the stream is cancelled, abandoned or
+ * past a bound: pass it to `fetch`. A refusal it returns is passed on as the relay passes on any
+ * (JSON as JSON, anything else wrapped), a throw is a 502 that names no URL.
+ */
+export type UpstreamFunction<E> = (request: Request, env: E, init: { signal: AbortSignal }) => Response | Promise<Response>;
+
+/** Calls an upstream function; resolves to its stream (2xx), its refusal as the relay answers it, or a 502. */
+export async function callUpstream<E>(make: UpstreamFunction<E>, request: Request, env: E, signal: AbortSignal): Promise<Response> {
+  let upstream: Response;
+  try {
+    upstream = await make(request, env, { signal });
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    return refusal(502, "UpstreamUnavailable", `cannot reach the MMSP server: ${withoutUrls(reason)}`);
   }
   if (upstream.ok) return upstream;
   return upstreamRefusal(upstream);

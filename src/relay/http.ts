@@ -10,7 +10,7 @@
 //   [DONE]` in SSE) and ends the body normally: the client never hangs and is never cut silently;
 // - a client that goes away cancels the body; the cancel runs back through the pipes to the
 //   upstream body (and the fetch's AbortSignal, see relay.ts), so the upstream request is cancelled.
-import { fromResponse, NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../src/index.ts";
+import { fromResponse, NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../index.js";
 
 export type ClientFormat = { format: "sse"; contentType: string } | { format: "ndjson"; contentType: string };
 

@@ -6,15 +6,18 @@
 // values. BIND_SECRET unset: a default key derived from the stream's id (each stream's hash keyed
 // differently, like a salt), but then anyone who reads a stream's storage can check guesses offline:
 // set the secret in production (`wrangler secret put BIND_SECRET`). The Worker computes the binding
-// and hands it to the stream's object (index.ts), which keeps and compares it.
+// and hands it to the stream's object (create-relay.ts), which keeps and compares it.
 //
 // RELAY_KEY set: creating a stream (POST /v1/stream, POST /api/chat) needs `x-relay-key: <key>` or
 // `Authorization: Bearer <key>` (401 otherwise). That Authorization is the relay's, not the upstream's:
 // it is not forwarded upstream.
-import { refusal } from "./stream.ts";
+import { refusal } from "./http.js";
 
+/** The variables of the credential binding and the relay's key. */
 export interface BindEnv {
+  /** The HMAC key of the credentials that bind a stream (unset: a key derived from the stream id). */
   BIND_SECRET?: string;
+  /** Set: creating a stream needs `x-relay-key: <key>` or `Authorization: Bearer <key>` (401). */
   RELAY_KEY?: string;
 }
 
@@ -30,8 +33,8 @@ async function hmac(secret: string, text: string): Promise<string> {
   return hex(await crypto.subtle.sign("HMAC", key, utf8.encode(text)));
 }
 
-/** The credential headers of `headers` that are present, as `name: value` lines (null: none). */
-function credentials(headers: Headers): string | null {
+/** The credential headers of `headers` that are present, as `name: value` lines (null: none): the default `credentials` hook. */
+export function credentialsOf(headers: Headers): string | null {
   const lines = BIND_HEADERS.flatMap((name) => {
     const value = headers.get(name);
     return value === null ? [] : [`${name}: ${value}`];
@@ -40,8 +43,12 @@ function credentials(headers: Headers): string | null {
 }
 
 /** The binding of a request's credentials to stream `streamId` (hex HMAC), or null when it carries none. */
-export async function bindingOf(headers: Headers, streamId: string, env: BindEnv): Promise<string | null> {
-  const text = credentials(headers);
+export function bindingOf(headers: Headers, streamId: string, env: BindEnv): Promise<string | null> {
+  return bindingOfText(credentialsOf(headers), streamId, env);
+}
+
+/** The binding of credentials given as text (what a `credentials` hook returned) to stream `streamId`, or null for none. */
+export async function bindingOfText(text: string | null, streamId: string, env: BindEnv): Promise<string | null> {
   if (text === null) return null;
   return hmac(env.BIND_SECRET || `mmsp-streams relay, stream ${streamId}`, text);
 }

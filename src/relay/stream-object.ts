@@ -22,24 +22,36 @@
 // - Bounds (limits.ts): a stream past MAX_STREAM_S, MAX_EVENTS or MAX_STREAM_BYTES ends with a
 //   StreamLimitExceeded error event (the upstream aborted); past MAX_CLIENTS a new client is a 429.
 //
-// Requests come from the Worker (index.ts), which owns the public routes:
-//   POST https://stream/create?<query of POST /v1/stream>    the creating request, body as sent
-//   GET  https://stream/resume  (x-resume-after: <n>)        a resume, after validation of n
-//   DELETE https://stream/cancel                             a cancel (DELETE /v1/streams/<id>)
-//   POST https://stream/chat/…                               a chat's record, in the object `chat:<chatId>` (chat-record.ts)
-import { DurableObject } from "cloudflare:workers";
-import { encodeWireEvent, fromResponse, toWireError } from "../src/index.ts";
-import type { Env } from "./env.ts";
-import { openUpstream } from "./relay.ts";
-import { sampleUpstream } from "./replay.ts";
-import { chatRecord, chatRecordAlarm } from "./chat-record.ts";
-import { sameHash } from "./bind.ts";
-import { type Limits, limits } from "./limits.ts";
-import { type Framer, NDJSON_FRAMER, seconds, SSE_FRAMER } from "./resume.ts";
-import { clientFormat, refusal } from "./stream.ts";
+// - A plain class (constructor(state, env) + fetch + alarm), not `cloudflare:workers`' DurableObject:
+//   the module loads anywhere (Node type-checks it); workerd runs it as a Durable Object all the same.
+//
+// Requests come from the Worker (create-relay.ts), which owns the public routes:
+//   POST https://stream/create   (x-relay-url: the public URL)  the creating request, body as admitted
+//   GET  https://stream/resume  (x-resume-after: <n>)           a resume, after validation of n
+//   DELETE https://stream/cancel                                a cancel (DELETE /v1/streams/<id>)
+// A subclass may add routes of its own (the repository's Worker keeps a chat's record in an object
+// named `chat:<chatId>` of the same namespace: worker/chat-record.ts).
+import { encodeWireEvent, fromResponse, toWireError } from "../index.js";
+import { sameHash } from "./bind.js";
+import type { Limits } from "./limits.js";
+import type { RelaySqlStorage, RelayState } from "./platform.js";
+import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
+import { clientFormat, refusal } from "./http.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";
+/** The header through which the Worker hands the object the creating request's public URL. */
+export const URL_HEADER = "x-relay-url";
+
+/** What a stream's object needs from `createRelay` (create-relay.ts). */
+export interface StreamObjectConfig<E> {
+  /** Makes the upstream request: its stream (2xx), its refusal (wrapped), or a 502 that names no URL. */
+  open(request: Request, env: E, signal: AbortSignal): Promise<Response>;
+  /** How protocol errors name the upstream of this answer. */
+  clientOf(upstream: Response): string;
+  /** The bounds in effect. */
+  limits(env: E): Limits;
+}
 
 /** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
@@ -62,8 +74,18 @@ interface Viewer {
   wake: (() => void) | null;
 }
 
-export class StreamObject extends DurableObject<Env> {
-  private readonly sql: SqlStorage;
+/**
+ * The Durable Object class that keeps one stream (one object per stream; see the top of
+ * stream-object.ts). Not constructed directly: `createRelay(...).StreamObject` is the class to
+ * export from a Worker (and to extend, for more routes of one's own).
+ */
+export class RelayStreamObject<E = unknown> {
+  /** The object's state (its storage). */
+  protected readonly state: RelayState;
+  /** The Worker's bindings and variables. */
+  protected readonly env: E;
+  private readonly config: StreamObjectConfig<E>;
+  private readonly sql: RelaySqlStorage;
   /** The stream exists (created, not expired). */
   private exists = false;
   /** Events stored (the next event's index), and their JSON's size (UTF-16 units, ~bytes). */
@@ -84,22 +106,37 @@ export class StreamObject extends DurableObject<Env> {
   /** Wakes the answers waiting for the next event (or the end). */
   private wake: (() => void)[] = [];
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.sql = ctx.storage.sql;
+  /**
+   * Called by `createRelay`'s subclass, which workerd constructs with `(state, env)`.
+   *
+   * @param config what `createRelay` says (the upstream, the bounds)
+   */
+  constructor(state: RelayState, env: E, config: StreamObjectConfig<E>) {
+    this.state = state;
+    this.env = env;
+    this.config = config;
+    this.sql = state.storage.sql;
     this.load();
   }
 
+  /** How long an ended stream is kept. */
   private get ttlMs(): number {
-    return seconds(this.env.STREAM_TTL_S, 300) * 1000;
+    return this.limits.ttlMs;
   }
 
+  /** How long a live stream goes on without a client reading. */
   private get abandonMs(): number {
-    return seconds(this.env.ABANDON_S, 60) * 1000;
+    return this.limits.abandonMs;
   }
 
+  /** The bounds in effect. */
   private get limits(): Limits {
-    return limits(this.env);
+    return this.config.limits(this.env);
+  }
+
+  /** Whether this object holds a stream now (false: never created, or expired and deleted). */
+  protected get holdsStream(): boolean {
+    return this.exists;
   }
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). */
@@ -127,34 +164,32 @@ export class StreamObject extends DurableObject<Env> {
     }
   }
 
-  override async fetch(request: Request): Promise<Response> {
+  /** The Worker's requests to the object (see the top). */
+  async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    if (url.pathname === "/create" && request.method === "POST") return this.create(request, url);
+    if (url.pathname === "/create" && request.method === "POST") return this.create(request);
     if (url.pathname === "/resume") return this.resume(request);
     if (url.pathname === "/cancel" && request.method === "DELETE") return this.cancel(request);
-    // an object named `chat:<chatId>` holds a chat's record instead of a stream (chat-record.ts)
-    if (url.pathname.startsWith("/chat/") && request.method === "POST") return chatRecord(this.ctx, this.env, request, url, BINDING_HEADER);
     return refusal(404, "NotFoundError", "No such route in the stream object.");
   }
 
   /** The creating request: the upstream request, then the answer (the stream from event 0). */
-  private async create(request: Request, url: URL): Promise<Response> {
+  private async create(request: Request): Promise<Response> {
     if (this.exists) return refusal(409, "ConflictError", "This stream id is taken.");
     // The body is read whole first (the Worker checked its size), so the upstream request does not
-    // depend on this request's connection, which ends when the client goes away.
-    request = new Request(request.url, { method: "POST", headers: request.headers, body: await request.arrayBuffer() });
+    // depend on this request's connection, which ends when the client goes away. The upstream gets
+    // the client's request as the Worker admitted it, at its public URL, without the internal headers.
+    const binding = request.headers.get(BINDING_HEADER);
+    const headers = new Headers(request.headers);
+    headers.delete(BINDING_HEADER);
+    headers.delete(URL_HEADER);
+    const publicUrl = request.headers.get(URL_HEADER) ?? request.url;
+    const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
-    let upstream: Response;
-    let client: string;
-    if (this.env.MMSP_UPSTREAM) {
-      upstream = await openUpstream(request, this.env.MMSP_UPSTREAM, reading.signal);
-      client = "upstream";
-    } else {
-      upstream = await sampleUpstream(request, url, this.env.SAMPLE_PACE_MS);
-      client = upstream.headers.get("x-mmsp-client") ?? "sample";
-    }
+    const upstream = await this.config.open(upstreamRequest, this.env, reading.signal);
     if (!upstream.ok) return upstream; // a refusal: passed on, nothing kept
-    this.authHash = request.headers.get(BINDING_HEADER);
+    const client = this.config.clientOf(upstream);
+    this.authHash = binding;
     this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
     this.sql.exec(
       "CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))",
@@ -163,18 +198,24 @@ export class StreamObject extends DurableObject<Env> {
     this.exists = true;
     this.upstream = reading;
     this.lastRead = this.startedAt = Date.now();
-    this.ctx.waitUntil(this.read(upstream, client, reading.signal));
+    this.state.waitUntil(this.read(upstream, client, reading.signal));
     await this.schedule();
     return this.answer(0, request.headers.get("accept"));
   }
 
   /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
   private async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
-    const { readable } = fromResponse(upstream, { client, signal });
+    const reader = fromResponse(upstream, { client, signal }).readable.getReader();
     try {
-      for await (const event of readable) {
-        if (this.ended) break; // stopped (stop()): its event is the last one
-        this.append(encodeWireEvent(event));
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (this.ended) {
+          // stopped (stop()): its event is the last one
+          await reader.cancel().catch(() => {}); // (the abort's error, already known)
+          break;
+        }
+        this.append(encodeWireEvent(value));
         this.bound();
       }
     } catch (e) {
@@ -202,6 +243,7 @@ export class StreamObject extends DurableObject<Env> {
     }
   }
 
+  /** Stores one event (in parts, if large) and wakes the answers waiting for it. */
   private append(json: string): void {
     const seq = this.count;
     for (let part = 0, at = 0; part === 0 || at < json.length; part++, at += PART_CHARS) {
@@ -225,6 +267,7 @@ export class StreamObject extends DurableObject<Env> {
     return true;
   }
 
+  /** Marks the stream ended (kept for the TTL, then deleted by the alarm). */
   private end(): void {
     if (this.ended) return;
     this.ended = true;
@@ -234,6 +277,7 @@ export class StreamObject extends DurableObject<Env> {
     void this.schedule();
   }
 
+  /** Wakes every answer waiting for the next event. */
   private notify(): void {
     const waiting = this.wake;
     this.wake = [];
@@ -258,6 +302,7 @@ export class StreamObject extends DurableObject<Env> {
     });
   }
 
+  /** Event `seq`'s JSON, or null when it is not stored. */
   private readEvent(seq: number): string | null {
     const parts = this.sql.exec<{ data: string }>("SELECT data FROM events WHERE seq = ? ORDER BY part", seq).toArray();
     return parts.length === 0 ? null : parts.map((p) => p.data).join("");
@@ -370,15 +415,16 @@ export class StreamObject extends DurableObject<Env> {
 
   /** One alarm for both deadlines: abandonment while live (checked again until it is due), expiry once ended. */
   private async schedule(): Promise<void> {
-    if (this.ended) await this.ctx.storage.setAlarm(this.expiresAt);
+    if (this.ended) await this.state.storage.setAlarm(this.expiresAt);
     else if (this.upstream) {
-      await this.ctx.storage.setAlarm(Math.min(this.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs));
+      await this.state.storage.setAlarm(Math.min(this.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs));
     }
   }
 
-  override async alarm(): Promise<void> {
+  /** The object's alarm: abandonment, MAX_STREAM_S, expiry. */
+  async alarm(): Promise<void> {
     const now = Date.now();
-    if (!this.exists) return chatRecordAlarm(this.ctx); // (an object that holds a chat's record, or nothing)
+    if (!this.exists) return; // (nothing kept: a subclass may keep something else, see holdsStream)
     if (!this.ended) {
       if (this.upstream && now >= this.idleSince(now) + this.abandonMs) {
         const s = this.abandonMs / 1000;
@@ -393,10 +439,10 @@ export class StreamObject extends DurableObject<Env> {
     const reading = this.viewers.size > 0 && now < this.idleSince(now) + this.abandonMs;
     if (reading || now < this.expiresAt) {
       if (reading) this.expiresAt = Math.max(this.expiresAt, now + this.ttlMs);
-      await this.ctx.storage.setAlarm(this.expiresAt);
+      await this.state.storage.setAlarm(this.expiresAt);
       return;
     }
-    await this.ctx.storage.deleteAll();
+    await this.state.storage.deleteAll();
     this.exists = false;
     this.count = 0;
     this.ended = false;

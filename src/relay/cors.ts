@@ -8,7 +8,9 @@
 // ("https://app.example, http://localhost:5173"), each answered with its own origin and
 // `Vary: Origin`, so caches keep one answer per origin.
 
+/** The variable of the allowed origins. */
 export interface CorsEnv {
+  /** `"*"` (the default) or a comma-separated list of exact origins. */
   CORS_ORIGINS?: string;
 }
 

@@ -1,0 +1,272 @@
+// createRelay(): the relay as a library. A Worker's fetch handler for the public routes and the
+// Durable Object class that keeps each stream (stream-object.ts), both made from one set of options:
+//
+//   POST   /v1/stream          creates a stream: admitted (key, 415, 413; the `authorize` hook), then a
+//                              new object makes the one upstream request and answers the stream from
+//                              event 0; `Content-Location: /v1/streams/<id>` names it
+//   GET    /v1/streams/<id>    resumes it (`Last-Event-ID: <n>` or `?last_event_id=<n>`)
+//   DELETE /v1/streams/<id>    cancels it (SPEC §8): the upstream request aborted, StreamCancelled (204)
+//   OPTIONS *                  CORS preflights; every answer carries the CORS headers and nosniff
+//
+// Without the namespace binding (STREAMS) the relay is stateless: each POST streamed back as it comes,
+// no resume, and a client that goes away cancels the upstream request. A request that makes the relay
+// throw is a 500 refusal without a stack (the error goes to the log).
+import { authorizationIsRelayKey, type BindEnv, bindingOfText, credentialsOf, keyRefusal } from "./bind.js";
+import { type CorsEnv, preflight, withCors } from "./cors.js";
+import { refusal, streamBack } from "./http.js";
+import { limits, type LimitsEnv, readJsonBody, type RelayLimits } from "./limits.js";
+import type { RelayNamespace, RelayState } from "./platform.js";
+import { lastEventId, newStreamId, STREAM_ID, streamIdOf, streamPath } from "./resume.js";
+import { BINDING_HEADER, RelayStreamObject, type StreamObjectConfig, URL_HEADER } from "./stream-object.js";
+import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js";
+
+/**
+ * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
+ * is optional, and an option of `createRelay` given for the same thing wins over it.
+ */
+export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv {
+  /** The MMSP server to relay to (e.g. `https://mmsp.internal/v1`; the relay posts to `<it>/stream`), when `upstream` is not given. */
+  MMSP_UPSTREAM?: string;
+  /** The Durable Object namespace of the streams (the default binding name; see `binding`). Without it: stateless. */
+  STREAMS?: RelayNamespace;
+}
+
+/** What a request asks of the relay, as the `authorize` hook is told. */
+export type RelayAction = "create" | "resume" | "cancel";
+
+/** What an `authorize` hook answers: a refusal to send instead, or nothing to let the request through. */
+export type RelayVerdict = Response | null | undefined | void;
+
+/** The Worker's execution context (`ctx` of a fetch handler); the relay passes it to `routes`. */
+export interface RelayContext {
+  /** Keeps the Worker alive until `promise` settles. */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** The options of {@link createRelay}. Every one is optional; the defaults are the repository relay's. */
+export interface RelayOptions<E extends RelayEnv = RelayEnv> {
+  /**
+   * The upstream: an MMSP server's base URL (the relay posts to `<url>/stream` with the body, its
+   * Content-Type and Authorization), or a function that makes the upstream `Response` (it gets the
+   * admitted request and `{ signal }`, which aborts on a cancel: pass it to `fetch`). Default: the
+   * variable `MMSP_UPSTREAM`. Its refusals are passed on as JSON only (anything else wrapped), an
+   * upstream that cannot be reached is a 502 that names no URL.
+   */
+  upstream?: string | UpstreamFunction<E>;
+  /** The name of the Durable Object namespace binding (default `"STREAMS"`). */
+  binding?: string;
+  /**
+   * Who may create, resume or cancel a stream: return a `Response` (e.g. a 401 or 429 refusal) to
+   * refuse, nothing to allow. Runs after the relay's own checks (`RELAY_KEY` when set, a bad id) and
+   * before the body is read. Default: allow (the credential binding still decides who may resume).
+   */
+  authorize?: (request: Request, action: RelayAction, env: E) => RelayVerdict | Promise<RelayVerdict>;
+  /**
+   * The credentials that bind a stream to its creator: a resume or a cancel must bring the same
+   * (403 otherwise); null: none (anyone with the stream's id may). Kept as an HMAC under
+   * `BIND_SECRET`. Default: the request's Authorization, Cookie, X-Api-Key and
+   * Cf-Access-Jwt-Assertion headers.
+   */
+  credentials?: (request: Request, env: E) => string | null | Promise<string | null>;
+  /** Bounds and lifetimes; each one given wins over its variable (see {@link RelayLimits}). */
+  limits?: RelayLimits;
+  /** The origins whose pages may call the relay: `"*"` or a list of exact origins. Default: the variable `CORS_ORIGINS`, else `"*"`. */
+  cors?: { origins: "*" | readonly string[] };
+  /**
+   * Routes of one's own, tried first: return a `Response` to answer, nothing to go on to the relay's
+   * routes. Their answers get the relay's CORS headers, nosniff and its 500 without a stack.
+   */
+  routes?: (request: Request, env: E, ctx: RelayContext | undefined) => Response | null | undefined | Promise<Response | null | undefined>;
+}
+
+/** The class of the stream Durable Object that {@link createRelay} makes: export it from the Worker. */
+export type RelayStreamObjectClass<E> = new (state: RelayState, env: E) => RelayStreamObject<E>;
+
+/** What {@link createRelay} returns: the Worker's handler (`export default relay`) and its Durable Object class. */
+export interface Relay<E extends RelayEnv = RelayEnv> {
+  /** The Worker's fetch handler. */
+  fetch(request: Request, env: E, ctx?: RelayContext): Promise<Response>;
+  /** The Durable Object class: `export const RelayStream = relay.StreamObject` (wrangler.toml names it, binding STREAMS). */
+  readonly StreamObject: RelayStreamObjectClass<E>;
+  /**
+   * Admits a POST as the relay admits one that creates a stream (for routes of one's own): the
+   * relay's key (401), the `authorize` hook, a JSON body (415) of at most the body limit (413).
+   * Resolves to the request as it goes on (body read; the relay's own key and internal headers
+   * removed), or the refusal to answer.
+   */
+  admit(request: Request, env: E): Promise<Request | Response>;
+}
+
+/** `response` with `X-Content-Type-Options: nosniff` (a copy when its headers are immutable). */
+function nosniff(response: Response): Response {
+  try {
+    response.headers.set("x-content-type-options", "nosniff");
+    return response;
+  } catch {
+    const out = new Response(response.body, response);
+    out.headers.set("x-content-type-options", "nosniff");
+    return out;
+  }
+}
+
+const noStream = (): Response => refusal(404, "NotFoundError", "No such stream: a stream id is 32 hex digits.");
+
+/**
+ * The relay as a Worker: a fetch handler and the Durable Object class that keeps each stream
+ * resumable, made from one set of options. Safe by default as the repository's relay: a key to
+ * create streams when `RELAY_KEY` is set, JSON bodies only (415), a body limit (413), bounds on a
+ * stream's life, events, bytes and clients, streams bound to their creator's credentials (HMAC),
+ * upstream refusals passed on as JSON only, nosniff on every answer.
+ *
+ * @example A whole Worker (wrangler.toml binds `STREAMS` to the class `RelayStream`, a `new_sqlite_classes` migration)
+ * ```ts ignore
+ * import { createRelay } from "mmsp-streams/relay";
+ *
+ * const relay = createRelay({ upstream: "https://mmsp.internal/v1" });
+ * export const RelayStream = relay.StreamObject;
+ * export default relay;
+ * ```
+ */
+export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions<E> = {}): Relay<E> {
+  if (options === null || typeof options !== "object") throw new TypeError("createRelay: options must be an object.");
+  const { upstream, binding = "STREAMS", authorize, credentials, routes, cors } = options;
+  if (upstream !== undefined && typeof upstream !== "string" && typeof upstream !== "function") {
+    throw new TypeError("createRelay: `upstream` must be a URL string or a function that returns the upstream Response.");
+  }
+  if (typeof upstream === "string") new URL(upstream); // throws a TypeError for a bad URL now, not per request
+  for (const [name, fn] of Object.entries({ authorize, credentials, routes })) {
+    if (fn !== undefined && typeof fn !== "function") throw new TypeError(`createRelay: \`${name}\` must be a function.`);
+  }
+  const corsOrigins = cors === undefined ? undefined : cors.origins === "*" ? "*" : cors.origins.join(", ");
+  const corsEnv = (env: E): CorsEnv => (corsOrigins === undefined ? env : { CORS_ORIGINS: corsOrigins });
+  const limitsOf = (env: E) => limits(env, options.limits);
+  const namespace = (env: E): RelayNamespace | undefined => (env as Record<string, unknown>)[binding] as RelayNamespace | undefined;
+
+  const open = (request: Request, env: E, signal: AbortSignal): Promise<Response> => {
+    const target = upstream ?? env.MMSP_UPSTREAM;
+    if (typeof target === "function") return callUpstream(target, request, env, signal);
+    if (!target) {
+      return Promise.resolve(
+        refusal(502, "UpstreamUnavailable", "This relay has no upstream (set MMSP_UPSTREAM, or createRelay's `upstream`)."),
+      );
+    }
+    return openUpstream(request, target, signal);
+  };
+  // (an upstream function may name itself in protocol errors through this header; a URL upstream is "upstream")
+  const clientOf = (response: Response): string =>
+    typeof upstream === "function" ? response.headers.get("x-mmsp-client") ?? "upstream" : "upstream";
+  const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf };
+
+  /** The binding of a request's credentials to stream `id` (an HMAC), or null. */
+  const bindingFor = async (request: Request, id: string, env: E): Promise<string | null> =>
+    bindingOfText(credentials ? await credentials(request, env) : credentialsOf(request.headers), id, env);
+
+  const authorized = async (request: Request, action: RelayAction, env: E): Promise<Response | null> =>
+    (authorize ? await authorize(request, action, env) : null) ?? null;
+
+  async function admit(request: Request, env: E): Promise<Request | Response> {
+    const refused = (await keyRefusal(request, env)) ?? (await authorized(request, "create", env));
+    if (refused) return refused;
+    const body = await readJsonBody(request, limitsOf(env).bodyBytes);
+    if (body instanceof Response) return body;
+    const headers = new Headers(request.headers);
+    for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, "content-length"]) headers.delete(name);
+    if (await authorizationIsRelayKey(request.headers, env)) headers.delete("authorization");
+    return new Request(request.url, { method: "POST", headers, body, signal: request.signal });
+  }
+
+  /** POST /v1/stream with the namespace: a new stream in its own object; the answer names it. */
+  async function create(request: Request, admitted: Request, url: URL, env: E, streams: RelayNamespace): Promise<Response> {
+    const id = newStreamId();
+    const headers = new Headers(admitted.headers);
+    const bound = await bindingFor(request, id, env);
+    if (bound !== null) headers.set(BINDING_HEADER, bound);
+    headers.set(URL_HEADER, request.url);
+    const stub = streams.get(streams.idFromName(id));
+    const answer = await stub.fetch(`https://stream/create${url.search}`, { method: "POST", headers, body: admitted.body });
+    if (!answer.ok) return answer;
+    const out = new Response(answer.body, answer);
+    out.headers.set("content-location", streamPath(id));
+    return out;
+  }
+
+  /** POST /v1/stream without the namespace: the upstream's answer streamed back, ending with the client. */
+  async function stateless(admitted: Request, env: E): Promise<Response> {
+    const controller = new AbortController();
+    const clientSignal = (admitted as { signal?: AbortSignal }).signal;
+    if (clientSignal?.aborted) controller.abort(clientSignal.reason);
+    else clientSignal?.addEventListener("abort", () => controller.abort(clientSignal.reason), { once: true });
+    const answer = await open(admitted, env, controller.signal);
+    if (!answer.ok) return answer;
+    return streamBack(answer, admitted.headers.get("accept"), { client: clientOf(answer), signal: controller.signal });
+  }
+
+  /** GET (resume) or DELETE (cancel) /v1/streams/<id>, checked here, served by the stream's object. */
+  async function existing(request: Request, url: URL, id: string, env: E, streams: RelayNamespace): Promise<Response> {
+    if (!STREAM_ID.test(id)) return noStream();
+    const cancel = request.method === "DELETE";
+    const refused = await authorized(request, cancel ? "cancel" : "resume", env);
+    if (refused) return refused;
+    const headers = new Headers();
+    const bound = await bindingFor(request, id, env);
+    if (bound !== null) headers.set(BINDING_HEADER, bound);
+    const stub = streams.get(streams.idFromName(id));
+    if (cancel) return stub.fetch("https://stream/cancel", { method: "DELETE", headers });
+    const after = lastEventId(request, url);
+    if (after instanceof Error) return refusal(400, "InvalidRequestError", after.message);
+    const accept = request.headers.get("accept");
+    if (accept !== null) headers.set("accept", accept);
+    headers.set("x-resume-after", String(after));
+    const answer = await stub.fetch("https://stream/resume", { headers });
+    if (!answer.ok) return answer;
+    const out = new Response(answer.body, answer);
+    out.headers.set("content-location", streamPath(id));
+    return out;
+  }
+
+  async function route(request: Request, env: E, url: URL): Promise<Response> {
+    const { pathname } = url;
+    if (pathname === "/v1/stream") {
+      if (request.method !== "POST") return refusal(405, "MethodNotAllowed", "POST an MMSP request to /v1/stream.", { allow: "POST" });
+      const admitted = await admit(request, env);
+      if (admitted instanceof Response) return admitted;
+      const streams = namespace(env);
+      return streams ? create(request, admitted, url, env, streams) : stateless(admitted, env);
+    }
+    const id = streamIdOf(pathname);
+    if (id !== null) {
+      if (request.method !== "GET" && request.method !== "DELETE") {
+        return refusal(405, "MethodNotAllowed", "GET /v1/streams/<id> resumes a stream, DELETE cancels it.", { allow: "GET, DELETE" });
+      }
+      const streams = namespace(env);
+      if (!streams) {
+        return refusal(404, "NotFoundError", `This relay keeps no streams (no ${binding} Durable Object binding): nothing to resume.`);
+      }
+      return existing(request, url, id, env, streams);
+    }
+    return refusal(404, "NotFoundError", `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>.`);
+  }
+
+  class StreamObject extends RelayStreamObject<E> {
+    constructor(state: RelayState, env: E) {
+      super(state, env, config);
+    }
+  }
+
+  return {
+    async fetch(request: Request, env: E, ctx?: RelayContext): Promise<Response> {
+      if (request.method === "OPTIONS") return nosniff(preflight(request, corsEnv(env)));
+      let answer: Response;
+      try {
+        answer = (await routes?.(request, env, ctx)) ?? (await route(request, env, new URL(request.url)));
+      } catch (e) {
+        // logged for the operator; the client gets no stack (it may name files, variables, the upstream)
+        console.error("relay: unexpected error", e);
+        answer = refusal(500, "InternalError", "The relay failed on this request (the error is in its log).");
+      }
+      return nosniff(withCors(answer, request, corsEnv(env)));
+    },
+    StreamObject,
+    admit,
+  };
+}

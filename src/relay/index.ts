@@ -1,0 +1,37 @@
+/**
+ * mmsp-streams/relay: the resumable relay as a Cloudflare Worker of one's own. {@link createRelay}
+ * makes the Worker's fetch handler and the Durable Object class that keeps each stream (one object
+ * per stream, SQLite storage): `POST /v1/stream` creates a stream, `GET /v1/streams/<id>` resumes it
+ * after a cut (`Last-Event-ID`), `DELETE /v1/streams/<id>` cancels it (the upstream request aborted).
+ *
+ * Web standards only (no `node:*`, no `cloudflare:workers` import): the module loads, and
+ * type-checks, outside workerd too.
+ *
+ * @example A whole Worker
+ * ```ts ignore
+ * import { createRelay } from "mmsp-streams/relay";
+ *
+ * const relay = createRelay({ upstream: "https://mmsp.internal/v1" });
+ * export const RelayStream = relay.StreamObject; // wrangler.toml: binding STREAMS, class_name RelayStream
+ * export default relay;
+ * ```
+ *
+ * @module
+ */
+export {
+  createRelay,
+  type Relay,
+  type RelayAction,
+  type RelayContext,
+  type RelayEnv,
+  type RelayOptions,
+  type RelayStreamObjectClass,
+  type RelayVerdict,
+} from "./create-relay.js";
+export type { UpstreamFunction } from "./upstream.js";
+export type { RelayLimits } from "./limits.js";
+export { RelayStreamObject } from "./stream-object.js";
+export type { BindEnv } from "./bind.js";
+export type { CorsEnv } from "./cors.js";
+export type { LimitsEnv } from "./limits.js";
+export type { RelayNamespace, RelayObjectId, RelaySqlCursor, RelaySqlStorage, RelayState, RelayStorage, RelayStub } from "./platform.js";
