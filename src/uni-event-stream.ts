@@ -117,7 +117,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent> {
 
   private readonly ndjsonRecord: RecordSink = (text, captured) => {
     const f = this.framer;
-    const event = this.decode.value(this.decode.line(text, captured, f, () => f.recordDiagnosis()), f);
+    const event = this.decode.record(text, captured, f, () => f.recordDiagnosis());
     if (event !== SKIP) this.grammar.push(event, f, this.emit);
   };
 
