@@ -90,7 +90,8 @@ export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode =
   // a valid event costs one walk; anything else is taken apart below, rule by rule, in their order
   const event = wireBytes ? withBytes(value) : value;
   if (event && fastValidPublicEvent(event)) {
-    if (maxDepth !== Infinity && validEventNestsDeeper(event, maxDepth)) throw depthError(maxDepth);
+    // (walked as parsed, its base64 still text: as the whole-value walk sees it)
+    if (maxDepth !== Infinity && validEventNestsDeeper(value, maxDepth)) throw depthError(maxDepth);
     return event as UniEvent;
   }
   boundDepth(value, maxDepth);

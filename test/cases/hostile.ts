@@ -69,6 +69,7 @@ export const cases: Case[] = [
       delta({ ...(text("a") as object), extra: nested(2) } as Json),
       delta(toolDone("f", "t", { a: nested(3) })),
       delta(embedding([1, 2])),
+      delta({ type: "inline_data.delta", data: "AAAA", mime_type: "image/png" }),
       stop(),
     ];
     for (const event of events) {
