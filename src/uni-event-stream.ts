@@ -121,7 +121,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
 
   private readonly ndjsonRecord: RecordSink = (text, captured) => {
     const f = this.framer;
-    const event = this.decode.value(this.decode.line(text, captured, f, () => f.recordDiagnosis()), f);
+    const event = this.decode.record(text, captured, f, () => f.recordDiagnosis());
     if (event !== SKIP) this.grammar.push(event, f, this.emit);
   };
 

@@ -16,22 +16,33 @@ function decodeTable(): Int16Array {
   return t;
 }
 
-/** Two characters (as c0 * 128 + c1) → their 12 bits, or -1; built on first use (64 KB). */
-let PAIRS: Int32Array | undefined;
-function pairs(): Int32Array {
-  if (!PAIRS) {
-    PAIRS = new Int32Array(128 * 128).fill(-1);
-    for (let a = 0; a < 64; a++) {
-      for (let b = 0; b < 64; b++) PAIRS[ALPHABET.charCodeAt(a) * 128 + ALPHABET.charCodeAt(b)] = (a << 6) | b;
+/**
+ * Two characters (as c0 * 128 + c1) → their 12 bits, shifted for the high (`HI`) or the low (`LO`)
+ * half of a group of four, or -1; built on first use (2 × 64 KB).
+ */
+let HI: Int32Array | undefined;
+let LO: Int32Array | undefined;
+function pairs(): void {
+  HI = new Int32Array(128 * 128).fill(-1);
+  LO = new Int32Array(128 * 128).fill(-1);
+  for (let a = 0; a < 64; a++) {
+    for (let b = 0; b < 64; b++) {
+      const i = ALPHABET.charCodeAt(a) * 128 + ALPHABET.charCodeAt(b);
+      HI[i] = (a << 18) | (b << 12);
+      LO[i] = (a << 6) | b;
     }
   }
-  return PAIRS;
 }
 
 const sextet = (text: string, i: number): number => {
   const c = text.charCodeAt(i);
   return c < 128 ? DECODE[c]! : -1;
 };
+
+/** The characters of one block: ASCII bytes read from a fixed scratch buffer (64 KiB, a multiple of 4). */
+const BLOCK = 1 << 16;
+let scratch: Uint8Array | undefined;
+const encoder = /*#__PURE__*/ new TextEncoder();
 
 /** The portable decoder: padded base64 to bytes, or undefined when `text` is not valid padded base64. */
 export function decodeBase64Portable(text: string): Uint8Array | undefined {
@@ -41,17 +52,23 @@ export function decodeBase64Portable(text: string): Uint8Array | undefined {
   const pad = text.charCodeAt(n - 1) === 61 /* = */ ? (text.charCodeAt(n - 2) === 61 ? 2 : 1) : 0;
   const out = new Uint8Array((n / 4) * 3 - pad);
   const full = n - (pad ? 4 : 0);
-  const table = pairs();
+  if (!HI) pairs();
+  const hi = HI!, lo = LO!;
+  const t = (scratch ??= new Uint8Array(BLOCK));
   let o = 0;
-  for (let i = 0; i < full; i += 4) {
-    const c0 = text.charCodeAt(i), c1 = text.charCodeAt(i + 1), c2 = text.charCodeAt(i + 2), c3 = text.charCodeAt(i + 3);
-    if ((c0 | c1 | c2 | c3) > 127) return undefined;
-    const hi = table[c0 * 128 + c1]!, lo = table[c2 * 128 + c3]!;
-    if ((hi | lo) < 0) return undefined;
-    const v = (hi << 12) | lo;
-    out[o++] = v >> 16;
-    out[o++] = (v >> 8) & 255;
-    out[o++] = v & 255;
+  // the characters as bytes first (encodeInto, one native pass): byte reads beat charCodeAt 2× (Node 20: media SSE A/B 1.27×)
+  for (let start = 0; start < full; start += BLOCK) {
+    const m = Math.min(BLOCK, full - start);
+    const { read, written } = encoder.encodeInto(m === n ? text : text.slice(start, start + m), t);
+    if (read !== m || written !== m) return undefined; // not ASCII
+    for (let i = 0; i < m; i += 4) {
+      const v = hi[(t[i]! << 7) | t[i + 1]!]! | lo[(t[i + 2]! << 7) | t[i + 3]!]!;
+      if (v < 0) return undefined;
+      out[o] = v >> 16;
+      out[o + 1] = v >> 8;
+      out[o + 2] = v;
+      o += 3;
+    }
   }
   if (pad) {
     const i = n - 4;

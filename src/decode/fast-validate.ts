@@ -5,6 +5,7 @@
  * an event costs about as much as its `JSON.parse`, and this runs on every token of every response.
  */
 
+import { ITEM_MEMBER_DEPTH, nestsDeeper } from "../internal/limits.js";
 import { isPlainObject as isPlain } from "../internal/values.js";
 
 const isCount = (v: unknown): boolean => v === null || (typeof v === "number" && Number.isSafeInteger(v) && v >= 0);
@@ -96,4 +97,20 @@ export function fastValidEvent(v: Record<string, unknown>): boolean {
     if (!isPlain(item) || !itemOk(item)) return false;
   }
   return true;
+}
+
+/**
+ * Whether an event `fastValidPublicEvent` vouched for nests deeper than `max`: the same answer as
+ * `nestsDeeper(v, max)`, walking only what the shape leaves open (fidelity, tool arguments, unknown
+ * members), not an embedding's numbers nor the usage's counts (embeddings SSE: A/B 1.2×).
+ */
+export function validEventNestsDeeper(v: Record<string, unknown>, max: number): boolean {
+  if (max < ITEM_MEMBER_DEPTH) return nestsDeeper(v, max); // the known shape itself may be too deep
+  for (const k in v) {
+    if (k !== "content_items" && k !== "usage_metadata" && nestsDeeper(v[k], max, 2)) return true;
+  }
+  const item = (v.content_items as Record<string, unknown>[])[0];
+  if (item === undefined) return false;
+  for (const k in item) if (k !== "embedding" && nestsDeeper(item[k], max, ITEM_MEMBER_DEPTH)) return true;
+  return false;
 }

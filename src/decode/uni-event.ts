@@ -9,7 +9,7 @@ import { Fault } from "../internal/fault.js";
 import { isJsonDocumentType, mediaType } from "../internal/media-type.js";
 
 import type { UniEvent } from "../schema.js";
-import { checkEvent } from "./validate.js";
+import { boundDepth, checkEvent } from "./validate.js";
 
 /** The end marker of an SSE stream. */
 export const DONE: unique symbol = Symbol("[DONE]");
@@ -44,14 +44,22 @@ const isFutureItem = (type: string): boolean => /^[a-z][a-z0-9_]*\.(delta|done)$
 const isDonePrefix = (data: string): boolean => data.length < 6 && "[DONE]".startsWith(data);
 
 export class UniEventDecoder {
-  private readonly check: (value: Record<string, unknown>) => UniEvent;
+  private readonly check: (value: Record<string, unknown>, maxDepth: number) => UniEvent;
 
   get maxDepth(): number {
     return this.settings.maxDepth;
   }
 
   constructor(private readonly settings: DecoderSettings) {
-    this.check = settings.mode === "assemble" ? (v) => checkEvent(v, true, "assemble") : (v) => checkEvent(v, true);
+    this.check = settings.mode === "assemble"
+      ? (v, maxDepth) => checkEvent(v, true, "assemble", maxDepth)
+      : (v, maxDepth) => checkEvent(v, true, "validate", maxDepth);
+  }
+
+  /** The error a `{"error": …}` record raises, once its nesting is bounded (cold path). */
+  private wireError(value: Record<string, unknown>, maxDepth: number): Error {
+    boundDepth(value, maxDepth);
+    return fromWireError(value, null, this.settings.client);
   }
 
   /** Whether an SSE message's data is the end marker (a cut inside the final one counts, see framer.ts). */
@@ -59,11 +67,15 @@ export class UniEventDecoder {
     return data === "[DONE]" || (unterminated && isDonePrefix(data));
   }
 
-  /** A parsed record. */
-  value(value: Record<string, unknown>, index: number): UniEvent | typeof SKIP {
-    if (value.error !== undefined && value.error !== null) throw fromWireError(value, null, this.settings.client);
+  /**
+   * A parsed record. `bounded`: its nesting was checked already (else it is checked here, before any
+   * other rule, where the schema has bounded most of it).
+   */
+  value(value: Record<string, unknown>, index: number, bounded = true): UniEvent | typeof SKIP {
+    const maxDepth = bounded ? Infinity : this.settings.maxDepth;
+    if (value.error !== undefined && value.error !== null) throw this.wireError(value, maxDepth);
     try {
-      return this.check(value);
+      return this.check(value, maxDepth);
     } catch (e) {
       if (this.settings.unknownItems === "skip" && e instanceof Fault && e.itemType !== undefined && isFutureItem(e.itemType)) {
         const message = `skipped an item of unknown kind ${JSON.stringify(e.itemType)} (event ${index})`;

@@ -5,9 +5,10 @@
 import * as z from "zod/mini";
 import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, KINDS, RoleSchema, type UniEvent, UniEventSchema } from "../schema.js";
 import { Fault } from "../internal/fault.js";
+import { limitError, nestsDeeper } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
-import { fastValidEvent, fastValidPublicEvent } from "./fast-validate.js";
+import { fastValidEvent, fastValidPublicEvent, validEventNestsDeeper } from "./fast-validate.js";
 import { describeIssue } from "./schema-issue.js";
 
 /** `K.delta` and `K.done` of every kind: the item types a public stream carries (from schema.ts's KINDS). */
@@ -68,16 +69,32 @@ function schemaFault(value: unknown, schema: z.ZodMiniType = UniEventSchema, at:
  */
 export type CheckMode = "validate" | "assemble";
 
+/** Throws the `maxDepth` limit error when `value` nests deeper than `max` (the whole value walked). */
+export function boundDepth(value: unknown, max: number): void {
+  if (nestsDeeper(value, max)) throw depthError(max);
+}
+
+const depthError = (max: number) => limitError("maxDepth", max, "the nesting of the event");
+
 /**
  * Checks `value` and returns it as a UniEvent. With `wireBytes`, the base64 `data` of inline items
- * is decoded to bytes (the item is copied, the input is not changed).
+ * is decoded to bytes (the item is copied, the input is not changed). `maxDepth`: the nesting is
+ * bounded here too, before any other rule (as if by `boundDepth` first); default: not checked.
  */
-export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode = "validate"): UniEvent {
+export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode = "validate", maxDepth = Infinity): UniEvent {
   if (!isRecord(value)) throw new Fault("JSON", `an event must be a JSON object, not ${show(value)}`);
-  if (mode === "assemble") return checkInputEvent(value, wireBytes);
+  if (mode === "assemble") {
+    boundDepth(value, maxDepth);
+    return checkInputEvent(value, wireBytes);
+  }
   // a valid event costs one walk; anything else is taken apart below, rule by rule, in their order
   const event = wireBytes ? withBytes(value) : value;
-  if (event && fastValidPublicEvent(event)) return event as UniEvent;
+  if (event && fastValidPublicEvent(event)) {
+    // (walked as parsed, its base64 still text: as the whole-value walk sees it)
+    if (maxDepth !== Infinity && validEventNestsDeeper(value, maxDepth)) throw depthError(maxDepth);
+    return event as UniEvent;
+  }
+  boundDepth(value, maxDepth);
   const shape = eventShapeFault(value);
   if (shape) throw shape;
   if (!event) {

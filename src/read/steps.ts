@@ -25,17 +25,21 @@ export class DecodeStep {
   /** An SSE message's data. */
   sse(data: string, captured: Uint8Array | undefined, loc: Locator): UniEvent | typeof DONE | typeof SKIP {
     if (UniEventDecoder.isDone(data, loc.unterminated)) return DONE;
-    return this.value(parseStep(data, captured, loc, this.decoder.maxDepth, this.client), loc);
+    return this.value(parseStep(data, captured, loc, Infinity, this.client), loc, false);
   }
 
-  /** An NDJSON line's text; `diagnosis` says what the body is when its first line does not parse. */
-  line(
+  /**
+   * A record's text (an SSE message's data, an NDJSON line); `diagnosis` says what the body is when
+   * its first record does not parse. Its nesting is bounded by the check, which walks only what the
+   * schema leaves open (the same error as `parseRecordAt`'s, in the same place).
+   */
+  record(
     text: string,
     captured: Uint8Array | undefined,
     loc: Locator,
     diagnosis?: () => { detail: string } | undefined,
-  ): Record<string, unknown> {
-    return parseStep(text, captured, loc, this.decoder.maxDepth, this.client, diagnosis);
+  ): UniEvent | typeof SKIP {
+    return this.value(parseStep(text, captured, loc, Infinity, this.client, diagnosis), loc, false);
   }
 
   /**
@@ -47,10 +51,10 @@ export class DecodeStep {
     if (nestsDeeper(value, max)) throw failure(limitError("maxDepth", max, "the nesting of the event"), this.client, loc);
   }
 
-  /** A parsed record. */
-  value(value: Record<string, unknown>, loc: Locator): UniEvent | typeof SKIP {
+  /** A parsed record (`bounded`: its nesting checked already). */
+  value(value: Record<string, unknown>, loc: Locator, bounded = true): UniEvent | typeof SKIP {
     try {
-      return this.decoder.value(value, loc.index);
+      return this.decoder.value(value, loc.index, bounded);
     } catch (e) {
       throw failure(e, this.client, loc);
     }

@@ -28,6 +28,18 @@ export const cases: Case[] = [
       assertEqual(decodeBase64(text), bytes);
     }), { numRuns: 300 });
   }],
+  ["the portable decoder over long text (it reads 64 Ki characters at a time): the bytes of any length, a bad character in any block", () => {
+    const bytes = new Uint8Array(3 * 65536 + 7).map((_, i) => (i * 2654435761) >>> 24);
+    for (const n of [49151, 49152, 49153, 98304, bytes.length]) {
+      const text = encodeBase64Portable(bytes.subarray(0, n));
+      assertEqual(decodeBase64Portable(text), bytes.subarray(0, n), `${n} bytes`);
+      for (const at of [0, 65535, 65536, 131073, text.length - 5]) {
+        for (const bad of ["é", "-", "=", "\u0100"]) {
+          if (at < text.length - 4) assertEqual(decodeBase64Portable(text.slice(0, at) + bad + text.slice(at + 1)), undefined, `${bad} at ${at} of ${n}`);
+        }
+      }
+    }
+  }],
   ["invalid text is refused: length, alphabet, padding in the middle, non-ASCII", () => {
     for (const bad of ["A", "AAA", "AAAAA", "AA=A", "A===", "=AAA", "AAAA=AAA", "AA-_", "AA AA", "ÀAAA", "AAA\u0100", "AA\u2028A"]) {
       assertEqual(decodeBase64(bad), undefined, JSON.stringify(bad));

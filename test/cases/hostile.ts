@@ -4,7 +4,7 @@ import {
   MmspError, NdjsonDecoderStream, StreamLimitError, StreamProtocolError, UniEventStream, DEFAULT_LIMITS,
 } from "../../dist/index.js";
 import { assert, assertEqual, assertError, assertSame, byteStream, collectSettled, splitAt, trackedSource, utf8, type Case } from "../harness.ts";
-import { SEED_EXAMPLE, delta, ndjson, sse, stop, text, textDone, thinking, tool, toolDone, type Json } from "../fixtures.ts";
+import { SEED_EXAMPLE, delta, embedding, ndjson, sse, stop, text, textDone, thinking, tool, toolDone, type Json } from "../fixtures.ts";
 import { read, readError } from "./read-helpers.ts";
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -61,6 +61,27 @@ export const cases: Case[] = [
     const args = JSON.stringify({ a: nested(30) });
     const { error } = await readError(sse([delta(tool("f", "t", args)), delta(toolDone("f", "t", JSON.parse(args)))]), { maxDepth: 16 });
     assertError(error, StreamLimitError, { limit: "maxDepth", value: 16 });
+  }],
+  ["maxDepth: an event the schema accepts is bounded exactly as a whole-value walk bounds it (fidelity, arguments, unknown members)", async () => {
+    const events: Json[] = [
+      delta(text("a", { k: nested(3) } as Json)),
+      { ...(delta(text("a")) as object), extra: nested(3) } as Json,
+      delta({ ...(text("a") as object), extra: nested(2) } as Json),
+      delta(toolDone("f", "t", { a: nested(3) })),
+      delta(embedding([1, 2])),
+      delta({ type: "inline_data.delta", data: "AAAA", mime_type: "image/png" }),
+      stop(),
+    ];
+    for (const event of events) {
+      for (let maxDepth = 1; maxDepth <= 9; maxDepth++) {
+        const line = JSON.stringify(event) + "\n";
+        const whole = await collectSettled(byteStream([line]).pipeThrough(new NdjsonDecoderStream({ maxDepth })));
+        const { error } = await read(line, { format: "ndjson", maxDepth });
+        const limited = error instanceof StreamLimitError;
+        assertEqual(limited, whole.error instanceof StreamLimitError, `${line.slice(0, 80)} at maxDepth ${maxDepth}`);
+        if (limited) assertError(error, StreamLimitError, { limit: "maxDepth", value: maxDepth, eventIndex: 0 });
+      }
+    }
   }],
   ["maxDepth: the NDJSON stage bounds any value", async () => {
     const r = await collectSettled(byteStream([JSON.stringify({ deep: nested(100) }) + "\n"]).pipeThrough(new NdjsonDecoderStream({ maxDepth: 50 })));
