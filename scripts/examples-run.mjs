@@ -11,7 +11,7 @@ import { extname, join, normalize, resolve } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium, pageErrors } from "./chromium.mjs";
 
 const root = resolve(new URL("..", import.meta.url).pathname);
 const run = promisify(execFile);
@@ -87,9 +87,7 @@ await check("examples/browser.html in Chromium renders the stream", async () => 
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
-    const errors = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    const errors = pageErrors(page);
     await page.goto(`http://127.0.0.1:${server.address().port}/examples/browser.html`);
     await page.waitForSelector("#status:not([data-state=reading])", { timeout: 15_000 });
     const shown = await page.evaluate(() => {

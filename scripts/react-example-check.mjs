@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium, pageErrors } from "./chromium.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const out = await build({
@@ -36,9 +36,7 @@ const check = (ok, name, detail) => {
 const browser = await launchChromium();
 try {
   const page = await browser.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  const errors = pageErrors(page);
   await page.setContent("<!doctype html><title>mmsp-streams + React</title><body></body>");
   await page.addScriptTag({ content: bundle });
   console.log(`browser: ${browser.version()}; the page's bundle (React 19 + mmsp-streams, minified): ${Math.round(bundle.length / 1024)} KiB`);
