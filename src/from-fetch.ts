@@ -16,6 +16,7 @@
  *   …                     ─┘
  */
 import { MmspError, StreamLimitError, UpstreamError } from "./errors.js";
+import { follow, sleep } from "./internal/abort.js";
 import { MessageAssemblerStream } from "./assemble/message-assembler-stream.js";
 import { UniEventDecoderStream } from "./decode/uni-event-decoder-stream.js";
 import { MmspNdjsonDecoderStream, MmspSseDecoderStream } from "./framing/mmsp.js";
@@ -73,13 +74,6 @@ function resolveReconnect(options: FromFetchOptions): { retries: number; delayMs
   return { retries: reconnect?.retries ?? 3, delayMs: reconnect?.delayMs ?? 250 };
 }
 
-/** Aborts `target` when `signal` aborts (with its reason). */
-function follow(target: AbortController, signal: AbortSignal | null | undefined): void {
-  if (!signal) return;
-  if (signal.aborted) target.abort(signal.reason);
-  else signal.addEventListener("abort", () => target.abort(signal.reason), { once: true });
-}
-
 /** What `fromFetch` returns: `fromResponse`'s events, message and snapshot, and `stop()`. */
 export interface FetchEvents extends ResponseEvents {
   /**
@@ -96,22 +90,6 @@ export interface FetchEvents extends ResponseEvents {
 
 /** How long `stop()` waits for the server's own end of a cancelled stream before ending the read here. */
 const STOP_GRACE_MS = 2_000;
-
-/** Resolves after `ms`, or early (false) when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", done);
-      resolve(true);
-    }, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /** `url` made absolute against the first base that makes it so, or undefined. */
 function absolute(url: string, ...bases: (string | undefined)[]): URL | undefined {

@@ -17,6 +17,7 @@
  * (it derives the stream's URL from `api`, never from an answer), so credentials stay where they belong.
  */
 import { checkOptions, FUNCTION, integer, NON_EMPTY_STRING, type OptionSpec, type Rule } from "../internal/options.js";
+import { sleep } from "../internal/abort.js";
 import { SseDecoderStream, type SseMessage } from "../framing/sse.js";
 import type { UIMessageChunk } from "./types.js";
 
@@ -131,11 +132,6 @@ async function refusalError(response: Response, what: string): Promise<Error> {
 }
 
 const abortError = (signal: AbortSignal): unknown => signal.reason ?? new DOMException("This operation was aborted", "AbortError");
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((done) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), done()), { once: true });
-  });
 
 /**
  * The `data` of each SSE event of a body, read by the package's one SSE parser (`SseDecoderStream`,

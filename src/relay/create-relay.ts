@@ -13,6 +13,7 @@
 // throw is a 500 refusal without a stack (the error goes to the log).
 import { authorizationIsRelayKey, type BindEnv, bindingOfText, credentialsOf, keyRefusal } from "./bind.js";
 import { type CorsEnv, preflight, withCors } from "./cors.js";
+import { follow } from "../internal/abort.js";
 import { refusal, streamBack } from "./http.js";
 import { limits, type LimitsEnv, readJsonBody, type RelayLimits } from "./limits.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
@@ -193,9 +194,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
   /** POST /v1/stream without the namespace: the upstream's answer streamed back, ending with the client. */
   async function stateless(admitted: Request, env: E): Promise<Response> {
     const controller = new AbortController();
-    const clientSignal = (admitted as { signal?: AbortSignal }).signal;
-    if (clientSignal?.aborted) controller.abort(clientSignal.reason);
-    else clientSignal?.addEventListener("abort", () => controller.abort(clientSignal.reason), { once: true });
+    follow(controller, (admitted as { signal?: AbortSignal }).signal);
     const answer = await open(admitted, env, controller.signal);
     if (!answer.ok) return answer;
     return streamBack(answer, admitted.headers.get("accept"), { client: clientOf(answer), signal: controller.signal });

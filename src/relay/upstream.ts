@@ -9,6 +9,7 @@
 // replaced by an MMSP refusal `{"error": {"type": "HTTPError", "message": "HTTP <status>: …"}}`, so
 // no upstream markup runs on the relay's origin; an upstream that cannot be reached is a 502 that
 // names no URL (MMSP_UPSTREAM may hold `user:password@`).
+import { follow } from "../internal/abort.js";
 import { refusal, streamBack } from "./http.js";
 
 /** How much of a JSON refusal body is passed on (a larger one is wrapped like a non-JSON one). */
@@ -88,9 +89,7 @@ export async function relay(request: Request, upstreamBase: string): Promise<Res
   // with the enable_request_signal flag, at any time); after that, cancelling the answer's body
   // also cancels the upstream body through the pipes.
   const controller = new AbortController();
-  const clientSignal = (request as { signal?: AbortSignal }).signal;
-  if (clientSignal?.aborted) controller.abort(clientSignal.reason);
-  else clientSignal?.addEventListener("abort", () => controller.abort(clientSignal.reason), { once: true });
+  follow(controller, (request as { signal?: AbortSignal }).signal);
   const upstream = await openUpstream(request, upstreamBase, controller.signal);
   if (!upstream.ok) return upstream;
   return streamBack(upstream, request.headers.get("accept"), { client: "upstream", signal: controller.signal });
