@@ -4,6 +4,7 @@
  */
 import { ConnectionError, refusalError, type UpstreamError } from "../errors.js";
 import { diagnose, diagnosisText, previewBytes } from "../diagnose.js";
+import { joinBytes } from "./bytes.js";
 
 /** How much of a refusal's body is read to describe it. */
 const REFUSAL_BODY_LIMIT = 64 * 1024;
@@ -40,10 +41,7 @@ async function readHead(body: ReadableStream<Uint8Array> | null): Promise<Uint8A
   } finally {
     reader.cancel().catch(() => {});
   }
-  const head = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) head.set(c, at), (at += c.length);
-  return head;
+  return joinBytes(chunks, size);
 }
 
 /**
