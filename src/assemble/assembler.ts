@@ -17,7 +17,7 @@ import { Fault } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
 import { type DoneItem, type FinishReason, type Kind, KINDS, type UniEvent, type UniMessage, type UsageMetadata } from "../schema.js";
-import { GroupBuffer, isAnswer } from "./group.js";
+import { GroupBuffer } from "./group.js";
 import { KIND_SPECS, onlyThoughts } from "./kinds.js";
 import type { Grammar } from "./grammar.js";
 
@@ -225,7 +225,7 @@ export class MessageAssembler implements Grammar {
       if (this.begun >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
       this.begun++;
       item.group = new GroupBuffer(kind, fields);
-      if (isAnswer(kind)) this.answered = true;
+      if (!KIND_SPECS[kind].thought) this.answered = true; // (the timings' first content)
     } else item.group.add(fields);
 
     out.push(this.event(fidelity !== undefined ? { ...fields, fidelity } : fields, createdAt));

@@ -13,9 +13,6 @@ export { GROWING } from "./kinds.js";
 
 type Item = Record<string, unknown>;
 
-/** Whether an item of `kind` is the answer (for the timings' first content), not the model's thinking. */
-export const isAnswer = (kind: Kind): boolean => kind !== "thinking" && kind !== "inline_thinking";
-
 export class GroupBuffer {
   readonly pieces: unknown[] = [];
   /** The fidelity of the one fragment that carried one. */

@@ -8,7 +8,7 @@ import { Fault } from "../internal/fault.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { limitError } from "../internal/limits.js";
-import { GroupBuffer, isAnswer } from "./group.js";
+import { GroupBuffer } from "./group.js";
 import type { Grammar } from "./grammar.js";
 import { ITEM_TYPES, KIND_SPECS, onlyThoughts } from "./kinds.js";
 
@@ -87,7 +87,7 @@ export class MessageValidator implements Grammar {
       throw new Fault("TOOL-HEADER", `the first ${type} of a call must carry a non-empty ${header.join(" and ")}`);
     }
     this.open = new GroupBuffer(kind, item);
-    if (isAnswer(kind)) this.answered = true;
+    if (!KIND_SPECS[kind].thought) this.answered = true; // (the timings' first content)
     this.fidelity(this.open, item);
   }
 
