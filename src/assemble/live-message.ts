@@ -12,7 +12,7 @@
  * arguments.
  */
 import { PartialJsonParser } from "../partial/partial-json.js";
-import { hasFidelity } from "../internal/values.js";
+import { hasFidelity, isRecord } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, StreamDoneItem, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { NO_TIMINGS, type ReadTimings, type StreamTimings } from "../read/timings.js";
 import { type GroupBuffer, GROWING } from "./group.js";
@@ -131,7 +131,7 @@ class OpenItem {
     pending.length = 0;
     if (kind === "tool_call") {
       const v = this.parser!.value; // a new object only when it changed (copy on write)
-      if (typeof v === "object" && v !== null && !Array.isArray(v)) value = v;
+      if (isRecord(v)) value = v;
     } else if (kind === "inline_data" || kind === "inline_thinking") {
       if ((value as Uint8Array).length !== this.size) value = this.bytes.subarray(0, this.size);
     }
