@@ -329,14 +329,54 @@ export interface WireError {
   [field: string]: unknown;
 }
 
-function contextFields(e: MmspError): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (e.rule !== undefined) out.rule = e.rule;
-  if (e.eventIndex !== undefined) out.event_index = e.eventIndex;
-  if (e.byteOffset !== undefined) out.byte_offset = e.byteOffset;
-  if (e.preview !== undefined) out.preview = e.preview;
-  return out;
-}
+const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
+const int = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
+
+/** A class's own field: its name on the class, its name on the wire, and how a value read from the wire is taken. */
+type WireField = readonly [property: string, wire: string, read: (v: unknown) => unknown];
+const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const CLIENT: WireField = ["client", "client", text];
+/** The fields every package-detected error may carry (ErrorContext), after the class's own. */
+const CONTEXT: readonly WireField[] = [
+  ["rule", "rule", text],
+  ["eventIndex", "event_index", int],
+  ["byteOffset", "byte_offset", int],
+  ["preview", "preview", text],
+];
+
+/**
+ * Each typed error's own fields as the wire spells them (SPEC §6): the one list `toWireError` writes
+ * and `fromWireError` reads back (`rebuild: false`: sent, never rebuilt as a cause).
+ */
+// deno-lint-ignore no-explicit-any
+const WIRE: Record<string, { cls: new (fields: any) => MmspError; fields: readonly WireField[]; rebuild?: false }> = {
+  StreamProtocolError: { cls: StreamProtocolError, fields: [CLIENT] },
+  ToolCallArgumentParseError: {
+    cls: ToolCallArgumentParseError,
+    fields: [
+      CLIENT,
+      ["toolName", "tool_name", str],
+      ["toolCallId", "tool_call_id", str],
+      ["rawArgumentsLength", "raw_arguments_length", (v) => int(v) ?? 0],
+      ["rawArgumentsPreview", "raw_arguments_preview", str],
+    ],
+  },
+  EmptyResponseError: {
+    cls: EmptyResponseError,
+    fields: [CLIENT, ["finishReason", "finish_reason", (v) => v ?? null], [
+      "usageMetadata",
+      "usage_metadata",
+      (v) => (isRecord(v) ? v : null),
+    ]],
+  },
+  UnsupportedParameterError: { cls: UnsupportedParameterError, fields: [CLIENT, ["parameter", "parameter", str]] },
+  UnsupportedOperationError: { cls: UnsupportedOperationError, fields: [CLIENT, ["operation", "operation", str]] },
+  StreamLimitError: {
+    cls: StreamLimitError,
+    fields: [["limit", "limit", str], ["value", "value", (v) => (typeof v === "number" ? v : 0)]],
+  },
+  ConnectionError: { cls: ConnectionError, fields: [["host", "host", str], ["code", "code", (v) => v ?? null]], rebuild: false },
+};
 
 /**
  * The SPEC §6 wire shape of an error (snake_case fields), as written in `{"error": …}`.
@@ -346,46 +386,19 @@ function contextFields(e: MmspError): Record<string, unknown> {
  * An `UpstreamError` is relayed as it was sent.
  */
 export function toWireError(error: unknown): WireError {
-  if (error instanceof UpstreamError && isRecord(error.error)) return error.error as WireError;
-  if (error instanceof StreamProtocolError) {
-    return { type: "StreamProtocolError", message: error.message, client: error.client, ...contextFields(error) };
-  }
-  if (error instanceof ToolCallArgumentParseError) {
-    return {
-      type: "ToolCallArgumentParseError",
-      message: error.message,
-      client: error.client,
-      tool_name: error.toolName,
-      tool_call_id: error.toolCallId,
-      raw_arguments_length: error.rawArgumentsLength,
-      raw_arguments_preview: error.rawArgumentsPreview,
-      ...contextFields(error),
-    };
-  }
-  if (error instanceof EmptyResponseError) {
-    return {
-      type: "EmptyResponseError",
-      message: error.message,
-      client: error.client,
-      finish_reason: error.finishReason,
-      usage_metadata: error.usageMetadata,
-      ...contextFields(error),
-    };
-  }
-  if (error instanceof UnsupportedParameterError) {
-    return { type: "UnsupportedParameterError", message: error.message, client: error.client, parameter: error.parameter };
-  }
-  if (error instanceof UnsupportedOperationError) {
-    return { type: "UnsupportedOperationError", message: error.message, client: error.client, operation: error.operation };
-  }
-  if (error instanceof StreamLimitError) {
-    return { type: "StreamLimitError", message: error.message, limit: error.limit, value: error.value, ...contextFields(error) };
-  }
   if (error instanceof UpstreamError) {
+    if (isRecord(error.error)) return error.error as WireError;
     return { type: error.errorType ?? "UpstreamError", message: error.message, ...(error.status !== null ? { status: error.status } : {}) };
   }
-  if (error instanceof ConnectionError) return { type: "ConnectionError", message: error.message, host: error.host, code: error.code };
-  if (error instanceof MmspError) return { type: "MmspError", message: error.message, ...contextFields(error) };
+  if (error instanceof MmspError) {
+    const type = Object.keys(WIRE).find((name) => error instanceof WIRE[name]!.cls);
+    const out: WireError = { type: type ?? "MmspError", message: error.message };
+    const fields = error as unknown as Record<string, unknown>;
+    for (const [property, wire] of type === undefined ? CONTEXT : [...WIRE[type]!.fields, ...CONTEXT]) {
+      if (fields[property] !== undefined) out[wire] = fields[property];
+    }
+    return out;
+  }
   if (error instanceof Error) {
     // Named by its constructor, as MMSP does: `class RateLimitError extends Error {}` is "RateLimitError".
     const ctor = (error as { constructor?: { name?: unknown } }).constructor?.name;
@@ -399,55 +412,22 @@ export function toWireError(error: unknown): WireError {
   return { type: "Error", message: String(error) || "Error" };
 }
 
-const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
-const int = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
-
-function rebuildContext(e: Record<string, unknown>, message: string): MmspErrorOptions {
-  const o: MmspErrorOptions = { message };
-  if (typeof e.rule === "string") o.rule = e.rule;
-  if (int(e.event_index) !== undefined) o.eventIndex = int(e.event_index)!;
-  if (int(e.byte_offset) !== undefined) o.byteOffset = int(e.byte_offset)!;
-  if (typeof e.preview === "string") o.preview = e.preview;
-  return o;
-}
-
 /** Rebuilds the typed MMSP error an `E` describes, or undefined for other types. */
 function rebuildTyped(e: Record<string, unknown>, message: string, fallbackClient: string): MmspError | undefined {
-  const client = typeof e.client === "string" ? e.client : fallbackClient;
-  const ctx = rebuildContext(e, message);
-  switch (e.type) {
-    case "StreamProtocolError": {
-      const prefix = `${client} broke the streaming protocol: `;
-      // MMSP sends the detail alone; the message is always `<client> broke the streaming protocol: <detail>`
-      const detail = message.startsWith(prefix) ? message.slice(prefix.length) : message;
-      const { message: _sent, ...where } = ctx;
-      return new StreamProtocolError({ client, detail, ...where });
-    }
-    case "ToolCallArgumentParseError":
-      return new ToolCallArgumentParseError({
-        client,
-        toolName: str(e.tool_name),
-        toolCallId: str(e.tool_call_id),
-        rawArgumentsLength: int(e.raw_arguments_length) ?? 0,
-        rawArgumentsPreview: str(e.raw_arguments_preview),
-        ...ctx,
-      });
-    case "EmptyResponseError":
-      return new EmptyResponseError({
-        client,
-        finishReason: (e.finish_reason ?? null) as FinishReason | null,
-        usageMetadata: (isRecord(e.usage_metadata) ? e.usage_metadata : null) as UsageMetadata | null,
-        ...ctx,
-      });
-    case "UnsupportedParameterError":
-      return new UnsupportedParameterError({ client, parameter: str(e.parameter), ...ctx });
-    case "UnsupportedOperationError":
-      return new UnsupportedOperationError({ client, operation: str(e.operation), ...ctx });
-    case "StreamLimitError":
-      return new StreamLimitError({ limit: str(e.limit), value: typeof e.value === "number" ? e.value : 0, ...ctx });
-    default:
-      return undefined;
+  const typed = typeof e.type === "string" && Object.prototype.hasOwnProperty.call(WIRE, e.type) ? WIRE[e.type] : undefined;
+  if (!typed || typed.rebuild === false) return undefined;
+  const fields: Record<string, unknown> = { client: fallbackClient };
+  for (const [property, wire, read] of [...typed.fields, ...CONTEXT]) {
+    const value = read(e[wire]);
+    if (value !== undefined) fields[property] = value;
   }
+  if (typed.cls !== StreamProtocolError) fields.message = message;
+  else {
+    // MMSP sends the detail alone; the message is always `<client> broke the streaming protocol: <detail>`
+    const prefix = `${fields.client} broke the streaming protocol: `;
+    fields.detail = message.startsWith(prefix) ? message.slice(prefix.length) : message;
+  }
+  return new typed.cls(fields);
 }
 
 /**

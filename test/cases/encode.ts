@@ -2,8 +2,9 @@
 // keep-alive, and the round trip fragments → assemble → encode → read back (a property test).
 import fc from "fast-check";
 import {
-  EmptyResponseError, MessageAssemblerStream, MmspError, NdjsonEncoderStream, SseEncoderStream, StreamProtocolError,
-  ToolCallArgumentParseError, UniEventStream, UpstreamError, fromResponse, toWireEvent,
+  ConnectionError, EmptyResponseError, MessageAssemblerStream, MmspError, NdjsonEncoderStream, SseEncoderStream, StreamLimitError,
+  StreamProtocolError, ToolCallArgumentParseError, UniEventStream, UnsupportedOperationError, UnsupportedParameterError, UpstreamError,
+  fromResponse, fromWireError, toWireError, toWireEvent,
 } from "../../dist/index.js";
 import { assert, assertEqual, assertError, byteStream, collect, collectSettled, settle, splitAt, utf8, valuesStream, type Case } from "../harness.ts";
 import { deltaItem, deltaOf, stopOf, unstamp } from "../fixtures.ts";
@@ -413,6 +414,38 @@ export const cases: Case[] = [
     r = await readBack(concat(await collect(valuesStream([ev([{ type: "text.delta", text: "a" }])] as any[]).pipeThrough(stream).pipeThrough(new SseEncoderStream()))));
     assertError(r.error, UpstreamError, { errorType: "MmspError", message: "Streaming response ended without usage_metadata" });
     assertEqual(r.error.cause, undefined);
+  }],
+  ["every typed error crosses the wire as its snake_case fields, in order, and is rebuilt with them (SPEC §6)", () => {
+    const where = { rule: "LIMIT", eventIndex: 4, byteOffset: 120, preview: "{…}" };
+    const errors: [MmspError, Record<string, unknown>][] = [
+      [new StreamProtocolError({ client: "c", detail: "bad", ...where, rule: "KIND" }), { client: "c", rule: "KIND", event_index: 4, byte_offset: 120, preview: "{…}" }],
+      [new ToolCallArgumentParseError({ client: "c", toolName: "f", toolCallId: "t", rawArgumentsLength: 2, rawArgumentsPreview: "{x", ...where, rule: "DONE-CONTENT" }),
+        { client: "c", tool_name: "f", tool_call_id: "t", raw_arguments_length: 2, raw_arguments_preview: "{x", rule: "DONE-CONTENT", event_index: 4, byte_offset: 120, preview: "{…}" }],
+      [new EmptyResponseError({ client: "c", finishReason: "stop", usageMetadata: null }), { client: "c", finish_reason: "stop", usage_metadata: null }],
+      [new UnsupportedParameterError({ client: "c", parameter: "seed" }), { client: "c", parameter: "seed" }],
+      [new UnsupportedOperationError({ client: "c", operation: "embed" }), { client: "c", operation: "embed" }],
+      [new StreamLimitError({ limit: "maxItems", value: 3, ...where }), { limit: "maxItems", value: 3, rule: "LIMIT", event_index: 4, byte_offset: 120, preview: "{…}" }],
+      [new MmspError("plain", where), { rule: "LIMIT", event_index: 4, byte_offset: 120, preview: "{…}" }],
+    ];
+    for (const [error, fields] of errors) {
+      const wire = toWireError(error);
+      const type = error.name;
+      assertEqual(JSON.stringify(wire), JSON.stringify({ type, message: error.message, ...fields }), type);
+      const back = fromWireError({ error: wire }, null, "fallback");
+      assertError(back, UpstreamError, { errorType: type, message: error.message, client: "fallback" });
+      if (type === "MmspError") assertEqual(back.cause, undefined);
+      else {
+        const cause = back.cause as MmspError;
+        assertEqual(cause.constructor, error.constructor, type);
+        for (const key of Object.keys(error) as (keyof MmspError)[]) assertEqual(cause[key], error[key], `${type}.${String(key)}`);
+        assertEqual(cause.message, error.message);
+      }
+    }
+    // sent, not rebuilt: a ConnectionError names its host and code; a missing client falls back
+    assertEqual(toWireError(new ConnectionError({ host: "h:1", code: "ECONNREFUSED", message: "m" })), { type: "ConnectionError", message: "m", host: "h:1", code: "ECONNREFUSED" });
+    assertEqual(fromWireError({ type: "ConnectionError", message: "m", host: "h:1" }).cause, undefined);
+    const noClient = fromWireError({ type: "UnsupportedParameterError", message: "m", parameter: 7 }, 400, "me").cause as UnsupportedParameterError;
+    assertEqual([noClient.client, noClient.parameter, noClient.message], ["me", "7", "m"]);
   }],
   ["a Response built from SseEncoderStream (and NdjsonEncoderStream) output reads back through fromResponse unchanged", async () => {
     for (const [Enc, type] of [[SseEncoderStream, "text/event-stream; charset=utf-8"], [NdjsonEncoderStream, "application/x-ndjson"]] as const) {
