@@ -5,6 +5,7 @@
  * not four, and the fused path and the chained stages cannot drift apart.
  */
 import { createGrammar } from "./assemble/grammar.js";
+import type { GroupBuffer } from "./assemble/group.js";
 import { LiveMessage } from "./assemble/live-message.js";
 import { type ReaderWarning, UniEventDecoder } from "./decode/uni-event.js";
 import { bodyExplainer } from "./diagnose.js";
@@ -72,8 +73,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       maxEventBytes: limits.maxEventBytes,
       strictUtf8: true,
       keepUnterminated: true,
-      // validate mode knows the bytes an inline .done must hold: the capture decodes into one buffer of that size
-      capture: mode === "validate" ? inlineDataCapture(() => this.openInlineBytes()) : INLINE_DATA_CAPTURE,
+      // validate mode knows the group an inline .done closes: the capture decodes into one buffer its size, adopted by the group
+      capture: mode === "validate" ? inlineDataCapture(() => this.openInlineGroup()) : INLINE_DATA_CAPTURE,
       explain: bodyExplainer(context, format),
     });
     const decoder = new UniEventDecoder({
@@ -103,10 +104,10 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     return this.grammar.grammar.message;
   }
 
-  /** The bytes of the open inline group's fragments (what its `.done` must hold), if one is open. */
-  private openInlineBytes(): number | undefined {
+  /** The open inline group (whose bytes its `.done` must hold), if one is open. */
+  private openInlineGroup(): GroupBuffer | undefined {
     const group = this.grammar.grammar.openGroup;
-    return group !== null && (group.kind === "inline_data" || group.kind === "inline_thinking") ? group.length : undefined;
+    return group !== null && (group.kind === "inline_data" || group.kind === "inline_thinking") ? group : undefined;
   }
 
   /** Where the framer hands records: the handler of the format, chosen once. */

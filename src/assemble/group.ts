@@ -13,6 +13,9 @@ export { GROWING } from "./kinds.js";
 
 type Item = Record<string, unknown>;
 
+/** How many verified bytes of an inline `.done` make the fragments they match give way (see `adopt`). */
+const ADOPT_EVERY = 1 << 20;
+
 export class GroupBuffer {
   readonly pieces: unknown[] = [];
   /** The fidelity of the one fragment that carried one. */
@@ -20,6 +23,15 @@ export class GroupBuffer {
   private size = 0;
   /** The member its fragments grow (kinds.ts). */
   private readonly grows: string;
+  /**
+   * How far a capture's buffer has been found equal to the fragments (`adopt`; -1: it differs), the
+   * piece and offset where that is, and how much of the buffer stands in for pieces already.
+   */
+  private into: Uint8Array | undefined;
+  private verified = 0;
+  private piece = 0;
+  private at = 0;
+  private adopted = 0;
 
   constructor(
     readonly kind: Kind,
@@ -91,6 +103,47 @@ export class GroupBuffer {
     return true;
   }
 
+  /**
+   * A capture decoding this group's `.done` holds its bytes `[0, end)` in `buffer`
+   * (framing/base64-capture.ts): compared with the fragments as they come, and where they agree the
+   * fragments give way to a view of `buffer`, so the image is not held twice while its `.done`
+   * arrives. Lossless: the pieces hold the same bytes, in other memory (a `.done` that differs, or
+   * whose data turns out to be another string, is judged against them as before).
+   */
+  adopt(buffer: Uint8Array, end: number): void {
+    if (buffer !== this.into) {
+      (this.into = buffer,
+        (this.verified =
+          this.piece =
+          this.at =
+          this.adopted =
+            0)); // another capture: from the start
+    }
+    if (this.verified < 0 || end > this.size) return; // differs, or more than the fragments brought: sameBytes says so
+    const pieces = this.pieces as Uint8Array[];
+    let { verified: o, piece: i, at } = this;
+    while (o < end) {
+      const p = pieces[i]!;
+      const n = Math.min(p.length - at, end - o);
+      if (!sameAt(buffer, o, at === 0 && n === p.length ? p : p.subarray(at, at + n))) {
+        this.verified = -1;
+        return;
+      }
+      o += n;
+      at += n;
+      if (at === p.length) (i++, (at = 0));
+    }
+    this.verified = o;
+    const whole = o - at; // the bytes of the fully verified pieces [0, i)
+    if (whole - this.adopted >= ADOPT_EVERY || whole === this.size) {
+      pieces.splice(0, whole === this.size ? pieces.length : i, buffer.subarray(0, whole)); // (at the end: empty fragments too)
+      this.adopted = whole;
+      i = 1;
+    }
+    this.piece = i;
+    this.at = at;
+  }
+
   /** Whether the pieces join into `b`, without joining them. */
   sameBytes(b: unknown): boolean {
     if (!(b instanceof Uint8Array) || b.length !== this.size) return false;
@@ -106,6 +159,7 @@ export class GroupBuffer {
 /** Whether `b[o..]` starts with `p`; four bytes at a time where both are aligned (5× faster). */
 function sameAt(b: Uint8Array, o: number, p: Uint8Array): boolean {
   const n = p.length;
+  if (p.buffer === b.buffer && p.byteOffset === b.byteOffset + o) return true; // the same bytes (an adopted view)
   let i = 0;
   if (((b.byteOffset + o) & 3) === 0 && (p.byteOffset & 3) === 0 && n >= 64) {
     const words = n >> 2;

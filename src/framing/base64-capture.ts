@@ -38,12 +38,19 @@ function canonicalLastGroup(group: string): boolean {
 }
 
 /**
- * How many bytes the `.done` of the open inline group should hold (the bytes of its fragments), when
- * the reader knows; undefined otherwise. Only a hint for memory: the capture then decodes straight
- * into one buffer of that size instead of joining pieces at the end (one copy of the image fewer at
- * the peak). A wrong hint costs a copy, never a wrong byte.
+ * The open inline group whose `.done` a capture may be decoding, when the reader knows it (the fused
+ * reader in validate mode; assemble/group.ts). `length`: the bytes of its fragments, so the capture
+ * decodes into one buffer of that size instead of joining pieces at the end. `adopt`: told each time
+ * the buffer holds more, the group compares those bytes with its fragments and, where they agree,
+ * lets the buffer's bytes stand in for the fragments', so the image is not held twice while its
+ * `.done` arrives. Only ever a saving: a wrong length costs a copy, a `.done` that differs is still
+ * judged against the very bytes its fragments brought.
  */
-export type DoneSizeHint = () => number | undefined;
+export interface InlineTarget {
+  readonly length: number;
+  adopt(buffer: Uint8Array, end: number): void;
+}
+export type InlineTargetOf = () => InlineTarget | undefined;
 
 /** A `.done` of an inline kind named before its `data` (servers write `type` first). */
 const INLINE_DONE = /"type"\s*:\s*"inline_(?:data|thinking)\.done"/;
@@ -55,42 +62,42 @@ export class Base64Capture implements LineCaptureState {
   /** Up to 3 characters that do not make a whole group yet. */
   private rest = "";
   private padded = false;
-  /** With a size hint: the one buffer the bytes are decoded into (undefined once they outgrow it). */
+  /** With a target: the one buffer the bytes are decoded into (undefined once they outgrow it). */
   private buffer: Uint8Array | undefined;
 
   private constructor(
     /** The line's text up to and including the string's opening quote. */
     readonly prefix: string,
-    expectedBytes: number | undefined,
+    private target: InlineTarget | undefined,
   ) {
-    if (expectedBytes !== undefined && expectedBytes > 0) this.buffer = new Uint8Array(expectedBytes);
+    if (target !== undefined && target.length > 0) this.buffer = new Uint8Array(target.length);
   }
 
   /** A capture when `text` (a line so far) ends inside a `"data": "<base64…` string, else undefined. */
-  static begin(text: string, hint?: DoneSizeHint): Base64Capture | undefined {
+  static begin(text: string, targetOf?: InlineTargetOf): Base64Capture | undefined {
     const at = text.lastIndexOf('"data"'); // base64 holds no quotes: this is the last key before the string
     if (at < 0) return undefined;
     const m = /^"data"\s*:\s*"/.exec(text.slice(at, at + 64));
     if (!m) return undefined;
     const open = at + m[0].length - 1;
     const prefix = text.slice(0, open + 1);
-    const expected = hint && INLINE_DONE.test(prefix) ? hint() : undefined;
-    const capture = new Base64Capture(prefix, expected);
+    const capture = new Base64Capture(prefix, targetOf && INLINE_DONE.test(prefix) ? targetOf() : undefined);
     return capture.add(text.slice(open + 1)) ? capture : undefined;
   }
 
-  /** Keeps decoded bytes: in the hinted buffer while they fit, else as pieces joined at the end. */
+  /** Keeps decoded bytes: in the target's buffer while they fit, else as pieces joined at the end. */
   private keep(bytes: Uint8Array): void {
     const buffer = this.buffer;
     if (buffer !== undefined) {
       if (this.size + bytes.length <= buffer.length) {
         buffer.set(bytes, this.size);
         this.size += bytes.length;
+        this.target!.adopt(buffer, this.size);
         return;
       }
-      // more than the hint said: what came so far becomes the first piece
+      // more than the fragments brought: what came so far becomes the first piece
       this.chunks.push(buffer.subarray(0, this.size));
-      this.buffer = undefined;
+      this.buffer = this.target = undefined;
     }
     this.chunks.push(bytes);
     this.size += bytes.length;
@@ -118,7 +125,7 @@ export class Base64Capture implements LineCaptureState {
     if (this.rest.length > 0) return undefined;
     const buffer = this.buffer;
     this.buffer = undefined;
-    // with a hint that held (a valid .done) the buffer is the value; fewer bytes: a copy of their size
+    // with a length that held (a valid .done) the buffer is the value; fewer bytes: a copy of their size
     const value = buffer === undefined
       ? joinBytes(this.chunks, this.size)
       : this.size === buffer.length
@@ -129,7 +136,7 @@ export class Base64Capture implements LineCaptureState {
   }
 
   restore(): string {
-    // (with a hinted buffer, nothing was kept beside it)
+    // (with a target's buffer, nothing was kept beside it)
     const bytes = this.buffer !== undefined ? this.buffer.subarray(0, this.size) : joinBytes(this.chunks, this.size);
     return this.prefix + encodeBase64(bytes) + this.rest;
   }
@@ -138,15 +145,12 @@ export class Base64Capture implements LineCaptureState {
 /** Lines longer than this many UTF-16 units have a long `"data"` string decoded as it arrives. */
 const CAPTURE_AFTER = 1 << 20;
 
-/**
- * The MMSP capture; with a size hint for an inline `.done` when the reader knows its open group (the
- * fused reader in validate mode).
- */
-export function inlineDataCapture(hint?: DoneSizeHint): LineCapture {
-  return { after: CAPTURE_AFTER, begin: (line) => Base64Capture.begin(line, hint) };
+/** The MMSP capture; with the open inline group when the reader knows it (the fused reader in validate mode). */
+export function inlineDataCapture(targetOf?: InlineTargetOf): LineCapture {
+  return { after: CAPTURE_AFTER, begin: (line) => Base64Capture.begin(line, targetOf) };
 }
 
-/** The MMSP capture without a hint (the framing stages' `mmsp: true`, assemble mode). */
+/** The MMSP capture without a target (the MMSP framing stages, assemble mode). */
 export const INLINE_DATA_CAPTURE: LineCapture = /*#__PURE__*/ inlineDataCapture();
 
 /**
