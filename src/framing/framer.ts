@@ -79,6 +79,7 @@ export interface FramerOptions {
   capture: LineCapture | null;
 }
 
+/** Bytes in, records out to a sink, and where the record being handed out sits. */
 export interface Framer {
   /** The format, once known (`AutoFramer`: undefined until it has decided). */
   readonly format: WireFormat | undefined;
