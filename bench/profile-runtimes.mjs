@@ -196,8 +196,8 @@ for (const node of profile.nodes) {
 }
 // What each part of the reader costs: self time grouped by what the code does (idle excluded).
 const CATEGORIES = [
-  // JSON.parse is inlined into parseRecord or into DecodeStep.sse depending on the engine's mood
-  ["JSON.parse + decode steps (record, steps, uni-event)", /^(\(parse\)|dist\/decode\/record\.js|dist\/read\/parse-step\.js|dist\/read\/steps\.js|dist\/decode\/uni-event\.js)$/],
+  // JSON.parse is inlined into parseRecordAt or into its caller depending on the engine's mood
+  ["JSON.parse + decoding (record, uni-event)", /^(\(parse\)|dist\/decode\/record\.js|dist\/decode\/uni-event\.js)$/],
   ["schema checks (validate, fast-validate, depth, base64)", /^dist\/(decode\/(validate|fast-validate|base64)|internal\/(limits|values))\.js$/],
   ["grammar + .done + live message", /^dist\/assemble\//],
   ["framing: UTF-8, lines, SSE fields", /^(dist\/framing\/|\(decode\)|\(op_encoding_decode\)|ext:deno_web\/08_text_encoding|node:internal\/encoding|\(TextDecoder\))/],

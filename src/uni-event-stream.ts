@@ -1,24 +1,26 @@
 /**
  * The one-call reader: bytes (SSE or NDJSON) → checked UniEvents, plus the finished message. It is
- * the composition of the stages' own parts — a framer (framing/framer.ts), the decode step and the
- * grammar step (read/steps.ts) — called synchronously per chunk, so a chunk costs one stream hop,
- * not four, and the fused path and the chained stages cannot drift apart.
+ * the composition of the stages' own parts — a framer (framing/framer.ts), the record parser, the
+ * decoder and the grammar — called synchronously per chunk, so a chunk costs one stream hop, not
+ * four, and the fused path and the chained stages cannot drift apart. A record's failure is located
+ * once, around all three, by where the framer is (read/position.ts); the end's, after the last event.
  */
-import { createGrammar } from "./assemble/grammar.js";
+import { createGrammar, type Grammar } from "./assemble/grammar.js";
 import type { GroupBuffer } from "./assemble/group.js";
 import { LiveMessage } from "./assemble/live-message.js";
-import { type ReaderWarning, UniEventDecoder } from "./decode/uni-event.js";
+import { parseRecordAt } from "./decode/record.js";
+import { type ReaderWarning, SKIP, UniEventDecoder } from "./decode/uni-event.js";
 import { bodyExplainer } from "./diagnose.js";
-import { type BodyContext, createFramer, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
+import { type BodyContext, createFramer, type Explanation, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
 import { INLINE_DATA_CAPTURE, inlineDataCapture } from "./framing/base64-capture.js";
 import type { StreamCore } from "./internal/core.js";
 import type { CoreStreamOptions } from "./internal/core-stream.js";
+import { locate } from "./internal/fault.js";
 import { type LimitOptions, resolveLimits } from "./internal/limits.js";
 import { type ReaderParts, ReaderStream } from "./internal/reader-stream.js";
 import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
-import { DecodeStep, DONE, GrammarStep, SKIP } from "./read/steps.js";
+import { endOf } from "./read/position.js";
 import { ReadTimings } from "./read/timings.js";
-import type { LastEvent } from "./read/located.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 
 export type { BodyContext, WireFormat } from "./framing/framer.js";
@@ -52,18 +54,19 @@ export interface UniEventStreamOptions extends LimitOptions, CoreStreamOptions {
   onWarning?: (warning: ReaderWarning) => void;
 }
 
-/** @internal The fused core: framer → decode step → grammar step, in one synchronous call per chunk. */
+/** @internal The fused core: framer → parse → decode → grammar, in one synchronous call per chunk. */
 export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderParts {
   private readonly framer: Framer;
-  private readonly decode: DecodeStep;
-  readonly grammar: GrammarStep;
+  private readonly client: string;
+  private readonly decoder: UniEventDecoder;
+  private readonly grammar: Grammar;
   readonly live: LiveMessage;
   readonly timings: ReadTimings;
   private emit: (event: UniEvent) => void = () => {};
   finished = false;
 
   constructor(options: UniEventStreamOptions, context: BodyContext) {
-    const client = options.client ?? "upstream";
+    const client = (this.client = options.client ?? "upstream");
     const limits = resolveLimits(options);
     const mode = options.mode ?? "validate";
     const format = options.format ?? "sse";
@@ -77,7 +80,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       capture: mode === "validate" ? inlineDataCapture(() => this.openInlineGroup()) : INLINE_DATA_CAPTURE,
       explain: bodyExplainer(context, format),
     });
-    const decoder = new UniEventDecoder({
+    this.decoder = new UniEventDecoder({
       client,
       maxDepth: limits.maxDepth,
       mode,
@@ -85,9 +88,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       onWarning: options.onWarning,
       contentType: context.contentType,
     });
-    this.decode = new DecodeStep(decoder, client);
-    const grammar = createGrammar(mode, client, limits);
-    this.grammar = new GrammarStep(grammar, client);
+    const grammar = (this.grammar = createGrammar(mode, client, limits));
     this.timings = new ReadTimings(grammar);
     this.live = new LiveMessage(mode === "validate" ? () => grammar : null, this.timings);
     // The record handler of the format, chosen once (for "auto": when the framer has decided).
@@ -101,12 +102,12 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   }
 
   message(): UniMessage | undefined {
-    return this.grammar.grammar.message;
+    return this.grammar.message;
   }
 
   /** The open inline group (whose bytes its `.done` must hold), if one is open. */
   private openInlineGroup(): GroupBuffer | undefined {
-    const group = this.grammar.grammar.openGroup;
+    const group = this.grammar.openGroup;
     return group !== null && (group.kind === "inline_data" || group.kind === "inline_thinking") ? group : undefined;
   }
 
@@ -115,23 +116,36 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
 
   private readonly sseRecord: RecordSink = (data, captured) => {
     if (this.finished) return; // after [DONE] nothing more is read
-    const event = this.decode.sse(data, captured, this.framer);
-    if (event === DONE) return this.done();
-    if (event !== SKIP) this.grammar.push(event, this.framer, this.emit);
-  };
-
-  private readonly ndjsonRecord: RecordSink = (text, captured) => {
-    const f = this.framer;
-    const event = this.decode.record(text, captured, f, () => f.recordDiagnosis());
-    if (event !== SKIP) this.grammar.push(event, f, this.emit);
-  };
-
-  private readonly lastEvent = (): LastEvent | undefined => this.framer.kept();
-
-  /** `[DONE]`: the input is complete. */
-  private done(): void {
-    this.grammar.end(this.lastEvent, this.emit); // (may fail: then the stream did not finish)
+    if (!UniEventDecoder.isDone(data, this.framer.unterminated)) return this.record(data, captured, undefined);
+    this.endGrammar(); // [DONE]: the input is complete (may fail: then the stream did not finish)
     this.finished = true;
+  };
+
+  private readonly ndjsonRecord: RecordSink = (text, captured) => this.record(text, captured, this.diagnosis);
+
+  /** What the body is, when its first NDJSON line does not parse. */
+  private readonly diagnosis = (): Explanation | undefined => this.framer.recordDiagnosis();
+
+  /** A record → its event, through the grammar: one try around all three, located where the framer is. */
+  private record(text: string, captured: Uint8Array | undefined, diagnosis: (() => Explanation | undefined) | undefined): void {
+    const f = this.framer;
+    try {
+      const event = this.decoder.value(parseRecordAt(text, captured, Infinity, f.index, f.unterminated, diagnosis), f.index, false);
+      if (event === SKIP) return;
+      this.grammar.push(event, this.emit);
+    } catch (e) {
+      throw locate(e, this.client, f.position());
+    }
+    f.keepEnd();
+  }
+
+  /** The input is complete (its end, or `[DONE]`): the grammar's end, located after the last event kept. */
+  private endGrammar(): void {
+    try {
+      this.grammar.end(this.emit);
+    } catch (e) {
+      throw locate(e, this.client, endOf(this.framer.kept()));
+    }
   }
 
   push(chunk: Uint8Array, emit: (event: UniEvent) => void): void {
@@ -149,7 +163,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     this.timings.ended();
     try {
       this.framer.end(this.sink);
-      if (!this.finished) this.grammar.end(this.lastEvent, this.emit);
+      if (!this.finished) this.endGrammar();
     } finally {
       this.timings.update();
     }

@@ -1,7 +1,8 @@
 /**
  * `MessageAssemblerStream`: UniEvents → the same UniEvents checked against the grammar of SPEC §3
  * (validate mode), or bare fragments → the public stream (assemble mode, SPEC §5), with the message
- * as a promise. A thin stream shell over the grammar step (read/steps.ts) the fused reader uses.
+ * as a promise. A thin stream shell over the decoder's checks and the grammar the fused reader uses; an
+ * event's failure is located once, by the position the stages before tagged it with (read/position.ts).
  */
 import type { StreamCore } from "../internal/core.js";
 import type { CoreStreamOptions } from "../internal/core-stream.js";
@@ -12,14 +13,13 @@ import { textChunkError } from "../internal/chunks.js";
 
 const BEFORE_ASSEMBLER = "read a body with UniEventStream (bytes in, checked events and the message out), or decode it first: " +
   "MmspSseDecoderStream or MmspNdjsonDecoderStream, then UniEventDecoderStream, then this stage";
-import { UniEventDecoder } from "../decode/uni-event.js";
-import { positionOf } from "../read/position.js";
-import type { LastEvent } from "../read/located.js";
+import { SKIP, UniEventDecoder } from "../decode/uni-event.js";
+import { boundDepth } from "../decode/validate.js";
+import { locate } from "../internal/fault.js";
+import { endOf, type Position, positionOf } from "../read/position.js";
 import { previewValue } from "../internal/values.js";
-import { DecodeStep, GrammarStep, SKIP } from "../read/steps.js";
-import { TaggedLocator } from "../read/tagged-locator.js";
 import type { UniEvent, UniMessage } from "../schema.js";
-import { createGrammar } from "./grammar.js";
+import { createGrammar, type Grammar } from "./grammar.js";
 import { LiveMessage } from "./live-message.js";
 import { ReadTimings } from "../read/timings.js";
 
@@ -36,33 +36,28 @@ export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOp
 }
 
 class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent>, ReaderParts {
-  readonly grammar: GrammarStep;
-  private readonly check: DecodeStep;
+  private readonly grammar: Grammar;
+  private readonly decoder: UniEventDecoder;
+  private readonly client: string;
   readonly live: LiveMessage;
   readonly timings: ReadTimings;
   private count = 0;
-  private last: LastEvent | undefined;
-  private readonly keep = (last: LastEvent): void => {
-    this.last = last;
-  };
+  /** Where the last event the grammar took sits, for its end. */
+  private last: Position | undefined;
   readonly finished = false;
 
   message(): UniMessage | undefined {
-    return this.grammar.grammar.message;
+    return this.grammar.message;
   }
 
   constructor(options: MessageAssemblerOptions) {
-    const client = options.client ?? "upstream";
+    const client = (this.client = options.client ?? "upstream");
     const mode = options.mode ?? "validate";
     const limits = resolveLimits(options);
-    const grammar = createGrammar(mode, client, limits);
-    this.grammar = new GrammarStep(grammar, client);
+    const grammar = (this.grammar = createGrammar(mode, client, limits));
     // Events from your own source get the decoder's checks too (for piped ones they are cheap: the
     // schema's fast path).
-    this.check = new DecodeStep(
-      new UniEventDecoder({ client, maxDepth: limits.maxDepth, mode, unknownItems: "error", onWarning: undefined }),
-      client,
-    );
+    this.decoder = new UniEventDecoder({ client, maxDepth: limits.maxDepth, mode, unknownItems: "error", onWarning: undefined });
     this.timings = new ReadTimings(grammar);
     this.live = new LiveMessage(mode === "validate" ? () => grammar : null, this.timings);
   }
@@ -72,22 +67,29 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent>, ReaderPart
     if (wrongPipe) throw wrongPipe;
     emit = this.live.tap(emit);
     this.timings.arrived(); // (events in: one clock call per event, which is this stage's chunk)
+    const position = positionOf(event);
+    const index = position?.eventIndex ?? this.count;
+    this.count++;
     try {
-      const position = positionOf(event);
-      const loc = new TaggedLocator(position, this.count++, () => previewValue(event), this.keep);
-      if (!position) this.check.depth(event, loc);
-      const checked = this.check.value(event as unknown as Record<string, unknown>, loc);
+      if (!position) boundDepth(event, this.decoder.maxDepth);
+      const checked = this.decoder.value(event as unknown as Record<string, unknown>, index);
       if (checked === SKIP) return;
-      this.grammar.push(checked, loc, emit);
+      this.grammar.push(checked, emit);
+    } catch (e) {
+      throw locate(e, this.client, position ?? { eventIndex: index, preview: previewValue(event) });
     } finally {
       this.timings.update();
     }
+    this.last = position ?? { eventIndex: index, preview: previewValue(event) };
   }
 
   end(emit: (event: UniEvent) => void): void {
     this.timings.ended();
+    emit = this.live.tap(emit);
     try {
-      this.grammar.end(() => this.last, this.live.tap(emit));
+      this.grammar.end(emit);
+    } catch (e) {
+      throw locate(e, this.client, endOf(this.last));
     } finally {
       this.timings.update();
     }

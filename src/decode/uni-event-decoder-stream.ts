@@ -1,10 +1,11 @@
 /**
  * `UniEventDecoderStream`: records (SSE messages or parsed NDJSON lines) → UniEvents. A thin stream
- * shell over the decode step (read/steps.ts) the fused reader uses.
+ * shell over the record parser and the decoder the fused reader uses; each record's failure is located
+ * once, by the position the stage before tagged it with (read/position.ts).
  */
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
-import { Fault } from "../internal/fault.js";
+import { Fault, locate } from "../internal/fault.js";
 import { type LimitOptions, resolveLimits } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { checkOptions, UNI_EVENT_DECODER_OPTIONS } from "../internal/options.js";
@@ -12,12 +13,11 @@ import { textChunkError } from "../internal/chunks.js";
 
 const BEFORE_DECODER = "pipe the body through MmspSseDecoderStream or MmspNdjsonDecoderStream before this stage, " +
   "or read it with UniEventStream, which does all of it (a string you split yourself: JSON.parse it first)";
-import { positionOf, tagPosition } from "../read/position.js";
-import { failure, recordPreview } from "../read/located.js";
-import { DecodeStep, DONE, SKIP } from "../read/steps.js";
-import { TaggedLocator } from "../read/tagged-locator.js";
+import { type Position, positionOf, recordPreview, tagPosition } from "../read/position.js";
 import type { UniEvent } from "../schema.js";
-import { type ReaderWarning, UniEventDecoder } from "./uni-event.js";
+import { parseRecordAt } from "./record.js";
+import { DONE, type ReaderWarning, SKIP, UniEventDecoder } from "./uni-event.js";
+import { boundDepth } from "./validate.js";
 
 /** Options of `UniEventDecoderStream`: what its records are, the mode, unknown items, and the stream options. */
 export interface UniEventDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxDepth"> {
@@ -50,22 +50,24 @@ function looksLikeSseMessage(r: unknown): r is { data: string } {
   return true;
 }
 
+/** What arrived, for a record no stage tagged (your own source's): an SSE message's data, else the value. */
+const arrived = (r: unknown): string => isRecord(r) && typeof r.data === "string" ? recordPreview(r.data) : previewValue(r);
+
 class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
-  private readonly step: DecodeStep;
+  private readonly decoder: UniEventDecoder;
   private readonly client: string;
   private count = 0;
   finished = false;
 
   constructor(private readonly options: UniEventDecoderOptions) {
     this.client = options.client ?? "upstream";
-    const decoder = new UniEventDecoder({
+    this.decoder = new UniEventDecoder({
       client: this.client,
       maxDepth: resolveLimits(options).maxDepth,
       mode: options.mode ?? "validate",
       unknownItems: options.unknownItems ?? "error",
       onWarning: options.onWarning,
     });
-    this.step = new DecodeStep(decoder, this.client);
   }
 
   push(record: unknown, emit: (event: UniEvent) => void): void {
@@ -78,26 +80,13 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
     );
     if (wrongPipe) throw wrongPipe;
     const position = positionOf(record);
-    // what arrived: the SSE message's data, else the value as it came from your own source
-    const loc = new TaggedLocator(
-      position,
-      this.count++,
-      () => isRecord(record) && typeof record.data === "string" ? recordPreview(record.data) : previewValue(record),
-    );
-    const format = position?.format ?? this.options.format ?? (looksLikeSseMessage(record) ? "sse" : "ndjson");
+    const index = position?.eventIndex ?? this.count;
+    this.count++;
     let event: UniEvent | typeof DONE | typeof SKIP;
-    if (format === "sse") {
-      const data = isRecord(record) ? record.data : undefined;
-      if (typeof data !== "string") {
-        throw failure(new Fault("SCHEMA", "an SSE message must be an object with a string data"), this.client, loc);
-      }
-      event = this.step.sse(data, undefined, loc);
-    } else {
-      if (!isRecord(record)) {
-        throw failure(new Fault("JSON", `an event must be a JSON object, not ${previewValue(record, 40)}`), this.client, loc);
-      }
-      if (!position) this.step.depth(record, loc);
-      event = this.step.value(record, loc);
+    try {
+      event = this.decode(record, position, index);
+    } catch (e) {
+      throw locate(e, this.client, position ?? { eventIndex: index, preview: arrived(record) });
     }
     if (event === DONE) {
       this.finished = true;
@@ -106,6 +95,21 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
     if (event === SKIP) return;
     if (position && (event as object) !== record) tagPosition(event, position);
     emit(event);
+  }
+
+  /** A record → its event (or `DONE` / `SKIP`); what fails here is located by `push`, once. */
+  private decode(record: unknown, position: Position | undefined, index: number): UniEvent | typeof DONE | typeof SKIP {
+    const format = position?.format ?? this.options.format ?? (looksLikeSseMessage(record) ? "sse" : "ndjson");
+    if (format === "sse") {
+      const data = isRecord(record) ? record.data : undefined;
+      if (typeof data !== "string") throw new Fault("SCHEMA", "an SSE message must be an object with a string data");
+      const unterminated = position?.unterminated ?? false;
+      if (UniEventDecoder.isDone(data, unterminated)) return DONE;
+      return this.decoder.value(parseRecordAt(data, undefined, Infinity, index, unterminated), index, false);
+    }
+    if (!isRecord(record)) throw new Fault("JSON", `an event must be a JSON object, not ${previewValue(record, 40)}`);
+    if (!position) boundDepth(record, this.decoder.maxDepth);
+    return this.decoder.value(record, index);
   }
 
   end(): void {}

@@ -3,7 +3,8 @@
  * decoding, lines, the SSE field parser, byte offsets and the capture of long base64 strings.
  * A record is an SSE message's `data` or an NDJSON line that is not blank; the framer is the one
  * place that knows where the record being handed out sits in the input (`index`, `recordStart()`,
- * `recordEnd()`, `line`), so every error, found by whichever part, is located the same way.
+ * `recordEnd()`, `line`; all of it as a `Position` when asked), so every error, found by whichever
+ * part, is located the same way.
  *
  * `SseFramer` and `NdjsonFramer` are the two formats; `AutoFramer` decides once, from the first
  * byte that is not whitespace (`{`: NDJSON, anything else: SSE), and is then that framer.
@@ -15,7 +16,7 @@
 import { Fault, locate } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
 import type { StreamLimitError } from "../errors.js";
-import { type LastEvent, recordPreview } from "../read/located.js";
+import { type Position, recordPreview } from "../read/position.js";
 import { checkBytesChunk } from "../internal/chunks.js";
 import { BodyHead, HEAD_BYTES, hexBytes } from "./head.js";
 import { type LineBreaks, type LineCapture, LineSplitter } from "./lines.js";
@@ -78,8 +79,13 @@ export interface FramerOptions {
   capture: LineCapture | null;
 }
 
-/** Where the record being handed out sits (valid inside the sink call). */
-export interface RecordPosition {
+/** Bytes in, records out to a sink, and where the record being handed out sits. */
+export interface Framer {
+  /** The format, once known (`AutoFramer`: undefined until it has decided). */
+  readonly format: WireFormat | undefined;
+  push(chunk: Uint8Array, sink: RecordSink): void;
+  end(sink: RecordSink): void;
+  // Where the record being handed out sits (valid inside the sink call):
   /** 0-based index of the record among the input's records. */
   readonly index: number;
   /** Byte offset where it begins. */
@@ -90,19 +96,12 @@ export interface RecordPosition {
   readonly line: number | undefined;
   /** The input ended inside this record (it had no terminator). */
   readonly unterminated: boolean;
-  /** A short preview of the record's text as it arrived. */
-  preview(): string;
+  /** All of it, with a preview of the record's text as it arrived (built only when asked: a failure, a stage's tag). */
+  position(): Position;
   /** Remembers this record as the last event (its end is counted, its text cut, only if asked). */
   keepEnd(): void;
-  /** The record last kept. */
-  kept(): LastEvent | undefined;
-}
-
-export interface Framer extends RecordPosition {
-  /** The format, once known (`AutoFramer`: undefined until it has decided). */
-  readonly format: WireFormat | undefined;
-  push(chunk: Uint8Array, sink: RecordSink): void;
-  end(sink: RecordSink): void;
+  /** Where the record last kept sits. */
+  kept(): Position | undefined;
   /** SSE: the current message's `event` and last event id. */
   readonly eventType: string | undefined;
   readonly lastEventId: string | undefined;
@@ -170,8 +169,17 @@ abstract class LineFramer implements Framer {
     return (this.endMark = this.lines.resolve(this.endMark));
   }
 
-  preview(): string {
-    return recordPreview(this.recordText, this.recordCaptured);
+  position(): Position {
+    const p: Position = {
+      eventIndex: this.index,
+      byteOffset: this.recordStart(),
+      byteEnd: this.recordEnd(),
+      preview: recordPreview(this.recordText, this.recordCaptured),
+      format: this.format,
+    };
+    if (this.line !== undefined) p.line = this.line;
+    if (this.unterminated) p.unterminated = true;
+    return p;
   }
 
   keepEnd(): void {
@@ -182,10 +190,10 @@ abstract class LineFramer implements Framer {
     this.keptCaptured = this.recordCaptured;
   }
 
-  kept(): LastEvent | undefined {
+  kept(): Position | undefined {
     if (this.keptIndex < 0) return undefined;
     this.keptEndMark = this.lines.resolve(this.keptEndMark);
-    return { index: this.keptIndex, byteEnd: this.keptEndMark, preview: recordPreview(this.keptText, this.keptCaptured) };
+    return { eventIndex: this.keptIndex, byteEnd: this.keptEndMark, preview: recordPreview(this.keptText, this.keptCaptured) };
   }
 
   /** Marks point into the text being split; fix them before it is replaced. */
@@ -439,13 +447,13 @@ export class AutoFramer implements Framer {
   recordEnd(): number {
     return this.inner?.recordEnd() ?? 0;
   }
-  preview(): string {
-    return this.inner?.preview() ?? "";
+  position(): Position {
+    return this.inner!.position(); // (asked only inside the sink, which the decided framer calls)
   }
   keepEnd(): void {
     this.inner?.keepEnd();
   }
-  kept(): LastEvent | undefined {
+  kept(): Position | undefined {
     return this.inner?.kept();
   }
   diagnosis(ended?: boolean): Explanation | undefined {

@@ -8,7 +8,7 @@ import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { type LimitOptions, resolveLimits } from "../internal/limits.js";
 import { checkOptions, NDJSON_DECODER_OPTIONS } from "../internal/options.js";
 import { tagPosition } from "../read/position.js";
-import { failure } from "../read/located.js";
+import { locate } from "../internal/fault.js";
 import { parseJsonLineAt } from "../decode/record.js";
 import { NdjsonFramer } from "./framer.js";
 
@@ -26,7 +26,7 @@ export interface NdjsonDecoderOptions extends CoreStreamOptions, Pick<LimitOptio
   mmsp?: false;
 }
 
-/** A line's text (and what a capture took from it) → the value handed out; failures located. */
+/** A line's text (and what a capture took from it) → the value handed out. */
 export type LineParse = (text: string, captured: Uint8Array | undefined) => unknown;
 
 /** @internal The NDJSON stage's core: a framer and the line's parse, both chosen once by the stage. */
@@ -37,23 +37,19 @@ export class NdjsonDecoderCore implements StreamCore<Uint8Array, unknown> {
   constructor(
     private readonly framer: NdjsonFramer,
     private readonly parse: LineParse,
+    private readonly client: string,
   ) {}
 
   private readonly onRecord = (text: string, captured: Uint8Array | undefined): void => {
     const f = this.framer;
-    const value = this.parse(text, captured);
-    // (a value that is no object cannot carry its position: the decoder after it counts it instead)
-    if (typeof value === "object" && value !== null) {
-      const position = {
-        eventIndex: f.index,
-        byteOffset: f.recordStart(),
-        byteEnd: f.recordEnd(),
-        line: f.line,
-        preview: f.preview(),
-        format: "ndjson" as const,
-      };
-      tagPosition(value, f.unterminated ? { ...position, unterminated: true } : position);
+    let value: unknown;
+    try {
+      value = this.parse(text, captured);
+    } catch (e) {
+      throw locate(e, this.client, f.position());
     }
+    // (a value that is no object cannot carry its position: the decoder after it counts it instead)
+    if (typeof value === "object" && value !== null) tagPosition(value, f.position());
     this.emit(value);
   };
 
@@ -95,13 +91,7 @@ export class NdjsonDecoderStream extends CoreStream<Uint8Array, unknown> {
       capture: null,
       explain: null,
     });
-    const parse: LineParse = (text) => {
-      try {
-        return parseJsonLineAt(text, maxDepth, f.index, f.unterminated);
-      } catch (e) {
-        throw failure(e, client, f);
-      }
-    };
-    super(new NdjsonDecoderCore(f, parse), options);
+    const parse: LineParse = (text) => parseJsonLineAt(text, maxDepth, f.index, f.unterminated);
+    super(new NdjsonDecoderCore(f, parse, client), options);
   }
 }

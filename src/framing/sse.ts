@@ -52,14 +52,7 @@ export class SseDecoderCore implements StreamCore<Uint8Array, SseMessage> {
     const message: SseMessage = { data };
     if (f.eventType !== undefined) message.event = f.eventType;
     if (f.lastEventId !== undefined) message.id = f.lastEventId;
-    const position = {
-      eventIndex: f.index,
-      byteOffset: f.recordStart(),
-      byteEnd: f.recordEnd(),
-      preview: f.preview(),
-      format: "sse" as const,
-    };
-    tagPosition(message, f.unterminated ? { ...position, unterminated: true } : position);
+    tagPosition(message, f.position());
     this.emit(message);
   };
 

@@ -1,8 +1,9 @@
 /**
- * A broken rule found by a core, before the stream shell knows where it happened. The shell turns
- * it into a `StreamProtocolError` carrying the event index, byte offset and preview.
+ * A broken rule found by a core, before it knows where it happened. The core that catches it turns
+ * it into a `StreamProtocolError` carrying the event index, byte offset and preview (`locate`).
  */
 import { MmspError, StreamProtocolError } from "../errors.js";
+import type { Position } from "../read/position.js";
 
 export class Fault {
   constructor(
@@ -15,32 +16,23 @@ export class Fault {
   ) {}
 }
 
-export interface Where {
-  /** 1-based line number, for line-based input (NDJSON); said in the message only. */
-  line?: number;
-  eventIndex?: number;
-  byteOffset?: number;
-  preview?: string;
-}
-
-/** Gives an error found by a core its place in the input. */
-export function locate(error: unknown, client: string, { line, ...where }: Where): unknown {
+/** Gives an error found by a core its place in the input (a `Fault` becomes a `StreamProtocolError`). */
+export function locate(error: unknown, client: string, { eventIndex, byteOffset, line, preview }: Position): unknown {
   if (error instanceof Fault) {
     let detail = error.detail;
     if (!error.exact) {
       const at = [`rule ${error.rule}`];
       if (line !== undefined) at.push(`line ${line}`);
-      if (where.eventIndex !== undefined) at.push(`event ${where.eventIndex}`);
-      if (where.byteOffset !== undefined) at.push(`byte ${where.byteOffset}`);
-      detail += ` (${at.join(", ")})`;
-      if (where.preview !== undefined) detail += `: ${where.preview}`;
+      at.push(`event ${eventIndex}`);
+      if (byteOffset !== undefined) at.push(`byte ${byteOffset}`);
+      detail += ` (${at.join(", ")}): ${preview}`;
     }
-    return new StreamProtocolError({ client, detail, rule: error.rule, ...where });
+    return new StreamProtocolError({ client, detail, rule: error.rule, eventIndex, byteOffset, preview });
   }
   if (error instanceof MmspError) {
-    if (error.eventIndex === undefined && where.eventIndex !== undefined) error.eventIndex = where.eventIndex;
-    if (error.byteOffset === undefined && where.byteOffset !== undefined) error.byteOffset = where.byteOffset;
-    if (error.preview === undefined && where.preview !== undefined) error.preview = where.preview;
+    if (error.eventIndex === undefined) error.eventIndex = eventIndex;
+    if (error.byteOffset === undefined && byteOffset !== undefined) error.byteOffset = byteOffset;
+    if (error.preview === undefined) error.preview = preview;
   }
   return error;
 }
