@@ -1,11 +1,11 @@
 /**
- * What each item kind means, written once (SPEC §2–§5): the member its fragments grow, the members
- * its first fragment heads the group with, how the pieces join into the `.done` and how a `.done` is
- * compared with them, what a fragment carrying nothing is, whether a fragment begins an item by
- * itself (assemble mode), whether it is thinking. The validator, the assembler and the group buffer
- * ask this table; adding a kind is one entry (and its schema, and its case in the fast event check,
- * decode/fast-validate.ts, which keeps a switch of its own: asking this table there per event cost
- * 3.7% of the reader's time on chat and mixed, bench/ab.mjs; a differential test holds it to the schema).
+ * What each item kind means, written once (SPEC §2–§5): the member its fragments grow and how its
+ * pieces join, the members its first fragment heads the group with, how the `.done` is compared with
+ * the pieces, what a fragment carrying nothing is, whether a fragment begins an item by itself
+ * (assemble mode), whether it is thinking. The validator, the assembler, the group buffer and the
+ * live message ask this table; adding a kind is one entry (and its schema, and its case in the fast
+ * event check, decode/fast-validate.ts, which keeps a switch of its own; a differential test holds
+ * it to the schema).
  */
 import type { Kind } from "../schema.js";
 import { jsonEqual } from "../internal/values.js";
@@ -13,9 +13,14 @@ import type { GroupBuffer } from "./group.js";
 
 type Item = Record<string, unknown>;
 
+/** How a group's pieces join (SPEC §4): strings concatenated, JSON text parsed to an object, bytes concatenated, one vector. */
+export type Joins = "text" | "json" | "bytes" | "vector";
+
 export interface KindSpec {
   /** The member a fragment grows (and the `.done` holds joined): `text`, `arguments`, `data`… */
   readonly grows: string;
+  /** How its pieces join into the `.done`'s value (bytes: base64 text on the wire). */
+  readonly joins: Joins;
   /** Members the first fragment heads the group with: non-empty there, empty or the same later (TOOL-HEADER). */
   readonly header: readonly string[];
   /** Thinking: a message of nothing else cannot be replayed to a model (`EmptyResponseError`, SPEC §4). */
@@ -28,7 +33,10 @@ export interface KindSpec {
   readonly droppable: boolean;
   /** Whether a fragment begins an item by itself, whatever item streams now (assemble mode, SPEC §5). */
   begins(fragment: Item): boolean;
-  /** The members of a fragment of this kind that grows nothing (to carry fidelity), after the group's first. */
+  /**
+   * The members of a fragment of this kind that grows nothing (to carry fidelity), after the group's
+   * first; with the header put back, the members of a live snapshot's open item (live-message.ts).
+   */
   blank(first: Item): Item;
   /** The joined value of the group's pieces (SPEC §4); throws when they do not join (a tool call's arguments). */
   join(group: GroupBuffer, client: string, maxDepth: number): unknown;
@@ -41,6 +49,7 @@ const never = (): boolean => false;
 /** text and thinking: a string that grows by concatenation. */
 const textKind = (member: "text" | "thinking"): KindSpec => ({
   grows: member,
+  joins: "text",
   header: [],
   thought: member === "thinking",
   oneFragment: false,
@@ -55,6 +64,7 @@ const textKind = (member: "text" | "thinking"): KindSpec => ({
 /** inline_data and inline_thinking: bytes that grow by concatenation, with a MIME type on every fragment. */
 const inlineKind = (thought: boolean, begins: (f: Item) => boolean): KindSpec => ({
   grows: "data",
+  joins: "bytes",
   header: [],
   thought,
   oneFragment: false,
@@ -76,6 +86,7 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
   thinking: textKind("thinking"),
   tool_call: {
     grows: "arguments",
+    joins: "json",
     header: ["name", "tool_call_id"],
     thought: false,
     oneFragment: false,
@@ -97,6 +108,7 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
   inline_thinking: inlineKind(true, () => true),
   embedding: {
     grows: "embedding",
+    joins: "vector",
     header: [],
     thought: false,
     oneFragment: true,
@@ -107,16 +119,6 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
     join: (g) => (g.pieces.length === 1 ? g.pieces[0] : (g.pieces as number[][]).flat()),
     mismatch: (g, done) => (jsonEqual(done.embedding, g.first.embedding) ? undefined : "embedding differs from the vector of the delta"),
   },
-};
-
-/** The member a fragment of each kind grows. */
-export const GROWING: Readonly<Record<Kind, string>> = {
-  text: KIND_SPECS.text.grows,
-  thinking: KIND_SPECS.thinking.grows,
-  tool_call: KIND_SPECS.tool_call.grows,
-  inline_data: KIND_SPECS.inline_data.grows,
-  inline_thinking: KIND_SPECS.inline_thinking.grows,
-  embedding: KIND_SPECS.embedding.grows,
 };
 
 /** An item type a checked event can carry: its kind, whether it is a fragment, and the kind's spec. */
