@@ -1,14 +1,13 @@
 /**
- * What each item kind means, written once (SPEC §2–§5): the member its fragments grow and how its
- * pieces join, the members its first fragment heads the group with, how the `.done` is compared with
- * the pieces, what a fragment carrying nothing is, whether a fragment begins an item by itself
- * (assemble mode), whether it is thinking. The validator, the assembler, the group buffer and the
- * live message ask this table; adding a kind is one entry (and its schema, and its case in the fast
- * event check, decode/fast-validate.ts, which keeps a switch of its own; a differential test holds
- * it to the schema).
+ * What each item kind means, written once (SPEC §2–§5): the types of its members (the event check's
+ * fast path), the member its fragments grow and how its pieces join, the members its first fragment
+ * heads the group with, how the `.done` is compared with the pieces, what a fragment carrying nothing
+ * is, whether a fragment begins an item by itself (assemble mode), whether it is thinking. The event
+ * check, the validator, the assembler, the group buffer and the live message ask this table; adding a
+ * kind is one entry (and its schema, schema.ts, which a test holds this table to).
  */
 import type { Kind } from "../schema.js";
-import { jsonEqual } from "../internal/values.js";
+import { isPlainObject as isPlain, jsonEqual } from "../internal/values.js";
 import type { GroupBuffer } from "./group.js";
 
 type Item = Record<string, unknown>;
@@ -21,6 +20,11 @@ export interface KindSpec {
   readonly grows: string;
   /** How its pieces join into the `.done`'s value (bytes: base64 text on the wire). */
   readonly joins: Joins;
+  /**
+   * Whether an item of this kind (a fragment when `delta`) certainly has members of its schema's types,
+   * `type` aside: the event check's fast path (decode/fast-validate.ts); false means: zod decides.
+   */
+  valid(item: Item, delta: boolean): boolean;
   /** Members the first fragment heads the group with: non-empty there, empty or the same later (TOOL-HEADER). */
   readonly header: readonly string[];
   /** Thinking: a message of nothing else cannot be replayed to a model (`EmptyResponseError`, SPEC §4). */
@@ -46,10 +50,22 @@ export interface KindSpec {
 
 const never = (): boolean => false;
 
+const fidelityOk = (f: unknown): boolean => f === undefined || f === null || isPlain(f);
+
+function numbersOk(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== "number" || !Number.isFinite(x)) return false;
+  }
+  return true;
+}
+
 /** text and thinking: a string that grows by concatenation. */
 const textKind = (member: "text" | "thinking"): KindSpec => ({
   grows: member,
   joins: "text",
+  valid: (f) => typeof f[member] === "string" && fidelityOk(f.fidelity),
   header: [],
   thought: member === "thinking",
   oneFragment: false,
@@ -65,6 +81,7 @@ const textKind = (member: "text" | "thinking"): KindSpec => ({
 const inlineKind = (thought: boolean, begins: (f: Item) => boolean): KindSpec => ({
   grows: "data",
   joins: "bytes",
+  valid: (f) => f.data instanceof Uint8Array && typeof f.mime_type === "string" && fidelityOk(f.fidelity),
   header: [],
   thought,
   oneFragment: false,
@@ -87,6 +104,10 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
   tool_call: {
     grows: "arguments",
     joins: "json",
+    valid: (f, delta) =>
+      typeof f.name === "string" && typeof f.tool_call_id === "string" &&
+      (delta ? typeof f.arguments === "string" : isPlain(f.arguments)) &&
+      fidelityOk(f.fidelity),
     header: ["name", "tool_call_id"],
     thought: false,
     oneFragment: false,
@@ -109,6 +130,7 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
   embedding: {
     grows: "embedding",
     joins: "vector",
+    valid: (f) => numbersOk(f.embedding),
     header: [],
     thought: false,
     oneFragment: true,
@@ -142,6 +164,23 @@ function itemTypes(): Map<string, ItemType> {
     types.set(`${kind}.done`, { kind, delta: false, spec });
   }
   return types;
+}
+
+let lastType: unknown;
+let lastItemType: ItemType | undefined;
+
+/**
+ * `ITEM_TYPES.get(type)`, the last type found remembered: items come in runs of one type, and the
+ * event check and the grammar ask about the same item one after the other (a compare, not a lookup).
+ */
+export function itemType(type: unknown): ItemType | undefined {
+  if (type === lastType) return lastItemType;
+  const t = ITEM_TYPES.get(type as string);
+  if (t !== undefined) {
+    lastType = type;
+    lastItemType = t;
+  }
+  return t;
 }
 
 /** Whether done items are all thinking (or none at all): a response that cannot be replayed (SPEC §4). */
