@@ -16,7 +16,7 @@ import { hasFidelity, isRecord } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, StreamDoneItem, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { NO_TIMINGS, type ReadTimings, type StreamTimings } from "../read/timings.js";
 import type { GroupBuffer } from "./group.js";
-import { ITEM_TYPES, KIND_SPECS, type KindSpec } from "./kinds.js";
+import { itemType, KIND_SPECS, type KindSpec } from "./kinds.js";
 
 /** Where a live message that starts late takes the state so far from (the checker's own). */
 export interface LiveSeed {
@@ -184,7 +184,7 @@ export class LiveMessage {
       return;
     }
     const item = event.content_items[0] as unknown as Fields & { type: string };
-    const type = ITEM_TYPES.get(item.type)!;
+    const type = itemType(item.type)!;
     if (type.delta) {
       this.open ??= new OpenItem(type.kind, item);
       this.open.pending.push(item);
