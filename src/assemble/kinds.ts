@@ -61,11 +61,14 @@ function numbersOk(v: unknown): boolean {
   return true;
 }
 
-/** text and thinking: a string that grows by concatenation. */
-const textKind = (member: "text" | "thinking"): KindSpec => ({
+/**
+ * text and thinking: a string that grows by concatenation. (`valid` names its member: `f[member]`
+ * per event made the event check's fast path 25% slower on mixed streams.)
+ */
+const textKind = (member: "text" | "thinking", valid: KindSpec["valid"]): KindSpec => ({
   grows: member,
   joins: "text",
-  valid: (f) => typeof f[member] === "string" && fidelityOk(f.fidelity),
+  valid,
   header: [],
   thought: member === "thinking",
   oneFragment: false,
@@ -99,8 +102,8 @@ const inlineKind = (thought: boolean, begins: (f: Item) => boolean): KindSpec =>
 });
 
 export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
-  text: textKind("text"),
-  thinking: textKind("thinking"),
+  text: textKind("text", (f) => typeof f.text === "string" && fidelityOk(f.fidelity)),
+  thinking: textKind("thinking", (f) => typeof f.thinking === "string" && fidelityOk(f.fidelity)),
   tool_call: {
     grows: "arguments",
     joins: "json",
