@@ -8,6 +8,7 @@
 import { createGrammar, type Grammar } from "./assemble/grammar.js";
 import type { GroupBuffer } from "./assemble/group.js";
 import { LiveMessage } from "./assemble/live-message.js";
+import { KIND_SPECS } from "./assemble/kinds.js";
 import { parseRecordAt } from "./decode/record.js";
 import { type ReaderWarning, SKIP, UniEventDecoder } from "./decode/uni-event.js";
 import { bodyExplainer } from "./diagnose.js";
@@ -108,7 +109,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   /** The open inline group (whose bytes its `.done` must hold), if one is open. */
   private openInlineGroup(): GroupBuffer | undefined {
     const group = this.grammar.openGroup;
-    return group !== null && (group.kind === "inline_data" || group.kind === "inline_thinking") ? group : undefined;
+    return group !== null && KIND_SPECS[group.kind].joins === "bytes" ? group : undefined;
   }
 
   /** Where the framer hands records: the handler of the format, chosen once. */

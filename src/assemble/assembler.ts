@@ -16,16 +16,15 @@ import { EmptyResponseError, MmspError } from "../errors.js";
 import { Fault } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
-import { type DoneItem, type FinishReason, type Kind, KINDS, type UniEvent, type UniMessage, type UsageMetadata } from "../schema.js";
+import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { GroupBuffer } from "./group.js";
-import { KIND_SPECS, onlyThoughts } from "./kinds.js";
+import { itemType, KIND_SPECS, onlyThoughts } from "./kinds.js";
 import type { Grammar } from "./grammar.js";
 
 type Item = Record<string, unknown> & { type: string };
 type Emit = (event: UniEvent) => void;
 
 const USAGE_MEMBERS = ["cached_tokens", "prompt_tokens", "thoughts_tokens", "response_tokens"] as const;
-const isKind = (k: string): k is Kind => (KINDS as readonly string[]).includes(k);
 
 /** The item streaming now. */
 interface OpenItem {
@@ -141,7 +140,7 @@ export class MessageAssembler implements Grammar {
 
   private send(event: UniEvent, emit: Emit): void {
     const item = event.content_items[0]!;
-    if (item.type.endsWith(".done")) this.items.push(item as DoneItem);
+    if (!itemType(item.type)!.delta) this.items.push(item as DoneItem);
     emit(event);
   }
 
@@ -157,12 +156,9 @@ export class MessageAssembler implements Grammar {
   /** Handles one input fragment; its outputs go to `out`. */
   private fragment(input: Item, createdAt: number | undefined, out: UniEvent[]): void {
     const type = input.type;
-    const dot = type.indexOf(".");
-    const inputKind = type.slice(0, dot);
-    if (dot < 0 || type.slice(dot) !== ".delta" || !isKind(inputKind)) {
-      throw new Fault("KIND", `a client yields deltas, not ${type}`, true);
-    }
-    let kind: Kind = inputKind;
+    const known = itemType(type);
+    if (!known?.delta) throw new Fault("KIND", `a client yields deltas, not ${type}`, true);
+    let kind: Kind = known.kind;
 
     let fields: Item = { ...input };
     delete fields.fidelity;

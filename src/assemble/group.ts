@@ -9,8 +9,6 @@ import { joinBytes } from "../internal/bytes.js";
 import type { Kind } from "../schema.js";
 import { KIND_SPECS } from "./kinds.js";
 
-export { GROWING } from "./kinds.js";
-
 type Item = Record<string, unknown>;
 
 /** How many verified bytes of an inline `.done` make the fragments they match give way (see `adopt`). */
@@ -55,7 +53,8 @@ export class GroupBuffer {
 
   /** The UTF-16 units of its text (text, thinking, tool-call arguments; 0 for bytes and vectors). */
   get characters(): number {
-    return this.kind === "text" || this.kind === "thinking" || this.kind === "tool_call" ? this.size : 0;
+    const joins = KIND_SPECS[this.kind].joins;
+    return joins === "text" || joins === "json" ? this.size : 0;
   }
 
   /** The joined text (text, thinking, tool-call arguments). */

@@ -1,21 +1,30 @@
 /**
- * What each item kind means, written once (SPEC §2–§5): the member its fragments grow, the members
- * its first fragment heads the group with, how the pieces join into the `.done` and how a `.done` is
- * compared with them, what a fragment carrying nothing is, whether a fragment begins an item by
- * itself (assemble mode), whether it is thinking. The validator, the assembler and the group buffer
- * ask this table; adding a kind is one entry (and its schema, and its case in the fast event check,
- * decode/fast-validate.ts, which keeps a switch of its own: asking this table there per event cost
- * 3.7% of the reader's time on chat and mixed, bench/ab.mjs; a differential test holds it to the schema).
+ * What each item kind means, written once (SPEC §2–§5): the types of its members (the event check's
+ * fast path), the member its fragments grow and how its pieces join, the members its first fragment
+ * heads the group with, how the `.done` is compared with the pieces, what a fragment carrying nothing
+ * is, whether a fragment begins an item by itself (assemble mode), whether it is thinking. The event
+ * check, the validator, the assembler, the group buffer and the live message ask this table; adding a
+ * kind is one entry (and its schema, schema.ts, which a test holds this table to).
  */
 import type { Kind } from "../schema.js";
-import { jsonEqual } from "../internal/values.js";
+import { isPlainObject as isPlain, jsonEqual } from "../internal/values.js";
 import type { GroupBuffer } from "./group.js";
 
 type Item = Record<string, unknown>;
 
+/** How a group's pieces join (SPEC §4): strings concatenated, JSON text parsed to an object, bytes concatenated, one vector. */
+export type Joins = "text" | "json" | "bytes" | "vector";
+
 export interface KindSpec {
   /** The member a fragment grows (and the `.done` holds joined): `text`, `arguments`, `data`… */
   readonly grows: string;
+  /** How its pieces join into the `.done`'s value (bytes: base64 text on the wire). */
+  readonly joins: Joins;
+  /**
+   * Whether an item of this kind (a fragment when `delta`) certainly has members of its schema's types,
+   * `type` aside: the event check's fast path (decode/fast-validate.ts); false means: zod decides.
+   */
+  valid(item: Item, delta: boolean): boolean;
   /** Members the first fragment heads the group with: non-empty there, empty or the same later (TOOL-HEADER). */
   readonly header: readonly string[];
   /** Thinking: a message of nothing else cannot be replayed to a model (`EmptyResponseError`, SPEC §4). */
@@ -28,7 +37,10 @@ export interface KindSpec {
   readonly droppable: boolean;
   /** Whether a fragment begins an item by itself, whatever item streams now (assemble mode, SPEC §5). */
   begins(fragment: Item): boolean;
-  /** The members of a fragment of this kind that grows nothing (to carry fidelity), after the group's first. */
+  /**
+   * The members of a fragment of this kind that grows nothing (to carry fidelity), after the group's
+   * first; with the header put back, the members of a live snapshot's open item (live-message.ts).
+   */
   blank(first: Item): Item;
   /** The joined value of the group's pieces (SPEC §4); throws when they do not join (a tool call's arguments). */
   join(group: GroupBuffer, client: string, maxDepth: number): unknown;
@@ -38,9 +50,25 @@ export interface KindSpec {
 
 const never = (): boolean => false;
 
-/** text and thinking: a string that grows by concatenation. */
-const textKind = (member: "text" | "thinking"): KindSpec => ({
+const fidelityOk = (f: unknown): boolean => f === undefined || f === null || isPlain(f);
+
+function numbersOk(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== "number" || !Number.isFinite(x)) return false;
+  }
+  return true;
+}
+
+/**
+ * text and thinking: a string that grows by concatenation. (`valid` names its member: `f[member]`
+ * per event made the event check's fast path 25% slower on mixed streams.)
+ */
+const textKind = (member: "text" | "thinking", valid: KindSpec["valid"]): KindSpec => ({
   grows: member,
+  joins: "text",
+  valid,
   header: [],
   thought: member === "thinking",
   oneFragment: false,
@@ -55,6 +83,8 @@ const textKind = (member: "text" | "thinking"): KindSpec => ({
 /** inline_data and inline_thinking: bytes that grow by concatenation, with a MIME type on every fragment. */
 const inlineKind = (thought: boolean, begins: (f: Item) => boolean): KindSpec => ({
   grows: "data",
+  joins: "bytes",
+  valid: (f) => f.data instanceof Uint8Array && typeof f.mime_type === "string" && fidelityOk(f.fidelity),
   header: [],
   thought,
   oneFragment: false,
@@ -72,10 +102,15 @@ const inlineKind = (thought: boolean, begins: (f: Item) => boolean): KindSpec =>
 });
 
 export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
-  text: textKind("text"),
-  thinking: textKind("thinking"),
+  text: textKind("text", (f) => typeof f.text === "string" && fidelityOk(f.fidelity)),
+  thinking: textKind("thinking", (f) => typeof f.thinking === "string" && fidelityOk(f.fidelity)),
   tool_call: {
     grows: "arguments",
+    joins: "json",
+    valid: (f, delta) =>
+      typeof f.name === "string" && typeof f.tool_call_id === "string" &&
+      (delta ? typeof f.arguments === "string" : isPlain(f.arguments)) &&
+      fidelityOk(f.fidelity),
     header: ["name", "tool_call_id"],
     thought: false,
     oneFragment: false,
@@ -97,6 +132,8 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
   inline_thinking: inlineKind(true, () => true),
   embedding: {
     grows: "embedding",
+    joins: "vector",
+    valid: (f) => numbersOk(f.embedding),
     header: [],
     thought: false,
     oneFragment: true,
@@ -107,16 +144,6 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
     join: (g) => (g.pieces.length === 1 ? g.pieces[0] : (g.pieces as number[][]).flat()),
     mismatch: (g, done) => (jsonEqual(done.embedding, g.first.embedding) ? undefined : "embedding differs from the vector of the delta"),
   },
-};
-
-/** The member a fragment of each kind grows. */
-export const GROWING: Readonly<Record<Kind, string>> = {
-  text: KIND_SPECS.text.grows,
-  thinking: KIND_SPECS.thinking.grows,
-  tool_call: KIND_SPECS.tool_call.grows,
-  inline_data: KIND_SPECS.inline_data.grows,
-  inline_thinking: KIND_SPECS.inline_thinking.grows,
-  embedding: KIND_SPECS.embedding.grows,
 };
 
 /** An item type a checked event can carry: its kind, whether it is a fragment, and the kind's spec. */
@@ -140,6 +167,23 @@ function itemTypes(): Map<string, ItemType> {
     types.set(`${kind}.done`, { kind, delta: false, spec });
   }
   return types;
+}
+
+let lastType: unknown;
+let lastItemType: ItemType | undefined;
+
+/**
+ * `ITEM_TYPES.get(type)`, the last type found remembered: items come in runs of one type, and the
+ * event check and the grammar ask about the same item one after the other (a compare, not a lookup).
+ */
+export function itemType(type: unknown): ItemType | undefined {
+  if (type === lastType) return lastItemType;
+  const t = ITEM_TYPES.get(type as string);
+  if (t !== undefined) {
+    lastType = type;
+    lastItemType = t;
+  }
+  return t;
 }
 
 /** Whether done items are all thinking (or none at all): a response that cannot be replayed (SPEC §4). */

@@ -15,7 +15,8 @@ import { PartialJsonParser } from "../partial/partial-json.js";
 import { hasFidelity, isRecord } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, StreamDoneItem, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { NO_TIMINGS, type ReadTimings, type StreamTimings } from "../read/timings.js";
-import { type GroupBuffer, GROWING } from "./group.js";
+import type { GroupBuffer } from "./group.js";
+import { itemType, KIND_SPECS, type KindSpec } from "./kinds.js";
 
 /** Where a live message that starts late takes the state so far from (the checker's own). */
 export interface LiveSeed {
@@ -69,70 +70,43 @@ const EMPTY: MessageSnapshot = /*#__PURE__*/ Object.freeze({
 class OpenItem {
   private item: PartialItem;
   readonly pending: Fields[] = [];
+  /** The kind: the member its fragments grow and how their pieces join (kinds.ts). */
+  private readonly spec: KindSpec;
   private parser: PartialJsonParser | undefined;
   private bytes = new Uint8Array(0);
   private size = 0;
 
-  constructor(
-    readonly kind: Kind,
-    first: Fields,
-  ) {
-    const item: Fields = { type: `${kind}.done`, partial: true };
-    switch (kind) {
-      case "text":
-      case "thinking":
-        item[kind] = "";
-        break;
-      case "tool_call":
-        item.name = first.name;
-        item.tool_call_id = first.tool_call_id;
-        item.arguments = {};
-        this.parser = new PartialJsonParser({ immutable: true });
-        break;
-      case "inline_data":
-      case "inline_thinking":
-        item.data = this.bytes;
-        item.mime_type = first.mime_type;
-        break;
-      case "embedding":
-        item.embedding = [];
-        break;
-    }
+  constructor(kind: Kind, first: Fields) {
+    const spec = (this.spec = KIND_SPECS[kind]);
+    const { grows, joins } = spec;
+    // shaped like the `.done`: the members a blank fragment carries, the first's header, nothing grown yet
+    const item: Fields = { type: `${kind}.done`, partial: true, ...spec.blank(first) };
+    for (const m of spec.header) item[m] = first[m];
+    if (joins === "json") this.parser = new PartialJsonParser({ immutable: true });
+    item[grows] = joins === "text" ? "" : joins === "json" ? {} : joins === "bytes" ? this.bytes : [];
     this.item = Object.freeze(item) as unknown as PartialItem;
   }
 
   /** The item with every queued fragment in: the same object when they changed nothing. */
   current(): PartialItem {
-    const { pending, kind } = this;
+    const { pending, spec: { grows: member, joins } } = this;
     if (pending.length === 0) return this.item;
     const was = this.item as unknown as Fields;
-    const member = GROWING[kind];
     let value = was[member];
     let fidelity = was.fidelity;
     for (const f of pending) {
       if (hasFidelity(f.fidelity)) fidelity = f.fidelity;
-      switch (kind) {
-        case "text":
-        case "thinking":
-          value = (value as string) + (f[kind] as string);
-          break;
-        case "tool_call":
-          this.parser!.push(f.arguments as string);
-          break;
-        case "inline_data":
-        case "inline_thinking":
-          this.append(f.data as Uint8Array);
-          break;
-        case "embedding":
-          value = f.embedding;
-          break;
-      }
+      const piece = f[member];
+      if (joins === "text") value = (value as string) + (piece as string);
+      else if (joins === "json") this.parser!.push(piece as string);
+      else if (joins === "bytes") this.append(piece as Uint8Array);
+      else value = piece;
     }
     pending.length = 0;
-    if (kind === "tool_call") {
+    if (joins === "json") {
       const v = this.parser!.value; // a new object only when it changed (copy on write)
       if (isRecord(v)) value = v;
-    } else if (kind === "inline_data" || kind === "inline_thinking") {
+    } else if (joins === "bytes") {
       if ((value as Uint8Array).length !== this.size) value = this.bytes.subarray(0, this.size);
     }
     // (a string that grew by "" is the same value: compared by content, not identity)
@@ -187,7 +161,7 @@ export class LiveMessage {
     for (const item of doneItems) this.done.push(item as StreamDoneItem);
     if (openGroup) {
       this.open = new OpenItem(openGroup.kind, { ...openGroup.first });
-      const growing = GROWING[openGroup.kind];
+      const growing = KIND_SPECS[openGroup.kind].grows;
       openGroup.pieces.forEach((piece, i) =>
         this.open!.pending.push(i === 0 && openGroup.fidelity ? { [growing]: piece, fidelity: openGroup.fidelity } : { [growing]: piece })
       );
@@ -210,8 +184,9 @@ export class LiveMessage {
       return;
     }
     const item = event.content_items[0] as unknown as Fields & { type: string };
-    if (item.type.endsWith(".delta")) {
-      this.open ??= new OpenItem(item.type.slice(0, -6) as Kind, item);
+    const type = itemType(item.type)!;
+    if (type.delta) {
+      this.open ??= new OpenItem(type.kind, item);
       this.open.pending.push(item);
     } else {
       this.done.push(item as unknown as StreamDoneItem);

@@ -10,7 +10,7 @@ import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata 
 import { limitError } from "../internal/limits.js";
 import { GroupBuffer } from "./group.js";
 import type { Grammar } from "./grammar.js";
-import { ITEM_TYPES, KIND_SPECS, onlyThoughts } from "./kinds.js";
+import { itemType, KIND_SPECS, onlyThoughts } from "./kinds.js";
 
 type Item = Record<string, unknown> & { type: string };
 
@@ -64,7 +64,7 @@ export class MessageValidator implements Grammar {
 
   private item(item: Item): void {
     const type = item.type;
-    const known = ITEM_TYPES.get(type);
+    const known = itemType(type);
     const kind = known ? known.kind : (type.slice(0, type.lastIndexOf(".")) as Kind);
     const delta = known ? known.delta : type.endsWith(".delta");
     const f = item.fidelity;

@@ -3,50 +3,21 @@
  * stays the one source of truth: whatever this does not vouch for is checked by zod, which then
  * accepts it or names the issue. (A differential test holds the two together.) Why: a zod check of
  * an event costs about as much as its `JSON.parse`, and this runs on every token of every response.
+ * The members of each item kind are checked by the kind's entry (kinds.ts `valid`).
  */
 
 import { ITEM_MEMBER_DEPTH, nestsDeeper } from "../internal/limits.js";
 import { isPlainObject as isPlain } from "../internal/values.js";
+import { itemType } from "../assemble/kinds.js";
 
 const isCount = (v: unknown): boolean => v === null || (typeof v === "number" && Number.isSafeInteger(v) && v >= 0);
 
-const fidelityOk = (f: unknown): boolean => f === undefined || f === null || isPlain(f);
-
 const FINISH = /*#__PURE__*/ new Set(["stop", "length", "tool_call", "unknown"]);
 
-function numbersOk(v: unknown): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (typeof x !== "number" || !Number.isFinite(x)) return false;
-  }
-  return true;
-}
-
+/** Whether an item of a known type has its members of the schema's types (the kind's check, kinds.ts). */
 function itemOk(item: Record<string, unknown>): boolean {
-  switch (item.type) {
-    case "text.delta":
-    case "text.done":
-      return typeof item.text === "string" && fidelityOk(item.fidelity);
-    case "thinking.delta":
-    case "thinking.done":
-      return typeof item.thinking === "string" && fidelityOk(item.fidelity);
-    case "tool_call.delta":
-      return typeof item.name === "string" && typeof item.tool_call_id === "string" && typeof item.arguments === "string" &&
-        fidelityOk(item.fidelity);
-    case "tool_call.done":
-      return typeof item.name === "string" && typeof item.tool_call_id === "string" && isPlain(item.arguments) && fidelityOk(item.fidelity);
-    case "inline_data.delta":
-    case "inline_data.done":
-    case "inline_thinking.delta":
-    case "inline_thinking.done":
-      return item.data instanceof Uint8Array && typeof item.mime_type === "string" && fidelityOk(item.fidelity);
-    case "embedding.delta":
-    case "embedding.done":
-      return numbersOk(item.embedding);
-    default:
-      return false;
-  }
+  const t = itemType(item.type);
+  return t !== undefined && t.spec.valid(item, t.delta);
 }
 
 function usageOk(u: unknown): boolean {
@@ -111,6 +82,15 @@ export function validEventNestsDeeper(v: Record<string, unknown>, max: number): 
   }
   const item = (v.content_items as Record<string, unknown>[])[0];
   if (item === undefined) return false;
-  for (const k in item) if (k !== "embedding" && nestsDeeper(item[k], max, ITEM_MEMBER_DEPTH)) return true;
+  for (const k in item) {
+    const m = item[k];
+    if (typeof m === "object" && m !== null && !isVector(item, k) && nestsDeeper(m, max, ITEM_MEMBER_DEPTH)) return true;
+  }
   return false;
+}
+
+/** Whether `k` is the vector an embedding grows: its numbers were checked flat by the fast path (kinds.ts). */
+function isVector(item: Record<string, unknown>, k: string): boolean {
+  const { grows, joins } = itemType(item.type)!.spec;
+  return joins === "vector" && k === grows;
 }

@@ -3,16 +3,14 @@
  * the rule it breaks: ROLE, DELTA-SHAPE, STOP-SHAPE and KIND before the schema as a whole (SCHEMA).
  */
 import * as z from "zod/mini";
-import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, KINDS, RoleSchema, type UniEvent, UniEventSchema } from "../schema.js";
+import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, RoleSchema, type UniEvent, UniEventSchema } from "../schema.js";
+import { itemType } from "../assemble/kinds.js";
 import { Fault } from "../internal/fault.js";
 import { limitError, nestsDeeper } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
 import { fastValidEvent, fastValidPublicEvent, validEventNestsDeeper } from "./fast-validate.js";
 import { describeIssue } from "./schema-issue.js";
-
-/** `K.delta` and `K.done` of every kind: the item types a public stream carries (from schema.ts's KINDS). */
-const STREAM_ITEM_TYPES: ReadonlySet<string> = /*#__PURE__*/ new Set(KINDS.flatMap((k) => [`${k}.delta`, `${k}.done`]));
 
 const show = (v: unknown): string => previewValue(v, 40);
 
@@ -46,7 +44,7 @@ export function eventShapeFault(v: Record<string, unknown>): Fault | undefined {
   if (!isRecord(item) || typeof item.type !== "string") {
     return new Fault("SCHEMA", `a content item must be an object with a string type, not ${show(item)}`);
   }
-  if (!STREAM_ITEM_TYPES.has(item.type)) {
+  if (itemType(item.type) === undefined) {
     return new Fault(
       "KIND",
       `unknown item type ${JSON.stringify(item.type)}: a stream carries K.delta or K.done of the six kinds`,
@@ -117,14 +115,14 @@ function withBytes(value: Record<string, unknown>): Record<string, unknown> | un
   const items = value.content_items;
   if (value.event_type !== "delta" || !Array.isArray(items) || items.length !== 1) return value;
   const item: unknown = items[0];
-  if (!isRecord(item) || typeof item.data !== "string" || typeof item.type !== "string" || !item.type.startsWith("inline_")) return value;
+  // (bytes are base64 text on the wire; kinds.ts says which kinds grow bytes, always in `data`)
+  if (!isRecord(item) || typeof item.data !== "string" || itemType(item.type)?.spec.joins !== "bytes") return value;
   const bytes = decodeBase64(item.data);
   return bytes ? { ...value, content_items: [{ ...item, data: bytes }] } : undefined;
 }
 
 // ---- assemble mode's input (SPEC §5) ------------------------------------------------------------
 
-const DELTA_TYPES: ReadonlySet<string> = /*#__PURE__*/ new Set(KINDS.map((k) => `${k}.delta`));
 /**
  * An input event of assemble mode: any number of items; a stop event's usage may come in pieces
  * (a member may be missing or null) and its finish reason later. Items are only required to have a
@@ -161,9 +159,10 @@ function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): Un
     if (!isRecord(item) || typeof item.type !== "string") {
       throw new Fault("SCHEMA", `a content item must be an object with a string type, not ${show(item)}`);
     }
-    if (!DELTA_TYPES.has(item.type)) continue; // refused by the assembler, in its place
+    const known = itemType(item.type);
+    if (!known?.delta) continue; // refused by the assembler, in its place
     let checked = item;
-    if (wireBytes && item.type.startsWith("inline_") && typeof item.data === "string") {
+    if (wireBytes && known.spec.joins === "bytes" && typeof item.data === "string") {
       const bytes = decodeBase64(item.data);
       if (!bytes) throw new Fault("SCHEMA", `${item.type}.data is not padded base64: ${show(item.data)}`);
       checked = { ...item, data: bytes };

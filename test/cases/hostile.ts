@@ -67,6 +67,8 @@ export const cases: Case[] = [
       delta(text("a", { k: nested(3) } as Json)),
       { ...(delta(text("a")) as object), extra: nested(3) } as Json,
       delta({ ...(text("a") as object), extra: nested(2) } as Json),
+      // a member named like an embedding's vector, on an item of another kind, is walked like any other
+      delta({ ...(text("a") as object), embedding: nested(3) } as Json),
       delta(toolDone("f", "t", { a: nested(3) })),
       delta(embedding([1, 2])),
       delta({ type: "inline_data.delta", data: "AAAA", mime_type: "image/png" }),
