@@ -40,11 +40,9 @@ export interface BodyInfo {
 export const DIAGNOSE_HEAD_BYTES = HEAD_BYTES;
 
 const PREVIEW_CHARS = 120;
-/** The MMSP endpoint a reader should be pointed at (SPEC §1). */
-const ENDPOINT = "the MMSP endpoint (POST …/v1/stream)";
 const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
 const WANTS_UNIEVENTS =
-  `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at ${ENDPOINT}, or convert the stream to UniEvents first`;
+  `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at the MMSP endpoint (POST …/v1/stream), or convert the stream to UniEvents first`;
 
 // ---- foreign events -----------------------------------------------------------------------------
 
@@ -225,11 +223,12 @@ function compressed(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
       : `have the server send Content-Encoding: ${c.encoding} (to a client that decodes it), or decompress the body before the reader`;
     return { what: `${c.name}-compressed bytes (the body starts ${hexBytes(head.subarray(0, 4))}), not text`, advice: `${said}: ${fix}` };
   }
-  if (head[0] === 0xff && head[1] === 0xfe) {
-    return { what: "UTF-16 text (a little-endian byte order mark)", advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
-  }
-  if (head[0] === 0xfe && head[1] === 0xff) {
-    return { what: "UTF-16 text (a big-endian byte order mark)", advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
+    const order = head[0] === 0xff ? "little" : "big";
+    return {
+      what: `UTF-16 text (a ${order}-endian byte order mark)`,
+      advice: "the reader reads UTF-8 only: have the producer write UTF-8",
+    };
   }
   if (!looksBinary(head)) return undefined;
   // brotli has no signature: binary that is no known format may well be it
@@ -269,27 +268,28 @@ const SSE_FIELD = /^(data|event|id|retry)(:|$)/;
 const isSseLine = (line: string): boolean => line.startsWith(":") || SSE_FIELD.test(line);
 
 /** A foreign protocol's records among the first lines (SSE or NDJSON), or its SSE event names. */
-function foreignStream({ lines }: Lines): Foreign | undefined {
+function foreignStream({ lines }: Lines): Diagnosis | undefined {
+  const named = (stream: string): Diagnosis => ({ what: `${stream}, not MMSP UniEvents`, advice: WANTS_UNIEVENTS });
   for (const line of lines.slice(0, 20)) {
     let payload = line;
     const field = /^(data|event):\s?(.*)$/.exec(line);
     if (field) {
       if (field[1] === "event") {
         const name = field[2]!.trim();
-        if (ANTHROPIC_TYPES.has(name)) return { stream: `an Anthropic Messages stream (${name} events)`, record: name };
-        if (/^response\.[a-z_.]+$/.test(name)) return { stream: `an OpenAI Responses stream (${name} events)`, record: name };
+        if (ANTHROPIC_TYPES.has(name)) return named(`an Anthropic Messages stream (${name} events)`);
+        if (/^response\.[a-z_.]+$/.test(name)) return named(`an OpenAI Responses stream (${name} events)`);
         continue;
       }
       payload = field[2]!;
     }
     if (!payload.startsWith("{")) continue;
     const found = recognize(tryParse(payload)?.value);
-    if (found) return found;
+    if (found) return named(found.stream);
   }
   // AI SDK 4's data stream protocol: `0:"text"`, `f:{"messageId":…}` lines
   const aiSdk4 = lines.slice(0, 5).filter((l) => /^[0-9a-k]:/.test(l) && tryParse(l.slice(2)) !== undefined);
   if (aiSdk4.length > 0 && aiSdk4.length === Math.min(lines.length, 5)) {
-    return { stream: 'an AI SDK data stream (version 4 lines such as 0:"text")', record: "an AI SDK data stream part" };
+    return named('an AI SDK data stream (version 4 lines such as 0:"text")');
   }
   return undefined;
 }
@@ -413,12 +413,8 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
   const html = htmlPage(text, info);
   if (html) return html;
   const lines = splitLines(text, complete);
-  const foreign = foreignStream(lines);
-  if (foreign) return { what: `${foreign.stream}, not MMSP UniEvents`, advice: WANTS_UNIEVENTS };
-  const doc = jsonDocument(text, lines, info);
-  if (doc) return doc;
-  const mismatch = formatMismatch(lines, info);
-  if (mismatch) return mismatch;
+  const named = foreignStream(lines) ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
+  if (named) return named;
   if (lines.lines.length > 0 && lines.lines.every((l) => l.startsWith(":"))) {
     return complete
       ? {
