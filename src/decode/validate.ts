@@ -5,7 +5,7 @@
 import * as z from "zod/mini";
 import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, KINDS, RoleSchema, type UniEvent, UniEventSchema } from "../schema.js";
 import { Fault } from "../internal/fault.js";
-import { limitError, nestsDeeper } from "../internal/limits.js";
+import { boundDepth, depthError } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
 import { fastValidEvent, fastValidPublicEvent, validEventNestsDeeper } from "./fast-validate.js";
@@ -68,13 +68,6 @@ function schemaFault(value: unknown, schema: z.ZodMiniType = UniEventSchema, at:
  * (`"assemble"`, SPEC §5: bare fragments, several per event, stop events in pieces).
  */
 export type CheckMode = "validate" | "assemble";
-
-/** Throws the `maxDepth` limit error when `value` nests deeper than `max` (the whole value walked). */
-export function boundDepth(value: unknown, max: number): void {
-  if (nestsDeeper(value, max)) throw depthError(max);
-}
-
-const depthError = (max: number) => limitError("maxDepth", max, "the nesting of the event");
 
 /**
  * Checks `value` and returns it as a UniEvent. With `wireBytes`, the base64 `data` of inline items
