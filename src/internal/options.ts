@@ -170,7 +170,6 @@ export function checkResponse(value: unknown, name = "fromResponse"): asserts va
 // ---- the rules, and the specs of the exports ----------------------------------------------------
 
 const isNumber = (v: unknown): boolean => typeof v === "number";
-const isString = (v: unknown): boolean => typeof v === "string";
 /** A whole number from 0 to `max`. */
 export const integer = (max: number): Rule => ({
   must: `an integer from 0 to ${max}`,
@@ -179,7 +178,7 @@ export const integer = (max: number): Rule => ({
 });
 
 /** A string that is not empty. */
-export const NON_EMPTY_STRING: Rule = { must: "a non-empty string", type: isString, ok: (s: string) => s !== "" };
+export const NON_EMPTY_STRING: Rule = { must: "a non-empty string", type: (v) => typeof v === "string", ok: (s: string) => s !== "" };
 export const FUNCTION: Rule = { must: "a function", type: (v) => typeof v === "function" };
 const client = NON_EMPTY_STRING;
 /** A whole number above 0, or `Infinity` (no limit). */
@@ -197,9 +196,8 @@ const idleTimeoutMs: Rule = {
 const signal: Rule = {
   must: "an AbortSignal",
   type: isAbortSignal,
-  hint: (
-    v,
-  ) => (typeof AbortController !== "undefined" && v instanceof AbortController ? " (pass controller.signal, not the controller)" : ""),
+  hint: (v) =>
+    typeof AbortController !== "undefined" && v instanceof AbortController ? " (pass controller.signal, not the controller)" : "",
 };
 const mode = /*#__PURE__*/ oneOf(["validate", "assemble"]);
 const readerFormat = /*#__PURE__*/ oneOf(["sse", "ndjson", "auto"]);
