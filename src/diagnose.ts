@@ -224,11 +224,8 @@ function compressed(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
     return { what: `${c.name}-compressed bytes (the body starts ${hexBytes(head.subarray(0, 4))}), not text`, advice: `${said}: ${fix}` };
   }
   if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
-    const order = head[0] === 0xff ? "little" : "big";
-    return {
-      what: `UTF-16 text (a ${order}-endian byte order mark)`,
-      advice: "the reader reads UTF-8 only: have the producer write UTF-8",
-    };
+    const what = `UTF-16 text (a ${head[0] === 0xff ? "little" : "big"}-endian byte order mark)`;
+    return { what, advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
   }
   if (!looksBinary(head)) return undefined;
   // brotli has no signature: binary that is no known format may well be it
