@@ -437,9 +437,8 @@ export function fromWireError(object: unknown, status: number | null = null, cli
   }
   const errorType = typeof e.type === "string" ? e.type : null;
   const message = typeof e.message === "string" && e.message ? e.message : errorType || "unknown error";
-  const resolvedStatus = status ?? (int(e.status) ?? null);
   const cause = rebuildTyped(e, message, client);
-  return new UpstreamError({ client, status: resolvedStatus, errorType, error: e, message, ...(cause ? { cause } : {}) });
+  return new UpstreamError({ client, status: status ?? int(e.status) ?? null, errorType, error: e, message, cause });
 }
 
 /**
