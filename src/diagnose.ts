@@ -8,7 +8,7 @@
  */
 
 import type { BodyContext, Explainer, WireFormat } from "./framing/framer.js";
-import { HEAD_BYTES, hexBytes } from "./framing/head.js";
+import { hexBytes } from "./framing/head.js";
 import { findInvalidUtf8 } from "./framing/utf8.js";
 import { isJsonDocumentType, mediaType } from "./internal/media-type.js";
 import { isRecord } from "./internal/values.js";
@@ -32,12 +32,9 @@ export interface BodyInfo {
   contentEncoding?: string | null;
   /** The format the reader was told to read. */
   format: "sse" | "ndjson" | "auto";
-  /** How many bytes the body had in all (the head is at most its first `DIAGNOSE_HEAD_BYTES`). */
+  /** How many bytes the body had in all (the head is at most its first `HEAD_BYTES`, framing/head.ts). */
   totalBytes: number;
 }
-
-/** How many of the first bytes a reader keeps for `diagnose` (the head it is given). */
-export const DIAGNOSE_HEAD_BYTES = HEAD_BYTES;
 
 const PREVIEW_CHARS = 120;
 const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
@@ -387,7 +384,7 @@ function formatMismatch({ first }: Lines, info: BodyInfo): Diagnosis | undefined
  * What the first bytes of a body that produced no event were, and what to do; undefined when they
  * look like the start of a real MMSP stream (then the reader's own error, a truncation, stands).
  *
- * @param head the first bytes of the body (up to `DIAGNOSE_HEAD_BYTES`)
+ * @param head the first bytes of the body (up to `HEAD_BYTES`, framing/head.ts)
  */
 export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
   const total = Math.max(info.totalBytes, head.length);
