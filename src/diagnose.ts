@@ -11,7 +11,7 @@ import type { BodyContext, Explainer, WireFormat } from "./framing/framer.js";
 import { hexBytes } from "./framing/head.js";
 import { findInvalidUtf8 } from "./framing/utf8.js";
 import { isJsonDocumentType, mediaType } from "./internal/media-type.js";
-import { isRecord } from "./internal/values.js";
+import { isRecord, PREVIEW_CHARS } from "./internal/values.js";
 
 /** Bytes that break UTF-8 this early are a binary body (compressed, a file), not a stream with a bad byte. */
 const BINARY_WITHIN = 64;
@@ -31,12 +31,11 @@ export interface BodyInfo {
   /** The response's `Content-Encoding`, when there was a response. */
   contentEncoding?: string | null;
   /** The format the reader was told to read. */
-  format: "sse" | "ndjson" | "auto";
+  format: WireFormat | "auto";
   /** How many bytes the body had in all (the head is at most its first `HEAD_BYTES`, framing/head.ts). */
   totalBytes: number;
 }
 
-const PREVIEW_CHARS = 120;
 const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
 const WANTS_UNIEVENTS =
   `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at the MMSP endpoint (POST …/v1/stream), or convert the stream to UniEvents first`;
