@@ -57,10 +57,12 @@ export function eventShapeFault(v: Record<string, unknown>): Fault | undefined {
   return undefined;
 }
 
-function schemaFault(value: unknown, schema: z.ZodMiniType = UniEventSchema, at: PropertyKey[] = []): Fault | undefined {
+/** Throws the `SCHEMA` fault of `value` when it does not match `schema` (`at`: the path of `value` in the event). */
+function matchSchema(value: unknown, schema: z.ZodMiniType = UniEventSchema, at: PropertyKey[] = []): void {
   const result = schema.safeParse(value);
-  if (result.success) return undefined;
-  return new Fault("SCHEMA", `the event does not match the schema: ${describeIssue(result.error.issues[0]!, value, at)}`);
+  if (!result.success) {
+    throw new Fault("SCHEMA", `the event does not match the schema: ${describeIssue(result.error.issues[0]!, value, at)}`);
+  }
 }
 
 /**
@@ -94,10 +96,7 @@ export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode =
     const item = (value.content_items as Record<string, unknown>[])[0]!;
     throw new Fault("SCHEMA", `${item.type as string}.data is not padded base64: ${show(item.data)}`);
   }
-  if (!fastValidEvent(event)) {
-    const fault = schemaFault(event);
-    if (fault) throw fault;
-  }
+  if (!fastValidEvent(event)) matchSchema(event);
   return event as UniEvent;
 }
 
@@ -162,16 +161,14 @@ function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): Un
       checked = { ...item, data: bytes };
       (copied ??= items.slice())[i] = checked;
     }
-    const fault = schemaFault(checked, DeltaItemSchema, ["content_items", i]);
-    if (fault) throw fault;
+    matchSchema(checked, DeltaItemSchema, ["content_items", i]);
     const itemId = isRecord(checked.fidelity) ? checked.fidelity.item_id : undefined;
     if (itemId !== undefined && itemId !== null && typeof itemId !== "string") {
       throw new Fault("SCHEMA", `fidelity.item_id must be a string, not ${show(itemId)}`);
     }
   }
   const event = copied ? { ...value, content_items: copied } : value;
-  const fault = schemaFault(event, InputEventSchema());
-  if (fault) throw fault;
+  matchSchema(event, InputEventSchema());
   return event as UniEvent;
 }
 
