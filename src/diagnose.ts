@@ -403,10 +403,8 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
       advice: "the server answered without a stream: check the URL and the request, and the server's logs for an error",
     };
   }
-  const html = htmlPage(text, info);
-  if (html) return html;
   const lines = splitLines(text, complete);
-  const named = foreignStream(lines) ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
+  const named = htmlPage(text, info) ?? foreignStream(lines) ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
   if (named) return named;
   if (lines.lines.length > 0 && lines.lines.every((l) => l.startsWith(":"))) {
     return complete
