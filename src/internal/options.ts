@@ -139,7 +139,7 @@ export function checkOptions(name: string, options: unknown, spec: OptionSpec, b
 }
 
 /** For `fromResponse(response)`: anything but a Response says what it was and what to pass. */
-export function checkResponse(value: unknown, name = "fromResponse"): asserts value is Response {
+export function checkResponse(value: unknown): asserts value is Response {
   const v = value as
     | { status?: unknown; ok?: unknown; headers?: { get?: unknown }; bodyUsed?: unknown; body?: { locked?: unknown } | null }
     | null;
@@ -149,22 +149,20 @@ export function checkResponse(value: unknown, name = "fromResponse"): asserts va
       typeof v.headers?.get === "function" && "body" in v);
   if (isResponse) {
     // a body read before (await response.text(), a second fromResponse) cannot be read again
-    if (v!.bodyUsed === true || v!.body?.locked === true) {
+    const used = v!.bodyUsed === true ? "response.bodyUsed" : v!.body?.locked === true ? "response.body.locked" : undefined;
+    if (used) {
       throw new TypeError(
-        `${name}: the response's body was already read or is being read (${
-          v!.bodyUsed === true ? "response.bodyUsed" : "response.body.locked"
-        }); a body is read once: pass the response to ${name} before anything else reads it, or pass response.clone() to read it twice`,
+        `fromResponse: the response's body was already read or is being read (${used}); a body is read once: pass the response to fromResponse before anything else reads it, or pass response.clone() to read it twice`,
       );
     }
     return;
   }
-  const isStream = typeof ReadableStream !== "undefined" && value instanceof ReadableStream;
-  const hint = isStream
+  const hint = typeof ReadableStream !== "undefined" && value instanceof ReadableStream
     ? ": pass the Response itself (fromResponse(response)), or pipe a body stream through new UniEventStream()"
     : value instanceof Promise
     ? ": await the fetch first (fromResponse(await fetch(url)))"
     : "";
-  fail(TypeError, `${name}: the response`, "a Response (what fetch resolves to)", value, hint);
+  fail(TypeError, "fromResponse: the response", "a Response (what fetch resolves to)", value, hint);
 }
 
 // ---- the rules, and the specs of the exports ----------------------------------------------------
