@@ -128,13 +128,12 @@ export function checkOptions(name: string, options: unknown, spec: OptionSpec, b
   for (const key of Object.keys(options as object)) {
     const value = (options as Record<string, unknown>)[key];
     if (value === undefined) continue;
-    if (own(spec, key)) {
-      checkValue(value, `${base}.${key}`, spec[key]!);
-      continue;
+    if (!own(spec, key)) {
+      const known = Object.keys(spec);
+      const list = known.length > 0 ? `the options are ${known.join(", ")}` : `${name} takes no options`;
+      throw new TypeError(`${name}: unknown option ${JSON.stringify(key)}${didYouMean(nearMiss(key, known))}; ${list}`);
     }
-    const known = Object.keys(spec);
-    const list = known.length > 0 ? `the options are ${known.join(", ")}` : `${name} takes no options`;
-    throw new TypeError(`${name}: unknown option ${JSON.stringify(key)}${didYouMean(nearMiss(key, known))}; ${list}`);
+    checkValue(value, `${base}.${key}`, spec[key]!);
   }
 }
 
