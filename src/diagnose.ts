@@ -8,10 +8,10 @@
  */
 
 import type { BodyContext, Explainer, WireFormat } from "./framing/framer.js";
-import { HEAD_BYTES, hexBytes } from "./framing/head.js";
+import { hexBytes } from "./framing/head.js";
 import { findInvalidUtf8 } from "./framing/utf8.js";
 import { isJsonDocumentType, mediaType } from "./internal/media-type.js";
-import { isRecord } from "./internal/values.js";
+import { isRecord, PREVIEW_CHARS } from "./internal/values.js";
 
 /** Bytes that break UTF-8 this early are a binary body (compressed, a file), not a stream with a bad byte. */
 const BINARY_WITHIN = 64;
@@ -31,20 +31,14 @@ export interface BodyInfo {
   /** The response's `Content-Encoding`, when there was a response. */
   contentEncoding?: string | null;
   /** The format the reader was told to read. */
-  format: "sse" | "ndjson" | "auto";
-  /** How many bytes the body had in all (the head is at most its first `DIAGNOSE_HEAD_BYTES`). */
+  format: WireFormat | "auto";
+  /** How many bytes the body had in all (the head is at most its first `HEAD_BYTES`, framing/head.ts). */
   totalBytes: number;
 }
 
-/** How many of the first bytes a reader keeps for `diagnose` (the head it is given). */
-export const DIAGNOSE_HEAD_BYTES = HEAD_BYTES;
-
-const PREVIEW_CHARS = 120;
-/** The MMSP endpoint a reader should be pointed at (SPEC §1). */
-const ENDPOINT = "the MMSP endpoint (POST …/v1/stream)";
 const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
 const WANTS_UNIEVENTS =
-  `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at ${ENDPOINT}, or convert the stream to UniEvents first`;
+  `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at the MMSP endpoint (POST …/v1/stream), or convert the stream to UniEvents first`;
 
 // ---- foreign events -----------------------------------------------------------------------------
 
@@ -225,11 +219,9 @@ function compressed(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
       : `have the server send Content-Encoding: ${c.encoding} (to a client that decodes it), or decompress the body before the reader`;
     return { what: `${c.name}-compressed bytes (the body starts ${hexBytes(head.subarray(0, 4))}), not text`, advice: `${said}: ${fix}` };
   }
-  if (head[0] === 0xff && head[1] === 0xfe) {
-    return { what: "UTF-16 text (a little-endian byte order mark)", advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
-  }
-  if (head[0] === 0xfe && head[1] === 0xff) {
-    return { what: "UTF-16 text (a big-endian byte order mark)", advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
+    const what = `UTF-16 text (a ${head[0] === 0xff ? "little" : "big"}-endian byte order mark)`;
+    return { what, advice: "the reader reads UTF-8 only: have the producer write UTF-8" };
   }
   if (!looksBinary(head)) return undefined;
   // brotli has no signature: binary that is no known format may well be it
@@ -269,27 +261,28 @@ const SSE_FIELD = /^(data|event|id|retry)(:|$)/;
 const isSseLine = (line: string): boolean => line.startsWith(":") || SSE_FIELD.test(line);
 
 /** A foreign protocol's records among the first lines (SSE or NDJSON), or its SSE event names. */
-function foreignStream({ lines }: Lines): Foreign | undefined {
+function foreignStream({ lines }: Lines): Diagnosis | undefined {
+  const named = (stream: string): Diagnosis => ({ what: `${stream}, not MMSP UniEvents`, advice: WANTS_UNIEVENTS });
   for (const line of lines.slice(0, 20)) {
     let payload = line;
     const field = /^(data|event):\s?(.*)$/.exec(line);
     if (field) {
       if (field[1] === "event") {
         const name = field[2]!.trim();
-        if (ANTHROPIC_TYPES.has(name)) return { stream: `an Anthropic Messages stream (${name} events)`, record: name };
-        if (/^response\.[a-z_.]+$/.test(name)) return { stream: `an OpenAI Responses stream (${name} events)`, record: name };
+        if (ANTHROPIC_TYPES.has(name)) return named(`an Anthropic Messages stream (${name} events)`);
+        if (/^response\.[a-z_.]+$/.test(name)) return named(`an OpenAI Responses stream (${name} events)`);
         continue;
       }
       payload = field[2]!;
     }
     if (!payload.startsWith("{")) continue;
     const found = recognize(tryParse(payload)?.value);
-    if (found) return found;
+    if (found) return named(found.stream);
   }
   // AI SDK 4's data stream protocol: `0:"text"`, `f:{"messageId":…}` lines
   const aiSdk4 = lines.slice(0, 5).filter((l) => /^[0-9a-k]:/.test(l) && tryParse(l.slice(2)) !== undefined);
   if (aiSdk4.length > 0 && aiSdk4.length === Math.min(lines.length, 5)) {
-    return { stream: 'an AI SDK data stream (version 4 lines such as 0:"text")', record: "an AI SDK data stream part" };
+    return named('an AI SDK data stream (version 4 lines such as 0:"text")');
   }
   return undefined;
 }
@@ -390,7 +383,7 @@ function formatMismatch({ first }: Lines, info: BodyInfo): Diagnosis | undefined
  * What the first bytes of a body that produced no event were, and what to do; undefined when they
  * look like the start of a real MMSP stream (then the reader's own error, a truncation, stands).
  *
- * @param head the first bytes of the body (up to `DIAGNOSE_HEAD_BYTES`)
+ * @param head the first bytes of the body (up to `HEAD_BYTES`, framing/head.ts)
  */
 export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefined {
   const total = Math.max(info.totalBytes, head.length);
@@ -410,15 +403,9 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
       advice: "the server answered without a stream: check the URL and the request, and the server's logs for an error",
     };
   }
-  const html = htmlPage(text, info);
-  if (html) return html;
   const lines = splitLines(text, complete);
-  const foreign = foreignStream(lines);
-  if (foreign) return { what: `${foreign.stream}, not MMSP UniEvents`, advice: WANTS_UNIEVENTS };
-  const doc = jsonDocument(text, lines, info);
-  if (doc) return doc;
-  const mismatch = formatMismatch(lines, info);
-  if (mismatch) return mismatch;
+  const named = htmlPage(text, info) ?? foreignStream(lines) ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
+  if (named) return named;
   if (lines.lines.length > 0 && lines.lines.every((l) => l.startsWith(":"))) {
     return complete
       ? {

@@ -89,7 +89,6 @@ export class MmspError extends Error {
 
 /** A stream broke the grammar of SPEC §3, or its bytes, JSON or schema were invalid. */
 export class StreamProtocolError extends MmspError {
-  // Named here, not from the constructor: minifiers rename classes.
   /** `"StreamProtocolError"`. */
   override name = "StreamProtocolError";
   /** Who read the stream (the `client` option; default `"mmsp-streams"`). */
@@ -167,13 +166,9 @@ export class ToolCallArgumentParseError extends MmspError {
     fields: { client: string; toolName: string; toolCallId: string; raw: string; reason: string } & MmspErrorOptions,
   ): ToolCallArgumentParseError {
     // Lengths and cuts count UTF-16 code units (JavaScript string length), as MMSP's TypeScript client does.
-    const raw = fields.raw;
-    const preview = raw.length <= 160 ? raw : raw.slice(0, 72) + "...[truncated]..." + raw.slice(-72);
-    return new ToolCallArgumentParseError({
-      ...fields,
-      rawArgumentsLength: raw.length,
-      rawArgumentsPreview: preview,
-    });
+    const { raw } = fields;
+    const rawArgumentsPreview = raw.length <= 160 ? raw : raw.slice(0, 72) + "...[truncated]..." + raw.slice(-72);
+    return new ToolCallArgumentParseError({ ...fields, rawArgumentsLength: raw.length, rawArgumentsPreview });
   }
 }
 
@@ -311,7 +306,7 @@ export class ConnectionError extends MmspError {
 
   /** A failed connection to `host`, with what it most likely means. */
   constructor(fields: { host: string; code: string | null; message: string; cause?: unknown }) {
-    super(fields.message, fields.cause === undefined ? {} : { cause: fields.cause });
+    super(fields.message, fields);
     this.host = fields.host;
     this.code = fields.code;
   }
@@ -442,9 +437,8 @@ export function fromWireError(object: unknown, status: number | null = null, cli
   }
   const errorType = typeof e.type === "string" ? e.type : null;
   const message = typeof e.message === "string" && e.message ? e.message : errorType || "unknown error";
-  const resolvedStatus = status ?? (int(e.status) ?? null);
   const cause = rebuildTyped(e, message, client);
-  return new UpstreamError({ client, status: resolvedStatus, errorType, error: e, message, ...(cause ? { cause } : {}) });
+  return new UpstreamError({ client, status: status ?? int(e.status) ?? null, errorType, error: e, message, cause });
 }
 
 /**

@@ -73,12 +73,7 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
     const message = new MessagePromise<UniMessage>(() => {});
     const readable = new ReadableStream<UniEvent>({
       start: async (controller) => {
-        let error: unknown;
-        try {
-          error = await refusalOf(response, client);
-        } catch (e) {
-          error = e;
-        }
+        const error = await refusalOf(response, client).catch((e: unknown) => e);
         controller.error(error);
         message.reject(error);
       },

@@ -6,7 +6,7 @@
  */
 import type { StreamCore } from "../internal/core.js";
 import type { CoreStreamOptions } from "../internal/core-stream.js";
-import { type LimitOptions, resolveLimits } from "../internal/limits.js";
+import { boundDepth, type LimitOptions, resolveLimits } from "../internal/limits.js";
 import { type ReaderParts, ReaderStream } from "../internal/reader-stream.js";
 import { checkOptions, MESSAGE_ASSEMBLER_OPTIONS } from "../internal/options.js";
 import { textChunkError } from "../internal/chunks.js";
@@ -14,7 +14,6 @@ import { textChunkError } from "../internal/chunks.js";
 const BEFORE_ASSEMBLER = "read a body with UniEventStream (bytes in, checked events and the message out), or decode it first: " +
   "MmspSseDecoderStream or MmspNdjsonDecoderStream, then UniEventDecoderStream, then this stage";
 import { SKIP, UniEventDecoder } from "../decode/uni-event.js";
-import { boundDepth } from "../decode/validate.js";
 import { locate } from "../internal/fault.js";
 import { endOf, type Position, positionOf } from "../read/position.js";
 import { previewValue } from "../internal/values.js";

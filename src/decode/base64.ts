@@ -74,13 +74,11 @@ export function decodeBase64Portable(text: string): Uint8Array | undefined {
     const i = n - 4;
     const a = sextet(text, i), b = sextet(text, i + 1);
     if ((a | b) < 0) return undefined;
-    if (pad === 2) {
-      out[o] = (a << 2) | (b >> 4);
-    } else {
+    out[o] = (a << 2) | (b >> 4);
+    if (pad === 1) {
       const c = sextet(text, i + 2);
       if (c < 0) return undefined;
-      out[o++] = (a << 2) | (b >> 4);
-      out[o] = ((b & 15) << 4) | (c >> 2);
+      out[o + 1] = ((b & 15) << 4) | (c >> 2);
     }
   }
   return out;

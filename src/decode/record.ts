@@ -5,7 +5,7 @@
  */
 import { restoreCaptured } from "../framing/base64-capture.js";
 import { Fault } from "../internal/fault.js";
-import { limitError, nestsDeeper } from "../internal/limits.js";
+import { depthError, nestsDeeper } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
 
 /**
@@ -25,7 +25,7 @@ export function parseRecordAt(
   const value = parseJson(text, index, unterminated, diagnosis);
   if (!isRecord(value)) throw notJson(`an event must be a JSON object, not ${previewValue(value, 40)}`, index, unterminated, diagnosis);
   if (captured) restoreCaptured(value, captured);
-  if (nestsDeeper(value, maxDepth)) throw limitError("maxDepth", maxDepth, "the nesting of the event");
+  if (nestsDeeper(value, maxDepth)) throw depthError(maxDepth);
   return value;
 }
 
@@ -35,7 +35,7 @@ export function parseRecordAt(
  */
 export function parseJsonLineAt(text: string, maxDepth: number, index: number, unterminated: boolean): unknown {
   const value = parseJson(text, index, unterminated);
-  if (nestsDeeper(value, maxDepth)) throw limitError("maxDepth", maxDepth, "the nesting of the event");
+  if (nestsDeeper(value, maxDepth)) throw depthError(maxDepth);
   return value;
 }
 

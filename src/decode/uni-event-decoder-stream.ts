@@ -6,7 +6,7 @@
 import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { Fault, locate } from "../internal/fault.js";
-import { type LimitOptions, resolveLimits } from "../internal/limits.js";
+import { boundDepth, type LimitOptions, resolveLimits } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { checkOptions, UNI_EVENT_DECODER_OPTIONS } from "../internal/options.js";
 import { textChunkError } from "../internal/chunks.js";
@@ -17,7 +17,6 @@ import { type Position, positionOf, recordPreview, tagPosition } from "../read/p
 import type { UniEvent } from "../schema.js";
 import { parseRecordAt } from "./record.js";
 import { DONE, type ReaderWarning, SKIP, UniEventDecoder } from "./uni-event.js";
-import { boundDepth } from "./validate.js";
 
 /** Options of `UniEventDecoderStream`: what its records are, the mode, unknown items, and the stream options. */
 export interface UniEventDecoderOptions extends CoreStreamOptions, Pick<LimitOptions, "maxDepth"> {

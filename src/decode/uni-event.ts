@@ -6,10 +6,11 @@
 import { fromWireError } from "../errors.js";
 import { diagnosisText, foreignEventHint } from "../diagnose.js";
 import { Fault } from "../internal/fault.js";
+import { boundDepth } from "../internal/limits.js";
 import { isJsonDocumentType, mediaType } from "../internal/media-type.js";
 
 import type { UniEvent } from "../schema.js";
-import { boundDepth, checkEvent } from "./validate.js";
+import { checkEvent } from "./validate.js";
 
 /** The end marker of an SSE stream. */
 export const DONE: unique symbol = Symbol("[DONE]");

@@ -6,7 +6,7 @@ import * as z from "zod/mini";
 import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, RoleSchema, type UniEvent, UniEventSchema } from "../schema.js";
 import { itemType } from "../assemble/kinds.js";
 import { Fault } from "../internal/fault.js";
-import { limitError, nestsDeeper } from "../internal/limits.js";
+import { boundDepth, depthError } from "../internal/limits.js";
 import { isRecord, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
 import { fastValidEvent, fastValidPublicEvent, validEventNestsDeeper } from "./fast-validate.js";
@@ -55,10 +55,12 @@ export function eventShapeFault(v: Record<string, unknown>): Fault | undefined {
   return undefined;
 }
 
-function schemaFault(value: unknown, schema: z.ZodMiniType = UniEventSchema, at: PropertyKey[] = []): Fault | undefined {
+/** Throws the `SCHEMA` fault of `value` when it does not match `schema` (`at`: the path of `value` in the event). */
+function matchSchema(value: unknown, schema: z.ZodMiniType = UniEventSchema, at: PropertyKey[] = []): void {
   const result = schema.safeParse(value);
-  if (result.success) return undefined;
-  return new Fault("SCHEMA", `the event does not match the schema: ${describeIssue(result.error.issues[0]!, value, at)}`);
+  if (!result.success) {
+    throw new Fault("SCHEMA", `the event does not match the schema: ${describeIssue(result.error.issues[0]!, value, at)}`);
+  }
 }
 
 /**
@@ -66,13 +68,6 @@ function schemaFault(value: unknown, schema: z.ZodMiniType = UniEventSchema, at:
  * (`"assemble"`, SPEC §5: bare fragments, several per event, stop events in pieces).
  */
 export type CheckMode = "validate" | "assemble";
-
-/** Throws the `maxDepth` limit error when `value` nests deeper than `max` (the whole value walked). */
-export function boundDepth(value: unknown, max: number): void {
-  if (nestsDeeper(value, max)) throw depthError(max);
-}
-
-const depthError = (max: number) => limitError("maxDepth", max, "the nesting of the event");
 
 /**
  * Checks `value` and returns it as a UniEvent. With `wireBytes`, the base64 `data` of inline items
@@ -99,10 +94,7 @@ export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode =
     const item = (value.content_items as Record<string, unknown>[])[0]!;
     throw new Fault("SCHEMA", `${item.type as string}.data is not padded base64: ${show(item.data)}`);
   }
-  if (!fastValidEvent(event)) {
-    const fault = schemaFault(event);
-    if (fault) throw fault;
-  }
+  if (!fastValidEvent(event)) matchSchema(event);
   return event as UniEvent;
 }
 
@@ -168,16 +160,14 @@ function checkInputEvent(value: Record<string, unknown>, wireBytes: boolean): Un
       checked = { ...item, data: bytes };
       (copied ??= items.slice())[i] = checked;
     }
-    const fault = schemaFault(checked, DeltaItemSchema, ["content_items", i]);
-    if (fault) throw fault;
+    matchSchema(checked, DeltaItemSchema, ["content_items", i]);
     const itemId = isRecord(checked.fidelity) ? checked.fidelity.item_id : undefined;
     if (itemId !== undefined && itemId !== null && typeof itemId !== "string") {
       throw new Fault("SCHEMA", `fidelity.item_id must be a string, not ${show(itemId)}`);
     }
   }
   const event = copied ? { ...value, content_items: copied } : value;
-  const fault = schemaFault(event, InputEventSchema());
-  if (fault) throw fault;
+  matchSchema(event, InputEventSchema());
   return event as UniEvent;
 }
 

@@ -8,8 +8,6 @@ import { joinBytes } from "./bytes.js";
 
 /** How much of a refusal's body is read to describe it. */
 const REFUSAL_BODY_LIMIT = 64 * 1024;
-/** How much of a refusal's body that is no JSON error a message shows (no raw markup beyond it). */
-const REFUSAL_PREVIEW_CHARS = 120;
 
 /** The URL of a fetch input. */
 export function urlOf(input: RequestInfo | URL): string {
@@ -55,14 +53,13 @@ export async function refusalOf(response: Response, client: string): Promise<Ups
   const text = new TextDecoder().decode(head);
   return refusalError(response.status, text, client, () => {
     if (head.length === 0) return "an empty body";
-    const info = {
+    const d = diagnose(head, {
       contentType: response.headers.get("content-type"),
       contentEncoding: response.headers.get("content-encoding"),
-      format: "auto" as const,
+      format: "auto",
       totalBytes: head.length,
-    };
-    const d = diagnose(head, info);
-    return d ? `${diagnosisText(d)} (the body began: ${previewBytes(head, REFUSAL_PREVIEW_CHARS)})` : text.slice(0, 200);
+    });
+    return d ? `${diagnosisText(d)} (the body began: ${previewBytes(head)})` : text.slice(0, 200);
   });
 }
 
@@ -73,8 +70,8 @@ const CONNECT_HINTS: Record<string, (host: string, hostname: string) => string> 
   EAI_AGAIN: (_, hostname) => `the name ${hostname} could not be resolved now (DNS): check the network`,
   ECONNRESET: () => "the server closed the connection: check the server's logs (a TLS URL given as http://, or the reverse?)",
   ETIMEDOUT: (host) => `${host} did not answer: check the URL, the port and any firewall`,
-  UND_ERR_CONNECT_TIMEOUT: (host) => `${host} did not answer: check the URL, the port and any firewall`,
 };
+CONNECT_HINTS.UND_ERR_CONNECT_TIMEOUT = CONNECT_HINTS.ETIMEDOUT!; // undici's name
 CONNECT_HINTS.ConnectionRefused = CONNECT_HINTS.ECONNREFUSED!; // Bun's names
 CONNECT_HINTS.ConnectionReset = CONNECT_HINTS.ECONNRESET!;
 

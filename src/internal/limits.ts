@@ -27,16 +27,20 @@ export const DEFAULT_LIMITS: Required<LimitOptions> = {
 
 /** The limits in force: the defaults, overridden by the options given (checked at the boundary, options.ts). */
 export function resolveLimits(options: LimitOptions = {}): Required<LimitOptions> {
-  const out = { ...DEFAULT_LIMITS };
-  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof LimitOptions)[]) {
-    const v = options[key];
-    if (v !== undefined) out[key] = v;
-  }
-  return out;
+  const { maxEventBytes = DEFAULT_LIMITS.maxEventBytes, maxDepth = DEFAULT_LIMITS.maxDepth, maxItems = DEFAULT_LIMITS.maxItems } = options;
+  return { maxEventBytes, maxDepth, maxItems };
 }
 
 export function limitError(limit: string, value: number, what: string): StreamLimitError {
   return new StreamLimitError({ limit, value, detail: `${what} exceeds ${limit}=${value}` });
+}
+
+/** The `maxDepth` limit error of an event. */
+export const depthError = (max: number): StreamLimitError => limitError("maxDepth", max, "the nesting of the event");
+
+/** Throws the `maxDepth` limit error when `value` nests deeper than `max` (the whole value walked). */
+export function boundDepth(value: unknown, max: number): void {
+  if (nestsDeeper(value, max)) throw depthError(max);
 }
 
 /**

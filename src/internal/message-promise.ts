@@ -13,8 +13,6 @@
  * one chunking and locked for another. Settling only after the check makes the drain/lock
  * behaviour the same however the body was chunked (SPEC §7).
  */
-type Outcome<T> = { ok: true; value: T } | { ok: false; reason: unknown };
-
 export class MessagePromise<T> extends Promise<T> {
   static override get [Symbol.species](): PromiseConstructor {
     return Promise;
@@ -22,7 +20,8 @@ export class MessagePromise<T> extends Promise<T> {
 
   private readonly settle: { resolve: (value: T) => void; reject: (reason: unknown) => void };
   private drain: (() => void) | undefined;
-  private outcome: Outcome<T> | undefined;
+  /** Settles the promise the way it first ended (held until the drain check has run). */
+  private outcome: (() => void) | undefined;
   /** The drain check has run (or no drain will ever be asked for). */
   private checked = false;
 
@@ -38,20 +37,17 @@ export class MessagePromise<T> extends Promise<T> {
   }
 
   resolve(value: T): void {
-    this.outcome ??= { ok: true, value };
+    this.outcome ??= () => this.settle.resolve(value);
     this.flush();
   }
 
   reject(reason: unknown): void {
-    this.outcome ??= { ok: false, reason };
+    this.outcome ??= () => this.settle.reject(reason);
     this.flush();
   }
 
   private flush(): void {
-    const o = this.outcome;
-    if (!this.checked || !o) return;
-    if (o.ok) this.settle.resolve(o.value);
-    else this.settle.reject(o.reason);
+    if (this.checked) this.outcome?.();
   }
 
   override then<A = T, B = never>(

@@ -128,18 +128,17 @@ export function checkOptions(name: string, options: unknown, spec: OptionSpec, b
   for (const key of Object.keys(options as object)) {
     const value = (options as Record<string, unknown>)[key];
     if (value === undefined) continue;
-    if (own(spec, key)) {
-      checkValue(value, `${base}.${key}`, spec[key]!);
-      continue;
+    if (!own(spec, key)) {
+      const known = Object.keys(spec);
+      const list = known.length > 0 ? `the options are ${known.join(", ")}` : `${name} takes no options`;
+      throw new TypeError(`${name}: unknown option ${JSON.stringify(key)}${didYouMean(nearMiss(key, known))}; ${list}`);
     }
-    const known = Object.keys(spec);
-    const list = known.length > 0 ? `the options are ${known.join(", ")}` : `${name} takes no options`;
-    throw new TypeError(`${name}: unknown option ${JSON.stringify(key)}${didYouMean(nearMiss(key, known))}; ${list}`);
+    checkValue(value, `${base}.${key}`, spec[key]!);
   }
 }
 
 /** For `fromResponse(response)`: anything but a Response says what it was and what to pass. */
-export function checkResponse(value: unknown, name = "fromResponse"): asserts value is Response {
+export function checkResponse(value: unknown): asserts value is Response {
   const v = value as
     | { status?: unknown; ok?: unknown; headers?: { get?: unknown }; bodyUsed?: unknown; body?: { locked?: unknown } | null }
     | null;
@@ -149,28 +148,25 @@ export function checkResponse(value: unknown, name = "fromResponse"): asserts va
       typeof v.headers?.get === "function" && "body" in v);
   if (isResponse) {
     // a body read before (await response.text(), a second fromResponse) cannot be read again
-    if (v!.bodyUsed === true || v!.body?.locked === true) {
+    const used = v!.bodyUsed === true ? "response.bodyUsed" : v!.body?.locked === true ? "response.body.locked" : undefined;
+    if (used) {
       throw new TypeError(
-        `${name}: the response's body was already read or is being read (${
-          v!.bodyUsed === true ? "response.bodyUsed" : "response.body.locked"
-        }); a body is read once: pass the response to ${name} before anything else reads it, or pass response.clone() to read it twice`,
+        `fromResponse: the response's body was already read or is being read (${used}); a body is read once: pass the response to fromResponse before anything else reads it, or pass response.clone() to read it twice`,
       );
     }
     return;
   }
-  const isStream = typeof ReadableStream !== "undefined" && value instanceof ReadableStream;
-  const hint = isStream
+  const hint = typeof ReadableStream !== "undefined" && value instanceof ReadableStream
     ? ": pass the Response itself (fromResponse(response)), or pipe a body stream through new UniEventStream()"
     : value instanceof Promise
     ? ": await the fetch first (fromResponse(await fetch(url)))"
     : "";
-  fail(TypeError, `${name}: the response`, "a Response (what fetch resolves to)", value, hint);
+  fail(TypeError, "fromResponse: the response", "a Response (what fetch resolves to)", value, hint);
 }
 
 // ---- the rules, and the specs of the exports ----------------------------------------------------
 
 const isNumber = (v: unknown): boolean => typeof v === "number";
-const isString = (v: unknown): boolean => typeof v === "string";
 /** A whole number from 0 to `max`. */
 export const integer = (max: number): Rule => ({
   must: `an integer from 0 to ${max}`,
@@ -179,7 +175,7 @@ export const integer = (max: number): Rule => ({
 });
 
 /** A string that is not empty. */
-export const NON_EMPTY_STRING: Rule = { must: "a non-empty string", type: isString, ok: (s: string) => s !== "" };
+export const NON_EMPTY_STRING: Rule = { must: "a non-empty string", type: (v) => typeof v === "string", ok: (s: string) => s !== "" };
 export const FUNCTION: Rule = { must: "a function", type: (v) => typeof v === "function" };
 const client = NON_EMPTY_STRING;
 /** A whole number above 0, or `Infinity` (no limit). */
@@ -197,9 +193,8 @@ const idleTimeoutMs: Rule = {
 const signal: Rule = {
   must: "an AbortSignal",
   type: isAbortSignal,
-  hint: (
-    v,
-  ) => (typeof AbortController !== "undefined" && v instanceof AbortController ? " (pass controller.signal, not the controller)" : ""),
+  hint: (v) =>
+    typeof AbortController !== "undefined" && v instanceof AbortController ? " (pass controller.signal, not the controller)" : "",
 };
 const mode = /*#__PURE__*/ oneOf(["validate", "assemble"]);
 const readerFormat = /*#__PURE__*/ oneOf(["sse", "ndjson", "auto"]);

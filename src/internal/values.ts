@@ -56,7 +56,7 @@ export function fidelityEqual(a: unknown, b: unknown): boolean {
   return jsonEqual(a, b);
 }
 
-const PREVIEW_CHARS = 120;
+export const PREVIEW_CHARS = 120;
 
 /**
  * A short preview of some input text. It is a copy: a slice of a large string would keep the whole

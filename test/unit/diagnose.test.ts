@@ -1,7 +1,7 @@
 // diagnose(): one case per mistake a new user makes, from the first bytes of the body.
 import { describe, expect, test } from "vitest";
-import { bodyExplainer, DIAGNOSE_HEAD_BYTES, diagnose, diagnosisText, foreignEventHint, previewBytes, type BodyInfo } from "../../src/diagnose.js";
-import { BodyHead } from "../../src/framing/head.js";
+import { bodyExplainer, diagnose, diagnosisText, foreignEventHint, previewBytes, type BodyInfo } from "../../src/diagnose.js";
+import { BodyHead, HEAD_BYTES } from "../../src/framing/head.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 /** The diagnosis of a whole body given as text or bytes, as one sentence. */
@@ -246,7 +246,7 @@ describe("BodyHead: the first bytes of a body, kept as its chunks pass", () => {
     head.push(enc("zz"));
     expect(head.totalBytes).toBe(2006);
     const kept = head.bytes();
-    expect(kept.length).toBe(DIAGNOSE_HEAD_BYTES);
+    expect(kept.length).toBe(HEAD_BYTES);
     expect(new TextDecoder().decode(kept.subarray(0, 6))).toBe("abcdxx");
     expect(kept.includes(0x7a)).toBe(false); // nothing after the first KiB
   });
