@@ -4,26 +4,18 @@
  */
 import { checkOptions, checkResponse, READER_OPTIONS } from "./internal/options.js";
 import { producerOf, refusalOf } from "./internal/http.js";
-import { mediaType } from "./internal/media-type.js";
+import { mediaType, NDJSON_TYPES } from "./internal/media-type.js";
 import { MessagePromise } from "./internal/message-promise.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
 import { NO_TIMINGS, type StreamTimings } from "./read/timings.js";
 import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
 
-const NDJSON_TYPES = /*#__PURE__*/ new Set([
-  "application/x-ndjson",
-  "application/ndjson",
-  "application/jsonl",
-  "application/jsonlines",
-  "application/x-jsonlines",
-]);
-
 /** The wire format a Content-Type names, or undefined when it names neither. */
 export function formatFromContentType(contentType: string | null): WireFormat | undefined {
   const type = mediaType(contentType);
   if (type === "text/event-stream") return "sse";
-  return type !== undefined && NDJSON_TYPES.has(type) ? "ndjson" : undefined;
+  return type !== undefined && NDJSON_TYPES.includes(type) ? "ndjson" : undefined;
 }
 
 /** What `fromResponse` (and `fromFetch`) return: the events, the message, and the message so far. */

@@ -6,7 +6,7 @@
 import { restoreCaptured } from "../framing/base64-capture.js";
 import { Fault } from "../internal/fault.js";
 import { depthError, nestsDeeper } from "../internal/limits.js";
-import { isRecord, previewValue } from "../internal/values.js";
+import { isRecord, notAnObject } from "../internal/values.js";
 
 /**
  * One record's text → a JSON object, for the record at `index` (one try, around `JSON.parse` only: this
@@ -23,7 +23,7 @@ export function parseRecordAt(
   diagnosis?: () => { detail: string } | undefined,
 ): Record<string, unknown> {
   const value = parseJson(text, index, unterminated, diagnosis);
-  if (!isRecord(value)) throw notJson(`an event must be a JSON object, not ${previewValue(value, 40)}`, index, unterminated, diagnosis);
+  if (!isRecord(value)) throw notJson(notAnObject(value), index, unterminated, diagnosis);
   if (captured) restoreCaptured(value, captured);
   if (nestsDeeper(value, maxDepth)) throw depthError(maxDepth);
   return value;

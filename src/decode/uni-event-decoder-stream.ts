@@ -7,7 +7,7 @@ import type { StreamCore } from "../internal/core.js";
 import { CoreStream, type CoreStreamOptions } from "../internal/core-stream.js";
 import { Fault, locate } from "../internal/fault.js";
 import { boundDepth, type LimitOptions, resolveLimits } from "../internal/limits.js";
-import { isRecord, previewValue } from "../internal/values.js";
+import { isRecord, notAnObject, previewValue } from "../internal/values.js";
 import { checkOptions, UNI_EVENT_DECODER_OPTIONS } from "../internal/options.js";
 import { textChunkError } from "../internal/chunks.js";
 
@@ -106,7 +106,7 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
       if (UniEventDecoder.isDone(data, unterminated)) return DONE;
       return this.decoder.value(parseRecordAt(data, undefined, Infinity, index, unterminated), index, false);
     }
-    if (!isRecord(record)) throw new Fault("JSON", `an event must be a JSON object, not ${previewValue(record, 40)}`);
+    if (!isRecord(record)) throw new Fault("JSON", notAnObject(record));
     if (!position) boundDepth(record, this.decoder.maxDepth);
     return this.decoder.value(record, index);
   }

@@ -7,7 +7,7 @@ import { DeltaItemSchema, EventTypeSchema, FinishReasonSchema, RoleSchema, type 
 import { itemType } from "../assemble/kinds.js";
 import { Fault } from "../internal/fault.js";
 import { boundDepth, depthError } from "../internal/limits.js";
-import { isRecord, previewValue } from "../internal/values.js";
+import { isRecord, notAnObject, previewValue } from "../internal/values.js";
 import { decodeBase64 } from "./base64.js";
 import { fastValidEvent, fastValidPublicEvent, validEventNestsDeeper } from "./fast-validate.js";
 import { describeIssue } from "./schema-issue.js";
@@ -75,7 +75,7 @@ export type CheckMode = "validate" | "assemble";
  * bounded here too, before any other rule (as if by `boundDepth` first); default: not checked.
  */
 export function checkEvent(value: unknown, wireBytes: boolean, mode: CheckMode = "validate", maxDepth = Infinity): UniEvent {
-  if (!isRecord(value)) throw new Fault("JSON", `an event must be a JSON object, not ${show(value)}`);
+  if (!isRecord(value)) throw new Fault("JSON", notAnObject(value));
   if (mode === "assemble") {
     boundDepth(value, maxDepth);
     return checkInputEvent(value, wireBytes);

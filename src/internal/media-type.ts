@@ -6,5 +6,14 @@ export function mediaType(contentType: string | null | undefined): string | unde
   return t || undefined;
 }
 
+/** The media types of NDJSON / JSON Lines (lower-cased): what a reader takes for NDJSON, and what a relay answers with. */
+export const NDJSON_TYPES: readonly string[] = [
+  "application/x-ndjson",
+  "application/ndjson",
+  "application/jsonl",
+  "application/jsonlines",
+  "application/x-jsonlines",
+];
+
 /** A media type of one JSON document: `application/json`, or any `…+json` (RFC 6839), not NDJSON. */
 export const isJsonDocumentType = (type: string | undefined): boolean => type === "application/json" || type?.endsWith("+json") === true;

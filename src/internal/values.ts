@@ -70,6 +70,9 @@ export function previewText(text: string, max = PREVIEW_CHARS): string {
 }
 
 /** A preview of a value (bytes shown by their length, so a preview stays short). */
+/** Rule `JSON`'s sentence for a record that parsed but is no object: the one wording of every path that checks it. */
+export const notAnObject = (value: unknown): string => `an event must be a JSON object, not ${previewValue(value, 40)}`;
+
 export function previewValue(value: unknown, max = PREVIEW_CHARS): string {
   let text: string;
   try {

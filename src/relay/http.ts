@@ -11,16 +11,9 @@
 // - a client that goes away cancels the body; the cancel runs back through the pipes to the
 //   upstream body (and the fetch's AbortSignal, see relay.ts), so the upstream request is cancelled.
 import { fromResponse, NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../index.js";
+import { NDJSON_TYPES } from "../internal/media-type.js";
 
 export type ClientFormat = { format: "sse"; contentType: string } | { format: "ndjson"; contentType: string };
-
-const NDJSON_TYPES = [
-  "application/x-ndjson",
-  "application/ndjson",
-  "application/jsonl",
-  "application/jsonlines",
-  "application/x-jsonlines",
-];
 
 /**
  * The format the request's `Accept` asks for: NDJSON when it names an NDJSON / JSON Lines type
