@@ -4,30 +4,32 @@
  * streams do), reconnects there with `Last-Event-ID`, so the events and the message continue as if
  * nothing happened.
  *
- * Why the stages and not `UniEventStream`: the bytes of two connections cannot be joined (a cut can
- * fall inside an event, whose start the next connection does not repeat), so each connection is
- * framed on its own (`MmspSseDecoderStream` / `MmspNdjsonDecoderStream`, whose unfinished last event is
- * dropped with the connection), and its records go, counted, into ONE decoder and assembler
- * (`UniEventDecoderStream` → `MessageAssemblerStream`) that span every reconnect: the grammar,
- * `message` and `snapshot()` see one stream.
+ * It is a reconnecting source in front of the one fused reader (`ReconnectingCore`, uni-event-stream.ts:
+ * the core of `UniEventStream` and `fromResponse`, framed as `fromResponse` frames the first answer):
+ * every connection's bytes go, in order, into it, and before a reconnect's body `NEXT_CONNECTION`.
+ * The bytes of two connections are never joined (a cut can fall inside an event, whose start the
+ * next connection does not repeat): the core drops what the old body left unfinished and skips an
+ * SSE event sent again; the decoding, the grammar, `message`, `snapshot()` and the timings see one
+ * stream. In an error after a reconnect, `eventIndex` is the stream's (the index `Last-Event-ID`
+ * names), `byteOffset` (and an NDJSON `line`) a position in the body the event came in.
  *
- *   connection 1 ─ framer ─┐
- *   connection 2 ─ framer ─┼─ (skip what was delivered) ─ UniEventDecoderStream ─ MessageAssemblerStream ─▶ readable
- *   …                     ─┘
+ *   connection 1 ─┐
+ *   connection 2 ─┼─ bytes, NEXT_CONNECTION before each resumed body ─▶ ReconnectingCore (framer ─ decode ─ grammar) ─▶ readable, message
+ *   …            ─┘
+ *
+ * What is fromFetch's own: the fetch, the refusal and connection errors (internal/http.ts), the
+ * reconnect loop (Content-Location on the origin asked, Last-Event-ID, backoff, the statuses worth
+ * another attempt, no redirects followed), the idle timeout per connection, and `stop()`.
  */
 import { MmspError, StreamLimitError, UpstreamError } from "./errors.js";
 import { follow, sleep } from "./internal/abort.js";
-import { MessageAssemblerStream } from "./assemble/message-assembler-stream.js";
-import { UniEventDecoderStream } from "./decode/uni-event-decoder-stream.js";
-import { MmspNdjsonDecoderStream, MmspSseDecoderStream } from "./framing/mmsp.js";
-import type { SseMessage } from "./framing/sse.js";
-import { FormatSniffer } from "./framing/sniff.js";
+import { ReaderStream } from "./internal/reader-stream.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
-import { type LimitOptions, resolveLimits } from "./internal/limits.js";
+import type { LimitOptions } from "./internal/limits.js";
 import { checkOptions, fail as failArgument, FROM_FETCH_OPTIONS } from "./internal/options.js";
-import { isRecord } from "./internal/values.js";
 import { connectionError, producerOf, refusalOf, urlOf } from "./internal/http.js";
-import type { WireFormat } from "./uni-event-stream.js";
+import type { UniEvent } from "./schema.js";
+import { NEXT_CONNECTION, ReconnectingCore, type WireFormat } from "./uni-event-stream.js";
 
 /** How `fromFetch` reconnects after a cut. */
 export interface ReconnectOptions {
@@ -119,73 +121,12 @@ function resumeTarget(header: string | null, response: Response, input: RequestI
   return target.origin === asked.origin && target.origin !== "null" ? { url: target.href } : { refused: target.href };
 }
 
-/** The format of a body, as `format: "auto"` tells it (sniff.ts); the bytes read to tell are kept. */
-async function detectFormat(
-  body: ReadableStream<Uint8Array>,
-  maxEventBytes: number,
-): Promise<{ format: WireFormat; body: ReadableStream<Uint8Array> }> {
-  const reader = body.getReader();
-  const seen: Uint8Array[] = [];
-  const sniffer = new FormatSniffer(maxEventBytes);
-  let format: WireFormat | undefined;
-  while (format === undefined) {
-    const { done, value } = await reader.read();
-    if (done) {
-      format = sniffer.end();
-      break;
-    }
-    seen.push(value);
-    format = sniffer.push(value);
-  }
-  const replay = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = seen.shift();
-      if (next) return controller.enqueue(next);
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-  return { format, body: replay };
-}
-
-/** Marks the clean end of a connection that can be resumed (never reaches the caller). */
-const CLEAN_END: unique symbol = Symbol("the connection ended");
-
-/**
- * Pumps a connection's body into its framer (by hand, not `pipeThrough`: every promise is handled
- * here, and workerd reports the pipe of an erroring source as an unhandled rejection). When the
- * connection can be resumed, its clean end is an error (CLEAN_END), so the framer does not dispatch
- * an event the cut left unfinished, nor judge a character the cut split (the resume sends them again
- * whole), whatever a framer does at a real end. When the framer stops (it failed, or its reader
- * cancelled it), the body is cancelled.
- */
-async function feed(body: ReadableStream<Uint8Array>, into: WritableStream<Uint8Array>, resumable: boolean): Promise<void> {
-  const reader = body.getReader();
-  const writer = into.getWriter();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        await (resumable ? writer.abort(CLEAN_END) : writer.close());
-        return;
-      }
-      await writer.write(value);
-    }
-  } catch (error) {
-    writer.abort(error).catch(() => {});
-    reader.cancel(error).catch(() => {});
-  }
-}
-
 /** What became of one connection. */
 type Outcome =
-  | { kind: "complete" } // [DONE], or the end of an NDJSON stream after its stop event
-  | { kind: "stopped" } // the reading ended on our side (cancel, abort, or the chain failed)
-  | { kind: "cut"; error: unknown } // the body failed: a network error
-  | { kind: "ended" } // the body ended before the stream was complete
-  | { kind: "fatal"; error: unknown }; // an error no reconnect can mend (framing, limits)
+  | { kind: "complete" } // [DONE]: the reader wants no more
+  | { kind: "stopped" } // the reading ended on our side (the reader failed, was cancelled or aborted)
+  | { kind: "cut"; error: unknown } // the body failed (a network error), or stalled for idleTimeoutMs
+  | { kind: "ended" }; // the body ended: for the loop to judge (an NDJSON stream after its stop event is complete)
 
 /**
  * Fetches `input` with `init` and reads the answer as checked UniEvents and the message, like
@@ -223,98 +164,70 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   const stop = new AbortController();
   follow(stop, aborted.signal);
 
-  const assembler = new MessageAssemblerStream({ client, maxItems: options.maxItems, maxDepth: options.maxDepth, signal: aborted.signal });
-  let writer: WritableStreamDefaultWriter<unknown> | undefined;
-  let format: WireFormat | undefined = options.format === "auto" ? undefined : options.format;
-  /** The index of the last event delivered into the chain (-1: none yet). */
-  let delivered = -1;
-  /** An NDJSON stream is complete once its stop event is in (it has no [DONE]). */
-  let stopSeen = false;
-
-  /** The decoder and assembler, joined once the format is known. */
-  const chain = (f: WireFormat): WritableStreamDefaultWriter<unknown> => {
-    if (writer) return writer;
-    const decoder = new UniEventDecoderStream({ client, format: f, maxDepth: options.maxDepth });
-    decoder.readable.pipeTo(assembler.writable).catch(() => {});
-    const w = decoder.writable.getWriter();
-    writer = w;
-    // the chain ended (the [DONE], a failure, the reader cancelled): nothing more is fetched
-    w.closed.then(
-      () => stop.abort(),
-      () => stop.abort(),
-    );
-    return w;
-  };
+  // ONE reader for every connection: the fused core, framed as fromResponse frames a body once the
+  // first answer came (its format and headers are known only then)
+  const core = new ReconnectingCore({
+    client,
+    maxEventBytes: options.maxEventBytes,
+    maxDepth: options.maxDepth,
+    maxItems: options.maxItems,
+  });
+  // (no idleTimeoutMs here: it is per connection, below; the reader's own would count the waits between them)
+  const reader = new ReaderStream<Uint8Array | typeof NEXT_CONNECTION, UniEvent>(core, core, { signal: aborted.signal });
+  const writer = reader.writable.getWriter();
+  // the read ended (the [DONE], a failure, the caller cancelled or left): nothing more is fetched
+  writer.closed.then(
+    () => stop.abort(),
+    () => stop.abort(),
+  );
   const fail = (error: unknown): void => {
-    (writer ? writer.abort(error) : assembler.writable.abort(error)).catch(() => {});
+    writer.abort(error).catch(() => {});
     stop.abort(error);
   };
-  const finish = (): void => {
-    (writer ? writer.close() : assembler.writable.close()).catch(() => {});
+  const finish = (): void => void writer.close().catch(() => {});
+
+  const idleMs = options.idleTimeoutMs;
+  /** A read of a body, failing with the idle error when no byte came for idleTimeoutMs (a wait for the reader does not count). */
+  const nextChunk = (body: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> => {
+    if (idleMs === undefined) return body.read();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // (the words of the reader's own idle timeout, core-stream.ts)
+    const detail = `no input arrived for ${idleMs} ms (idleTimeoutMs=${idleMs})`;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StreamLimitError({ limit: "idleTimeoutMs", value: idleMs, detail })), idleMs);
+    });
+    return Promise.race([body.read(), stalled]).finally(() => clearTimeout(timer));
   };
 
-  /** Reads one connection's body into the chain (`resumable`: a clean end is a cut, too). */
-  const read = async (response: Response, resumable: boolean): Promise<Outcome> => {
-    let body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-    if (format === undefined) {
-      try {
-        ({ format, body } = await detectFormat(body, resolveLimits(options).maxEventBytes));
-      } catch (error) {
-        return stop.signal.aborted ? { kind: "stopped" } : { kind: "cut", error };
-      }
-    }
-    const f = format;
-    const w = chain(f);
-    // each connection framed as the MMSP reader frames a body (strict UTF-8, the diagnosis of a body
-    // that is no stream, a last event without its blank line), so that an answer read here reads as
-    // fromResponse reads it
-    const framing = { client, maxEventBytes: options.maxEventBytes, idleTimeoutMs: options.idleTimeoutMs };
-    const context = { contentType: response.headers.get("content-type"), contentEncoding: response.headers.get("content-encoding") };
-    const framer = f === "sse"
-      ? new MmspSseDecoderStream(framing, context)
-      : new MmspNdjsonDecoderStream({ ...framing, maxDepth: options.maxDepth }, context);
-    void feed(body, framer.writable, resumable);
-    const reader = (framer.readable as ReadableStream<unknown>).getReader();
-    const onStop = (): void => void reader.cancel(stop.signal.reason).catch(() => {});
+  /**
+   * Pumps one connection's body into the reader, by hand (not `pipeTo`: every promise is handled
+   * here, and workerd reports the pipe of an erroring source as an unhandled rejection; and the
+   * reader stays open across bodies). `resumed`: a reconnect's body, after the boundary.
+   */
+  const read = async (response: Response, resumed: boolean): Promise<Outcome> => {
+    if (stop.signal.aborted) return { kind: "stopped" };
+    const body = (response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() })).getReader();
+    const onStop = (): void => void body.cancel(stop.signal.reason).catch(() => {});
     stop.signal.addEventListener("abort", onStop, { once: true });
-    let lastId: string | undefined;
     try {
+      if (resumed) await writer.write(NEXT_CONNECTION);
       for (;;) {
-        let record: unknown;
+        let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
-          const r = await reader.read();
-          if (r.done) return f === "ndjson" && stopSeen ? { kind: "complete" } : { kind: "ended" };
-          record = r.value;
+          chunk = await nextChunk(body);
         } catch (error) {
-          if (stop.signal.aborted) return { kind: "stopped" };
-          if (error === CLEAN_END) return f === "ndjson" && stopSeen ? { kind: "complete" } : { kind: "ended" };
-          // a connection silent for idleTimeoutMs is stalled (a proxy that dropped it quietly): a cut
-          if (error instanceof StreamLimitError && error.limit === "idleTimeoutMs") return { kind: "cut", error };
-          return error instanceof MmspError ? { kind: "fatal", error } : { kind: "cut", error };
+          // a network error, or a connection silent for idleTimeoutMs (a proxy that dropped it quietly): a cut
+          return stop.signal.aborted ? { kind: "stopped" } : { kind: "cut", error };
         }
-        if (f === "sse") {
-          const { data, id } = record as SseMessage;
-          if (data === "[DONE]") {
-            await w.write(record).catch(() => {});
-            return { kind: "complete" };
-          }
-          // An id line of this event (not one carried over from an earlier event) names its index:
-          // an event the server sends again is skipped.
-          if (id !== undefined && id !== lastId) {
-            lastId = id;
-            if (/^[0-9]{1,15}$/.test(id) && Number(id) <= delivered) continue;
-          }
-        } else if (isRecord(record) && record.event_type === "stop") stopSeen = true;
-        try {
-          await w.write(record);
-        } catch {
-          return { kind: "stopped" };
-        }
-        delivered++;
+        if (chunk.done) return { kind: "ended" };
+        await writer.write(chunk.value);
+        if (core.finished) return { kind: "complete" };
       }
+    } catch {
+      return { kind: "stopped" }; // a write refused: the reader failed, or its reader cancelled it
     } finally {
       stop.signal.removeEventListener("abort", onStop);
-      reader.cancel().catch(() => {});
+      body.cancel().catch(() => {});
     }
   };
 
@@ -335,9 +248,9 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   const resumeInit = (): RequestInit => {
     const request = streamInit("GET", stop.signal);
     const headers = request.headers as Headers;
-    if (!headers.has("accept")) headers.set("accept", format === "ndjson" ? "application/x-ndjson" : "text/event-stream");
+    if (!headers.has("accept")) headers.set("accept", core.format === "ndjson" ? "application/x-ndjson" : "text/event-stream");
     // the index of the last event received (the relay's SSE ids are the same indexes); none yet: from the start
-    if (delivered >= 0) headers.set("last-event-id", String(delivered));
+    if (core.records > 0) headers.set("last-event-id", String(core.records - 1));
     return request;
   };
   /** A refused answer to a request of ours, described (an opaque redirect has no status: named as such). */
@@ -367,19 +280,24 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
       return fail(aborted.signal.aborted ? aborted.signal.reason : connectionError(error, urlOf(input)));
     }
     if (!response.ok) return fail(await refusalOf(response, client));
-    if (format === undefined && options.format !== "auto") format = formatFromContentType(response.headers.get("content-type"));
+    // read as fromResponse reads it: the format asked, else the one Content-Type names, else the bytes tell ("auto")
+    const contentType = response.headers.get("content-type");
+    core.answer(options.format ?? formatFromContentType(contentType) ?? "auto", {
+      contentType,
+      contentEncoding: response.headers.get("content-encoding"),
+    });
     const target = resumeTarget(response.headers.get("content-location"), response, input);
     const location = target && "url" in target ? target.url : null;
     kept = location;
     answered();
     let attempts = 0;
-    for (;;) {
-      const before = delivered;
-      const outcome = await read(response, location !== null && reconnect !== false);
-      if (outcome.kind === "complete") return finish();
-      if (outcome.kind === "stopped") return;
-      if (outcome.kind === "fatal") return fail(outcome.error);
-      if (delivered > before) attempts = 0;
+    for (let resumed = false;; resumed = true) {
+      const before = core.records;
+      const outcome = await read(response, resumed);
+      if (outcome.kind === "stopped" || outcome.kind === "complete") return; // (at [DONE] the reader closed itself)
+      // an NDJSON stream has no [DONE]: the end of a body after its stop event completes it
+      if (outcome.kind === "ended" && core.format === "ndjson" && core.message() !== undefined) return finish();
+      if (core.records > before) attempts = 0;
       // a cut: reconnect, if the answer said where and attempts are left
       let problem: Outcome = outcome;
       for (;;) {
@@ -432,7 +350,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
         message: detail,
       }),
     );
-  // the read has ended (the chain closed or failed, or the caller left): `stop` aborts then. (Not
+  // the read has ended (the reader closed or failed, or the caller left): `stop` aborts then. (Not
   // `message.then`: awaiting message drains a readable nobody reads.)
   const ended = new Promise<void>((
     resolve,
@@ -465,14 +383,14 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     throw refused;
   };
 
-  const { readable, message, snapshot, subscribe } = assembler;
+  const { readable, message, snapshot, subscribe } = reader;
   return {
     readable,
     message,
     snapshot,
     subscribe,
     get timings() {
-      return assembler.timings;
+      return reader.timings;
     },
     stop: stopGeneration,
   };

@@ -20,7 +20,7 @@ import { locate } from "./internal/fault.js";
 import { type LimitOptions, resolveLimits } from "./internal/limits.js";
 import { type ReaderParts, ReaderStream } from "./internal/reader-stream.js";
 import { BODY_CONTEXT, checkOptions, READER_OPTIONS } from "./internal/options.js";
-import { endOf } from "./read/position.js";
+import { endOf, type Position } from "./read/position.js";
 import { ReadTimings } from "./read/timings.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 
@@ -57,9 +57,9 @@ export interface UniEventStreamOptions extends LimitOptions, CoreStreamOptions {
 
 /** @internal The fused core: framer → parse → decode → grammar, in one synchronous call per chunk. */
 export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderParts {
-  private readonly framer: Framer;
+  protected framer!: Framer;
   private readonly client: string;
-  private readonly decoder: UniEventDecoder;
+  private decoder!: UniEventDecoder;
   private readonly grammar: Grammar;
   readonly live: LiveMessage;
   readonly timings: ReadTimings;
@@ -70,7 +70,26 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     const client = (this.client = options.client ?? "upstream");
     const limits = resolveLimits(options);
     const mode = options.mode ?? "validate";
-    const format = options.format ?? "sse";
+    const grammar = (this.grammar = createGrammar(mode, client, limits));
+    this.timings = new ReadTimings(grammar);
+    this.live = new LiveMessage(mode === "validate" ? () => grammar : null, this.timings);
+    this.frame(options, context, options.format ?? "sse", limits);
+  }
+
+  /**
+   * The framer, the decoder and the record handler, for a body read from its start in `format` with
+   * what its response said (the grammar, the live message and the timings go on). The constructor's;
+   * `ReconnectingCore` calls it again for each body it reads; `resent`: `FramerOptions.resent`.
+   */
+  protected frame(
+    options: UniEventStreamOptions,
+    context: BodyContext,
+    format: WireFormat | "auto",
+    limits: Required<LimitOptions>,
+    resent?: (id: string | undefined, index: number) => boolean,
+  ): void {
+    const { client } = this;
+    const mode = options.mode ?? "validate";
     this.framer = createFramer(format, {
       stage: "UniEventStream",
       client,
@@ -80,6 +99,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       // validate mode knows the group an inline .done closes: the capture decodes into one buffer its size, adopted by the group
       capture: mode === "validate" ? inlineDataCapture(() => this.openInlineGroup()) : INLINE_DATA_CAPTURE,
       explain: bodyExplainer(context, format),
+      resent,
     });
     this.decoder = new UniEventDecoder({
       client,
@@ -89,9 +109,6 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       onWarning: options.onWarning,
       contentType: context.contentType,
     });
-    const grammar = (this.grammar = createGrammar(mode, client, limits));
-    this.timings = new ReadTimings(grammar);
-    this.live = new LiveMessage(mode === "validate" ? () => grammar : null, this.timings);
     // The record handler of the format, chosen once (for "auto": when the framer has decided).
     if (format !== "auto") this.sink = format === "sse" ? this.sseRecord : this.ndjsonRecord;
     else {
@@ -112,8 +129,11 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     return group !== null && KIND_SPECS[group.kind].joins === "bytes" ? group : undefined;
   }
 
-  /** Where the framer hands records: the handler of the format, chosen once. */
-  private readonly sink: RecordSink;
+  /** The last event of an earlier body, while this one's framer has kept none (`ReconnectingCore`). */
+  declare protected carried: Position | undefined;
+
+  /** Where the framer hands records: the handler of the format, chosen once per body framed. */
+  private sink!: RecordSink;
 
   private readonly sseRecord: RecordSink = (data, captured) => {
     if (this.finished) return; // after [DONE] nothing more is read
@@ -145,7 +165,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     try {
       this.grammar.end(this.emit);
     } catch (e) {
-      throw locate(e, this.client, endOf(this.framer.kept()));
+      throw locate(e, this.client, endOf(this.framer.kept() ?? this.carried));
     }
   }
 
@@ -210,5 +230,70 @@ export class UniEventStream extends ReaderStream<Uint8Array, UniEvent> {
     checkOptions("UniEventStream", context, BODY_CONTEXT, "UniEventStream: context");
     const core = new UniEventCore(options, context);
     super(core, core, options);
+  }
+}
+
+/** Written into a `ReconnectingCore`'s stream before a reconnect's body: a new connection begins. */
+export const NEXT_CONNECTION: unique symbol = /*#__PURE__*/ Symbol("a new connection");
+
+/**
+ * @internal fromFetch's reader: the fused core over one connection's body after another. Its input is
+ * bytes and, before each reconnect's body, `NEXT_CONNECTION`. The bytes of two connections are never
+ * joined: the framer is made anew, so what the old body left unfinished (a record without its end, a
+ * line, a character the cut split, bytes held to tell the format) is dropped; the resume sends it
+ * again whole. The records go on counting (an error's `eventIndex` is the stream's, the index
+ * `Last-Event-ID` names) and the last event stays the end's reference; byte offsets and NDJSON line
+ * numbers start again at 0 and 1 (a position in the body the record came in). The decoding, the
+ * grammar, the live message and the timings go on; after a reconnect an SSE event the server sends
+ * again is skipped (`isResent`). (A class of its own so that `UniEventStream` does not carry it.)
+ */
+export class ReconnectingCore extends UniEventCore implements StreamCore<Uint8Array | typeof NEXT_CONNECTION, UniEvent> {
+  private lastId: string | undefined;
+  private context: BodyContext = {};
+
+  /** Made before the first answer came: `answer()` frames its body. */
+  constructor(private readonly options: UniEventStreamOptions) {
+    super(options, {});
+  }
+
+  /** The first answer came: its body is read as `fromResponse` reads one (the format, the headers the diagnosis names). */
+  answer(format: WireFormat | "auto", context: BodyContext): void {
+    this.context = context;
+    this.frame(this.options, context, format, resolveLimits(this.options));
+  }
+
+  override push(chunk: Uint8Array | typeof NEXT_CONNECTION, emit: (event: UniEvent) => void): void {
+    if (chunk === NEXT_CONNECTION) this.connection();
+    else super.push(chunk, emit);
+  }
+
+  private connection(): void {
+    const old = this.framer;
+    this.carried = old.kept() ?? this.carried;
+    this.lastId = undefined;
+    this.frame(this.options, this.context, old.format ?? "auto", resolveLimits(this.options), this.isResent);
+    // the new framer goes on from the old one's count (a framer of a known format counts in a field;
+    // one still telling the format has handed out nothing)
+    if (old.index > 0) (this.framer as { index: number }).index = old.index;
+  }
+
+  /**
+   * After a reconnect, an SSE event the server sends again: its own id line (not one carried over from
+   * the message before) names an index already handed out. The one place of that rule.
+   */
+  private readonly isResent = (id: string | undefined, index: number): boolean => {
+    if (id === undefined || id === this.lastId) return false;
+    this.lastId = id;
+    return /^[0-9]{1,15}$/.test(id) && Number(id) < index;
+  };
+
+  /** The format, once known (`"auto"`: once the framer has told it). */
+  get format(): WireFormat | undefined {
+    return this.framer.format;
+  }
+
+  /** The records handed out so far (resent ones skipped): the next event's index. */
+  get records(): number {
+    return this.framer.index;
   }
 }

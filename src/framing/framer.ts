@@ -77,6 +77,12 @@ export interface FramerOptions {
    * base64-capture.ts; a stage that hands out text gives none).
    */
   capture: LineCapture | null;
+  /**
+   * SSE: asked of each message (with its id, if it has one) before it is handed out; true skips it,
+   * uncounted. fromFetch's reader gives one after a reconnect (ReconnectingCore: an event the server
+   * sends again).
+   */
+  resent?: (id: string | undefined, index: number) => boolean;
 }
 
 /** Bytes in, records out to a sink, and where the record being handed out sits. */
@@ -352,6 +358,7 @@ export class SseFramer extends LineFramer {
   private hand(data: string, event: string | undefined, id: string | undefined): void {
     const captured = this.captured;
     this.captured = undefined;
+    if (this.options.resent?.(id, this.index)) return;
     this.event = event;
     this.id = id;
     this.recordText = data;

@@ -1,7 +1,8 @@
 /**
- * `format: "auto"`'s one rule, for every reader that decides it (the fused reader's `AutoFramer`,
- * `fromFetch`): the first byte that is not whitespace, after a leading UTF-8 BOM, tells the format —
- * `{` is NDJSON, anything else SSE (`data:`, `:`, `event:` …). Chunks may split the BOM anywhere.
+ * `format: "auto"`'s one rule, in its one place: the fused reader's `AutoFramer` (which `fromResponse`
+ * and `fromFetch` read through). The first byte that is not whitespace, after a leading UTF-8 BOM,
+ * tells the format — `{` is NDJSON, anything else SSE (`data:`, `:`, `event:` …). Chunks may split the
+ * BOM anywhere.
  */
 import type { WireFormat } from "./framer.js";
 

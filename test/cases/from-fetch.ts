@@ -3,9 +3,9 @@
 // answers events n+1… (SSE with `id: <n>`, or NDJSON lines) and `[DONE]`; any answer can be cut at
 // a byte offset, by a network error or by a clean end. Every cut must read back as the uninterrupted
 // stream: the same events, once each, and the same message.
-import { ConnectionError, fromFetch, fromResponse, MmspError, StreamLimitError, UpstreamError, type FromFetchOptions } from "../../dist/index.js";
+import { ConnectionError, fromFetch, fromResponse, MmspError, StreamLimitError, StreamProtocolError, UpstreamError, type FromFetchOptions } from "../../dist/index.js";
 import { assert, assertEqual, assertError, assertSame, rejects, settle, utf8, type Case } from "../harness.ts";
-import { delta, MINIMAX_TOOL, SEED_EXAMPLE, text, type Json } from "../fixtures.ts";
+import { delta, MINIMAX_TOOL, SEED_EXAMPLE, text, textDone, type Json } from "../fixtures.ts";
 
 type Format = "sse" | "ndjson";
 /** How a connection is cut: a network error, or a body that just ends. */
@@ -406,6 +406,18 @@ export const cases: Case[] = [
     assertEqual(got.events, want.events);
     assertEqual(got.message, want.message);
     assertEqual(relay.seen.length, 2);
+  }],
+  ["an error after a reconnect: eventIndex is the stream's (the uninterrupted read's), byteOffset a position in the resumed body", async () => {
+    const events = [delta(text("Hello ")), delta(text("wor")), delta(text("ld")), delta(textDone("nope"))];
+    const type = { headers: { "content-type": "text/event-stream" } };
+    const whole = await fromResponse(new Response(wire(events, "sse"), type)).message.then(() => undefined, (x) => x);
+    const first = utf8(wire(events, "sse").split("\n\n")[0] + "\n\n").length; // event 0 arrives, then the cut
+    const relay = fakeRelay(events, "sse", { cuts: [{ at: first + 5, kind: "error" }] });
+    const got = await readThrough(events, "sse", relay);
+    assertEqual(relay.seen[1]?.headers.get("last-event-id"), "0");
+    assertError(whole, StreamProtocolError, { rule: "DONE-CONTENT", eventIndex: 3 });
+    assertError(got.error, StreamProtocolError, { rule: "DONE-CONTENT", eventIndex: 3 });
+    assertEqual(got.error.byteOffset, whole.byteOffset - first, "the offset in the body that brought the event");
   }],
   ["only awaiting message (no reading) works across a cut", async () => {
     const want = await uninterrupted(SEED_EXAMPLE, "sse");
