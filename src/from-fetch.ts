@@ -21,9 +21,10 @@
  * reconnect loop (Content-Location on the origin asked, Last-Event-ID, backoff, the statuses worth
  * another attempt, no redirects followed), the idle timeout per connection, and `stop()`.
  */
-import { MmspError, StreamLimitError, UpstreamError } from "./errors.js";
+import { MmspError, UpstreamError } from "./errors.js";
 import { follow, sleep } from "./internal/abort.js";
 import { ReaderStream } from "./internal/reader-stream.js";
+import { idleError } from "./internal/core-stream.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
 import type { LimitOptions } from "./internal/limits.js";
 import { checkOptions, fail as failArgument, FROM_FETCH_OPTIONS } from "./internal/options.js";
@@ -191,10 +192,8 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   const nextChunk = (body: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> => {
     if (idleMs === undefined) return body.read();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    // (the words of the reader's own idle timeout, core-stream.ts)
-    const detail = `no input arrived for ${idleMs} ms (idleTimeoutMs=${idleMs})`;
     const stalled = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StreamLimitError({ limit: "idleTimeoutMs", value: idleMs, detail })), idleMs);
+      timer = setTimeout(() => reject(idleError(idleMs)), idleMs);
     });
     return Promise.race([body.read(), stalled]).finally(() => clearTimeout(timer));
   };

@@ -87,6 +87,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     format: WireFormat | "auto",
     limits: Required<LimitOptions>,
     resent?: (id: string | undefined, index: number) => boolean,
+    firstIndex?: number,
   ): void {
     const { client } = this;
     const mode = options.mode ?? "validate";
@@ -100,6 +101,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       capture: mode === "validate" ? inlineDataCapture(() => this.openInlineGroup()) : INLINE_DATA_CAPTURE,
       explain: bodyExplainer(context, format),
       resent,
+      firstIndex,
     });
     this.decoder = new UniEventDecoder({
       client,
@@ -271,10 +273,8 @@ export class ReconnectingCore extends UniEventCore implements StreamCore<Uint8Ar
     const old = this.framer;
     this.carried = old.kept() ?? this.carried;
     this.lastId = undefined;
-    this.frame(this.options, this.context, old.format ?? "auto", resolveLimits(this.options), this.isResent);
-    // the new framer goes on from the old one's count (a framer of a known format counts in a field;
-    // one still telling the format has handed out nothing)
-    if (old.index > 0) (this.framer as { index: number }).index = old.index;
+    // the new framer goes on from the old one's count
+    this.frame(this.options, this.context, old.format ?? "auto", resolveLimits(this.options), this.isResent, old.index);
   }
 
   /**

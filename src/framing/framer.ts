@@ -83,6 +83,8 @@ export interface FramerOptions {
    * sends again).
    */
   resent?: (id: string | undefined, index: number) => boolean;
+  /** The count its records start from (fromFetch's reader after a reconnect: the events of the bodies before). */
+  firstIndex?: number;
 }
 
 /** Bytes in, records out to a sink, and where the record being handed out sits. */
@@ -149,6 +151,7 @@ abstract class LineFramer implements Framer {
     breaks: LineBreaks,
   ) {
     this.utf8 = new Utf8Decoder(options.strictUtf8);
+    this.index = options.firstIndex ?? 0;
     if (options.explain) this.head = new BodyHead();
     const tooLong = (): never => {
       const e = limitError("maxEventBytes", options.maxEventBytes, `event ${this.index}`);

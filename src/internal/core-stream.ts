@@ -29,6 +29,10 @@ export interface CoreStreamHooks extends CoreStreamOptions {
   onClose?(): void;
 }
 
+/** The error of an input silent for `ms` (the reader's idle timeout; fromFetch's per connection). */
+export const idleError = (ms: number): StreamLimitError =>
+  new StreamLimitError({ limit: "idleTimeoutMs", value: ms, detail: `no input arrived for ${ms} ms (idleTimeoutMs=${ms})` });
+
 /** Why a drained readable cannot be read: said by every way of reading it. */
 const DRAINED = "this readable was drained by the package: `message` was awaited (or .then() called) while nobody read " +
   "`readable`, so the package read it itself and kept no events (rule: start reading `readable` in the same " +
@@ -167,11 +171,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     const ms = this.hooks.idleTimeoutMs;
     if (ms === undefined || this.settled) return;
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => {
-      this.interrupt(
-        new StreamLimitError({ limit: "idleTimeoutMs", value: ms, detail: `no input arrived for ${ms} ms (idleTimeoutMs=${ms})` }),
-      );
-    }, ms);
+    this.idleTimer = setTimeout(() => this.interrupt(idleError(ms)), ms);
   }
 
   private disarmIdle(): void {
