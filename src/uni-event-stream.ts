@@ -13,6 +13,8 @@ import { parseRecordAt } from "./decode/record.js";
 import { type ReaderWarning, SKIP, UniEventDecoder } from "./decode/uni-event.js";
 import { bodyExplainer } from "./diagnose.js";
 import { type BodyContext, createFramer, type Explanation, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
+import { FormatSniffer } from "./framing/sniff.js";
+import { checkBytesChunk } from "./internal/chunks.js";
 import { INLINE_DATA_CAPTURE, inlineDataCapture } from "./framing/base64-capture.js";
 import type { StreamCore } from "./internal/core.js";
 import type { CoreStreamOptions } from "./internal/core-stream.js";
@@ -65,6 +67,11 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   readonly timings: ReadTimings;
   private emit: (event: UniEvent) => void = () => {};
   finished = false;
+  /**
+   * `format: "auto"` before it is told (sniff.ts: the first byte that is not whitespace, after a BOM):
+   * the chunks so far, held, and how to frame them once it is.
+   */
+  protected untold: { sniffer: FormatSniffer; held: Uint8Array[]; frame: (format: WireFormat) => void } | undefined;
 
   constructor(options: UniEventStreamOptions, context: BodyContext) {
     const client = (this.client = options.client ?? "upstream");
@@ -78,8 +85,9 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
 
   /**
    * The framer, the decoder and the record handler, for a body read from its start in `format` with
-   * what its response said (the grammar, the live message and the timings go on). The constructor's;
-   * `ReconnectingCore` calls it again for each body it reads; `resent`: `FramerOptions.resent`.
+   * what its response said (the grammar, the live message and the timings go on); for `"auto"`, once
+   * it is told (`said`: the format the reader was told, for the diagnosis). The constructor's;
+   * `ReconnectingCore` calls it again for each body it reads; `resent`, `firstIndex`: `FramerOptions`'.
    */
   protected frame(
     options: UniEventStreamOptions,
@@ -88,7 +96,13 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     limits: Required<LimitOptions>,
     resent?: (id: string | undefined, index: number) => boolean,
     firstIndex?: number,
+    said: WireFormat | "auto" = format,
   ): void {
+    if (format === "auto") {
+      const frame = (told: WireFormat): void => this.frame(options, context, told, limits, resent, firstIndex, "auto");
+      this.untold = { sniffer: new FormatSniffer(limits.maxEventBytes), held: [], frame };
+      return;
+    }
     const { client } = this;
     const mode = options.mode ?? "validate";
     this.framer = createFramer(format, {
@@ -99,7 +113,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       keepUnterminated: true,
       // validate mode knows the group an inline .done closes: the capture decodes into one buffer its size, adopted by the group
       capture: mode === "validate" ? inlineDataCapture(() => this.openInlineGroup()) : INLINE_DATA_CAPTURE,
-      explain: bodyExplainer(context, format),
+      explain: bodyExplainer(context, said),
       resent,
       firstIndex,
     });
@@ -111,14 +125,23 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       onWarning: options.onWarning,
       contentType: context.contentType,
     });
-    // The record handler of the format, chosen once (for "auto": when the framer has decided).
-    if (format !== "auto") this.sink = format === "sse" ? this.sseRecord : this.ndjsonRecord;
-    else {
-      // "auto": the framer hands records out only once it has decided, through the handler chosen then
-      let onRecord: RecordSink = () => {};
-      this.framer.onFormat = (f) => (onRecord = f === "sse" ? this.sseRecord : this.ndjsonRecord);
-      this.sink = (text, captured) => onRecord(text, captured);
-    }
+    this.sink = format === "sse" ? this.sseRecord : this.ndjsonRecord; // the record handler of the format, chosen once
+  }
+
+  /** `"auto"` before it is told: the chunk is held; once the format is told, the framer is made and fed them all. */
+  private sniff(chunk: Uint8Array): void {
+    const untold = this.untold!;
+    checkBytesChunk(chunk, "UniEventStream");
+    untold.held.push(chunk);
+    const told = untold.sniffer.push(chunk);
+    if (told !== undefined) this.tell(told);
+  }
+
+  private tell(format: WireFormat): void {
+    const { held, frame } = this.untold!;
+    this.untold = undefined;
+    frame(format);
+    for (const chunk of held) this.framer.push(chunk, this.sink);
   }
 
   message(): UniMessage | undefined {
@@ -175,7 +198,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     this.emit = this.live.tap(emit);
     this.timings.arrived();
     try {
-      this.framer.push(chunk, this.sink);
+      if (this.untold === undefined) this.framer.push(chunk, this.sink);
+      else this.sniff(chunk);
     } finally {
       this.timings.update();
     }
@@ -185,6 +209,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     this.emit = this.live.tap(emit);
     this.timings.ended();
     try {
+      if (this.untold !== undefined) this.tell(this.untold.sniffer.end());
       this.framer.end(this.sink);
       if (!this.finished) this.endGrammar();
     } finally {
@@ -270,11 +295,12 @@ export class ReconnectingCore extends UniEventCore implements StreamCore<Uint8Ar
   }
 
   private connection(): void {
-    const old = this.framer;
-    this.carried = old.kept() ?? this.carried;
+    // (a body that never told its format handed out nothing: the next is told anew)
+    const old = this.untold === undefined ? this.framer : undefined;
+    this.carried = old?.kept() ?? this.carried;
     this.lastId = undefined;
     // the new framer goes on from the old one's count
-    this.frame(this.options, this.context, old.format ?? "auto", resolveLimits(this.options), this.isResent, old.index);
+    this.frame(this.options, this.context, old?.format ?? "auto", resolveLimits(this.options), this.isResent, old?.index);
   }
 
   /**
@@ -289,11 +315,11 @@ export class ReconnectingCore extends UniEventCore implements StreamCore<Uint8Ar
 
   /** The format, once known (`"auto"`: once the framer has told it). */
   get format(): WireFormat | undefined {
-    return this.framer.format;
+    return this.untold === undefined ? this.framer.format : undefined;
   }
 
   /** The records handed out so far (resent ones skipped): the next event's index. */
   get records(): number {
-    return this.framer.index;
+    return this.untold === undefined ? this.framer.index : 0;
   }
 }

@@ -6,8 +6,8 @@
  * `recordEnd()`, `line`; all of it as a `Position` when asked), so every error, found by whichever
  * part, is located the same way.
  *
- * `SseFramer` and `NdjsonFramer` are the two formats; `AutoFramer` decides once, from the first
- * byte that is not whitespace (`{`: NDJSON, anything else: SSE), and is then that framer.
+ * `SseFramer` and `NdjsonFramer` are the two formats (`format: "auto"` is told before a framer is
+ * made: the fused reader holds the first chunks until sniff.ts tells it, uni-event-stream.ts).
  *
  * What a body that held no record was (an HTML page, a JSON document…) is not the framer's to say:
  * given an `explain` function (the MMSP reader's, diagnose.ts), it keeps the body's first bytes and
@@ -21,7 +21,6 @@ import { checkBytesChunk } from "../internal/chunks.js";
 import { BodyHead, HEAD_BYTES, hexBytes } from "./head.js";
 import { type LineBreaks, type LineCapture, LineSplitter } from "./lines.js";
 import { SseParser } from "./sse-parser.js";
-import { FormatSniffer } from "./sniff.js";
 import { InvalidUtf8, Utf8Decoder } from "./utf8.js";
 
 /** The framing of a byte stream: Server-Sent Events or NDJSON (JSON Lines). */
@@ -89,8 +88,7 @@ export interface FramerOptions {
 
 /** Bytes in, records out to a sink, and where the record being handed out sits. */
 export interface Framer {
-  /** The format, once known (`AutoFramer`: undefined until it has decided). */
-  readonly format: WireFormat | undefined;
+  readonly format: WireFormat;
   push(chunk: Uint8Array, sink: RecordSink): void;
   end(sink: RecordSink): void;
   // Where the record being handed out sits (valid inside the sink call):
@@ -117,8 +115,6 @@ export interface Framer {
   diagnosis(ended?: boolean): Explanation | undefined;
   /** The same for the first record, judged from the bytes up to its end. */
   recordDiagnosis(): Explanation | undefined;
-  /** Called once the format is known (at once for SSE and NDJSON framers). */
-  onFormat: ((format: WireFormat) => void) | undefined;
 }
 
 /** The parts both formats share: UTF-8, lines, the record's position, the head for an explainer. */
@@ -144,7 +140,6 @@ abstract class LineFramer implements Framer {
   private readonly head: BodyHead | undefined;
   /** Invalid UTF-8 before the first record, raised once the head is whole (see `push`). */
   private badUtf8: InvalidUtf8 | undefined;
-  onFormat: ((format: WireFormat) => void) | undefined;
 
   constructor(
     protected readonly options: FramerOptions,
@@ -422,81 +417,7 @@ export class NdjsonFramer extends LineFramer {
   protected endRecords(): void {}
 }
 
-/** Decides the format once (sniff.ts: the first byte that is not whitespace, after a BOM), then is that framer. */
-export class AutoFramer implements Framer {
-  private inner: Framer | undefined;
-  private held: Uint8Array[] = [];
-  private readonly sniffer: FormatSniffer;
-  onFormat: ((format: WireFormat) => void) | undefined;
-
-  constructor(private readonly options: FramerOptions) {
-    this.sniffer = new FormatSniffer(options.maxEventBytes);
-  }
-
-  get format(): WireFormat | undefined {
-    return this.inner?.format;
-  }
-  get index(): number {
-    return this.inner?.index ?? 0;
-  }
-  get line(): number | undefined {
-    return this.inner?.line;
-  }
-  get unterminated(): boolean {
-    return this.inner?.unterminated ?? false;
-  }
-  get eventType(): string | undefined {
-    return this.inner?.eventType;
-  }
-  get lastEventId(): string | undefined {
-    return this.inner?.lastEventId;
-  }
-  recordStart(): number {
-    return this.inner?.recordStart() ?? 0;
-  }
-  recordEnd(): number {
-    return this.inner?.recordEnd() ?? 0;
-  }
-  position(): Position {
-    return this.inner!.position(); // (asked only inside the sink, which the decided framer calls)
-  }
-  keepEnd(): void {
-    this.inner?.keepEnd();
-  }
-  kept(): Position | undefined {
-    return this.inner?.kept();
-  }
-  diagnosis(ended?: boolean): Explanation | undefined {
-    return this.inner?.diagnosis(ended);
-  }
-  recordDiagnosis(): Explanation | undefined {
-    return this.inner?.recordDiagnosis();
-  }
-
-  push(chunk: Uint8Array, sink: RecordSink): void {
-    if (this.inner) return this.inner.push(chunk, sink);
-    checkBytesChunk(chunk, this.options.stage);
-    this.held.push(chunk);
-    const format = this.sniffer.push(chunk);
-    if (format) this.decide(format, sink);
-  }
-
-  end(sink: RecordSink): void {
-    if (!this.inner) this.decide(this.sniffer.end(), sink);
-    this.inner!.end(sink);
-  }
-
-  private decide(format: WireFormat, sink: RecordSink): void {
-    const inner = format === "ndjson" ? new NdjsonFramer(this.options) : new SseFramer(this.options);
-    this.inner = inner;
-    this.onFormat?.(format);
-    const held = this.held;
-    this.held = [];
-    for (const c of held) inner.push(c, sink);
-  }
-}
-
 /** The framer for a format. */
-export function createFramer(format: WireFormat | "auto", options: FramerOptions): Framer {
-  return format === "sse" ? new SseFramer(options) : format === "ndjson" ? new NdjsonFramer(options) : new AutoFramer(options);
+export function createFramer(format: WireFormat, options: FramerOptions): Framer {
+  return format === "sse" ? new SseFramer(options) : new NdjsonFramer(options);
 }

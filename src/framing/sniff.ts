@@ -1,6 +1,6 @@
 /**
- * `format: "auto"`'s one rule, in its one place: the fused reader's `AutoFramer` (which `fromResponse`
- * and `fromFetch` read through). The first byte that is not whitespace, after a leading UTF-8 BOM,
+ * `format: "auto"`'s one rule, in its one place: the fused reader asks it before it makes a framer
+ * (uni-event-stream.ts; `fromResponse` and `fromFetch` read through it). The first byte that is not whitespace, after a leading UTF-8 BOM,
  * tells the format — `{` is NDJSON, anything else SSE (`data:`, `:`, `event:` …). Chunks may split the
  * BOM anywhere.
  */

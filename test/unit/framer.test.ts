@@ -1,6 +1,8 @@
 // The framers (src/framing/framer.ts): bytes → records, with each record's place in the input.
 import { describe, expect, test } from "vitest";
-import { AutoFramer, createFramer, NdjsonFramer, SseFramer, type FramerOptions } from "../../src/framing/framer.ts";
+import { createFramer, NdjsonFramer, SseFramer, type FramerOptions } from "../../src/framing/framer.ts";
+import { UniEventStream } from "../../src/uni-event-stream.ts";
+import { delta, ndjson, sse, stop } from "../fixtures.ts";
 import { StreamLimitError, StreamProtocolError } from "../../src/errors.ts";
 import { bodyExplainer } from "../../src/diagnose.ts";
 
@@ -87,28 +89,51 @@ describe("NdjsonFramer", () => {
   });
 });
 
-describe("AutoFramer", () => {
-  test("decides once from the first byte that is not whitespace (after a BOM)", () => {
-    for (const [body, format] of [["\n \ufeff{\"a\":1}\n", "sse"], ["\ufeff\n{\"a\":1}\n", "ndjson"], ["\r\n\r\ndata: x\n\n", "sse"], ["", "sse"]] as const) {
-      const f = new AutoFramer(options({ keepUnterminated: false, explain: null }));
-      let told: string | undefined;
-      f.onFormat = (x) => (told = x);
-      frame(f, [body]);
-      expect([body, told]).toEqual([body, format]);
+describe('format: "auto" (the fused reader tells the format before it makes a framer)', () => {
+  /** Reads `chunks` (strings as UTF-8) with format "auto"; the events' first item types and the error, if any. */
+  async function readAuto(chunks: unknown[]): Promise<{ types: string[]; error?: StreamProtocolError }> {
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const x of chunks) c.enqueue((typeof x === "string" ? enc.encode(x) : x) as Uint8Array);
+        c.close();
+      },
+    });
+    const reader = body.pipeThrough(new UniEventStream({ format: "auto" })).getReader();
+    const types: string[] = [];
+    try {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) types.push(r.value.content_items[0]?.type ?? "stop");
+    } catch (error) {
+      return { types, error: error as StreamProtocolError };
+    }
+    return { types };
+  }
+  const events = [delta({ type: "text.delta", text: "a" }), delta({ type: "text.done", text: "a" }), stop()];
+
+  test("decides once from the first byte that is not whitespace (after a BOM), whatever the chunks", async () => {
+    const asNdjson = "\ufeff\n" + ndjson(events);
+    const asSse = "\r\n" + sse(events);
+    for (const body of [asNdjson, asSse]) {
+      const bytes = enc.encode(body);
+      for (const cut of [1, 2, 3, 5]) {
+        const { types, error } = await readAuto([bytes.subarray(0, 1), bytes.subarray(1, cut), bytes.subarray(cut)]);
+        expect([cut, error]).toEqual([cut, undefined]);
+        expect(types).toEqual(["text.delta", "text.done", "stop"]);
+      }
     }
   });
-  test("a BOM split across chunks is still a BOM", () => {
-    const bom = new TextEncoder().encode("\ufeff{\"a\":1}\n");
-    const f = new AutoFramer(options({ explain: bodyExplainer({}, "auto") }));
-    let told: string | undefined;
-    f.onFormat = (x) => (told = x);
-    const { records } = frame(f, [bom.subarray(0, 1), bom.subarray(1, 2), bom.subarray(2)]);
-    expect(told).toBe("ndjson");
-    expect(records.map((r) => r.text)).toEqual(['{"a":1}']);
+  test("the whitespace held before deciding keeps its byte offsets and line numbers", async () => {
+    const { error } = await readAuto(["\n\n", "  ", '{"a":1}\n']);
+    expect(error).toBeInstanceOf(StreamProtocolError);
+    expect([error!.byteOffset, error!.eventIndex, error!.message.includes("line 3")]).toEqual([2, 0, true]);
   });
-  test("the whitespace held before deciding keeps its byte offsets (and belongs to the line)", () => {
-    const f = new AutoFramer(options({ explain: bodyExplainer({}, "auto") }));
-    const { records } = frame(f, ["\n\n", "  ", '{"a":1}\n']);
-    expect(records.map((r) => [r.text, r.start, r.line])).toEqual([['  {"a":1}', 2, 3]]);
+  test("a body of whitespace only is read as SSE, and explained as what the reader was told", async () => {
+    const { error } = await readAuto(["\n", " \n"]);
+    expect(error?.rule).toBe("NOT-A-STREAM");
+    expect(error?.message).toContain("whitespace");
+  });
+  test("a chunk that is not bytes is refused before the format is told", async () => {
+    const { error } = await readAuto(["\n", [1, 2, 3]]);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(String(error)).toContain("UniEventStream");
   });
 });

@@ -1,4 +1,4 @@
-// format: "auto"'s one rule (src/framing/sniff.ts), used by the fused reader's AutoFramer (fromResponse's and fromFetch's too).
+// format: "auto"'s one rule (src/framing/sniff.ts), asked by the fused reader before it makes a framer (fromResponse's and fromFetch's too).
 import { expect, test } from "vitest";
 import { FormatSniffer } from "../../src/framing/sniff.ts";
 
