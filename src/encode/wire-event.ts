@@ -9,13 +9,12 @@
 import { toWireError } from "../errors.js";
 import type { StreamCore } from "../internal/core.js";
 import { isRecord } from "../internal/values.js";
+import { carriesBytes } from "../internal/byte-kinds.js";
 import { describeValue } from "../internal/options.js";
 import { encodeBase64 } from "../decode/base64.js";
 import type { UniEvent } from "../schema.js";
 
 /** Whether an item's `data` is one of the protocol's byte fields. */
-const hasByteData = (type: unknown): boolean =>
-  typeof type === "string" && (type.startsWith("inline_data.") || type.startsWith("inline_thinking."));
 
 /**
  * A JSON-ready copy of an event (or a message): the `data` of `inline_data.*` and
@@ -27,7 +26,7 @@ export function toWireEvent<T extends { content_items: readonly unknown[] }>(eve
   let copied: unknown[] | undefined;
   for (let i = 0; i < items.length; i++) {
     const item: unknown = items[i];
-    if (isRecord(item) && hasByteData(item.type) && item.data instanceof Uint8Array) {
+    if (isRecord(item) && carriesBytes(item.type) && item.data instanceof Uint8Array) {
       (copied ??= items.slice())[i] = { ...item, data: encodeBase64(item.data) };
     }
   }

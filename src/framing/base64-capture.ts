@@ -15,6 +15,7 @@
 import { decodeBase64, encodeBase64 } from "../decode/base64.js";
 import type { LineCapture, LineCaptureState } from "./lines.js";
 import { joinBytes } from "../internal/bytes.js";
+import { BYTE_KINDS, carriesBytes } from "../internal/byte-kinds.js";
 
 import { BYTES_SENTINEL, BYTES_SENTINEL_JSON } from "./captured.js";
 
@@ -53,7 +54,7 @@ export interface InlineTarget {
 export type InlineTargetOf = () => InlineTarget | undefined;
 
 /** A `.done` of an inline kind named before its `data` (servers write `type` first). */
-const INLINE_DONE = /"type"\s*:\s*"inline_(?:data|thinking)\.done"/;
+const INLINE_DONE = /*#__PURE__*/ new RegExp(`"type"\\s*:\\s*"(?:${BYTE_KINDS.join("|")})\\.done"`);
 
 export class Base64Capture implements LineCaptureState {
   readonly terminator = '"'; // base64 holds no quotes: the first one closes the string
@@ -166,7 +167,7 @@ export function restoreCaptured(value: unknown, bytes: Uint8Array): void {
     for (const k of Object.keys(o)) {
       const v = o[k];
       if (v === BYTES_SENTINEL) {
-        const inline = k === "data" && typeof o.type === "string" && o.type.startsWith("inline_");
+        const inline = k === "data" && carriesBytes(o.type);
         o[k] = inline ? bytes : encodeBase64(bytes);
         return;
       }

@@ -4,6 +4,7 @@
 import { expect, test } from "vitest";
 import { ITEM_TYPES, itemType, KIND_SPECS, type KindSpec } from "../../src/assemble/kinds.ts";
 import { DeltaItemSchema, DoneItemSchema, KINDS } from "../../src/schema.ts";
+import { BYTE_KINDS, carriesBytes } from "../../src/internal/byte-kinds.ts";
 
 type Item = Record<string, unknown>;
 
@@ -61,6 +62,14 @@ test("every kind of the schema has an entry with every piece, and nothing else h
     expect(Object.keys(SAMPLES)).toContain(spec.joins);
     expect(Array.isArray(spec.header)).toBe(true);
   }
+});
+
+test("the kinds that carry bytes are the table's bytes kinds (internal/byte-kinds.ts, which the capture and the encoders ask)", () => {
+  expect([...BYTE_KINDS]).toEqual(KINDS.filter((k) => KIND_SPECS[k].joins === "bytes"));
+  for (const kind of KINDS) {
+    for (const type of [`${kind}.delta`, `${kind}.done`]) expect(carriesBytes(type), type).toBe(KIND_SPECS[kind].joins === "bytes");
+  }
+  expect([carriesBytes("inline_data"), carriesBytes(undefined), carriesBytes("text.delta")]).toEqual([false, false, false]);
 });
 
 test("the item types are K.delta and K.done of each kind, the schema's streamed types", () => {
