@@ -86,44 +86,19 @@ export interface FramerOptions {
   firstIndex?: number;
 }
 
-/** Bytes in, records out to a sink, and where the record being handed out sits. */
-export interface Framer {
-  readonly format: WireFormat;
-  push(chunk: Uint8Array, sink: RecordSink): void;
-  end(sink: RecordSink): void;
-  // Where the record being handed out sits (valid inside the sink call):
-  /** 0-based index of the record among the input's records. */
-  readonly index: number;
-  /** Byte offset where it begins. */
-  recordStart(): number;
-  /** Byte offset just past it (its terminating line included). */
-  recordEnd(): number;
-  /** 1-based line number, for line-based input (NDJSON). */
-  readonly line: number | undefined;
-  /** The input ended inside this record (it had no terminator). */
-  readonly unterminated: boolean;
-  /** All of it, with a preview of the record's text as it arrived (built only when asked: a failure, a stage's tag). */
-  position(): Position;
-  /** Remembers this record as the last event (its end is counted, its text cut, only if asked). */
-  keepEnd(): void;
-  /** Where the record last kept sits. */
-  kept(): Position | undefined;
-  /** SSE: the current message's `event` and last event id. */
-  readonly eventType: string | undefined;
-  readonly lastEventId: string | undefined;
-  /** What the body looks like, judged from its first bytes, when it is not an MMSP stream (needs `explain`). */
-  diagnosis(ended?: boolean): Explanation | undefined;
-  /** The same for the first record, judged from the bytes up to its end. */
-  recordDiagnosis(): Explanation | undefined;
-}
-
-/** The parts both formats share: UTF-8, lines, the record's position, the head for an explainer. */
-abstract class LineFramer implements Framer {
+/**
+ * Bytes in, records out to a sink, and where the record being handed out sits: the parts both
+ * formats share (UTF-8, lines, the record's position, the head for an explainer).
+ */
+export abstract class Framer {
   abstract readonly format: WireFormat;
   protected readonly utf8: Utf8Decoder;
   protected readonly lines: LineSplitter;
   protected sink: RecordSink = () => {};
+  // Where the record being handed out sits (valid inside the sink call):
+  /** 0-based index of the record among the input's records. */
   index = 0;
+  /** The input ended inside this record (it had no terminator). */
   unterminated = false;
   /** The input has ended: a line handed out now had no terminator. */
   protected ending = false;
@@ -155,24 +130,30 @@ abstract class LineFramer implements Framer {
     this.lines = new LineSplitter(breaks, options.maxEventBytes, tooLong, options.capture);
   }
 
+  /** 1-based line number, for line-based input (NDJSON). */
   get line(): number | undefined {
     return undefined;
   }
+  /** SSE: the current message's `event`. */
   get eventType(): string | undefined {
     return undefined;
   }
+  /** SSE: the current message's last event id. */
   get lastEventId(): string | undefined {
     return undefined;
   }
 
+  /** Byte offset where the record begins. */
   recordStart(): number {
     return (this.startMark = this.lines.resolve(this.startMark));
   }
 
+  /** Byte offset just past it (its terminating line included). */
   recordEnd(): number {
     return (this.endMark = this.lines.resolve(this.endMark));
   }
 
+  /** All of it, with a preview of the record's text as it arrived (built only when asked: a failure, a stage's tag). */
   position(): Position {
     const p: Position = {
       eventIndex: this.index,
@@ -186,6 +167,7 @@ abstract class LineFramer implements Framer {
     return p;
   }
 
+  /** Remembers this record as the last event (its end is counted, its text cut, only if asked). */
   keepEnd(): void {
     this.keptEndMark = this.endMark;
     this.keptIndex = this.index;
@@ -194,6 +176,7 @@ abstract class LineFramer implements Framer {
     this.keptCaptured = this.recordCaptured;
   }
 
+  /** Where the record last kept sits. */
   kept(): Position | undefined {
     if (this.keptIndex < 0) return undefined;
     this.keptEndMark = this.lines.resolve(this.keptEndMark);
@@ -263,8 +246,9 @@ abstract class LineFramer implements Framer {
   protected abstract endRecords(): void;
 
   /**
-   * What the body was, when it held no record (or failed before the first one). `ended`: the whole
-   * body is in (else only "more than the head" is said of its size, which does not depend on chunks).
+   * What the body was, judged from its first bytes, when it held no record (or failed before the
+   * first one); needs `explain`. `ended`: the whole body is in (else only "more than the head" is
+   * said of its size, which does not depend on chunks).
    */
   diagnosis(ended = false): Explanation | undefined {
     const head = this.head;
@@ -304,7 +288,7 @@ abstract class LineFramer implements Framer {
 }
 
 /** SSE: lines → messages (see sse-parser.ts); a record is a message's `data`. */
-export class SseFramer extends LineFramer {
+export class SseFramer extends Framer {
   readonly format = "sse" as const;
   private readonly parser = new SseParser();
   /** A field line came since the last blank line: a message is being read. */
@@ -386,7 +370,7 @@ export function isBlankLine(line: string): boolean {
 }
 
 /** NDJSON: a record is a line that is not blank (LF or CRLF end lines; a lone CR is text). */
-export class NdjsonFramer extends LineFramer {
+export class NdjsonFramer extends Framer {
   readonly format = "ndjson" as const;
   private lineNo = 0;
 
