@@ -100,6 +100,12 @@ export abstract class Framer {
   index = 0;
   /** The input ended inside this record (it had no terminator). */
   unterminated = false;
+  /** 1-based line number, for line-based input (NDJSON). */
+  line: number | undefined = undefined;
+  /** SSE: the current message's `event`. */
+  eventType: string | undefined = undefined;
+  /** SSE: the current message's last event id. */
+  lastEventId: string | undefined = undefined;
   /** The input has ended: a line handed out now had no terminator. */
   protected ending = false;
   protected startMark = 0;
@@ -128,19 +134,6 @@ export abstract class Framer {
       throw this.place(e, this.openRecordStart());
     };
     this.lines = new LineSplitter(breaks, options.maxEventBytes, tooLong, options.capture);
-  }
-
-  /** 1-based line number, for line-based input (NDJSON). */
-  get line(): number | undefined {
-    return undefined;
-  }
-  /** SSE: the current message's `event`. */
-  get eventType(): string | undefined {
-    return undefined;
-  }
-  /** SSE: the current message's last event id. */
-  get lastEventId(): string | undefined {
-    return undefined;
   }
 
   /** Byte offset where the record begins. */
@@ -295,18 +288,9 @@ export class SseFramer extends Framer {
   private reading = false;
   private messageChars = 0;
   private captured: Uint8Array | undefined;
-  private event: string | undefined;
-  private id: string | undefined;
 
   constructor(options: FramerOptions) {
     super(options, "sse");
-  }
-
-  override get eventType(): string | undefined {
-    return this.event;
-  }
-  override get lastEventId(): string | undefined {
-    return this.id;
   }
 
   protected openRecordStart(): number {
@@ -341,8 +325,8 @@ export class SseFramer extends Framer {
     const captured = this.captured;
     this.captured = undefined;
     if (this.options.resent?.(id, this.index)) return;
-    this.event = event;
-    this.id = id;
+    this.eventType = event;
+    this.lastEventId = id;
     this.recordText = data;
     this.recordCaptured = captured;
     this.sink(data, captured);
@@ -372,14 +356,9 @@ export function isBlankLine(line: string): boolean {
 /** NDJSON: a record is a line that is not blank (LF or CRLF end lines; a lone CR is text). */
 export class NdjsonFramer extends Framer {
   readonly format = "ndjson" as const;
-  private lineNo = 0;
 
   constructor(options: FramerOptions) {
     super(options, "ndjson");
-  }
-
-  override get line(): number {
-    return this.lineNo;
   }
 
   protected openRecordStart(): number {
@@ -388,7 +367,7 @@ export class NdjsonFramer extends Framer {
 
   protected readonly onLine = (line: string, captured: Uint8Array | undefined): void => {
     if (isBlankLine(line)) return;
-    this.lineNo = this.lines.lineNumber;
+    this.line = this.lines.lineNumber;
     this.unterminated = this.ending; // only the last line, without its LF, comes at the end
     this.startMark = this.lines.mark();
     this.endMark = this.lines.endMark();
