@@ -15,7 +15,6 @@
  */
 import { Fault, locate } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
-import type { StreamLimitError } from "../errors.js";
 import { type Position, recordPreview } from "../read/position.js";
 import { checkBytesChunk } from "../internal/chunks.js";
 import { BodyHead, HEAD_BYTES, hexBytes } from "./head.js";
@@ -129,11 +128,7 @@ export abstract class Framer {
     this.utf8 = new Utf8Decoder(options.strictUtf8);
     this.index = options.firstIndex ?? 0;
     if (options.explain) this.head = new BodyHead();
-    const tooLong = (): never => {
-      const e = limitError("maxEventBytes", options.maxEventBytes, `event ${this.index}`);
-      throw this.place(e, this.openRecordStart());
-    };
-    this.lines = new LineSplitter(breaks, options.maxEventBytes, tooLong, options.capture);
+    this.lines = new LineSplitter(breaks, options.maxEventBytes, () => this.tooLong(this.openRecordStart()), options.capture);
   }
 
   /** Byte offset where the record begins. */
@@ -262,10 +257,12 @@ export abstract class Framer {
     throw locate(new Fault("NOT-A-STREAM", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
   }
 
-  protected place(e: StreamLimitError, byteOffset: number): StreamLimitError {
+  /** The record that began at `byteOffset` grew past `maxEventBytes`. */
+  protected tooLong(byteOffset: number): never {
+    const e = limitError("maxEventBytes", this.options.maxEventBytes, `event ${this.index}`);
     e.eventIndex = this.index;
     e.byteOffset = byteOffset;
-    return e;
+    throw e;
   }
 
   private invalidUtf8(e: InvalidUtf8, ended: boolean): unknown {
@@ -315,9 +312,7 @@ export class SseFramer extends Framer {
     }
     if (captured) this.captured = captured;
     this.messageChars += line.length + 1;
-    if (this.messageChars > this.options.maxEventBytes) {
-      throw this.place(limitError("maxEventBytes", this.options.maxEventBytes, `event ${this.index}`), this.recordStart());
-    }
+    if (this.messageChars > this.options.maxEventBytes) this.tooLong(this.recordStart());
     this.parser.field(line);
   };
 
