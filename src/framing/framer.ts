@@ -225,7 +225,9 @@ export abstract class Framer {
     this.ending = true;
     this.lines.end(this.onLine);
     this.endRecords();
-    if (this.index === 0 && this.head) this.diagnoseEmpty();
+    // no record at all: the body is no stream, if the explainer can say what it was instead
+    const d = this.index === 0 ? this.diagnosis(true) : undefined;
+    if (d) throw locate(new Fault("NOT-A-STREAM", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
   }
 
   protected abstract readonly onLine: (line: string, captured: Uint8Array | undefined) => void;
@@ -249,12 +251,6 @@ export abstract class Framer {
     const head = this.head;
     if (!head) return undefined;
     return this.options.explain!(head.bytes().subarray(0, this.recordEnd()), HEAD_BYTES + 1);
-  }
-
-  private diagnoseEmpty(): never | void {
-    const d = this.diagnosis(true);
-    if (!d) return;
-    throw locate(new Fault("NOT-A-STREAM", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
   }
 
   /** The record that began at `byteOffset` grew past `maxEventBytes`. */
