@@ -233,7 +233,7 @@ export abstract class Framer {
   protected abstract readonly onLine: (line: string, captured: Uint8Array | undefined) => void;
 
   /** The input ended: hand out a record still open, if the format does. */
-  protected abstract endRecords(): void;
+  protected endRecords(): void {}
 
   /**
    * What the body was, judged from its first bytes, when it held no record (or failed before the
@@ -324,7 +324,7 @@ export class SseFramer extends Framer {
     this.index++;
   }
 
-  protected endRecords(): void {
+  protected override endRecords(): void {
     this.reading = false;
     // The standard discards a message whose blank line never came; the MMSP reader hands it out,
     // flagged, so that a body cut right after the stop event (or inside `[DONE]`) still reads.
@@ -367,8 +367,6 @@ export class NdjsonFramer extends Framer {
     this.sink(line, captured);
     this.index++;
   };
-
-  protected endRecords(): void {}
 }
 
 /** The framer for a format. */
