@@ -69,11 +69,9 @@ export class LineSplitter {
   constructor(
     breaks: LineBreaks,
     /** The longest line, in bytes (a bound on memory); `onTooLong` is called (and must throw) past it. */
-    private readonly maxLineBytes = Infinity,
-    private readonly onTooLong: (bytes: number) => never = () => {
-      throw new RangeError("line too long");
-    },
-    private readonly capture: LineCapture | null = null,
+    private readonly maxLineBytes: number,
+    private readonly onTooLong: (bytes: number) => never,
+    private readonly capture: LineCapture | null,
   ) {
     this.split = breaks === "sse" ? this.splitAnyBreak : this.splitLf;
   }
