@@ -42,7 +42,8 @@ export class LineSplitter {
   private pieces: string[] = [];
   /** A CR ended the last chunk: a LF at the start of the next one belongs to it (SSE). */
   private skipLf = false;
-  private lineNo = 0;
+  /** 1-based number of the line last handed out. */
+  lineNumber = 0;
 
   // Where the text being split sits in the input, for byte offsets.
   private text = "";
@@ -74,11 +75,6 @@ export class LineSplitter {
     private readonly capture: LineCapture | null,
   ) {
     this.split = breaks === "sse" ? this.splitAnyBreak : this.splitLf;
-  }
-
-  /** 1-based number of the line last handed out. */
-  get lineNumber(): number {
-    return this.lineNo;
   }
 
   /**
@@ -253,7 +249,7 @@ export class LineSplitter {
       const bytes = utf8Length(line);
       if (bytes > this.maxLineBytes) this.onTooLong(bytes);
     }
-    this.lineNo++;
+    this.lineNumber++;
     const captured = this.captured;
     this.captured = undefined;
     onLine(line, captured);
