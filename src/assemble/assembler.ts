@@ -47,7 +47,8 @@ const isDroppable = (kind: Kind, f: Item): boolean => KIND_SPECS[kind].droppable
  */
 export class MessageAssembler implements Grammar {
   private current: OpenItem | null = null;
-  private readonly items: DoneItem[] = [];
+  /** The done items emitted so far (live: do not mutate). */
+  readonly doneItems: DoneItem[] = [];
   private usage: UsageMetadata | null = null;
   private finish: FinishReason | null = null;
   /** The `created_at` of the last input event that had one, and of the last such stop event. */
@@ -71,16 +72,11 @@ export class MessageAssembler implements Grammar {
   ) {}
 
   get started(): boolean {
-    return this.current?.group !== undefined || this.items.length > 0 || this.stopped;
+    return this.current?.group !== undefined || this.doneItems.length > 0 || this.stopped;
   }
 
   characters(): number {
     return this.closed + (this.current?.group?.characters ?? 0);
-  }
-
-  /** The done items emitted so far (live: do not mutate). */
-  get doneItems(): readonly DoneItem[] {
-    return this.items;
   }
 
   /**
@@ -115,7 +111,7 @@ export class MessageAssembler implements Grammar {
     if (done) this.send(done, emit);
     if (this.usage === null) throw new MmspError("Streaming response ended without usage_metadata", { rule: "STOP-SHAPE" });
     if (this.finish === null) throw new MmspError("Streaming response ended without finish_reason", { rule: "STOP-SHAPE" });
-    if (onlyThoughts(this.items)) {
+    if (onlyThoughts(this.doneItems)) {
       throw new EmptyResponseError({ client: this.client, finishReason: this.finish, usageMetadata: this.usage });
     }
     const stop: UniEvent = {
@@ -128,7 +124,7 @@ export class MessageAssembler implements Grammar {
     stop.created_at = this.lastStopCreatedAt ?? Date.now();
     const message: UniMessage = {
       role: "assistant",
-      content_items: this.items,
+      content_items: this.doneItems,
       usage_metadata: this.usage,
       finish_reason: this.finish,
     };
@@ -140,7 +136,7 @@ export class MessageAssembler implements Grammar {
 
   private send(event: UniEvent, emit: Emit): void {
     const item = event.content_items[0]!;
-    if (!itemType(item.type)!.delta) this.items.push(item as DoneItem);
+    if (!itemType(item.type)!.delta) this.doneItems.push(item as DoneItem);
     emit(event);
   }
 
