@@ -99,7 +99,7 @@ export class Utf8Decoder {
   /** Byte offset just past the text last returned. */
   textEnd = 0;
 
-  constructor(readonly strict: boolean) {
+  constructor(strict: boolean) {
     this.decoder = new TextDecoder("utf-8", { fatal: strict });
   }
 
