@@ -147,11 +147,10 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   // fromFetch's own options put in fetch's init would be ignored by fetch without a word
   const misplaced = Object.keys(init).filter((k) => k !== "signal" && Object.prototype.hasOwnProperty.call(FROM_FETCH_OPTIONS, k));
   if (misplaced.length > 0) {
+    const many = misplaced.length > 1;
     throw new TypeError(
-      `fromFetch: ${misplaced.map((k) => `init.${k}`).join(", ")} ${
-        misplaced.length > 1 ? "are options" : "is an option"
-      } of fromFetch, not of fetch: ` +
-        `pass ${misplaced.length > 1 ? "them" : "it"} as the third argument, fromFetch(url, init, { ${misplaced.join(", ")} })`,
+      `fromFetch: ${misplaced.map((k) => `init.${k}`).join(", ")} ${many ? "are options" : "is an option"} of fromFetch, not of fetch: ` +
+        `pass ${many ? "them" : "it"} as the third argument, fromFetch(url, init, { ${misplaced.join(", ")} })`,
     );
   }
   const reconnect = resolveReconnect(options);
@@ -260,9 +259,8 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
         status: response.status || null,
         errorType: "HTTPError",
         error: { type: "HTTPError", message: "redirected" },
-        message: `HTTP ${
-          response.status || 3
-        }xx: the kept stream answered with a redirect, which fromFetch does not follow (the request's headers would go with it)`,
+        message: `HTTP ${response.status || 3}xx: the kept stream answered with a redirect, ` +
+          "which fromFetch does not follow (the request's headers would go with it)",
       })
       : refusalOf(response, client);
 
