@@ -354,30 +354,28 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   ) => (stop.signal.aborted ? resolve() : stop.signal.addEventListener("abort", () => resolve(), { once: true })));
   const stopGeneration = async (): Promise<void> => {
     await Promise.race([answer, ended]);
-    if (!kept) {
-      cancelled("the stream was stopped by the client");
-      return ended;
-    }
-    let refused: unknown;
-    try {
-      // (404: the stream is gone already, ended or expired: nothing runs to cancel)
-      const response = await doFetch(kept, streamInit("DELETE", undefined));
-      if (response.ok || response.status === 404) await response.body?.cancel();
-      else refused = await refusal(response);
-    } catch (error) {
-      refused = connectionError(error, kept);
-    }
-    if (refused === undefined) {
+    if (kept) {
+      let refused: unknown;
+      try {
+        // (404: the stream is gone already, ended or expired: nothing runs to cancel)
+        const response = await doFetch(kept, streamInit("DELETE", undefined));
+        if (response.ok || response.status === 404) await response.body?.cancel();
+        else refused = await refusal(response);
+      } catch (error) {
+        refused = connectionError(error, kept);
+      }
+      if (refused !== undefined) {
+        cancelled("the read was stopped by the client; the server did not cancel the generation");
+        await ended;
+        throw refused;
+      }
       // the server ends the stream for every viewer: let ours read that end, as theirs do
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
       clearTimeout(timer);
-      cancelled("the stream was stopped by the client");
-      return ended;
     }
-    cancelled("the read was stopped by the client; the server did not cancel the generation");
-    await ended;
-    throw refused;
+    cancelled("the stream was stopped by the client");
+    return ended;
   };
 
   const { readable, message, snapshot, subscribe } = reader;
