@@ -42,8 +42,6 @@ export interface DecoderSettings {
 /** A type shaped like a future kind's item (`<kind>.delta` or `<kind>.done`, a kind no version names). */
 const isFutureItem = (type: string): boolean => /^[a-z][a-z0-9_]*\.(delta|done)$/.test(type) && !/^(image_url|tool_result)\./.test(type);
 
-const isDonePrefix = (data: string): boolean => data.length < 6 && "[DONE]".startsWith(data);
-
 export class UniEventDecoder {
   private readonly check: (value: Record<string, unknown>, maxDepth: number) => UniEvent;
 
@@ -65,7 +63,7 @@ export class UniEventDecoder {
 
   /** Whether an SSE message's data is the end marker (a cut inside the final one counts, see framer.ts). */
   static isDone(data: string, unterminated: boolean): boolean {
-    return data === "[DONE]" || (unterminated && isDonePrefix(data));
+    return data === "[DONE]" || (unterminated && data.length < 6 && "[DONE]".startsWith(data));
   }
 
   /**
