@@ -44,12 +44,10 @@ const isFutureItem = (type: string): boolean => /^[a-z][a-z0-9_]*\.(delta|done)$
 
 export class UniEventDecoder {
   private readonly check: (value: Record<string, unknown>, maxDepth: number) => UniEvent;
-
-  get maxDepth(): number {
-    return this.settings.maxDepth;
-  }
+  readonly maxDepth: number;
 
   constructor(private readonly settings: DecoderSettings) {
+    this.maxDepth = settings.maxDepth;
     this.check = settings.mode === "assemble"
       ? (v, maxDepth) => checkEvent(v, true, "assemble", maxDepth)
       : (v, maxDepth) => checkEvent(v, true, "validate", maxDepth);
@@ -71,7 +69,7 @@ export class UniEventDecoder {
    * other rule, where the schema has bounded most of it).
    */
   value(value: Record<string, unknown>, index: number, bounded = true): UniEvent | typeof SKIP {
-    const maxDepth = bounded ? Infinity : this.settings.maxDepth;
+    const maxDepth = bounded ? Infinity : this.maxDepth;
     if (value.error !== undefined && value.error !== null) throw this.wireError(value, maxDepth);
     try {
       return this.check(value, maxDepth);
