@@ -180,7 +180,7 @@ export class MessageAssembler implements Grammar {
       // embedding item is one vector whose fidelity came with it: the fragment makes nothing
       if (KIND_SPECS[item.kind].oneFragment) return;
       kind = item.kind;
-      fields = this.emptyFragment(item);
+      fields = { type: `${kind}.delta`, ...KIND_SPECS[kind].blank(item.group.first) }; // a fragment that grows nothing
     } else if (
       item === null ||
       kind !== item.kind ||
@@ -221,11 +221,6 @@ export class MessageAssembler implements Grammar {
     } else item.group.add(fields);
 
     out.push(this.event(fidelity !== undefined ? { ...fields, fidelity } : fields, createdAt));
-  }
-
-  /** A fragment of `item` that grows nothing (to carry fidelity). */
-  private emptyFragment(item: OpenItem): Item {
-    return { type: `${item.kind}.delta`, ...KIND_SPECS[item.kind].blank(item.group!.first) };
   }
 
   /** Closes the item streaming now: its `.done` (SPEC §4), or nothing when none of it went out. */
