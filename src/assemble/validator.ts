@@ -88,11 +88,10 @@ export class MessageValidator implements Grammar {
     if (spec.oneFragment) throw new Fault("ONE-VECTOR", `an ${g.kind} group has more than one ${g.kind}.delta`);
     // later fragments carry the header empty, or repeat the first's (MMSP's server forwards a repeat)
     if (spec.header.length > 0 && otherHeader(spec.header, item, g.first)) {
+      const names = spec.header.join(" or ");
       throw new Fault(
         "TOOL-HEADER",
-        `a later ${item.type} of a call carries another ${
-          spec.header.join(" or ")
-        } than its first; later ones carry them empty or the same`,
+        `a later ${item.type} of a call carries another ${names} than its first; later ones carry them empty or the same`,
       );
     }
     this.fidelity(g, item);
