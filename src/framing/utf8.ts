@@ -115,13 +115,9 @@ export class Utf8Decoder {
     return this.bom === 3 && start < 3 ? 3 : start;
   }
 
-  private matchBom(chunk: Uint8Array): void {
-    for (let i = 0; i < chunk.length && this.bom >= 0 && this.bom < 3; i++) this.bom = chunk[i] === BOM[this.bom] ? this.bom + 1 : -1;
-  }
-
   decode(chunk: Uint8Array): string {
     const start = this.bytesReceived - this.tail.length;
-    if (this.bom >= 0 && this.bom < 3) this.matchBom(chunk);
+    for (let i = 0; i < chunk.length && this.bom >= 0 && this.bom < 3; i++) this.bom = chunk[i] === BOM[this.bom] ? this.bom + 1 : -1;
     this.bytesReceived += chunk.length;
     let text: string;
     try {
