@@ -240,7 +240,7 @@ export abstract class Framer {
    * first one); needs `explain`. `ended`: the whole body is in (else only "more than the head" is
    * said of its size, which does not depend on chunks).
    */
-  diagnosis(ended = false): Explanation | undefined {
+  private diagnosis(ended: boolean): Explanation | undefined {
     const head = this.head;
     if (!head) return undefined;
     return this.options.explain!(head.bytes(), ended ? head.totalBytes : Math.min(head.totalBytes, HEAD_BYTES + 1));
