@@ -66,9 +66,9 @@ export class MessageAssembler implements Grammar {
   private closed = 0;
 
   constructor(
-    private readonly client: string = "upstream",
+    private readonly client: string,
     /** Bounds for hostile input (see `LimitOptions`): items in the message, nesting of fidelity and arguments. */
-    private readonly limits: { maxItems: number; maxDepth: number } = { maxItems: Infinity, maxDepth: Infinity },
+    private readonly limits: { maxItems: number; maxDepth: number },
   ) {}
 
   get started(): boolean {

@@ -28,7 +28,7 @@ export class MessageValidator implements Grammar {
 
   constructor(
     private readonly client: string,
-    private readonly limits: { maxItems: number; maxDepth: number } = { maxItems: Infinity, maxDepth: Infinity },
+    private readonly limits: { maxItems: number; maxDepth: number },
   ) {}
 
   get started(): boolean {
