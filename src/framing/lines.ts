@@ -71,7 +71,7 @@ export class LineSplitter {
     breaks: LineBreaks,
     /** The longest line, in bytes (a bound on memory); `onTooLong` is called (and must throw) past it. */
     private readonly maxLineBytes: number,
-    private readonly onTooLong: (bytes: number) => never,
+    private readonly onTooLong: () => never,
     private readonly capture: LineCapture | null,
   ) {
     this.split = breaks === "sse" ? this.splitAnyBreak : this.splitLf;
@@ -182,11 +182,10 @@ export class LineSplitter {
   };
 
   private checkPending(textEnd: number): void {
-    const bytes = textEnd - this.carriedStart;
-    if (bytes > this.maxLineBytes) {
+    if (textEnd - this.carriedStart > this.maxLineBytes) {
       this.pieces = [];
       this.state = null;
-      this.onTooLong(bytes);
+      this.onTooLong();
     }
   }
 
@@ -245,10 +244,7 @@ export class LineSplitter {
 
   private emit(line: string, onLine: LineHandler): void {
     // A line is at least as many bytes as UTF-16 units, and at most three times as many.
-    if (line.length * 3 > this.maxLineBytes) {
-      const bytes = utf8Length(line);
-      if (bytes > this.maxLineBytes) this.onTooLong(bytes);
-    }
+    if (line.length * 3 > this.maxLineBytes && utf8Length(line) > this.maxLineBytes) this.onTooLong();
     this.lineNumber++;
     const captured = this.captured;
     this.captured = undefined;
