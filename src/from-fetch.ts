@@ -69,14 +69,6 @@ const RETRY_STATUS = /*#__PURE__*/ new Set([408, 425, 429, 500, 502, 503, 504]);
 /** Headers of the first request that a reconnect (a GET) does not repeat. */
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "transfer-encoding"];
 
-/** The options checked at the boundary (options.ts), then the reconnect settings with their defaults. */
-function resolveReconnect(options: FromFetchOptions): { retries: number; delayMs: number } | false {
-  checkOptions("fromFetch", options, FROM_FETCH_OPTIONS);
-  const { reconnect } = options;
-  if (reconnect === false) return false;
-  return { retries: reconnect?.retries ?? 3, delayMs: reconnect?.delayMs ?? 250 };
-}
-
 /** What `fromFetch` returns: `fromResponse`'s events, message and snapshot, and `stop()`. */
 export interface FetchEvents extends ResponseEvents {
   /**
@@ -153,7 +145,9 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
         `pass ${many ? "them" : "it"} as the third argument, fromFetch(url, init, { ${misplaced.join(", ")} })`,
     );
   }
-  const reconnect = resolveReconnect(options);
+  checkOptions("fromFetch", options, FROM_FETCH_OPTIONS);
+  const asked = options.reconnect;
+  const reconnect = asked === false ? false : { retries: asked?.retries ?? 3, delayMs: asked?.delayMs ?? 250 };
   const client = options.client ?? producerOf(urlOf(input));
   const doFetch = options.fetch ?? ((i: RequestInfo | URL, n?: RequestInit) => globalThis.fetch(i, n));
 
