@@ -69,14 +69,6 @@ const RETRY_STATUS = /*#__PURE__*/ new Set([408, 425, 429, 500, 502, 503, 504]);
 /** Headers of the first request that a reconnect (a GET) does not repeat. */
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "transfer-encoding"];
 
-/** The options checked at the boundary (options.ts), then the reconnect settings with their defaults. */
-function resolveReconnect(options: FromFetchOptions): { retries: number; delayMs: number } | false {
-  checkOptions("fromFetch", options, FROM_FETCH_OPTIONS);
-  const { reconnect } = options;
-  if (reconnect === false) return false;
-  return { retries: reconnect?.retries ?? 3, delayMs: reconnect?.delayMs ?? 250 };
-}
-
 /** What `fromFetch` returns: `fromResponse`'s events, message and snapshot, and `stop()`. */
 export interface FetchEvents extends ResponseEvents {
   /**
@@ -147,14 +139,15 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   // fromFetch's own options put in fetch's init would be ignored by fetch without a word
   const misplaced = Object.keys(init).filter((k) => k !== "signal" && Object.prototype.hasOwnProperty.call(FROM_FETCH_OPTIONS, k));
   if (misplaced.length > 0) {
+    const many = misplaced.length > 1;
     throw new TypeError(
-      `fromFetch: ${misplaced.map((k) => `init.${k}`).join(", ")} ${
-        misplaced.length > 1 ? "are options" : "is an option"
-      } of fromFetch, not of fetch: ` +
-        `pass ${misplaced.length > 1 ? "them" : "it"} as the third argument, fromFetch(url, init, { ${misplaced.join(", ")} })`,
+      `fromFetch: ${misplaced.map((k) => `init.${k}`).join(", ")} ${many ? "are options" : "is an option"} of fromFetch, not of fetch: ` +
+        `pass ${many ? "them" : "it"} as the third argument, fromFetch(url, init, { ${misplaced.join(", ")} })`,
     );
   }
-  const reconnect = resolveReconnect(options);
+  checkOptions("fromFetch", options, FROM_FETCH_OPTIONS);
+  const asked = options.reconnect;
+  const reconnect = asked === false ? false : { retries: asked?.retries ?? 3, delayMs: asked?.delayMs ?? 250 };
   const client = options.client ?? producerOf(urlOf(input));
   const doFetch = options.fetch ?? ((i: RequestInfo | URL, n?: RequestInit) => globalThis.fetch(i, n));
 
@@ -260,9 +253,8 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
         status: response.status || null,
         errorType: "HTTPError",
         error: { type: "HTTPError", message: "redirected" },
-        message: `HTTP ${
-          response.status || 3
-        }xx: the kept stream answered with a redirect, which fromFetch does not follow (the request's headers would go with it)`,
+        message: `HTTP ${response.status || 3}xx: the kept stream answered with a redirect, ` +
+          "which fromFetch does not follow (the request's headers would go with it)",
       })
       : refusalOf(response, client);
 
@@ -356,30 +348,28 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
   ) => (stop.signal.aborted ? resolve() : stop.signal.addEventListener("abort", () => resolve(), { once: true })));
   const stopGeneration = async (): Promise<void> => {
     await Promise.race([answer, ended]);
-    if (!kept) {
-      cancelled("the stream was stopped by the client");
-      return ended;
-    }
-    let refused: unknown;
-    try {
-      // (404: the stream is gone already, ended or expired: nothing runs to cancel)
-      const response = await doFetch(kept, streamInit("DELETE", undefined));
-      if (response.ok || response.status === 404) await response.body?.cancel();
-      else refused = await refusal(response);
-    } catch (error) {
-      refused = connectionError(error, kept);
-    }
-    if (refused === undefined) {
+    if (kept) {
+      let refused: unknown;
+      try {
+        // (404: the stream is gone already, ended or expired: nothing runs to cancel)
+        const response = await doFetch(kept, streamInit("DELETE", undefined));
+        if (response.ok || response.status === 404) await response.body?.cancel();
+        else refused = await refusal(response);
+      } catch (error) {
+        refused = connectionError(error, kept);
+      }
+      if (refused !== undefined) {
+        cancelled("the read was stopped by the client; the server did not cancel the generation");
+        await ended;
+        throw refused;
+      }
       // the server ends the stream for every viewer: let ours read that end, as theirs do
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
       clearTimeout(timer);
-      cancelled("the stream was stopped by the client");
-      return ended;
     }
-    cancelled("the read was stopped by the client; the server did not cancel the generation");
-    await ended;
-    throw refused;
+    cancelled("the stream was stopped by the client");
+    return ended;
   };
 
   const { readable, message, snapshot, subscribe } = reader;

@@ -47,7 +47,8 @@ const isDroppable = (kind: Kind, f: Item): boolean => KIND_SPECS[kind].droppable
  */
 export class MessageAssembler implements Grammar {
   private current: OpenItem | null = null;
-  private readonly items: DoneItem[] = [];
+  /** The done items emitted so far (live: do not mutate). */
+  readonly doneItems: DoneItem[] = [];
   private usage: UsageMetadata | null = null;
   private finish: FinishReason | null = null;
   /** The `created_at` of the last input event that had one, and of the last such stop event. */
@@ -65,22 +66,17 @@ export class MessageAssembler implements Grammar {
   private closed = 0;
 
   constructor(
-    private readonly client: string = "upstream",
+    private readonly client: string,
     /** Bounds for hostile input (see `LimitOptions`): items in the message, nesting of fidelity and arguments. */
-    private readonly limits: { maxItems: number; maxDepth: number } = { maxItems: Infinity, maxDepth: Infinity },
+    private readonly limits: { maxItems: number; maxDepth: number },
   ) {}
 
   get started(): boolean {
-    return this.current?.group !== undefined || this.items.length > 0 || this.stopped;
+    return this.current?.group !== undefined || this.doneItems.length > 0 || this.stopped;
   }
 
   characters(): number {
     return this.closed + (this.current?.group?.characters ?? 0);
-  }
-
-  /** The done items emitted so far (live: do not mutate). */
-  get doneItems(): readonly DoneItem[] {
-    return this.items;
   }
 
   /**
@@ -115,7 +111,7 @@ export class MessageAssembler implements Grammar {
     if (done) this.send(done, emit);
     if (this.usage === null) throw new MmspError("Streaming response ended without usage_metadata", { rule: "STOP-SHAPE" });
     if (this.finish === null) throw new MmspError("Streaming response ended without finish_reason", { rule: "STOP-SHAPE" });
-    if (onlyThoughts(this.items)) {
+    if (onlyThoughts(this.doneItems)) {
       throw new EmptyResponseError({ client: this.client, finishReason: this.finish, usageMetadata: this.usage });
     }
     const stop: UniEvent = {
@@ -128,7 +124,7 @@ export class MessageAssembler implements Grammar {
     stop.created_at = this.lastStopCreatedAt ?? Date.now();
     const message: UniMessage = {
       role: "assistant",
-      content_items: this.items,
+      content_items: this.doneItems,
       usage_metadata: this.usage,
       finish_reason: this.finish,
     };
@@ -140,7 +136,7 @@ export class MessageAssembler implements Grammar {
 
   private send(event: UniEvent, emit: Emit): void {
     const item = event.content_items[0]!;
-    if (!itemType(item.type)!.delta) this.items.push(item as DoneItem);
+    if (!itemType(item.type)!.delta) this.doneItems.push(item as DoneItem);
     emit(event);
   }
 
@@ -184,7 +180,7 @@ export class MessageAssembler implements Grammar {
       // embedding item is one vector whose fidelity came with it: the fragment makes nothing
       if (KIND_SPECS[item.kind].oneFragment) return;
       kind = item.kind;
-      fields = this.emptyFragment(item);
+      fields = { type: `${kind}.delta`, ...KIND_SPECS[kind].blank(item.group.first) }; // a fragment that grows nothing
     } else if (
       item === null ||
       kind !== item.kind ||
@@ -225,11 +221,6 @@ export class MessageAssembler implements Grammar {
     } else item.group.add(fields);
 
     out.push(this.event(fidelity !== undefined ? { ...fields, fidelity } : fields, createdAt));
-  }
-
-  /** A fragment of `item` that grows nothing (to carry fidelity). */
-  private emptyFragment(item: OpenItem): Item {
-    return { type: `${item.kind}.delta`, ...KIND_SPECS[item.kind].blank(item.group!.first) };
   }
 
   /** Closes the item streaming now: its `.done` (SPEC §4), or nothing when none of it went out. */

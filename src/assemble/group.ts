@@ -18,7 +18,8 @@ export class GroupBuffer {
   readonly pieces: unknown[] = [];
   /** The fidelity of the one fragment that carried one. */
   fidelity: Record<string, unknown> | undefined;
-  private size = 0;
+  /** The joined length: UTF-16 units of text, or bytes of inline data. */
+  length = 0;
   /** The member its fragments grow (kinds.ts). */
   private readonly grows: string;
   /**
@@ -42,19 +43,14 @@ export class GroupBuffer {
   add(item: Item): void {
     const piece = item[this.grows];
     this.pieces.push(piece);
-    if (typeof piece === "string") this.size += piece.length;
-    else if (piece instanceof Uint8Array) this.size += piece.length;
-  }
-
-  /** The joined length: UTF-16 units of text, or bytes of inline data. */
-  get length(): number {
-    return this.size;
+    if (typeof piece === "string") this.length += piece.length;
+    else if (piece instanceof Uint8Array) this.length += piece.length;
   }
 
   /** The UTF-16 units of its text (text, thinking, tool-call arguments; 0 for bytes and vectors). */
   get characters(): number {
     const joins = KIND_SPECS[this.kind].joins;
-    return joins === "text" || joins === "json" ? this.size : 0;
+    return joins === "text" || joins === "json" ? this.length : 0;
   }
 
   /** The joined text (text, thinking, tool-call arguments). */
@@ -88,12 +84,12 @@ export class GroupBuffer {
 
   /** The joined bytes (inline data). */
   bytes(): Uint8Array {
-    return joinBytes(this.pieces as Uint8Array[], this.size);
+    return joinBytes(this.pieces as Uint8Array[], this.length);
   }
 
   /** Whether the pieces join into `s`, without joining them. */
   sameText(s: unknown): boolean {
-    if (typeof s !== "string" || s.length !== this.size) return false;
+    if (typeof s !== "string" || s.length !== this.length) return false;
     let o = 0;
     for (const p of this.pieces as string[]) {
       if (!s.startsWith(p, o)) return false;
@@ -118,7 +114,7 @@ export class GroupBuffer {
           this.adopted =
             0)); // another capture: from the start
     }
-    if (this.verified < 0 || end > this.size) return; // differs, or more than the fragments brought: sameBytes says so
+    if (this.verified < 0 || end > this.length) return; // differs, or more than the fragments brought: sameBytes says so
     const pieces = this.pieces as Uint8Array[];
     let { verified: o, piece: i, at } = this;
     while (o < end) {
@@ -134,8 +130,8 @@ export class GroupBuffer {
     }
     this.verified = o;
     const whole = o - at; // the bytes of the fully verified pieces [0, i)
-    if (whole - this.adopted >= ADOPT_EVERY || whole === this.size) {
-      pieces.splice(0, whole === this.size ? pieces.length : i, buffer.subarray(0, whole)); // (at the end: empty fragments too)
+    if (whole - this.adopted >= ADOPT_EVERY || whole === this.length) {
+      pieces.splice(0, whole === this.length ? pieces.length : i, buffer.subarray(0, whole)); // (at the end: empty fragments too)
       this.adopted = whole;
       i = 1;
     }
@@ -145,7 +141,7 @@ export class GroupBuffer {
 
   /** Whether the pieces join into `b`, without joining them. */
   sameBytes(b: unknown): boolean {
-    if (!(b instanceof Uint8Array) || b.length !== this.size) return false;
+    if (!(b instanceof Uint8Array) || b.length !== this.length) return false;
     let o = 0;
     for (const p of this.pieces as Uint8Array[]) {
       if (!sameAt(b, o, p)) return false;

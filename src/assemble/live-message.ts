@@ -13,17 +13,13 @@
  */
 import { PartialJsonParser } from "../partial/partial-json.js";
 import { hasFidelity, isRecord } from "../internal/values.js";
-import type { DoneItem, FinishReason, Kind, StreamDoneItem, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
+import type { FinishReason, Kind, StreamDoneItem, UniEvent, UsageMetadata } from "../schema.js";
 import { NO_TIMINGS, type ReadTimings, type StreamTimings } from "../read/timings.js";
-import type { GroupBuffer } from "./group.js";
+import type { Grammar } from "./grammar.js";
 import { itemType, KIND_SPECS, type KindSpec } from "./kinds.js";
 
 /** Where a live message that starts late takes the state so far from (the checker's own). */
-export interface LiveSeed {
-  doneItems: readonly DoneItem[];
-  openGroup: GroupBuffer | null;
-  message: UniMessage | undefined;
-}
+export type LiveSeed = Pick<Grammar, "doneItems" | "openGroup" | "message">;
 
 /**
  * The open item of a snapshot: shaped like the `.done` it becomes, with `partial: true` (tool

@@ -15,8 +15,10 @@ import { itemType, KIND_SPECS, onlyThoughts } from "./kinds.js";
 type Item = Record<string, unknown> & { type: string };
 
 export class MessageValidator implements Grammar {
-  private open: GroupBuffer | null = null;
-  private readonly items: DoneItem[] = [];
+  /** The group being streamed now, if any. */
+  openGroup: GroupBuffer | null = null;
+  /** The done items so far (live: do not mutate). */
+  readonly doneItems: DoneItem[] = [];
   /** The stop event has passed the checks. */
   stopped = false;
   message: UniMessage | undefined;
@@ -26,25 +28,15 @@ export class MessageValidator implements Grammar {
 
   constructor(
     private readonly client: string,
-    private readonly limits: { maxItems: number; maxDepth: number } = { maxItems: Infinity, maxDepth: Infinity },
+    private readonly limits: { maxItems: number; maxDepth: number },
   ) {}
 
-  /** The done items so far (live: do not mutate). */
-  get doneItems(): readonly DoneItem[] {
-    return this.items;
-  }
-
   get started(): boolean {
-    return this.open !== null || this.items.length > 0 || this.stopped;
+    return this.openGroup !== null || this.doneItems.length > 0 || this.stopped;
   }
 
   characters(): number {
-    return this.closed + (this.open === null ? 0 : this.open.characters);
-  }
-
-  /** The group being streamed now, if any. */
-  get openGroup(): GroupBuffer | null {
-    return this.open;
+    return this.closed + (this.openGroup === null ? 0 : this.openGroup.characters);
   }
 
   /** Checks one (schema-valid) event and passes it on. Throws a `Fault` or a typed error. */
@@ -58,7 +50,7 @@ export class MessageValidator implements Grammar {
   /** The input ended. */
   end(): void {
     if (this.stopped) return;
-    const open = this.open ? ` (a ${this.open.kind} group was still open)` : "";
+    const open = this.openGroup ? ` (a ${this.openGroup.kind} group was still open)` : "";
     throw new Fault("STOP-LAST", `the stream ended without a stop event${open}: it was truncated`);
   }
 
@@ -71,7 +63,7 @@ export class MessageValidator implements Grammar {
     if (f != null && isRecord(f) && Object.prototype.hasOwnProperty.call(f, "item_id")) {
       throw new Fault("NO-ITEM-ID", `${type} carries fidelity.item_id, which never appears on the public wire`);
     }
-    const g = this.open;
+    const g = this.openGroup;
     if (g) {
       if (kind !== g.kind) {
         throw new Fault("NO-INTERLEAVE", `${type} arrived while a ${g.kind} group was open (its ${g.kind}.done had not come)`);
@@ -81,14 +73,14 @@ export class MessageValidator implements Grammar {
       return;
     }
     if (!delta) throw new Fault("DONE-AFTER-DELTA", `${type} arrived with no ${kind}.delta before it`);
-    if (this.items.length >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
+    if (this.doneItems.length >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
     const header = known ? known.spec.header : [];
     if (header.length > 0 && !header.every((m) => item[m])) {
       throw new Fault("TOOL-HEADER", `the first ${type} of a call must carry a non-empty ${header.join(" and ")}`);
     }
-    this.open = new GroupBuffer(kind, item);
+    this.openGroup = new GroupBuffer(kind, item);
     if (!KIND_SPECS[kind].thought) this.answered = true; // (the timings' first content)
-    this.fidelity(this.open, item);
+    this.fidelity(this.openGroup, item);
   }
 
   private fragment(g: GroupBuffer, item: Item): void {
@@ -96,11 +88,10 @@ export class MessageValidator implements Grammar {
     if (spec.oneFragment) throw new Fault("ONE-VECTOR", `an ${g.kind} group has more than one ${g.kind}.delta`);
     // later fragments carry the header empty, or repeat the first's (MMSP's server forwards a repeat)
     if (spec.header.length > 0 && otherHeader(spec.header, item, g.first)) {
+      const names = spec.header.join(" or ");
       throw new Fault(
         "TOOL-HEADER",
-        `a later ${item.type} of a call carries another ${
-          spec.header.join(" or ")
-        } than its first; later ones carry them empty or the same`,
+        `a later ${item.type} of a call carries another ${names} than its first; later ones carry them empty or the same`,
       );
     }
     this.fidelity(g, item);
@@ -121,21 +112,21 @@ export class MessageValidator implements Grammar {
     if (!fidelityEqual(done.fidelity, g.fidelity)) {
       throw new Fault("FIDELITY-EQUAL", `${done.type} carries a different fidelity than its group's fragment`);
     }
-    this.open = null;
+    this.openGroup = null;
     this.closed += g.characters;
-    this.items.push(done as unknown as DoneItem);
+    this.doneItems.push(done as unknown as DoneItem);
   }
 
   private stop(event: UniEvent): void {
-    if (this.open) throw new Fault("CLOSED", `the stop event arrived while a ${this.open.kind} group was open`);
+    if (this.openGroup) throw new Fault("CLOSED", `the stop event arrived while a ${this.openGroup.kind} group was open`);
     const usage = event.usage_metadata as UsageMetadata;
     const finish = event.finish_reason as FinishReason;
-    if (onlyThoughts(this.items)) {
+    if (onlyThoughts(this.doneItems)) {
       throw new EmptyResponseError({ client: this.client, finishReason: finish, usageMetadata: usage });
     }
     const message: UniMessage = {
       role: "assistant",
-      content_items: this.items,
+      content_items: this.doneItems,
       usage_metadata: usage,
       finish_reason: finish,
     };

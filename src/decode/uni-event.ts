@@ -42,16 +42,12 @@ export interface DecoderSettings {
 /** A type shaped like a future kind's item (`<kind>.delta` or `<kind>.done`, a kind no version names). */
 const isFutureItem = (type: string): boolean => /^[a-z][a-z0-9_]*\.(delta|done)$/.test(type) && !/^(image_url|tool_result)\./.test(type);
 
-const isDonePrefix = (data: string): boolean => data.length < 6 && "[DONE]".startsWith(data);
-
 export class UniEventDecoder {
   private readonly check: (value: Record<string, unknown>, maxDepth: number) => UniEvent;
-
-  get maxDepth(): number {
-    return this.settings.maxDepth;
-  }
+  readonly maxDepth: number;
 
   constructor(private readonly settings: DecoderSettings) {
+    this.maxDepth = settings.maxDepth;
     this.check = settings.mode === "assemble"
       ? (v, maxDepth) => checkEvent(v, true, "assemble", maxDepth)
       : (v, maxDepth) => checkEvent(v, true, "validate", maxDepth);
@@ -65,7 +61,7 @@ export class UniEventDecoder {
 
   /** Whether an SSE message's data is the end marker (a cut inside the final one counts, see framer.ts). */
   static isDone(data: string, unterminated: boolean): boolean {
-    return data === "[DONE]" || (unterminated && isDonePrefix(data));
+    return data === "[DONE]" || (unterminated && data.length < 6 && "[DONE]".startsWith(data));
   }
 
   /**
@@ -73,7 +69,7 @@ export class UniEventDecoder {
    * other rule, where the schema has bounded most of it).
    */
   value(value: Record<string, unknown>, index: number, bounded = true): UniEvent | typeof SKIP {
-    const maxDepth = bounded ? Infinity : this.settings.maxDepth;
+    const maxDepth = bounded ? Infinity : this.maxDepth;
     if (value.error !== undefined && value.error !== null) throw this.wireError(value, maxDepth);
     try {
       return this.check(value, maxDepth);

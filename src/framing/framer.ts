@@ -15,7 +15,6 @@
  */
 import { Fault, locate } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
-import type { StreamLimitError } from "../errors.js";
 import { type Position, recordPreview } from "../read/position.js";
 import { checkBytesChunk } from "../internal/chunks.js";
 import { BodyHead, HEAD_BYTES, hexBytes } from "./head.js";
@@ -86,45 +85,26 @@ export interface FramerOptions {
   firstIndex?: number;
 }
 
-/** Bytes in, records out to a sink, and where the record being handed out sits. */
-export interface Framer {
-  readonly format: WireFormat;
-  push(chunk: Uint8Array, sink: RecordSink): void;
-  end(sink: RecordSink): void;
-  // Where the record being handed out sits (valid inside the sink call):
-  /** 0-based index of the record among the input's records. */
-  readonly index: number;
-  /** Byte offset where it begins. */
-  recordStart(): number;
-  /** Byte offset just past it (its terminating line included). */
-  recordEnd(): number;
-  /** 1-based line number, for line-based input (NDJSON). */
-  readonly line: number | undefined;
-  /** The input ended inside this record (it had no terminator). */
-  readonly unterminated: boolean;
-  /** All of it, with a preview of the record's text as it arrived (built only when asked: a failure, a stage's tag). */
-  position(): Position;
-  /** Remembers this record as the last event (its end is counted, its text cut, only if asked). */
-  keepEnd(): void;
-  /** Where the record last kept sits. */
-  kept(): Position | undefined;
-  /** SSE: the current message's `event` and last event id. */
-  readonly eventType: string | undefined;
-  readonly lastEventId: string | undefined;
-  /** What the body looks like, judged from its first bytes, when it is not an MMSP stream (needs `explain`). */
-  diagnosis(ended?: boolean): Explanation | undefined;
-  /** The same for the first record, judged from the bytes up to its end. */
-  recordDiagnosis(): Explanation | undefined;
-}
-
-/** The parts both formats share: UTF-8, lines, the record's position, the head for an explainer. */
-abstract class LineFramer implements Framer {
+/**
+ * Bytes in, records out to a sink, and where the record being handed out sits: the parts both
+ * formats share (UTF-8, lines, the record's position, the head for an explainer).
+ */
+export abstract class Framer {
   abstract readonly format: WireFormat;
   protected readonly utf8: Utf8Decoder;
   protected readonly lines: LineSplitter;
   protected sink: RecordSink = () => {};
+  // Where the record being handed out sits (valid inside the sink call):
+  /** 0-based index of the record among the input's records. */
   index = 0;
+  /** The input ended inside this record (it had no terminator). */
   unterminated = false;
+  /** 1-based line number, for line-based input (NDJSON). */
+  line: number | undefined = undefined;
+  /** SSE: the current message's `event`. */
+  eventType: string | undefined = undefined;
+  /** SSE: the current message's last event id. */
+  lastEventId: string | undefined = undefined;
   /** The input has ended: a line handed out now had no terminator. */
   protected ending = false;
   protected startMark = 0;
@@ -148,31 +128,20 @@ abstract class LineFramer implements Framer {
     this.utf8 = new Utf8Decoder(options.strictUtf8);
     this.index = options.firstIndex ?? 0;
     if (options.explain) this.head = new BodyHead();
-    const tooLong = (): never => {
-      const e = limitError("maxEventBytes", options.maxEventBytes, `event ${this.index}`);
-      throw this.place(e, this.openRecordStart());
-    };
-    this.lines = new LineSplitter(breaks, options.maxEventBytes, tooLong, options.capture);
+    this.lines = new LineSplitter(breaks, options.maxEventBytes, () => this.tooLong(this.openRecordStart()), options.capture);
   }
 
-  get line(): number | undefined {
-    return undefined;
-  }
-  get eventType(): string | undefined {
-    return undefined;
-  }
-  get lastEventId(): string | undefined {
-    return undefined;
-  }
-
+  /** Byte offset where the record begins. */
   recordStart(): number {
     return (this.startMark = this.lines.resolve(this.startMark));
   }
 
+  /** Byte offset just past it (its terminating line included). */
   recordEnd(): number {
     return (this.endMark = this.lines.resolve(this.endMark));
   }
 
+  /** All of it, with a preview of the record's text as it arrived (built only when asked: a failure, a stage's tag). */
   position(): Position {
     const p: Position = {
       eventIndex: this.index,
@@ -186,6 +155,7 @@ abstract class LineFramer implements Framer {
     return p;
   }
 
+  /** Remembers this record as the last event (its end is counted, its text cut, only if asked). */
   keepEnd(): void {
     this.keptEndMark = this.endMark;
     this.keptIndex = this.index;
@@ -194,6 +164,7 @@ abstract class LineFramer implements Framer {
     this.keptCaptured = this.recordCaptured;
   }
 
+  /** Where the record last kept sits. */
   kept(): Position | undefined {
     if (this.keptIndex < 0) return undefined;
     this.keptEndMark = this.lines.resolve(this.keptEndMark);
@@ -254,19 +225,22 @@ abstract class LineFramer implements Framer {
     this.ending = true;
     this.lines.end(this.onLine);
     this.endRecords();
-    if (this.index === 0 && this.head) this.diagnoseEmpty();
+    // no record at all: the body is no stream, if the explainer can say what it was instead
+    const d = this.index === 0 ? this.diagnosis(true) : undefined;
+    if (d) throw locate(new Fault("NOT-A-STREAM", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
   }
 
   protected abstract readonly onLine: (line: string, captured: Uint8Array | undefined) => void;
 
   /** The input ended: hand out a record still open, if the format does. */
-  protected abstract endRecords(): void;
+  protected endRecords(): void {}
 
   /**
-   * What the body was, when it held no record (or failed before the first one). `ended`: the whole
-   * body is in (else only "more than the head" is said of its size, which does not depend on chunks).
+   * What the body was, judged from its first bytes, when it held no record (or failed before the
+   * first one); needs `explain`. `ended`: the whole body is in (else only "more than the head" is
+   * said of its size, which does not depend on chunks).
    */
-  diagnosis(ended = false): Explanation | undefined {
+  private diagnosis(ended: boolean): Explanation | undefined {
     const head = this.head;
     if (!head) return undefined;
     return this.options.explain!(head.bytes(), ended ? head.totalBytes : Math.min(head.totalBytes, HEAD_BYTES + 1));
@@ -279,16 +253,12 @@ abstract class LineFramer implements Framer {
     return this.options.explain!(head.bytes().subarray(0, this.recordEnd()), HEAD_BYTES + 1);
   }
 
-  private diagnoseEmpty(): never | void {
-    const d = this.diagnosis(true);
-    if (!d) return;
-    throw locate(new Fault("NOT-A-STREAM", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
-  }
-
-  protected place(e: StreamLimitError, byteOffset: number): StreamLimitError {
+  /** The record that began at `byteOffset` grew past `maxEventBytes`. */
+  protected tooLong(byteOffset: number): never {
+    const e = limitError("maxEventBytes", this.options.maxEventBytes, `event ${this.index}`);
     e.eventIndex = this.index;
     e.byteOffset = byteOffset;
-    return e;
+    throw e;
   }
 
   private invalidUtf8(e: InvalidUtf8, ended: boolean): unknown {
@@ -304,25 +274,16 @@ abstract class LineFramer implements Framer {
 }
 
 /** SSE: lines → messages (see sse-parser.ts); a record is a message's `data`. */
-export class SseFramer extends LineFramer {
+export class SseFramer extends Framer {
   readonly format = "sse" as const;
   private readonly parser = new SseParser();
   /** A field line came since the last blank line: a message is being read. */
   private reading = false;
   private messageChars = 0;
   private captured: Uint8Array | undefined;
-  private event: string | undefined;
-  private id: string | undefined;
 
   constructor(options: FramerOptions) {
     super(options, "sse");
-  }
-
-  override get eventType(): string | undefined {
-    return this.event;
-  }
-  override get lastEventId(): string | undefined {
-    return this.id;
   }
 
   protected openRecordStart(): number {
@@ -347,9 +308,7 @@ export class SseFramer extends LineFramer {
     }
     if (captured) this.captured = captured;
     this.messageChars += line.length + 1;
-    if (this.messageChars > this.options.maxEventBytes) {
-      throw this.place(limitError("maxEventBytes", this.options.maxEventBytes, `event ${this.index}`), this.recordStart());
-    }
+    if (this.messageChars > this.options.maxEventBytes) this.tooLong(this.recordStart());
     this.parser.field(line);
   };
 
@@ -357,15 +316,15 @@ export class SseFramer extends LineFramer {
     const captured = this.captured;
     this.captured = undefined;
     if (this.options.resent?.(id, this.index)) return;
-    this.event = event;
-    this.id = id;
+    this.eventType = event;
+    this.lastEventId = id;
     this.recordText = data;
     this.recordCaptured = captured;
     this.sink(data, captured);
     this.index++;
   }
 
-  protected endRecords(): void {
+  protected override endRecords(): void {
     this.reading = false;
     // The standard discards a message whose blank line never came; the MMSP reader hands it out,
     // flagged, so that a body cut right after the stop event (or inside `[DONE]`) still reads.
@@ -386,16 +345,11 @@ export function isBlankLine(line: string): boolean {
 }
 
 /** NDJSON: a record is a line that is not blank (LF or CRLF end lines; a lone CR is text). */
-export class NdjsonFramer extends LineFramer {
+export class NdjsonFramer extends Framer {
   readonly format = "ndjson" as const;
-  private lineNo = 0;
 
   constructor(options: FramerOptions) {
     super(options, "ndjson");
-  }
-
-  override get line(): number {
-    return this.lineNo;
   }
 
   protected openRecordStart(): number {
@@ -404,7 +358,7 @@ export class NdjsonFramer extends LineFramer {
 
   protected readonly onLine = (line: string, captured: Uint8Array | undefined): void => {
     if (isBlankLine(line)) return;
-    this.lineNo = this.lines.lineNumber;
+    this.line = this.lines.lineNumber;
     this.unterminated = this.ending; // only the last line, without its LF, comes at the end
     this.startMark = this.lines.mark();
     this.endMark = this.lines.endMark();
@@ -413,8 +367,6 @@ export class NdjsonFramer extends LineFramer {
     this.sink(line, captured);
     this.index++;
   };
-
-  protected endRecords(): void {}
 }
 
 /** The framer for a format. */

@@ -42,7 +42,8 @@ export class LineSplitter {
   private pieces: string[] = [];
   /** A CR ended the last chunk: a LF at the start of the next one belongs to it (SSE). */
   private skipLf = false;
-  private lineNo = 0;
+  /** 1-based number of the line last handed out. */
+  lineNumber = 0;
 
   // Where the text being split sits in the input, for byte offsets.
   private text = "";
@@ -69,18 +70,11 @@ export class LineSplitter {
   constructor(
     breaks: LineBreaks,
     /** The longest line, in bytes (a bound on memory); `onTooLong` is called (and must throw) past it. */
-    private readonly maxLineBytes = Infinity,
-    private readonly onTooLong: (bytes: number) => never = () => {
-      throw new RangeError("line too long");
-    },
-    private readonly capture: LineCapture | null = null,
+    private readonly maxLineBytes: number,
+    private readonly onTooLong: () => never,
+    private readonly capture: LineCapture | null,
   ) {
     this.split = breaks === "sse" ? this.splitAnyBreak : this.splitLf;
-  }
-
-  /** 1-based number of the line last handed out. */
-  get lineNumber(): number {
-    return this.lineNo;
   }
 
   /**
@@ -188,11 +182,10 @@ export class LineSplitter {
   };
 
   private checkPending(textEnd: number): void {
-    const bytes = textEnd - this.carriedStart;
-    if (bytes > this.maxLineBytes) {
+    if (textEnd - this.carriedStart > this.maxLineBytes) {
       this.pieces = [];
       this.state = null;
-      this.onTooLong(bytes);
+      this.onTooLong();
     }
   }
 
@@ -251,11 +244,8 @@ export class LineSplitter {
 
   private emit(line: string, onLine: LineHandler): void {
     // A line is at least as many bytes as UTF-16 units, and at most three times as many.
-    if (line.length * 3 > this.maxLineBytes) {
-      const bytes = utf8Length(line);
-      if (bytes > this.maxLineBytes) this.onTooLong(bytes);
-    }
-    this.lineNo++;
+    if (line.length * 3 > this.maxLineBytes && utf8Length(line) > this.maxLineBytes) this.onTooLong();
+    this.lineNumber++;
     const captured = this.captured;
     this.captured = undefined;
     onLine(line, captured);

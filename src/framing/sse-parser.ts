@@ -35,15 +35,8 @@ export class SseParser {
       return;
     }
     const colon = line.indexOf(":");
-    let name: string;
-    let value: string;
-    if (colon === -1) {
-      name = line;
-      value = "";
-    } else {
-      name = line.slice(0, colon);
-      value = line.slice(line.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1);
-    }
+    const name = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? "" : line.slice(line.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1);
     switch (name) {
       case "data":
         this.data = this.dataLines++ === 0 ? value : this.data + "\n" + value;

@@ -92,19 +92,15 @@ export class Utf8Decoder {
   private readonly decoder: TextDecoder;
   /** Bytes of an unfinished character carried from the previous chunk (at most 3). */
   private tail: Uint8Array = EMPTY;
-  private bytesIn = 0;
+  /** Total bytes received. */
+  bytesReceived = 0;
   /** Byte offset of the first character of the text last returned. */
   textStart = 0;
   /** Byte offset just past the text last returned. */
   textEnd = 0;
 
-  constructor(readonly strict: boolean) {
+  constructor(strict: boolean) {
     this.decoder = new TextDecoder("utf-8", { fatal: strict });
-  }
-
-  /** Total bytes received. */
-  get bytesReceived(): number {
-    return this.bytesIn;
   }
 
   /**
@@ -119,14 +115,10 @@ export class Utf8Decoder {
     return this.bom === 3 && start < 3 ? 3 : start;
   }
 
-  private matchBom(chunk: Uint8Array): void {
-    for (let i = 0; i < chunk.length && this.bom >= 0 && this.bom < 3; i++) this.bom = chunk[i] === BOM[this.bom] ? this.bom + 1 : -1;
-  }
-
   decode(chunk: Uint8Array): string {
-    const start = this.bytesIn - this.tail.length;
-    if (this.bom >= 0 && this.bom < 3) this.matchBom(chunk);
-    this.bytesIn += chunk.length;
+    const start = this.bytesReceived - this.tail.length;
+    for (let i = 0; i < chunk.length && this.bom >= 0 && this.bom < 3; i++) this.bom = chunk[i] === BOM[this.bom] ? this.bom + 1 : -1;
+    this.bytesReceived += chunk.length;
     let text: string;
     try {
       text = this.decoder.decode(chunk, { stream: true });
@@ -136,13 +128,13 @@ export class Utf8Decoder {
     const held = chunk.length >= 3 ? incompleteTail(chunk) : incompleteTail(concat(this.tail, chunk));
     this.tail = held === 0 ? EMPTY : chunk.length >= held ? chunk.slice(chunk.length - held) : concat(this.tail, chunk).slice(-held);
     this.textStart = this.textStartAt(start);
-    this.textEnd = this.bytesIn - held;
+    this.textEnd = this.bytesReceived - held;
     return text;
   }
 
   /** Ends the input: the final text, or InvalidUtf8 for an unfinished character in strict mode. */
   end(): string {
-    const start = this.bytesIn - this.tail.length;
+    const start = this.bytesReceived - this.tail.length;
     let text: string;
     try {
       text = this.decoder.decode();
@@ -151,7 +143,7 @@ export class Utf8Decoder {
     }
     this.tail = EMPTY;
     this.textStart = this.textStartAt(start);
-    this.textEnd = this.bytesIn;
+    this.textEnd = this.bytesReceived;
     return text;
   }
 

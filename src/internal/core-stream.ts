@@ -88,12 +88,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
           }
           this.wake();
         },
-        cancel: (reason) => {
-          const error = reason ?? new DOMException("The event stream was cancelled", "AbortError");
-          this.fail(error, false);
-          this.wc.error(error); // a pipe into the writable now cancels its source
-          this.wake();
-        },
+        cancel: (reason) => this.interrupt(reason ?? new DOMException("The event stream was cancelled", "AbortError")),
       },
       { highWaterMark: 0 },
     );
@@ -159,11 +154,14 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     }
   }
 
-  /** Fails at once (queued outputs dropped) and cancels the source: for an abort or a time-out. */
+  /**
+   * Fails at once (queued outputs dropped) and cancels the source: for a cancel of the readable, an
+   * abort or a time-out. (Once settled, the writable has errored or closed already.)
+   */
   private interrupt(error: unknown): void {
     if (this.settled) return;
     this.fail(error, false);
-    this.wc.error(error);
+    this.wc.error(error); // a pipe into the writable now cancels its source
     this.wake();
   }
 
