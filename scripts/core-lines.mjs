@@ -14,8 +14,8 @@ import { fileURLToPath } from "node:url";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const GOAL = 4800;
-/** The figure when this step was added (2026-12-01, 6,746 lines) lowered as the core shrinks; growth past it fails. */
-const CEILING = 6760;
+/** The figure when this step was added (2026-12-01: 6,746 lines), lowered as the core shrinks (6,404 + ~1%); growth past it fails. */
+const CEILING = 6470;
 const OUTSIDE_DIRS = new Set(["ai-sdk", "partial", "encode", "relay"]);
 const OUTSIDE_FILES = new Set(["schema.ts", "index.ts", "sse.ts", "ndjson.ts", "encode.ts", "partial-json.ts"]);
 
