@@ -5,8 +5,9 @@
  * readable side, and its `cancel` hook is missing in some runtimes. This shell delivers every output
  * produced before an error and only then errors the readable; it holds backpressure (a write waits
  * until the reader has taken the outputs of the previous one); a cancel of the readable errors the
- * writable, so a pipe into it cancels its source; and `drain()` lets the package consume the
- * readable itself when the caller only wants the final result.
+ * writable, so a pipe into it cancels its source; and while `draining` (a reader's drain,
+ * reader-stream.ts: the package consumes the readable itself when the caller only wants the final
+ * result) no output is kept.
  */
 import { StreamLimitError } from "../errors.js";
 import type { StreamCore } from "./core.js";
@@ -33,21 +34,6 @@ export interface CoreStreamHooks extends CoreStreamOptions {
 export const idleError = (ms: number): StreamLimitError =>
   new StreamLimitError({ limit: "idleTimeoutMs", value: ms, detail: `no input arrived for ${ms} ms (idleTimeoutMs=${ms})` });
 
-/** Why a drained readable cannot be read: said by every way of reading it. */
-const DRAINED = "this readable was drained by the package: `message` was awaited (or .then() called) while nobody read " +
-  "`readable`, so the package read it itself and kept no events (rule: start reading `readable` in the same " +
-  "task as, or before, awaiting `message`)";
-
-/** Makes every way of reading a drained readable fail with a sentence that says why. */
-function refuseReads(readable: ReadableStream<unknown>): void {
-  const refuse = (): never => {
-    throw new TypeError(DRAINED);
-  };
-  for (const method of ["getReader", "pipeTo", "pipeThrough", "tee", "values", Symbol.asyncIterator] as const) {
-    Object.defineProperty(readable, method, { value: refuse, configurable: true });
-  }
-}
-
 /** Reason given to the source when the core needs no more input (after `[DONE]`). */
 export class StreamFinished extends Error {
   override name = "StreamFinished";
@@ -64,7 +50,8 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
   private pendingError: { error: unknown } | null = null;
   private wakeWriter: (() => void) | null = null;
   private settled = false;
-  private draining = false;
+  /** The package reads the readable itself (ReaderStream's drain): outputs are not kept. */
+  protected draining = false;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly onAbortSignal = (): void => this.interrupt(this.hooks.signal!.reason);
 
@@ -184,24 +171,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     this.core.dispose?.();
   }
 
-  /**
-   * Consumes the readable inside the package (outputs are then not kept). Returns false when the
-   * readable is already locked by a reader or a pipe.
-   */
-  drain(): boolean {
-    if (this.readable.locked) return false;
-    this.draining = true;
-    const reader = this.readable.getReader();
-    refuseReads(this.readable);
-    const loop = (): void => {
-      reader.read().then((r) => (r.done ? undefined : loop()), () => {});
-    };
-    loop();
-    this.wake();
-    return true;
-  }
-
-  private wake(): void {
+  protected wake(): void {
     const w = this.wakeWriter;
     this.wakeWriter = null;
     w?.();

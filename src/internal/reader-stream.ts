@@ -12,6 +12,21 @@ import type { StreamCore } from "./core.js";
 import { CoreStream, type CoreStreamOptions } from "./core-stream.js";
 import { MessagePromise } from "./message-promise.js";
 
+/** Why a drained readable cannot be read: said by every way of reading it. */
+const DRAINED = "this readable was drained by the package: `message` was awaited (or .then() called) while nobody read " +
+  "`readable`, so the package read it itself and kept no events (rule: start reading `readable` in the same " +
+  "task as, or before, awaiting `message`)";
+
+/** Makes every way of reading a drained readable fail with a sentence that says why. */
+function refuseReads(readable: ReadableStream<unknown>): void {
+  const refuse = (): never => {
+    throw new TypeError(DRAINED);
+  };
+  for (const method of ["getReader", "pipeTo", "pipeThrough", "tee", "values", Symbol.asyncIterator] as const) {
+    Object.defineProperty(readable, method, { value: refuse, configurable: true });
+  }
+}
+
 /** What a reader's core builds beside its events. */
 export interface ReaderParts {
   /** The message the grammar built, asked for once the stream has closed cleanly. */
@@ -65,6 +80,23 @@ export class ReaderStream<I, O> extends CoreStream<I, O> {
     this.snapshot = parts.live.snapshot;
     this.subscribe = parts.live.subscribe;
     this.clock = parts.timings;
+  }
+
+  /**
+   * Consumes the readable inside the package (outputs are then not kept). Returns false when the
+   * readable is already locked by a reader or a pipe.
+   */
+  private drain(): boolean {
+    if (this.readable.locked) return false;
+    this.draining = true;
+    const reader = this.readable.getReader();
+    refuseReads(this.readable);
+    const loop = (): void => {
+      reader.read().then((r) => (r.done ? undefined : loop()), () => {});
+    };
+    loop();
+    this.wake();
+    return true;
   }
 
   /**
