@@ -34,6 +34,10 @@ export interface MessageAssemblerOptions extends CoreStreamOptions, Pick<LimitOp
   mode?: "validate" | "assemble";
 }
 
+/** Where an event sits: the position a stage before it tagged it with, else (from your own source) its count and a preview of it. */
+const placeOf = (event: unknown, position: Position | undefined, index: number): Position =>
+  position ?? { eventIndex: index, preview: previewValue(event) };
+
 class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent>, ReaderParts {
   private readonly grammar: Grammar;
   private readonly decoder: UniEventDecoder;
@@ -41,8 +45,10 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent>, ReaderPart
   readonly live: LiveMessage;
   readonly timings: ReadTimings;
   private count = 0;
-  /** Where the last event the grammar took sits, for its end. */
-  private last: Position | undefined;
+  /** The last event the grammar took, for its end: its position, or (from your own source) itself and its count (-1: none). */
+  private lastEvent: unknown;
+  private lastPosition: Position | undefined;
+  private lastIndex = -1;
   readonly finished = false;
 
   message(): UniMessage | undefined {
@@ -75,11 +81,14 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent>, ReaderPart
       if (checked === SKIP) return;
       this.grammar.push(checked, emit);
     } catch (e) {
-      throw locate(e, this.client, position ?? { eventIndex: index, preview: previewValue(event) });
+      throw locate(e, this.client, placeOf(event, position, index));
     } finally {
       this.timings.update();
     }
-    this.last = position ?? { eventIndex: index, preview: previewValue(event) };
+    // (previewed only if the end fails)
+    this.lastEvent = event;
+    this.lastPosition = position;
+    this.lastIndex = index;
   }
 
   end(emit: (event: UniEvent) => void): void {
@@ -88,7 +97,8 @@ class MessageAssemblerCore implements StreamCore<UniEvent, UniEvent>, ReaderPart
     try {
       this.grammar.end(emit);
     } catch (e) {
-      throw locate(e, this.client, endOf(this.last));
+      const last = this.lastIndex < 0 ? undefined : placeOf(this.lastEvent, this.lastPosition, this.lastIndex);
+      throw locate(e, this.client, endOf(last));
     } finally {
       this.timings.update();
     }

@@ -80,6 +80,15 @@ const doneItems = (events: any[]): Json[] =>
 const b64 = (b: Uint8Array): string => btoa(String.fromCharCode(...b));
 
 export const cases: Case[] = [
+  ["events from your own source: an end without a stop event is placed after the last event taken, which it previews (validate and assemble mode)", async () => {
+    for (const mode of ["validate", "assemble"] as const) {
+      const input = [ev([{ type: "text.delta", text: "first" }]), ev([{ type: "text.delta", text: "last one" }])];
+      const { error } = await collectSettled(valuesStream(input as any[]).pipeThrough(new MessageAssemblerStream({ mode })));
+      assertError(error, MmspError, { eventIndex: 2 }, mode); // (validate: STOP-LAST; assemble: no usage came)
+      const preview = (error as MmspError).preview!;
+      assert(preview.startsWith("<end of input after> ") && preview.includes("last one") && !preview.includes("first"), `${mode}: ${preview}`);
+    }
+  }],
   ["several fragments per event become one event each; each item closes with its .done; one stop", async () => {
     const r = await assembleOk([
       ev([th("Let me", undefined), th(" check")], 100),
