@@ -84,7 +84,7 @@ export const cases: Case[] = [
     for (const mode of ["validate", "assemble"] as const) {
       const input = [ev([{ type: "text.delta", text: "first" }]), ev([{ type: "text.delta", text: "last one" }])];
       const { error } = await collectSettled(valuesStream(input as any[]).pipeThrough(new MessageAssemblerStream({ mode })));
-      assertError(error, MmspError, { eventIndex: 2 }, mode); // (validate: STOP-LAST; assemble: no usage came)
+      assertError(error, MmspError, { eventIndex: 2 }); // (validate: STOP-LAST; assemble: no usage came)
       const preview = (error as MmspError).preview!;
       assert(preview.startsWith("<end of input after> ") && preview.includes("last one") && !preview.includes("first"), `${mode}: ${preview}`);
     }
