@@ -199,24 +199,14 @@ export class MmspChatTransport<MESSAGE = unknown> {
     };
     const answer: { etag: string | null } = { etag: null };
     const onAbort = (): void => this.stop(call, answer.etag);
-    abortSignal?.addEventListener("abort", onAbort, { once: true });
-    let response: Response;
-    try {
-      response = await this.fetch(this.api, {
+    const response = await this.answered(abortSignal, onAbort, "The chat request", () =>
+      this.fetch(this.api, {
         method: "POST",
         headers: { "content-type": "application/json", ...call.headers },
         body: JSON.stringify(body),
         credentials: call.credentials,
         signal: abortSignal,
-      });
-    } catch (e) {
-      abortSignal?.removeEventListener("abort", onAbort);
-      throw e;
-    }
-    if (!response.ok) {
-      abortSignal?.removeEventListener("abort", onAbort);
-      throw await refusalError(response, "The chat request");
-    }
+      }));
     answer.etag = response.headers.get("etag");
     return this.deliver(call, response, answer.etag, abortSignal, () => abortSignal?.removeEventListener("abort", onAbort));
   }
@@ -237,24 +227,40 @@ export class MmspChatTransport<MESSAGE = unknown> {
         if (this.calls.get(chatId) === generation) this.stop(call, answer.etag);
       }, 0);
     };
-    abortSignal?.addEventListener("abort", onAbort, { once: true });
-    let response: Response;
-    try {
-      response = await this.fetch(call.streamUrl, { headers: call.headers, credentials: call.credentials, signal: abortSignal });
-    } catch (e) {
-      abortSignal?.removeEventListener("abort", onAbort);
-      throw e;
-    }
+    const response = await this.answered(
+      abortSignal,
+      onAbort,
+      "Resuming the chat's answer",
+      () => this.fetch(call.streamUrl, { headers: call.headers, credentials: call.credentials, signal: abortSignal }),
+    );
     if (response.status === 204) {
       abortSignal?.removeEventListener("abort", onAbort);
       return null;
     }
-    if (!response.ok) {
-      abortSignal?.removeEventListener("abort", onAbort);
-      throw await refusalError(response, "Resuming the chat's answer");
-    }
     answer.etag = response.headers.get("etag");
     return this.deliver(call, response, answer.etag, abortSignal, () => abortSignal?.removeEventListener("abort", onAbort));
+  }
+
+  /**
+   * The answer to `request`, with `onAbort` listening to `abortSignal` from before it is sent (an abort
+   * then stops the generation); the listener goes again when no answer comes or it is a refusal
+   * (`what` names the request in that error). A 2xx answer keeps it: `deliver` releases it.
+   */
+  private async answered(
+    abortSignal: AbortSignal | undefined,
+    onAbort: () => void,
+    what: string,
+    request: () => Promise<Response>,
+  ): Promise<Response> {
+    abortSignal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const response = await request();
+      if (!response.ok) throw await refusalError(response, what);
+      return response;
+    } catch (e) {
+      abortSignal?.removeEventListener("abort", onAbort);
+      throw e;
+    }
   }
 
   /** The request settings of a call to chat `chatId`. */
