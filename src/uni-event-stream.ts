@@ -103,6 +103,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       this.untold = { sniffer: new FormatSniffer(limits.maxEventBytes), held: [], frame };
       return;
     }
+    this.untold = undefined; // (a body framed in a known format is told, whatever the one before was)
     const { client } = this;
     const mode = options.mode ?? "validate";
     this.framer = createFramer(format, {
@@ -139,8 +140,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
 
   private tell(format: WireFormat): void {
     const { held, frame } = this.untold!;
-    this.untold = undefined;
-    frame(format);
+    frame(format); // (which ends the untold state)
     for (const chunk of held) this.framer.push(chunk, this.sink);
   }
 
