@@ -52,14 +52,12 @@ export function streamBack(upstream: Response, accept: string | null, options: S
   const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
     ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
     : new NdjsonEncoderStream();
-  return new Response(readable.pipeThrough(encoder), {
-    status: 200,
-    headers: {
-      "content-type": contentType,
-      "cache-control": "no-cache, no-transform",
-      "x-accel-buffering": "no",
-    },
-  });
+  return new Response(readable.pipeThrough(encoder), { status: 200, headers: streamHeaders(contentType) });
+}
+
+/** The headers of a streamed answer: its type, and no cache or proxy buffering (live or replayed alike). */
+export function streamHeaders(contentType: string): Record<string, string> {
+  return { "content-type": contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 }
 
 /** A refusal in MMSP's shape, `{"error": {"type", "message"}}` (SPEC §1). */

@@ -36,7 +36,7 @@ import { sameHash } from "./bind.js";
 import type { Limits } from "./limits.js";
 import type { RelaySqlStorage, RelayState } from "./platform.js";
 import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
-import { clientFormat, refusal } from "./http.js";
+import { clientFormat, refusal, streamHeaders } from "./http.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";
@@ -401,10 +401,7 @@ export class RelayStreamObject<E = unknown> {
       }
     };
     const body = new ReadableStream<Uint8Array>({ pull, cancel: () => leave() }, { highWaterMark: 0 });
-    return new Response(body, {
-      status: 200,
-      headers: { "content-type": contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
-    });
+    return new Response(body, { status: 200, headers: streamHeaders(contentType) });
   }
 
   /** Since when no client has read: now while one is waiting for an event, else the last pull. */

@@ -10,6 +10,7 @@
 // no upstream markup runs on the relay's origin; an upstream that cannot be reached is a 502 that
 // names no URL (MMSP_UPSTREAM may hold `user:password@`).
 import { follow } from "../internal/abort.js";
+import { isJsonDocumentType, mediaType } from "../internal/media-type.js";
 import { refusal, streamBack } from "./http.js";
 
 /** How much of a JSON refusal body is passed on (a larger one is wrapped like a non-JSON one). */
@@ -68,9 +69,9 @@ function withoutUrls(text: string): string {
 /** An upstream refusal as the relay answers it: JSON as JSON, anything else wrapped (see the top). */
 export async function upstreamRefusal(upstream: Response): Promise<Response> {
   const headers = { "content-type": "application/json", "x-content-type-options": "nosniff" };
-  const type = (upstream.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  const type = mediaType(upstream.headers.get("content-type")) ?? "";
   const text = await upstream.text().catch(() => "");
-  if ((type === "application/json" || type.endsWith("+json")) && text.length <= MAX_REFUSAL_CHARS) {
+  if (isJsonDocumentType(type) && text.length <= MAX_REFUSAL_CHARS) {
     try {
       JSON.parse(text);
       return new Response(text, { status: upstream.status, headers });
