@@ -22,7 +22,7 @@
  * another attempt, no redirects followed), the idle timeout per connection, and `stop()`.
  */
 import { MmspError, UpstreamError } from "./errors.js";
-import { follow, sleep } from "./internal/abort.js";
+import { follow, sleep, within } from "./internal/abort.js";
 import { ReaderStream } from "./internal/reader-stream.js";
 import { idleError } from "./internal/core-stream.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
@@ -364,9 +364,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
         throw refused;
       }
       // the server ends the stream for every viewer: let ours read that end, as theirs do
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
-      clearTimeout(timer);
+      await within(ended, STOP_GRACE_MS);
     }
     cancelled("the stream was stopped by the client");
     return ended;

@@ -17,7 +17,7 @@
  * (it derives the stream's URL from `api`, never from an answer), so credentials stay where they belong.
  */
 import { checkOptions, FUNCTION, integer, NON_EMPTY_STRING, type OptionSpec, type Rule } from "../internal/options.js";
-import { sleep } from "../internal/abort.js";
+import { sleep, within } from "../internal/abort.js";
 import { SseDecoderStream, type SseMessage } from "../framing/sse.js";
 import type { UIMessageChunk } from "./types.js";
 
@@ -188,7 +188,7 @@ export class MmspChatTransport<MESSAGE = unknown> {
     const call = await this.call(chatId, options.headers);
     this.begin(chatId);
     const stopping = this.stopping.get(chatId);
-    if (stopping) await Promise.race([stopping, new Promise((r) => setTimeout(r, STOP_ORDER_MS))]);
+    if (stopping) await within(stopping, STOP_ORDER_MS);
     const body = {
       ...(await resolve(this.options.body)),
       ...options.body,
