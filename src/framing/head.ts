@@ -24,5 +24,6 @@ export class BodyHead {
   }
 }
 
-/** Bytes as hex pairs, `1f 8b 08`. */
-export const hexBytes = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
+/** Bytes as hex pairs, `1f 8b 08` (`between: ""`: one hex string, as a digest or an id is written). */
+export const hexBytes = (bytes: Uint8Array, between = " "): string =>
+  Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(between);

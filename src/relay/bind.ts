@@ -12,6 +12,7 @@
 // `Authorization: Bearer <key>` (401 otherwise). That Authorization is the relay's, not the upstream's:
 // it is not forwarded upstream.
 import { refusal } from "./http.js";
+import { hexBytes } from "../framing/head.js";
 
 /** The variables of the credential binding and the relay's key. */
 export interface BindEnv {
@@ -26,11 +27,9 @@ export const BIND_HEADERS = ["authorization", "cookie", "x-api-key", "cf-access-
 
 const utf8 = new TextEncoder();
 
-const hex = (bytes: ArrayBuffer): string => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
-
 async function hmac(secret: string, text: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", utf8.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return hex(await crypto.subtle.sign("HMAC", key, utf8.encode(text)));
+  return hexBytes(new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8.encode(text))), "");
 }
 
 /** The credential headers of `headers` that are present, as `name: value` lines (null: none): the default `credentials` hook. */

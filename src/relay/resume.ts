@@ -2,12 +2,11 @@
 // client sends, and the frames each event goes out in (SSE with `id: <n>`, or an NDJSON line,
 // resumed by line count). Who may resume: bind.ts.
 
+import { hexBytes } from "../framing/head.js";
+
 /** A stream id: 128 random bits as 32 lowercase hex digits (unguessable; the URL names it). */
 export function newStreamId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let hex = "";
-  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
-  return hex;
+  return hexBytes(crypto.getRandomValues(new Uint8Array(16)), "");
 }
 
 export const STREAM_ID = /^[0-9a-f]{32}$/;
