@@ -276,6 +276,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     core.answer(options.format ?? formatFromContentType(contentType) ?? "auto", {
       contentType,
       contentEncoding: response.headers.get("content-encoding"),
+      status: response.status,
     });
     const target = resumeTarget(response.headers.get("content-location"), response, input);
     const location = target && "url" in target ? target.url : null;

@@ -228,16 +228,42 @@ export const cases: Case[] = [
     assert(e.message.startsWith("HTTP 502: an HTML page"), e.message);
     assertEqual(e.error, { type: "HTTPError", message: e.message }, "the error object says the same");
   }],
-  ["fromResponse: an HTML 404 page gets the 200 page's diagnosis inside its UpstreamError, status kept, markup only as a short preview", async () => {
+  ["fromResponse: an HTML 404 page is described by its title inside its UpstreamError, status kept, no markup", async () => {
     const page = `<!DOCTYPE html>\n<html><head><title>404 Not Found</title><script>${"x".repeat(2000)}</script></head><body>nginx</body></html>`;
     const { message } = fromResponse(new Response(page, { status: 404, headers: { "content-type": "text/html" } }));
     const e = await message.then(() => undefined, (x) => x);
     assertError(e, UpstreamError, { status: 404, errorType: "HTTPError" });
-    assert(/^HTTP 404: an HTML page titled "404 Not Found"[\s\S]*check the URL/.test(e.message), e.message);
-    assert(e.message.length < 600 && !e.message.includes("</html>"), `no raw markup beyond a short preview: ${e.message.length} chars`);
+    assert(/^HTTP 404: an HTML page titled "404 Not Found"[\s\S]*wrong URL/.test(e.message), e.message);
+    assert(!e.message.includes("<"), `no markup: ${e.message}`);
     // a plain-text refusal the diagnosis cannot name keeps its text (SPEC §1)
     const plain = await fromResponse(new Response("", { status: 503 })).message.then(() => undefined, (x) => x);
     assertEqual(plain.message, "HTTP 503: an empty body");
+  }],
+  ["fromResponse: refusals said plainly (SPEC §1, §6): text and JSON quoted as they are, a page by its title, advice by the status", async () => {
+    const refused = async (body: string, status: number, type: string) =>
+      fromResponse(new Response(body, { status, headers: { "content-type": type } })).message.then(() => undefined, (x) => x);
+    const gateway = await refused("Bad Gateway", 502, "text/plain");
+    assertError(gateway, UpstreamError, { status: 502, errorType: "HTTPError", message: "HTTP 502: Bad Gateway" });
+    assertEqual(gateway.error, { type: "HTTPError", message: "HTTP 502: Bad Gateway" });
+    assertError(await refused('{"error":"boom"}', 500, "application/json"), UpstreamError, { status: 500, errorType: "HTTPError", message: 'HTTP 500: {"error":"boom"}' });
+    assertError(await refused("x".repeat(300), 500, "text/plain"), UpstreamError, { message: `HTTP 500: ${"x".repeat(200)}` });
+    const page = "<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>";
+    const html502 = await refused(page, 502, "text/html");
+    assert(/^HTTP 502: an HTML page titled "502 Bad Gateway"/.test(html502.message), html502.message);
+    assert(/the server behind it[\s\S]*retry later/.test(html502.message) && !/check the URL/.test(html502.message), `a gateway's advice: ${html502.message}`);
+    assert(!html502.message.includes("<"), `no markup: ${html502.message}`);
+  }],
+  ["fromResponse: a 200 whose body is one JSON error document is that error, status 200 (not null: no mid-stream failure)", async () => {
+    const body = JSON.stringify({ error: { type: "invalid_request_error", message: 'model "gpt-5" not found' } });
+    for (const type of ["application/json", "application/json; charset=utf-8", null]) {
+      const response = new Response(body, type ? { headers: { "content-type": type } } : {});
+      if (!type) response.headers.delete("content-type");
+      const e = await fromResponse(response).message.then(() => undefined, (x) => x);
+      assertError(e, UpstreamError, { status: 200, errorType: "invalid_request_error", message: 'model "gpt-5" not found' });
+    }
+    // an error event in the middle of a stream has no status of its own
+    const later = await fromResponse(new Response(ndjson([SEED_EXAMPLE[0]!]) + body + "\n")).message.then(() => undefined, (x) => x);
+    assertError(later, UpstreamError, { status: null, errorType: "invalid_request_error" });
   }],
   ["fromResponse: a 200 with no body is no stream (NOT-A-STREAM, not the truncation STOP-LAST)", async () => {
     const { message } = fromResponse(new Response(null, { status: 200, headers: { "content-type": "text/event-stream" } }));
