@@ -306,6 +306,39 @@ export const cases: Case[] = [
     while (!(await reader.read()).done) n++;
     assertEqual(n, SEED_EXAMPLE.length);
   }],
+  ["a body in one large chunk is read in slices, as the reader takes them: backpressure within the chunk, cancel, every event", async () => {
+    // 20k chat events in one 3 MB chunk: the reader must not hand the readable's queue all of them in
+    // one turn (Node's queue grows slow with thousands), so it parses only what the reader takes
+    const parts = Array.from({ length: 20_000 }, (_, i) => String(i % 10));
+    const events = [...parts.map((p) => delta(text(p))), delta(textDone(parts.join(""))), stop()];
+    const bytes = utf8(sse(events));
+    for (const format of ["sse", "ndjson"] as const) {
+      const body = format === "sse" ? bytes : utf8(ndjson(events));
+      const stream = new UniEventStream({ format });
+      let parsed = 0;
+      stream.subscribe(() => parsed++);
+      const reader = byteStream([body]).pipeThrough(stream).getReader();
+      await reader.read();
+      for (let i = 0; i < 5; i++) await tick();
+      assert(parsed > 0 && parsed < events.length / 4, `${format}: ${parsed} of ${events.length} events parsed ahead of a reader that took one`);
+      let n = 1;
+      for (;;) {
+        const r = await reader.read();
+        if (r.done) break;
+        n++;
+        if (n === 5000 && format === "ndjson") {
+          await reader.cancel(new Error("enough"));
+          const e = await stream.message.then(() => undefined, (x) => x);
+          assertEqual((e as Error).message, "enough", "a cancel in the middle of the chunk ends it");
+          break;
+        }
+      }
+      if (format === "sse") {
+        assertEqual(n, events.length, "every event");
+        assertEqual((await stream.message).content_items, [textDone(parts.join(""))]);
+      }
+    }
+  }],
   ["cancelling the readable cancels the source and rejects the message", async () => {
     const chunks = SEED_EXAMPLE.map((e) => utf8(sse([e], false)));
     const { stream, state } = trackedSource(chunks);
