@@ -355,9 +355,9 @@ export function hintFor(e, lib) {
     if (typeof e.status === "number" && e.status >= 400) {
       return "the request was refused: fix what the message names (URL, key, model, body); a retry alone will not help";
     }
-    if (typeof e.status === "number") {
-      // a 2xx whose body is one JSON error document: the server refused, it did not fail mid-stream
-      return "the server answered with an error instead of a stream: fix what the message names (model, key, body); a retry alone will not help";
+    if (typeof e.status === "number" || e.eventIndex === 0) {
+      // a 2xx whose body is one JSON error document (or a file that is one): refused, not failed mid-stream
+      return "the server answered with an error instead of a stream: fix what the message names (model, key, body); a retry helps only if it says the server was busy";
     }
     return "the model's server failed mid-stream: worth a retry";
   }

@@ -218,6 +218,11 @@ test("every error gets a hint line saying whether a retry can help (NOT-A-STREAM
   assert.match(errorJson(busy, lib).hint, /worth a retry after a pause/);
   // a 200 whose body is one JSON error document (status 200): refused, not failed mid-stream
   const model = new lib.UpstreamError({ client: "x", status: 200, errorType: "invalid_request_error", error: {}, message: 'model "gpt-5" not found' });
-  assert.match(errorJson(model, lib).hint, /instead of a stream[\s\S]*a retry alone will not help/);
+  assert.match(errorJson(model, lib).hint, /instead of a stream[\s\S]*a retry helps only if/);
   assert.doesNotMatch(errorJson(model, lib).hint, /mid-stream|worth a retry/);
+  // the same document read from a file (no HTTP status): the first record, so no mid-stream failure either
+  const file = new lib.UpstreamError({ client: "x", status: null, errorType: "invalid_request_error", error: {}, message: "m", eventIndex: 0 });
+  assert.match(errorJson(file, lib).hint, /instead of a stream/);
+  const later = new lib.UpstreamError({ client: "x", status: null, errorType: "RateLimitError", error: {}, message: "m", eventIndex: 7 });
+  assert.match(errorJson(later, lib).hint, /mid-stream: worth a retry/);
 });
