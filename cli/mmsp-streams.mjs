@@ -21,7 +21,18 @@ import {
   sourceLabel,
   UsageError,
 } from "./input.mjs";
-import { clean, describeError, describeOther, errorJson, LiveRenderer, makeStyle, plural, summary, wantsColor } from "./render.mjs";
+import {
+  clean,
+  compressedFileHint,
+  describeError,
+  describeOther,
+  errorJson,
+  LiveRenderer,
+  makeStyle,
+  plural,
+  summary,
+  wantsColor,
+} from "./render.mjs";
 
 const HELP = `mmsp-streams: read an MMSP event stream (SSE or NDJSON) and show or re-encode it
 
@@ -230,7 +241,7 @@ async function inspectJson(plan, lib) {
     message = await opened.message;
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    error = errorJson(e, lib, {});
+    error = errorJson(e, lib, localHint(plan, e));
   }
   // timings: the reader's (performance.now() ms, see StreamTimings), relative figures are the differences
   const read = opened ? { events: events.length, bytes: opened.counter.bytes, format: opened.format, timings: opened.timings() } : null;
@@ -260,7 +271,7 @@ async function inspect(plan, lib) {
   } catch (e) {
     renderer.finish();
     if (e instanceof UsageError) throw e;
-    report(e, lib, {});
+    report(e, lib, localHint(plan, e));
     if (opened) process.stderr.write(`  after ${plural(renderer.events, "event")} and ${plural(opened.counter.bytes, "byte")}\n`);
     return 1;
   }
@@ -282,9 +293,17 @@ async function convert(plan, lib) {
     return 0;
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    report(e, lib, {});
+    report(e, lib, localHint(plan, e));
     return 1;
   }
+}
+
+/** What the CLI itself can say about a local file's error (a compressed file: the command that reads it). */
+function localHint(plan, e) {
+  if (plan.url || plan.sample !== undefined) return {};
+  const command = plan.command === "convert" ? `convert - --to ${plan.to}` : "inspect -";
+  const hint = compressedFileHint(e, plan.source, command);
+  return hint === undefined ? {} : { hint };
 }
 
 function report(e, lib, extra = {}) {

@@ -319,6 +319,26 @@ function typedFields(e, cls, field) {
   }
 }
 
+/** The command that decompresses each kind of compressed file the reader names, to pipe into stdin. */
+const DECOMPRESS = { gzip: "zcat", zstd: "zstdcat", "zlib/deflate": "zlib-flate -uncompress <" };
+
+/**
+ * For a local file (or stdin) that is compressed: how to read it decompressed, e.g.
+ * `zcat f.sse.gz | mmsp-streams inspect -` (the reader's own advice speaks of HTTP headers).
+ * @param {Error & Record<string, any>} e
+ * @param {string} source the file given, or "-"
+ * @param {string} command the CLI's command reading stdin (e.g. "inspect -")
+ * @returns {string | undefined}
+ */
+export function compressedFileHint(e, source, command) {
+  if (e.rule !== "NOT-A-STREAM") return undefined;
+  const kind = /(gzip|zstd|zlib\/deflate)-compressed bytes/.exec(e.message)?.[1];
+  if (kind === undefined) return undefined;
+  const tool = DECOMPRESS[kind];
+  const file = source === "-" ? "<file>" : /^[\w./-]+$/.test(source) ? source : JSON.stringify(source);
+  return `the ${source === "-" ? "input" : "file"} is ${kind}-compressed: decompress it first, ${tool} ${file} | mmsp-streams ${command}`;
+}
+
 /**
  * What to do about an error, by its kind: whether a retry can help (the README's error table says the same).
  * @param {Error & Record<string, any>} e
@@ -334,6 +354,10 @@ export function hintFor(e, lib) {
     }
     if (typeof e.status === "number" && e.status >= 400) {
       return "the request was refused: fix what the message names (URL, key, model, body); a retry alone will not help";
+    }
+    if (typeof e.status === "number" || e.eventIndex === 0) {
+      // a 2xx whose body is one JSON error document (or a file that is one): refused, not failed mid-stream
+      return "the server answered with an error instead of a stream: fix what the message names (model, key, body); a retry helps only if it says the server was busy";
     }
     return "the model's server failed mid-stream: worth a retry";
   }

@@ -6,7 +6,7 @@
 // while it streams, an image (naturalWidth > 0), audio, embeddings, usage and finish reason, and an
 // error with its class and type. Keeps .ci-out/demo-page.png (the tool-call sample; the other
 // samples as .ci-out/demo-page-<sample>.png; a dropped and resumed connection as
-// .ci-out/demo-page-reconnect.png). Prints "demo page: N passed, N failed".
+// .ci-out/demo-page-reconnect.png; a 390 px phone as .ci-out/demo-page-390.png and -390-relay.png). Prints "demo page: N passed, N failed".
 //
 // Run: node scripts/demo-page-check.mjs     (CHROMIUM_PATH overrides /usr/bin/chromium)
 import assert from "node:assert/strict";
@@ -131,9 +131,9 @@ async function runSample(model, { wire = "sse", timeout = 20_000 } = {}) {
   }));
 }
 
-/** The form's fields and buttons stay inside its card (at 1280 px, as the issue saw it, and at 1000 px). */
+/** The form's fields and buttons stay inside its card (at 1280 px, as the issue saw it, at 1000 px and on a 390 px phone). */
 async function fitsItsCard() {
-  for (const width of [1280, 1000]) {
+  for (const width of [1280, 1000, 390]) {
     await page.setViewportSize({ width, height: 900 });
     const out = await page.evaluate(() => {
       const card = document.getElementById("form").getBoundingClientRect();
@@ -143,6 +143,21 @@ async function fitsItsCard() {
     });
     assert.deepEqual(out, [], `at ${width} px these overflow the form's card`);
   }
+  // at 390 px (issue #26): no page wider than the screen, the model, wire and pace controls wide enough
+  // to read, and no two labels on top of each other
+  const phone = await page.evaluate(() => {
+    const boxes = ["model", "wire", "pace"].map((id) => document.getElementById(id)).filter((n) => n && n.getBoundingClientRect().width > 0)
+      .map((n) => ({ id: n.id, ...n.closest("label").getBoundingClientRect().toJSON(), control: n.getBoundingClientRect().width }));
+    const overlaps = [];
+    for (const a of boxes) for (const b of boxes) if (a.id < b.id && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) overlaps.push(`${a.id}/${b.id}`);
+    return { scrollWidth: document.documentElement.scrollWidth, narrow: boxes.filter((b) => b.control < 120).map((b) => `${b.id} ${Math.round(b.control)} px`), overlaps };
+  });
+  // (replay mode: model, wire and pace; relay mode: model and wire)
+  await shot(await page.evaluate(() => (document.getElementById("pace-label").hidden ? "demo-page-390-relay" : "demo-page-390")));
+  assert.ok(phone.scrollWidth <= 390, `the page is ${phone.scrollWidth} px wide at 390 px`);
+  assert.deepEqual(phone.narrow, [], "controls narrower than 120 px at 390 px");
+  assert.deepEqual(phone.overlaps, [], "labels on top of each other at 390 px");
+  await page.setViewportSize({ width: 1000, height: 900 });
 }
 
 const shot = (name) => page.screenshot({ path: `${OUT}/${name}.png`, fullPage: true });
@@ -273,7 +288,7 @@ test("sample-chat over NDJSON (Accept: application/x-ndjson): the same text", as
   await page.selectOption("#wire", "sse");
 });
 
-test("Stop: DELETE on the stream's Content-Location; the page shows stopped, the open item interrupted; a second viewer sees the StreamCancelled end", async () => {
+test("Stop: DELETE on the stream's Content-Location; the page shows stopped (no red error box), the open item stopped; a second viewer sees the StreamCancelled end", async () => {
   const want = await sample("tool-call");
   await page.selectOption("#pace", "150");
   await page.selectOption("#model", "sample-tools");
@@ -292,7 +307,10 @@ test("Stop: DELETE on the stream's Content-Location; the page shows stopped, the
     state: document.getElementById("status").dataset.state,
     status: document.getElementById("status-text").textContent,
     error: { ...document.getElementById("error").dataset },
-    badge: document.querySelector(".badge.cut")?.textContent ?? null,
+    stoppedBox: document.getElementById("error").classList.contains("stopped"),
+    title: document.querySelector("#error .title")?.textContent ?? null,
+    badge: document.querySelector(".item .badge.stopped")?.textContent ?? null,
+    cut: document.querySelector(".badge.cut")?.textContent ?? null,
     events: document.querySelectorAll("#log li:not(.note)").length,
   }));
   await shot("demo-page-stopped");
@@ -301,7 +319,11 @@ test("Stop: DELETE on the stream's Content-Location; the page shows stopped, the
   assert.deepEqual(deletes, [location]);
   assert.equal(r.error.errorClass, "UpstreamError");
   assert.equal(r.error.errorType, "StreamCancelled");
-  assert.equal(r.badge, "interrupted");
+  // a deliberate Stop is said as stopped: a neutral box titled "Stopped", the open item "stopped", nothing "interrupted"
+  assert.equal(r.stoppedBox, true, "the box is the neutral stopped one");
+  assert.equal(r.title, "Stopped");
+  assert.equal(r.badge, "stopped");
+  assert.equal(r.cut, null);
   assert.ok(r.events < want.events.length, `${r.events} events`);
   const seen = await viewer;
   assert.match(seen, /data: \{"error":\{"type":"StreamCancelled"/);

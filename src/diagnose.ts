@@ -334,17 +334,46 @@ function jsonDocument(text: string, { lines, first = "", complete }: Lines, info
   return { what: `a JSON document${saidType(info)}, not a stream`, advice };
 }
 
-function htmlPage(text: string, info: BodyInfo): Diagnosis | undefined {
+const HTML_ADVICE =
+  "it likely came from a proxy or gateway, a login page or a wrong URL rather than an MMSP server: check the URL, the credentials and anything in between";
+
+function htmlPage(text: string, info: BodyInfo, advice = HTML_ADVICE): Diagnosis | undefined {
   const start = text.trimStart().slice(0, 200).toLowerCase();
   const htmlType = mediaType(info.contentType) === "text/html" || mediaType(info.contentType) === "application/xhtml+xml";
   if (!htmlType && !/^(<!doctype html|<html|<head|<body|<title|<!--|<meta|<h1|<p>|<center|<div)/.test(start)) return undefined;
   const title = /<title[^>]*>([\s\S]*?)<\/title\s*>/i.exec(text)?.[1];
   const name = title === undefined ? "" : decodeEntities(title).replace(/\s+/g, " ").trim();
-  return {
-    what: `an HTML page${name ? ` titled ${quoted(name)}` : ""}${saidType(info)}, not an event stream`,
-    advice:
-      "it likely came from a proxy or gateway, a login page or a wrong URL rather than an MMSP server: check the URL, the credentials and anything in between",
-  };
+  return { what: `an HTML page${name ? ` titled ${quoted(name)}` : ""}${saidType(info)}`, advice };
+}
+
+/**
+ * What to do about a refusal, by its status (SPEC §6): a 5xx from a gateway means the server behind
+ * it failed, a 404 a wrong URL, a 401 / 403 the credentials.
+ */
+export function refusalAdvice(status: number): string {
+  if (status === 502 || status === 503 || status === 504) {
+    return "a proxy or gateway answered for the server behind it, which failed or did not answer: worth a retry later";
+  }
+  if (status >= 500) return "the server failed: worth a retry later, and its logs say why";
+  if (status === 404 || status === 405 || status === 410) {
+    return "a wrong URL: check it (an MMSP server streams from POST …/v1/stream)";
+  }
+  if (status === 401 || status === 403 || status === 407) return "check the credentials (the API key, a login in between)";
+  if (status === 429) return "too many requests: retry after a pause";
+  return "check the URL, the request and anything in between";
+}
+
+/**
+ * A refused answer's body (non-2xx) when it is no text to quote (SPEC §1, §6): an HTML page (by its
+ * title, no markup), binary or compressed bytes, with the advice its status calls for; undefined for
+ * text (plain text, any JSON, an empty body), which the refusal quotes as it is.
+ */
+export function describeRefusal(head: Uint8Array, info: BodyInfo, status: number): Diagnosis | undefined {
+  if (head.length === 0) return undefined;
+  const packed = compressed(head, info);
+  if (packed) return packed;
+  const text = new TextDecoder().decode(head).replace(/^\ufeff/, "");
+  return htmlPage(text, info, refusalAdvice(status));
 }
 
 function decodeEntities(s: string): string {
@@ -404,7 +433,9 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
     };
   }
   const lines = splitLines(text, complete);
-  const named = htmlPage(text, info) ?? foreignStream(lines) ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
+  const page = htmlPage(text, info);
+  if (page) return { what: `${page.what}, not an event stream`, advice: page.advice };
+  const named = foreignStream(lines) ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
   if (named) return named;
   if (lines.lines.length > 0 && lines.lines.every((l) => l.startsWith(":"))) {
     return complete

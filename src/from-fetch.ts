@@ -57,7 +57,14 @@ export interface FromFetchOptions extends LimitOptions {
    * stalled and resumed like a cut; when it cannot be, `StreamLimitError` (`idleTimeoutMs`).
    */
   idleTimeoutMs?: number;
-  /** Replaces the global `fetch` (for every request: the first and the reconnects). */
+  /**
+   * Replaces the global `fetch` (for every request: the first and the reconnects). The answer's
+   * `response.url` says which origin answered (after redirects): a `Content-Location` is trusted only
+   * from the origin asked. A fetch that re-wraps responses (`new Response(body, response)`) loses
+   * `url`; the answer is then taken as the URL asked's, since nothing shows a redirect: keep the url
+   * (`Object.defineProperty(wrapped, "url", { value: response.url })`), or follow no redirect to
+   * another origin in it.
+   */
   fetch?: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
   /** How to reconnect after a cut; `false`: never (a cut is an error, as with `fromResponse`). */
   reconnect?: false | ReconnectOptions;
@@ -69,8 +76,16 @@ const RETRY_STATUS = /*#__PURE__*/ new Set([408, 425, 429, 500, 502, 503, 504]);
 /** Headers of the first request that a reconnect (a GET) does not repeat. */
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "transfer-encoding"];
 
-/** What `fromFetch` returns: `fromResponse`'s events, message and snapshot, and `stop()`. */
+/** What `fromFetch` returns: `fromResponse`'s events, message and snapshot, `stop()`, and where the stream is kept. */
 export interface FetchEvents extends ResponseEvents {
+  /**
+   * Where the server keeps the stream (its `Content-Location`, absolute), once the first answer came;
+   * null when it keeps none, the answer was refused or failed, or the place is not trusted (another
+   * origin, or an answer a redirect brought from another origin). Save it to come back after a page
+   * reload: `fromFetch(location, { headers })` (a GET with the same credentials) reads the stream again
+   * from its first event, and its `stop()` stops it.
+   */
+  readonly location: Promise<string | null>;
   /**
    * Stops the generation (SPEC §8): when the answer named where its stream is kept
    * (`Content-Location`), asks the server to cancel it (`DELETE` there, with the request's headers),
@@ -98,20 +113,34 @@ function absolute(url: string, ...bases: (string | undefined)[]): URL | undefine
   return undefined;
 }
 
+/** A `Content-Location` not trusted: where it pointed, and why. */
+interface Refused {
+  refused: string;
+  why: string;
+}
+
 /**
- * Where to resume: `Content-Location` against the answer's URL (or the request's), accepted only on
- * the origin the caller asked — the request's headers (its credentials) go with every reconnect and
- * with `stop()`'s DELETE, so they must never go to another origin, whatever the answer says or
- * wherever a redirect led (fetch drops `Authorization` on a cross-origin redirect; a reconnect
- * there would put it back).
+ * Where to resume: `Content-Location`, trusted only from the origin the caller asked, and only on it.
+ * The request's headers (its credentials) go with every reconnect and with `stop()`'s DELETE, so they
+ * must never go to another origin, whatever the answer says; and an answer from another origin (a
+ * redirect led there: fetch dropped `Authorization` on the way) may not name a URL on the origin
+ * asked either, or it would choose where the credentials go. The origin that answered is the
+ * response's URL after redirects; a response without one (a fetch of the caller's own that re-wraps
+ * responses) is taken as the URL asked's, since nothing tells a redirect then.
  */
-function resumeTarget(header: string | null, response: Response, input: RequestInfo | URL): { url: string } | { refused: string } | null {
+function resumeTarget(header: string | null, response: Response, input: RequestInfo | URL): { url: string } | Refused | null {
   if (!header) return null;
   const page = (globalThis as { location?: { href?: string } }).location?.href;
   const asked = absolute(urlOf(input), page);
-  const target = absolute(header, response.url, asked?.href, page);
-  if (!asked || !target) return { refused: header };
-  return target.origin === asked.origin && target.origin !== "null" ? { url: target.href } : { refused: target.href };
+  const answeredBy = response.url ? absolute(response.url, page) : asked;
+  const target = absolute(header, answeredBy?.href, page);
+  if (!asked || !answeredBy || !target) return { refused: header, why: "it is no URL" };
+  if (answeredBy.origin !== asked.origin) {
+    return { refused: target.href, why: `the answer came from ${answeredBy.origin}, not from the origin asked (a redirect led there)` };
+  }
+  return target.origin === asked.origin && target.origin !== "null"
+    ? { url: target.href }
+    : { refused: target.href, why: "it names another origin" };
 }
 
 /** What became of one connection. */
@@ -276,6 +305,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     core.answer(options.format ?? formatFromContentType(contentType) ?? "auto", {
       contentType,
       contentEncoding: response.headers.get("content-encoding"),
+      status: response.status,
     });
     const target = resumeTarget(response.headers.get("content-location"), response, input);
     const location = target && "url" in target ? target.url : null;
@@ -296,8 +326,8 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
         if (target && "refused" in target && reconnect !== false) {
           return fail(
             new MmspError(
-              `fromFetch: the connection broke and the answer names another origin to resume at (Content-Location: ${target.refused}); ` +
-                "fromFetch resumes only on the origin it asked, so that the request's credentials never go elsewhere: the stream cannot be resumed",
+              `fromFetch: the connection broke and the answer's place to resume at is not trusted (Content-Location: ${target.refused}): ${target.why}; ` +
+                "fromFetch resumes only on the origin it asked, from an answer of that origin, so that the request's credentials never go elsewhere: the stream cannot be resumed",
               problem.kind === "cut" ? { cause: problem.error } : {},
             ),
           );
@@ -376,6 +406,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     message,
     snapshot,
     subscribe,
+    location: answer.then(() => kept ?? null),
     get timings() {
       return reader.timings;
     },

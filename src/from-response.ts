@@ -79,6 +79,7 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
   const stream = new UniEventStream({ ...options, format, client }, {
     contentType,
     contentEncoding: response.headers.get("content-encoding"),
+    status: response.status,
   });
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   return {

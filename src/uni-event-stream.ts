@@ -125,6 +125,7 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       unknownItems: options.unknownItems ?? "error",
       onWarning: options.onWarning,
       contentType: context.contentType,
+      status: format === "ndjson" ? context.status : undefined,
     });
     this.sink = format === "sse" ? this.sseRecord : this.ndjsonRecord; // the record handler of the format, chosen once
   }

@@ -11,7 +11,7 @@
 // Miniflare of test/relay/run.mjs, vitest-pool-workers. The output is not committed (worker/.gitignore).
 //
 // Run: node worker/build.mjs     (or import { buildAssets } from "./build.mjs")
-import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -76,6 +76,35 @@ export async function buildAssets({ minify = true, quiet = false } = {}) {
   return { samples: files, demoJsBytes: js.length };
 }
 
+/** Every input file's path, size and modification time (src/, samples/, worker/page/, this script), as one string. */
+async function inputsFingerprint() {
+  const parts = [];
+  const walk = async (dir) => {
+    for (const entry of await readdir(new URL(dir, root), { withFileTypes: true })) {
+      const path = `${dir}${entry.name}`;
+      if (entry.isDirectory()) await walk(`${path}/`);
+      else {
+        const s = await stat(new URL(path, root));
+        parts.push(`${path}:${s.size}:${s.mtimeMs}`);
+      }
+    }
+  };
+  for (const dir of ["src/", "samples/", "worker/page/"]) await walk(dir);
+  const self = await stat(fileURLToPath(import.meta.url));
+  parts.push(`worker/build.mjs:${self.size}:${self.mtimeMs}`);
+  return parts.sort().join("\n");
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await buildAssets();
+  // wrangler dev runs this at start, and its watcher runs it again right away though nothing changed:
+  // the second run sees the same inputs as the build before it and does nothing
+  const record = here("generated/assets.inputs");
+  const now = await inputsFingerprint();
+  const before = await readFile(record, "utf8").catch(() => null);
+  const made = await stat(here("generated/assets.ts")).then(() => true, () => false);
+  if (before === now && made) console.log("worker/build.mjs: worker/generated/assets.ts is up to date");
+  else {
+    await buildAssets();
+    await writeFile(record, now);
+  }
 }

@@ -37,6 +37,8 @@ export interface DecoderSettings {
   onWarning: ((warning: ReaderWarning) => void) | undefined;
   /** The response's Content-Type, when the reader knows it (fromResponse). */
   contentType?: string | null | undefined;
+  /** The response's status, when the records are JSON lines (a first `{"error": …}` is the answer's refusal). */
+  status?: number | undefined;
 }
 
 /** A type shaped like a future kind's item (`<kind>.delta` or `<kind>.done`, a kind no version names). */
@@ -53,10 +55,14 @@ export class UniEventDecoder {
       : (v, maxDepth) => checkEvent(v, true, "validate", maxDepth);
   }
 
-  /** The error a `{"error": …}` record raises, once its nesting is bounded (cold path). */
-  private wireError(value: Record<string, unknown>, maxDepth: number): Error {
+  /**
+   * The error a `{"error": …}` record raises, once its nesting is bounded (cold path). The first
+   * record of a JSON body is the answer itself, a refusal sent with a 2xx: it keeps the status
+   * (SPEC §6), where an error later in a stream has none of its own.
+   */
+  private wireError(value: Record<string, unknown>, maxDepth: number, index: number): Error {
     boundDepth(value, maxDepth);
-    return fromWireError(value, null, this.settings.client);
+    return fromWireError(value, index === 0 ? this.settings.status ?? null : null, this.settings.client);
   }
 
   /** Whether an SSE message's data is the end marker (a cut inside the final one counts, see framer.ts). */
@@ -70,7 +76,7 @@ export class UniEventDecoder {
    */
   value(value: Record<string, unknown>, index: number, bounded = true): UniEvent | typeof SKIP {
     const maxDepth = bounded ? Infinity : this.maxDepth;
-    if (value.error !== undefined && value.error !== null) throw this.wireError(value, maxDepth);
+    if (value.error !== undefined && value.error !== null) throw this.wireError(value, maxDepth, index);
     try {
       return this.check(value, maxDepth);
     } catch (e) {

@@ -34,6 +34,12 @@ export interface BodyContext {
   contentType?: string | null;
   /** The response's `Content-Encoding` header, or null (a compressed body nobody decompressed is named). */
   contentEncoding?: string | null;
+  /**
+   * The response's status (`fromResponse` and `fromFetch` pass it): a body that is one JSON error
+   * document (its first line `{"error": …}`, read as NDJSON) is refused with it, `UpstreamError.status`
+   * 200 rather than null (which means an error in the middle of a stream). Only the fused reader reads it.
+   */
+  status?: number;
 }
 
 /** What an explainer says a body was: a sentence for the message, and a preview of its first bytes. */

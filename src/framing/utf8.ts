@@ -100,15 +100,26 @@ export class Utf8Decoder {
   textEnd = 0;
 
   constructor(strict: boolean) {
-    this.decoder = new TextDecoder("utf-8", { fatal: strict });
+    // ignoreBOM: the leading BOM is dropped here, not by the platform: workerd's streaming decoder
+    // also drops a U+FEFF that begins a later chunk, so the text would depend on the chunking
+    this.decoder = new TextDecoder("utf-8", { fatal: strict, ignoreBOM: true });
   }
 
   /**
    * Bytes of a leading BOM matched so far (3: the input starts with one; -1: it does not). The
-   * platform decoder drops a leading BOM, so text never starts before byte 3 then, however the
-   * chunks fell (the byte offsets of the first line would otherwise depend on the chunking).
+   * leading BOM is dropped, so text never starts before byte 3 then, however the chunks fell (the
+   * byte offsets of the first line would otherwise depend on the chunking).
    */
   private bom = 0;
+  /** Whether the leading BOM is still to be dropped from the text (it has not been handed out yet). */
+  private bomPending = true;
+
+  /** `text` without the input's leading BOM, when it begins the input's text (only U+FEFF at byte 0 is one). */
+  private withoutBom(text: string): string {
+    if (!this.bomPending || text === "") return text;
+    this.bomPending = false;
+    return this.bom === 3 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
 
   /** Where the text decoded from bytes starting at `start` begins: past a leading BOM. */
   private textStartAt(start: number): number {
@@ -121,7 +132,7 @@ export class Utf8Decoder {
     this.bytesReceived += chunk.length;
     let text: string;
     try {
-      text = this.decoder.decode(chunk, { stream: true });
+      text = this.withoutBom(this.decoder.decode(chunk, { stream: true }));
     } catch {
       throw this.invalid(concat(this.tail, chunk), start);
     }
@@ -137,7 +148,7 @@ export class Utf8Decoder {
     const start = this.bytesReceived - this.tail.length;
     let text: string;
     try {
-      text = this.decoder.decode();
+      text = this.withoutBom(this.decoder.decode());
     } catch {
       throw new InvalidUtf8(start, "", start, this.tail.slice(0, 1));
     }
@@ -150,7 +161,7 @@ export class Utf8Decoder {
   private invalid(bytes: Uint8Array, start: number): InvalidUtf8 {
     let at = findInvalidUtf8(bytes);
     if (at < 0) at = 0; // the platform disagreed with our scan: blame the chunk's start
-    const text = new TextDecoder("utf-8").decode(bytes.subarray(0, at));
+    const text = this.withoutBom(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.subarray(0, at)));
     return new InvalidUtf8(start + at, text, this.textStartAt(start), bytes.slice(at, at + 1));
   }
 }

@@ -7,6 +7,9 @@
 import type { StreamCore } from "./core.js";
 
 export class BatchingCore<I, O> implements StreamCore<I, O[]> {
+  /** One array per input chunk, as arrived (the shell's slices would split a chunk's batch). */
+  readonly wholeInputs = true;
+
   constructor(private readonly inner: StreamCore<I, O>) {}
 
   get finished(): boolean {

@@ -34,6 +34,9 @@ export interface CoreStreamHooks extends CoreStreamOptions {
 export const idleError = (ms: number): StreamLimitError =>
   new StreamLimitError({ limit: "idleTimeoutMs", value: ms, detail: `no input arrived for ${ms} ms (idleTimeoutMs=${ms})` });
 
+/** The largest piece of a byte chunk the core is given at once (see `writeSliced`). */
+const SLICE_BYTES = 64 * 1024;
+
 /** Reason given to the source when the core needs no more input (after `[DONE]`). */
 export class StreamFinished extends Error {
   override name = "StreamFinished";
@@ -87,24 +90,9 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
         write: (chunk) => {
           if (this.settled) return;
           this.disarmIdle();
-          try {
-            this.core.push(chunk, emit);
-          } catch (error) {
-            // a core that reached its end (`[DONE]`) in this chunk ends cleanly: what follows the
-            // end in the same chunk is never read (bad bytes after it fail no more than later chunks)
-            if (!this.core.finished) {
-              this.fail(error, true);
-              throw error;
-            }
-          }
-          if (this.core.finished) {
-            this.close();
-            this.wc.error(new StreamFinished());
-            return;
-          }
-          if (!this.draining && (this.rc.desiredSize ?? 0) < 0) {
-            return new Promise<void>((resolve) => (this.wakeWriter = resolve)).then(() => this.armIdle());
-          }
+          if (chunk instanceof Uint8Array && chunk.length > SLICE_BYTES && !this.core.wholeInputs) return this.writeSliced(chunk, emit);
+          if (!this.step(chunk, emit)) return;
+          if (this.backlogged()) return this.readerTook().then(() => this.armIdle());
           this.armIdle();
         },
         close: () => {
@@ -139,6 +127,55 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
       signal?.addEventListener("abort", this.onAbortSignal);
       this.armIdle();
     }
+  }
+
+  /**
+   * One input through the core; false once the stream is over (the core's end, `[DONE]`, closed it).
+   * Throws the core's error, after failing the stream with it.
+   */
+  private step(input: I, emit: (o: O) => void): boolean {
+    try {
+      this.core.push(input, emit);
+    } catch (error) {
+      // a core that reached its end (`[DONE]`) in this chunk ends cleanly: what follows the
+      // end in the same chunk is never read (bad bytes after it fail no more than later chunks)
+      if (!this.core.finished) {
+        this.fail(error, true);
+        throw error;
+      }
+    }
+    if (this.core.finished) {
+      this.close();
+      this.wc.error(new StreamFinished());
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * A large chunk of bytes (a whole body in one chunk: a file, a replay, `new Response(bytes)`), fed
+   * to the core in slices, each once the reader has taken what the one before made: Node's
+   * web-streams queue slows down with the thousands of outputs one such chunk makes at once (40k
+   * chat events: 1.3 s against 0.14 s in 64 KiB chunks), and backpressure holds within the chunk too.
+   * An output still leaves in the turn its last byte is handed to the core.
+   */
+  private async writeSliced(chunk: Uint8Array, emit: (o: O) => void): Promise<void> {
+    for (let at = 0; at < chunk.length; at += SLICE_BYTES) {
+      if (this.settled) return;
+      if (!this.step(chunk.subarray(at, at + SLICE_BYTES) as I & Uint8Array, emit)) return;
+      if (this.backlogged()) await this.readerTook();
+    }
+    this.armIdle();
+  }
+
+  /** Outputs wait in the readable's queue (none are kept while draining). */
+  private backlogged(): boolean {
+    return !this.draining && !this.settled && (this.rc.desiredSize ?? 0) < 0;
+  }
+
+  /** Resolves when the reader has taken every queued output (or the stream ended). */
+  private readerTook(): Promise<void> {
+    return new Promise<void>((resolve) => (this.wakeWriter = resolve));
   }
 
   /**

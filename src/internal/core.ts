@@ -18,4 +18,6 @@ export interface StreamCore<I, O> {
   dispose?(): void;
   /** True once the core wants no more input (e.g. after `[DONE]`): the source is then cancelled. */
   readonly finished: boolean;
+  /** Its outputs are one per input (a batch): the shell hands it every chunk whole, never in slices. */
+  readonly wholeInputs?: boolean;
 }

@@ -3,7 +3,7 @@
  * blamed on, what a refused answer's body says (SPEC §1, §6), and what a failed connection means.
  */
 import { ConnectionError, refusalError, type UpstreamError } from "../errors.js";
-import { diagnose, diagnosisText, previewBytes } from "../diagnose.js";
+import { describeRefusal, diagnosisText } from "../diagnose.js";
 import { joinBytes } from "./bytes.js";
 
 /** How much of a refusal's body is read to describe it. */
@@ -43,23 +43,19 @@ async function readHead(body: ReadableStream<Uint8Array> | null): Promise<Uint8A
 }
 
 /**
- * The error a refused answer (non-2xx) describes: its JSON error (SPEC §1), else an `HTTPError`
- * whose message says what the body was (an HTML page from a proxy, a JSON document…), as the
- * diagnosis of a 200 body that is no stream does, with a short preview at most (SPEC §6); the
- * status is kept. A body the diagnosis cannot name keeps its first 200 characters.
+ * The error a refused answer (non-2xx) describes (SPEC §1, §6): its JSON error, else an `HTTPError`
+ * `HTTP <status>: <first 200 chars of body>` — plain text (a gateway's `Bad Gateway`) and any other
+ * JSON stay exactly that; an HTML page (by its title, never its markup), binary or compressed bytes
+ * are described instead, with the advice the status calls for (diagnose.ts `describeRefusal`).
  */
 export async function refusalOf(response: Response, client: string): Promise<UpstreamError> {
   const head = await readHead(response.body).catch(() => new Uint8Array(0));
   const text = new TextDecoder().decode(head);
   return refusalError(response.status, text, client, () => {
     if (head.length === 0) return "an empty body";
-    const d = diagnose(head, {
-      contentType: response.headers.get("content-type"),
-      contentEncoding: response.headers.get("content-encoding"),
-      format: "auto",
-      totalBytes: head.length,
-    });
-    return d ? `${diagnosisText(d)} (the body began: ${previewBytes(head)})` : text.slice(0, 200);
+    const info = { contentType: response.headers.get("content-type"), contentEncoding: response.headers.get("content-encoding") };
+    const d = describeRefusal(head, { ...info, format: "auto", totalBytes: head.length }, response.status);
+    return d ? diagnosisText(d) : text.slice(0, 200);
   });
 }
 

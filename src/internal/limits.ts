@@ -54,7 +54,8 @@ export function nestsDeeper(v: unknown, max: number, start = 1): boolean {
 }
 
 function deeper(v: object, depth: number, max: number): boolean {
-  if (depth > max) return true;
+  // bytes are a leaf, as the base64 string they stand for (a captured `data`): asked only past the limit
+  if (depth > max) return !(v instanceof Uint8Array);
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const y: unknown = v[i];
@@ -76,7 +77,10 @@ function deeperByStack(v: object, max: number, start: number): boolean {
   while (stack.length > 0) {
     const x = stack.pop() as Record<string, unknown>;
     const d = depths.pop()!;
-    if (d > max) return true;
+    if (d > max) {
+      if (x instanceof Uint8Array) continue;
+      return true;
+    }
     if (Array.isArray(x)) {
       for (const y of x) if (typeof y === "object" && y !== null) (stack.push(y), depths.push(d + 1));
     } else if (!(x instanceof Uint8Array)) {

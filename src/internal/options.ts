@@ -264,6 +264,6 @@ export const FROM_FETCH_OPTIONS: OptionSpec = {
   },
 };
 /** The second argument of the MMSP reader's streams: what the response said about its body. */
-export const BODY_CONTEXT: OptionSpec = { contentType: stringOrNull, contentEncoding: stringOrNull };
+export const BODY_CONTEXT: OptionSpec = { contentType: stringOrNull, contentEncoding: stringOrNull, status: /*#__PURE__*/ integer(999) };
 export const SSE_ENCODER_OPTIONS: OptionSpec = { keepAliveMs: /*#__PURE__*/ integer(MAX_TIMER_MS) };
 export const NDJSON_ENCODER_OPTIONS: OptionSpec = {};

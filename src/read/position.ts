@@ -6,7 +6,7 @@
  * the decoding stage tags the event it makes from a record, and the grammar stage looks its input up.
  * A WeakMap: nothing is added to the objects, and a position lives no longer than its object.
  */
-import { previewText } from "../internal/values.js";
+import { PREVIEW_CHARS, previewText } from "../internal/values.js";
 import { BYTES_SENTINEL_JSON } from "../framing/captured.js";
 
 export interface Position {
@@ -25,9 +25,25 @@ export interface Position {
   format?: "sse" | "ndjson";
 }
 
-/** The preview of a record's text: a captured string shows as its size, not as its placeholder. */
+/** A `"data"` member's base64 string too long for a preview (the capture's placeholder is one too). */
+const LONG_DATA = /("data"\s*:\s*")([A-Za-z0-9+/]*={0,2})(?=")/g;
+
+/** `<N bytes of base64>`: how a preview shows the bytes of a long base64 string. */
+const bytesOfBase64 = (n: number): string => `<${n} bytes of base64>`;
+
+/**
+ * The preview of a record's text, the one wording of every path: a `"data"` string of base64 longer
+ * than a preview shows as its size, `"data":"<1800000 bytes of base64>"`, whether the fused reader
+ * captured it while it arrived (its placeholder) or a stage read it as text.
+ */
 export function recordPreview(text: string, captured?: Uint8Array): string {
-  return previewText(captured ? text.replace(BYTES_SENTINEL_JSON, `<${captured.length} bytes of base64>`) : text);
+  const shown = captured ? text.replace(BYTES_SENTINEL_JSON, bytesOfBase64(captured.length)) : text;
+  if (shown.length <= PREVIEW_CHARS) return shown;
+  return previewText(shown.replace(LONG_DATA, (all, member: string, b64: string) => {
+    if (b64.length <= PREVIEW_CHARS || b64.length % 4 !== 0) return all;
+    const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+    return member + bytesOfBase64(Math.floor((b64.length * 3) / 4) - pad);
+  }));
 }
 
 /** Where the input ended (or reached `[DONE]`): just past the last event (`undefined`: none came). */

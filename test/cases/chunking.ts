@@ -1,6 +1,7 @@
 // Property tests: any split of the same bytes into chunks gives the same events and message,
 // for SSE (LF, CRLF or CR line ends, keep-alive comments) and NDJSON (LF or CRLF).
 import fc from "fast-check";
+import { holds } from "../property.ts";
 import { UniEventStream } from "../../dist/index.js";
 import { assertEqual, byteStream, collectSettled, splitAt, utf8, type Case } from "../harness.ts";
 import { lineEnd, ndjsonText, sseText, streamEvents } from "../arbitraries.ts";
@@ -41,7 +42,7 @@ export const cases: Case[] = [
     }
   }],
   ["SSE: any split of the bytes gives the same events and message", async () => {
-    await fc.assert(
+    await holds(
       fc.asyncProperty(streamEvents.chain((events) => fc.tuple(fc.constant(events), lineEnd, fc.boolean(), cuts(4000))), async ([events, eol, keepAlive, at]) => {
         const bytes = utf8(sseText(events, eol, keepAlive));
         const whole = await readChunks([bytes], "sse");
@@ -54,7 +55,7 @@ export const cases: Case[] = [
     );
   }],
   ["NDJSON: any split of the bytes gives the same events and message", async () => {
-    await fc.assert(
+    await holds(
       fc.asyncProperty(streamEvents.chain((events) => fc.tuple(fc.constant(events), fc.constantFrom("\n", "\r\n"), cuts(4000))), async ([events, eol, at]) => {
         const bytes = utf8(ndjsonText(events, eol));
         const whole = await readChunks([bytes], "ndjson");
@@ -66,7 +67,7 @@ export const cases: Case[] = [
     );
   }],
   ["the byte offset of a bad event is exact under any split, with multi-byte text before it", async () => {
-    await fc.assert(
+    await holds(
       fc.asyncProperty(streamEvents, fc.nat(), fc.constantFrom("sse", "ndjson"), fc.constantFrom("\n", "\r\n"), cuts(4000), async (events, at, format, eol, cutAt) => {
         const k = at % events.length;
         const head = format === "sse" ? sseText(events.slice(0, k), eol, false).replace(/data: \[DONE\][\r\n]*$/, "") : ndjsonText(events.slice(0, k), eol);

@@ -1,6 +1,7 @@
 // The encoders (SseEncoderStream, NdjsonEncoderStream): exact bytes, errors as error events,
 // keep-alive, and the round trip fragments → assemble → encode → read back (a property test).
 import fc from "fast-check";
+import { holds } from "../property.ts";
 import {
   ConnectionError, EmptyResponseError, MessageAssemblerStream, MmspError, NdjsonEncoderStream, SseEncoderStream, StreamLimitError,
   StreamProtocolError, ToolCallArgumentParseError, UniEventStream, UnsupportedOperationError, UnsupportedParameterError, UpstreamError,
@@ -531,7 +532,7 @@ export const cases: Case[] = [
     });
   }],
   ["property: random fragment streams assemble as expected, and read back unchanged from SSE and NDJSON", async () => {
-    await fc.assert(
+    await holds(
       fc.asyncProperty(streamArb, async (g) => {
         const { input, expected } = build(g);
         const t0 = Date.now();

@@ -23,6 +23,14 @@ export const cases: Case[] = [
   ["SSE: a leading BOM is skipped", async () => {
     assertEqual(await sseOf([new Uint8Array([0xef, 0xbb]), new Uint8Array([0xbf]), "data: x\n\n"]), [{ data: "x" }]);
   }],
+  ["SSE: a U+FEFF that begins a later chunk is text, not a BOM (workerd's streaming TextDecoder dropped it)", async () => {
+    for (const mmsp of [false, true]) {
+      assertEqual(await sseOf(["data: a", "\ufeffb\n\n"], mmsp), [{ data: "a\ufeffb" }], `mmsp: ${mmsp}`);
+      assertEqual(await sseOf(["\ufeff", "\ufeffdata: x\n\n", "data: y\n\n"], mmsp), [{ data: "y" }], `mmsp: ${mmsp}, the second U+FEFF is a field name's`);
+    }
+    const nd = await ndjsonOf(['{"a":"x', '\ufeffy"}\n']);
+    assertEqual(nd.values, [{ a: "x\ufeffy" }]);
+  }],
   ["SSE: keep-alive comments are skipped", async () => {
     assertEqual(await sseOf([": keep-alive\n\n", "data: a\n", ": ping\n", "\n", ":\n\n"]), [{ data: "a" }]);
   }],

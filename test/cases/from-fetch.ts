@@ -252,7 +252,41 @@ export const cases: Case[] = [
     const { readable, message } = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch, reconnect: { delayMs: 0 } });
     const got = await settle(readable, message);
     assertEqual(relay.seen.length, 1, "no request to the other origin");
-    assert(/another origin/.test(got.error?.message ?? ""), String(got.error));
+    assert(/not trusted[\s\S]*another origin|not from the origin asked/.test(got.error?.message ?? ""), String(got.error));
+  }],
+  ["POST to A, redirected to E: E's Content-Location on A is not trusted (no GET with Authorization there, no DELETE), location is null", async () => {
+    for (const named of [`${URL_BASE}/admin/users/1`, "/admin/users/1"]) {
+      const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }], location: named });
+      const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await relay.fetch(input, init);
+        Object.defineProperty(res, "url", { value: "https://evil.test/v1/stream" }); // A → 307 → A → 307 → E
+        return res;
+      };
+      const answer = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch, reconnect: { delayMs: 0 } });
+      const got = await settle(answer.readable, answer.message);
+      assertEqual(relay.seen.map((s) => `${s.method} ${s.url}`), [`POST ${URL_BASE}/v1/stream`], `${named}: no request after the answer`);
+      assert(/not trusted[\s\S]*came from https:\/\/evil\.test/.test(got.error?.message ?? ""), String(got.error));
+      assertEqual(await answer.location, null, "no location");
+      await answer.stop();
+      assertEqual(relay.seen.length, 1, `${named}: stop() sends no DELETE`);
+    }
+  }],
+  ["location: where the stream is kept, absolute; a reload resumes with a GET there (the whole stream from its first event)", async () => {
+    const relay = fakeRelay(SEED_EXAMPLE, "sse");
+    const first = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch: relay.fetch });
+    const saved = await first.location;
+    assertEqual(saved, `${URL_BASE}${LOCATION}`);
+    await first.message;
+    // after a reload: the saved location, the same credentials, no body
+    const again = fromFetch(saved!, { headers: { authorization: "Bearer k" } }, { fetch: relay.fetch });
+    const got = await settle(again.readable, again.message);
+    assertEqual(got.error, undefined);
+    assertEqual(got.events.length, SEED_EXAMPLE.length, "every event again");
+    assertEqual(relay.seen[1]?.method, "GET");
+    assertEqual(relay.seen[1]?.headers.get("authorization"), "Bearer k");
+    assertEqual(await again.location, saved, "its own location is the same stream");
+    const none = fromFetch(`${URL_BASE}/v1/stream`, POST, { fetch: fakeRelay(SEED_EXAMPLE, "sse", { location: null }).fetch });
+    assertEqual(await none.location, null, "a stream kept nowhere");
   }],
   ["a resume is not redirected: it asks with redirect: manual, and a redirect answer is refused, not followed", async () => {
     const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }] });

@@ -1,5 +1,6 @@
 // Hostile input and faults: limits, bad data, aborts, time-outs, cuts and mutations.
 import fc from "fast-check";
+import { holds } from "../property.ts";
 import {
   MmspError, NdjsonDecoderStream, StreamLimitError, StreamProtocolError, UniEventStream, DEFAULT_LIMITS,
 } from "../../dist/index.js";
@@ -217,7 +218,7 @@ export const cases: Case[] = [
       fc.record({ kind: fc.constant("huge" as const), at: fc.nat() }),
       fc.record({ kind: fc.constant("byte" as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
     );
-    await fc.assert(
+    await holds(
       fc.asyncProperty(fc.constantFrom("sse", "ndjson"), fc.array(mutation, { minLength: 1, maxLength: 4 }), fc.array(fc.nat(), { maxLength: 5 }), async (format, muts, cuts) => {
         let events: Json[] = [...base];
         let extra = "";

@@ -1,7 +1,9 @@
 // Large items: a long base64 string is decoded while its line arrives (never held as one string);
 // whatever does not fit that path is read the ordinary way, with the same result.
-import { StreamProtocolError, UniEventStream, encodeBase64 } from "../../dist/index.js";
-import { assert, assertEqual, assertError, byteStream, collectSettled, splitAt, utf8, type Case } from "../harness.ts";
+import {
+  encodeBase64, MessageAssemblerStream, MmspNdjsonDecoderStream, MmspSseDecoderStream, StreamProtocolError, UniEventDecoderStream, UniEventStream,
+} from "../../dist/index.js";
+import { assert, assertEqual, assertError, byteStream, collectSettled, pump, splitAt, utf8, type Case } from "../harness.ts";
 import { delta, inline, inlineDone, ndjson, sse, stop, text, textDone, type Json } from "../fixtures.ts";
 
 function bytesOf(n: number, seed: number): Uint8Array {
@@ -58,6 +60,34 @@ export const cases: Case[] = [
     // the long string was decoded as it arrived (never held as text): the preview shows its size
     const preview = (r.error as { preview: string }).preview;
     assert(preview.includes(`"data":"<${BIG.length} bytes of base64>"`), preview);
+  }],
+  ["a large .done that differs: the fused reader and the chained stages word it alike, the base64 shown by its size (SSE, NDJSON, any chunking)", async () => {
+    const events = image(BIG, 10);
+    const wrong = BIG.slice();
+    wrong[999] ^= 1;
+    events[events.length - 1] = delta(inlineDone(encodeBase64(wrong), "image/png"));
+    for (const format of ["sse", "ndjson"] as const) {
+      const bytes = utf8(format === "sse" ? sse(events) : ndjson(events));
+      for (const chunk of [16384, bytes.length]) {
+        const cuts: number[] = [];
+        for (let i = chunk; i < bytes.length; i += chunk) cuts.push(i);
+        const fused = new UniEventStream({ format });
+        const a = await collectSettled(byteStream(splitAt(bytes, cuts)).pipeThrough(fused));
+        const framer = format === "sse" ? new MmspSseDecoderStream() : new MmspNdjsonDecoderStream();
+        const decoder = new UniEventDecoderStream();
+        const grammar = new MessageAssemblerStream();
+        pump(byteStream(splitAt(bytes, cuts)), framer.writable);
+        pump(framer.readable as ReadableStream<unknown>, decoder.writable);
+        pump(decoder.readable, grammar.writable);
+        const b = await collectSettled(grammar.readable);
+        const what = `${format}, ${chunk}-byte chunks`;
+        assertError(a.error, StreamProtocolError, { rule: "DONE-CONTENT", eventIndex: events.length - 1 });
+        const [pa, pb] = [(a.error as { preview: string }).preview, (b.error as { preview: string }).preview];
+        assert(pa.includes(`"data":"<${BIG.length} bytes of base64>"`), `fused, ${what}: ${pa}`);
+        assertEqual(pb, pa, `the stages' preview, ${what}`);
+        assertEqual((b.error as Error).message, (a.error as Error).message, `the stages' message, ${what}`);
+      }
+    }
   }],
   ["a large .done longer or shorter than its fragments is caught (DONE-CONTENT) with its own bytes", async () => {
     // the reader decodes a large inline .done into a buffer the size of its fragments: a .done of

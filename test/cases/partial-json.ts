@@ -1,6 +1,7 @@
 // Cases for PartialJsonParser: property tests against JSON.parse, specific partial states,
 // prototype-pollution safety and invalid input. Web-standard APIs only.
 import fc from "fast-check";
+import { holds } from "../property.ts";
 import { type Case, assert, assertEqual, deepEqual, show } from "../harness.ts";
 import { PartialJsonParser } from "../../dist/index.js";
 
@@ -292,13 +293,13 @@ const RUNS = { numRuns: 100 };
 export const cases: Case[] = [
   // (1) split at every position
   ["partial-json: objects split at every position (compact, pretty, \\u-escaped)", () => {
-    fc.assert(fc.property(args, (v) => { for (const t of textsOf(v)) checkEverySplit(t); }), RUNS);
+    holds(fc.property(args, (v) => { for (const t of textsOf(v)) checkEverySplit(t); }), RUNS);
   }],
   ["partial-json: any top-level JSON value split at every position", () => {
-    fc.assert(fc.property(value, (v) => { for (const t of textsOf(v)) checkEverySplit(t); }), RUNS);
+    holds(fc.property(value, (v) => { for (const t of textsOf(v)) checkEverySplit(t); }), RUNS);
   }],
   ["partial-json: random multi-fragment splits", () => {
-    fc.assert(
+    holds(
       fc.property(args, fc.array(fc.nat(), { maxLength: 30 }), (v, cuts) => {
         for (const t of textsOf(v)) {
           const points = [...new Set(cuts.map((c) => c % (t.length + 1)))].sort((a, b) => a - b);
@@ -322,13 +323,13 @@ export const cases: Case[] = [
 
   // (2) one char at a time
   ["partial-json: objects fed one char at a time match JSON.parse on every completable prefix", () => {
-    fc.assert(fc.property(args, (v) => { for (const t of textsOf(v)) checkCharByChar(t); }), RUNS);
+    holds(fc.property(args, (v) => { for (const t of textsOf(v)) checkCharByChar(t); }), RUNS);
   }],
   ["partial-json: top-level values fed one char at a time", () => {
-    fc.assert(fc.property(value, (v) => { for (const t of textsOf(v)) checkCharByChar(t); }), RUNS);
+    holds(fc.property(value, (v) => { for (const t of textsOf(v)) checkCharByChar(t); }), RUNS);
   }],
   ["partial-json: number grammar, char by char and in arrays", () => {
-    fc.assert(
+    holds(
       fc.property(numberText, (n) => {
         checkCharByChar(n);
         checkCharByChar(`[${n},${n}]`);
@@ -338,7 +339,7 @@ export const cases: Case[] = [
     );
   }],
   ["partial-json: doubles round-trip", () => {
-    fc.assert(
+    holds(
       fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (d) => {
         const t = JSON.stringify([d]);
         checkCharByChar(t);
@@ -507,7 +508,7 @@ export const cases: Case[] = [
   }],
 
   ["partial-json: long strings in fragments of mixed sizes always show a prefix", () => {
-    fc.assert(
+    holds(
       fc.property(fc.string({ unit, minLength: 200, maxLength: 1500 }), fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1, maxLength: 40 }), (s, sizes) => {
         const t = JSON.stringify({ s, a: [s, s] });
         const p = new PartialJsonParser();
@@ -575,7 +576,7 @@ export const cases: Case[] = [
         const i = at % (t.length + 1);
         return op === "delete" ? t.slice(0, i) + t.slice(i + 1) : t.slice(0, i) + ch + t.slice(op === "insert" ? i : i + 1);
       });
-    fc.assert(
+    holds(
       fc.property(fc.oneof(fc.string({ unit: alphabet, maxLength: 20 }), mutated), (text) => {
         const expected = tryParse(text);
         for (const p of [parse(text), parse(text.split(""))]) {

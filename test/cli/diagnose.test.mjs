@@ -72,6 +72,9 @@ test("an empty body on stdin, NDJSON read with --format sse, gzip bytes, an Open
   assert.equal(gz.code, 1);
   assert.match(hintOf(gz.stderr) ?? "", /^gzip-compressed bytes \(the body starts 1f 8b 08 00\), not text; the response has no Content-Encoding header/);
   assert.match(gz.stderr, /^ {2}preview: +1f 8b 08 00 /m);
+  // a local file: the command that reads it decompressed, not the HTTP header the reader speaks of
+  const gzPath = join(tmp, "capture.sse.gz");
+  assert.match(gz.stderr, new RegExp(`^ {2}hint: +the file is gzip-compressed: decompress it first, zcat ${gzPath.replace(/[.]/g, "\\.")} \\| mmsp-streams inspect -$`, "m"));
 
   const chunk = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hi"}}]}';
   const openai = await run(["inspect", "-"], { input: `data: ${chunk}\n\ndata: [DONE]\n\n` });
@@ -213,4 +216,13 @@ test("every error gets a hint line saying whether a retry can help (NOT-A-STREAM
   assert.match(errorJson(cut, lib).hint, /worth a retry/);
   const busy = new lib.UpstreamError({ client: "x", status: 503, errorType: "HTTPError", error: {}, message: "HTTP 503" });
   assert.match(errorJson(busy, lib).hint, /worth a retry after a pause/);
+  // a 200 whose body is one JSON error document (status 200): refused, not failed mid-stream
+  const model = new lib.UpstreamError({ client: "x", status: 200, errorType: "invalid_request_error", error: {}, message: 'model "gpt-5" not found' });
+  assert.match(errorJson(model, lib).hint, /instead of a stream[\s\S]*a retry helps only if/);
+  assert.doesNotMatch(errorJson(model, lib).hint, /mid-stream|worth a retry/);
+  // the same document read from a file (no HTTP status): the first record, so no mid-stream failure either
+  const file = new lib.UpstreamError({ client: "x", status: null, errorType: "invalid_request_error", error: {}, message: "m", eventIndex: 0 });
+  assert.match(errorJson(file, lib).hint, /instead of a stream/);
+  const later = new lib.UpstreamError({ client: "x", status: null, errorType: "RateLimitError", error: {}, message: "m", eventIndex: 7 });
+  assert.match(errorJson(later, lib).hint, /mid-stream: worth a retry/);
 });

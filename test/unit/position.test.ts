@@ -60,4 +60,12 @@ describe("tags and previews", () => {
     const text = '{"data":"\\u0000mmsp-streams:captured-bytes\\u0000"}';
     expect(recordPreview(text, new Uint8Array(12))).toBe('{"data":"<12 bytes of base64>"}');
   });
+
+  test("a long base64 data string read as text shows as its size too: one wording with or without a capture", () => {
+    const b64 = "AAEC".repeat(100) + "AA==";
+    const text = `{"type":"inline_data.done","data": "${b64}","mime_type":"image/png"}`;
+    expect(recordPreview(text)).toBe(`{"type":"inline_data.done","data": "<301 bytes of base64>","mime_type":"image/png"}`);
+    const short = '{"type":"inline_data.delta","data":"AAE=","mime_type":"audio/wav","x":"' + "y".repeat(120) + '"}';
+    expect(recordPreview(short)).toBe(short.slice(0, 120) + "…");
+  });
 });

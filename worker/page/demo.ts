@@ -306,14 +306,34 @@ function renderError(e: unknown): void {
     (e instanceof UpstreamError && e.cause instanceof MmspError ? e.cause.rule : e instanceof MmspError ? e.rule : undefined) ?? "";
   box.classList.add("shown");
   $("output").classList.add("quiet"); // the error says what happened: no "press Send" placeholder under it
+  markOpenItems("interrupted");
+}
+
+/** The open items' badge: the answer ended before they were done ("interrupted", or "stopped" on purpose). */
+function markOpenItems(how: "interrupted" | "stopped"): void {
   for (const s of shown) {
     if (s.done) continue;
-    s.node.dataset.partial = "interrupted";
-    const cut = el("span", { className: "badge cut" }, "interrupted");
+    s.node.dataset.partial = how;
+    const cut = el("span", { className: `badge ${how === "stopped" ? "stopped" : "cut"}` }, how);
     const current = s.node.querySelector(".badge");
     if (current) current.replaceWith(cut);
     else s.node.append(cut);
   }
+}
+
+/** A deliberate Stop (the relay's StreamCancelled, or the page's own abort): said as stopped, not as an error. */
+function renderStopped(e: unknown): void {
+  const box = $("error");
+  box.replaceChildren(
+    el("div", { className: "title" }, "Stopped"),
+    el("div", { className: "message" }, "You stopped the answer: the model stopped generating; what arrived before stays above."),
+  );
+  box.dataset.errorClass = e instanceof Error ? e.name : "Error";
+  box.dataset.errorType = e instanceof UpstreamError ? (e.errorType ?? "") : "";
+  box.dataset.rule = "";
+  box.classList.add("shown", "stopped");
+  $("output").classList.add("quiet");
+  markOpenItems("stopped");
 }
 
 function setStatus(state: "idle" | "streaming" | "reconnecting" | "stopping" | "done" | "stopped" | "error", text: string): void {
@@ -337,6 +357,9 @@ function logEvent(event: UniEvent, ms: number, count: number): void {
 let running: AbortController | null = null;
 /** Breaks the current connection (set while an answer that can be resumed is streaming). */
 let dropConnection: (() => void) | null = null;
+/** The run the Stop button stopped (its end is shown as stopped, not as an error). */
+let stopping: AbortController | null = null;
+
 /** The current stream's Content-Location (a relay that keeps streams names it): where Stop sends DELETE. */
 let streamLocation: string | null = null;
 
@@ -353,7 +376,7 @@ async function run(): Promise<void> {
   $("log").replaceChildren();
   $("log-summary").textContent = "Events (0)";
   for (const id of ["error", "finish"]) {
-    $(id).classList.remove("shown");
+    $(id).classList.remove("shown", "stopped");
     $(id).replaceChildren();
   }
   $<HTMLButtonElement>("stop").disabled = false;
@@ -407,7 +430,10 @@ async function run(): Promise<void> {
     dropConnection = location !== null ? () => cut?.(new TypeError("network error (connection dropped by the demo)")) : null;
     $<HTMLButtonElement>("drop").disabled = dropConnection === null;
     if (init?.method === "GET") setStatus("streaming", `resumed · streaming… ${events(count)}`);
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const wrapped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    // keep the url: fromFetch trusts a Content-Location only from the origin asked, and tells it by the url
+    Object.defineProperty(wrapped, "url", { value: response.url });
+    return wrapped;
   };
   try {
     const { readable, message, snapshot } = fromFetch(
@@ -434,8 +460,10 @@ async function run(): Promise<void> {
     setStatus("done", `done · ${events(count)} in ${((performance.now() - t0) / 1000).toFixed(2)} s${drops ? ` · resumed ${drops}×` : ""}`);
   } catch (e) {
     if (abort.signal.aborted && running !== abort) return; // replaced by a newer run
-    renderError(e);
-    const stopped = abort.signal.aborted || (e instanceof UpstreamError && e.errorType === "StreamCancelled");
+    // this page's Stop, or another viewer's (the relay's StreamCancelled): stopped on purpose, not failed
+    const stopped = stopping === abort || abort.signal.aborted || (e instanceof UpstreamError && e.errorType === "StreamCancelled");
+    if (stopped) renderStopped(e);
+    else renderError(e);
     setStatus(stopped ? "stopped" : "error", `${stopped ? "stopped" : "error"} after ${events(count)}`);
   } finally {
     if (running === abort) {
@@ -468,6 +496,7 @@ $("stop").addEventListener("click", () => void stop());
 async function stop(): Promise<void> {
   const current = running;
   if (!current) return;
+  stopping = current; // the StreamCancelled that ends this run is this Stop's, not a failure
   $<HTMLButtonElement>("stop").disabled = true;
   $<HTMLButtonElement>("drop").disabled = true;
   dropConnection = null;
