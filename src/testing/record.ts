@@ -20,8 +20,8 @@ export interface RecordOptions {
 }
 
 const RECORD_OPTIONS: OptionSpec = { provider: /*#__PURE__*/ oneOf(PROVIDERS), format: /*#__PURE__*/ oneOf(["sse", "ndjson"]) };
-/** Headers that describe the bytes on the wire, not the decoded body a Response hands out. */
-const WIRE_HEADERS = ["content-length", "content-encoding", "transfer-encoding"];
+/** Headers of the wire (its encoding, its connection), not of the decoded body a Response hands out. */
+const WIRE_HEADERS = ["content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive"];
 
 const now = (): number => (typeof performance !== "undefined" ? performance.now() : Date.now());
 
