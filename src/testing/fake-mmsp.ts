@@ -27,6 +27,11 @@ export interface FakeMmspServerOptions {
   streams: Record<string, Capture | FakeStream>;
   /** The key a request must carry (`Authorization: Bearer <key>`); default: none asked. */
   key?: string;
+  /**
+   * The model that answers a request for a model not in `streams`, or for none (local work: any
+   * name gets an answer); default: none (a 404, or a 400 without a model, as SPEC §1 says).
+   */
+  fallback?: string;
   /** The largest request body taken, in bytes (a larger one is a 413); default 1 MiB. */
   maxBodyBytes?: number;
 }
@@ -67,6 +72,14 @@ export function fakeMmspServer(options: FakeMmspServerOptions): FakeServer {
   if (options.key !== undefined && (typeof options.key !== "string" || options.key === "")) {
     fail(TypeError, "fakeMmspServer: options.key", "a non-empty string", options.key);
   }
+  if (options.fallback !== undefined && !Object.prototype.hasOwnProperty.call(options.streams, options.fallback)) {
+    fail(
+      RangeError,
+      "fakeMmspServer: options.fallback",
+      `one of the models in streams (${Object.keys(options.streams).join(", ")})`,
+      options.fallback,
+    );
+  }
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const created = Math.floor(Date.now() / 1000);
   const kept = new Map<string, Kept>();
@@ -74,7 +87,7 @@ export function fakeMmspServer(options: FakeMmspServerOptions): FakeServer {
     Response.json(MMSP_ERRORS.refusal(kind, message).body, { status });
 
   const server = fakeServer(async (request) => {
-    const entry = await logRequest(request, "authorization");
+    const entry = await logRequest(request, options.key === undefined ? null : "authorization");
     server.requests.push(entry);
     const answer = (response: Response): Response => tracked(entry, response, request.signal).response;
     const url = new URL(request.url);
@@ -94,18 +107,24 @@ export function fakeMmspServer(options: FakeMmspServerOptions): FakeServer {
     if (new TextEncoder().encode(entry.body).length > maxBodyBytes) return answer(refuse(413, "invalid", "Request body is too large."));
     const body = entry.json;
     if (!isRecord(body)) return answer(refuse(400, "invalid", "Request body must be a JSON object."));
-    if (typeof body.model !== "string" || body.model === "") return answer(refuse(400, "invalid", "model must be a non-empty string."));
-    entry.model = body.model;
+    const fallback = options.fallback;
+    if ((typeof body.model !== "string" || body.model === "") && fallback === undefined) {
+      return answer(refuse(400, "invalid", "model must be a non-empty string."));
+    }
+    const model = typeof body.model === "string" && body.model !== "" ? body.model : fallback!;
+    entry.model = model;
     if (!Array.isArray(body.messages)) return answer(refuse(400, "invalid", "messages must be a list of messages."));
     if (body.config !== undefined && !isRecord(body.config)) return answer(refuse(400, "invalid", "config must be an object."));
-    const value = Object.prototype.hasOwnProperty.call(options.streams, body.model) ? options.streams[body.model] : undefined;
+    const own = (name: string | undefined) =>
+      name !== undefined && Object.prototype.hasOwnProperty.call(options.streams, name) ? options.streams[name] : undefined;
+    const value = own(model) ?? own(fallback);
     if (!value) {
       const names = Object.keys(options.streams).join(", ");
       return answer(
         refuse(
           404,
           "not-found",
-          `The model '${body.model}' does not exist; GET /v1/models lists the models this server serves (${names}).`,
+          `The model '${model}' does not exist; GET /v1/models lists the models this server serves (${names}).`,
         ),
       );
     }

@@ -54,7 +54,7 @@ export function fakeProvider(provider: ProviderName, options: FakeProviderOption
   const route = PROVIDER_ROUTES[provider];
 
   const server = fakeServer(async (request) => {
-    const entry = await logRequest(request, route.keyHeader);
+    const entry = await logRequest(request, options.key === undefined ? null : route.keyHeader);
     server.requests.push(entry);
     const refuse = (kind: ProblemKind, message: string): Response => {
       const { status, body } = route.refusal(kind, message);

@@ -19,8 +19,18 @@ export interface BodyEvents {
   readonly done: number;
 }
 
-/** The events of `body` framed as `format`. */
+const cache = new WeakMap<Uint8Array, Record<string, BodyEvents>>();
+
+/** The events of `body` framed as `format` (kept per body: a fake server replays one capture many times). */
 export function bodyEvents(body: Uint8Array, format: "sse" | "ndjson"): BodyEvents {
+  const known = cache.get(body);
+  if (known?.[format]) return known[format];
+  const events = scan(body, format);
+  cache.set(body, { ...known, [format]: events });
+  return events;
+}
+
+function scan(body: Uint8Array, format: "sse" | "ndjson"): BodyEvents {
   const starts: number[] = [];
   const ends: number[] = [];
   let done = -1;
@@ -39,12 +49,20 @@ export function bodyEvents(body: Uint8Array, format: "sse" | "ndjson"): BodyEven
     }
     recordStart = end;
   };
-  for (let i = 0; i <= body.length; i++) {
-    const b = body[i];
+  // the next LF and CR at or after a position, found by indexOf (native: a long line costs no JS loop)
+  let lf = -2;
+  let cr = format === "sse" ? -2 : -1;
+  const nextBreak = (from: number): number => {
+    if (lf !== -1 && lf < from) lf = body.indexOf(LF, from);
+    if (cr !== -1 && cr < from) cr = body.indexOf(CR, from);
+    const at = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+    return at === -1 ? body.length : at;
+  };
+  for (;;) {
+    const i = nextBreak(lineStart);
     const atEnd = i === body.length;
-    if (!atEnd && b !== LF && (b !== CR || format === "ndjson")) continue;
     // a line [lineStart, i) ends here; its terminator is 1 byte, or 2 for CRLF
-    const next = atEnd ? i : b === CR && body[i + 1] === LF ? i + 2 : i + 1;
+    const next = atEnd ? i : body[i] === CR && body[i + 1] === LF ? i + 2 : i + 1;
     if (format === "ndjson") {
       if (i > recordStart || !atEnd) endRecord(next);
     } else if (i === lineStart) {
@@ -57,7 +75,6 @@ export function bodyEvents(body: Uint8Array, format: "sse" | "ndjson"): BodyEven
     }
     if (atEnd) break;
     lineStart = next;
-    i = next - 1;
   }
   return { starts, ends, done };
 }

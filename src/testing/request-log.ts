@@ -17,7 +17,7 @@ export interface RequestRecord {
   readonly method: string;
   /** The request's URL. */
   readonly url: string;
-  /** The request's headers, names lower-cased; the one that carries the key says `"[redacted]"`. */
+  /** The request's headers, names lower-cased; when the server was given a key, the header that carries one says `"[redacted]"`. */
   readonly headers: Record<string, string>;
   /** The body as text ("" for none). */
   readonly body: string;
@@ -47,8 +47,8 @@ export interface FakeServer {
   readonly requests: RequestRecord[];
 }
 
-/** The record of `request` (its body read), its key header's value redacted. */
-export async function logRequest(request: Request, keyHeader: string): Promise<RequestRecord & { end(how: AnswerEnd): void }> {
+/** The record of `request` (its body read), the value of its key header redacted (`keyHeader`; null: a server without a key keeps it). */
+export async function logRequest(request: Request, keyHeader: string | null): Promise<RequestRecord & { end(how: AnswerEnd): void }> {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => (headers[name] = name === keyHeader ? "[redacted]" : value));
   const body = await request.text().catch(() => "");
