@@ -91,7 +91,7 @@ run_step react-example    plain  node scripts/react-example-check.mjs   # exampl
 run_step testing-example  vitest npx vitest run --project examples    # README "Testing your app": examples/testing.test.ts (mmsp-streams/testing) in vitest
 run_step testing-example-bun bun npx bun test --timeout 30000 ./examples/testing.test.ts  # the same file under bun test
 run_step testing-example-deno deno npx deno test --allow-read examples/testing_test.ts    # the same checks in Deno's test runner
-run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs a scripted MMSP upstream; resume
+run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs the kit's fake MMSP server; resume
 run_step resume-wrangler  plain  node scripts/load.mjs --tiny           # resumable streams through `wrangler dev`: drops, resumes, 0 lost/duplicated
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
 run_step ai-sdk-chat      plain  node scripts/ai-sdk-chat-check.mjs     # /api/chat under wrangler dev: DefaultChatTransport + examples/ai-sdk-chat.html in Chromium
