@@ -70,7 +70,13 @@ export async function serve(handler, { port = 0, host = "127.0.0.1" } = {}) {
     res.on("close", () => reader.cancel().catch(() => {}));
     try {
       for (let r = await reader.read(); !r.done; r = await reader.read()) {
-        if (!res.write(r.value)) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+        if (!res.write(r.value)) {
+          // (both listeners removed again: a long answer waits for drain many times)
+          await new Promise((resolve) => {
+            const done = () => (res.off("drain", done), res.off("close", done), resolve());
+            res.on("drain", done).on("close", done);
+          });
+        }
         if (res.destroyed) return;
       }
       res.end();
