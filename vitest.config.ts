@@ -21,7 +21,7 @@ export default defineConfig({
         test: { name: "workers", include: ["test/all.test.ts", "test/workers/**/*.test.ts"], testTimeout },
       },
       // the relay Worker (top-level wrangler.toml: worker/, the STREAMS Durable Object) in workerd,
-      // driven through SELF; its upstream is the scripted MMSP server of test/relay-pool/upstream.ts
+      // driven through SELF; its upstream is the kit's fake MMSP server (mmsp-streams/testing) in test/relay-pool/upstream.ts
       // (every outbound fetch goes there, through test/relay-pool/observer.js, a Worker that sees the
       // relay cancel an upstream answer). globalSetup makes worker/generated/assets.ts first.
       {
@@ -44,6 +44,8 @@ export default defineConfig({
           testTimeout,
         },
       },
+      // the README's "Testing your app" example (mmsp-streams/testing), as a user's vitest runs it
+      { test: { name: "examples", include: ["examples/testing.test.ts"], testTimeout } },
       // (f) mmsp-streams/ai-sdk against the real AI SDK (`ai`), in Node
       { test: { name: "ai-sdk", include: ["test/ai-sdk/**/*.test.ts"], testTimeout } },
       // (e) Debian's Chromium through Playwright (no Playwright-downloaded browser exists here)

@@ -42,6 +42,9 @@ Usage:
   mmsp-streams convert --to ndjson|sse [FILE|URL|-]
                                         re-encode a stream to stdout, checking it on the way
   mmsp-streams --list-samples           list the built-in samples
+  mmsp-streams record URL -d BODY > FILE.capture
+                                        POST BODY to URL, write the answer as a capture file
+                                        (mmsp-streams/testing; mmsp-streams record --help)
 
 Input:
   FILE                  a capture, SSE or NDJSON (told apart by its first non-blank bytes:
@@ -326,6 +329,7 @@ async function main(argv) {
     throw e;
   });
   try {
+    if (argv[0] === "record") return await (await import("./record.mjs")).recordCommand(argv.slice(1));
     const plan = parse(argv);
     switch (plan.command) {
       case "help":

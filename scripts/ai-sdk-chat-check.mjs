@@ -2,7 +2,7 @@
 // with the real AI SDK client and in Chromium:
 //   - the AI SDK's DefaultChatTransport (from `ai`, in Node) streams a full assistant message for each
 //     built-in sample (replay mode), and readUIMessageStream + toMmspMessages give back the sample's
-//     message; in relay mode the MMSP server (a scripted node:http upstream on 127.0.0.1) receives
+//     message; in relay mode the MMSP server (the kit's fakeMmspServer on 127.0.0.1) receives
 //     the converted conversation (fidelity included), and a stopped request cancels the upstream;
 //   - CORS: the preflight and the answers' headers; a part with no MMSP form is a 400 naming it;
 //   - examples/ai-sdk-chat.html in Debian's Chromium (playwright-core), served by a static server on
@@ -27,7 +27,9 @@ import { DefaultChatTransport, readUIMessageStream } from "ai";
 import { build } from "esbuild";
 import { MmspChatTransport, toMmspMessages } from "mmsp-streams/ai-sdk"; // the package's subpath export (dist/ai-sdk/index.js)
 import { toWireEvent, UniEventStream } from "mmsp-streams";
+import { fakeMmspServer } from "mmsp-streams/testing";
 import { launchChromium } from "./chromium.mjs";
+import { sampleStreams, serve } from "./upstream.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
 
 const t0 = performance.now();
@@ -50,45 +52,36 @@ async function sampleOutcome(file) {
   return stream.message.then((message) => ({ message }), (error) => ({ error }));
 }
 
-// ---- the scripted MMSP server (127.0.0.1 only) ----------------------------------------------------------
+// ---- the upstream: the kit's fake MMSP server (mmsp-streams/testing, 127.0.0.1 only) ---------------------
 
-/** Every request it got: { url, headers, body, closedEarly (a promise), finished }. */
-const seen = [];
-const upstream = http.createServer(async (req, res) => {
-  let text = "";
-  for await (const chunk of req) text += chunk;
-  const entry = { url: req.url, headers: req.headers, body: JSON.parse(text), finished: false };
-  entry.closedEarly = new Promise((resolve) => res.on("close", () => resolve(!res.writableFinished)));
-  seen.push(entry);
-  res.writeHead(200, { "content-type": "text/event-stream" });
-  if (entry.body.model === "endless") {
-    for (let i = 0; i < 400 && !res.destroyed; i++) {
-      res.write(`data: ${JSON.stringify({ role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: `${i} ` }], usage_metadata: null, finish_reason: null })}\n\n`);
-      await sleep(25);
-    }
-    // (finished: every event written; a loop that stopped because the request was aborted did not finish)
-    entry.finished = !res.destroyed;
-    return res.end();
-  }
-  if (entry.body.model === "slow") {
-    // 30 words, 60 ms apart, then the text's .done and the stop event: ~2 s
-    const event = (items, type = "delta", extra = {}) => `data: ${JSON.stringify({ role: "assistant", event_type: type, content_items: items, usage_metadata: null, finish_reason: null, ...extra })}\n\n`;
-    let text = "";
-    for (let i = 0; i < 30 && !res.destroyed; i++) {
-      res.write(event([{ type: "text.delta", text: `w${i} ` }]));
-      text += `w${i} `;
-      await sleep(60);
-    }
-    res.write(event([{ type: "text.done", text }]));
-    res.write(event([], "stop", { usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: 30 }, finish_reason: "stop" }));
-    entry.finished = true;
-    return res.end("data: [DONE]\n\n");
-  }
-  const bytes = Buffer.from(await sampleText(SAMPLE_FILES[entry.body.model] ?? "tool-call"));
-  for (let i = 0; i < bytes.length && !res.destroyed; i += 97) res.write(bytes.subarray(i, i + 97));
-  res.end();
+const deltaEvent = (items, type = "delta", extra = {}) =>
+  `data: ${JSON.stringify({ role: "assistant", event_type: type, content_items: items, usage_metadata: null, finish_reason: null, ...extra })}\n\n`;
+const sse = (text) => ({ status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(text) });
+const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
+const samples = await sampleStreams();
+const fake = fakeMmspServer({
+  fallback: "sample-tools",
+  streams: {
+    // the samples by model name (sample-chat, sample-tools, …), in 97-byte chunks
+    ...Object.fromEntries(Object.entries(samples).map(([model, capture]) => [model, { capture, chunking: 97 }])),
+    // 400 text deltas 25 ms apart, never a stop (a stop request must abort it)
+    endless: { capture: sse(Array.from({ length: 400 }, (_, i) => deltaEvent([{ type: "text.delta", text: `${i} ` }])).join("")), pace: 40 },
+    // 30 words 60 ms apart, then the text's .done and the stop event: ~2 s
+    slow: {
+      capture: sse(
+        words.map((w) => deltaEvent([{ type: "text.delta", text: w }])).join("") + deltaEvent([{ type: "text.done", text: words.join("") }]) +
+          deltaEvent([], "stop", { usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: 30 }, finish_reason: "stop" }) +
+          "data: [DONE]\n\n",
+      ),
+      pace: 1000 / 60,
+    },
+  },
 });
-await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+const upstream = await serve(fake);
+/** Every request it got (the fake's log: url, headers, json, finished, ended…). */
+const seen = fake.requests;
+/** Resolves true when the upstream saw its answer closed before it finished. */
+const closedEarly = (req) => req.ended.then((how) => how === "aborted");
 
 // ---- the relay Worker under wrangler dev: replaying the samples, and relaying to the upstream ---------
 
@@ -109,7 +102,7 @@ function startWorker(name, vars = {}) {
 let workers;
 try {
   // one after the other: both run the Worker's build step, which writes the same generated file
-  workers = [await startWorker("replay"), await startWorker("relay", { MMSP_UPSTREAM: `http://127.0.0.1:${upstream.address().port}/v1` })];
+  workers = [await startWorker("replay"), await startWorker("relay", { MMSP_UPSTREAM: `${upstream.url}/v1` })];
 } catch (e) {
   console.log(String(e?.message ?? e));
   console.log("ai-sdk chat: 0 passed, 1 failed");
@@ -165,9 +158,9 @@ test("relay mode: the upstream gets {model, messages (converted), config} with A
   const { message, errors } = await chat(`${relayBase}/api/chat`, { model: "sample-tools", headers: { authorization: "Bearer sk-test" } });
   assert.deepEqual(errors, []);
   const req = seen[before];
-  assert.equal(req.url, "/v1/stream");
+  assert.equal(new URL(req.url).pathname, "/v1/stream");
   assert.equal(req.headers.authorization, "Bearer sk-test");
-  assert.deepEqual(req.body, { model: "sample-tools", messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }], config: { temperature: 0 } });
+  assert.deepEqual(req.json, { model: "sample-tools", messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }], config: { temperature: 0 } });
   assert.deepEqual(wire(toMmspMessages([message])[0]), wire((await sampleOutcome("tool-call")).message));
 });
 
@@ -177,7 +170,7 @@ test("relay mode: a second turn sends the first answer back as MMSP (thinking si
   const answered = { ...first.message, parts: first.message.parts.map((p) => (p === call ? { ...p, state: "output-available", output: { temperature: 18 } } : p)) };
   const before = seen.length;
   await chat(`${relayBase}/api/chat`, { model: "sample-chat", messages: [userMessage("Weather?"), answered, userMessage("Thanks", "u2")] });
-  const sent = seen[before].body.messages;
+  const sent = seen[before].json.messages;
   // a conversation that ends with the assistant's message (its tool output added) continues it: same id
   const continued = await chat(`${relayBase}/api/chat`, { model: "sample-chat", messages: [userMessage("Weather?"), answered] });
   assert.deepEqual(continued.chunks[0], { type: "start", messageId: first.message.id });
@@ -206,7 +199,7 @@ test("relay mode, kept answers: DefaultChatTransport's abort only leaves (the up
   const leaving = new DefaultChatTransport({ api: `${relayBase}/api/chat`, body: { model: "endless", config: {} } });
   await readThenAbort(await leaving.sendMessages({ chatId: "leave-1", messages: [userMessage("Hi")], trigger: "submit-message", messageId: undefined, abortSignal: abort.signal }), 4, abort);
   await sleep(1000);
-  assert.equal(await Promise.race([seen[before].closedEarly, sleep(0).then(() => "open")]), "open", "the upstream still streams");
+  assert.equal(await Promise.race([closedEarly(seen[before]), sleep(0).then(() => "open")]), "open", "the upstream still streams");
   const resumed = await leaving.reconnectToStream({ chatId: "leave-1" });
   assert.ok(resumed, "GET /api/chat/leave-1/stream resumes it");
   const reader = resumed.getReader();
@@ -220,7 +213,7 @@ test("relay mode, kept answers: DefaultChatTransport's abort only leaves (the up
   const chunks = await readThenAbort(await stopping.sendMessages({ chatId: "stop-1", messages: [userMessage("Hi")], trigger: "submit-message", messageId: undefined, abortSignal: abort.signal }), 4, abort);
   const t = performance.now();
   assert.ok(chunks >= 4 && chunks < 20, `${chunks} chunks before the stop`);
-  const closed = await Promise.race([seen[before].closedEarly, sleep(1000).then(() => "timeout")]);
+  const closed = await Promise.race([closedEarly(seen[before]), sleep(1000).then(() => "timeout")]);
   assert.equal(closed, true, "the upstream saw its response closed before it finished");
   assert.ok(performance.now() - t < 1000);
   assert.equal(seen[before].finished, false);
@@ -461,7 +454,7 @@ test("Chromium: stop() cancels the generation server-side — the scripted upstr
       const entry = seen[before];
       const t = performance.now();
       await p.click("#stop");
-      const closed = await Promise.race([entry.closedEarly, sleep(1000).then(() => "timeout")]);
+      const closed = await Promise.race([closedEarly(entry), sleep(1000).then(() => "timeout")]);
       assert.equal(closed, true, `the upstream's request aborted within a second${reload ? " (after a reload)" : ""}`);
       assert.ok(performance.now() - t < 1100);
       assert.equal(entry.finished, false);
@@ -513,8 +506,7 @@ try {
 } finally {
   await browser.close();
   await Promise.all(workers.map((w) => w.stop()));
-  upstream.closeAllConnections();
-  upstream.close();
+  await upstream.close();
   pageServer.closeAllConnections();
   pageServer.close();
 }

@@ -1,7 +1,7 @@
 // The relay as its users get it (mmsp-streams/relay): packs the tarball, installs it into a fresh
 // project, writes the README's ten-line Worker (createRelay, the Durable Object re-exported) and its
-// wrangler.toml, runs it under `wrangler dev` in front of a scripted MMSP upstream (node:http on
-// 127.0.0.1), and checks over real HTTP: a stream served whole, a resume after a cut (GET with
+// wrangler.toml, runs it under `wrangler dev` in front of the kit's fake MMSP server (fakeMmspServer
+// of mmsp-streams/testing on 127.0.0.1, scripts/upstream.mjs's serve), and checks over real HTTP: a stream served whole, a resume after a cut (GET with
 // Last-Event-ID) that gives the rest exactly once from one upstream request, and a DELETE that
 // stops the stream (the upstream's request aborted within a second; the readers end with
 // StreamCancelled, a resume afterwards replays the events and that end).
@@ -9,11 +9,12 @@
 //   node scripts/relay-consumer.mjs     # prints "relay-consumer: N passed, N failed"; KEEP=1 keeps the temp dir
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { fakeMmspServer } from "../dist/testing/index.js";
+import { serve } from "./upstream.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -39,8 +40,6 @@ const assert = (ok, what) => {
 
 // ---- the scripted upstream: POST /v1/stream → EVENTS text deltas `ms` apart, the text's done, the stop ------------
 const EVENTS = 30;
-/** tag → { requests, aborted: ms since the epoch when the relay went away before the end, or null } */
-const seen = new Map();
 const delta = (i) => ({
   role: "assistant",
   event_type: "delta",
@@ -61,31 +60,30 @@ const finish = {
   finish_reason: "stop",
   created_at: 1767225600001 + EVENTS,
 };
-const upstream = http.createServer(async (req, res) => {
-  let body = "";
-  for await (const chunk of req) body += chunk;
-  if (req.method !== "POST" || req.url !== "/v1/stream") return res.writeHead(404).end();
-  // `silentAfter`: after that many events the model goes quiet for 5 s (thinking): only aborting the
-  // upstream request stops it then, not a cancel that waits for the next byte
-  const { tag, ms = 40, silentAfter = Infinity } = JSON.parse(body);
-  const entry = seen.get(tag) ?? { requests: 0, aborted: null };
-  entry.requests++;
-  seen.set(tag, entry);
-  let ended = false;
-  res.on("close", () => {
-    if (!ended) entry.aborted = Date.now();
-  });
-  res.writeHead(200, { "content-type": "text/event-stream" });
-  for (let i = 0; i < EVENTS && !res.destroyed; i++) {
-    res.write(`data: ${JSON.stringify(delta(i))}\n\n`);
-    await sleep(i + 1 === silentAfter ? 5000 : ms);
-  }
-  if (res.destroyed) return;
-  ended = true;
-  res.end(`data: ${JSON.stringify(textDone)}\n\ndata: ${JSON.stringify(finish)}\n\ndata: [DONE]\n\n`);
+// The upstream: the kit's fake MMSP server (mmsp-streams/testing), one model per check, each its own
+// pace. "stop" goes quiet after 4 events for 5 s (thinking): only aborting the upstream request stops
+// it then, not a cancel that waits for the next byte.
+const capture = {
+  status: 200,
+  headers: [["content-type", "text/event-stream"]],
+  body: new TextEncoder().encode([...Array.from({ length: EVENTS }, (_, i) => delta(i)), textDone, finish].map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n"),
+};
+const fake = fakeMmspServer({
+  streams: {
+    whole: { capture, pace: 200 },
+    cut: { capture, pace: 1000 / 30 },
+    stop: { capture, pace: 10, cutAfterEvents: 4, stallMs: 5000 },
+    bound: { capture, pace: 1000 },
+  },
 });
-await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-const UPSTREAM = `http://127.0.0.1:${upstream.address().port}/v1`;
+const upstream = await serve(fake);
+const UPSTREAM = `${upstream.url}/v1`;
+/** The upstream requests of a model: how many, and when (ms since the epoch) the relay went away before the end, or null. */
+const seen = (model) => {
+  const requests = fake.requests.filter((r) => r.model === model);
+  const gone = requests.find((r) => r.aborted !== null);
+  return { requests: requests.length, aborted: gone ? gone.at + gone.aborted : null };
+};
 
 /** SSE records of a body read to its end (or until `stopAfter` events): [{ id, data }], and whether [DONE] came. */
 async function readSse(response, { stopAfter = Infinity, controller } = {}) {
@@ -197,16 +195,16 @@ new_sqlite_classes = ["RelayStream"]
   });
   if (!base) throw new Error(`wrangler dev did not start:\n${readFileSync(join(TMP, "wrangler.log"), "utf8").slice(-3000)}`);
 
-  const create = (tag, ms, init = {}, extra = {}) =>
+  const create = (model, init = {}) =>
     fetch(`${base}/v1/stream`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ model: "m", messages: [], tag, ms, ...extra }),
+      body: JSON.stringify({ model, messages: [] }),
       ...init,
     });
   let whole;
   await check("POST /v1/stream: the stream served whole, ids 0…n, [DONE], Content-Location", async () => {
-    const res = await create("whole", 5);
+    const res = await create("whole");
     if (res.status !== 200) throw new Error(`status ${res.status}: ${await res.text()}`);
     const location = res.headers.get("content-location") ?? "";
     assert(/^\/v1\/streams\/[0-9a-f]{32}$/.test(location), `Content-Location ${location}`);
@@ -221,7 +219,7 @@ new_sqlite_classes = ["RelayStream"]
 
   await check("resume after a cut: GET Last-Event-ID gives the rest exactly once; one upstream request", async () => {
     const controller = new AbortController();
-    const res = await create("cut", 30, { signal: controller.signal });
+    const res = await create("cut", { signal: controller.signal });
     const location = res.headers.get("content-location");
     const first = await readSse(res, { stopAfter: 5, controller }); // the connection cut after 5 events
     const last = first.events.at(-1).id;
@@ -233,21 +231,21 @@ new_sqlite_classes = ["RelayStream"]
     assert(rest.done, "resume: no [DONE]");
     assert(all.every((e, i) => e.id === i), `ids ${all.map((e) => e.id).join(",")}`);
     assert(JSON.stringify(all.map((e) => e.data)) === JSON.stringify(whole.events.map((e) => e.data)), "events differ from the uncut stream");
-    const entry = seen.get("cut");
+    const entry = seen("cut");
     assert(entry.requests === 1 && entry.aborted === null, `upstream: ${JSON.stringify(entry)}`);
     return `${first.events.length} + ${rest.events.length} events`;
   });
 
   await check("DELETE stops it while the model is quiet: the upstream's request aborted within a second; readers end with StreamCancelled", async () => {
-    const res = await create("stop", 100, {}, { silentAfter: 4 }); // quiet from 0.4 s on
+    const res = await create("stop"); // quiet from 0.4 s on
     const location = res.headers.get("content-location");
     const reading = readSse(res); // a viewer that stays
     await sleep(500);
     const t = Date.now();
     const del = await fetch(`${base}${location}`, { method: "DELETE" });
     assert(del.status === 204, `DELETE status ${del.status}`);
-    for (let i = 0; i < 40 && seen.get("stop").aborted === null; i++) await sleep(50);
-    const aborted = seen.get("stop").aborted;
+    for (let i = 0; i < 40 && seen("stop").aborted === null; i++) await sleep(50);
+    const aborted = seen("stop").aborted;
     assert(aborted !== null, "the upstream request was not aborted");
     const ms = aborted - t;
     assert(ms <= 1000, `the upstream request was aborted ${ms} ms after the DELETE`);
@@ -266,7 +264,7 @@ new_sqlite_classes = ["RelayStream"]
     const res = await fetch(`${base}/v1/stream`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: "Bearer alice" },
-      body: JSON.stringify({ model: "m", messages: [], tag: "bound", ms: 1 }),
+      body: JSON.stringify({ model: "bound", messages: [] }),
     });
     const location = res.headers.get("content-location");
     await readSse(res);
@@ -281,7 +279,7 @@ new_sqlite_classes = ["RelayStream"]
   });
 } finally {
   await stop();
-  upstream.close();
+  await upstream.close();
   if (process.env.KEEP) console.log(`kept ${TMP}`);
   else rmSync(TMP, { recursive: true, force: true });
 }

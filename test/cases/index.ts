@@ -17,6 +17,7 @@ import * as paths from "./paths.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
 import * as smoke from "./smoke.ts";
+import * as testing from "./testing.ts";
 
 const groups: [string, Case[]][] = [
   ["framing", framing.cases],
@@ -36,6 +37,7 @@ const groups: [string, Case[]][] = [
   ["contract", contract.cases],
   ["mistakes", mistakes.cases],
   ["from-fetch", fromFetch.cases],
+  ["testing", testing.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

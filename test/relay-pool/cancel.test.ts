@@ -137,7 +137,7 @@ test("a client that merely disconnects does not stop the upstream: the stream go
 
 test("a client that keeps its connection but stops reading counts as gone: after ABANDON_S the stream ends with StreamAbandoned, the upstream aborted", async () => {
   const tag = newTag();
-  const res = await createStream(tag, {}, "endless", { size: 16_384 });
+  const res = await createStream(tag, {}, "endless-16k");
   const id = streamIdOf(res);
   const stub = stubOf(id);
   const head = await readRecords(res.body!, 2); // then it holds the connection and reads nothing
@@ -175,7 +175,7 @@ test("a client that reads is not abandoned, even when the abandon clock is moved
 
 test("an ended stream whose only client holds its connection without reading still expires after STREAM_TTL_S", async () => {
   const tag = newTag();
-  const res = await createStream(tag, {}, "endless", { size: 16_384 });
+  const res = await createStream(tag, {}, "endless-16k");
   const id = streamIdOf(res);
   const stub = stubOf(id);
   const head = await readRecords(res.body!, 2); // then holds the connection, reading nothing

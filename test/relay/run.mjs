@@ -1,7 +1,7 @@
 // Tests of the relay Worker (worker/, top-level wrangler.toml) in workerd, through Miniflare's API.
 //
 // Worker instances, each with the STREAMS Durable Object (SQLite, in memory) unless said otherwise:
-// RELAY (MMSP_UPSTREAM = a scripted MMSP server, a node:http server on 127.0.0.1), REPLAY (no
+// RELAY (MMSP_UPSTREAM = the kit's fake MMSP server, fakeMmspServer on node:http at 127.0.0.1), REPLAY (no
 // MMSP_UPSTREAM: the built-in samples), DOWN (MMSP_UPSTREAM = a closed port), SHORT (streams expire
 // and are abandoned after 0.5 s; a list of CORS origins) and STATELESS (no STREAMS binding). The
 // resume tests drop clients at every record boundary and inside events, resume them (by hand, and
@@ -12,6 +12,8 @@
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
+import { fakeMmspServer } from "mmsp-streams/testing";
+import { serve } from "../../scripts/upstream.mjs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -55,123 +57,55 @@ const event = (item, extra = {}) => ({ role: "assistant", event_type: "delta", c
 const stop = { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 3, thoughts_tokens: 0, response_tokens: 2 }, finish_reason: "stop" };
 const data = (value) => `data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`;
 
-// ---- the scripted upstream (an MMSP server on 127.0.0.1) --------------------------------------------
+// ---- the upstream: the kit's fake MMSP server (mmsp-streams/testing) on 127.0.0.1 ---------------------
 
-/** Every request the upstream got: {method, url, headers, body, model, closedEarly (a promise)}. */
-const seen = [];
+/** A capture of `text` answered with `status` and `type` (a stream by default). */
+const captureOf = (text, status = 200, type = "text/event-stream; charset=utf-8") => ({ status, headers: [["content-type", type]], body: new TextEncoder().encode(text) });
+const deltas = (n, textOf) => Array.from({ length: n }, (_, i) => data(event({ type: "text.delta", text: textOf(i) }))).join("");
+const toolCall = captureOf(await sampleText("tool-call"));
 
-/** Writes `text` in `size`-byte chunks (splits land inside lines, JSON and UTF-8 characters). */
-async function writeChunked(res, text, size) {
-  const bytes = Buffer.from(text);
-  for (let i = 0, n = 0; i < bytes.length && !res.destroyed; i += size, n++) {
-    res.write(bytes.subarray(i, i + size));
-    if (n % 16 === 15) await sleep(1);
-  }
-}
-
-const scripts = {
-  async tools(res) {
-    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
-    await writeChunked(res, await sampleText("tool-call"), 7);
-    res.end();
-  },
-  async violation(res) {
+const fake = fakeMmspServer({
+  fallback: "tools",
+  streams: {
+    // the tool-call sample in 7-byte chunks (splits land inside lines, JSON and UTF-8 characters)
+    tools: { capture: toolCall, chunking: 7 },
     // a thinking fragment while a text group is open: NO-INTERLEAVE at event 2 (the comment is not an event)
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.write(": keep-alive\n\n" + data(event({ type: "text.delta", text: "Hel" })) + data(event({ type: "text.delta", text: "lo" })));
-    await sleep(20);
-    res.write(data(event({ type: "thinking.delta", thinking: "hmm" })));
-    await sleep(20);
-    res.end(data(event({ type: "thinking.done", thinking: "hmm" })) + data(stop) + data("[DONE]"));
-  },
-  async truncated(res) {
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.end(data(event({ type: "text.delta", text: "cut" })) + data(event({ type: "text.done", text: "cut" })));
-  },
-  async "error-event"(res) {
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.end(data(event({ type: "text.delta", text: "Hi" })) + data({ error: { type: "OverloadedError", message: "try later", status: 529 } }) + data("[DONE]"));
-  },
-  async drop(res) {
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.write(data(event({ type: "text.delta", text: "Hi" })));
-    await sleep(30);
-    res.socket.destroy(); // the connection breaks mid-stream
-  },
-  async "refuse-401"(res) {
-    res.writeHead(401, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { type: "AuthenticationError", message: "Invalid API key." } }));
-  },
-  async "refuse-html"(res) {
+    violation: {
+      capture: captureOf(
+        ": keep-alive\n\n" + data(event({ type: "text.delta", text: "Hel" })) + data(event({ type: "text.delta", text: "lo" })) +
+          data(event({ type: "thinking.delta", thinking: "hmm" })) + data(event({ type: "thinking.done", thinking: "hmm" })) + data(stop) + data("[DONE]"),
+      ),
+      pace: 50,
+    },
+    truncated: captureOf(data(event({ type: "text.delta", text: "cut" })) + data(event({ type: "text.done", text: "cut" }))),
+    "error-event": captureOf(data(event({ type: "text.delta", text: "Hi" })) + data({ error: { type: "OverloadedError", message: "try later", status: 529 } }) + data("[DONE]")),
+    // the connection breaks mid-stream, 30 ms after the first event
+    drop: { capture: captureOf(data(event({ type: "text.delta", text: "Hi" }))), cutAfterEvents: 1, stallMs: 30 },
+    "refuse-401": captureOf(JSON.stringify({ error: { type: "AuthenticationError", message: "Invalid API key." } }), 401, "application/json"),
     // an error page with script and a traceback: none of it may reach the relay's client
-    res.writeHead(500, { "content-type": "text/html" });
-    res.end('<html><script>alert(document.cookie)</script><pre>Traceback (most recent call last):\n  File "/srv/app.py", line 3\nKeyError: OPENAI_KEY</pre></html>');
-  },
-  async "refuse-503"(res) {
-    res.writeHead(503, { "content-type": "text/plain; charset=utf-8" });
-    res.end("upstream overloaded — try again");
-  },
-  async slow(res) {
+    "refuse-html": captureOf(
+      '<html><script>alert(document.cookie)</script><pre>Traceback (most recent call last):\n  File "/srv/app.py", line 3\nKeyError: OPENAI_KEY</pre></html>',
+      500,
+      "text/html",
+    ),
+    "refuse-503": captureOf("upstream overloaded — try again", 503, "text/plain; charset=utf-8"),
     // the tool-call sample one event at a time, 10 ms apart: clients join and leave while it is live
-    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
-    for (const block of (await sampleText("tool-call")).split(/(?<=\n\n)/)) {
-      if (res.destroyed) return;
-      res.write(block);
-      await sleep(10);
-    }
-    res.end();
+    slow: { capture: toolCall, pace: 100 },
+    // 400 text deltas 25 ms apart and the text's done, never a stop
+    endless: { capture: captureOf(deltas(400, (i) => `${i} `) + data(event({ type: "text.done", text: "" }))), pace: 40 },
+    // 64 KiB text deltas every 5 ms for 10 s: enough to fill what lies between the relay and a client
+    // that has stopped reading, so the relay's answer is no longer pulled
+    flood: { capture: captureOf(deltas(2000, () => "x".repeat(65_536))), pace: 200 },
+    // a text delta every 300 ms for 10 s (a slow model: MAX_STREAM_S ends it first)
+    trickle: { capture: captureOf(deltas(34, (i) => `${i} `)), pace: 1000 / 300 },
   },
-  async endless(res, req) {
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    for (let i = 0; !res.destroyed && !res.writableEnded && i < 400; i++) {
-      res.write(data(event({ type: "text.delta", text: `${i} ` })));
-      await sleep(25);
-    }
-    if (!res.destroyed) res.end(data(event({ type: "text.done", text: "" })));
-    req.finishedWriting = true;
-  },
-};
-
-// "flood": 64 KiB text deltas every 5 ms for up to 10 s: enough to fill what lies between the relay and
-// a client that has stopped reading, so the relay's answer is no longer pulled
-scripts.flood = async (res) => {
-  res.writeHead(200, { "content-type": "text/event-stream" });
-  const text = "x".repeat(65_536);
-  for (let i = 0, until = Date.now() + 10_000; !res.destroyed && Date.now() < until; i++) {
-    res.write(data(event({ type: "text.delta", text })));
-    await sleep(5);
-  }
-  if (!res.destroyed) res.end();
-};
-
-// "trickle": a text delta every 300 ms for up to 10 s (a slow model: MAX_STREAM_S ends it first)
-scripts.trickle = async (res) => {
-  res.writeHead(200, { "content-type": "text/event-stream" });
-  for (let i = 0, until = Date.now() + 10_000; !res.destroyed && Date.now() < until; i++) {
-    res.write(data(event({ type: "text.delta", text: `${i} ` })));
-    await sleep(300);
-  }
-  if (!res.destroyed) res.end();
-};
-
-const upstream = http.createServer((req, res) => {
-  const chunks = [];
-  req.on("data", (c) => chunks.push(c));
-  req.on("end", () => {
-    const body = Buffer.concat(chunks);
-    let model;
-    try {
-      model = JSON.parse(body.toString()).model;
-    } catch {}
-    const entry = { method: req.method, url: req.url, headers: req.headers, body, model };
-    entry.closedEarly = new Promise((resolve) => res.on("close", () => resolve(!res.writableFinished)));
-    seen.push(entry);
-    const script = scripts[model] ?? scripts.tools;
-    script(res, entry).catch((e) => res.destroy(e));
-  });
 });
-await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-const upstreamBase = `http://127.0.0.1:${upstream.address().port}/v1`;
+const upstream = await serve(fake);
+/** Every request the upstream got (the fake's log: method, url, headers, body, model, finished, ended…). */
+const seen = fake.requests;
+/** Resolves true when the upstream saw its answer closed before it finished. */
+const closedEarly = (req) => req.ended.then((how) => how === "aborted");
+const upstreamBase = `${upstream.url}/v1`;
 const closedPort = await new Promise((resolve) => {
   const s = http.createServer().listen(0, "127.0.0.1", () => {
     const { port } = s.address();
@@ -238,8 +172,9 @@ const instances = {
   stateless: worker({ MMSP_UPSTREAM: upstreamBase }, { stateless: true }),
 };
 const urls = Object.fromEntries(await Promise.all(Object.entries(instances).map(async ([k, mf]) => [k, await mf.ready])));
+// (an object body gets `messages: []` when it has none: the upstream refuses a request without them, as MMSP's does)
 const post = (which, body, { path = "/v1/stream", headers = {}, signal } = {}) =>
-  fetch(new URL(path, urls[which]), { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", ...headers }, signal });
+  fetch(new URL(path, urls[which]), { method: "POST", body: typeof body === "string" ? body : JSON.stringify({ messages: [], ...body }), headers: { "content-type": "application/json", ...headers }, signal });
 
 // ---- the tests ---------------------------------------------------------------------------------------
 
@@ -263,7 +198,7 @@ test("relay: POST ${MMSP_UPSTREAM}/stream with the body byte for byte, Content-T
   await res.arrayBuffer();
   const req = seen.at(-1);
   assert.equal(req.method, "POST");
-  assert.equal(req.url, "/v1/stream");
+  assert.equal(new URL(req.url).pathname, "/v1/stream");
   assert.equal(req.body.toString("utf8"), body);
   assert.equal(req.headers.authorization, "Bearer sk-test-123");
   assert.equal(req.headers["content-type"], "application/json; charset=utf-8");
@@ -405,9 +340,9 @@ test("stateless relay (no STREAMS binding): a client that goes away cancels the 
   await reader.cancel();
   const req = seen[before];
   assert.equal(req?.model, "endless");
-  const closed = await Promise.race([req.closedEarly, sleep(3000).then(() => "timeout")]);
+  const closed = await Promise.race([closedEarly(req), sleep(3000).then(() => "timeout")]);
   assert.equal(closed, true, "the upstream saw its response closed before it finished");
-  assert.ok(!req.finishedWriting);
+  assert.ok(!req.finished);
 });
 
 test("stateless relay: a client that aborts its fetch cancels the upstream request", async () => {
@@ -417,7 +352,7 @@ test("stateless relay: a client that aborts its fetch cancels the upstream reque
   const reader = res.body.getReader();
   await reader.read();
   abort.abort();
-  const closed = await Promise.race([seen[before].closedEarly, sleep(3000).then(() => "timeout")]);
+  const closed = await Promise.race([closedEarly(seen[before]), sleep(3000).then(() => "timeout")]);
   assert.equal(closed, true);
 });
 
@@ -681,7 +616,7 @@ test("resume: fromFetch against the relay, its connection cut at many points whi
       const res = await fetch(input, init);
       return requests.length === 1 ? new Response(cutAfter(res.body, at, "cut by the test"), { status: res.status, headers: res.headers }) : res;
     };
-    const { readable, message } = fromFetch(new URL("/v1/stream", urls.relay), { method: "POST", body: JSON.stringify({ model: "slow" }), headers: { "content-type": "application/json" } }, { fetch: cutting, reconnect: { delayMs: 0 } });
+    const { readable, message } = fromFetch(new URL("/v1/stream", urls.relay), { method: "POST", body: JSON.stringify({ model: "slow", messages: [] }), headers: { "content-type": "application/json" } }, { fetch: cutting, reconnect: { delayMs: 0 } });
     const events = [];
     for await (const e of readable) events.push(e);
     assert.equal(wire(await message), wire(want.message), `cut at ${at}`);
@@ -751,7 +686,7 @@ test("resume: no client for ABANDON_S → the object stops reading the upstream;
   await reader.cancel();
   const req = seen[before];
   assert.equal(req.model, "endless");
-  const closed = await Promise.race([req.closedEarly, sleep(10_000).then(() => "timeout")]);
+  const closed = await Promise.race([closedEarly(req), sleep(10_000).then(() => "timeout")]);
   assert.equal(closed, true, "the upstream request was cancelled");
   const { events, error } = await readBack(await get("short", location));
   assert.ok(events.length >= 1);
@@ -767,7 +702,7 @@ test("resume: a client that keeps its connection but stops reading counts as gon
   await reader.read(); // then holds the connection open and reads nothing
   const req = seen[before];
   assert.equal(req.model, "flood");
-  const closed = await Promise.race([req.closedEarly, sleep(9_000).then(() => "timeout")]);
+  const closed = await Promise.race([closedEarly(req), sleep(9_000).then(() => "timeout")]);
   assert.equal(closed, true, "the upstream request was aborted while the client still held its connection");
   await reader.cancel();
   const text = await (await get("short", location, { "last-event-id": "0" })).text();
@@ -788,7 +723,7 @@ test("cancel: DELETE on the Content-Location aborts the upstream request at once
   const t = performance.now();
   r = await del({ authorization: "Bearer k" });
   assert.equal(r.status, 204);
-  const closed = await Promise.race([seen[before].closedEarly, sleep(1000).then(() => "timeout")]);
+  const closed = await Promise.race([closedEarly(seen[before]), sleep(1000).then(() => "timeout")]);
   assert.equal(closed, true, "the upstream saw its request aborted");
   assert.ok(performance.now() - t < 1000);
   const { events, error } = await reading;
@@ -813,7 +748,7 @@ test("stop: fromFetch(...).stop() mid-stream aborts the upstream request within 
       location ??= new URL(r.headers.get("content-location"), urls.relay);
       return r;
     });
-  const mine = fromFetch(new URL("/v1/stream", urls.relay), { method: "POST", headers, body: JSON.stringify({ model: "endless" }) }, { fetch: recording });
+  const mine = fromFetch(new URL("/v1/stream", urls.relay), { method: "POST", headers, body: JSON.stringify({ model: "endless", messages: [] }) }, { fetch: recording });
   const reader = mine.readable.getReader();
   await reader.read(); // the stream is live
   reader.releaseLock();
@@ -827,10 +762,10 @@ test("stop: fromFetch(...).stop() mid-stream aborts the upstream request within 
   await sleep(100);
   leaving.abort(new Error("page closed"));
   await sleep(200);
-  const early = await Promise.race([seen[before].closedEarly.then(() => "closed"), sleep(0).then(() => "open")]);
+  const early = await Promise.race([closedEarly(seen[before]).then(() => "closed"), sleep(0).then(() => "open")]);
   assert.equal(early, "open", "a viewer that leaves does not stop the upstream");
   const t = performance.now();
-  const abortedAt = seen[before].closedEarly.then((early) => (early ? performance.now() : Infinity));
+  const abortedAt = closedEarly(seen[before]).then((early) => (early ? performance.now() : Infinity));
   await mine.stop();
   const aborted = (await Promise.race([abortedAt, sleep(1000).then(() => Infinity)])) - t;
   assert.ok(aborted < 1000, `the upstream saw its request aborted ${Math.round(aborted)} ms after stop()`);
@@ -1003,7 +938,7 @@ test("safe: bounds — MAX_EVENTS, MAX_STREAM_BYTES and MAX_STREAM_S end a strea
     assert.equal(error.errorType, "StreamLimitExceeded", `${model}: ${error.message}`);
     assert.match(error.message, new RegExp(variable));
     const req = seen.slice(before).find((r) => r.model === model);
-    assert.equal(await Promise.race([req.closedEarly, sleep(2000).then(() => "timeout")]), true, `${model}: the upstream request was aborted`);
+    assert.equal(await Promise.race([closedEarly(req), sleep(2000).then(() => "timeout")]), true, `${model}: the upstream request was aborted`);
   }
   const res = await post("guarded", { model: "endless" }, { headers: key });
   const location = res.headers.get("content-location");
@@ -1092,8 +1027,7 @@ try {
   }
 } finally {
   await Promise.all(Object.values(instances).map((mf) => mf.dispose()));
-  upstream.closeAllConnections();
-  upstream.close();
+  await upstream.close();
 }
 console.log(`relay: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
 process.exit(failed === 0 && passed > 0 ? 0 : 1);
