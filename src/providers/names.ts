@@ -5,13 +5,17 @@
  */
 import { OPENAI_CHAT } from "./openai-chat/spec.js";
 import { ANTHROPIC } from "./anthropic/spec.js";
+import { OPENAI_RESPONSES } from "./openai-responses/spec.js";
+import { GEMINI } from "./gemini/spec.js";
 import type { ProviderSpec } from "./spec.js";
 
 /** The providers' names, as `ProviderEventStream` takes them. */
-export type ProviderName = "openai-chat" | "anthropic";
+export type ProviderName = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
 
 /** Each provider's reading spec by its name. */
 export const PROVIDERS: Readonly<Record<ProviderName, ProviderSpec>> = {
   "openai-chat": OPENAI_CHAT,
+  "openai-responses": OPENAI_RESPONSES,
   anthropic: ANTHROPIC,
+  gemini: GEMINI,
 };

@@ -1,16 +1,12 @@
 /**
- * Reading a provider's JSON: the few value checks every provider reader makes (a string, a token
- * count, inline bytes), so that an absent or ill-typed member reads as absent, never as `undefined`
- * text or `NaN` tokens.
+ * Reading a provider's JSON members beside wire.ts's: a string member, inline bytes, so that an absent
+ * or ill-typed member reads as empty, never as `undefined` text.
  */
 import { decodeBase64 } from "../decode/base64.js";
 import { Fault } from "../internal/fault.js";
 
 /** `v` when it is a string, else `""`. */
 export const text = (v: unknown): string => (typeof v === "string" ? v : "");
-
-/** `v` when it is a non-negative integer (a token count), else null. */
-export const count = (v: unknown): number | null => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null);
 
 /**
  * The bytes of a provider's base64 member (`what` names it in the error). Bytes already decoded while

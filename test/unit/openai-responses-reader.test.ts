@@ -6,7 +6,7 @@ import { ResponsesReader } from "../../src/providers/openai-responses/reader.ts"
 import * as C from "../cases/providers/captures-openai-responses.ts";
 import { itemsOf, runReader, validated } from "./provider-reader-harness.ts";
 
-const read = (body: string) => runReader(new ResponsesReader(), body);
+const read = (body: string) => runReader(new ResponsesReader("openai-responses"), body);
 const png = () => Uint8Array.from(atob(C.PNG_BASE64), (c) => c.charCodeAt(0));
 
 describe("ResponsesReader", () => {
@@ -34,7 +34,7 @@ describe("ResponsesReader", () => {
     ]);
     expect(r.message!.usage_metadata).toEqual({ cached_tokens: 0, prompt_tokens: 20, thoughts_tokens: 128, response_tokens: 12 });
     // the encrypted content goes on an empty thinking.delta read at output_item.done
-    expect(r.fragments.find((f) => f.item.fidelity)).toEqual({
+    expect(r.fragments.find((f) => "fidelity" in f.item)).toEqual({
       item: { type: "thinking.delta", thinking: "", fidelity: expect.objectContaining({ encrypted_content: C.ENCRYPTED }) },
       key: "rs_1",
     });

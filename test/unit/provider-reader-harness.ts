@@ -35,7 +35,7 @@ export function runReader(reader: EventReader, body: string): Run {
   const sink: FragmentSink = {
     item(item, key) {
       run.fragments.push({ item, key });
-      grammar.push(event("delta", [{ ...item, fidelity: { ...item.fidelity, item_id: key } } as DeltaItem], null, null), emit);
+      grammar.push(event("delta", [{ ...item, fidelity: { ...(item as { fidelity?: object }).fidelity, item_id: key } } as DeltaItem], null, null), emit);
     },
     stop(usage, finish) {
       run.stops.push({ usage, finish });

@@ -28,7 +28,8 @@ export function pathOf(path: string): Segment[] {
   return segments;
 }
 
-const badPath = (path: string): Fault => new Fault("SCHEMA", `a functionCall's partialArgs has a jsonPath this reader cannot follow: ${JSON.stringify(path.slice(0, 80))}`);
+const badPath = (path: string): Fault =>
+  new Fault("SCHEMA", `a functionCall's partialArgs has a jsonPath this reader cannot follow: ${JSON.stringify(path.slice(0, 80))}`);
 
 /** The arguments of one streamed call, built from its chunks' `partialArgs`. */
 export class PartialArgs {
@@ -66,7 +67,10 @@ export class PartialArgs {
 function slot(at: Container, key: Segment, path: string): unknown {
   if (Array.isArray(at) !== (typeof key === "number") || (Array.isArray(at) && (key as number) > at.length)) {
     // (an index past the end would make a stranger's sparse array of any size)
-    throw new Fault("SCHEMA", `a functionCall's partialArgs path ${JSON.stringify(path.slice(0, 80))} does not fit the arguments built so far`);
+    throw new Fault(
+      "SCHEMA",
+      `a functionCall's partialArgs path ${JSON.stringify(path.slice(0, 80))} does not fit the arguments built so far`,
+    );
   }
   return (at as Record<string, unknown>)[key as string];
 }

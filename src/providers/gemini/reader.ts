@@ -8,9 +8,10 @@
  */
 import { UpstreamError } from "../../errors.js";
 import { Fault } from "../../internal/fault.js";
-import { isRecord, notAnObject } from "../../internal/values.js";
+import { isRecord } from "../../internal/values.js";
 import type { DeltaItem } from "../../schema.js";
 import type { EventReader, FragmentSink } from "../event-reader.js";
+import { eventObject, truncated } from "../wire.js";
 import { bytesOf, text } from "../wire-values.js";
 import { finishOf, usageOf } from "./maps.js";
 import { PartialArgs } from "./partial-args.js";
@@ -37,11 +38,13 @@ export class GeminiReader implements EventReader {
   private ended = false;
   private streamed: StreamedCall | undefined;
 
+  constructor(private readonly client: string) {}
+
   read(value: unknown, sink: FragmentSink): void {
     if (value === "[DONE]") return;
-    if (!isRecord(value)) throw new Fault("JSON", notAnObject(value));
-    if (isRecord(value.error)) throw streamError(value.error);
-    const candidate = Array.isArray(value.candidates) && isRecord(value.candidates[0]) ? value.candidates[0] : undefined;
+    const chunk = eventObject(value);
+    if (isRecord(chunk.error)) throw streamError(chunk.error, this.client);
+    const candidate = Array.isArray(chunk.candidates) && isRecord(chunk.candidates[0]) ? chunk.candidates[0] : undefined;
     if (candidate) {
       const parts = isRecord(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
       for (const part of parts) if (isRecord(part)) this.part(part, sink);
@@ -56,21 +59,23 @@ export class GeminiReader implements EventReader {
         sink.stop(null, finish);
       }
     }
-    const feedback = isRecord(value.promptFeedback) ? value.promptFeedback : undefined;
+    const feedback = isRecord(chunk.promptFeedback) ? chunk.promptFeedback : undefined;
     if (feedback && typeof feedback.blockReason === "string" && feedback.blockReason) {
       // a blocked prompt has no candidate at all: this chunk is the stream's end
-      const message = typeof feedback.blockReasonMessage === "string" && feedback.blockReasonMessage ? `: ${feedback.blockReasonMessage}` : "";
+      const message = typeof feedback.blockReasonMessage === "string" && feedback.blockReasonMessage
+        ? `: ${feedback.blockReasonMessage}`
+        : "";
       sink.reason(`Gemini blocked the prompt with blockReason ${feedback.blockReason}${message}`);
       this.ended = true;
       sink.stop(null, "unknown");
     }
-    const usage = usageOf(value.usageMetadata);
+    const usage = usageOf(chunk.usageMetadata);
     if (usage !== null) sink.stop(usage, null);
   }
 
   end(_sink: FragmentSink): void {
     if (!this.ended || this.streamed) {
-      throw new Fault("STOP-LAST", "the stream ended before a candidate's finishReason: the stream was truncated");
+      throw truncated("a candidate's finishReason");
     }
   }
 
@@ -120,7 +125,12 @@ export class GeminiReader implements EventReader {
       if (call.willContinue !== true && partial.length === 0) {
         // generateContent sends a call whole: one fragment
         this.called = true;
-        const item: DeltaItem = { type: "tool_call.delta", name, tool_call_id: id, arguments: JSON.stringify(isRecord(call.args) ? call.args : {}) };
+        const item: DeltaItem = {
+          type: "tool_call.delta",
+          name,
+          tool_call_id: id,
+          arguments: JSON.stringify(isRecord(call.args) ? call.args : {}),
+        };
         return this.put(item, "call", true, signature, sink);
       }
       this.streamed = { name, id, signature, args: new PartialArgs(call.args) };
@@ -140,14 +150,20 @@ export class GeminiReader implements EventReader {
     if (call === undefined) return;
     this.streamed = undefined;
     this.called = true;
-    this.put({ type: "tool_call.delta", name: call.name, tool_call_id: call.id, arguments: call.args.json() }, "call", true, call.signature, sink);
+    this.put(
+      { type: "tool_call.delta", name: call.name, tool_call_id: call.id, arguments: call.args.json() },
+      "call",
+      true,
+      call.signature,
+      sink,
+    );
   }
 }
 
 /** An error Gemini wrote inside its stream (`{"error": {"code", "message", "status"}}`): its status as the type. */
-function streamError(error: Rec): UpstreamError {
+function streamError(error: Rec, client: string): UpstreamError {
   const errorType = typeof error.status === "string" && error.status ? error.status : null;
   const status = typeof error.code === "number" && Number.isInteger(error.code) ? error.code : null;
   const message = typeof error.message === "string" && error.message ? error.message : (errorType ?? "unknown error");
-  return new UpstreamError({ client: "gemini", status, errorType, error, message });
+  return new UpstreamError({ client, status, errorType, error, message });
 }

@@ -4,7 +4,7 @@
  */
 import { isRecord } from "../../internal/values.js";
 import type { FinishReason, UsageMetadata } from "../../schema.js";
-import { count } from "../wire-values.js";
+import { count } from "../wire.js";
 
 /**
  * The finish reason of `response.completed` / `response.incomplete` (by `incomplete_details.reason`).

@@ -11,9 +11,10 @@
  */
 import { fromWireError } from "../../errors.js";
 import { Fault } from "../../internal/fault.js";
-import { isRecord, notAnObject } from "../../internal/values.js";
+import { isRecord } from "../../internal/values.js";
 import type { DeltaItem, FinishReason } from "../../schema.js";
 import type { EventReader, FragmentSink } from "../event-reader.js";
+import { eventObject, truncated } from "../wire.js";
 import { bytesOf, text } from "../wire-values.js";
 import { FINISH, incompleteFinish, usageOf } from "./maps.js";
 
@@ -47,11 +48,12 @@ export class ResponsesReader implements EventReader {
   /** The image tool's `output_format` as the response echoes its tools (`response.created`). */
   private imageFormat: string | undefined;
 
+  constructor(private readonly client: string) {}
+
   read(value: unknown, sink: FragmentSink): void {
-    if (value === "[DONE]") return; // a gateway's OpenAI-Chat habit; Responses ends with response.completed
-    if (!isRecord(value)) throw new Fault("JSON", notAnObject(value));
-    if (this.ended) return;
-    const e = value;
+    // ([DONE] is a gateway's OpenAI-Chat habit; nothing counts after the response's own end)
+    if (value === "[DONE]" || this.ended) return;
+    const e = eventObject(value);
     switch (e.type) {
       case "response.created":
       case "response.in_progress":
@@ -87,7 +89,7 @@ export class ResponsesReader implements EventReader {
         return;
       case "response.failed": {
         const response = isRecord(e.response) ? e.response : {};
-        throw failed(isRecord(response.error) ? response.error : this.failure);
+        throw failed(isRecord(response.error) ? response.error : this.failure, this.client);
       }
       default:
         // lifecycle events, `*.done` repeats of what the deltas carried, annotations, partial images,
@@ -97,12 +99,12 @@ export class ResponsesReader implements EventReader {
   }
 
   end(_sink: FragmentSink): void {
-    if (this.failure !== undefined) throw failed(this.failure);
-    if (!this.ended) throw new Fault("STOP-LAST", "the stream ended before response.completed or response.incomplete: the stream was truncated");
+    if (this.failure !== undefined) throw failed(this.failure, this.client);
+    if (!this.ended) throw truncated("response.completed or response.incomplete");
   }
 
   private end_(sink: FragmentSink, finish: FinishReason, response: unknown): void {
-    if (this.failure !== undefined) throw failed(this.failure);
+    if (this.failure !== undefined) throw failed(this.failure, this.client);
     this.ended = true;
     sink.stop(usageOf(isRecord(response) ? response.usage : undefined), finish);
   }
@@ -110,7 +112,9 @@ export class ResponsesReader implements EventReader {
   private readTools(response: unknown): void {
     const tools = isRecord(response) && Array.isArray(response.tools) ? response.tools : [];
     for (const tool of tools) {
-      if (isRecord(tool) && tool.type === "image_generation" && typeof tool.output_format === "string") this.imageFormat = tool.output_format;
+      if (isRecord(tool) && tool.type === "image_generation" && typeof tool.output_format === "string") {
+        this.imageFormat = tool.output_format;
+      }
     }
   }
 
@@ -158,14 +162,18 @@ export class ResponsesReader implements EventReader {
       }
       const format = text(item.output_format) || this.imageFormat || "png";
       const mime = IMAGE_TYPES[format] ?? `image/${format}`;
-      const image: DeltaItem = { type: "inline_data.delta", data: bytesOf(item.result, "an image generation call's result"), mime_type: mime };
+      const image: DeltaItem = {
+        type: "inline_data.delta",
+        data: bytesOf(item.result, "an image generation call's result"),
+        mime_type: mime,
+      };
       sink.item(image, id);
     }
   }
 
   private thinking(id: string, part: unknown, delta: string, sink: FragmentSink): void {
     let r = this.reasoning.get(id);
-    if (r === undefined) this.reasoning.set(id, (r = { part: undefined, lengths: [] }));
+    if (r === undefined) this.reasoning.set(id, r = { part: undefined, lengths: [] });
     const index = typeof part === "number" ? part : 0;
     if (r.part !== index) {
       if (r.lengths.length > 0) sink.item({ type: "thinking.delta", thinking: PART_SEPARATOR }, id);
@@ -181,7 +189,12 @@ export class ResponsesReader implements EventReader {
     // items stream one after another: an argument fragment of another call than the one open would
     // be appended to the wrong call (the assembler continues the call streaming now)
     if (call === undefined || (id !== "" && id !== call.key)) {
-      throw new Fault("NO-INTERLEAVE", `function call arguments for item ${JSON.stringify(id)} arrived while ${call ? `item ${JSON.stringify(call.key)}` : "no function call"} was streaming`);
+      throw new Fault(
+        "NO-INTERLEAVE",
+        `function call arguments for item ${JSON.stringify(id)} arrived while ${
+          call ? `item ${JSON.stringify(call.key)}` : "no function call"
+        } was streaming`,
+      );
     }
     call.streamed = true;
     if (delta) sink.item({ type: "tool_call.delta", name: "", tool_call_id: "", arguments: delta }, call.key);
@@ -198,10 +211,14 @@ function reasoningFidelity(item: Rec, streamed: Reasoning | undefined): Rec | un
 }
 
 /** The `UpstreamError` of a failed response: its error's code as the type, its message (SPEC §9). */
-function failed(error: Rec | undefined): Error {
+function failed(error: Rec | undefined, client: string): Error {
   const e = error ?? {};
-  const code = typeof e.code === "string" && e.code ? e.code : typeof e.type === "string" && e.type !== "error" ? e.type : "response.failed";
+  const code = typeof e.code === "string" && e.code
+    ? e.code
+    : typeof e.type === "string" && e.type !== "error"
+    ? e.type
+    : "response.failed";
   const message = typeof e.message === "string" && e.message ? e.message : "the response failed";
   const wire: Rec = { ...e, type: code, message };
-  return fromWireError(wire, null, "openai-responses");
+  return fromWireError(wire, null, client);
 }

@@ -25,7 +25,7 @@ const usage = (prompt: number, candidates: number | undefined, thoughts?: number
   },
 });
 
-const last = (parts: Part[], finishReason: string, u: object) => chunk(parts, u, { finishReason });
+const last = (parts: Part[], finishReason: string, u: Record<string, unknown>) => chunk(parts, u, { finishReason });
 
 /** A plain answer in three chunks; usage on every chunk (the last counts), cached input. */
 export const TEXT = sse(
