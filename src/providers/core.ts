@@ -5,7 +5,8 @@
  * A record's failure is located where the framer is, the end's after the last record (fault.ts), so
  * a provider file never restates a rule of the stream.
  */
-import { createGrammar, type Grammar } from "../assemble/grammar.js";
+import { MessageAssembler } from "../assemble/assembler.js";
+import type { Grammar } from "../assemble/grammar.js";
 import { LiveMessage } from "../assemble/live-message.js";
 import { parseJsonLineAt } from "../decode/record.js";
 import { EmptyResponseError } from "../errors.js";
@@ -61,7 +62,8 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     const limits = resolveLimits(options);
     this.maxDepth = limits.maxDepth;
     this.onWarning = options.onWarning;
-    this.grammar = createGrammar("assemble", client, limits);
+    // assemble mode's grammar itself, not createGrammar("assemble"), whose other branch would bring the validator into the bundle
+    this.grammar = new MessageAssembler(client, limits);
     this.timings = new ReadTimings(this.grammar);
     this.live = new LiveMessage(null, this.timings);
     this.reader = spec.reader(client);

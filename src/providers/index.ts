@@ -1,12 +1,12 @@
 /**
- * mmsp-streams/providers: a provider's own streaming answer (OpenAI Chat Completions, Anthropic
- * Messages) → checked UniEvents and the finished message, with web `fetch` and web streams only, in
+ * mmsp-streams/providers: a provider's own streaming answer (OpenAI Chat Completions, OpenAI
+ * Responses, Anthropic Messages, Gemini) → checked UniEvents and the finished message, with web `fetch` and web streams only, in
  * every runtime the package runs in (a Worker, Deno, Bun, a browser, Node).
  *
  * Each provider's reader turns its events into the fragments of SPEC §5 and the package's assemble
  * mode makes the public stream, so every event passes `UniEventStream`'s checks by construction.
  * `ProviderEventStream` and `fromProviderResponse` read a body or a `Response` you fetched; the
- * factories (`openaiChat`, `anthropic`) also build the provider's request from MMSP's request shape
+ * factories (`openaiChat`, `openaiResponses`, `anthropic`, `gemini`) also build the provider's request from MMSP's request shape
  * (`{ model, messages, config }`) and do the fetch.
  *
  * @example Read an Anthropic stream you fetched yourself
@@ -36,3 +36,9 @@ export type { ProviderCoreOptions, ProviderWarning } from "./core.js";
 export type { ProviderSpec } from "./spec.js";
 export type { EventReader, FragmentSink } from "./event-reader.js";
 export type { ResponseEvents } from "../from-response.js";
+export { openaiChat } from "./openai-chat/index.js";
+export { anthropic, type AnthropicOptions } from "./anthropic/index.js";
+export { openaiResponses } from "./openai-responses/index.js";
+export { gemini } from "./gemini/index.js";
+export type { Provider, ProviderEvents, ProviderOptions } from "./provider.js";
+export type { MmspRequest, ThinkingLevel, ToolSchema, UniConfig } from "./request.js";

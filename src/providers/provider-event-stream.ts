@@ -50,7 +50,7 @@ function specOf(name: string, provider: ProviderName | ProviderSpec): ProviderSp
 export class ProviderEventStream extends ReaderStream<Uint8Array, UniEvent> {
   /**
    * Checks the provider and the options (a `TypeError` / `RangeError` naming a wrong one) and makes the stream.
-   * @param provider `"openai-chat"` or `"anthropic"`
+   * @param provider `"openai-chat"`, `"openai-responses"`, `"anthropic"` or `"gemini"` (or a `ProviderSpec`)
    * @param options see the options type
    */
   constructor(provider: ProviderName | ProviderSpec, options: ProviderStreamOptions = {}) {

@@ -2,9 +2,11 @@
 // and a history read by the package's own readers sent back exactly (signatures, encrypted reasoning).
 import { describe, expect, test } from "vitest";
 import { UnsupportedParameterError } from "../../src/errors.ts";
-import { geminiRequest, UNSIGNED_CALL } from "../../src/providers/gemini/request.ts";
+import { gemini } from "../../src/providers/gemini/index.ts";
+import { UNSIGNED_CALL } from "../../src/providers/gemini/request.ts";
 import { GeminiReader } from "../../src/providers/gemini/reader.ts";
-import { responsesRequest } from "../../src/providers/openai-responses/request.ts";
+import { openaiResponses } from "../../src/providers/openai-responses/index.ts";
+import type { MmspRequest } from "../../src/providers/request.ts";
 import { ResponsesReader } from "../../src/providers/openai-responses/reader.ts";
 import type { UniMessage } from "../../src/schema.ts";
 import * as G from "../cases/providers/captures-gemini.ts";
@@ -13,10 +15,17 @@ import { runReader } from "./provider-reader-harness.ts";
 
 const KEY = "sk-test-secret";
 const user = (text: string): UniMessage => ({ role: "user", content_items: [{ type: "text.done", text }] });
-const bodyOf = (r: { body: string }) => JSON.parse(r.body);
+/** The request `request()` builds, its body parsed (a Request's body is read once: a fresh build each time). */
+const built = (make: typeof gemini, request: MmspRequest, baseURL?: string) => {
+  const r = make({ apiKey: KEY, ...(baseURL ? { baseURL } : {}) }).request(request);
+  return { url: r.url, headers: r.headers, body: r.text().then(JSON.parse) };
+};
+const responsesRequest = (request: MmspRequest, c: { apiKey: string; baseURL?: string }) => built(openaiResponses, request, c.baseURL);
+const geminiRequest = (request: MmspRequest, c: { apiKey: string; baseURL?: string }) => built(gemini, request, c.baseURL);
+const bodyOf = (r: { body: Promise<any> }) => r.body;
 
-describe("responsesRequest", () => {
-  test("URL, bearer key in the header, config as MMSP maps it (plus top_p)", () => {
+describe("responsesRequest", async () => {
+  test("URL, bearer key in the header, config as MMSP maps it (plus top_p)", async () => {
     const r = responsesRequest({
       model: "gpt-5.1",
       messages: [user("Hi")],
@@ -33,8 +42,8 @@ describe("responsesRequest", () => {
       },
     }, { apiKey: KEY, baseURL: "https://gateway.example/v1/" });
     expect(r.url).toBe("https://gateway.example/v1/responses");
-    expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(bodyOf(r)).toEqual({
+    expect(r.headers.get("authorization")).toBe(`Bearer ${KEY}`);
+    expect(await bodyOf(r)).toEqual({
       model: "gpt-5.1",
       store: false,
       instructions: "Be brief.",
@@ -51,9 +60,9 @@ describe("responsesRequest", () => {
     });
   });
 
-  test("vercel/ai #14843: a read reasoning turn goes back with its encrypted_content and each summary as it came", () => {
+  test("vercel/ai #14843: a read reasoning turn goes back with its encrypted_content and each summary as it came", async () => {
     const read = runReader(new ResponsesReader("openai-responses"), R.REASONING_SUMMARIES);
-    const input = bodyOf(responsesRequest({ model: "m", messages: [user("2+2?"), read.message as UniMessage] }, { apiKey: KEY })).input;
+    const input = (await bodyOf(responsesRequest({ model: "m", messages: [user("2+2?"), read.message as UniMessage] }, { apiKey: KEY }))).input;
     expect(input.slice(1)).toEqual([
       {
         type: "reasoning",
@@ -67,8 +76,8 @@ describe("responsesRequest", () => {
     ]);
   });
 
-  test("tool calls, results with images, inline images and files, phases", () => {
-    const input = bodyOf(responsesRequest({
+  test("tool calls, results with images, inline images and files, phases", async () => {
+    const input = (await bodyOf(responsesRequest({
       model: "m",
       messages: [
         {
@@ -89,7 +98,7 @@ describe("responsesRequest", () => {
         },
         { role: "user", content_items: [{ type: "tool_result.done", text: "ok", tool_call_id: "call_1", images: ["https://x.example/r.png"] }] },
       ],
-    }, { apiKey: KEY })).input;
+    }, { apiKey: KEY }))).input;
     expect(input).toEqual([
       {
         type: "message",
@@ -111,17 +120,17 @@ describe("responsesRequest", () => {
     ]);
   });
 
-  test("what the Responses API has no such thing for: UnsupportedParameterError naming it", () => {
+  test("what the Responses API has no such thing for: UnsupportedParameterError naming it", async () => {
     for (const config of [{ prompt_caching: "disable" as const }, { tts_config: [{ voice: "x" }] }, { embedding_config: {} }]) {
       expect(() => responsesRequest({ model: "m", messages: [], config }, { apiKey: KEY })).toThrow(UnsupportedParameterError);
     }
     const audio: UniMessage = { role: "user", content_items: [{ type: "inline_data.done", data: new Uint8Array(1), mime_type: "audio/wav" }] };
-    expect(() => responsesRequest({ model: "m", messages: [audio] }, { apiKey: KEY })).toThrow(/content_items\[0\]/);
+    expect(() => responsesRequest({ model: "m", messages: [audio] }, { apiKey: KEY })).toThrow(/content item inline_data.done \(audio\/wav/);
   });
 });
 
-describe("geminiRequest", () => {
-  test("the key in x-goog-api-key, never in the URL; config as MMSP maps it", () => {
+describe("geminiRequest", async () => {
+  test("the key in x-goog-api-key, never in the URL; config as MMSP maps it", async () => {
     const r = geminiRequest({
       model: "models/gemini-3-pro-preview",
       messages: [user("Hi")],
@@ -137,8 +146,8 @@ describe("geminiRequest", () => {
     }, { apiKey: KEY });
     expect(r.url).toBe("https://generativelanguage.googleapis.com/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse");
     expect(r.url).not.toContain(KEY);
-    expect(r.headers["x-goog-api-key"]).toBe(KEY);
-    expect(bodyOf(r)).toEqual({
+    expect(r.headers.get("x-goog-api-key")).toBe(KEY);
+    expect(await bodyOf(r)).toEqual({
       contents: [{ role: "user", parts: [{ text: "Hi" }] }],
       systemInstruction: { parts: [{ text: "Be brief." }] },
       // gemini-3-pro has no MEDIUM: the nearest, ties up
@@ -148,20 +157,20 @@ describe("geminiRequest", () => {
     });
   });
 
-  test("Gemini 2.x thinks by budget", () => {
+  test("Gemini 2.x thinks by budget", async () => {
     const r = geminiRequest({ model: "gemini-2.5-flash", messages: [], config: { thinking_level: "none" } }, { apiKey: KEY });
-    expect(bodyOf(r).generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 0 } });
+    expect((await bodyOf(r)).generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 0 } });
   });
 
-  test("prism-php/prism #830: parallel calls read go back with the signature on the first only, byte for byte", () => {
+  test("prism-php/prism #830: parallel calls read go back with the signature on the first only, byte for byte", async () => {
     const read = runReader(new GeminiReader("gemini"), G.PARALLEL_CALLS);
-    const contents = bodyOf(geminiRequest({
+    const contents = (await bodyOf(geminiRequest({
       model: "gemini-3-pro-preview",
       messages: [user("Weather?"), read.message as UniMessage, {
         role: "user",
         content_items: [{ type: "tool_result.done", text: "sunny", tool_call_id: "get_weather" }, { type: "tool_result.done", text: "rain", tool_call_id: "call_2" }],
       }],
-    }, { apiKey: KEY })).contents;
+    }, { apiKey: KEY }))).contents;
     expect(contents[1]).toEqual({
       role: "model",
       parts: [
@@ -176,17 +185,17 @@ describe("geminiRequest", () => {
     ]);
   });
 
-  test("a signature on an empty text part goes back on that part; a call nobody signed gets Google's placeholder", () => {
+  test("a signature on an empty text part goes back on that part; a call nobody signed gets Google's placeholder", async () => {
     const read = runReader(new GeminiReader("gemini"), G.THOUGHTS_SIGNED);
-    const parts = bodyOf(geminiRequest({ model: "gemini-3-flash", messages: [read.message as UniMessage] }, { apiKey: KEY })).contents[0].parts;
+    const parts = (await bodyOf(geminiRequest({ model: "gemini-3-flash", messages: [read.message as UniMessage] }, { apiKey: KEY }))).contents[0].parts;
     expect(parts[1]).toEqual({ text: "Autumn moonlight—\na worm digs silently", thoughtSignature: G.SIGNATURE });
     const foreign: UniMessage = { role: "assistant", content_items: [{ type: "tool_call.done", name: "f", tool_call_id: "toolu_1", arguments: {} }] };
-    const call = bodyOf(geminiRequest({ model: "gemini-3-flash", messages: [foreign] }, { apiKey: KEY })).contents[0].parts[0];
+    const call = (await bodyOf(geminiRequest({ model: "gemini-3-flash", messages: [foreign] }, { apiKey: KEY }))).contents[0].parts[0];
     expect(call).toEqual({ functionCall: { id: "toolu_1", name: "f", args: {} }, thoughtSignature: UNSIGNED_CALL });
   });
 
-  test("images by URL and inline, thought images back as thoughts", () => {
-    const parts = bodyOf(geminiRequest({
+  test("images by URL and inline, thought images back as thoughts", async () => {
+    const parts = (await bodyOf(geminiRequest({
       model: "m",
       messages: [{
         role: "user",
@@ -196,7 +205,7 @@ describe("geminiRequest", () => {
           { type: "inline_data.done", data: new Uint8Array([1, 2]), mime_type: "audio/wav" },
         ],
       }, { role: "assistant", content_items: [{ type: "inline_thinking.done", data: new Uint8Array([7]), mime_type: "image/png", fidelity: { signature: "s" } }] }],
-    }, { apiKey: KEY })).contents;
+    }, { apiKey: KEY }))).contents;
     expect(parts[0].parts).toEqual([
       { inlineData: { mimeType: "image/png", data: "AQI=" } },
       { fileData: { mimeType: "image/webp", fileUri: "https://x.example/cat.webp" } },
@@ -205,7 +214,7 @@ describe("geminiRequest", () => {
     expect(parts[1].parts).toEqual([{ inlineData: { mimeType: "image/png", data: "Bw==" }, thought: true, thoughtSignature: "s" }]);
   });
 
-  test("sampling parameters, fast mode, other caching: UnsupportedParameterError naming it", () => {
+  test("sampling parameters, fast mode, other caching: UnsupportedParameterError naming it", async () => {
     for (const [parameter, config] of [["temperature", { temperature: 1 }], ["top_p", { top_p: 1 }], ["fast_mode", { fast_mode: true }]] as const) {
       let error: unknown;
       try {

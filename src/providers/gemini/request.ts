@@ -6,47 +6,40 @@
  * documents, function responses named by the call they answer. Sampling parameters are refused: the
  * API deprecated them with the 3.6 generation (MMSP refuses them too).
  */
-import { encodeBase64 } from "../../decode/base64.js";
 import { isRecord } from "../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../schema.js";
-import {
-  baseUrlOf,
-  checkRequest,
-  dataUrl,
-  type HttpRequest,
-  imageTypeOf,
-  type ProviderRequest,
-  type ThinkingLevel,
-  type UniConfig,
-  unsupported,
-} from "../request.js";
+import { base64Of, dataUrl, refuseConfig, type ThinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 
-const CLIENT = "gemini";
 type Json = Record<string, unknown>;
 type Part = Json;
 
 /** What generateContent accepts in place of a signature on a call it did not make (Google's thought-signatures guide). */
 export const UNSIGNED_CALL = "skip_thought_signature_validator";
 
-/** Where and how to reach the Gemini API. */
-export interface GeminiConnection {
-  apiKey: string;
-  /** Default `https://generativelanguage.googleapis.com/v1beta`. */
-  baseURL?: string;
+/** The streaming endpoint of `model` below the base URL (a `models/` prefix is the API's own name for it). */
+export function geminiPath(model: string): string {
+  return `/models/${encodeURIComponent(model.replace(/^models\//, ""))}:streamGenerateContent?alt=sse`;
 }
 
-/** The HTTP request of `request` for Gemini's streamGenerateContent. */
-export function geminiRequest(request: ProviderRequest, connection: GeminiConnection): HttpRequest {
-  checkRequest(CLIENT, request);
-  const model = request.model.replace(/^models\//, "");
-  const body: Json = { contents: contentsOf(request.messages), ...configOf(model, request.config ?? {}) };
-  const base = baseUrlOf(CLIENT, connection.baseURL, "https://generativelanguage.googleapis.com/v1beta");
-  return {
-    url: `${base}/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
-    method: "POST",
-    headers: { "x-goog-api-key": connection.apiKey, "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify(body),
+/** The body of MMSP's request for Gemini's streamGenerateContent (`client` names the provider in refusals). */
+export function geminiBody(client: string, model: string, messages: UniMessage[], config: UniConfig): Json {
+  return { contents: contentsOf(client, messages), ...settings(client, model.replace(/^models\//, ""), config) };
+}
+
+/** The image type of a URL by its extension (MMSP's table; JPEG when it names none). */
+function imageTypeOf(url: string): string {
+  const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase() ?? "";
+  const types: Record<string, string> = {
+    bmp: "image/bmp",
+    gif: "image/gif",
+    jpg: "image/jpeg",
+    jpeg: "image/jpeg",
+    png: "image/png",
+    svg: "image/svg+xml",
+    tiff: "image/tiff",
+    webp: "image/webp",
   };
+  return types[ext] ?? "image/jpeg";
 }
 
 /** MMSP's thinking levels → Gemini 3's (it stops at HIGH). */
@@ -95,23 +88,20 @@ function budgetOf(model: string, level: ThinkingLevel): number {
 }
 
 /** `config` → `systemInstruction`, `generationConfig`, `tools`, `toolConfig` (MMSP's `transformUniConfigToModelConfig`). */
-function configOf(model: string, config: UniConfig): Json {
-  if (config.temperature !== undefined) {
-    throw unsupported(CLIENT, "temperature", "Gemini deprecated sampling parameters with the 3.6 generation");
-  }
-  if (config.top_p !== undefined) throw unsupported(CLIENT, "top_p", "Gemini deprecated sampling parameters with the 3.6 generation");
-  if (config.fast_mode) throw unsupported(CLIENT, "fast_mode", "Gemini has no fast mode");
-  if (config.prompt_caching !== undefined && config.prompt_caching !== "enable") {
-    throw unsupported(CLIENT, "prompt_caching", 'Gemini caches prompts by itself (only "enable")');
-  }
-  if (config.embedding_config !== undefined) throw unsupported(CLIENT, "embedding_config", "embeddings are not streamed");
+function settings(client: string, model: string, config: UniConfig): Json {
+  // (embedding settings, other caching and unknown keys are refused; Gemini has image and speech settings)
+  refuseConfig(client, { ...config, image_config: undefined, tts_config: undefined });
+  const sampling = "Gemini deprecated sampling parameters with the 3.6 generation";
+  if (config.temperature !== undefined) throw unsupported(client, "temperature", sampling);
+  if (config.top_p !== undefined) throw unsupported(client, "top_p", sampling);
+  if (config.fast_mode) throw unsupported(client, "fast_mode", "Gemini has no fast mode");
   const generation: Json = {};
   const out: Json = {};
   if (config.max_tokens !== undefined) generation.maxOutputTokens = config.max_tokens;
   if (model.toLowerCase().includes("tts")) {
     // a speech model takes the voices and nothing else: a system prompt, thinking or tools are a 400
     generation.responseModalities = ["AUDIO"];
-    generation.speechConfig = speechOf(config.tts_config ?? [{ voice: "Kore" }]);
+    generation.speechConfig = speechOf(client, (config.tts_config as Voice[] | undefined) ?? [{ voice: "Kore" }]);
     return { generationConfig: generation };
   }
   if (config.system_prompt !== undefined) out.systemInstruction = { parts: [{ text: config.system_prompt }] };
@@ -128,7 +118,7 @@ function configOf(model: string, config: UniConfig): Json {
     generation.thinkingConfig = thinking;
   }
   if (config.image_config !== undefined) {
-    const { aspect_ratio, image_size } = config.image_config;
+    const { aspect_ratio, image_size } = config.image_config as { aspect_ratio?: string; image_size?: string };
     generation.imageConfig = { ...(aspect_ratio ? { aspectRatio: aspect_ratio } : {}), ...(image_size ? { imageSize: image_size } : {}) };
   }
   if (config.tools !== undefined) {
@@ -146,11 +136,14 @@ function configOf(model: string, config: UniConfig): Json {
   return out;
 }
 
-function speechOf(voices: { voice: string; speaker?: string }[]): Json {
+/** A voice of `tts_config` (MMSP's `SpeakerConfig`). */
+type Voice = { voice: string; speaker?: string };
+
+function speechOf(client: string, voices: Voice[]): Json {
   const voice = (v: { voice: string }): Json => ({ prebuiltVoiceConfig: { voiceName: v.voice } });
   if (voices.length === 1) return { voiceConfig: voice(voices[0]!) };
   if (voices.length !== 2 || voices.some((v) => !v.speaker)) {
-    throw new TypeError(`${CLIENT}: config.tts_config must hold one voice, or two each with its speaker`);
+    throw new TypeError(`${client}: config.tts_config must hold one voice, or two each with its speaker`);
   }
   return { multiSpeakerVoiceConfig: { speakerVoiceConfigs: voices.map((v) => ({ speaker: v.speaker, voiceConfig: voice(v) })) } };
 }
@@ -159,16 +152,18 @@ function speechOf(voices: { voice: string; speaker?: string }[]): Json {
 function imagePart(url: string): Part {
   const inline = dataUrl(url);
   return inline
-    ? { inlineData: { mimeType: inline.mime, data: inline.base64 } }
+    ? { inlineData: { mimeType: inline.mimeType, data: inline.base64 } }
     : { fileData: { mimeType: imageTypeOf(url), fileUri: url } };
 }
 
 /** The messages → `contents` (MMSP's `transformUniMessageToModelInput`). */
-function contentsOf(messages: UniMessage[]): Json[] {
+function contentsOf(client: string, messages: UniMessage[]): Json[] {
   // a functionResponse needs the function's name, which a tool result does not carry: the call's
   const names = new Map<string, string>();
   return messages.map((message, m) => {
-    const parts: Part[] = message.content_items.map((item: DoneItem, i) => partOf(item, `messages[${m}].content_items[${i}]`, names));
+    const parts: Part[] = message.content_items.map((item: DoneItem, i) =>
+      partOf(client, item, `messages[${m}].content_items[${i}]`, names)
+    );
     if (message.role === "assistant") {
       const first = parts.find((p) => p.functionCall !== undefined);
       if (first !== undefined && first.thoughtSignature === undefined) first.thoughtSignature = UNSIGNED_CALL;
@@ -179,7 +174,7 @@ function contentsOf(messages: UniMessage[]): Json[] {
   });
 }
 
-function partOf(item: DoneItem, where: string, names: Map<string, string>): Part {
+function partOf(client: string, item: DoneItem, where: string, names: Map<string, string>): Part {
   const fidelity = "fidelity" in item && isRecord(item.fidelity) ? item.fidelity : undefined;
   const signed: Part = typeof fidelity?.signature === "string" && fidelity.signature ? { thoughtSignature: fidelity.signature } : {};
   switch (item.type) {
@@ -190,9 +185,9 @@ function partOf(item: DoneItem, where: string, names: Map<string, string>): Part
     case "image_url.done":
       return imagePart(item.image_url);
     case "inline_data.done":
-      return { inlineData: { mimeType: item.mime_type, data: encodeBase64(item.data) }, ...signed };
+      return { inlineData: { mimeType: item.mime_type, data: base64Of(item.data) }, ...signed };
     case "inline_thinking.done":
-      return { inlineData: { mimeType: item.mime_type, data: encodeBase64(item.data) }, thought: true, ...signed };
+      return { inlineData: { mimeType: item.mime_type, data: base64Of(item.data) }, thought: true, ...signed };
     case "tool_call.done":
       names.set(item.tool_call_id, item.name);
       // a call Gemini sent without an id was named by its function: it goes back without one
@@ -201,7 +196,7 @@ function partOf(item: DoneItem, where: string, names: Map<string, string>): Part
         ...signed,
       };
     case "tool_result.done": {
-      if (!item.tool_call_id) throw new TypeError(`${CLIENT}: ${where}: a tool result needs its tool_call_id`);
+      if (!item.tool_call_id) throw new TypeError(`${client}: ${where}: a tool result needs its tool_call_id`);
       const name = names.get(item.tool_call_id) ?? item.tool_call_id;
       const images = (item.images ?? []).map(imagePart);
       return {
@@ -214,6 +209,6 @@ function partOf(item: DoneItem, where: string, names: Map<string, string>): Part
       };
     }
     default:
-      throw unsupported(CLIENT, where, `generateContent takes no ${JSON.stringify(item.type)} as input`);
+      throw unsupportedItem(client, item);
   }
 }

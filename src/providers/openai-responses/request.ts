@@ -5,36 +5,22 @@
  * its own in order, thinking back as a reasoning item with its `encrypted_content` and its summaries
  * exactly as they came (the reader's `part_lengths` split the joined thinking again).
  */
-import { encodeBase64 } from "../../decode/base64.js";
 import { isRecord } from "../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../schema.js";
-import { baseUrlOf, checkRequest, type HttpRequest, type ProviderRequest, type UniConfig, unsupported } from "../request.js";
+import { base64Of, refuseConfig, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 import { PART_SEPARATOR } from "./reader.js";
 
-const CLIENT = "openai-responses";
 type Json = Record<string, unknown>;
 
-/** Where and how to reach the Responses API. */
-export interface ResponsesConnection {
-  apiKey: string;
-  /** Default `https://api.openai.com/v1`. */
-  baseURL?: string;
-}
-
-/** The HTTP request of `request` for the Responses API. */
-export function responsesRequest(request: ProviderRequest, connection: ResponsesConnection): HttpRequest {
-  checkRequest(CLIENT, request);
-  const body: Json = { model: request.model, ...configOf(request.config ?? {}), input: inputOf(request.messages), stream: true };
-  return {
-    url: `${baseUrlOf(CLIENT, connection.baseURL, "https://api.openai.com/v1")}/responses`,
-    method: "POST",
-    headers: { authorization: `Bearer ${connection.apiKey}`, "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify(body),
-  };
+/** The streaming body of MMSP's request for the Responses API (`client` names the provider in refusals). */
+export function responsesBody(client: string, model: string, messages: UniMessage[], config: UniConfig): Json {
+  return { model, ...settings(client, config), input: inputOf(client, messages), stream: true };
 }
 
 /** `config` → the request's members (MMSP's `transformUniConfigToModelConfig`, plus `top_p`). */
-function configOf(config: UniConfig): Json {
+function settings(client: string, config: UniConfig): Json {
+  // (image, speech and embedding settings, other caching and unknown keys are refused)
+  refuseConfig(client, config);
   const out: Json = { store: false };
   if (config.system_prompt !== undefined) out.instructions = config.system_prompt;
   if (config.max_tokens !== undefined) out.max_output_tokens = config.max_tokens;
@@ -54,17 +40,11 @@ function configOf(config: UniConfig): Json {
       : choice;
   }
   if (config.fast_mode) out.service_tier = "priority";
-  if (config.prompt_caching !== undefined && config.prompt_caching !== "enable") {
-    throw unsupported(CLIENT, "prompt_caching", 'the Responses API caches prompts by itself (only "enable")');
-  }
-  if (config.image_config !== undefined) throw unsupported(CLIENT, "image_config", "use the image_generation tool's own options");
-  if (config.tts_config !== undefined) throw unsupported(CLIENT, "tts_config", "the Responses API writes no speech");
-  if (config.embedding_config !== undefined) throw unsupported(CLIENT, "embedding_config", "embeddings are not streamed");
   return out;
 }
 
 /** The messages → input items, in order (MMSP's `transformUniMessageToModelInput`). */
-function inputOf(messages: UniMessage[]): Json[] {
+function inputOf(client: string, messages: UniMessage[]): Json[] {
   const input: Json[] = [];
   messages.forEach((message, m) => {
     let content: Json[] = [];
@@ -91,8 +71,8 @@ function inputOf(messages: UniMessage[]): Json[] {
           content.push({ type: "input_image", image_url: item.image_url });
           return;
         case "inline_data.done":
-          if (message.role !== "user") throw unsupported(CLIENT, where, "an assistant's inline data cannot be sent back as input");
-          content.push(inlineInput(item.data, item.mime_type, where));
+          if (message.role !== "user") throw unsupported(client, where, "an assistant's inline data cannot be sent back as input");
+          content.push(inlineInput(client, item));
           return;
         case "thinking.done":
           input.push(reasoningOf(item.thinking, isRecord(item.fidelity) ? item.fidelity : {}));
@@ -101,7 +81,7 @@ function inputOf(messages: UniMessage[]): Json[] {
           input.push({ type: "function_call", call_id: item.tool_call_id, name: item.name, arguments: JSON.stringify(item.arguments) });
           return;
         case "tool_result.done": {
-          if (!item.tool_call_id) throw new TypeError(`${CLIENT}: ${where}: a tool result needs its tool_call_id`);
+          if (!item.tool_call_id) throw new TypeError(`${client}: ${where}: a tool result needs its tool_call_id`);
           const images = (item.images ?? []).map((url) => ({ type: "input_image", image_url: url }));
           // a plain string is the output every server takes; the part list only when images come along
           const output = images.length > 0 ? [{ type: "input_text", text: item.text }, ...images] : item.text;
@@ -109,7 +89,7 @@ function inputOf(messages: UniMessage[]): Json[] {
           return;
         }
         default:
-          throw unsupported(CLIENT, where, `the Responses API takes no ${JSON.stringify(item.type)} as input`);
+          throw unsupportedItem(client, item);
       }
     });
     flush();
@@ -118,10 +98,11 @@ function inputOf(messages: UniMessage[]): Json[] {
 }
 
 /** A user's inline bytes: an image as a data URL, any other file (a PDF…) as an input file. */
-function inlineInput(data: Uint8Array, mime: string, where: string): Json {
-  const url = `data:${mime};base64,${encodeBase64(data)}`;
+function inlineInput(client: string, item: DoneItem & { type: "inline_data.done" }): Json {
+  const mime = item.mime_type;
+  const url = `data:${mime};base64,${base64Of(item.data)}`;
   if (mime.toLowerCase().startsWith("image/")) return { type: "input_image", image_url: url };
-  if (mime.toLowerCase().startsWith("audio/")) throw unsupported(CLIENT, where, "the Responses API takes no audio input");
+  if (mime.toLowerCase().startsWith("audio/")) throw unsupportedItem(client, item, ` (${mime}: the Responses API takes no audio input)`);
   return { type: "input_file", filename: `file.${mime.split("/")[1]?.split(/[;+]/)[0] || "bin"}`, file_data: url };
 }
 
