@@ -20,10 +20,10 @@ import * as ant from "./providers/captures-anthropic.ts";
 import * as chat from "./providers/captures-openai-chat.ts";
 
 type Json = Record<string, any>;
-type Name = "openai-chat" | "anthropic";
+export type Name = "openai-chat" | "anthropic" | "openai-responses" | "gemini";
 
 /** Reads `body` through the provider's stream, whole or cut at `at`. */
-async function convert(provider: Name, body: string, at?: number[]) {
+export async function convert(provider: Name, body: string, at?: number[]) {
   const warnings: Json[] = [];
   const stream = new ProviderEventStream(provider, { onWarning: (w: Json) => warnings.push(w) });
   const bytes = utf8(body);
@@ -32,7 +32,7 @@ async function convert(provider: Name, body: string, at?: number[]) {
 }
 
 /** The items of the events (and the stop as `{ stop, usage }`), each event checked to carry a created_at. */
-function items(events: Json[]): Json[] {
+export function items(events: Json[]): Json[] {
   return events.map((e) => {
     assert(typeof e.created_at === "number", "every event carries created_at");
     return e.event_type === "stop" ? { stop: e.finish_reason, usage: e.usage_metadata } : e.content_items[0];
@@ -40,7 +40,7 @@ function items(events: Json[]): Json[] {
 }
 
 /** What an error is, for comparing chunkings: class, rule, place, message. */
-const errorOf = (e: any) => (e === undefined ? undefined : { name: e.name, rule: e.rule, eventIndex: e.eventIndex, byteOffset: e.byteOffset, message: e.message });
+export const errorOf = (e: any) => (e === undefined ? undefined : { name: e.name, rule: e.rule, eventIndex: e.eventIndex, byteOffset: e.byteOffset, message: e.message });
 
 /**
  * Encodes the converted events as MMSP SSE and reads them back through UniEventStream: the same events
@@ -56,7 +56,7 @@ async function reread(events: Json[], failed: boolean): Promise<void> {
 }
 
 /** Converts a capture whole, checks the re-read, and returns what came out. */
-async function run(provider: Name, body: string) {
+export async function run(provider: Name, body: string) {
   const r = await convert(provider, body);
   if (r.error !== undefined) assert(r.messageError === r.error, "message rejects with the readable's error");
   await reread(r.events, r.error !== undefined);
@@ -326,7 +326,7 @@ export const cases: Case[] = [
 const user = (text: string): Json => ({ role: "user", content_items: [{ type: "text.done", text }] });
 
 /** A fetch that records each request and answers with `answer`. */
-function fakeFetch(answer: (request: Request, init?: RequestInit) => Response | Promise<Response>) {
+export function fakeFetch(answer: (request: Request, init?: RequestInit) => Response | Promise<Response>) {
   const seen: { request: Request; init?: RequestInit }[] = [];
   const fetch = async (request: Request, init?: RequestInit) => {
     seen.push({ request, init });
