@@ -30,6 +30,17 @@ describe("GeminiReader", () => {
     expect(validated(r.events)).toEqual(r.message);
   });
 
+  test("a second signature within consecutive text parts begins an item of its own: each signature stays with its part", () => {
+    const body = [
+      { candidates: [{ content: { parts: [{ text: "a", thoughtSignature: C.SIGNATURE }] } }] },
+      { candidates: [{ content: { parts: [{ text: "b", thoughtSignature: C.SIGNATURE_2 }] }, finishReason: "STOP" }], usageMetadata: { promptTokenCount: 1 } },
+    ].map((c) => `data: ${JSON.stringify(c)}\n\n`).join("");
+    expect(read(body).message!.content_items).toEqual([
+      { type: "text.done", text: "a", fidelity: { signature: C.SIGNATURE } },
+      { type: "text.done", text: "b", fidelity: { signature: C.SIGNATURE_2 } },
+    ]);
+  });
+
   test("prism-php/prism #830 and vercel/ai #5116: parallel calls, each whole, the signature only on the first; STOP → tool_call", () => {
     const r = read(C.PARALLEL_CALLS);
     expect(r.error).toBeUndefined();
