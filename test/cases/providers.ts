@@ -456,6 +456,9 @@ function factoryCases(): Case[] {
       assertError(e, UpstreamError, { status: 401, errorType: "AuthenticationError" });
       assert(!e.message.includes(key) && !JSON.stringify(e.error).includes(key), `the key is cut out: ${e.message}`);
       assertError(await rejects(() => provider.stream(new Request("https://elsewhere.example/v1/chat/completions", { method: "POST" }))), TypeError, { message: /elsewhere\.example/ });
+      const pasted = await rejects(() => openaiChat({ apiKey: "sk-proj-secret…" }));
+      assertError(pasted, RangeError, { message: /cannot carry at index 14/ });
+      assert(!pasted.message.includes("sk-proj"), `a key that cannot be sent is not shown: ${pasted.message}`);
       const moved = fakeFetch(() => new Response(null, { status: 307, headers: { location: "https://elsewhere.example/" } }));
       const redirected = await rejects(anthropic({ apiKey: key, fetch: moved.fetch }).stream({ model: "m", messages: [user("x")] }).message);
       assertError(redirected, UpstreamError, { status: 307, errorType: "HTTPError", message: /redirect, which is not followed/ });
