@@ -323,7 +323,7 @@ export const cases: Case[] = [
   ...factoryCases(),
 ];
 
-const user = (text: string): Json => ({ role: "user", content_items: [{ type: "text.done", text }] });
+const user = (text: string): any => ({ role: "user", content_items: [{ type: "text.done", text }] });
 
 /** A fetch that records each request and answers with `answer`. */
 function fakeFetch(answer: (request: Request, init?: RequestInit) => Response | Promise<Response>) {
@@ -423,7 +423,7 @@ function factoryCases(): Case[] {
     ["providers: UnsupportedParameterError for what a provider has no such thing for", async () => {
       const claude = anthropic({ apiKey: "k" });
       const gpt = openaiChat({ apiKey: "k" });
-      const req = (config: Json) => ({ model: "m", messages: [user("x")], config });
+      const req = (config: Json): any => ({ model: "m", messages: [user("x")], config });
       assertError(await rejects(() => claude.request(req({ tool_choice: ["a", "b"] }))), UnsupportedParameterError, { parameter: "tool_choice", client: "anthropic" });
       assertError(await rejects(() => gpt.request(req({ thinking_summary: true }))), UnsupportedParameterError, { parameter: "thinking_summary", client: "openai-chat" });
       assertError(await rejects(() => gpt.request(req({ thinking_level: "max" }))), UnsupportedParameterError, { parameter: "thinking_level" });
