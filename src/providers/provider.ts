@@ -149,32 +149,37 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     const client = streamOptions.client ?? spec.name;
     const abort = new AbortController();
     follow(abort, streamOptions.signal);
-    let body: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    /** The answer's body, once the fetch answered (null: an answer without one). */
+    let body: ReadableStreamDefaultReader<Uint8Array> | null | undefined;
+    const open = async (): Promise<void> => {
+      let response: Response;
+      try {
+        response = await doFetch(req, { signal: abort.signal });
+      } catch (e) {
+        throw abort.signal.aborted ? abort.signal.reason : connectionError(e, req.url);
+      }
+      if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+        response.body?.cancel().catch(() => {});
+        const message = `HTTP ${
+          response.status || "3xx"
+        }: ${client} answered with a redirect, which is not followed (the API key goes to ${origin} only)`;
+        throw new UpstreamError({
+          client,
+          status: response.status || null,
+          errorType: "HTTPError",
+          error: { type: "HTTPError", message },
+          message,
+        });
+      }
+      if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
+      body = response.body?.getReader() ?? null;
+    };
+    let opening: Promise<void> | undefined;
+    // The fetch is made at the first pull (a pipe pulls at once), not in an async start(): with it
+    // there, workerd's pipe read the source as ended before the answer came (the workers project).
     const source = new ReadableStream<Uint8Array>({
-      start: async () => {
-        let response: Response;
-        try {
-          response = await doFetch(req, { signal: abort.signal });
-        } catch (e) {
-          throw abort.signal.aborted ? abort.signal.reason : connectionError(e, req.url);
-        }
-        if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
-          response.body?.cancel().catch(() => {});
-          const message = `HTTP ${
-            response.status || "3xx"
-          }: ${client} answered with a redirect, which is not followed (the API key goes to ${origin} only)`;
-          throw new UpstreamError({
-            client,
-            status: response.status || null,
-            errorType: "HTTPError",
-            error: { type: "HTTPError", message },
-            message,
-          });
-        }
-        if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
-        body = response.body?.getReader();
-      },
       pull: async (controller) => {
+        if (body === undefined) await (opening ??= open());
         const r = body ? await body.read() : { done: true as const, value: undefined };
         if (r.done) controller.close();
         else controller.enqueue(r.value);
