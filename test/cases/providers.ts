@@ -323,7 +323,7 @@ export const cases: Case[] = [
   ...factoryCases(),
 ];
 
-const user = (text: string): Json => ({ role: "user", content_items: [{ type: "text.done", text }] });
+const user = (text: string): any => ({ role: "user", content_items: [{ type: "text.done", text }] });
 
 /** A fetch that records each request and answers with `answer`. */
 export function fakeFetch(answer: (request: Request, init?: RequestInit) => Response | Promise<Response>) {
@@ -423,7 +423,7 @@ function factoryCases(): Case[] {
     ["providers: UnsupportedParameterError for what a provider has no such thing for", async () => {
       const claude = anthropic({ apiKey: "k" });
       const gpt = openaiChat({ apiKey: "k" });
-      const req = (config: Json) => ({ model: "m", messages: [user("x")], config });
+      const req = (config: Json): any => ({ model: "m", messages: [user("x")], config });
       assertError(await rejects(() => claude.request(req({ tool_choice: ["a", "b"] }))), UnsupportedParameterError, { parameter: "tool_choice", client: "anthropic" });
       assertError(await rejects(() => gpt.request(req({ thinking_summary: true }))), UnsupportedParameterError, { parameter: "thinking_summary", client: "openai-chat" });
       assertError(await rejects(() => gpt.request(req({ thinking_level: "max" }))), UnsupportedParameterError, { parameter: "thinking_level" });
@@ -456,6 +456,9 @@ function factoryCases(): Case[] {
       assertError(e, UpstreamError, { status: 401, errorType: "AuthenticationError" });
       assert(!e.message.includes(key) && !JSON.stringify(e.error).includes(key), `the key is cut out: ${e.message}`);
       assertError(await rejects(() => provider.stream(new Request("https://elsewhere.example/v1/chat/completions", { method: "POST" }))), TypeError, { message: /elsewhere\.example/ });
+      const pasted = await rejects(() => openaiChat({ apiKey: "sk-proj-secret…" }));
+      assertError(pasted, RangeError, { message: /cannot carry at index 14/ });
+      assert(!pasted.message.includes("sk-proj"), `a key that cannot be sent is not shown: ${pasted.message}`);
       const moved = fakeFetch(() => new Response(null, { status: 307, headers: { location: "https://elsewhere.example/" } }));
       const redirected = await rejects(anthropic({ apiKey: key, fetch: moved.fetch }).stream({ model: "m", messages: [user("x")] }).message);
       assertError(redirected, UpstreamError, { status: 307, errorType: "HTTPError", message: /redirect, which is not followed/ });
