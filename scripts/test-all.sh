@@ -99,7 +99,7 @@ run_step jsr-dry-run      check  npx deno publish --dry-run --allow-dirty   # JS
 run_step doc-lint         plain  node scripts/doc-lint.mjs              # TSDoc on every exported symbol of every entry (deno doc --lint)
 # the @example blocks of the entry modules, run by Deno (--no-check: Deno adds an import of every export of the
 # module to each block, which tsconfig's noUnusedLocals would flag; the blocks import from "mmsp-streams" themselves)
-run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts src/providers/index.ts src/providers/provider-event-stream.ts src/providers/openai-chat/index.ts src/providers/anthropic/index.ts
+run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts src/providers/index.ts src/providers/provider-event-stream.ts src/providers/openai-chat/index.ts src/providers/anthropic/index.ts src/providers/openai-responses/index.ts src/providers/gemini/index.ts
 run_step consumers        plain  node scripts/consumers.mjs             # npm pack → fresh project: Node ESM/CJS, tsc node16/bundler, Deno npm/JSR, Bun, browser bundle; publint, attw
 run_step relay-consumer   plain  node scripts/relay-consumer.mjs        # npm pack → fresh project: the README's ten-line relay Worker under wrangler dev; served, resumed after a cut, stopped by DELETE (upstream aborted < 1 s)
 

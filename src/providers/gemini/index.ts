@@ -12,7 +12,7 @@ import { GEMINI } from "./spec.js";
  * ```ts
  * import { gemini } from "mmsp-streams/providers";
  *
- * const google = gemini({ apiKey: "AIza…" });
+ * const google = gemini({ apiKey: "AIza-your-key" });
  * const request = google.request({
  *   model: "gemini-3-flash",
  *   messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],

@@ -13,7 +13,7 @@ import { OPENAI_RESPONSES } from "./spec.js";
  * ```ts
  * import { openaiResponses } from "mmsp-streams/providers";
  *
- * const openai = openaiResponses({ apiKey: "sk-…" });
+ * const openai = openaiResponses({ apiKey: "sk-your-key" });
  * const request = openai.request({
  *   model: "gpt-5.1",
  *   messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],
