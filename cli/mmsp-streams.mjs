@@ -32,7 +32,7 @@ Usage:
                                         re-encode a stream to stdout, checking it on the way
   mmsp-streams inspect --from PROVIDER FILE
                                         read a provider's own stream (a capture of its SSE body):
-                                        PROVIDER is openai-chat or anthropic; --to with convert
+                                        PROVIDER is openai-chat, openai-responses, anthropic or gemini; --to with convert
                                         writes the MMSP stream it makes
   mmsp-streams --list-samples           list the built-in samples
 

@@ -52,3 +52,22 @@ test("inspect --from: a provider error mid-stream fails with its UpstreamError (
   assert.equal(r.code, 1);
   assert.match(r.stderr, /UpstreamError overloaded_error/);
 });
+
+test("inspect --from gemini / openai-responses -: their captures' messages (a Gemini signature shown as fidelity)", async () => {
+  const gemini = [
+    { candidates: [{ content: { parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "c2ln" }] }, finishReason: "STOP" }] },
+    { usageMetadata: { promptTokenCount: 7, candidatesTokenCount: 3 } },
+  ].map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`).join("");
+  const g = await run(["inspect", "--from", "gemini", "-"], { input: gemini });
+  assert.equal(g.code, 0, g.stderr);
+  assert.match(g.stdout, /tool_call\.done\s+get_weather .*fidelity: signature/);
+  assert.match(g.stdout, /finish:\s+tool_call/);
+  const responses = sse([
+    { type: "response.output_item.added", item: { id: "msg_1", type: "message" } },
+    { type: "response.output_text.delta", item_id: "msg_1", delta: "Hello from Responses" },
+    { type: "response.completed", response: { status: "completed", usage: { input_tokens: 5, output_tokens: 3 } } },
+  ]);
+  const o = await run(["inspect", "--from", "openai-responses", "-"], { input: responses });
+  assert.equal(o.code, 0, o.stderr);
+  assert.match(o.stdout, /Hello from Responses/);
+});
