@@ -41,6 +41,22 @@ describe("ResponsesReader", () => {
     expect(validated(r.events)).toEqual(r.message);
   });
 
+  test("encrypted reasoning with no summary (thinking_summary off) is an empty thinking item carrying it, sent back as it came", () => {
+    const body = C.REASONING_SUMMARIES.split("\n\n").filter((m) => !/reasoning_summary/.test(m)).join("\n\n")
+      .replace(/"summary":\[\{"type":"summary_text"[^\]]*\]/, '"summary":[]');
+    const r = read(body);
+    expect(r.error).toBeUndefined();
+    expect(r.message!.content_items[0]).toEqual({ type: "thinking.done", thinking: "", fidelity: { encrypted_content: C.ENCRYPTED } });
+  });
+
+  test("reasoning_text (open-weight models' raw reasoning) → thinking with no summary channel", () => {
+    const body = C.REASONING_SUMMARIES.replaceAll("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
+      .replaceAll('"summary_index"', '"content_index"').replace(/"summary":\[\{"type":"summary_text"[^\]]*\]/, '"summary":[]');
+    const r = read(body);
+    expect(r.message!.content_items[0]).toMatchObject({ type: "thinking.done", fidelity: { encrypted_content: C.ENCRYPTED, part_lengths: [50, 23] } });
+    expect((r.message!.content_items[0] as { fidelity: object }).fidelity).not.toHaveProperty("channel");
+  });
+
   test("function calls: one group each, arguments by item; a turn that called functions finishes tool_call", () => {
     const r = read(C.FUNCTION_CALLS);
     expect(r.message!.content_items).toEqual([

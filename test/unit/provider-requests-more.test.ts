@@ -76,6 +76,21 @@ describe("responsesRequest", async () => {
     ]);
   });
 
+  test("thinking without the summary channel goes back as reasoning_text content; lengths that do not fit keep it whole", async () => {
+    const assistant: UniMessage = {
+      role: "assistant",
+      content_items: [
+        { type: "thinking.done", thinking: "one\n\ntwo", fidelity: { part_lengths: [3, 3], encrypted_content: "e" } },
+        { type: "thinking.done", thinking: "abc", fidelity: { channel: "summary", part_lengths: [1, 5] } },
+      ],
+    };
+    const input = (await bodyOf(responsesRequest({ model: "m", messages: [assistant] }, { apiKey: KEY }))).input;
+    expect(input).toEqual([
+      { type: "reasoning", summary: [], content: [{ type: "reasoning_text", text: "one" }, { type: "reasoning_text", text: "two" }], encrypted_content: "e" },
+      { type: "reasoning", summary: [{ type: "summary_text", text: "abc" }] },
+    ]);
+  });
+
   test("tool calls, results with images, inline images and files, phases", async () => {
     const input = (await bodyOf(responsesRequest({
       model: "m",

@@ -77,12 +77,12 @@ export class ResponsesReader implements EventReader {
         if (this.call && !this.call.streamed) this.args(text(e.item_id), text(e.arguments), sink);
         return;
       case "response.completed":
-        return this.end_(sink, this.called ? FINISH.completed.calls : FINISH.completed.text, e.response);
+        return this.finish(sink, this.called ? FINISH.completed.calls : FINISH.completed.text, e.response);
       case "response.incomplete": {
         const response = isRecord(e.response) ? e.response : {};
         const reason = isRecord(response.incomplete_details) ? response.incomplete_details.reason : undefined;
         if (typeof reason === "string") sink.reason(`the response is incomplete: ${reason}`);
-        return this.end_(sink, incompleteFinish(reason), response);
+        return this.finish(sink, incompleteFinish(reason), response);
       }
       case "error":
         this.failure = e; // response.failed follows, with the failure as the response's error
@@ -103,7 +103,7 @@ export class ResponsesReader implements EventReader {
     if (!this.ended) throw truncated("response.completed or response.incomplete");
   }
 
-  private end_(sink: FragmentSink, finish: FinishReason, response: unknown): void {
+  private finish(sink: FragmentSink, finish: FinishReason, response: unknown): void {
     if (this.failure !== undefined) throw failed(this.failure, this.client);
     this.ended = true;
     sink.stop(usageOf(isRecord(response) ? response.usage : undefined), finish);
