@@ -20,6 +20,14 @@ describe("GeminiReader", () => {
     expect(validated(r.events)).toEqual(r.message);
   });
 
+  test("the last usageMetadata counts whole: a count an earlier chunk had and the last leaves out is not kept", () => {
+    const body = [
+      { candidates: [{ content: { parts: [{ text: "a" }] } }], usageMetadata: { promptTokenCount: 10, cachedContentTokenCount: 6, candidatesTokenCount: 1 } },
+      { candidates: [{ content: { parts: [{ text: "b" }] }, finishReason: "STOP" }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2 } },
+    ].map((c) => `data: ${JSON.stringify(c)}\n\n`).join("");
+    expect(read(body).message!.usage_metadata).toEqual({ cached_tokens: null, prompt_tokens: 10, thoughts_tokens: null, response_tokens: 2 });
+  });
+
   test("thought parts → thinking; the signature on the last, empty text part is that text item's fidelity", () => {
     const r = read(C.THOUGHTS_SIGNED);
     expect(r.message!.content_items).toEqual([

@@ -9,7 +9,7 @@
 import { UpstreamError } from "../../errors.js";
 import { Fault } from "../../internal/fault.js";
 import { isRecord } from "../../internal/values.js";
-import type { DeltaItem } from "../../schema.js";
+import type { DeltaItem, UsageMetadata } from "../../schema.js";
 import type { EventReader, FragmentSink } from "../event-reader.js";
 import { eventObject, truncated } from "../wire.js";
 import { bytesOf, text } from "../wire-values.js";
@@ -37,6 +37,8 @@ export class GeminiReader implements EventReader {
   /** A candidate's finishReason (or the prompt's block) came: the provider's own end. */
   private ended = false;
   private streamed: StreamedCall | undefined;
+  /** The last chunk's usage. */
+  private usage: UsageMetadata | null = null;
 
   constructor(private readonly client: string) {}
 
@@ -69,14 +71,14 @@ export class GeminiReader implements EventReader {
       this.ended = true;
       sink.stop(null, "unknown");
     }
-    const usage = usageOf(chunk.usageMetadata);
-    if (usage !== null) sink.stop(usage, null);
+    // each chunk's counts are the whole turn's so far: the last one counts whole (a member it leaves
+    // out must not keep an earlier chunk's value, as the sink's merge would)
+    this.usage = usageOf(chunk.usageMetadata) ?? this.usage;
   }
 
-  end(_sink: FragmentSink): void {
-    if (!this.ended || this.streamed) {
-      throw truncated("a candidate's finishReason");
-    }
+  end(sink: FragmentSink): void {
+    if (!this.ended || this.streamed) throw truncated("a candidate's finishReason");
+    if (this.usage !== null) sink.stop(this.usage, null);
   }
 
   private part(part: Rec, sink: FragmentSink): void {
