@@ -446,7 +446,7 @@ function factoryCases(): Case[] {
       assertEqual(snapshot().content_items.length, 1);
       assertEqual(seen.length, 1);
       assertEqual(seen[0]!.request.url, "https://api.openai.com/v1/chat/completions");
-      assertEqual(seen[0]!.request.redirect, "manual", "no redirect followed: the key's header would go along");
+      assertEqual([seen[0]!.request.redirect, seen[0]!.init?.redirect], ["manual", "manual"], "no redirect followed: the key's header would go along");
     }],
     ["providers: the key goes nowhere else — not to another origin's Request, not past a redirect, not into a refusal's message", async () => {
       const key = "sk-proj-secret";
