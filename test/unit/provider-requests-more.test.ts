@@ -136,7 +136,8 @@ describe("responsesRequest", async () => {
   });
 
   test("what the Responses API has no such thing for: UnsupportedParameterError naming it", async () => {
-    for (const config of [{ prompt_caching: "disable" as const }, { tts_config: [{ voice: "x" }] }, { embedding_config: {} }]) {
+    const level = { thinking_level: "constructor" } as unknown as Record<string, unknown>;
+    for (const config of [{ prompt_caching: "disable" as const }, { tts_config: [{ voice: "x" }] }, { embedding_config: {} }, level]) {
       expect(() => responsesRequest({ model: "m", messages: [], config }, { apiKey: KEY })).toThrow(UnsupportedParameterError);
     }
     const audio: UniMessage = { role: "user", content_items: [{ type: "inline_data.done", data: new Uint8Array(1), mime_type: "audio/wav" }] };
@@ -230,7 +231,10 @@ describe("geminiRequest", async () => {
   });
 
   test("sampling parameters, fast mode, other caching: UnsupportedParameterError naming it", async () => {
-    for (const [parameter, config] of [["temperature", { temperature: 1 }], ["top_p", { top_p: 1 }], ["fast_mode", { fast_mode: true }]] as const) {
+    const cases = [["temperature", { temperature: 1 }], ["top_p", { top_p: 1 }], ["fast_mode", { fast_mode: true }], ["thinking_level", {
+      thinking_level: "constructor",
+    }]] as unknown as [string, Record<string, unknown>][];
+    for (const [parameter, config] of cases) {
       let error: unknown;
       try {
         geminiRequest({ model: "m", messages: [], config }, { apiKey: KEY });

@@ -39,7 +39,7 @@ function imageTypeOf(url: string): string {
     tiff: "image/tiff",
     webp: "image/webp",
   };
-  return types[ext] ?? "image/jpeg";
+  return Object.prototype.hasOwnProperty.call(types, ext) ? types[ext]! : "image/jpeg";
 }
 
 /** MMSP's thinking levels → Gemini 3's (it stops at HIGH). */
@@ -109,6 +109,13 @@ function settings(client: string, model: string, config: UniConfig): Json {
     const thinking: Json = {};
     if (config.thinking_summary !== undefined) thinking.includeThoughts = config.thinking_summary;
     if (config.thinking_level !== undefined) {
+      if (!Object.prototype.hasOwnProperty.call(LEVELS, config.thinking_level)) {
+        throw unsupported(
+          client,
+          "thinking_level",
+          `it is one of ${Object.keys(LEVELS).join(", ")}, not ${JSON.stringify(config.thinking_level)}`,
+        );
+      }
       if (/gemini-[12]\b|gemini-[12]\./.test(model)) thinking.thinkingBudget = budgetOf(model, config.thinking_level);
       else {
         const level = levelOf(model, config.thinking_level);

@@ -161,7 +161,7 @@ export class ResponsesReader implements EventReader {
         return;
       }
       const format = text(item.output_format) || this.imageFormat || "png";
-      const mime = IMAGE_TYPES[format] ?? `image/${format}`;
+      const mime = Object.prototype.hasOwnProperty.call(IMAGE_TYPES, format) ? IMAGE_TYPES[format]! : `image/${format}`;
       const image: DeltaItem = {
         type: "inline_data.delta",
         data: bytesOf(item.result, "an image generation call's result"),

@@ -12,6 +12,9 @@ import { PART_SEPARATOR } from "./reader.js";
 
 type Json = Record<string, unknown>;
 
+/** MMSP's thinking levels, each sent as the reasoning effort of the same name (MMSP's mapping). */
+const EFFORTS: readonly string[] = ["none", "low", "medium", "high", "xhigh", "max"];
+
 /** The streaming body of MMSP's request for the Responses API (`client` names the provider in refusals). */
 export function responsesBody(client: string, model: string, messages: UniMessage[], config: UniConfig): Json {
   return { model, ...settings(client, config), input: inputOf(client, messages), stream: true };
@@ -27,6 +30,9 @@ function settings(client: string, config: UniConfig): Json {
   if (config.temperature !== undefined) out.temperature = config.temperature;
   if (config.top_p !== undefined) out.top_p = config.top_p;
   if (config.thinking_level !== undefined) {
+    if (!EFFORTS.includes(config.thinking_level)) {
+      throw unsupported(client, "thinking_level", `it is one of ${EFFORTS.join(", ")}, not ${JSON.stringify(config.thinking_level)}`);
+    }
     // (the summary only with an effort: a reasoning object without one reads as "disabled" to some servers)
     out.reasoning = { effort: config.thinking_level, ...(config.thinking_summary ? { summary: "concise" } : {}) };
     // with store: false the reasoning goes back encrypted, and only when asked for
