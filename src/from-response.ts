@@ -5,10 +5,10 @@
 import { checkOptions, checkResponse, READER_OPTIONS } from "./internal/options.js";
 import { producerOf, refusalOf } from "./internal/http.js";
 import { mediaType, NDJSON_TYPES } from "./internal/media-type.js";
-import { MessagePromise } from "./internal/message-promise.js";
+import { refusedEvents } from "./internal/refused.js";
 import type { UniEvent, UniMessage } from "./schema.js";
-import { LiveMessage, type MessageSnapshot } from "./assemble/live-message.js";
-import { NO_TIMINGS, type StreamTimings } from "./read/timings.js";
+import type { MessageSnapshot } from "./assemble/live-message.js";
+import type { StreamTimings } from "./read/timings.js";
 import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
 
 /** The wire format a Content-Type names, or undefined when it names neither. */
@@ -61,18 +61,7 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
   checkResponse(response);
   checkOptions("fromResponse", options, READER_OPTIONS);
   const client = options.client ?? producerOf(response.url);
-  if (!response.ok) {
-    const message = new MessagePromise<UniMessage>(() => {});
-    const readable = new ReadableStream<UniEvent>({
-      start: async (controller) => {
-        const error = await refusalOf(response, client).catch((e: unknown) => e);
-        controller.error(error);
-        message.reject(error);
-      },
-    });
-    const empty = new LiveMessage();
-    return { readable, message, snapshot: empty.snapshot, subscribe: empty.subscribe, timings: NO_TIMINGS };
-  }
+  if (!response.ok) return refusedEvents(refusalOf(response, client));
   // A Content-Type that names neither format (or none at all): the first line tells.
   const contentType = response.headers.get("content-type");
   const format = options.format ?? formatFromContentType(contentType) ?? "auto";

@@ -267,3 +267,13 @@ export const FROM_FETCH_OPTIONS: OptionSpec = {
 export const BODY_CONTEXT: OptionSpec = { contentType: stringOrNull, contentEncoding: stringOrNull, status: /*#__PURE__*/ integer(999) };
 export const SSE_ENCODER_OPTIONS: OptionSpec = { keepAliveMs: /*#__PURE__*/ integer(MAX_TIMER_MS) };
 export const NDJSON_ENCODER_OPTIONS: OptionSpec = {};
+/** `ProviderEventStream`, `fromProviderResponse` and a provider's `stream()` (mmsp-streams/providers). */
+export const PROVIDER_STREAM_OPTIONS: OptionSpec = {
+  client,
+  onWarning: FUNCTION,
+  maxEventBytes: limit,
+  maxDepth: limit,
+  maxItems: limit,
+  signal,
+  idleTimeoutMs,
+};

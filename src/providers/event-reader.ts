@@ -19,6 +19,12 @@ export interface FragmentSink {
   stop(usage: Partial<UsageMetadata> | null, finish: FinishReason | null): void;
   /** Something of the answer that has no UniEvent kind was skipped (a server-side tool block…): said, not fatal. */
   warn(message: string): void;
+  /**
+   * Why the provider stopped, in its own words (`stop_reason "refusal"`, a blocked prompt…): should
+   * the answer hold no content, its `EmptyResponseError` names this reason instead of "no content
+   * other than thinking" (SPEC §9). Said before the stream's end; the last one said counts.
+   */
+  reason(text: string): void;
 }
 
 /**

@@ -14,6 +14,8 @@ import * as live from "./live.ts";
 import * as mistakes from "./mistakes.ts";
 import * as partialJson from "./partial-json.ts";
 import * as paths from "./paths.ts";
+import * as providers from "./providers.ts";
+import * as providersMore from "./providers-more.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
 import * as smoke from "./smoke.ts";
@@ -38,6 +40,8 @@ const groups: [string, Case[]][] = [
   ["mistakes", mistakes.cases],
   ["from-fetch", fromFetch.cases],
   ["testing", testing.cases],
+  ["providers", providers.cases],
+  ["providers-more", providersMore.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

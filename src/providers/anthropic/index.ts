@@ -1,0 +1,49 @@
+/** `anthropic()`: the Anthropic Messages provider (and any server that speaks its API). */
+import { NON_EMPTY_STRING } from "../../internal/options.js";
+import { makeProvider, type Provider, type ProviderOptions } from "../provider.js";
+import { FAST_MODE_BETA, messagesBody } from "./request.js";
+import { ANTHROPIC } from "./spec.js";
+
+/** `anthropic()`'s options: the factories' own, and the API version. */
+export interface AnthropicOptions extends ProviderOptions {
+  /** The `anthropic-version` header; default `"2023-06-01"`. */
+  version?: string;
+}
+
+/**
+ * The Anthropic Messages provider: `request()` builds `POST {baseURL}/v1/messages` with `stream: true`,
+ * `x-api-key`, `anthropic-version` and the header that lets a browser page call the API with a
+ * user's own key (`anthropic-dangerous-direct-browser-access`); `stream()` fetches it and reads the answer.
+ *
+ * @example
+ * ```ts
+ * import { anthropic } from "mmsp-streams/providers";
+ *
+ * const claude = anthropic({ apiKey: "sk-ant-your-key" });
+ * const request = claude.request({
+ *   model: "claude-sonnet-4-5",
+ *   messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],
+ *   config: { max_tokens: 1024, system_prompt: "Be brief." },
+ * });
+ * console.log(request.url); // https://api.anthropic.com/v1/messages
+ * // const { readable, message, stop } = claude.stream(request);
+ * ```
+ */
+export function anthropic(options: AnthropicOptions): Provider {
+  const version = options?.version ?? "2023-06-01";
+  return makeProvider(
+    "anthropic",
+    {
+      spec: ANTHROPIC,
+      baseURL: "https://api.anthropic.com",
+      path: "/v1/messages",
+      auth: (apiKey) => ({ "x-api-key": apiKey, "anthropic-version": version, "anthropic-dangerous-direct-browser-access": "true" }),
+      body: (model, request, config) => ({
+        body: messagesBody(ANTHROPIC.name, model, request.messages, config),
+        headers: config.fast_mode ? { "anthropic-beta": FAST_MODE_BETA } : undefined,
+      }),
+    },
+    options,
+    { version: NON_EMPTY_STRING },
+  );
+}

@@ -1,0 +1,108 @@
+/**
+ * MMSP's request → an Anthropic Messages streaming body, as MMSP's `ant_messages` client maps it (its
+ * `transformUniConfigToModelConfig` / `transformUniMessageToModelInput`): thinking goes back with its
+ * signature exactly as it came, `redacted_thinking` with its data; images by URL or inline; inline
+ * bytes as image or PDF document blocks (MMSP refuses them).
+ */
+import type { DoneItem, UniMessage } from "../../schema.js";
+import { base64Of, dataUrl, refuseConfig, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import { REDACTED_THINKING } from "./reader.js";
+
+type Json = Record<string, unknown>;
+
+/** The Messages API requires `max_tokens`: MMSP's default. */
+const DEFAULT_MAX_TOKENS = 64000;
+
+/** MMSP's `fast_mode` beta, sent as the `anthropic-beta` header (the SDK's `betas`). */
+export const FAST_MODE_BETA = "fast-mode-2026-02-01";
+
+/** An image (URL or data URL) → an image block. */
+function image(url: string): Json {
+  const inline = dataUrl(url);
+  return inline
+    ? { type: "image", source: { type: "base64", media_type: inline.mimeType, data: inline.base64 } }
+    : { type: "image", source: { type: "url", url } };
+}
+
+/** The Messages tool_choice of MMSP's (a list allows one name only). */
+function toolChoice(client: string, choice: NonNullable<UniConfig["tool_choice"]>): Json {
+  if (Array.isArray(choice)) {
+    if (choice.length !== 1) throw unsupported(client, "tool_choice", "the Messages API names one tool, not a list of several");
+    return { type: "tool", name: choice[0] };
+  }
+  return { type: choice === "required" ? "any" : choice };
+}
+
+/** The body's settings from MMSP's config. */
+function settings(client: string, config: UniConfig): Json {
+  refuseConfig(client, config);
+  const body: Json = { stream: true, max_tokens: config.max_tokens ?? DEFAULT_MAX_TOKENS };
+  if (config.system_prompt !== undefined) body.system = config.system_prompt;
+  if (config.temperature !== undefined) body.temperature = config.temperature;
+  if (config.top_p !== undefined) body.top_p = config.top_p;
+  let thinking: Json | undefined;
+  if (config.thinking_level === "none") thinking = { type: "disabled" };
+  else if (config.thinking_level !== undefined) {
+    thinking = { type: "adaptive" };
+    body.output_config = { effort: config.thinking_level };
+  }
+  if (config.thinking_summary !== undefined) {
+    // display lives on the thinking block: a summary asked for alone selects adaptive thinking; a disabled block takes none
+    thinking ??= { type: "adaptive" };
+    if (thinking.type !== "disabled") thinking.display = config.thinking_summary ? "summarized" : "omitted";
+  }
+  if (thinking) body.thinking = thinking;
+  if (config.tools !== undefined) {
+    body.tools = config.tools.map(({ parameters, ...tool }) => (parameters === undefined ? tool : { ...tool, input_schema: parameters }));
+  }
+  if (config.tool_choice !== undefined) body.tool_choice = toolChoice(client, config.tool_choice);
+  if (config.fast_mode) body.speed = "fast";
+  return body;
+}
+
+/** Inline bytes → an image or a PDF document block. */
+function inlineBlock(client: string, item: DoneItem & { type: "inline_data.done" }): Json {
+  const source = { type: "base64", media_type: item.mime_type, data: base64Of(item.data) };
+  if (item.mime_type.startsWith("image/")) return { type: "image", source };
+  if (item.mime_type === "application/pdf") return { type: "document", source };
+  throw unsupportedItem(client, item, ` (${item.mime_type})`);
+}
+
+/** One done item → its content block (undefined: it has none). */
+function block(client: string, item: DoneItem): Json | undefined {
+  switch (item.type) {
+    case "text.done":
+      return { type: "text", text: item.text };
+    case "image_url.done":
+      return image(item.image_url);
+    case "inline_data.done":
+      return inlineBlock(client, item);
+    case "thinking.done": {
+      const signature = item.fidelity?.signature;
+      if (item.thinking === REDACTED_THINKING) return { type: "redacted_thinking", data: signature };
+      // the official API requires the signature it sent; other servers take thinking without one
+      return signature != null ? { type: "thinking", thinking: item.thinking, signature } : { type: "thinking", thinking: item.thinking };
+    }
+    case "tool_call.done":
+      return { type: "tool_use", id: item.tool_call_id, name: item.name, input: item.arguments };
+    case "tool_result.done":
+      return {
+        type: "tool_result",
+        tool_use_id: item.tool_call_id,
+        content: [{ type: "text", text: item.text }, ...(item.images ?? []).map(image)],
+      };
+    case "inline_thinking.done":
+      return undefined; // a thought image has no place in a Messages turn
+    default:
+      throw unsupportedItem(client, item);
+  }
+}
+
+/** The Messages body for MMSP's request. */
+export function messagesBody(client: string, model: string, input: UniMessage[], config: UniConfig): Json {
+  const messages = input.map((m) => ({
+    role: m.role,
+    content: m.content_items.map((item) => block(client, item)).filter((b) => b !== undefined),
+  }));
+  return { model, ...settings(client, config), messages };
+}

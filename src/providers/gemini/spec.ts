@@ -1,0 +1,11 @@
+/** Gemini's reading spec: its name, its stream's reader, and its error objects' type. */
+import type { ProviderSpec } from "../spec.js";
+import { GeminiReader } from "./reader.js";
+
+/** How the package reads a Gemini `streamGenerateContent?alt=sse` stream (`"gemini"`). */
+export const GEMINI: ProviderSpec = {
+  name: "gemini",
+  reader: (client) => new GeminiReader(client),
+  // Google's error object names its kind in `status` ("RESOURCE_EXHAUSTED", "UNAVAILABLE"…), not `type`
+  errorType: (error) => (typeof error.status === "string" && error.status ? error.status : null),
+};

@@ -1,0 +1,9 @@
+/** OpenAI Chat Completions' reading spec: its name and its stream's reader. */
+import type { ProviderSpec } from "../spec.js";
+import { OpenaiChatReader } from "./reader.js";
+
+/** How the package reads an OpenAI Chat Completions stream (`"openai-chat"`). */
+export const OPENAI_CHAT: ProviderSpec = {
+  name: "openai-chat",
+  reader: (client) => new OpenaiChatReader(client),
+};

@@ -1,0 +1,207 @@
+/**
+ * A provider made by its factory (`openaiChat({ apiKey })`, `anthropic({ apiKey })`): it builds the
+ * provider's request from MMSP's request shape and streams it — web `fetch`, the answer read by the
+ * provider's reader (read.ts), `stop()` to end the generation. What every factory shares lives here:
+ * the options checked at the boundary, the key sent only to the base URL's origin (no redirect
+ * followed, another origin's request refused, the key cut out of a refusal's message), the fetch and
+ * its errors.
+ */
+import { UpstreamError } from "../errors.js";
+import type { ResponseEvents } from "../from-response.js";
+import { follow } from "../internal/abort.js";
+import { fail } from "../internal/describe.js";
+import { connectionError } from "../internal/http.js";
+import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
+import { isRecord } from "../internal/values.js";
+import { providerStream, type ProviderStreamOptions } from "./read.js";
+import { providerRefusal } from "./refusal.js";
+import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
+import type { ProviderSpec } from "./spec.js";
+
+/** What every provider's factory takes. */
+export interface ProviderOptions {
+  /** The provider's API key: sent only to `baseURL`'s origin, in the provider's own header. */
+  apiKey: string;
+  /** The API's base URL (an OpenAI- or Anthropic-compatible server, a gateway); default the provider's own. */
+  baseURL?: string;
+  /** Replaces the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Extra request headers (the key's header and `content-type` are the provider's and cannot be replaced). */
+  headers?: Record<string, string>;
+}
+
+/** What `stream()` returns: `fromProviderResponse`'s events, and `stop()`. */
+export interface ProviderEvents extends ResponseEvents {
+  /**
+   * Ends the generation: aborts the request (the provider stops when its caller goes away) and errors
+   * the readable with an `AbortError`; `snapshot()` keeps what arrived.
+   */
+  stop(): void;
+}
+
+/** A provider: its name, its request builder and its stream. */
+export interface Provider {
+  /** The provider's name (`"openai-chat"`, `"anthropic"`): the `client` of its errors. */
+  readonly name: string;
+  /**
+   * MMSP's request → the provider's streaming HTTP request (URL, headers with the key, JSON body).
+   * Throws `UnsupportedParameterError` for a setting or content the provider has no such thing for,
+   * a `TypeError` for a request that is not MMSP's shape.
+   */
+  request(request: MmspRequest): Request;
+  /**
+   * Fetches the request (MMSP's shape, built by `request()`, or a `Request` it built) and reads the
+   * answer; a refusal is the readable's and `message`'s `UpstreamError`, a failed connection a
+   * `ConnectionError`.
+   */
+  stream(request: Request | MmspRequest, options?: ProviderStreamOptions): ProviderEvents;
+}
+
+/** What a provider's own module gives the shared factory. */
+export interface ProviderParts {
+  spec: ProviderSpec;
+  /** The default base URL and the path the streaming endpoint has below it (Gemini's names the model). */
+  baseURL: string;
+  path: string | ((model: string) => string);
+  /** The headers carrying the key (and the provider's version headers). */
+  auth(apiKey: string): Record<string, string>;
+  /** The JSON body (and extra headers) of MMSP's request. */
+  body(model: string, request: MmspRequest, config: UniConfig): { body: Record<string, unknown>; headers?: Record<string, string> };
+}
+
+const HTTP_URL: Rule = {
+  must: "an http(s) URL",
+  type: (v) => typeof v === "string",
+  ok: (v: string) => {
+    try {
+      return /^https?:$/.test(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  },
+};
+const HEADERS: Rule = {
+  must: "an object of header names to strings",
+  type: (v) => isRecord(v) && Object.values(v).every((x) => typeof x === "string"),
+};
+/** The key's type only: its value is checked in `checkKey`, whose messages never show it. */
+const API_KEY: Rule = { must: "a string", type: (v) => typeof v === "string" };
+
+/** A key goes in a header: printable ASCII only (a pasted "…" or a line break fails here, not in fetch), never echoed. */
+function checkKey(name: string, key: unknown): asserts key is string {
+  if (key === undefined) throw new TypeError(`${name}: options.apiKey is required (the provider's API key)`);
+  const bad = (key as string).search(/[^\x21-\x7e]/);
+  if (key === "") throw new RangeError(`${name}: options.apiKey must be a non-empty string`);
+  if (bad >= 0) {
+    throw new RangeError(`${name}: options.apiKey holds a character a header cannot carry at index ${bad} (the key is not shown)`);
+  }
+}
+/** The factories' options (each provider adds its own). */
+export const PROVIDER_OPTIONS: OptionSpec = { apiKey: API_KEY, baseURL: HTTP_URL, fetch: FUNCTION, headers: HEADERS };
+
+/** A refusal whose message or error object repeats the key (some echo it): the key cut out. */
+function redact(error: UpstreamError, apiKey: string): UpstreamError {
+  const text = JSON.stringify(error.error) ?? "";
+  if (!error.message.includes(apiKey) && !text.includes(apiKey)) return error;
+  const cut = (s: string): string => s.split(apiKey).join("[api key]");
+  return new UpstreamError({
+    client: error.client,
+    status: error.status,
+    errorType: error.errorType,
+    error: text ? JSON.parse(cut(text)) : error.error,
+    message: cut(error.message),
+  });
+}
+
+/** The provider a factory makes: `name` is the factory's (for the messages), `options` checked here. */
+export function makeProvider(name: string, parts: ProviderParts, options: ProviderOptions, extra: OptionSpec = {}): Provider {
+  if (!isRecord(options)) fail(TypeError, `${name}: options`, "an object { apiKey, baseURL?, fetch?, headers? }", options);
+  checkOptions(name, options, { ...PROVIDER_OPTIONS, ...extra });
+  checkKey(name, options.apiKey);
+  const { spec } = parts;
+  const base = (options.baseURL ?? parts.baseURL).replace(/\/+$/, "");
+  const urlOf = (model: string): string => base + (typeof parts.path === "string" ? parts.path : parts.path(model));
+  const origin = new URL(base).origin;
+  const apiKey = options.apiKey;
+  const doFetch = options.fetch ?? ((input: Request, init?: RequestInit) => fetch(input, init));
+
+  const request = (mmsp: MmspRequest): Request => {
+    const config = checkRequest(`${name}().request`, mmsp);
+    const { body, headers } = parts.body(mmsp.model, mmsp, config);
+    // set one by one, so that a header given in another case is replaced, not joined to the key's
+    const all = new Headers(options.headers);
+    for (const [k, v] of Object.entries({ ...headers, ...parts.auth(apiKey), "content-type": "application/json" })) all.set(k, v);
+    return new Request(urlOf(mmsp.model), {
+      method: "POST",
+      headers: all,
+      body: JSON.stringify(body),
+      // a redirect is not followed: the key's header would go wherever it points
+      redirect: "manual",
+    });
+  };
+
+  const stream = (input: Request | MmspRequest, streamOptions: ProviderStreamOptions = {}): ProviderEvents => {
+    checkOptions(`${name}().stream`, streamOptions, PROVIDER_STREAM_OPTIONS);
+    const req = input instanceof Request ? input : request(input);
+    if (new URL(req.url).origin !== origin) {
+      throw new TypeError(`${name}().stream: the request goes to ${new URL(req.url).origin}, not ${origin} (the provider's base URL)`);
+    }
+    const client = streamOptions.client ?? spec.name;
+    const abort = new AbortController();
+    follow(abort, streamOptions.signal);
+    /** The answer's body, once the fetch answered (null: an answer without one). */
+    let body: ReadableStreamDefaultReader<Uint8Array> | null | undefined;
+    const open = async (): Promise<void> => {
+      let response: Response;
+      try {
+        // (a Request given to stream() follows no redirect either: the key's header would go along)
+        response = await doFetch(req, { signal: abort.signal, redirect: "manual" });
+      } catch (e) {
+        throw abort.signal.aborted ? abort.signal.reason : connectionError(e, req.url);
+      }
+      if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+        response.body?.cancel().catch(() => {});
+        const message = `HTTP ${
+          response.status || "3xx"
+        }: ${client} answered with a redirect, which is not followed (the API key goes to ${origin} only)`;
+        throw new UpstreamError({
+          client,
+          status: response.status || null,
+          errorType: "HTTPError",
+          error: { type: "HTTPError", message },
+          message,
+        });
+      }
+      if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
+      body = response.body?.getReader() ?? null;
+    };
+    let opening: Promise<void> | undefined;
+    // The fetch is made at the first pull (a pipe pulls at once), not in an async start(): with it
+    // there, workerd's pipe read the source as ended before the answer came (the workers project).
+    const source = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (body === undefined) await (opening ??= open());
+        const r = body ? await body.read() : { done: true as const, value: undefined };
+        if (r.done) controller.close();
+        else controller.enqueue(r.value);
+      },
+      cancel: (reason) => {
+        abort.abort(reason);
+        return body?.cancel(reason).catch(() => {});
+      },
+    }, { highWaterMark: 0 });
+    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal });
+    return {
+      readable: source.pipeThrough(reading),
+      message: reading.message,
+      snapshot: reading.snapshot,
+      subscribe: reading.subscribe,
+      get timings() {
+        return reading.timings;
+      },
+      stop: () => abort.abort(new DOMException(`the stream was stopped: the request to ${client} was aborted`, "AbortError")),
+    };
+  };
+
+  return { name: spec.name, request, stream };
+}

@@ -1,0 +1,38 @@
+/**
+ * Reading one provider's answer, given its spec (not its name, so that a bundle of one provider
+ * carries no other): the stream over the provider core, and a `Response` read as `fromResponse`
+ * reads one — a refusal becomes the provider's `UpstreamError`, a 2xx body goes through the stream.
+ */
+import type { ResponseEvents } from "../from-response.js";
+import type { CoreStreamOptions } from "../internal/core-stream.js";
+import { ReaderStream } from "../internal/reader-stream.js";
+import { refusedEvents } from "../internal/refused.js";
+import type { UniEvent } from "../schema.js";
+import { ProviderCore, type ProviderCoreOptions } from "./core.js";
+import { providerRefusal } from "./refusal.js";
+import type { ProviderSpec } from "./spec.js";
+
+/** Options of `ProviderEventStream`, `fromProviderResponse` and a provider's `stream()`: who is blamed, limits, warnings, signal, idle time-out. */
+export interface ProviderStreamOptions extends ProviderCoreOptions, CoreStreamOptions {}
+
+/** @internal The reading stage of `spec`'s stream (options already checked). */
+export function providerStream(spec: ProviderSpec, options: ProviderStreamOptions): ReaderStream<Uint8Array, UniEvent> {
+  const core = new ProviderCore(spec, options);
+  return new ReaderStream(core, core, options);
+}
+
+/** @internal A provider's `Response` → its events (options already checked). */
+export function readProviderResponse(spec: ProviderSpec, response: Response, options: ProviderStreamOptions): ResponseEvents {
+  if (!response.ok) return refusedEvents(providerRefusal(response, spec, options.client ?? spec.name));
+  const stream = providerStream(spec, options);
+  const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  return {
+    readable: body.pipeThrough(stream),
+    message: stream.message,
+    snapshot: stream.snapshot,
+    subscribe: stream.subscribe,
+    get timings() {
+      return stream.timings;
+    },
+  };
+}

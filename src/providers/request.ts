@@ -1,0 +1,136 @@
+/**
+ * MMSP's request shape (`POST /v1/stream`'s body: `{ model, messages, config }`, SPEC §1) as the
+ * providers' request builders take it, and what they share: the config keys MMSP defines (its
+ * `UniConfig`, plus `top_p`), the one refusal for a parameter a provider has no such thing for
+ * (`UnsupportedParameterError`), and the parts of an item every provider reads the same way (an
+ * image's data URL, inline bytes as base64).
+ */
+import { encodeBase64 } from "../decode/base64.js";
+import { UnsupportedParameterError } from "../errors.js";
+import { fail } from "../internal/describe.js";
+import { isRecord } from "../internal/values.js";
+import type { DoneItem, UniMessage } from "../schema.js";
+
+/** A tool the model may call: its name, description and JSON Schema parameters (MMSP's `ToolSchema`). */
+export interface ToolSchema {
+  /** The name the model calls it by. */
+  name: string;
+  /** What it does, for the model. */
+  description: string;
+  /** Its arguments' JSON Schema. */
+  parameters?: Record<string, unknown>;
+}
+
+/** How much the model thinks (MMSP's `ThinkingLevel`). */
+export type ThinkingLevel = "none" | "low" | "medium" | "high" | "xhigh" | "max";
+
+/** MMSP's request `config` (its `UniConfig`), plus `top_p`; a provider refuses what it has no such thing for. */
+export interface UniConfig {
+  /** The most tokens of the answer (OpenAI Chat: `max_completion_tokens`; Anthropic: `max_tokens`, default 64000 as MMSP sends). */
+  max_tokens?: number;
+  /** Sampling temperature. */
+  temperature?: number;
+  /** Nucleus sampling (not in MMSP's config; each provider's own `top_p`). */
+  top_p?: number;
+  /** The tools the model may call. */
+  tools?: ToolSchema[];
+  /** `"auto"`, `"required"`, `"none"`, or the names of the tools allowed. */
+  tool_choice?: "auto" | "required" | "none" | string[];
+  /** OpenAI Chat: `reasoning_effort`; Anthropic: adaptive thinking at that effort (`none`: thinking disabled). */
+  thinking_level?: ThinkingLevel;
+  /** Anthropic: show the thinking summarized (`true`) or omit it. */
+  thinking_summary?: boolean;
+  /** The system prompt. */
+  system_prompt?: string;
+  /** Only `"enable"` (the providers' own caching) is supported here. */
+  prompt_caching?: "enable" | "disable" | "enhance";
+  /** The provider's fast tier at premium pricing (OpenAI: `service_tier: "priority"`; Anthropic: `speed: "fast"`). */
+  fast_mode?: boolean;
+  /** MMSP's tracing id: read by MMSP's own server, never sent to a provider. */
+  trace_id?: string;
+  /** Image generation, speech and embedding settings: not offered by these providers' streaming endpoints. */
+  image_config?: Record<string, unknown>;
+  /** Speech settings: refused (see `image_config`). */
+  tts_config?: unknown[];
+  /** Embedding settings: refused (see `image_config`). */
+  embedding_config?: Record<string, unknown>;
+}
+
+/** MMSP's request: the model, the conversation, the settings. */
+export interface MmspRequest {
+  /** The provider's model name. */
+  model: string;
+  /** The conversation so far (user and assistant messages of done items). */
+  messages: UniMessage[];
+  /** The settings; none by default. */
+  config?: UniConfig;
+}
+
+/** The refusal of a parameter `client` has no such thing for (MMSP's error; `why` says what instead). */
+export function unsupported(client: string, parameter: string, why: string): UnsupportedParameterError {
+  return new UnsupportedParameterError({ client, parameter, message: `${client} does not support ${parameter}: ${why}` });
+}
+
+/** Checks MMSP's request shape (a `TypeError` naming what is wrong) and returns its config (or `{}`). */
+export function checkRequest(name: string, request: unknown): UniConfig {
+  if (!isRecord(request)) fail(TypeError, `${name}: the request`, "an object { model, messages, config }", request);
+  const { model, messages, config } = request as Record<string, unknown>;
+  if (typeof model !== "string" || model === "") fail(TypeError, `${name}: request.model`, "a non-empty string", model);
+  if (!Array.isArray(messages)) fail(TypeError, `${name}: request.messages`, "an array of UniMessages", messages);
+  (messages as unknown[]).forEach((m, i) => {
+    if (!isRecord(m) || (m.role !== "user" && m.role !== "assistant") || !Array.isArray(m.content_items)) {
+      fail(TypeError, `${name}: request.messages[${i}]`, 'a UniMessage { role: "user" | "assistant", content_items: [...] }', m);
+    }
+  });
+  if (config !== undefined && !isRecord(config)) fail(TypeError, `${name}: request.config`, "an object (or left out)", config);
+  return (config ?? {}) as UniConfig;
+}
+
+/** The config keys a provider reads (each provider refuses the rest by name). */
+const CONFIG_KEYS = new Set([
+  "max_tokens",
+  "temperature",
+  "top_p",
+  "tools",
+  "tool_choice",
+  "thinking_level",
+  "thinking_summary",
+  "system_prompt",
+  "prompt_caching",
+  "fast_mode",
+  "trace_id",
+  "image_config",
+  "tts_config",
+  "embedding_config",
+]);
+
+/**
+ * The config's keys a builder must not pass over: an unknown one (a typo, a newer MMSP's) and the
+ * settings no streaming chat endpoint has are refused, `prompt_caching` other than `"enable"` too.
+ */
+export function refuseConfig(client: string, config: UniConfig): void {
+  for (const key of Object.keys(config)) {
+    if ((config as Record<string, unknown>)[key] === undefined) continue;
+    if (!CONFIG_KEYS.has(key)) throw unsupported(client, key, "it is not a key of MMSP's config");
+    if (key === "image_config" || key === "tts_config" || key === "embedding_config") {
+      throw unsupported(client, key, "this provider's chat stream has no such setting");
+    }
+  }
+  if (config.prompt_caching !== undefined && config.prompt_caching !== "enable") {
+    throw unsupported(client, "prompt_caching", `only "enable" (the provider's own caching), not ${JSON.stringify(config.prompt_caching)}`);
+  }
+}
+
+/** A `data:` URL's media type and base64 text, or undefined for any other URL. */
+export function dataUrl(url: string): { mimeType: string; base64: string } | undefined {
+  const m = /^data:([^;,]+)(?:;[^;,=]+=[^;,]*)*;base64,(.*)$/s.exec(url);
+  return m ? { mimeType: m[1]!, base64: m[2]! } : undefined;
+}
+
+/** Inline bytes as the base64 text every provider's JSON carries. */
+export const base64Of = (data: Uint8Array): string => encodeBase64(data);
+
+/** An item the provider's request has no place for: refused by its type (and media type). */
+export function unsupportedItem(client: string, item: DoneItem, detail = ""): UnsupportedParameterError {
+  return unsupported(client, `content item ${item.type}${detail}`, "this provider's messages have no such content");
+}
