@@ -29,7 +29,7 @@
 // stops it). Without the STREAMS binding, or without an `id`, the answer is stateless as before: a
 // client that goes away cancels the upstream request, and GET / DELETE …/stream answer 204.
 // CORS: the router answers preflights and adds the headers to every answer (cors.ts, one place).
-import { fromResponse } from "../src/index.ts";
+import { fromResponse, toWireEvent } from "../src/index.ts";
 import {
   toMmspMessages,
   toUIMessageStreamResponse,
@@ -122,7 +122,9 @@ async function parseChat(request: Request): Promise<ParsedChat | Response> {
   // message: the answer keeps its id, as the AI SDK's own servers do, so useChat extends it in place.
   const last = messages.at(-1) as { role?: unknown; id?: unknown } | undefined;
   const messageId = last?.role === "assistant" && typeof last.id === "string" && last.id !== "" ? last.id : undefined;
-  const mmspBody = JSON.stringify({ ...(model === undefined ? {} : { model }), messages: mmspMessages, config: config ?? {} });
+  // (the messages' byte fields as base64 text, as MMSP writes them: a Uint8Array would stringify as {"0":…})
+  const wire = mmspMessages.map((message) => toWireEvent(message));
+  const mmspBody = JSON.stringify({ ...(model === undefined ? {} : { model }), messages: wire, config: config ?? {} });
   return { chatId: id, messageId, mmspBody };
 }
 

@@ -168,7 +168,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
   async function admit(request: Request, env: E): Promise<Request | Response> {
     const refused = (await keyRefusal(request, env)) ?? (await authorized(request, "create", env));
     if (refused) return refused;
-    const body = await readJsonBody(request, limitsOf(env).bodyBytes);
+    const body = await readJsonBody(request, limitsOf(env));
     if (body instanceof Response) return body;
     const headers = new Headers(request.headers);
     for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, "content-length"]) headers.delete(name);

@@ -11,6 +11,10 @@
 //                         8) for 8 s, never a stop: the relay stops it first (Miniflare reads a Node
 //                         body to its end whatever workerd does, hence the 8 s, not forever);
 //                         `"model": "late"`: the same, its headers 400 ms late
+//                         `"model": "silent"`: no headers for 8 s (a server that never answers; the
+//                         relay must give up first)
+//   GET  /__last?tag=     {"body", "authorization"}: the last POST /v1/stream that carried that tag, as
+//                         it arrived (what the relay sent upstream)
 //   GET  /__requests?tag= {"count": n}: how many POST /v1/stream carried that tag (the tests ask,
 //                         through the same outbound route, to check one upstream request per stream;
 //                         observer.js, the Worker in front of this, adds when the relay cancelled it)
@@ -23,6 +27,7 @@ export const UPSTREAM_HOST = "upstream.test";
 const sample = readFileSync(new URL("../../samples/tool-call.sse", import.meta.url), "utf8");
 const blocks = sample.split(/(?<=\n\n)/); // each block keeps its "\n\n"
 const requests = new Map<string, number>();
+const last = new Map<string, { body: string; authorization: string | null }>();
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -73,19 +78,25 @@ export async function upstream(request: Request): Promise<Response> {
     const count = requests.get(url.searchParams.get("tag") ?? "") ?? 0;
     return Response.json({ count });
   }
+  if (request.method === "GET" && url.pathname === "/__last") {
+    return Response.json(last.get(url.searchParams.get("tag") ?? "") ?? null);
+  }
   if (request.method === "POST" && url.pathname === "/v1/stream") {
     let body: { tag?: unknown; model?: unknown; size?: unknown; config?: { tag?: unknown } } = {};
+    const text = await request.text();
     try {
-      body = JSON.parse(await request.text()) as typeof body;
+      body = JSON.parse(text) as typeof body;
     } catch {
       // an untagged request still counts, under ""
     }
     const tag = String(body.tag ?? body.config?.tag ?? ""); // (an /api/chat request carries it in `config`)
     requests.set(tag, (requests.get(tag) ?? 0) + 1);
+    last.set(tag, { body: text, authorization: request.headers.get("authorization") });
     const headers = { "content-type": "text/event-stream; charset=utf-8" };
     if (body.model === "endless") return new Response(endless(Number(body.size ?? 8)), { headers });
     // "late": the endless stream, its answer's headers 400 ms late (a model slow to start)
     if (body.model === "late") return sleep(400).then(() => new Response(endless(Number(body.size ?? 8)), { headers }));
+    if (body.model === "silent") return sleep(8000).then(() => new Response(endless(8), { headers }));
     // model "break": the connection breaks inside the second event (chunks: the comment in two, event 0 in two, half of event 1)
     return new Response(pacedSample(body.model === "break" ? 5 : Infinity), { headers });
   }
