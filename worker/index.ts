@@ -9,6 +9,10 @@
 //                          the package, stored event by event and written back as SSE (`id: <n>` on
 //                          every event), or as NDJSON when `Accept` asks for it;
 //                          `Content-Location: /v1/streams/<id>` names it
+//                          a model of the provider table (models.ts: "claude-fast", "gpt-fast", each
+//                          when its key is set) is answered by that provider instead (its name in
+//                          `x-mmsp-provider`); without RELAY_KEY or ALLOW_ANONYMOUS=true those are a 401
+//   GET /v1/models         the provider table's models (SPEC §1)
 //   GET /v1/streams/<id>   resumes it: `Last-Event-ID: <n>` (or `?last_event_id=<n>`) → events n+1…,
 //                          then live to the end (src/relay/resume.ts)
 //   DELETE /v1/streams/<id> cancels it (SPEC §8): the upstream request aborted, the stream ended with
@@ -35,6 +39,7 @@ import { chat, chatIdOf, chatStream } from "./chat.ts";
 import { chatRecord, chatRecordAlarm } from "./chat-record.ts";
 import { DEMO_HTML, DEMO_JS } from "./generated/assets.ts";
 import { DEFAULT_MODEL, sampleModels, sampleUpstream } from "./replay.ts";
+import { providerModels } from "./models.ts";
 import type { Env } from "./env.ts";
 
 export type { Env } from "./env.ts";
@@ -45,6 +50,7 @@ function pageConfig(env: Env): string {
     mode: env.MMSP_UPSTREAM ? "relay" : "replay",
     resumable: env.STREAMS !== undefined,
     samples: sampleModels(),
+    providerModels: Object.keys(providerModels(env)),
     defaultModel: DEFAULT_MODEL,
   };
   return JSON.stringify(config).replace(/</g, "\\u003c");
@@ -81,11 +87,11 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
     }
     if (pathname === "/favicon.ico") return new Response(null, { status: 204 });
   }
-  if (pathname === "/v1/stream" || pathname.startsWith("/v1/streams/")) return undefined; // the library's
+  if (pathname === "/v1/stream" || pathname === "/v1/models" || pathname.startsWith("/v1/streams/")) return undefined; // the library's
   return refusal(
     404,
     "NotFoundError",
-    `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
+    `No route for ${request.method} ${pathname}: POST /v1/stream, GET /v1/models, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
   );
 }
 
@@ -94,6 +100,9 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
  * samples replayed (replay.ts) as if they came from an upstream.
  */
 const relay = createRelay<Env>({
+  // "claude-fast", "gpt-fast": answered by the provider whose key is set (models.ts); closed by
+  // default (RELAY_KEY, or ALLOW_ANONYMOUS=true for a public demo)
+  models: providerModels,
   upstream: (request, env, { signal }) =>
     env.MMSP_UPSTREAM
       ? openUpstream(request, env.MMSP_UPSTREAM, signal)

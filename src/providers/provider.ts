@@ -138,31 +138,13 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     const abort = new AbortController();
     follow(abort, streamOptions.signal);
     let body: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    // pull waits for the fetch itself: workerd calls pull before an async start has settled (the
+    // body then read as empty: "ended before message_stop" at byte 0)
+    let fetched: Promise<void> | undefined;
     const source = new ReadableStream<Uint8Array>({
-      start: async () => {
-        let response: Response;
-        try {
-          response = await doFetch(req, { signal: abort.signal });
-        } catch (e) {
-          throw abort.signal.aborted ? abort.signal.reason : connectionError(e, req.url);
-        }
-        if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
-          response.body?.cancel().catch(() => {});
-          const message = `HTTP ${
-            response.status || "3xx"
-          }: ${client} answered with a redirect, which is not followed (the API key goes to ${origin} only)`;
-          throw new UpstreamError({
-            client,
-            status: response.status || null,
-            errorType: "HTTPError",
-            error: { type: "HTTPError", message },
-            message,
-          });
-        }
-        if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
-        body = response.body?.getReader();
-      },
+      start: () => (fetched = open()),
       pull: async (controller) => {
+        await fetched;
         const r = body ? await body.read() : { done: true as const, value: undefined };
         if (r.done) controller.close();
         else controller.enqueue(r.value);
@@ -172,6 +154,29 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         return body?.cancel(reason).catch(() => {});
       },
     }, { highWaterMark: 0 });
+    async function open(): Promise<void> {
+      let response: Response;
+      try {
+        response = await doFetch(req, { signal: abort.signal });
+      } catch (e) {
+        throw abort.signal.aborted ? abort.signal.reason : connectionError(e, req.url);
+      }
+      if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+        response.body?.cancel().catch(() => {});
+        const message = `HTTP ${
+          response.status || "3xx"
+        }: ${client} answered with a redirect, which is not followed (the API key goes to ${origin} only)`;
+        throw new UpstreamError({
+          client,
+          status: response.status || null,
+          errorType: "HTTPError",
+          error: { type: "HTTPError", message },
+          message,
+        });
+      }
+      if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
+      body = response.body?.getReader();
+    }
     const reading = providerStream(spec, { ...streamOptions, signal: abort.signal });
     return {
       readable: source.pipeThrough(reading),

@@ -21,6 +21,7 @@
 // Any other host or path is a 502/404: the tests have no other network.
 import { readFileSync } from "node:fs";
 import { Response, type Request } from "miniflare";
+import { providerApi, providerSeen } from "./providers.ts";
 
 export const UPSTREAM_HOST = "upstream.test";
 
@@ -77,6 +78,11 @@ export async function upstream(request: Request): Promise<Response> {
   if (request.method === "GET" && url.pathname === "/__requests") {
     const count = requests.get(url.searchParams.get("tag") ?? "") ?? 0;
     return Response.json({ count });
+  }
+  if (request.method === "GET" && url.pathname === "/__provider") return providerSeen(url.searchParams.get("tag") ?? "");
+  if (request.method === "POST") {
+    const provider = await providerApi(request, url.pathname); // the provider-backed models' APIs (providers.ts)
+    if (provider) return provider;
   }
   if (request.method === "GET" && url.pathname === "/__last") {
     return Response.json(last.get(url.searchParams.get("tag") ?? "") ?? null);
