@@ -30,6 +30,10 @@ Usage:
   mmsp-streams inspect [FILE|URL|-]     show a stream live as it arrives, then the message
   mmsp-streams convert --to ndjson|sse [FILE|URL|-]
                                         re-encode a stream to stdout, checking it on the way
+  mmsp-streams inspect --from PROVIDER FILE
+                                        read a provider's own stream (a capture of its SSE body):
+                                        PROVIDER is openai-chat or anthropic; --to with convert
+                                        writes the MMSP stream it makes
   mmsp-streams --list-samples           list the built-in samples
 
 Input:
@@ -43,6 +47,8 @@ Input:
 Options:
   --to ndjson|sse       convert: the output format
   --format sse|ndjson   the input format, instead of detecting it (or of the server's Content-Type)
+  --from PROVIDER       the input is that provider's own streaming body (FILE or -), not MMSP:
+                        it is converted to UniEvents as mmsp-streams/providers does
   --assemble            the input carries bare fragments (several per event, item ids, stop in
                         pieces): build the public stream from them (assemble mode)
   --model MODEL         URL: the model to ask (required with a URL)
@@ -76,6 +82,7 @@ const OPTIONS = {
   to: { type: "string" },
   format: { type: "string" },
   assemble: { type: "boolean" },
+  from: { type: "string" },
   model: { type: "string" },
   prompt: { type: "string" },
   key: { type: "string" },
@@ -90,7 +97,7 @@ const FORMATS = ["sse", "ndjson"];
 
 async function loadPackage() {
   try {
-    return await import("../dist/index.js");
+    return { ...(await import("../dist/index.js")), providers: await import("../dist/providers/index.js") };
   } catch (e) {
     if (e?.code === "ERR_MODULE_NOT_FOUND" && /dist[\\/]index\.js/.test(e.message)) {
       throw new UsageError("the package is not built: run `npm run build` first");
@@ -132,6 +139,12 @@ function parse(argv) {
   } else if (o.to !== undefined) throw new UsageError("--to is for convert");
 
   const url = source !== undefined && isUrl(source);
+  if (o.from !== undefined) {
+    if (url || source === undefined) throw new UsageError("--from reads a provider's capture: give a FILE or - (stdin)");
+    for (const name of ["format", "assemble"]) {
+      if (o[name] !== undefined) throw new UsageError(`--${name} is not for --from (a provider's stream is its own SSE)`);
+    }
+  }
   for (const name of ["model", "prompt", "key"]) {
     if (o[name] !== undefined && !url) throw new UsageError(`--${name} is only for a URL input`);
   }
@@ -158,6 +171,7 @@ function parse(argv) {
     to: o.to,
     format: o.format,
     mode: o.assemble ? "assemble" : "validate",
+    from: o.from,
     model: o.model,
     prompt: o.prompt ?? "Hello!",
     key: o.key ?? process.env.MMSP_API_KEY,
@@ -198,6 +212,7 @@ async function open(plan, lib, { pace, note }) {
     const { readable, message } = answer;
     return { readable, message, timings: () => answer.timings, counter, format: format ?? "auto", contentType: type };
   }
+  if (plan.from !== undefined) return openProvider(plan, lib, { pace, note }, counter);
   let { format, stream } = await sniff(await openLocal(plan.source));
   format = plan.format ?? format;
   // Bytes that are neither format go to the reader all the same ("auto"): it says what they were (an
@@ -213,6 +228,29 @@ async function open(plan, lib, { pace, note }) {
   if (pace > 0) bytes = bytes.pipeThrough(pacer(pace, format));
   const reader = new lib.UniEventStream({ ...options, format });
   return { readable: bytes.pipeThrough(reader), message: reader.message, timings: () => reader.timings, counter, format };
+}
+
+/** `--from PROVIDER`: a provider's capture through ProviderEventStream (mmsp-streams/providers). */
+async function openProvider(plan, lib, { pace, note }, counter) {
+  let reader;
+  try {
+    reader = new lib.providers.ProviderEventStream(plan.from);
+  } catch (e) {
+    if (e instanceof RangeError || e instanceof TypeError) {
+      throw new UsageError(`--from: ${e.message.replace(/^ProviderEventStream: the provider /, "")}`);
+    }
+    throw e;
+  }
+  note(`${plan.source === "-" ? "stdin" : plan.source}: ${plan.from} stream`);
+  let bytes = (await openLocal(plan.source)).pipeThrough(counter);
+  if (pace > 0) bytes = bytes.pipeThrough(pacer(pace, "sse"));
+  return {
+    readable: bytes.pipeThrough(reader),
+    message: reader.message,
+    timings: () => reader.timings,
+    counter,
+    format: `${plan.from} sse`,
+  };
 }
 
 /** Bytes (inline data) as base64 in JSON, as on the wire. */

@@ -72,6 +72,7 @@ run_step typecheck-relay-pool check bash -c 'node worker/build.mjs && npx tsc -p
 run_step web-only         plain  node scripts/check-web-only.mjs        # dist/index.js bundles without Node built-ins
 run_step web-only-ai-sdk  plain  node scripts/check-web-only.mjs dist/ai-sdk/index.js  # the mmsp-streams/ai-sdk subpath too
 run_step web-only-relay   plain  node scripts/check-web-only.mjs dist/relay/index.js   # and mmsp-streams/relay (no node:*, no cloudflare:workers needed)
+run_step web-only-providers plain node scripts/check-web-only.mjs dist/providers/index.js  # and mmsp-streams/providers (web fetch and streams only)
 run_step typecheck-ai-sdk check  npx tsc -p test/ai-sdk                 # the adapter's declared types vs the real `ai` package's
 run_step ai-sdk           vitest npx vitest run --project ai-sdk        # mmsp-streams/ai-sdk against the real AI SDK (Node)
 run_step node             vitest npx vitest run --project node          # Node 20
@@ -98,7 +99,7 @@ run_step jsr-dry-run      check  npx deno publish --dry-run --allow-dirty   # JS
 run_step doc-lint         plain  node scripts/doc-lint.mjs              # TSDoc on every exported symbol of every entry (deno doc --lint)
 # the @example blocks of the entry modules, run by Deno (--no-check: Deno adds an import of every export of the
 # module to each block, which tsconfig's noUnusedLocals would flag; the blocks import from "mmsp-streams" themselves)
-run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts
+run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts src/providers/index.ts src/providers/provider-event-stream.ts src/providers/openai-chat/index.ts src/providers/anthropic/index.ts
 run_step consumers        plain  node scripts/consumers.mjs             # npm pack → fresh project: Node ESM/CJS, tsc node16/bundler, Deno npm/JSR, Bun, browser bundle; publint, attw
 run_step relay-consumer   plain  node scripts/relay-consumer.mjs        # npm pack → fresh project: the README's ten-line relay Worker under wrangler dev; served, resumed after a cut, stopped by DELETE (upstream aborted < 1 s)
 

@@ -11,7 +11,6 @@ import { LiveMessage } from "../assemble/live-message.js";
 import { parseJsonLineAt } from "../decode/record.js";
 import { EmptyResponseError } from "../errors.js";
 import { createFramer, type Framer } from "../framing/framer.js";
-import { INLINE_DATA_CAPTURE } from "../framing/base64-capture.js";
 import type { StreamCore } from "../internal/core.js";
 import { locate } from "../internal/fault.js";
 import { type LimitOptions, resolveLimits } from "../internal/limits.js";
@@ -73,7 +72,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       maxEventBytes: limits.maxEventBytes,
       strictUtf8: true,
       keepUnterminated: true, // a last message whose blank line never came is read (flagged: a cut inside its JSON is a truncation)
-      capture: INLINE_DATA_CAPTURE,
+      capture: null, // (the capture is for MMSP inline_data items; a provider's records are parsed whole)
       explain: null,
     });
   }

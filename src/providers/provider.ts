@@ -11,7 +11,7 @@ import type { ResponseEvents } from "../from-response.js";
 import { follow } from "../internal/abort.js";
 import { fail } from "../internal/describe.js";
 import { connectionError } from "../internal/http.js";
-import { checkOptions, FUNCTION, NON_EMPTY_STRING, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
+import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
 import { isRecord } from "../internal/values.js";
 import { providerStream, type ProviderStreamOptions } from "./read.js";
 import { providerRefusal } from "./refusal.js";
@@ -84,8 +84,20 @@ const HEADERS: Rule = {
   must: "an object of header names to strings",
   type: (v) => isRecord(v) && Object.values(v).every((x) => typeof x === "string"),
 };
+/** The key's type only: its value is checked in `checkKey`, whose messages never show it. */
+const API_KEY: Rule = { must: "a string", type: (v) => typeof v === "string" };
+
+/** A key goes in a header: printable ASCII only (a pasted "…" or a line break fails here, not in fetch), never echoed. */
+function checkKey(name: string, key: unknown): asserts key is string {
+  if (key === undefined) throw new TypeError(`${name}: options.apiKey is required (the provider's API key)`);
+  const bad = (key as string).search(/[^\x21-\x7e]/);
+  if (key === "") throw new RangeError(`${name}: options.apiKey must be a non-empty string`);
+  if (bad >= 0) {
+    throw new RangeError(`${name}: options.apiKey holds a character a header cannot carry at index ${bad} (the key is not shown)`);
+  }
+}
 /** The factories' options (each provider adds its own). */
-export const PROVIDER_OPTIONS: OptionSpec = { apiKey: NON_EMPTY_STRING, baseURL: HTTP_URL, fetch: FUNCTION, headers: HEADERS };
+export const PROVIDER_OPTIONS: OptionSpec = { apiKey: API_KEY, baseURL: HTTP_URL, fetch: FUNCTION, headers: HEADERS };
 
 /** A refusal whose message or error object repeats the key (some echo it): the key cut out. */
 function redact(error: UpstreamError, apiKey: string): UpstreamError {
@@ -105,7 +117,7 @@ function redact(error: UpstreamError, apiKey: string): UpstreamError {
 export function makeProvider(name: string, parts: ProviderParts, options: ProviderOptions, extra: OptionSpec = {}): Provider {
   if (!isRecord(options)) fail(TypeError, `${name}: options`, "an object { apiKey, baseURL?, fetch?, headers? }", options);
   checkOptions(name, options, { ...PROVIDER_OPTIONS, ...extra });
-  if (options.apiKey === undefined) throw new TypeError(`${name}: options.apiKey is required (the provider's API key)`);
+  checkKey(name, options.apiKey);
   const { spec } = parts;
   const base = (options.baseURL ?? parts.baseURL).replace(/\/+$/, "");
   const url = base + parts.path;
@@ -137,24 +149,9 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     const client = streamOptions.client ?? spec.name;
     const abort = new AbortController();
     follow(abort, streamOptions.signal);
-    let body: ReadableStreamDefaultReader<Uint8Array> | undefined;
-    // pull waits for the fetch itself: workerd calls pull before an async start has settled (the
-    // body then read as empty: "ended before message_stop" at byte 0)
-    let fetched: Promise<void> | undefined;
-    const source = new ReadableStream<Uint8Array>({
-      start: () => (fetched = open()),
-      pull: async (controller) => {
-        await fetched;
-        const r = body ? await body.read() : { done: true as const, value: undefined };
-        if (r.done) controller.close();
-        else controller.enqueue(r.value);
-      },
-      cancel: (reason) => {
-        abort.abort(reason);
-        return body?.cancel(reason).catch(() => {});
-      },
-    }, { highWaterMark: 0 });
-    async function open(): Promise<void> {
+    /** The answer's body, once the fetch answered (null: an answer without one). */
+    let body: ReadableStreamDefaultReader<Uint8Array> | null | undefined;
+    const open = async (): Promise<void> => {
       let response: Response;
       try {
         response = await doFetch(req, { signal: abort.signal });
@@ -175,8 +172,23 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         });
       }
       if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
-      body = response.body?.getReader();
-    }
+      body = response.body?.getReader() ?? null;
+    };
+    let opening: Promise<void> | undefined;
+    // The fetch is made at the first pull (a pipe pulls at once), not in an async start(): with it
+    // there, workerd's pipe read the source as ended before the answer came (the workers project).
+    const source = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (body === undefined) await (opening ??= open());
+        const r = body ? await body.read() : { done: true as const, value: undefined };
+        if (r.done) controller.close();
+        else controller.enqueue(r.value);
+      },
+      cancel: (reason) => {
+        abort.abort(reason);
+        return body?.cancel(reason).catch(() => {});
+      },
+    }, { highWaterMark: 0 });
     const reading = providerStream(spec, { ...streamOptions, signal: abort.signal });
     return {
       readable: source.pipeThrough(reading),

@@ -13,8 +13,11 @@ import type { DoneItem, UniMessage } from "../schema.js";
 
 /** A tool the model may call: its name, description and JSON Schema parameters (MMSP's `ToolSchema`). */
 export interface ToolSchema {
+  /** The name the model calls it by. */
   name: string;
+  /** What it does, for the model. */
   description: string;
+  /** Its arguments' JSON Schema. */
   parameters?: Record<string, unknown>;
 }
 
@@ -25,9 +28,11 @@ export type ThinkingLevel = "none" | "low" | "medium" | "high" | "xhigh" | "max"
 export interface UniConfig {
   /** The most tokens of the answer (OpenAI Chat: `max_completion_tokens`; Anthropic: `max_tokens`, default 64000 as MMSP sends). */
   max_tokens?: number;
+  /** Sampling temperature. */
   temperature?: number;
   /** Nucleus sampling (not in MMSP's config; each provider's own `top_p`). */
   top_p?: number;
+  /** The tools the model may call. */
   tools?: ToolSchema[];
   /** `"auto"`, `"required"`, `"none"`, or the names of the tools allowed. */
   tool_choice?: "auto" | "required" | "none" | string[];
@@ -45,14 +50,19 @@ export interface UniConfig {
   trace_id?: string;
   /** Image generation, speech and embedding settings: not offered by these providers' streaming endpoints. */
   image_config?: Record<string, unknown>;
+  /** Speech settings: refused (see `image_config`). */
   tts_config?: unknown[];
+  /** Embedding settings: refused (see `image_config`). */
   embedding_config?: Record<string, unknown>;
 }
 
 /** MMSP's request: the model, the conversation, the settings. */
 export interface MmspRequest {
+  /** The provider's model name. */
   model: string;
+  /** The conversation so far (user and assistant messages of done items). */
   messages: UniMessage[];
+  /** The settings; none by default. */
   config?: UniConfig;
 }
 

@@ -14,6 +14,7 @@ import * as live from "./live.ts";
 import * as mistakes from "./mistakes.ts";
 import * as partialJson from "./partial-json.ts";
 import * as paths from "./paths.ts";
+import * as providers from "./providers.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
 import * as smoke from "./smoke.ts";
@@ -36,6 +37,7 @@ const groups: [string, Case[]][] = [
   ["contract", contract.cases],
   ["mistakes", mistakes.cases],
   ["from-fetch", fromFetch.cases],
+  ["providers", providers.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

@@ -19,7 +19,7 @@ export interface AnthropicOptions extends ProviderOptions {
  * ```ts
  * import { anthropic } from "mmsp-streams/providers";
  *
- * const claude = anthropic({ apiKey: "sk-ant-…" });
+ * const claude = anthropic({ apiKey: "sk-ant-your-key" });
  * const request = claude.request({
  *   model: "claude-sonnet-4-5",
  *   messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],

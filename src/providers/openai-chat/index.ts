@@ -12,7 +12,7 @@ import { OPENAI_CHAT } from "./spec.js";
  * ```ts
  * import { openaiChat } from "mmsp-streams/providers";
  *
- * const openai = openaiChat({ apiKey: "sk-…" });
+ * const openai = openaiChat({ apiKey: "sk-your-key" });
  * const request = openai.request({ model: "gpt-4o-mini", messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }] });
  * console.log(request.url); // https://api.openai.com/v1/chat/completions
  * // const { readable, message, stop } = openai.stream(request);
