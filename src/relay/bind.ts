@@ -60,18 +60,24 @@ export function sameHash(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** The key a request offers: `x-relay-key`, or the token of `Authorization: Bearer <key>`. */
-function offeredKey(headers: Headers): string | null {
-  const direct = headers.get("x-relay-key");
-  if (direct !== null) return direct;
+/** The token of `Authorization: Bearer <token>`, or null. */
+function bearerToken(headers: Headers): string | null {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
   return m ? m[1]! : null;
 }
 
-/** Whether Authorization carries the relay's key (and so is not forwarded upstream). */
+/** The key a request offers: `x-relay-key`, or the token of `Authorization: Bearer <key>`. */
+function offeredKey(headers: Headers): string | null {
+  return headers.get("x-relay-key") ?? bearerToken(headers);
+}
+
+/**
+ * Whether Authorization carries the relay's key (and so is not forwarded upstream), whether or not
+ * `x-relay-key` offers it too: the key never leaves the relay.
+ */
 export async function authorizationIsRelayKey(headers: Headers, env: BindEnv): Promise<boolean> {
-  if (!env.RELAY_KEY || headers.get("x-relay-key") !== null) return false;
-  const key = offeredKey(headers);
+  if (!env.RELAY_KEY) return false;
+  const key = bearerToken(headers);
   return key !== null && (await sameSecret(key, env.RELAY_KEY));
 }
 

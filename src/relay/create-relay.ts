@@ -41,6 +41,7 @@ import type { RelayNamespace, RelayState } from "./platform.js";
 import { lastEventId, newStreamId, STREAM_ID, streamIdOf, streamPath } from "./resume.js";
 import { BINDING_HEADER, RelayStreamObject, type StreamObjectConfig, URL_HEADER } from "./stream-object.js";
 import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js";
+import { isHttpUrl } from "./redact.js";
 
 /**
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
@@ -169,7 +170,9 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
   if (upstream !== undefined && typeof upstream !== "string" && typeof upstream !== "function") {
     throw new TypeError("createRelay: `upstream` must be a URL string or a function that returns the upstream Response.");
   }
-  if (typeof upstream === "string") new URL(upstream); // throws a TypeError for a bad URL now, not per request
+  if (typeof upstream === "string" && !isHttpUrl(upstream)) {
+    throw new TypeError("createRelay: `upstream` must be an http:// or https:// URL (or a function).");
+  }
   for (const [name, fn] of Object.entries({ authorize, credentials, routes })) {
     if (fn !== undefined && typeof fn !== "function") throw new TypeError(`createRelay: \`${name}\` must be a function.`);
   }
@@ -252,7 +255,13 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     headers.set(URL_HEADER, request.url);
     const stub = streams.get(streams.idFromName(id));
-    const answer = await stub.fetch(`https://stream/create${url.search}`, { method: "POST", headers, body: admitted.body });
+    // (the client's signal: the object gives up on an upstream that never answers once the client has left)
+    const answer = await stub.fetch(`https://stream/create${url.search}`, {
+      method: "POST",
+      headers,
+      body: admitted.body,
+      signal: request.signal,
+    });
     if (!answer.ok) return answer;
     const out = new Response(answer.body, answer);
     out.headers.set("content-location", streamPath(id));

@@ -88,6 +88,8 @@ export class RelayStreamObject<E = unknown> {
   private readonly sql: RelaySqlStorage;
   /** The stream exists (created, not expired). */
   private exists = false;
+  /** The creating request waits for the upstream's headers (nothing stored yet). */
+  private pending = false;
   /** Events stored (the next event's index), and their JSON's size (UTF-16 units, ~bytes). */
   private count = 0;
   private bytes = 0;
@@ -136,7 +138,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */
   protected get holdsStream(): boolean {
-    return this.exists;
+    return this.exists || this.pending;
   }
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). */
@@ -175,7 +177,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** The creating request: the upstream request, then the answer (the stream from event 0). */
   private async create(request: Request): Promise<Response> {
-    if (this.exists) return refusal(409, "ConflictError", "This stream id is taken.");
+    if (this.exists || this.pending) return refusal(409, "ConflictError", "This stream id is taken.");
     // The body is read whole first (the Worker checked its size), so the upstream request does not
     // depend on this request's connection, which ends when the client goes away. The upstream gets
     // the client's request as the Worker admitted it, at its public URL, without the internal headers.
@@ -186,7 +188,13 @@ export class RelayStreamObject<E = unknown> {
     const publicUrl = request.headers.get(URL_HEADER) ?? request.url;
     const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
-    const upstream = await this.config.open(upstreamRequest, this.env, reading.signal);
+    const upstream = await this.awaitHeaders(reading, request.signal, () => this.config.open(upstreamRequest, this.env, reading.signal));
+    if (reading.signal.aborted && reading.signal.reason instanceof StreamStopped) {
+      // given up before the headers (the alarm): the creator, if still there, is told why
+      await upstream.body?.cancel().catch(() => {});
+      const { type, message } = reading.signal.reason;
+      return refusal(504, type, message);
+    }
     if (!upstream.ok) return upstream; // a refusal: passed on, nothing kept
     const client = this.config.clientOf(upstream);
     this.authHash = binding;
@@ -197,10 +205,43 @@ export class RelayStreamObject<E = unknown> {
     this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
     this.exists = true;
     this.upstream = reading;
-    this.lastRead = this.startedAt = Date.now();
+    this.lastRead = Date.now();
     this.state.waitUntil(this.read(upstream, client, reading.signal));
     await this.schedule();
     return this.answer(0, request.headers.get("accept"));
+  }
+
+  /**
+   * The upstream request until its headers: the same alarm as a live stream's watches it (MAX_STREAM_S
+   * from now; ABANDON_S once the creating client has left, which its request's signal tells), and
+   * aborts `reading` when one passes.
+   */
+  private async awaitHeaders(
+    reading: AbortController,
+    creatorSignal: AbortSignal | undefined,
+    open: () => Promise<Response>,
+  ): Promise<Response> {
+    const creator: Viewer = { pulling: true, wake: null }; // waiting for the answer's headers: reading, as far as the clock goes
+    const left = (): void => {
+      creator.pulling = false;
+      this.viewers.delete(creator);
+      this.lastRead = Date.now();
+    };
+    this.pending = true;
+    this.upstream = reading;
+    this.lastRead = this.startedAt = Date.now();
+    this.viewers.add(creator);
+    if (creatorSignal?.aborted) left();
+    else creatorSignal?.addEventListener("abort", left, { once: true });
+    try {
+      await this.schedule();
+      return await open();
+    } finally {
+      creatorSignal?.removeEventListener("abort", left);
+      this.viewers.delete(creator);
+      this.pending = false;
+      this.upstream = null;
+    }
   }
 
   /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
@@ -410,26 +451,42 @@ export class RelayStreamObject<E = unknown> {
     return this.lastRead;
   }
 
-  /** One alarm for both deadlines: abandonment while live (checked again until it is due), expiry once ended. */
+  /** One alarm for both deadlines: abandonment while live or pending (checked again until it is due), expiry once ended. */
   private async schedule(): Promise<void> {
-    if (this.ended) await this.state.storage.setAlarm(this.expiresAt);
+    if (this.ended && !this.pending) await this.state.storage.setAlarm(this.expiresAt);
     else if (this.upstream) {
       await this.state.storage.setAlarm(Math.min(this.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs));
     }
   }
 
-  /** The object's alarm: abandonment, MAX_STREAM_S, expiry. */
+  /** Why a live stream (or one waiting for its headers) must stop now: [type, message], or null. */
+  private overdue(now: number): [string, string] | null {
+    if (!this.upstream) return null;
+    if (now >= this.idleSince(now) + this.abandonMs) {
+      const s = this.abandonMs / 1000;
+      return ["StreamAbandoned", `no client read the stream for ${s} s (ABANDON_S): the relay stopped its upstream request`];
+    }
+    if (now >= this.startedAt + this.limits.streamMs) {
+      const s = this.limits.streamMs / 1000;
+      return ["StreamLimitExceeded", `the stream ran for ${s} s (MAX_STREAM_S): the relay stopped its upstream request`];
+    }
+    return null;
+  }
+
+  /** The object's alarm: abandonment, MAX_STREAM_S (before the upstream's headers too), expiry. */
   async alarm(): Promise<void> {
     const now = Date.now();
+    if (this.pending) {
+      const due = this.overdue(now);
+      if (due) this.upstream?.abort(new StreamStopped(...due));
+      else await this.schedule();
+      return;
+    }
     if (!this.exists) return; // (nothing kept: a subclass may keep something else, see holdsStream)
     if (!this.ended) {
-      if (this.upstream && now >= this.idleSince(now) + this.abandonMs) {
-        const s = this.abandonMs / 1000;
-        this.stop("StreamAbandoned", `no client read the stream for ${s} s (ABANDON_S): the relay stopped its upstream request`);
-      } else if (this.upstream && now >= this.startedAt + this.limits.streamMs) {
-        const s = this.limits.streamMs / 1000;
-        this.stop("StreamLimitExceeded", `the stream ran for ${s} s (MAX_STREAM_S): the relay stopped its upstream request`);
-      } else await this.schedule();
+      const due = this.overdue(now);
+      if (due) this.stop(...due);
+      else await this.schedule();
       return;
     }
     // a client still reading an expired stream keeps it a while longer (one that stopped reading does not)
