@@ -35,6 +35,9 @@ Usage:
                                         PROVIDER is openai-chat or anthropic; --to with convert
                                         writes the MMSP stream it makes
   mmsp-streams --list-samples           list the built-in samples
+  mmsp-streams record URL -d BODY > FILE.capture
+                                        POST BODY to URL, write the answer as a capture file
+                                        (mmsp-streams/testing; mmsp-streams record --help)
 
 Input:
   FILE                  a capture, SSE or NDJSON (told apart by its first non-blank bytes:
@@ -345,6 +348,7 @@ async function main(argv) {
     throw e;
   });
   try {
+    if (argv[0] === "record") return await (await import("./record.mjs")).recordCommand(argv.slice(1));
     const plan = parse(argv);
     switch (plan.command) {
       case "help":

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const ENTRIES = ["src/index.ts", "src/sse.ts", "src/ndjson.ts", "src/encode.ts", "src/partial-json.ts", "src/ai-sdk/index.ts", "src/relay/index.ts", "src/providers/index.ts"];
+const ENTRIES = ["src/index.ts", "src/sse.ts", "src/ndjson.ts", "src/encode.ts", "src/partial-json.ts", "src/ai-sdk/index.ts", "src/relay/index.ts", "src/providers/index.ts", "src/testing/index.ts"];
 
 let passed = 0, failed = 0;
 for (const entry of ENTRIES) {

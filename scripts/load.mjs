@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run load`: many concurrent resumable streams through the relay Worker under `wrangler dev`
-// (local workerd, one Durable Object per stream), against a scripted MMSP upstream on 127.0.0.1,
+// (local workerd, one Durable Object per stream), against the kit's fake MMSP server on 127.0.0.1
+// (mmsp-streams/testing, served by scripts/upstream.mjs),
 // with the clients' connections cut at random points and resumed by `fromFetch`.
 //
 // Each stream's upstream answer is known in advance (text deltas "s<k>.<i> "), so the run can tell,
@@ -18,11 +19,12 @@
 // Bounded: --timeout seconds for the whole run (default 120); it ends with
 // "<label>: N passed, N failed" (one check per stream, plus the totals).
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromFetch } from "../dist/index.js";
+import { fakeMmspServer } from "../dist/testing/index.js";
+import { serve } from "./upstream.mjs";
 import { cutAfter } from "./cut-body.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
 
@@ -81,42 +83,30 @@ function streamEvents(k) {
   ];
 }
 
-/** Upstream requests per stream (by the `model` of the request: "load-<k>"). */
-const upstreamRequests = new Map();
-/** Model → when its request's connection closed before the answer was finished (ms), or absent. */
-const abortedAt = new Map();
-const upstream = http.createServer((req, res) => {
-  let body = "";
-  req.on("data", (c) => (body += c));
-  req.on("end", async () => {
-    let model = "";
-    try {
-      model = JSON.parse(body).model;
-    } catch {}
-    upstreamRequests.set(model, (upstreamRequests.get(model) ?? 0) + 1);
-    const k = Number(/^load-(\d+)(?::stop)?$/.exec(model)?.[1] ?? NaN);
-    res.on("close", () => !res.writableFinished && abortedAt.set(model, performance.now()));
-    if (!Number.isInteger(k)) {
-      res.writeHead(404, { "content-type": "application/json" });
-      return res.end(JSON.stringify({ error: { type: "NotFoundError", message: `no model ${model}` } }));
-    }
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    // "load-<k>:stop": half the events, then silence until the relay aborts the request (or 60 s)
-    const events = model.endsWith(":stop") ? streamEvents(k).slice(0, Math.ceil(EVENTS / 2)) : streamEvents(k);
-    for (const e of events) {
-      if (res.destroyed) return;
-      res.write(`data: ${JSON.stringify(e)}\n\n`);
-      if (PACE_MS > 0) await sleep(PACE_MS);
-    }
-    if (model.endsWith(":stop")) {
-      for (let i = 0; i < 600 && !res.destroyed; i++) await sleep(100);
-      return res.destroy();
-    }
-    res.end("data: [DONE]\n\n");
-  });
+/** Stream k's events as a capture (SSE: the relay reads its upstream as MMSP speaks it). */
+const captureOf = (k) => ({
+  status: 200,
+  headers: [["content-type", "text/event-stream"]],
+  body: new TextEncoder().encode(streamEvents(k).map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n"),
 });
-await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-const upstreamBase = `http://127.0.0.1:${upstream.address().port}/v1`;
+// The upstream: the kit's fake MMSP server (mmsp-streams/testing), one model per stream. "load-<k>:stop":
+// half the events, then silence until the relay aborts the request (or 60 s), then a cut.
+const pace = PACE_MS > 0 ? { pace: 1000 / PACE_MS } : {};
+const streams = {};
+for (let k = 0; k < STREAMS; k++) {
+  streams[`load-${k}`] = { capture: captureOf(k), ...pace };
+  streams[`load-${k}:stop`] = { capture: captureOf(k), ...pace, cutAfterEvents: Math.ceil(EVENTS / 2), stallMs: 60_000 };
+}
+const fake = fakeMmspServer({ streams });
+const upstream = await serve(fake);
+const upstreamBase = `${upstream.url}/v1`;
+/** Upstream requests of a stream (by the `model` of the request: "load-<k>"). */
+const upstreamRequests = (model) => fake.requests.filter((r) => r.model === model).length;
+/** When a stream's upstream request was aborted (Date.now() ms), or undefined. */
+const abortedAt = (model) => {
+  const r = fake.requests.find((q) => q.model === model && q.aborted !== null);
+  return r && r.at + r.aborted;
+};
 
 // ---- the relay under wrangler dev --------------------------------------------------------------------
 
@@ -126,8 +116,7 @@ const logPath = `${root}.ci-out/${LABEL}.wrangler.log`;
 let worker;
 async function stopAll() {
   await worker?.stop();
-  upstream.closeAllConnections();
-  upstream.close();
+  await upstream.close();
   await rm(state, { recursive: true, force: true }).catch(() => {});
 }
 const deadline = setTimeout(async () => {
@@ -222,7 +211,7 @@ async function runStream(k) {
         for (;;) {
           const res = await fetch(new URL(location, base), { method: "DELETE" });
           await res.arrayBuffer();
-          Object.assign(stop, { at: performance.now(), status: res.status });
+          Object.assign(stop, { at: Date.now(), status: res.status });
           if (res.status !== 503 || stop.retries >= 5) break;
           stop.retries++;
           await sleep(100);
@@ -241,10 +230,10 @@ async function runStream(k) {
   const messageOk = stopAfter === null ? m?.content_items?.[0]?.text === expected.join("") && m?.finish_reason === "stop" : m === null;
   if (stop !== null) {
     // the upstream sees its request aborted within a second of the DELETE's answer
-    for (let i = 0; i < 50 && !abortedAt.has(model); i++) await sleep(20);
-    stop.abortedMs = abortedAt.has(model) ? Math.max(0, abortedAt.get(model) - stop.at) : null;
+    for (let i = 0; i < 50 && abortedAt(model) === undefined; i++) await sleep(20);
+    stop.abortedMs = abortedAt(model) !== undefined ? Math.max(0, abortedAt(model) - stop.at) : null;
   }
-  return { k, format, events, lost, duplicated, connections, messageOk, error, stopAfter, stop, upstream: upstreamRequests.get(model) ?? 0 };
+  return { k, format, events, lost, duplicated, connections, messageOk, error, stopAfter, stop, upstream: upstreamRequests(model) };
 }
 
 const tRun = performance.now();

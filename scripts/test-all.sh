@@ -73,6 +73,7 @@ run_step web-only         plain  node scripts/check-web-only.mjs        # dist/i
 run_step web-only-ai-sdk  plain  node scripts/check-web-only.mjs dist/ai-sdk/index.js  # the mmsp-streams/ai-sdk subpath too
 run_step web-only-relay   plain  node scripts/check-web-only.mjs dist/relay/index.js   # and mmsp-streams/relay (no node:*, no cloudflare:workers needed)
 run_step web-only-providers plain node scripts/check-web-only.mjs dist/providers/index.js  # and mmsp-streams/providers (web fetch and streams only)
+run_step web-only-testing plain  node scripts/check-web-only.mjs dist/testing/index.js # and mmsp-streams/testing (the test kit runs in every runtime)
 run_step typecheck-ai-sdk check  npx tsc -p test/ai-sdk                 # the adapter's declared types vs the real `ai` package's
 run_step ai-sdk           vitest npx vitest run --project ai-sdk        # mmsp-streams/ai-sdk against the real AI SDK (Node)
 run_step node             vitest npx vitest run --project node          # Node 20
@@ -88,6 +89,9 @@ run_step chromium         plain  node scripts/browser-run.mjs           # Chromi
 run_step sse-differential plain  node scripts/sse-differential.mjs      # SseDecoderStream vs undici's, Deno's and Chromium's EventSource
 run_step examples         plain  node scripts/examples-run.mjs          # examples/: node, deno, browser page, worker
 run_step react-example    plain  node scripts/react-example-check.mjs   # examples/react/: React 19 in Chromium from subscribe/snapshot, every sample, fromFetch resumed; memo'd done items render once
+run_step testing-example  vitest npx vitest run --project examples    # README "Testing your app": examples/testing.test.ts (mmsp-streams/testing) in vitest
+run_step testing-example-bun bun npx bun test --timeout 30000 ./examples/testing.test.ts  # the same file under bun test
+run_step testing-example-deno deno npx deno test --allow-read examples/testing_test.ts    # the same checks in Deno's test runner
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs a scripted MMSP upstream; resume
 run_step resume-wrangler  plain  node scripts/load.mjs --tiny           # resumable streams through `wrangler dev`: drops, resumes, 0 lost/duplicated
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
@@ -99,7 +103,7 @@ run_step jsr-dry-run      check  npx deno publish --dry-run --allow-dirty   # JS
 run_step doc-lint         plain  node scripts/doc-lint.mjs              # TSDoc on every exported symbol of every entry (deno doc --lint)
 # the @example blocks of the entry modules, run by Deno (--no-check: Deno adds an import of every export of the
 # module to each block, which tsconfig's noUnusedLocals would flag; the blocks import from "mmsp-streams" themselves)
-run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts src/providers/index.ts src/providers/provider-event-stream.ts src/providers/openai-chat/index.ts src/providers/anthropic/index.ts
+run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts src/providers/index.ts src/providers/provider-event-stream.ts src/providers/openai-chat/index.ts src/providers/anthropic/index.ts src/testing/index.ts src/testing/replay.ts src/testing/record.ts src/testing/fake-mmsp.ts src/testing/fake-provider.ts
 run_step consumers        plain  node scripts/consumers.mjs             # npm pack → fresh project: Node ESM/CJS, tsc node16/bundler, Deno npm/JSR, Bun, browser bundle; publint, attw
 run_step relay-consumer   plain  node scripts/relay-consumer.mjs        # npm pack → fresh project: the README's ten-line relay Worker under wrangler dev; served, resumed after a cut, stopped by DELETE (upstream aborted < 1 s)
 

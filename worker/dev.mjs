@@ -2,10 +2,11 @@
 // `npm run dev`: the relay Worker under `wrangler dev` (local workerd, top-level wrangler.toml; the
 // pinned wrangler 4.86.0, the last whose CLI runs on Node 20), and the demo page's URL once it answers.
 //
-//   npm run dev                                    replay the built-in samples
+//   npm run dev                                    relay to a fake MMSP server (npm run upstream's) serving the samples
+//   npm run dev -- --replay                        the Worker replays the samples itself (no upstream)
 //   MMSP_UPSTREAM=http://127.0.0.1:25752/v1 npm run dev    relay to an MMSP server
 //   PORT=8788 npm run dev   |   npm run dev -- --port 8788    another port (default 8787)
-//   SAMPLE_PACE_MS=150 npm run dev                 slower replay (N or A-B ms per event)
+//   SAMPLE_PACE_MS=150 npm run dev                 slower samples (ms per event; --replay: N or A-B)
 // Other arguments go to wrangler dev. Ctrl-C stops everything, and so does killing `npm` (the shell
 // npm runs this in does not pass signals on: this script watches for its parent going away).
 import { spawn } from "node:child_process";
@@ -14,6 +15,8 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const args = process.argv.slice(2);
+const replayOnly = args.includes("--replay");
+if (replayOnly) args.splice(args.indexOf("--replay"), 1);
 const portArg = args.findIndex((a) => a === "--port" || a.startsWith("--port="));
 let port = process.env.PORT || "8787";
 if (portArg >= 0) port = args[portArg].includes("=") ? args[portArg].split("=")[1] : args[portArg + 1];
@@ -22,7 +25,25 @@ const ipArg = args.findIndex((a) => a === "--ip" || a.startsWith("--ip="));
 let ip = "127.0.0.1";
 if (ipArg >= 0) ip = args[ipArg].includes("=") ? args[ipArg].split("=")[1] : args[ipArg + 1];
 else args.push("--ip", ip);
-for (const name of ["MMSP_UPSTREAM", "SAMPLE_PACE_MS"]) if (process.env[name]) args.push("--var", `${name}:${process.env[name]}`);
+// Without an upstream of its own, the relay relays to the fake MMSP server of `npm run upstream`
+// (mmsp-streams/testing), in this process on a free port: the relay's own path (resume, stop) runs.
+let upstream = process.env.MMSP_UPSTREAM;
+let fake;
+if (!upstream && !replayOnly) {
+  const { sampleStreams, serve } = await import("../scripts/upstream.mjs");
+  const { fakeMmspServer } = await import("../dist/testing/index.js").catch(() => {
+    console.error("npm run dev: the fake upstream needs the built package: run `npm run build` first (or npm run dev -- --replay)");
+    process.exit(1);
+  });
+  const pace = parseFloat(process.env.SAMPLE_PACE_MS || "30") || 30; // (a range "A-B" of --replay: its low end)
+  const streams = Object.fromEntries(
+    Object.entries(await sampleStreams()).map(([model, capture]) => [model, { capture, pace: 1000 / Math.max(pace, 1) }]),
+  );
+  fake = await serve(fakeMmspServer({ streams }), { port: 0, host: "127.0.0.1" });
+  upstream = `${fake.url}/v1`;
+}
+if (upstream) args.push("--var", `MMSP_UPSTREAM:${upstream}`);
+if (process.env.SAMPLE_PACE_MS) args.push("--var", `SAMPLE_PACE_MS:${process.env.SAMPLE_PACE_MS}`);
 
 // A taken port, said plainly before wrangler starts (workerd would print a stack trace first).
 const taken = await new Promise((resolve) => {
@@ -61,7 +82,11 @@ for (let i = 0; i < 240; i++) {
     const res = await fetch(url);
     await res.arrayBuffer();
     if (res.ok) {
-      const mode = process.env.MMSP_UPSTREAM ? `relaying to ${process.env.MMSP_UPSTREAM}` : "replaying the built-in samples";
+      const mode = process.env.MMSP_UPSTREAM
+        ? `relaying to ${process.env.MMSP_UPSTREAM}`
+        : fake
+        ? `relaying to a fake MMSP server on ${upstream} (npm run upstream's: the built-in samples)`
+        : "replaying the built-in samples";
       console.log(
         `\n  mmsp-streams relay (${mode})\n  demo page:  ${url}\n  stream:     POST ${url}v1/stream  {"model": "sample-tools", "messages": []}\n`,
       );

@@ -18,6 +18,7 @@ import * as providers from "./providers.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
 import * as smoke from "./smoke.ts";
+import * as testing from "./testing.ts";
 
 const groups: [string, Case[]][] = [
   ["framing", framing.cases],
@@ -38,6 +39,7 @@ const groups: [string, Case[]][] = [
   ["mistakes", mistakes.cases],
   ["from-fetch", fromFetch.cases],
   ["providers", providers.cases],
+  ["testing", testing.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

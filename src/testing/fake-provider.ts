@@ -1,0 +1,88 @@
+/**
+ * `fakeProvider(provider, { streams })`: a provider's API in one fetch-shaped function: its own
+ * streamed route (routes.ts), its key header, its error bodies, answering from captures of its own
+ * stream bytes chosen by the request's model.
+ */
+import { fail } from "../internal/describe.js";
+import { isRecord } from "../internal/values.js";
+import { checkCapture } from "./capture.js";
+import type { FakeStream } from "./fake-mmsp.js";
+import { replay } from "./replay.js";
+import { type FakeServer, fakeServer, logRequest, tracked } from "./request-log.js";
+import { matchesRoute, type ProblemKind, PROVIDER_ROUTES, type ProviderName, PROVIDERS } from "./routes.js";
+import type { Capture } from "./capture.js";
+
+/** Options of `fakeProvider`. */
+export interface FakeProviderOptions {
+  /** The models it serves: a capture of the provider's stream each, or one with the faults of its answer. */
+  streams: Record<string, Capture | Omit<FakeStream, "resume">>;
+  /** The key a request must carry in the provider's own header; default: none asked. */
+  key?: string;
+}
+
+/**
+ * A fake of `provider`'s streaming API: `"openai-chat"` (POST /v1/chat/completions, Bearer key),
+ * `"openai-responses"` (POST /v1/responses), `"anthropic"` (POST /v1/messages, `x-api-key`) or
+ * `"gemini"` (POST /v1beta/models/<model>:streamGenerateContent?alt=sse, `x-goog-api-key`). A wrong
+ * key, an unknown model or route, a body that is not JSON are refused in the provider's own error shape.
+ *
+ * @example
+ * ```ts
+ * import { fakeProvider, parseCapture } from "mmsp-streams/testing";
+ *
+ * const capture = parseCapture('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+ * const anthropic = fakeProvider("anthropic", { streams: { "claude-test": capture }, key: "k" });
+ * const response = await anthropic("https://api.anthropic.test/v1/messages", { method: "POST", headers: { "x-api-key": "nope" }, body: "{}" });
+ * console.log(response.status); // 401 {"type":"error","error":{"type":"authentication_error",…}}
+ * ```
+ */
+export function fakeProvider(provider: ProviderName, options: FakeProviderOptions): FakeServer {
+  if (!(PROVIDERS as readonly string[]).includes(provider)) {
+    fail(RangeError, "fakeProvider: provider", `one of ${PROVIDERS.join(", ")}`, provider);
+  }
+  if (!isRecord(options) || !isRecord(options.streams)) fail(TypeError, "fakeProvider: options", "an object { streams, key? }", options);
+  const streams = new Map<string, Omit<FakeStream, "resume">>();
+  for (const [model, value] of Object.entries(options.streams)) {
+    const stream = "capture" in value ? value : { capture: value };
+    checkCapture(stream.capture, `fakeProvider: options.streams[${JSON.stringify(model)}]`);
+    // (the capture is the provider's stream: a fault's error body or event is the provider's shape)
+    streams.set(model, { ...stream, capture: { ...stream.capture, provider } });
+  }
+  if (options.key !== undefined && (typeof options.key !== "string" || options.key === "")) {
+    fail(TypeError, "fakeProvider: options.key", "a non-empty string", options.key);
+  }
+  const route = PROVIDER_ROUTES[provider];
+
+  const server = fakeServer(async (request) => {
+    const entry = await logRequest(request, route.keyHeader);
+    server.requests.push(entry);
+    const refuse = (kind: ProblemKind, message: string): Response => {
+      const { status, body } = route.refusal(kind, message);
+      return tracked(entry, Response.json(body, { status }), null).response;
+    };
+    const url = new URL(request.url);
+    entry.authorized = options.key === undefined || route.key(request, url) === options.key;
+    if (!entry.authorized) {
+      return refuse("auth", `Invalid API key (the fake ${provider} server wants the key it was given, in ${route.keyHeader}).`);
+    }
+    if (request.method !== route.method || !matchesRoute(route, url)) {
+      return refuse(
+        "not-found",
+        `No route ${request.method} ${url.pathname} (the fake ${provider} server answers ${route.method} ${route.path}).`,
+      );
+    }
+    if (!isRecord(entry.json)) return refuse("invalid", "The request body must be a JSON object.");
+    const model = route.model(url, entry.json);
+    entry.model = model;
+    const stream = model === undefined ? undefined : streams.get(model);
+    if (!stream) {
+      return refuse(
+        "not-found",
+        `The model ${JSON.stringify(model ?? "")} does not exist (this fake serves ${[...streams.keys()].join(", ")}).`,
+      );
+    }
+    const { capture, ...faults } = stream;
+    return tracked(entry, replay(capture, faults), request.signal).response;
+  });
+  return server;
+}
