@@ -186,7 +186,8 @@ export async function providerAnswer(row: RelayModel, body: MmspBody, signal: Ab
       if (r.done) controller.close();
       else controller.enqueue(r.value);
     },
-    cancel: (reason) => reader.cancel(reason),
+    // (a cancel after the provider's stream failed rejects with that failure: already told, not thrown again)
+    cancel: (reason) => reader.cancel(reason).catch(() => {}),
   }, { highWaterMark: 0 });
   // an error after the first event becomes one {"error"} event then [DONE] (the encoder's abort)
   const sse = stream.pipeThrough(new SseEncoderStream());

@@ -281,3 +281,48 @@ describe("createRelay({ models }) of one's own (stateless: no STREAMS, no upstre
     await sleep(0);
   });
 });
+
+describe("the AI SDK route (/api/chat) against a provider-backed model, unchanged", () => {
+  const chatPost = (chatId: string, tag: string, script = "text"): Promise<Response> =>
+    keyedFetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        id: chatId,
+        trigger: "submit-message",
+        model: "claude-fast",
+        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: `tag:${tag} script:${script}` }] }],
+      }),
+    });
+
+  test("a kept chat: the provider's answer as the UI message stream, resumed after a reload from its start", async () => {
+    const tag = newTag();
+    const chatId = `chat-${tag}`;
+    const answer = await chatPost(chatId, tag);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+    const text = await body(answer);
+    const deltas = [...text.matchAll(/"type":"text-delta"[^}]*"delta":"([^"]*)"/g)].map((m) => m[1]).join("");
+    expect(deltas).toBe("Hello, provider world!");
+    const resumed = await keyedFetch(`/api/chat/${chatId}/stream`, { headers: { "if-match": answer.headers.get("etag")! } });
+    expect(resumed.status).toBe(200);
+    expect(await body(resumed)).toBe(text.replace(/\r/g, ""));
+    expect((await providerSaw(tag)).count).toBe(1);
+  });
+
+  test("Stop (DELETE /api/chat/<id>/stream) aborts the provider's request within a second", async () => {
+    const tag = newTag();
+    const chatId = `chat-${tag}`;
+    const answer = await chatPost(chatId, tag, "endless");
+    expect(answer.status).toBe(200);
+    const reader = answer.body!.getReader();
+    await reader.read();
+    const at = Date.now();
+    const stopped = await keyedFetch(`/api/chat/${chatId}/stream`, { method: "DELETE" });
+    expect(stopped.status).toBe(204);
+    const abortedAt = await upstreamCancelled(tag, 2000);
+    expect(abortedAt).not.toBeNull();
+    expect(abortedAt! - at).toBeLessThan(1000);
+    received.push(await rest(reader));
+  });
+});
