@@ -223,7 +223,6 @@ async function keptChat(
     method: "POST",
     headers,
     body: parsed.mmspBody,
-    signal: request.signal, // (see create-relay.ts: the client leaving before the upstream's headers)
   });
   if (!answer.ok) {
     await (await recordCall(streams, chatId, "failed", { streamId })).arrayBuffer();
