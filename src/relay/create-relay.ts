@@ -187,12 +187,10 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     headers.set(URL_HEADER, request.url);
     const stub = streams.get(streams.idFromName(id));
-    // (the client's signal: the object gives up on an upstream that never answers once the client has left)
     const answer = await stub.fetch(`https://stream/create${url.search}`, {
       method: "POST",
       headers,
       body: admitted.body,
-      signal: request.signal,
     });
     if (!answer.ok) return answer;
     const out = new Response(answer.body, answer);
