@@ -17,8 +17,8 @@
 //   any event.
 // - An ended stream is kept STREAM_TTL_S seconds, then an alarm deletes it (a resume is then a 404).
 // - A stream created with credentials (bind.ts: Authorization, Cookie, X-Api-Key, Cloudflare Access)
-//   can be resumed or cancelled only with the same ones: the Worker sends their HMAC as
-//   x-stream-binding, the object keeps it and compares.
+//   can be resumed or cancelled only with the same ones (to others it is a 404, as none): the Worker
+//   sends their HMAC as x-stream-binding, the object keeps it and compares.
 // - Bounds (limits.ts): a stream past MAX_STREAM_S, MAX_EVENTS or MAX_STREAM_BYTES ends with a
 //   StreamLimitExceeded error event (the upstream aborted); past MAX_CLIENTS a new client is a 429.
 //
@@ -349,25 +349,20 @@ export class RelayStreamObject<E = unknown> {
     return parts.length === 0 ? null : parts.map((p) => p.data).join("");
   }
 
-  /** 404 for a stream that does not exist, 403 for other credentials, null when `request` may use it. */
-  private async refuse(request: Request, what: string): Promise<Response | null> {
-    if (!this.exists) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
-    if (this.authHash !== null) {
-      const binding = request.headers.get(BINDING_HEADER);
-      if (binding === null || !sameHash(binding, this.authHash)) {
-        return refusal(
-          403,
-          "PermissionDeniedError",
-          `This stream was created with credentials (Authorization, Cookie, X-Api-Key…): ${what} it with the same ones.`,
-        );
-      }
-    }
+  /**
+   * 404 for a stream that does not exist and, the same, for one bound to other credentials (no
+   * oracle of which ids exist); null when `request` may use it.
+   */
+  private refuse(request: Request): Response | null {
+    const binding = request.headers.get(BINDING_HEADER);
+    const mine = this.authHash === null || (binding !== null && sameHash(binding, this.authHash));
+    if (!this.exists || !mine) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
     return null;
   }
 
   /** A cancel (SPEC §8): 204 when stopped now or already ended. */
   private async cancel(request: Request): Promise<Response> {
-    const refused = await this.refuse(request, "cancel");
+    const refused = this.refuse(request);
     if (refused) return refused;
     this.stop("StreamCancelled", "the stream was cancelled (DELETE on its Content-Location): the relay stopped its upstream request");
     return new Response(null, { status: 204 });
@@ -375,7 +370,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** A resume: checks who asks and from where, then the answer from event `after + 1`. */
   private async resume(request: Request): Promise<Response> {
-    const refused = await this.refuse(request, "resume");
+    const refused = this.refuse(request);
     if (refused) return refused;
     // a chat's resume (GET /api/chat/<chatId>/stream) wants a live stream only: 204 once it ended
     if (request.headers.get("x-resume-live-only") !== null && this.ended) return new Response(null, { status: 204 });
