@@ -205,7 +205,12 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     follow(controller, (admitted as { signal?: AbortSignal }).signal);
     const answer = await open(admitted, env, controller.signal);
     if (!answer.ok) return answer;
-    return streamBack(answer, admitted.headers.get("accept"), { client: clientOf(answer), signal: controller.signal });
+    const { eventBytes } = limitsOf(env);
+    return streamBack(answer, admitted.headers.get("accept"), {
+      client: clientOf(answer),
+      signal: controller.signal,
+      maxEventBytes: eventBytes,
+    });
   }
 
   /** GET (resume) or DELETE (cancel) /v1/streams/<id>, checked here, served by the stream's object. */

@@ -55,10 +55,12 @@ export interface StreamObjectConfig<E> {
 
 /** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
-/** Storage keeps a value of at most 2 MB: an event's JSON is stored in parts of this many UTF-16 units. */
-const PART_CHARS = 512 * 1024;
-/** An answer sends the events already stored in chunks of about this many characters. */
-const BATCH_CHARS = 64 * 1024;
+/**
+ * An event's JSON is stored in parts of this many UTF-16 units (storage keeps a value of at most
+ * 2 MB), and an answer sends at most about two parts per pull: what one viewer holds, however large
+ * the event (a client that does not read pins one slice, not the event).
+ */
+const PART_CHARS = 64 * 1024;
 
 /** Why the object stopped reading before the upstream's end; its wire type is `type`. */
 class StreamStopped extends Error {
@@ -246,7 +248,9 @@ export class RelayStreamObject<E = unknown> {
 
   /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
   private async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
-    const reader = fromResponse(upstream, { client, signal }).readable.getReader();
+    // (what the object holds while reading: one event of at most MAX_EVENT_BYTES, the message being
+    // checked, bounded by MAX_STREAM_BYTES through bound(); every event goes to storage as it comes)
+    const reader = fromResponse(upstream, { client, signal, maxEventBytes: this.limits.eventBytes }).readable.getReader();
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -343,10 +347,14 @@ export class RelayStreamObject<E = unknown> {
     });
   }
 
-  /** Event `seq`'s JSON, or null when it is not stored. */
-  private readEvent(seq: number): string | null {
-    const parts = this.sql.exec<{ data: string }>("SELECT data FROM events WHERE seq = ? ORDER BY part", seq).toArray();
-    return parts.length === 0 ? null : parts.map((p) => p.data).join("");
+  /** Part `part` of event `seq`'s JSON and whether it is the event's last, or null when it is not stored. */
+  private readPart(seq: number, part: number): { data: string; last: boolean } | null {
+    const row = this.sql.exec<{ data: string; last: number }>(
+      "SELECT data, part = (SELECT MAX(part) FROM events WHERE seq = ?1) AS last FROM events WHERE seq = ?1 AND part = ?2",
+      seq,
+      part,
+    ).toArray()[0];
+    return row === undefined ? null : { data: row.data, last: row.last === 1 };
   }
 
   /**
@@ -414,15 +422,23 @@ export class RelayStreamObject<E = unknown> {
         this.lastRead = Date.now();
       }
     };
+    let part = 0; // the next part of event `next` to send (0: its head first)
     const send = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
       for (;;) {
         if (!connected) return; // cancelled while waiting: nothing more to send
         if (next < this.count) {
+          // one slice: whole small events, or the next parts of a large one (at most ~2 parts)
           let text = "";
-          while (next < this.count && text.length < BATCH_CHARS) {
-            const json = this.readEvent(next);
-            if (json === null) break; // deleted under us (expired): end the answer
-            text += framer.event(next++, json);
+          while (next < this.count && text.length < PART_CHARS) {
+            const slice = this.readPart(next, part);
+            if (slice === null) break; // deleted under us (expired): end the answer
+            if (part === 0) text += framer.head(next);
+            text += slice.data;
+            if (slice.last) {
+              text += framer.tail;
+              next++;
+              part = 0;
+            } else part++;
           }
           if (text) return controller.enqueue(utf8.encode(text));
         }
