@@ -45,7 +45,7 @@ test("400 for a malformed Last-Event-ID or last_event_id, and for one past the l
 test("a stream created with Authorization, resumed with another value or none: the 404 of an id that never existed; 200 with the same", async () => {
   const { id, text } = await endedStream({ authorization: "Bearer alice" });
   const unknown = await (await resumeStream("0".repeat(32), 0)).text();
-  for (const headers of [{ authorization: "Bearer mallory" }, {}, { authorization: "bearer alice" }]) {
+  for (const headers of [{ authorization: "Bearer mallory" }, {}, { authorization: "bearer alice" }] as Record<string, string>[]) {
     const res = await resumeStream(id, 0, { headers });
     expect(res.status).toBe(404);
     expect(await res.text()).toBe(unknown); // the same answer, word for word: no oracle of which ids exist
