@@ -25,13 +25,14 @@
 // Without the STREAMS binding the relay is stateless: no resume, and a client that goes away cancels
 // the upstream request.
 // Safe by default (the library's): a POST must be application/json (415) and at most MAX_BODY_BYTES
-// (413), and carry RELAY_KEY when one is set (401); the stream's bounds (src/relay/limits.ts);
+// (413), within the JSON bounds (400), and every request to a stream carry RELAY_KEY when one is set (401); the stream's bounds (src/relay/limits.ts);
 // credentials bind a stream to its creator (src/relay/bind.ts); every answer carries nosniff, the page
 // a Content-Security-Policy; a request that makes the relay throw is a 500 refusal without a stack.
 // Variables (env.ts): MMSP_UPSTREAM, SAMPLE_PACE_MS, STREAM_TTL_S, ABANDON_S, CORS_ORIGINS, RELAY_KEY,
 // BIND_SECRET, MAX_BODY_BYTES, MAX_STREAM_S, MAX_EVENTS, MAX_STREAM_BYTES, MAX_CLIENTS.
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
 import { createRelay } from "../src/relay/index.ts";
+import { keyRefusal } from "../src/relay/bind.ts";
 import { refusal } from "../src/relay/http.ts";
 import { BINDING_HEADER } from "../src/relay/stream-object.ts";
 import { openUpstream } from "../src/relay/upstream.ts";
@@ -75,7 +76,10 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
     return admitted instanceof Response ? admitted : chat(admitted, url, env, request.headers);
   }
   const chatId = chatIdOf(pathname);
-  if (chatId !== null) return chatStream(request, url, chatId, env); // GET / DELETE /api/chat/<chatId>/stream
+  if (chatId !== null) {
+    // GET / DELETE /api/chat/<chatId>/stream: the relay's key guards them as it guards the POST
+    return (await keyRefusal(request, env)) ?? chatStream(request, url, chatId, env);
+  }
   if (request.method === "GET" || request.method === "HEAD") {
     if (pathname === "/" || pathname === "/index.html") {
       return new Response(DEMO_HTML.replace(/\/\*CONFIG\*\/\s*\{\}/, pageConfig(env)), {

@@ -94,13 +94,14 @@ export interface RelayOptions<E extends RelayEnv = RelayEnv> {
   binding?: string;
   /**
    * Who may create, resume or cancel a stream: return a `Response` (e.g. a 401 or 429 refusal) to
-   * refuse, nothing to allow. Runs after the relay's own checks (`RELAY_KEY` when set, a bad id) and
+   * refuse, nothing to allow. Runs after the relay's own key check (`RELAY_KEY` when set) and
    * before the body is read. Default: allow (the credential binding still decides who may resume).
    */
   authorize?: (request: Request, action: RelayAction, env: E) => RelayVerdict | Promise<RelayVerdict>;
   /**
    * The credentials that bind a stream to its creator: a resume or a cancel must bring the same
-   * (403 otherwise); null: none (anyone with the stream's id may). Kept as an HMAC under
+   * (otherwise the stream is a 404 to it, as one that does not exist); null: none (anyone with the
+   * stream's 128-bit id may). Kept as an HMAC under
    * `BIND_SECRET`. Default: the request's Authorization, Cookie, X-Api-Key and
    * Cf-Access-Jwt-Assertion headers.
    */
@@ -255,12 +256,10 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     headers.set(URL_HEADER, request.url);
     const stub = streams.get(streams.idFromName(id));
-    // (the client's signal: the object gives up on an upstream that never answers once the client has left)
     const answer = await stub.fetch(`https://stream/create${url.search}`, {
       method: "POST",
       headers,
       body: admitted.body,
-      signal: request.signal,
     });
     if (!answer.ok) return answer;
     const out = new Response(answer.body, answer);
@@ -274,15 +273,20 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     follow(controller, (admitted as { signal?: AbortSignal }).signal);
     const answer = await open(admitted, env, controller.signal);
     if (!answer.ok) return answer;
-    return streamBack(answer, admitted.headers.get("accept"), { client: clientOf(answer), signal: controller.signal });
+    const { eventBytes } = limitsOf(env);
+    return streamBack(answer, admitted.headers.get("accept"), {
+      client: clientOf(answer),
+      signal: controller.signal,
+      maxEventBytes: eventBytes,
+    });
   }
 
   /** GET (resume) or DELETE (cancel) /v1/streams/<id>, checked here, served by the stream's object. */
   async function existing(request: Request, url: URL, id: string, env: E, streams: RelayNamespace): Promise<Response> {
-    if (!STREAM_ID.test(id)) return noStream();
     const cancel = request.method === "DELETE";
-    const refused = await authorized(request, cancel ? "cancel" : "resume", env);
+    const refused = (await keyRefusal(request, env)) ?? (await authorized(request, cancel ? "cancel" : "resume", env));
     if (refused) return refused;
+    if (!STREAM_ID.test(id)) return noStream();
     const headers = new Headers();
     const bound = await bindingFor(request, id, env);
     if (bound !== null) headers.set(BINDING_HEADER, bound);

@@ -21,8 +21,10 @@ export interface LimitsEnv {
   MAX_STREAM_S?: string;
   /** Events a stream may store (default 100 000). */
   MAX_EVENTS?: string;
-  /** Bytes of event JSON a stream may store (default 256 MiB). */
+  /** Bytes of event JSON a stream may store, and so about what its object holds while it reads (default 32 MiB). */
   MAX_STREAM_BYTES?: string;
+  /** The largest event the relay reads from its upstream, bytes (default 16 MiB: a 12 MiB image's `.done` in base64). */
+  MAX_EVENT_BYTES?: string;
   /** Clients connected to one stream at a time (default 32); one more is a 429. */
   MAX_CLIENTS?: string;
   /** Seconds an ended stream stays resumable (default 300). */
@@ -44,8 +46,13 @@ export interface RelayLimits {
   maxStreamSeconds?: number;
   /** Events a stream may store, then StreamLimitExceeded (MAX_EVENTS; 100 000). */
   maxEvents?: number;
-  /** Bytes of event JSON a stream may store, then StreamLimitExceeded (MAX_STREAM_BYTES; 256 MiB). */
+  /**
+   * Bytes of event JSON a stream may store, then StreamLimitExceeded (MAX_STREAM_BYTES; 32 MiB). It
+   * bounds what the stream's object holds while it reads too: the message being checked.
+   */
   maxStreamBytes?: number;
+  /** The largest upstream event in bytes, then StreamLimitExceeded (MAX_EVENT_BYTES; 16 MiB). */
+  maxEventBytes?: number;
   /** Clients connected to one stream at a time, 429 past it (MAX_CLIENTS; 32). */
   maxClients?: number;
   /** Seconds an ended stream stays resumable (STREAM_TTL_S; 300). */
@@ -62,6 +69,7 @@ export interface Limits {
   streamMs: number;
   events: number;
   streamBytes: number;
+  eventBytes: number;
   clients: number;
   ttlMs: number;
   abandonMs: number;
@@ -98,7 +106,8 @@ export function limits(env: LimitsEnv, options: RelayLimits = {}): Limits {
     },
     streamMs: (givenSeconds(options.maxStreamSeconds) ?? seconds(env.MAX_STREAM_S, 1800)) * 1000,
     events: given(options.maxEvents) ?? count(env.MAX_EVENTS, 100_000),
-    streamBytes: given(options.maxStreamBytes) ?? count(env.MAX_STREAM_BYTES, 256 * MiB),
+    streamBytes: given(options.maxStreamBytes) ?? count(env.MAX_STREAM_BYTES, 32 * MiB),
+    eventBytes: given(options.maxEventBytes) ?? count(env.MAX_EVENT_BYTES, 16 * MiB),
     clients: given(options.maxClients) ?? count(env.MAX_CLIENTS, 32),
     ttlMs: (givenSeconds(options.streamTtlSeconds) ?? seconds(env.STREAM_TTL_S, 300)) * 1000,
     abandonMs: (givenSeconds(options.abandonSeconds) ?? seconds(env.ABANDON_S, 60)) * 1000,

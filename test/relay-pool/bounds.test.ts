@@ -11,7 +11,7 @@ const MiB = 1024 * 1024;
 const user = (parts: object[]) => ({ id: "u1", role: "user", parts });
 
 /** A body of `head`, then `fill` repeated to about `bytes`, then `tail`. */
-function padded(head: string, fill: string, bytes: number, tail: string): Uint8Array {
+function padded(head: string, fill: string, bytes: number, tail: string): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(head + fill.repeat(Math.ceil(bytes / fill.length)) + tail);
 }
 

@@ -11,6 +11,8 @@
 //                         8) for 8 s, never a stop: the relay stops it first (Miniflare reads a Node
 //                         body to its end whatever workerd does, hence the 8 s, not forever);
 //                         `"model": "late"`: the same, its headers 400 ms late
+//                         `"model": "large"`: one text item of `"size"` characters (one delta, its
+//                         .done), then the stop, at once
 //                         `"model": "silent"`: no headers for 8 s (a server that never answers; the
 //                         relay must give up first)
 //   GET  /__last?tag=     {"body", "authorization"}: the last POST /v1/stream that carried that tag, as
@@ -72,6 +74,14 @@ function endless(size: number): ReadableStream<Uint8Array> {
   );
 }
 
+/** One text item of `size` characters, in one delta, then its .done and the stop. */
+function large(size: number): string {
+  const text = "x".repeat(size);
+  const event = (item: object) => ({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null });
+  const stop = { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: 1 }, finish_reason: "stop" };
+  return [event({ type: "text.delta", text }), event({ type: "text.done", text }), stop].map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";
+}
+
 export async function upstream(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (url.hostname !== UPSTREAM_HOST) return new Response(`no network in tests: ${url.href}`, { status: 502 });
@@ -102,6 +112,7 @@ export async function upstream(request: Request): Promise<Response> {
     if (body.model === "endless") return new Response(endless(Number(body.size ?? 8)), { headers });
     // "late": the endless stream, its answer's headers 400 ms late (a model slow to start)
     if (body.model === "late") return sleep(400).then(() => new Response(endless(Number(body.size ?? 8)), { headers }));
+    if (body.model === "large") return new Response(large(Number(body.size ?? 1024)), { headers });
     if (body.model === "silent") return sleep(8000).then(() => new Response(endless(8), { headers }));
     // model "break": the connection breaks inside the second event (chunks: the comment in two, event 0 in two, half of event 1)
     return new Response(pacedSample(body.model === "break" ? 5 : Infinity), { headers });
