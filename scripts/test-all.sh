@@ -95,6 +95,7 @@ run_step testing-example-bun bun npx bun test --timeout 30000 ./examples/testing
 run_step testing-example-deno deno npx deno test --allow-read examples/testing_test.ts    # the same checks in Deno's test runner
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs a scripted MMSP upstream; resume
 run_step resume-wrangler  plain  node scripts/load.mjs --tiny           # resumable streams through `wrangler dev`: drops, resumes, 0 lost/duplicated
+run_step resume-wrangler-provider plain node scripts/load.mjs --tiny --provider  # the same against a provider-backed model (fakeProvider("anthropic"))
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
 run_step ai-sdk-chat      plain  node scripts/ai-sdk-chat-check.mjs     # /api/chat under wrangler dev: DefaultChatTransport + examples/ai-sdk-chat.html in Chromium
 run_step cli              tap    node --test test/cli/                  # the CLI: samples, inspect, live server, convert
@@ -106,7 +107,7 @@ run_step doc-lint         plain  node scripts/doc-lint.mjs              # TSDoc 
 # module to each block, which tsconfig's noUnusedLocals would flag; the blocks import from "mmsp-streams" themselves)
 run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts src/providers/index.ts src/providers/provider-event-stream.ts src/providers/openai-chat/index.ts src/providers/anthropic/index.ts src/testing/index.ts src/testing/replay.ts src/testing/record.ts src/testing/fake-mmsp.ts src/testing/fake-provider.ts
 run_step consumers        plain  node scripts/consumers.mjs             # npm pack → fresh project: Node ESM/CJS, tsc node16/bundler, Deno npm/JSR, Bun, browser bundle; publint, attw
-run_step relay-consumer   plain  node scripts/relay-consumer.mjs        # npm pack → fresh project: the README's ten-line relay Worker under wrangler dev; served, resumed after a cut, stopped by DELETE (upstream aborted < 1 s)
+run_step relay-consumer   plain  node scripts/relay-consumer.mjs        # npm pack → fresh project: the README's ten-line relay Worker under wrangler dev (and its provider form); served, resumed after a cut, stopped by DELETE (upstream aborted < 1 s)
 
 stamp "done"
 printf '  %s\n' "${summary[@]}"
