@@ -19,6 +19,7 @@ import type { Provider } from "../providers/provider.js";
 import type { UniConfig } from "../providers/request.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { refusal, streamHeaders } from "./http.js";
+import { secretsOf, withoutSecrets } from "./secrets.js";
 
 /** One row of the models table: who answers a model name, as which of its models, with which defaults. */
 export interface RelayModel {
@@ -167,10 +168,12 @@ export async function providerAnswer(row: RelayModel, body: MmspBody, signal: Ab
   events.message.catch(() => {}); // (the readable carries its failure; the message is not read here)
   const reader = events.readable.getReader();
   // the first event (or the refusal) decides the status: a refusal comes before any stream byte
+  const secrets = secretsOf(request);
   let first: ReadableStreamReadResult<UniEvent> | { error: unknown };
   try {
     first = await reader.read();
-  } catch (error) {
+  } catch (e) {
+    const error = withoutSecrets(e, secrets, provider.name);
     const refused = refusalOf(error, provider.name);
     if (refused) return refused;
     first = { error };
@@ -182,7 +185,12 @@ export async function providerAnswer(row: RelayModel, body: MmspBody, signal: Ab
       else controller.enqueue(first.value);
     },
     async pull(controller) {
-      const r = await reader.read();
+      let r: ReadableStreamReadResult<UniEvent>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        throw withoutSecrets(e, secrets, provider.name); // (stored as the stream's last event: see secrets.ts)
+      }
       if (r.done) controller.close();
       else controller.enqueue(r.value);
     },

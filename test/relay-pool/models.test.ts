@@ -216,6 +216,17 @@ describe.each(MODELS)("$model ($provider)", ({ model, provider, key }) => {
   });
 });
 
+test("an error inside the provider's stream that repeats the key: stored and served without it", async () => {
+  const tag = newTag();
+  const answer = await post("claude-fast", tag, "echo-error");
+  expect(answer.status).toBe(200);
+  const id = streamIdOf(answer);
+  const text = await body(answer);
+  expect(text).toMatch(/Overloaded/);
+  expect(await body(await keyedFetch(`/v1/streams/${id}`))).toMatch(/Overloaded/);
+  expect((await providerSaw(tag)).key).toBe(KEYS[0]);
+});
+
 describe("createRelay({ models }) of one's own (stateless: no STREAMS, no upstream)", () => {
   const own = { ...env, STREAMS: undefined, MMSP_UPSTREAM: undefined } as unknown as typeof env;
   const request = (body: string, headers: Record<string, string> = {}): Request =>

@@ -11,6 +11,7 @@
 //   text (default)   a short answer: five text deltas, finish and usage, each event in two chunks 1 ms apart
 //   endless          text deltas every 5 ms for 8 s, never a finish (the relay stops it first)
 //   refuse           a 429 in the provider's error shape whose message repeats the key it was sent
+//   echo-error       (Anthropic) an `event: error` inside the stream whose message repeats the key
 // `GET /__provider?tag=` → {count, key, body}: how many provider requests carried that tag, and the
 // key header and body of the last (the key reaches the provider; the tests check it goes no further).
 import { type Request, Response } from "miniflare";
@@ -103,6 +104,11 @@ export async function providerApi(request: Request, path: string): Promise<Respo
       ? { type: "error", error: { type: "rate_limit_error", message } }
       : { error: { message, type: "requests", code: "rate_limit_exceeded" } };
     return new Response(JSON.stringify(body), { status: 429, headers: { "content-type": "application/json" } });
+  }
+  if (isAnthropic && script === "echo-error") {
+    // an error inside the 200 stream whose message repeats the key (a provider that echoes what it got)
+    const records = [anthropicEvents()[0]!, { type: "error", error: { type: "overloaded_error", message: `Overloaded (key ${key})` } }];
+    return new Response(paced(records.map(anthropicRecord)), { headers: SSE });
   }
   if (isAnthropic) {
     if (script === "endless") {
