@@ -5,7 +5,7 @@
 // unknown model, unsupported parameter, the provider's own), GET /v1/models, and the keys absent
 // from every byte a client and the log receive.
 import { env, SELF } from "cloudflare:test";
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import worker from "../../worker/index.ts";
 import { providerModels } from "../../worker/models.ts";
 import { createRelay } from "../../src/relay/index.ts";
@@ -16,6 +16,18 @@ const RELAY_KEY = "relay-key-for-tests";
 /** The Worker's bindings with the relay's key set (the bindings themselves have none: the other tests create without one). */
 const keyed = { ...env, RELAY_KEY } as typeof env & { RELAY_KEY: string };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+// The first DELETE of a test file's isolate can wait seconds in workerd under load (cancel.test.ts's
+// first case too), whatever the relay does: one stream created and stopped first, not timed.
+beforeAll(async () => {
+  const init = { headers: { "content-type": "application/json", "x-relay-key": RELAY_KEY } };
+  const body = mmsp("claude-fast", newTag(), "endless");
+  const answer = await worker.fetch(new Request(`${ORIGIN}/v1/stream`, { method: "POST", body, ...init }), keyed);
+  const { reader } = await readRecords(answer.body!, 2);
+  await (await worker.fetch(new Request(`${ORIGIN}${answer.headers.get("content-location")}`, { method: "DELETE", ...init }), keyed))
+    .arrayBuffer();
+  await reader.cancel();
+}, 30_000);
 
 /** What every test's client received (bodies and headers), scanned for the keys at the end. */
 let received: string[] = [];
