@@ -445,6 +445,12 @@ function factoryCases(): Case[] {
       assertError(await rejects(() => gpt.request(req({ thinking_summary: true }))), UnsupportedParameterError, { parameter: "thinking_summary", client: "openai-chat" });
       assertError(await rejects(() => gpt.request(req({ thinking_level: "max" }))), UnsupportedParameterError, { parameter: "thinking_level" });
       assertError(await rejects(() => gpt.request(req({ top_k: 3 }))), UnsupportedParameterError, { parameter: "top_k" });
+      for (const level of ["constructor", "extreme"]) {
+        assertError(await rejects(() => gpt.request(req({ thinking_level: level }))), UnsupportedParameterError, { parameter: "thinking_level" });
+        assertError(await rejects(() => claude.request(req({ thinking_level: level }))), UnsupportedParameterError, { parameter: "thinking_level" });
+      }
+      const named = { model: "m", messages: [{ role: "user", content_items: [{ type: "inline_data.done", data: new Uint8Array([1]), mime_type: "constructor" }] }] };
+      assertError(await rejects(() => gpt.request(named as never)), UnsupportedParameterError, { parameter: /\(constructor\)/ });
       assertError(await rejects(() => claude.request(req({ prompt_caching: "disable" }))), UnsupportedParameterError, { parameter: "prompt_caching" });
       assertError(await rejects(() => claude.request(req({ image_config: {} }))), UnsupportedParameterError, { parameter: "image_config" });
       const csv = { model: "m", messages: [{ role: "user", content_items: [{ type: "inline_data.done", data: new Uint8Array([1]), mime_type: "text/csv" }] }] };
