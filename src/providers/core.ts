@@ -84,9 +84,13 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   // ---- FragmentSink: what the provider's reader writes -------------------------------------------
 
   item(item: DeltaItem, key: string): void {
-    const own = (item as { fidelity?: Record<string, unknown> | null }).fidelity;
-    const fidelity = own ? { ...own, item_id: key } : { item_id: key };
-    this.grammar.push(this.event("delta", [{ ...item, fidelity } as DeltaItem], null, null), this.emit);
+    // the reader hands the fragment over (each is made for this call): its fidelity gains the key in place
+    const f = item as { fidelity?: Record<string, unknown> | null };
+    f.fidelity = f.fidelity ? { ...f.fidelity, item_id: key } : { item_id: key };
+    const input = this.input;
+    input.content_items[0] = item;
+    input.created_at = Date.now();
+    this.grammar.push(input, this.emit);
   }
 
   stop(usage: Partial<UsageMetadata> | null, finish: FinishReason | null): void {
@@ -100,6 +104,9 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   reason(text: string): void {
     this.why = text;
   }
+
+  /** The one input event a fragment goes in (the assembler keeps no input event: it copies what it keeps). */
+  private readonly input: UniEvent = this.event("delta", [], null, null);
 
   private event(type: "delta" | "stop", items: DeltaItem[], usage: UsageMetadata | null, finish: FinishReason | null): UniEvent {
     return {

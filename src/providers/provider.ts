@@ -154,7 +154,8 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     const open = async (): Promise<void> => {
       let response: Response;
       try {
-        response = await doFetch(req, { signal: abort.signal });
+        // (a Request given to stream() follows no redirect either: the key's header would go along)
+        response = await doFetch(req, { signal: abort.signal, redirect: "manual" });
       } catch (e) {
         throw abort.signal.aborted ? abort.signal.reason : connectionError(e, req.url);
       }

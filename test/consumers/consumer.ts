@@ -17,6 +17,7 @@ import { NdjsonDecoderStream } from "mmsp-streams/ndjson";
 import { NdjsonEncoderStream, SseEncoderStream, decodeBase64, encodeBase64, toWireError } from "mmsp-streams/encode";
 import { PartialJsonParser } from "mmsp-streams/partial-json";
 import { createRelay, type RelayEnv } from "mmsp-streams/relay";
+import { anthropic, ProviderEventStream, type Provider } from "mmsp-streams/providers";
 
 function assert(ok: boolean, what: string): asserts ok {
   if (!ok) throw new Error(`consumer: ${what}`);
@@ -87,6 +88,22 @@ const parser = new PartialJsonParser();
 parser.push('{"city": "Par');
 assert(JSON.stringify(parser.value) === '{"city":"Par"}', `PartialJsonParser: ${JSON.stringify(parser.value)}`);
 assert(UniEventSchema.safeParse(events[0]).success && !UniEventSchema.safeParse({ role: "system" }).success, "UniEventSchema");
+
+// mmsp-streams/providers: a provider's own stream read into UniEvents, and a factory's Request
+const claudeBody = [
+  { type: "message_start", message: { usage: { input_tokens: 3, output_tokens: 1 } } },
+  { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+  { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hola" } },
+  { type: "content_block_stop", index: 0 },
+  { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } },
+  { type: "message_stop" },
+].map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+const fromClaude = new ProviderEventStream("anthropic");
+void new Response(claudeBody).body!.pipeTo(fromClaude.writable);
+const claudeMessage = await fromClaude.message;
+assert(claudeMessage.content_items[0]?.type === "text.done" && claudeMessage.finish_reason === "stop", `ProviderEventStream: ${JSON.stringify(claudeMessage)}`);
+const claude: Provider = anthropic({ apiKey: "sk-ant-consumer" });
+assert(claude.request({ model: "m", messages: [] }).url === "https://api.anthropic.com/v1/messages", "anthropic().request: the Messages URL");
 
 // mmsp-streams/relay loads outside workerd (no cloudflare:workers import): its handler refuses as the relay does
 const relay = createRelay<RelayEnv & { MY_VAR?: string }>({ upstream: "https://mmsp.invalid/v1", limits: { maxBodyBytes: 8 } });
