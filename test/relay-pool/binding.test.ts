@@ -27,9 +27,10 @@ test("an anonymous chat: a POST on its id with someone else's Authorization neit
   expect(attack.headers.get("etag")).not.toBe(etag);
   await attack.arrayBuffer();
   expect(await upstreamCancelled(tag, 200)).toBeNull(); // the victim's answer runs on
-  const resumed = await SELF.fetch(streamUrl(chatId));
+  // the chat's record still names the victim's answer (If-Match: 412 once another replaced it)
+  const resumed = await SELF.fetch(streamUrl(chatId), { headers: { "if-match": etag! } });
   expect(resumed.status).toBe(200);
-  expect(resumed.headers.get("etag")).toBe(etag); // the victim's, not the attacker's
+  expect(resumed.headers.get("etag")).toBe(etag);
   await resumed.body!.cancel();
   expect((await SELF.fetch(streamUrl(chatId), { method: "DELETE", headers: { authorization: "Bearer attacker" } })).status).toBe(204);
   expect(await upstreamCancelled(tag, 200)).toBeNull();

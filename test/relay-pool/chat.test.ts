@@ -145,7 +145,7 @@ test("credentials bind a chat: another Authorization (or none) posting, resuming
   expect(their.headers.get("etag")).not.toBe(myEtag);
   await their.arrayBuffer();
   expect(await upstreamCancelled(tag, 0)).toBeNull();
-  const ok = await get(chatId, mine);
+  const ok = await get(chatId, { ...mine, "if-match": myEtag! }); // still my answer (412 had theirs replaced it)
   expect(ok.status).toBe(200);
   expect(ok.headers.get("etag")).toBe(myEtag);
   await ok.body!.cancel();
