@@ -29,7 +29,14 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { MMSP_UPSTREAM: "http://upstream.test/v1" },
+              bindings: {
+                MMSP_UPSTREAM: "http://upstream.test/v1",
+                // the provider-backed models (worker/models.ts) against the scripted providers (test/relay-pool/providers.ts)
+                ANTHROPIC_API_KEY: "sk-ant-test-KEY-must-not-leak-0001",
+                ANTHROPIC_BASE_URL: "http://upstream.test/anthropic",
+                OPENAI_API_KEY: "sk-test-KEY-must-not-leak-0002",
+                OPENAI_BASE_URL: "http://upstream.test/openai/v1",
+              },
               outboundService: "cancel-observer",
               workers: [
                 { name: "cancel-observer", modules: true, scriptPath: "test/relay-pool/observer.js", compatibilityDate: "2026-04-01", compatibilityFlags: ["enable_request_signal"], outboundService: upstream },

@@ -15,6 +15,10 @@
 //   npm run load                                   50 streams, 80 events each, random drops, 20% stopped
 //   node scripts/load.mjs --streams 200 --events 40 --seed 7 --drop 0.6 --stop 0.1
 //   node scripts/load.mjs --tiny                    6 streams: the `npm test` step (resume-wrangler)
+//   npm run load -- --provider                     the same against a provider-backed model: the Worker's
+//                                                  "claude-fast" (worker/models.ts) answered by the kit's
+//                                                  fakeProvider("anthropic"), each stream's capture in
+//                                                  Anthropic's own events (the relay converts them)
 //
 // Bounded: --timeout seconds for the whole run (default 120); it ends with
 // "<label>: N passed, N failed" (one check per stream, plus the totals).
@@ -23,7 +27,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromFetch } from "../dist/index.js";
-import { fakeMmspServer } from "../dist/testing/index.js";
+import { fakeMmspServer, fakeProvider } from "../dist/testing/index.js";
 import { serve } from "./upstream.mjs";
 import { cutAfter } from "./cut-body.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
@@ -47,8 +51,18 @@ const DROP = option("drop", 0.7); // chance that a connection is cut
 const STOP = option("stop", 0.2); // share of the streams their client stops (DELETE) mid-way
 const SEED = option("seed", 1);
 const TIMEOUT_S = option("timeout", tiny ? 60 : 120);
-const LABEL = tiny ? "resume-wrangler" : "load";
-for (const [name, v, min, max] of [["streams", STREAMS, 1, 2000], ["events", EVENTS, 1, 100_000], ["pace", PACE_MS, 0, 10_000], ["drop", DROP, 0, 1], ["stop", STOP, 0, 1], ["timeout", TIMEOUT_S, 1, 3600]]) {
+const PROVIDER = flag("provider");
+const LABEL = (tiny ? "resume-wrangler" : "load") + (PROVIDER ? "-provider" : "");
+for (
+  const [name, v, min, max] of [
+    ["streams", STREAMS, 1, 2000],
+    ["events", EVENTS, 1, 100_000],
+    ["pace", PACE_MS, 0, 10_000],
+    ["drop", DROP, 0, 1],
+    ["stop", STOP, 0, 1],
+    ["timeout", TIMEOUT_S, 1, 3600],
+  ]
+) {
   if (!(v >= min && v <= max)) {
     console.error(`--${name} must be a number from ${min} to ${max}, not ${v}`);
     process.exit(2);
@@ -79,7 +93,13 @@ function streamEvents(k) {
   return [
     ...parts.map((text) => delta({ type: "text.delta", text })),
     delta({ type: "text.done", text: parts.join("") }),
-    { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: EVENTS }, finish_reason: "stop" },
+    {
+      role: "assistant",
+      event_type: "stop",
+      content_items: [],
+      usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: EVENTS },
+      finish_reason: "stop",
+    },
   ];
 }
 
@@ -97,8 +117,44 @@ for (let k = 0; k < STREAMS; k++) {
   streams[`load-${k}`] = { capture: captureOf(k), ...pace };
   streams[`load-${k}:stop`] = { capture: captureOf(k), ...pace, cutAfterEvents: Math.ceil(EVENTS / 2), stallMs: 60_000 };
 }
-const fake = fakeMmspServer({ streams });
-const upstream = await serve(fake);
+/** Stream k's events as Anthropic streams them (what a provider-backed model's provider sends). */
+const anthropicCaptureOf = (k) => {
+  const records = [
+    {
+      type: "message_start",
+      message: { id: `msg_${k}`, type: "message", role: "assistant", content: [], usage: { input_tokens: 1, output_tokens: 1 } },
+    },
+    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    ...tokens(k).map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+    { type: "content_block_stop", index: 0 },
+    { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: EVENTS } },
+    { type: "message_stop" },
+  ];
+  const body = records.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+  return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
+};
+const PROVIDER_KEY = "sk-ant-load-fake-key";
+if (PROVIDER) {
+  for (let k = 0; k < STREAMS; k++) {
+    streams[`load-${k}`] = { capture: anthropicCaptureOf(k), ...pace };
+    streams[`load-${k}:stop`] = { capture: anthropicCaptureOf(k), ...pace, cutAfterEvents: 2 + Math.ceil(EVENTS / 2), stallMs: 60_000 };
+  }
+}
+const fake = PROVIDER ? fakeProvider("anthropic", { streams, key: PROVIDER_KEY }) : fakeMmspServer({ streams });
+// (the Worker asks the provider for one model id: the stream's own, "load-<k>", rides in the user's text)
+const byText = async (request) => {
+  const json = await request.json();
+  const model = json.messages?.[0]?.content?.[0]?.text ?? json.model;
+  return fake(
+    new Request(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body: JSON.stringify({ ...json, model }),
+      signal: request.signal,
+    }),
+  );
+};
+const upstream = await serve(PROVIDER ? byText : fake);
 const upstreamBase = `${upstream.url}/v1`;
 /** Upstream requests of a stream (by the `model` of the request: "load-<k>"). */
 const upstreamRequests = (model) => fake.requests.filter((r) => r.model === model).length;
@@ -127,7 +183,10 @@ const deadline = setTimeout(async () => {
 }, TIMEOUT_S * 1000);
 
 try {
-  worker = await startWranglerDev({ logPath, persistTo: state, vars: { MMSP_UPSTREAM: upstreamBase } });
+  const vars = PROVIDER
+    ? { ANTHROPIC_API_KEY: PROVIDER_KEY, ANTHROPIC_BASE_URL: upstream.url, ALLOW_ANONYMOUS: "true", ANONYMOUS_PER_MINUTE: "100000" }
+    : { MMSP_UPSTREAM: upstreamBase };
+  worker = await startWranglerDev({ logPath, persistTo: state, vars });
 } catch (e) {
   console.log(String(e?.message ?? e));
   console.log(`${LABEL}: 0 passed, 1 failed`);
@@ -170,7 +229,6 @@ const sampler = (async () => {
 
 // ---- the clients ---------------------------------------------------------------------------------------
 
-
 const streamBytes = EVENTS * 140; // about the size of one stream's answer, to place the cuts
 let resumes = 0;
 let deleteRetries = 0;
@@ -188,11 +246,22 @@ async function runStream(k) {
     const res = await fetch(input, init);
     location ??= res.headers.get("content-location");
     if (!res.ok || rand() >= DROP) return res;
-    return new Response(cutAfter(res.body, Math.floor(rand() * streamBytes), "dropped by the load run"), { status: res.status, headers: res.headers });
+    return new Response(cutAfter(res.body, Math.floor(rand() * streamBytes), "dropped by the load run"), {
+      status: res.status,
+      headers: res.headers,
+    });
   };
   const { readable, message } = fromFetch(
     `${base}/v1/stream`,
-    { method: "POST", headers: { "content-type": "application/json", accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream" }, body: JSON.stringify({ model, messages: [] }) },
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream" },
+      body: JSON.stringify(
+        PROVIDER
+          ? { model: "claude-fast", messages: [{ role: "user", content_items: [{ type: "text.done", text: model }] }] }
+          : { model, messages: [] },
+      ),
+    },
     { fetch: dropping, reconnect: { retries: 6, delayMs: 20 } },
   );
   const seenText = new Map();
@@ -224,7 +293,9 @@ async function runStream(k) {
   }
   const m = await message.catch(() => null);
   // a stopped stream has a whole prefix of the events: what it lost is a gap before its last one
-  const expected = stopAfter === null ? tokens(k) : tokens(k).slice(0, 1 + Math.max(-1, ...tokens(k).map((t, i) => (seenText.has(t) ? i : -1))));
+  const expected = stopAfter === null
+    ? tokens(k)
+    : tokens(k).slice(0, 1 + Math.max(-1, ...tokens(k).map((t, i) => (seenText.has(t) ? i : -1))));
   const lost = expected.filter((t) => !seenText.has(t)).length;
   const duplicated = [...seenText.values()].reduce((s, n) => s + n - 1, 0);
   const messageOk = stopAfter === null ? m?.content_items?.[0]?.text === expected.join("") && m?.finish_reason === "stop" : m === null;
@@ -259,11 +330,24 @@ for (const r of results) {
   const errorText = r.error ? `, error ${r.error?.name}${r.error?.errorType ? ` ${r.error.errorType}` : ""}: ${r.error?.message}` : "";
   if (r.stopAfter === null) {
     const ok = common && !r.error && r.events === EVENTS + 2;
-    check(ok, `stream ${r.k} (${r.format}): ${r.events} events, ${r.connections - 1} resumes, lost ${r.lost}, duplicated ${r.duplicated}, upstream requests ${r.upstream}${errorText}`);
+    check(
+      ok,
+      `stream ${r.k} (${r.format}): ${r.events} events, ${
+        r.connections - 1
+      } resumes, lost ${r.lost}, duplicated ${r.duplicated}, upstream requests ${r.upstream}${errorText}`,
+    );
   } else {
-    const ok = common && r.stop?.status === 204 && r.error?.errorType === "StreamCancelled" && r.stop.abortedMs !== null && r.stop.abortedMs < 1000 && r.events >= r.stopAfter;
+    const ok = common && r.stop?.status === 204 && r.error?.errorType === "StreamCancelled" && r.stop.abortedMs !== null &&
+      r.stop.abortedMs < 1000 && r.events >= r.stopAfter;
     const aborted = r.stop?.abortedMs == null ? "not aborted" : `aborted ${Math.round(r.stop.abortedMs)} ms after`;
-    check(ok, `stream ${r.k} (${r.format}) stopped after event ${r.stopAfter}: DELETE ${r.stop?.status ?? "not sent"}, upstream ${aborted}; ${r.events} events, ${r.connections - 1} resumes, lost ${r.lost}, duplicated ${r.duplicated}, upstream requests ${r.upstream}${errorText}`);
+    check(
+      ok,
+      `stream ${r.k} (${r.format}) stopped after event ${r.stopAfter}: DELETE ${
+        r.stop?.status ?? "not sent"
+      }, upstream ${aborted}; ${r.events} events, ${
+        r.connections - 1
+      } resumes, lost ${r.lost}, duplicated ${r.duplicated}, upstream requests ${r.upstream}${errorText}`,
+    );
   }
 }
 const lost = results.reduce((s, r) => s + r.lost, 0);
@@ -271,15 +355,23 @@ const duplicated = results.reduce((s, r) => s + r.duplicated, 0);
 const cut = results.filter((r) => r.connections > 1).length;
 const upstreamTotal = results.reduce((s, r) => s + r.upstream, 0);
 const stopped = results.filter((r) => r.stopAfter !== null).length;
-check(lost === 0 && duplicated === 0, `lost events: ${lost}, duplicated events: ${duplicated} (${STREAMS - stopped} whole streams of ${EVENTS + 2} events, ${stopped} stopped)`);
-check(STOP === 0 || stopped > 0, `${stopped} of ${STREAMS} streams stopped by DELETE (--stop ${STOP}; ${deleteRetries} DELETEs retried after a 503 from wrangler dev)`);
+check(
+  lost === 0 && duplicated === 0,
+  `lost events: ${lost}, duplicated events: ${duplicated} (${STREAMS - stopped} whole streams of ${EVENTS + 2} events, ${stopped} stopped)`,
+);
+check(
+  STOP === 0 || stopped > 0,
+  `${stopped} of ${STREAMS} streams stopped by DELETE (--stop ${STOP}; ${deleteRetries} DELETEs retried after a 503 from wrangler dev)`,
+);
 check(resumes > 0, `${resumes} resumes over ${cut} of ${STREAMS} streams (drop chance ${DROP} per connection, seed ${SEED})`);
 check(upstreamTotal === STREAMS, `upstream requests: ${upstreamTotal} for ${STREAMS} streams`);
 const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
 const hwm = final.reduce((s, p) => s + p.hwm, 0);
 console.log(
   `${LABEL}: ${STREAMS} streams × ${EVENTS + 2} events in ${(runMs / 1000).toFixed(2)} s; ${resumes} resumes; ` +
-    `workerd memory: ${mb(baseline)} before, peak ${mb(peakSampled)} sampled, VmHWM ${mb(hwm)} (${final.length} process${final.length === 1 ? "" : "es"})`,
+    `workerd memory: ${mb(baseline)} before, peak ${mb(peakSampled)} sampled, VmHWM ${mb(hwm)} (${final.length} process${
+      final.length === 1 ? "" : "es"
+    })`,
 );
 console.log(`${LABEL}: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
 process.exit(failed === 0 ? 0 : 1);

@@ -80,6 +80,7 @@ run_step node             vitest npx vitest run --project node          # Node 2
 run_step unit             vitest npx vitest run --project unit          # pure modules (diagnosis, option checks), from src/
 run_step workers          vitest npx vitest run --project workers       # workerd: shared cases + test/workers/*.test.ts
 run_step relay-pool       vitest npx vitest run --project relay-pool    # relay Worker + STREAMS Durable Object in vitest-pool-workers: drops, resumes, 404/400/403, expiry
+run_step relay-bounds     plain  node scripts/relay-bounds.mjs          # figures: CPU / RSS of workerd for refused bodies (7 MiB of [], nested [, 50 MiB ×4), a 6 MiB image chat, 32 non-reading viewers, a 200 MiB stream
 run_step browser          vitest npx vitest run --project browser       # Chromium, vitest browser mode
 run_step miniflare        plain  node scripts/miniflare-run.mjs         # workerd via Miniflare's API: test Worker over dispatchFetch
 run_step wrangler-dev     plain  bash scripts/wrangler-dev-check.sh     # workerd via `wrangler dev -c test/worker/wrangler.toml`, real HTTP
@@ -94,6 +95,7 @@ run_step testing-example-bun bun npx bun test --timeout 30000 ./examples/testing
 run_step testing-example-deno deno npx deno test --allow-read examples/testing_test.ts    # the same checks in Deno's test runner
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs the kit's fake MMSP server; resume
 run_step resume-wrangler  plain  node scripts/load.mjs --tiny           # resumable streams through `wrangler dev`: drops, resumes, 0 lost/duplicated
+run_step resume-wrangler-provider plain node scripts/load.mjs --tiny --provider  # the same against a provider-backed model (fakeProvider("anthropic"))
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png
 run_step ai-sdk-chat      plain  node scripts/ai-sdk-chat-check.mjs     # /api/chat under wrangler dev: DefaultChatTransport + examples/ai-sdk-chat.html in Chromium
 run_step cli              tap    node --test test/cli/                  # the CLI: samples, inspect, live server, convert
@@ -105,7 +107,7 @@ run_step doc-lint         plain  node scripts/doc-lint.mjs              # TSDoc 
 # module to each block, which tsconfig's noUnusedLocals would flag; the blocks import from "mmsp-streams" themselves)
 run_step doc-examples     deno   npx deno test --doc --no-check --allow-read src/index.ts src/sse.ts src/ndjson.ts src/encode.ts src/partial-json.ts src/errors.ts src/schema.ts src/uni-event-stream.ts src/from-response.ts src/assemble/message-assembler-stream.ts src/encode/sse-encoder.ts src/testing/index.ts src/testing/replay.ts src/testing/record.ts src/testing/fake-mmsp.ts src/testing/fake-provider.ts src/providers/index.ts src/providers/provider-event-stream.ts src/providers/openai-chat/index.ts src/providers/anthropic/index.ts src/providers/openai-responses/index.ts src/providers/gemini/index.ts
 run_step consumers        plain  node scripts/consumers.mjs             # npm pack → fresh project: Node ESM/CJS, tsc node16/bundler, Deno npm/JSR, Bun, browser bundle; publint, attw
-run_step relay-consumer   plain  node scripts/relay-consumer.mjs        # npm pack → fresh project: the README's ten-line relay Worker under wrangler dev; served, resumed after a cut, stopped by DELETE (upstream aborted < 1 s)
+run_step relay-consumer   plain  node scripts/relay-consumer.mjs        # npm pack → fresh project: the README's ten-line relay Worker under wrangler dev (and its provider form); served, resumed after a cut, stopped by DELETE (upstream aborted < 1 s)
 
 stamp "done"
 printf '  %s\n' "${summary[@]}"

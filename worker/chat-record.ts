@@ -1,7 +1,7 @@
 // A chat's record: which kept stream answers the chat now (resumable /api/chat, chat.ts).
 //
-// It lives in the STREAMS namespace, in the object named `chat:<chatId>` (no stream id looks like
-// that: stream ids are 32 hex digits), so a relay needs no binding of its own for chats. The
+// It lives in the STREAMS namespace, in the object named `chat:<HMAC of the creator's credentials and the chat id>` (chat.ts
+// recordName; no stream id looks like that: stream ids are 32 hex digits), so a relay needs no binding of its own for chats. The
 // StreamObject hands every `https://stream/chat/…` request and its alarm (when it holds no stream)
 // to this module. One row:
 //

@@ -10,7 +10,7 @@
 //
 // With the STREAMS binding (and the request's chat `id`) an answer is kept like a /v1/stream answer:
 // the MMSP stream in its own Durable Object (stream-object.ts: the same bounds, the same credential
-// binding), and the chat's record (chat-record.ts, the object `chat:<chatId>`) remembers it as the
+// binding), and the chat's record (chat-record.ts, the object `chat:<HMAC of its creator's credentials and chat id>`) remembers it as the
 // chat's active stream with its assistant message id. Every answer carries `ETag: "<stream id>"`.
 //
 //   GET    /api/chat/<chatId>/stream   the active stream's UI message stream replayed from its start
@@ -24,12 +24,16 @@
 //                                      when none is active; `If-Match` as above
 //
 // One active answer per chat: a new POST for a chat cancels its previous stream if that is still
-// live. A chat created with credentials (bind.ts) is posted to, resumed and cancelled only with the
-// same ones (403). A client that goes away does not stop a kept answer (it stays resumable; DELETE
+// live. A chat belongs to its creator's credentials (bind.ts): its record is the object named by an
+// HMAC of them and the chat id (recordName), so another client posting, resuming or cancelling the
+// same chat id reaches a record of its own: to it the chat does not exist (204, no ETag), and the
+// first is untouched. Without credentials a chat is kept only when its id has at least 16 characters
+// (the AI SDK's are 16 random ones): the id is then what guards it; a shorter one is answered
+// stateless. A client that goes away does not stop a kept answer (it stays resumable; DELETE
 // stops it). Without the STREAMS binding, or without an `id`, the answer is stateless as before: a
 // client that goes away cancels the upstream request, and GET / DELETE …/stream answer 204.
 // CORS: the router answers preflights and adds the headers to every answer (cors.ts, one place).
-import { fromResponse } from "../src/index.ts";
+import { fromResponse, toWireEvent } from "../src/index.ts";
 import {
   toMmspMessages,
   toUIMessageStreamResponse,
@@ -38,7 +42,7 @@ import {
   UIMessageConversionError,
 } from "../src/ai-sdk/index.ts";
 import { generateMessageId } from "../src/ai-sdk/ids.ts";
-import { bindingOf } from "../src/relay/bind.ts";
+import { bindingOf, credentialsOf, scopedName } from "../src/relay/bind.ts";
 import type { Env } from "./env.ts";
 import { relay } from "../src/relay/upstream.ts";
 import { replay } from "./replay.ts";
@@ -122,7 +126,9 @@ async function parseChat(request: Request): Promise<ParsedChat | Response> {
   // message: the answer keeps its id, as the AI SDK's own servers do, so useChat extends it in place.
   const last = messages.at(-1) as { role?: unknown; id?: unknown } | undefined;
   const messageId = last?.role === "assistant" && typeof last.id === "string" && last.id !== "" ? last.id : undefined;
-  const mmspBody = JSON.stringify({ ...(model === undefined ? {} : { model }), messages: mmspMessages, config: config ?? {} });
+  // (the messages' byte fields as base64 text, as MMSP writes them: a Uint8Array would stringify as {"0":…})
+  const wire = mmspMessages.map((message) => toWireEvent(message));
+  const mmspBody = JSON.stringify({ ...(model === undefined ? {} : { model }), messages: wire, config: config ?? {} });
   return { chatId: id, messageId, mmspBody };
 }
 
@@ -136,9 +142,8 @@ export async function chat(request: Request, url: URL, env: ChatEnv, credentials
   }
   const parsed = await parseChat(request);
   if (parsed instanceof Response) return parsed;
-  if (env.STREAMS && parsed.chatId !== undefined) {
-    return keptChat(request, url, env, env.STREAMS, parsed as ParsedChat & { chatId: string }, credentials);
-  }
+  const record = env.STREAMS && parsed.chatId !== undefined ? await recordName(credentials, parsed.chatId, env) : null;
+  if (env.STREAMS && record !== null) return keptChat(request, url, env, env.STREAMS, parsed, record, credentials);
 
   // Stateless: the MMSP request, sent down the /v1/stream path (relay or replay) as a request of its
   // own; it carries the client's signal, so a client that goes away also aborts the upstream fetch.
@@ -168,18 +173,33 @@ function uiAnswer(answer: Response, messageId: string, streamId: string): Respon
 /** A call to a chat's record (chat-record.ts). */
 async function recordCall(
   streams: DurableObjectNamespace,
-  chatId: string,
+  record: string,
   route: string,
   body: object,
   binding: string | null = null,
 ): Promise<Response> {
   const headers = new Headers({ "content-type": "application/json" });
   if (binding !== null) headers.set(BINDING_HEADER, binding);
-  return streams.get(streams.idFromName(`chat:${chatId}`)).fetch(`https://stream/chat/${route}`, {
+  return streams.get(streams.idFromName(record)).fetch(`https://stream/chat/${route}`, {
     method: "POST",
     headers,
     body: JSON.stringify(body),
   });
+}
+
+/** The shortest chat id kept for a client without credentials (the AI SDK's own are 16 random characters). */
+const MIN_ANONYMOUS_CHAT_ID = 16;
+
+/**
+ * The name of a chat's record for the client with these credentials (bind.ts scopedName): each
+ * creator reaches their own, so a stranger posting the same chat id reaches another record and can
+ * neither see, cancel nor replace the first. Null for a chat that is not kept: no credentials and an
+ * id shorter than 16 characters (an id is then all that guards it, and a short one can be guessed).
+ */
+async function recordName(credentials: Headers, chatId: string, env: ChatEnv): Promise<string | null> {
+  const who = credentialsOf(credentials);
+  if (who === null && chatId.length < MIN_ANONYMOUS_CHAT_ID) return null;
+  return `chat:${await scopedName(who, chatId, env)}`;
 }
 
 /** The headers for a stream's object: the credentials' binding to that stream, and `extra`. */
@@ -202,13 +222,13 @@ async function keptChat(
   url: URL,
   env: ChatEnv,
   streams: DurableObjectNamespace,
-  parsed: ParsedChat & { chatId: string },
+  parsed: ParsedChat,
+  record: string,
   credentials: Headers,
 ): Promise<Response> {
-  const { chatId } = parsed;
   const messageId = parsed.messageId ?? generateMessageId();
   const streamId = newStreamId();
-  const begun = await recordCall(streams, chatId, "begin", { streamId, messageId }, await bindingOf(credentials, `chat:${chatId}`, env));
+  const begun = await recordCall(streams, record, "begin", { streamId, messageId }, await bindingOf(credentials, record, env));
   if (!begun.ok) return begun; // 403: another's chat
   const { previous } = (await begun.json()) as { previous: string | null };
   if (previous !== null) await (await cancelKept(streams, previous, credentials, env)).arrayBuffer(); // one active answer per chat
@@ -223,10 +243,10 @@ async function keptChat(
     body: parsed.mmspBody,
   });
   if (!answer.ok) {
-    await (await recordCall(streams, chatId, "failed", { streamId })).arrayBuffer();
+    await (await recordCall(streams, record, "failed", { streamId })).arrayBuffer();
     return answer; // a refusal: status and body as they came
   }
-  const started = (await (await recordCall(streams, chatId, "started", { streamId })).json()) as { cancelled: boolean };
+  const started = (await (await recordCall(streams, record, "started", { streamId })).json()) as { cancelled: boolean };
   if (started.cancelled) await (await cancelKept(streams, streamId, credentials, env)).arrayBuffer(); // a DELETE came while it was created
   return uiAnswer(answer, messageId, streamId);
 }
@@ -246,18 +266,20 @@ export async function chatStream(request: Request, _url: URL, chatId: string, en
   }
   const streams = env.STREAMS;
   if (!streams) return noContent(); // a stateless relay keeps no answer: none is active
+  const record = await recordName(request.headers, chatId, env);
+  if (record === null) return noContent(); // a chat that is not kept (see recordName): none is active
   const ifMatch = ifMatchOf(request);
   const cancel = request.method === "DELETE";
-  const chatBinding = await bindingOf(request.headers, `chat:${chatId}`, env);
+  const chatBinding = await bindingOf(request.headers, record, env);
   const deadline = Date.now() + PENDING_WAIT_MS;
   for (;;) {
-    const active = await recordCall(streams, chatId, "active", { ifMatch, cancel }, chatBinding);
+    const active = await recordCall(streams, record, "active", { ifMatch, cancel }, chatBinding);
     if (active.status !== 200) return active; // 204 none, 403, 412
     const { streamId, messageId, state } = (await active.json()) as { streamId: string; messageId: string; state: string };
     if (cancel) {
       if (state === "cancel") return noContent(); // being created: cancelled once it exists (keptChat)
       const cancelled = await cancelKept(streams, streamId, request.headers, env);
-      return cancelled.status === 404 ? noContent() : cancelled; // 204, or 403
+      return cancelled.status === 404 ? noContent() : cancelled; // 204
     }
     const headers = await toStream(request.headers, streamId, env, { accept: "text/event-stream", "x-resume-after": "-1" });
     if (ifMatch === undefined) headers.set("x-resume-live-only", "1");
@@ -268,7 +290,7 @@ export async function chatStream(request: Request, _url: URL, chatId: string, en
       continue;
     }
     if (answer.status === 404 || answer.status === 204) return noContent(); // expired, or ended
-    if (!answer.ok) return answer; // 403, 429
+    if (!answer.ok) return answer; // 429
     return uiAnswer(answer, messageId, streamId);
   }
 }

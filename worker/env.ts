@@ -3,11 +3,24 @@ import type { RelayEnv } from "../src/relay/index.ts";
 
 /**
  * The library's (mmsp-streams/relay: MMSP_UPSTREAM, RELAY_KEY, BIND_SECRET, CORS_ORIGINS, the MAX_*
- * bounds, STREAM_TTL_S, ABANDON_S) and the repository Worker's own (the samples' replay).
+ * bounds, STREAM_TTL_S, ABANDON_S, ALLOW_ANONYMOUS, ANONYMOUS_PER_MINUTE) and the repository
+ * Worker's own (the samples' replay, the provider-backed models of models.ts).
  */
 export interface Env extends RelayEnv {
   /** Replay pacing: N or A-B ms per event (default 20-40); `?pace=` overrides it per request. */
   SAMPLE_PACE_MS?: string;
   /** One Durable Object per stream (StreamObject). Without it the relay is stateless: no resume. */
   STREAMS?: DurableObjectNamespace;
+  /** A secret: set, the model "claude-fast" is answered by Anthropic with it. */
+  ANTHROPIC_API_KEY?: string;
+  /** Anthropic's base URL (a compatible server or gateway); default https://api.anthropic.com. */
+  ANTHROPIC_BASE_URL?: string;
+  /** The Anthropic model behind "claude-fast" (default claude-haiku-4-5). */
+  ANTHROPIC_MODEL?: string;
+  /** A secret: set, the model "gpt-fast" is answered by OpenAI Chat Completions with it. */
+  OPENAI_API_KEY?: string;
+  /** OpenAI's base URL (a compatible server or gateway); default https://api.openai.com/v1. */
+  OPENAI_BASE_URL?: string;
+  /** The OpenAI model behind "gpt-fast" (default gpt-4.1-mini). */
+  OPENAI_MODEL?: string;
 }

@@ -9,6 +9,10 @@
 //                          the package, stored event by event and written back as SSE (`id: <n>` on
 //                          every event), or as NDJSON when `Accept` asks for it;
 //                          `Content-Location: /v1/streams/<id>` names it
+//                          a model of the provider table (models.ts: "claude-fast", "gpt-fast", each
+//                          when its key is set) is answered by that provider instead (its name in
+//                          `x-mmsp-provider`); without RELAY_KEY or ALLOW_ANONYMOUS=true those are a 401
+//   GET /v1/models         the provider table's models (SPEC §1)
 //   GET /v1/streams/<id>   resumes it: `Last-Event-ID: <n>` (or `?last_event_id=<n>`) → events n+1…,
 //                          then live to the end (src/relay/resume.ts)
 //   DELETE /v1/streams/<id> cancels it (SPEC §8): the upstream request aborted, the stream ended with
@@ -21,13 +25,14 @@
 // Without the STREAMS binding the relay is stateless: no resume, and a client that goes away cancels
 // the upstream request.
 // Safe by default (the library's): a POST must be application/json (415) and at most MAX_BODY_BYTES
-// (413), and carry RELAY_KEY when one is set (401); the stream's bounds (src/relay/limits.ts);
+// (413), within the JSON bounds (400), and every request to a stream carry RELAY_KEY when one is set (401); the stream's bounds (src/relay/limits.ts);
 // credentials bind a stream to its creator (src/relay/bind.ts); every answer carries nosniff, the page
 // a Content-Security-Policy; a request that makes the relay throw is a 500 refusal without a stack.
 // Variables (env.ts): MMSP_UPSTREAM, SAMPLE_PACE_MS, STREAM_TTL_S, ABANDON_S, CORS_ORIGINS, RELAY_KEY,
 // BIND_SECRET, MAX_BODY_BYTES, MAX_STREAM_S, MAX_EVENTS, MAX_STREAM_BYTES, MAX_CLIENTS.
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
 import { createRelay } from "../src/relay/index.ts";
+import { keyRefusal } from "../src/relay/bind.ts";
 import { refusal } from "../src/relay/http.ts";
 import { BINDING_HEADER } from "../src/relay/stream-object.ts";
 import { openUpstream } from "../src/relay/upstream.ts";
@@ -35,6 +40,7 @@ import { chat, chatIdOf, chatStream } from "./chat.ts";
 import { chatRecord, chatRecordAlarm } from "./chat-record.ts";
 import { DEMO_HTML, DEMO_JS } from "./generated/assets.ts";
 import { DEFAULT_MODEL, sampleModels, sampleUpstream } from "./replay.ts";
+import { providerModels } from "./models.ts";
 import type { Env } from "./env.ts";
 
 export type { Env } from "./env.ts";
@@ -45,6 +51,7 @@ function pageConfig(env: Env): string {
     mode: env.MMSP_UPSTREAM ? "relay" : "replay",
     resumable: env.STREAMS !== undefined,
     samples: sampleModels(),
+    providerModels: Object.keys(providerModels(env)),
     defaultModel: DEFAULT_MODEL,
   };
   return JSON.stringify(config).replace(/</g, "\\u003c");
@@ -69,7 +76,10 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
     return admitted instanceof Response ? admitted : chat(admitted, url, env, request.headers);
   }
   const chatId = chatIdOf(pathname);
-  if (chatId !== null) return chatStream(request, url, chatId, env); // GET / DELETE /api/chat/<chatId>/stream
+  if (chatId !== null) {
+    // GET / DELETE /api/chat/<chatId>/stream: the relay's key guards them as it guards the POST
+    return (await keyRefusal(request, env)) ?? chatStream(request, url, chatId, env);
+  }
   if (request.method === "GET" || request.method === "HEAD") {
     if (pathname === "/" || pathname === "/index.html") {
       return new Response(DEMO_HTML.replace(/\/\*CONFIG\*\/\s*\{\}/, pageConfig(env)), {
@@ -81,11 +91,11 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
     }
     if (pathname === "/favicon.ico") return new Response(null, { status: 204 });
   }
-  if (pathname === "/v1/stream" || pathname.startsWith("/v1/streams/")) return undefined; // the library's
+  if (pathname === "/v1/stream" || pathname === "/v1/models" || pathname.startsWith("/v1/streams/")) return undefined; // the library's
   return refusal(
     404,
     "NotFoundError",
-    `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
+    `No route for ${request.method} ${pathname}: POST /v1/stream, GET /v1/models, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
   );
 }
 
@@ -94,6 +104,9 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
  * samples replayed (replay.ts) as if they came from an upstream.
  */
 const relay = createRelay<Env>({
+  // "claude-fast", "gpt-fast": answered by the provider whose key is set (models.ts); closed by
+  // default (RELAY_KEY, or ALLOW_ANONYMOUS=true for a public demo)
+  models: providerModels,
   upstream: (request, env, { signal }) =>
     env.MMSP_UPSTREAM
       ? openUpstream(request, env.MMSP_UPSTREAM, signal)

@@ -82,3 +82,8 @@ export function previewValue(value: unknown, max = PREVIEW_CHARS): string {
   }
   return previewText(text, max);
 }
+
+/** `table[key]` when `key` is the table's own (a key such as "constructor" is no Object member), else undefined. */
+export function ownValue<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
+}

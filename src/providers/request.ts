@@ -121,6 +121,17 @@ export function refuseConfig(client: string, config: UniConfig): void {
   }
 }
 
+/** MMSP's thinking levels. */
+const LEVELS: readonly string[] = ["none", "low", "medium", "high", "xhigh", "max"];
+
+/** `thinking_level` when it is one of MMSP's levels, else `UnsupportedParameterError`. */
+export function thinkingLevel(client: string, level: string): ThinkingLevel {
+  if (!LEVELS.includes(level)) {
+    throw unsupported(client, "thinking_level", `MMSP's levels are ${LEVELS.join(", ")}, not ${JSON.stringify(level)}`);
+  }
+  return level as ThinkingLevel;
+}
+
 /** A `data:` URL's media type and base64 text, or undefined for any other URL. */
 export function dataUrl(url: string): { mimeType: string; base64: string } | undefined {
   const m = /^data:([^;,]+)(?:;[^;,=]+=[^;,]*)*;base64,(.*)$/s.exec(url);

@@ -8,9 +8,14 @@
 // set the secret in production (`wrangler secret put BIND_SECRET`). The Worker computes the binding
 // and hands it to the stream's object (create-relay.ts), which keeps and compares it.
 //
-// RELAY_KEY set: creating a stream (POST /v1/stream, POST /api/chat) needs `x-relay-key: <key>` or
-// `Authorization: Bearer <key>` (401 otherwise). That Authorization is the relay's, not the upstream's:
-// it is not forwarded upstream.
+// A stream bound to other credentials than a request's is, to that request, no stream: the same 404
+// as an id that never existed (no oracle of which ids exist). A name chosen by clients (a chat id) is
+// scoped by scopedName(): each creator's credentials reach their own object, so a stranger posting
+// the same name reaches another one and can neither see nor touch the first.
+//
+// RELAY_KEY set: every request to a stream (POST /v1/stream, POST /api/chat, and their resumes and
+// cancels) needs `x-relay-key: <key>` or `Authorization: Bearer <key>` (401 otherwise). That
+// Authorization is the relay's, not the upstream's: it is not forwarded upstream.
 import { refusal } from "./http.js";
 import { hexBytes } from "../framing/head.js";
 
@@ -18,7 +23,7 @@ import { hexBytes } from "../framing/head.js";
 export interface BindEnv {
   /** The HMAC key of the credentials that bind a stream (unset: a key derived from the stream id). */
   BIND_SECRET?: string;
-  /** Set: creating a stream needs `x-relay-key: <key>` or `Authorization: Bearer <key>` (401). */
+  /** Set: creating, resuming or cancelling a stream needs `x-relay-key: <key>` or `Authorization: Bearer <key>` (401). */
   RELAY_KEY?: string;
 }
 
@@ -52,6 +57,14 @@ export async function bindingOfText(text: string | null, streamId: string, env: 
   return hmac(env.BIND_SECRET || `mmsp-streams relay, stream ${streamId}`, text);
 }
 
+/**
+ * The name of an object only the holder of these credentials reaches (`text`: what the `credentials`
+ * hook gave, null for none): the hex HMAC of the credentials and `name` under BIND_SECRET.
+ */
+export function scopedName(text: string | null, name: string, env: BindEnv): Promise<string> {
+  return hmac(env.BIND_SECRET || "mmsp-streams relay, scoped names", `${text ?? ""}\n${name}`);
+}
+
 /** Compares two equally long hex digests without stopping at the first difference. */
 export function sameHash(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
@@ -60,18 +73,24 @@ export function sameHash(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** The key a request offers: `x-relay-key`, or the token of `Authorization: Bearer <key>`. */
-function offeredKey(headers: Headers): string | null {
-  const direct = headers.get("x-relay-key");
-  if (direct !== null) return direct;
+/** The token of `Authorization: Bearer <token>`, or null. */
+function bearerToken(headers: Headers): string | null {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
   return m ? m[1]! : null;
 }
 
-/** Whether Authorization carries the relay's key (and so is not forwarded upstream). */
+/** The key a request offers: `x-relay-key`, or the token of `Authorization: Bearer <key>`. */
+function offeredKey(headers: Headers): string | null {
+  return headers.get("x-relay-key") ?? bearerToken(headers);
+}
+
+/**
+ * Whether Authorization carries the relay's key (and so is not forwarded upstream), whether or not
+ * `x-relay-key` offers it too: the key never leaves the relay.
+ */
 export async function authorizationIsRelayKey(headers: Headers, env: BindEnv): Promise<boolean> {
-  if (!env.RELAY_KEY || headers.get("x-relay-key") !== null) return false;
-  const key = offeredKey(headers);
+  if (!env.RELAY_KEY) return false;
+  const key = bearerToken(headers);
   return key !== null && (await sameSecret(key, env.RELAY_KEY));
 }
 
@@ -80,7 +99,7 @@ async function sameSecret(a: string, b: string): Promise<boolean> {
   return sameHash(await hmac("relay-key", a), await hmac("relay-key", b));
 }
 
-/** With RELAY_KEY set: a 401 for a request that does not offer it, else null. */
+/** With RELAY_KEY set: a 401 for a request that does not offer it (any request to a stream), else null. */
 export async function keyRefusal(request: Request, env: BindEnv): Promise<Response | null> {
   if (!env.RELAY_KEY) return null;
   const key = offeredKey(request.headers);
@@ -88,7 +107,7 @@ export async function keyRefusal(request: Request, env: BindEnv): Promise<Respon
   return refusal(
     401,
     "AuthenticationError",
-    "This relay needs a key to create a stream: send x-relay-key: <key> or Authorization: Bearer <key>.",
+    "This relay needs a key: send x-relay-key: <key> or Authorization: Bearer <key>.",
     {
       "www-authenticate": 'Bearer realm="mmsp-streams relay"',
     },

@@ -6,12 +6,33 @@
 //                              event 0; `Content-Location: /v1/streams/<id>` names it
 //   GET    /v1/streams/<id>    resumes it (`Last-Event-ID: <n>` or `?last_event_id=<n>`)
 //   DELETE /v1/streams/<id>    cancels it (SPEC §8): the upstream request aborted, StreamCancelled (204)
+//   GET    /v1/models          with a models table (models.ts): the models it serves (SPEC §1)
 //   OPTIONS *                  CORS preflights; every answer carries the CORS headers and nosniff
 //
 // Without the namespace binding (STREAMS) the relay is stateless: each POST streamed back as it comes,
 // no resume, and a client that goes away cancels the upstream request. A request that makes the relay
 // throw is a 500 refusal without a stack (the error goes to the log).
 import { authorizationIsRelayKey, type BindEnv, bindingOfText, credentialsOf, keyRefusal } from "./bind.js";
+import {
+  type AnonymousOption,
+  anonymousRate,
+  checkAnonymous,
+  clientOf as anonymousClient,
+  ClientRates,
+  closedRefusal,
+  type GateEnv,
+} from "./gate.js";
+import {
+  mmspBody,
+  modelOf,
+  modelsList,
+  modelTable,
+  PROVIDER_HEADER,
+  providerAnswer,
+  type RelayModel,
+  type RelayModelsOption,
+  unknownModel,
+} from "./models.js";
 import { type CorsEnv, preflight, withCors } from "./cors.js";
 import { follow } from "../internal/abort.js";
 import { refusal, streamBack } from "./http.js";
@@ -20,12 +41,13 @@ import type { RelayNamespace, RelayState } from "./platform.js";
 import { lastEventId, newStreamId, STREAM_ID, streamIdOf, streamPath } from "./resume.js";
 import { BINDING_HEADER, RelayStreamObject, type StreamObjectConfig, URL_HEADER } from "./stream-object.js";
 import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js";
+import { isHttpUrl } from "./redact.js";
 
 /**
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
  * is optional, and an option of `createRelay` given for the same thing wins over it.
  */
-export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv {
+export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv, GateEnv {
   /** The MMSP server to relay to (e.g. `https://mmsp.internal/v1`; the relay posts to `<it>/stream`), when `upstream` is not given. */
   MMSP_UPSTREAM?: string;
   /** The Durable Object namespace of the streams (the default binding name; see `binding`). Without it: stateless. */
@@ -54,17 +76,32 @@ export interface RelayOptions<E extends RelayEnv = RelayEnv> {
    * upstream that cannot be reached is a 502 that names no URL.
    */
   upstream?: string | UpstreamFunction<E>;
+  /**
+   * The relay as an MMSP server (models.ts): model names → `{ provider, model, config? }`, a provider
+   * made by mmsp-streams/providers answering them (or a function of `env` that makes the table:
+   * keys live there). A model the table does not name goes to `upstream` when there is one, else a
+   * 404 naming the known ones; `GET /v1/models` lists the table. Closed by default: without
+   * `RELAY_KEY`, `authorize` or `allowAnonymous`, a request for a model of the table is a 401.
+   */
+  models?: RelayModelsOption<E>;
+  /**
+   * Lets anyone create streams of the models table (a public demo): `true`, or `{ perMinute }`
+   * streams per client per minute (default 10, or the variable ANONYMOUS_PER_MINUTE), counted per
+   * isolate (gate.ts). Default: the variable ALLOW_ANONYMOUS (`"true"`), else closed.
+   */
+  allowAnonymous?: AnonymousOption;
   /** The name of the Durable Object namespace binding (default `"STREAMS"`). */
   binding?: string;
   /**
    * Who may create, resume or cancel a stream: return a `Response` (e.g. a 401 or 429 refusal) to
-   * refuse, nothing to allow. Runs after the relay's own checks (`RELAY_KEY` when set, a bad id) and
+   * refuse, nothing to allow. Runs after the relay's own key check (`RELAY_KEY` when set) and
    * before the body is read. Default: allow (the credential binding still decides who may resume).
    */
   authorize?: (request: Request, action: RelayAction, env: E) => RelayVerdict | Promise<RelayVerdict>;
   /**
    * The credentials that bind a stream to its creator: a resume or a cancel must bring the same
-   * (403 otherwise); null: none (anyone with the stream's id may). Kept as an HMAC under
+   * (otherwise the stream is a 404 to it, as one that does not exist); null: none (anyone with the
+   * stream's 128-bit id may). Kept as an HMAC under
    * `BIND_SECRET`. Default: the request's Authorization, Cookie, X-Api-Key and
    * Cf-Access-Jwt-Assertion headers.
    */
@@ -130,21 +167,42 @@ const noStream = (): Response => refusal(404, "NotFoundError", "No such stream: 
  */
 export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions<E> = {}): Relay<E> {
   if (options === null || typeof options !== "object") throw new TypeError("createRelay: options must be an object.");
-  const { upstream, binding = "STREAMS", authorize, credentials, routes, cors } = options;
+  const { upstream, binding = "STREAMS", authorize, credentials, routes, cors, allowAnonymous } = options;
   if (upstream !== undefined && typeof upstream !== "string" && typeof upstream !== "function") {
     throw new TypeError("createRelay: `upstream` must be a URL string or a function that returns the upstream Response.");
   }
-  if (typeof upstream === "string") new URL(upstream); // throws a TypeError for a bad URL now, not per request
+  if (typeof upstream === "string" && !isHttpUrl(upstream)) {
+    throw new TypeError("createRelay: `upstream` must be an http:// or https:// URL (or a function).");
+  }
   for (const [name, fn] of Object.entries({ authorize, credentials, routes })) {
     if (fn !== undefined && typeof fn !== "function") throw new TypeError(`createRelay: \`${name}\` must be a function.`);
   }
+  checkAnonymous(allowAnonymous);
+  const tableOf = options.models === undefined ? undefined : modelTable(options.models);
+  const rates = new ClientRates();
+  /** The row an admitted request's model has in the table (set by admit: the answer names its provider). */
+  const admittedRows = new WeakMap<Request, RelayModel>();
+  let startedAt = 0; // (read at the first request: a Worker's clock stands still outside one)
   const corsOrigins = cors === undefined ? undefined : cors.origins === "*" ? "*" : cors.origins.join(", ");
   const corsEnv = (env: E): CorsEnv => (corsOrigins === undefined ? env : { CORS_ORIGINS: corsOrigins });
   const limitsOf = (env: E) => limits(env, options.limits);
   const namespace = (env: E): RelayNamespace | undefined => (env as Record<string, unknown>)[binding] as RelayNamespace | undefined;
 
-  const open = (request: Request, env: E, signal: AbortSignal): Promise<Response> => {
+  const open = async (request: Request, env: E, signal: AbortSignal): Promise<Response> => {
     const target = upstream ?? env.MMSP_UPSTREAM;
+    if (tableOf) {
+      // a model of the table: its provider answers (models.ts); any other goes on to the upstream
+      const table = tableOf(env);
+      const bytes = new Uint8Array(await request.arrayBuffer());
+      const name = modelOf(bytes);
+      const row = name === undefined ? undefined : table[name];
+      if (row !== undefined || !target) {
+        const body = mmspBody(bytes);
+        if (body instanceof Response) return body;
+        return row ? providerAnswer(row, body, signal) : unknownModel(body.model, table);
+      }
+      request = new Request(request, { body: bytes });
+    }
     if (typeof target === "function") return callUpstream(target, request, env, signal);
     if (!target) {
       return Promise.resolve(
@@ -155,7 +213,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
   };
   // (an upstream function may name itself in protocol errors through this header; a URL upstream is "upstream")
   const clientOf = (response: Response): string =>
-    typeof upstream === "function" ? response.headers.get("x-mmsp-client") ?? "upstream" : "upstream";
+    typeof upstream === "function" || tableOf ? response.headers.get("x-mmsp-client") ?? "upstream" : "upstream";
   const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf };
 
   /** The binding of a request's credentials to stream `id` (an HMAC), or null. */
@@ -168,12 +226,26 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
   async function admit(request: Request, env: E): Promise<Request | Response> {
     const refused = (await keyRefusal(request, env)) ?? (await authorized(request, "create", env));
     if (refused) return refused;
-    const body = await readJsonBody(request, limitsOf(env).bodyBytes);
+    const body = await readJsonBody(request, limitsOf(env));
     if (body instanceof Response) return body;
+    const model = tableOf ? modelOf(body) : undefined;
+    const row = model === undefined ? undefined : tableOf!(env)[model];
+    const gated = row ? gate(request, env, model!) : null;
+    if (gated) return gated;
     const headers = new Headers(request.headers);
     for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, "content-length"]) headers.delete(name);
     if (await authorizationIsRelayKey(request.headers, env)) headers.delete("authorization");
-    return new Request(request.url, { method: "POST", headers, body, signal: request.signal });
+    const admitted = new Request(request.url, { method: "POST", headers, body, signal: request.signal });
+    if (row) admittedRows.set(admitted, row);
+    return admitted;
+  }
+
+  /** A request for a model of the table: closed by default (401), rate-limited when anonymous (429), else null. */
+  function gate(request: Request, env: E, model: string): Response | null {
+    if (env.RELAY_KEY || authorize) return null; // (the key was checked, the hook asked, before)
+    const perMinute = anonymousRate(allowAnonymous, env);
+    if (perMinute === null) return closedRefusal(model);
+    return rates.take(anonymousClient(request), perMinute);
   }
 
   /** POST /v1/stream with the namespace: a new stream in its own object; the answer names it. */
@@ -184,7 +256,11 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     headers.set(URL_HEADER, request.url);
     const stub = streams.get(streams.idFromName(id));
-    const answer = await stub.fetch(`https://stream/create${url.search}`, { method: "POST", headers, body: admitted.body });
+    const answer = await stub.fetch(`https://stream/create${url.search}`, {
+      method: "POST",
+      headers,
+      body: admitted.body,
+    });
     if (!answer.ok) return answer;
     const out = new Response(answer.body, answer);
     out.headers.set("content-location", streamPath(id));
@@ -197,15 +273,20 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     follow(controller, (admitted as { signal?: AbortSignal }).signal);
     const answer = await open(admitted, env, controller.signal);
     if (!answer.ok) return answer;
-    return streamBack(answer, admitted.headers.get("accept"), { client: clientOf(answer), signal: controller.signal });
+    const { eventBytes } = limitsOf(env);
+    return streamBack(answer, admitted.headers.get("accept"), {
+      client: clientOf(answer),
+      signal: controller.signal,
+      maxEventBytes: eventBytes,
+    });
   }
 
   /** GET (resume) or DELETE (cancel) /v1/streams/<id>, checked here, served by the stream's object. */
   async function existing(request: Request, url: URL, id: string, env: E, streams: RelayNamespace): Promise<Response> {
-    if (!STREAM_ID.test(id)) return noStream();
     const cancel = request.method === "DELETE";
-    const refused = await authorized(request, cancel ? "cancel" : "resume", env);
+    const refused = (await keyRefusal(request, env)) ?? (await authorized(request, cancel ? "cancel" : "resume", env));
     if (refused) return refused;
+    if (!STREAM_ID.test(id)) return noStream();
     const headers = new Headers();
     const bound = await bindingFor(request, id, env);
     if (bound !== null) headers.set(BINDING_HEADER, bound);
@@ -230,7 +311,17 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
       const admitted = await admit(request, env);
       if (admitted instanceof Response) return admitted;
       const streams = namespace(env);
-      return streams ? create(request, admitted, url, env, streams) : stateless(admitted, env);
+      const answer = streams ? await create(request, admitted, url, env, streams) : await stateless(admitted, env);
+      const row = admittedRows.get(admitted);
+      if (!row || !answer.ok) return answer;
+      const out = new Response(answer.body, answer); // (the answer says which provider answered)
+      out.headers.set(PROVIDER_HEADER, row.provider.name);
+      return out;
+    }
+    if (pathname === "/v1/models" && tableOf) {
+      if (request.method !== "GET") return refusal(405, "MethodNotAllowed", "GET /v1/models lists the models.", { allow: "GET" });
+      const refused = await keyRefusal(request, env);
+      return refused ?? modelsList(tableOf(env), startedAt);
     }
     const id = streamIdOf(pathname);
     if (id !== null) {
@@ -255,6 +346,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
   return {
     async fetch(request: Request, env: E, ctx?: RelayContext): Promise<Response> {
       if (request.method === "OPTIONS") return nosniff(preflight(request, corsEnv(env)));
+      startedAt ||= Math.floor(Date.now() / 1000);
       let answer: Response;
       try {
         answer = (await routes?.(request, env, ctx)) ?? (await route(request, env, new URL(request.url)));

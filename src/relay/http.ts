@@ -43,12 +43,15 @@ export interface StreamBackOptions {
   client: string;
   /** Aborts the reading (used to stop with the client). */
   signal?: AbortSignal;
+  /** The largest upstream event read (MAX_EVENT_BYTES; the reader's default when not given). */
+  maxEventBytes?: number;
 }
 
 /** A 2xx upstream Response → the client's streamed Response (checked events, re-encoded). */
 export function streamBack(upstream: Response, accept: string | null, options: StreamBackOptions): Response {
   const { format, contentType } = clientFormat(accept);
-  const { readable } = fromResponse(upstream, { client: options.client, signal: options.signal });
+  const { client, signal, maxEventBytes } = options;
+  const { readable } = fromResponse(upstream, { client, signal, ...(maxEventBytes === undefined ? {} : { maxEventBytes }) });
   const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
     ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
     : new NdjsonEncoderStream();

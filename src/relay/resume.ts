@@ -45,20 +45,25 @@ export function lastEventId(request: Request, url: URL): number | Error {
   return Number(raw.trim());
 }
 
-/** How an answer frames events: SSE (`id: <n>` + data, `[DONE]` at the end) or NDJSON lines. */
+/**
+ * How an answer frames events: SSE (`id: <n>` + data, `[DONE]` at the end) or NDJSON lines, each
+ * event as `head(n)`, its JSON (sent in slices, never needing it whole), then `tail`.
+ */
 export interface Framer {
-  event(index: number, json: string): string;
+  head(index: number): string;
+  tail: string;
   end: string;
   keepAlive: string | null;
 }
 
 export const SSE_FRAMER: Framer = {
-  event: (index, json) => `id: ${index}\ndata: ${json}\n\n`,
+  head: (index) => `id: ${index}\ndata: `,
+  tail: "\n\n",
   end: "data: [DONE]\n\n",
   keepAlive: ": keep-alive\n\n",
 };
 
-export const NDJSON_FRAMER: Framer = { event: (_index, json) => `${json}\n`, end: "", keepAlive: null };
+export const NDJSON_FRAMER: Framer = { head: () => "", tail: "\n", end: "", keepAlive: null };
 
 /** A number of seconds from a variable (decimals allowed), or the default when unset or invalid. */
 export function seconds(value: string | undefined, fallback: number): number {

@@ -17,8 +17,8 @@
 //   any event.
 // - An ended stream is kept STREAM_TTL_S seconds, then an alarm deletes it (a resume is then a 404).
 // - A stream created with credentials (bind.ts: Authorization, Cookie, X-Api-Key, Cloudflare Access)
-//   can be resumed or cancelled only with the same ones: the Worker sends their HMAC as
-//   x-stream-binding, the object keeps it and compares.
+//   can be resumed or cancelled only with the same ones (to others it is a 404, as none): the Worker
+//   sends their HMAC as x-stream-binding, the object keeps it and compares.
 // - Bounds (limits.ts): a stream past MAX_STREAM_S, MAX_EVENTS or MAX_STREAM_BYTES ends with a
 //   StreamLimitExceeded error event (the upstream aborted); past MAX_CLIENTS a new client is a 429.
 //
@@ -55,10 +55,12 @@ export interface StreamObjectConfig<E> {
 
 /** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
-/** Storage keeps a value of at most 2 MB: an event's JSON is stored in parts of this many UTF-16 units. */
-const PART_CHARS = 512 * 1024;
-/** An answer sends the events already stored in chunks of about this many characters. */
-const BATCH_CHARS = 64 * 1024;
+/**
+ * An event's JSON is stored in parts of this many UTF-16 units (storage keeps a value of at most
+ * 2 MB), and an answer sends at most about two parts per pull: what one viewer holds, however large
+ * the event (a client that does not read pins one slice, not the event).
+ */
+const PART_CHARS = 64 * 1024;
 
 /** Why the object stopped reading before the upstream's end; its wire type is `type`. */
 class StreamStopped extends Error {
@@ -88,6 +90,8 @@ export class RelayStreamObject<E = unknown> {
   private readonly sql: RelaySqlStorage;
   /** The stream exists (created, not expired). */
   private exists = false;
+  /** The creating request waits for the upstream's headers (nothing stored yet). */
+  private pending = false;
   /** Events stored (the next event's index), and their JSON's size (UTF-16 units, ~bytes). */
   private count = 0;
   private bytes = 0;
@@ -136,7 +140,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */
   protected get holdsStream(): boolean {
-    return this.exists;
+    return this.exists || this.pending;
   }
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). */
@@ -175,7 +179,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** The creating request: the upstream request, then the answer (the stream from event 0). */
   private async create(request: Request): Promise<Response> {
-    if (this.exists) return refusal(409, "ConflictError", "This stream id is taken.");
+    if (this.exists || this.pending) return refusal(409, "ConflictError", "This stream id is taken.");
     // The body is read whole first (the Worker checked its size), so the upstream request does not
     // depend on this request's connection, which ends when the client goes away. The upstream gets
     // the client's request as the Worker admitted it, at its public URL, without the internal headers.
@@ -186,7 +190,13 @@ export class RelayStreamObject<E = unknown> {
     const publicUrl = request.headers.get(URL_HEADER) ?? request.url;
     const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
-    const upstream = await this.config.open(upstreamRequest, this.env, reading.signal);
+    const upstream = await this.awaitHeaders(reading, request.signal, () => this.config.open(upstreamRequest, this.env, reading.signal));
+    if (reading.signal.aborted && reading.signal.reason instanceof StreamStopped) {
+      // given up before the headers (the alarm): the creator, if still there, is told why
+      await upstream.body?.cancel().catch(() => {});
+      const { type, message } = reading.signal.reason;
+      return refusal(504, type, message);
+    }
     if (!upstream.ok) return upstream; // a refusal: passed on, nothing kept
     const client = this.config.clientOf(upstream);
     this.authHash = binding;
@@ -197,15 +207,50 @@ export class RelayStreamObject<E = unknown> {
     this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
     this.exists = true;
     this.upstream = reading;
-    this.lastRead = this.startedAt = Date.now();
+    this.lastRead = Date.now();
     this.state.waitUntil(this.read(upstream, client, reading.signal));
     await this.schedule();
     return this.answer(0, request.headers.get("accept"));
   }
 
+  /**
+   * The upstream request until its headers: the same alarm as a live stream's watches it (MAX_STREAM_S
+   * from now; ABANDON_S once the creating client has left, which its request's signal tells), and
+   * aborts `reading` when one passes.
+   */
+  private async awaitHeaders(
+    reading: AbortController,
+    creatorSignal: AbortSignal | undefined,
+    open: () => Promise<Response>,
+  ): Promise<Response> {
+    const creator: Viewer = { pulling: true, wake: null }; // waiting for the answer's headers: reading, as far as the clock goes
+    const left = (): void => {
+      creator.pulling = false;
+      this.viewers.delete(creator);
+      this.lastRead = Date.now();
+    };
+    this.pending = true;
+    this.upstream = reading;
+    this.lastRead = this.startedAt = Date.now();
+    this.viewers.add(creator);
+    if (creatorSignal?.aborted) left();
+    else creatorSignal?.addEventListener("abort", left, { once: true });
+    try {
+      await this.schedule();
+      return await open();
+    } finally {
+      creatorSignal?.removeEventListener("abort", left);
+      this.viewers.delete(creator);
+      this.pending = false;
+      this.upstream = null;
+    }
+  }
+
   /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
   private async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
-    const reader = fromResponse(upstream, { client, signal }).readable.getReader();
+    // (what the object holds while reading: one event of at most MAX_EVENT_BYTES, the message being
+    // checked, bounded by MAX_STREAM_BYTES through bound(); every event goes to storage as it comes)
+    const reader = fromResponse(upstream, { client, signal, maxEventBytes: this.limits.eventBytes }).readable.getReader();
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -302,31 +347,30 @@ export class RelayStreamObject<E = unknown> {
     });
   }
 
-  /** Event `seq`'s JSON, or null when it is not stored. */
-  private readEvent(seq: number): string | null {
-    const parts = this.sql.exec<{ data: string }>("SELECT data FROM events WHERE seq = ? ORDER BY part", seq).toArray();
-    return parts.length === 0 ? null : parts.map((p) => p.data).join("");
+  /** Part `part` of event `seq`'s JSON and whether it is the event's last, or null when it is not stored. */
+  private readPart(seq: number, part: number): { data: string; last: boolean } | null {
+    const row = this.sql.exec<{ data: string; last: number }>(
+      "SELECT data, part = (SELECT MAX(part) FROM events WHERE seq = ?1) AS last FROM events WHERE seq = ?1 AND part = ?2",
+      seq,
+      part,
+    ).toArray()[0];
+    return row === undefined ? null : { data: row.data, last: row.last === 1 };
   }
 
-  /** 404 for a stream that does not exist, 403 for other credentials, null when `request` may use it. */
-  private async refuse(request: Request, what: string): Promise<Response | null> {
-    if (!this.exists) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
-    if (this.authHash !== null) {
-      const binding = request.headers.get(BINDING_HEADER);
-      if (binding === null || !sameHash(binding, this.authHash)) {
-        return refusal(
-          403,
-          "PermissionDeniedError",
-          `This stream was created with credentials (Authorization, Cookie, X-Api-Key…): ${what} it with the same ones.`,
-        );
-      }
-    }
+  /**
+   * 404 for a stream that does not exist and, the same, for one bound to other credentials (no
+   * oracle of which ids exist); null when `request` may use it.
+   */
+  private refuse(request: Request): Response | null {
+    const binding = request.headers.get(BINDING_HEADER);
+    const mine = this.authHash === null || (binding !== null && sameHash(binding, this.authHash));
+    if (!this.exists || !mine) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
     return null;
   }
 
   /** A cancel (SPEC §8): 204 when stopped now or already ended. */
   private async cancel(request: Request): Promise<Response> {
-    const refused = await this.refuse(request, "cancel");
+    const refused = this.refuse(request);
     if (refused) return refused;
     this.stop("StreamCancelled", "the stream was cancelled (DELETE on its Content-Location): the relay stopped its upstream request");
     return new Response(null, { status: 204 });
@@ -334,7 +378,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** A resume: checks who asks and from where, then the answer from event `after + 1`. */
   private async resume(request: Request): Promise<Response> {
-    const refused = await this.refuse(request, "resume");
+    const refused = this.refuse(request);
     if (refused) return refused;
     // a chat's resume (GET /api/chat/<chatId>/stream) wants a live stream only: 204 once it ended
     if (request.headers.get("x-resume-live-only") !== null && this.ended) return new Response(null, { status: 204 });
@@ -378,15 +422,23 @@ export class RelayStreamObject<E = unknown> {
         this.lastRead = Date.now();
       }
     };
+    let part = 0; // the next part of event `next` to send (0: its head first)
     const send = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
       for (;;) {
         if (!connected) return; // cancelled while waiting: nothing more to send
         if (next < this.count) {
+          // one slice: whole small events, or the next parts of a large one (at most ~2 parts)
           let text = "";
-          while (next < this.count && text.length < BATCH_CHARS) {
-            const json = this.readEvent(next);
-            if (json === null) break; // deleted under us (expired): end the answer
-            text += framer.event(next++, json);
+          while (next < this.count && text.length < PART_CHARS) {
+            const slice = this.readPart(next, part);
+            if (slice === null) break; // deleted under us (expired): end the answer
+            if (part === 0) text += framer.head(next);
+            text += slice.data;
+            if (slice.last) {
+              text += framer.tail;
+              next++;
+              part = 0;
+            } else part++;
           }
           if (text) return controller.enqueue(utf8.encode(text));
         }
@@ -410,26 +462,42 @@ export class RelayStreamObject<E = unknown> {
     return this.lastRead;
   }
 
-  /** One alarm for both deadlines: abandonment while live (checked again until it is due), expiry once ended. */
+  /** One alarm for both deadlines: abandonment while live or pending (checked again until it is due), expiry once ended. */
   private async schedule(): Promise<void> {
-    if (this.ended) await this.state.storage.setAlarm(this.expiresAt);
+    if (this.ended && !this.pending) await this.state.storage.setAlarm(this.expiresAt);
     else if (this.upstream) {
       await this.state.storage.setAlarm(Math.min(this.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs));
     }
   }
 
-  /** The object's alarm: abandonment, MAX_STREAM_S, expiry. */
+  /** Why a live stream (or one waiting for its headers) must stop now: [type, message], or null. */
+  private overdue(now: number): [string, string] | null {
+    if (!this.upstream) return null;
+    if (now >= this.idleSince(now) + this.abandonMs) {
+      const s = this.abandonMs / 1000;
+      return ["StreamAbandoned", `no client read the stream for ${s} s (ABANDON_S): the relay stopped its upstream request`];
+    }
+    if (now >= this.startedAt + this.limits.streamMs) {
+      const s = this.limits.streamMs / 1000;
+      return ["StreamLimitExceeded", `the stream ran for ${s} s (MAX_STREAM_S): the relay stopped its upstream request`];
+    }
+    return null;
+  }
+
+  /** The object's alarm: abandonment, MAX_STREAM_S (before the upstream's headers too), expiry. */
   async alarm(): Promise<void> {
     const now = Date.now();
+    if (this.pending) {
+      const due = this.overdue(now);
+      if (due) this.upstream?.abort(new StreamStopped(...due));
+      else await this.schedule();
+      return;
+    }
     if (!this.exists) return; // (nothing kept: a subclass may keep something else, see holdsStream)
     if (!this.ended) {
-      if (this.upstream && now >= this.idleSince(now) + this.abandonMs) {
-        const s = this.abandonMs / 1000;
-        this.stop("StreamAbandoned", `no client read the stream for ${s} s (ABANDON_S): the relay stopped its upstream request`);
-      } else if (this.upstream && now >= this.startedAt + this.limits.streamMs) {
-        const s = this.limits.streamMs / 1000;
-        this.stop("StreamLimitExceeded", `the stream ran for ${s} s (MAX_STREAM_S): the relay stopped its upstream request`);
-      } else await this.schedule();
+      const due = this.overdue(now);
+      if (due) this.stop(...due);
+      else await this.schedule();
       return;
     }
     // a client still reading an expired stream keeps it a while longer (one that stopped reading does not)

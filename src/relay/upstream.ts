@@ -12,6 +12,7 @@
 import { follow } from "../internal/abort.js";
 import { isJsonDocumentType, mediaType } from "../internal/media-type.js";
 import { refusal, streamBack } from "./http.js";
+import { isHttpUrl, redact } from "./redact.js";
 
 /** How much of a JSON refusal body is passed on (a larger one is wrapped like a non-JSON one). */
 const MAX_REFUSAL_CHARS = 64 * 1024;
@@ -22,6 +23,9 @@ const MAX_REFUSAL_CHARS = 64 * 1024;
  * its body.
  */
 export async function openUpstream(request: Request, upstreamBase: string, signal?: AbortSignal): Promise<Response> {
+  if (!isHttpUrl(upstreamBase)) {
+    return refusal(502, "UpstreamUnavailable", "MMSP_UPSTREAM is not an http:// or https:// URL (the relay does not say what it is).");
+  }
   const url = `${upstreamBase.replace(/\/+$/, "")}/stream`;
   const headers = new Headers({ accept: "text/event-stream" });
   for (const name of ["content-type", "authorization"]) {
@@ -33,7 +37,7 @@ export async function openUpstream(request: Request, upstreamBase: string, signa
     upstream = await fetch(url, { method: "POST", headers, body: await request.arrayBuffer(), signal });
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    return refusal(502, "UpstreamUnavailable", `cannot reach the MMSP server (MMSP_UPSTREAM): ${withoutUrls(reason)}`);
+    return refusal(502, "UpstreamUnavailable", `cannot reach the MMSP server (MMSP_UPSTREAM): ${redact(reason, upstreamBase)}`);
   }
   if (upstream.ok) return upstream;
   return upstreamRefusal(upstream);
@@ -55,15 +59,10 @@ export async function callUpstream<E>(make: UpstreamFunction<E>, request: Reques
     upstream = await make(request, env, { signal });
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    return refusal(502, "UpstreamUnavailable", `cannot reach the MMSP server: ${withoutUrls(reason)}`);
+    return refusal(502, "UpstreamUnavailable", `cannot reach the MMSP server: ${redact(reason)}`);
   }
   if (upstream.ok) return upstream;
   return upstreamRefusal(upstream);
-}
-
-/** Text with every URL in it replaced: an error message may quote the URL, credentials and all. */
-function withoutUrls(text: string): string {
-  return text.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, "<url>").slice(0, 200);
 }
 
 /** An upstream refusal as the relay answers it: JSON as JSON, anything else wrapped (see the top). */

@@ -165,6 +165,12 @@ export const cases: Case[] = [
     assertEqual(r.message.usage_metadata, { cached_tokens: null, prompt_tokens: 50, thoughts_tokens: null, response_tokens: 2 }, "the first message_start's usage kept");
     assertEqual(r.warnings.length, 1);
   }],
+  ["anthropic: citations_delta is skipped with a warning; the text is kept", async () => {
+    const r = await run("anthropic", ant.CITATIONS);
+    assertEqual(r.message.content_items, [{ type: "text.done", text: "The answer is x." }]);
+    assertEqual(r.warnings.length, 1);
+    assert(/citations_delta/.test(r.warnings[0]!.message), r.warnings[0]!.message);
+  }],
   ["anthropic: a delta of a block that never began is a protocol error (SCHEMA), located", async () => {
     const body = ant.sse([{ type: "message_start", message: { usage: { input_tokens: 1 } } }, { type: "content_block_delta", index: 4, delta: { type: "text_delta", text: "x" } }]);
     const r = await convert("anthropic", body);
@@ -199,6 +205,17 @@ export const cases: Case[] = [
       { type: "tool_call.done", name: "a", tool_call_id: "call_1", arguments: { x: 1 } },
       { type: "tool_call.done", name: "b", tool_call_id: "call_2", arguments: { y: 2 } },
     ]);
+  }],
+  ["openai-chat: tool calls without an index (compatible servers): a named fragment begins the next call, a repeated header is no second call", async () => {
+    const r = await run("openai-chat", chat.TOOLS_WITHOUT_INDEX);
+    assertEqual(r.message.content_items, [
+      { type: "tool_call.done", name: "first", tool_call_id: "call_x", arguments: { a: 1 } },
+      { type: "tool_call.done", name: "second", tool_call_id: "call_y", arguments: { b: 2 } },
+    ]);
+  }],
+  ["openai-chat: both reasoning fields in one delta → the thinking once, no reasoning_field (a replay sends both, as MMSP)", async () => {
+    const r = await run("openai-chat", chat.REASONING_BOTH_FIELDS);
+    assertEqual(r.message.content_items, [{ type: "thinking.done", thinking: "Same thought." }, { type: "text.done", text: "Ok." }]);
   }],
   ["openai-chat: reasoning_content → thinking with fidelity.reasoning_field; cached and reasoning tokens taken out", async () => {
     const r = await run("openai-chat", chat.REASONING_CONTENT);
@@ -428,6 +445,12 @@ function factoryCases(): Case[] {
       assertError(await rejects(() => gpt.request(req({ thinking_summary: true }))), UnsupportedParameterError, { parameter: "thinking_summary", client: "openai-chat" });
       assertError(await rejects(() => gpt.request(req({ thinking_level: "max" }))), UnsupportedParameterError, { parameter: "thinking_level" });
       assertError(await rejects(() => gpt.request(req({ top_k: 3 }))), UnsupportedParameterError, { parameter: "top_k" });
+      for (const level of ["constructor", "extreme"]) {
+        assertError(await rejects(() => gpt.request(req({ thinking_level: level }))), UnsupportedParameterError, { parameter: "thinking_level" });
+        assertError(await rejects(() => claude.request(req({ thinking_level: level }))), UnsupportedParameterError, { parameter: "thinking_level" });
+      }
+      const named = { model: "m", messages: [{ role: "user", content_items: [{ type: "inline_data.done", data: new Uint8Array([1]), mime_type: "constructor" }] }] };
+      assertError(await rejects(() => gpt.request(named as never)), UnsupportedParameterError, { parameter: /\(constructor\)/ });
       assertError(await rejects(() => claude.request(req({ prompt_caching: "disable" }))), UnsupportedParameterError, { parameter: "prompt_caching" });
       assertError(await rejects(() => claude.request(req({ image_config: {} }))), UnsupportedParameterError, { parameter: "image_config" });
       const csv = { model: "m", messages: [{ role: "user", content_items: [{ type: "inline_data.done", data: new Uint8Array([1]), mime_type: "text/csv" }] }] };

@@ -125,21 +125,29 @@ test("a client that goes away does not stop a kept answer: it runs on and resume
   expect(await upstreamCancelled(tag, 1000)).not.toBeNull();
 });
 
-test("credentials bind a chat: another Authorization gets 403 on POST, GET and DELETE; the same one works", async () => {
+test("credentials bind a chat: another Authorization (or none) posting, resuming or cancelling the same id reaches a chat of its own; the first is untouched", async () => {
   const tag = newTag();
   const chatId = `chat-${tag}`;
   const mine = { authorization: "Bearer mine" };
   const theirs = { authorization: "Bearer theirs" };
   const first = await post(chatId, tag, "endless", mine);
   expect(first.status).toBe(200);
+  const myEtag = first.headers.get("etag");
   await (await readRecords(first.body!, 1)).reader.cancel();
-  expect((await post(chatId, newTag(), "tools", theirs)).status).toBe(403);
-  expect((await get(chatId, theirs)).status).toBe(403);
-  expect((await get(chatId)).status).toBe(403);
-  expect((await del(chatId, theirs)).status).toBe(403);
+  for (const other of [theirs, {}]) {
+    const res = await get(chatId, other);
+    expect(res.status).toBe(204); // none, as for a chat id never seen: no oracle, no ETag
+    expect(res.headers.get("etag")).toBeNull();
+    expect((await del(chatId, other)).status).toBe(204);
+  }
+  const their = await post(chatId, newTag(), "tools", theirs); // their own chat of that id
+  expect(their.status).toBe(200);
+  expect(their.headers.get("etag")).not.toBe(myEtag);
+  await their.arrayBuffer();
   expect(await upstreamCancelled(tag, 0)).toBeNull();
-  const ok = await get(chatId, mine);
+  const ok = await get(chatId, { ...mine, "if-match": myEtag! }); // still my answer (412 had theirs replaced it)
   expect(ok.status).toBe(200);
+  expect(ok.headers.get("etag")).toBe(myEtag);
   await ok.body!.cancel();
   expect((await del(chatId, mine)).status).toBe(204);
   expect(await upstreamCancelled(tag, 1000)).not.toBeNull();

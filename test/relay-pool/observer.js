@@ -21,6 +21,8 @@ export default {
       const parsed = JSON.parse(body);
       tag = String(parsed.tag ?? parsed.config?.tag ?? ""); // (an /api/chat request carries it in `config`)
     } catch {}
+    // a provider's request carries it in its text (providers.ts): `tag:<uuid>`
+    if (tag === "") tag = /tag:([\w-]+)/.exec(body)?.[1] ?? "";
     request.signal.addEventListener("abort", () => void cancelled.set(tag, Date.now()), { once: true });
     const answer = await fetch(url, { method: "POST", headers: request.headers, body, signal: request.signal });
     if (!answer.body) return answer;

@@ -158,3 +158,9 @@ export async function readBack(text: string): Promise<{ events: unknown[]; messa
   for await (const event of readable) events.push(event);
   return { events: events.map((e) => toWireEvent(e)), message: await message };
 }
+
+/** The last request with this tag as the scripted upstream received it (its body and Authorization), or null. */
+export async function upstreamLast(tag: string): Promise<{ body: string; authorization: string | null } | null> {
+  const res = await fetch(`http://upstream.test/__last?tag=${encodeURIComponent(tag)}`);
+  return (await res.json()) as { body: string; authorization: string | null } | null;
+}

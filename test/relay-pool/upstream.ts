@@ -1,77 +1,123 @@
-// The upstream of the relay-pool project: the kit's fake MMSP server (mmsp-streams/testing), in Node
-// (vitest.config.ts hands `upstream` to Miniflare as the relay Worker's outboundService, so every
-// fetch() the relay and its Durable Objects make lands here). MMSP_UPSTREAM is http://upstream.test/v1.
+// The scripted MMSP upstream of the relay-pool project, in Node (vitest.config.ts hands it to
+// Miniflare as the relay Worker's outboundService, so every fetch() the relay and its Durable
+// Objects make lands here). MMSP_UPSTREAM is http://upstream.test/v1 in that project.
 //
-//   POST /v1/stream       model "tools" (and any other): the tool-call sample, each SSE block in two
-//                         chunks (the second cut lands inside the event), 1 ms before each event:
-//                         clients can join and leave while the stream is live. "break": the connection
-//                         breaks inside the second event (the relay sees the body end there: Miniflare
-//                         ends a Node body that errors). "endless": text deltas of 8 characters every
-//                         5 ms for 8 s, never a stop (the relay stops it first; Miniflare reads a Node
-//                         body to its end whatever workerd does, hence 8 s, not forever); "endless-16k"
-//                         the same of 16 KiB each; "late": "endless", its headers 400 ms late.
-//                         The JSON body's `tag` (or `config.tag`: /api/chat) names the request.
-//   GET  /__requests?tag= {"count": n}: how many POST /v1/stream carried that tag, read from the fake's
-//                         request log (observer.js, the Worker in front of this, adds when the relay
-//                         cancelled it: only workerd sees that)
-// Any other host is a 502: the tests have no other network.
+//   POST /v1/stream       the tool-call sample, one SSE block at a time, each block in two chunks
+//                         (the second cut lands inside the event), 1 ms apart: clients can join and
+//                         leave while the stream is live. The JSON body's `tag` names the request;
+//                         `"model": "break"` breaks the connection inside the second event (the
+//                         relay sees the body end there: Miniflare ends a Node body that errors).
+//                         `"model": "endless"`: text deltas every 5 ms (of `"size"` characters, default
+//                         8) for 8 s, never a stop: the relay stops it first (Miniflare reads a Node
+//                         body to its end whatever workerd does, hence the 8 s, not forever);
+//                         `"model": "endless-16k"`: the same, deltas of 16 KiB;
+//                         `"model": "late"`: the same, its headers 400 ms late
+//                         `"model": "large"`: one text item of `"size"` characters (one delta, its
+//                         .done), then the stop, at once
+//                         `"model": "silent"`: no headers for 8 s (a server that never answers; the
+//                         relay must give up first)
+//   GET  /__last?tag=     {"body", "authorization"}: the last POST /v1/stream that carried that tag, as
+//                         it arrived (what the relay sent upstream)
+//   GET  /__requests?tag= {"count": n}: how many POST /v1/stream carried that tag (the tests ask,
+//                         through the same outbound route, to check one upstream request per stream;
+//                         observer.js, the Worker in front of this, adds when the relay cancelled it)
+// Any other host or path is a 502/404: the tests have no other network.
 import { readFileSync } from "node:fs";
-import { Request as MiniflareRequest, Response } from "miniflare";
-import { fakeMmspServer } from "../../dist/testing/index.js";
+import { Response, type Request } from "miniflare";
+import { providerApi, providerSeen } from "./providers.ts";
 
 export const UPSTREAM_HOST = "upstream.test";
 
-const utf8 = new TextEncoder();
 const sample = readFileSync(new URL("../../samples/tool-call.sse", import.meta.url), "utf8");
 const blocks = sample.split(/(?<=\n\n)/); // each block keeps its "\n\n"
-/** Byte offsets of the chunks: each block in two halves. */
-const halves: number[] = [];
-for (let at = 0, i = 0; i < blocks.length; i++) {
-  const b = blocks[i]!;
-  const half = utf8.encode(b.slice(0, Math.ceil(b.length / 2))).length;
-  halves.push(at + half, at + utf8.encode(b).length);
-  at = halves.at(-1)!;
-}
-const sse = (text: string) => ({ status: 200, headers: [["content-type", "text/event-stream; charset=utf-8"]] as [string, string][], body: utf8.encode(text) });
-const toolCall = sse(sample);
-/** Text deltas of `size` characters for 8 s at 5 ms apart (1600), never a stop. */
-const endless = (size: number) => {
-  const events = Array.from({ length: 1600 }, (_, n) => {
-    const event = { role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: `${n} `.padEnd(size, ".") }], usage_metadata: null, finish_reason: null };
-    return `data: ${JSON.stringify(event)}\n\n`;
-  });
-  return { capture: sse(events.join("")), pace: 200 };
-};
+const requests = new Map<string, number>();
+const last = new Map<string, { body: string; authorization: string | null }>();
 
-const fake = fakeMmspServer({
-  fallback: "tools",
-  streams: {
-    tools: { capture: toolCall, chunking: halves.slice(0, -1), pace: 1000 },
-    // (chunks: the comment in two, event 0 in two, half of event 1)
-    break: { capture: toolCall, chunking: halves.slice(0, -1), pace: 1000, cutAfterBytes: halves[4]! },
-    endless: endless(8),
-    "endless-16k": endless(16_384),
-    late: endless(8),
-  },
-});
-const tagOf = (json: unknown): string => {
-  const body = json as { tag?: unknown; config?: { tag?: unknown } } | undefined;
-  return String(body?.tag ?? body?.config?.tag ?? "");
-};
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function upstream(request: MiniflareRequest): Promise<Response> {
+/**
+ * The sample as a paced byte stream; stops when the relay cancels it. `breakAfter`: the connection
+ * breaks (the body errors) after that many chunks.
+ */
+function pacedSample(breakAfter = Infinity): ReadableStream<Uint8Array> {
+  const utf8 = new TextEncoder();
+  const chunks = blocks.flatMap((b) => [b.slice(0, Math.ceil(b.length / 2)), b.slice(Math.ceil(b.length / 2))]);
+  let next = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (next >= breakAfter) return controller.error(new Error("the upstream connection broke"));
+        if (next >= chunks.length) return controller.close();
+        await sleep(1);
+        controller.enqueue(utf8.encode(chunks[next++]!));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** Text deltas of `size` characters every 5 ms, for 8 s. */
+function endless(size: number): ReadableStream<Uint8Array> {
+  const utf8 = new TextEncoder();
+  const until = Date.now() + 8000;
+  let n = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (Date.now() > until) return controller.close();
+        await sleep(5);
+        const item = { type: "text.delta", text: `${n++} `.padEnd(size, ".") };
+        const event = { role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null };
+        controller.enqueue(utf8.encode(`data: ${JSON.stringify(event)}\n\n`));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** One text item of `size` characters, in one delta, then its .done and the stop. */
+function large(size: number): string {
+  const text = "x".repeat(size);
+  const event = (item: object) => ({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null });
+  const stop = { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: 1 }, finish_reason: "stop" };
+  return [event({ type: "text.delta", text }), event({ type: "text.done", text }), stop].map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";
+}
+
+export async function upstream(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (url.hostname !== UPSTREAM_HOST) return new Response(`no network in tests: ${url.href}`, { status: 502 });
   if (request.method === "GET" && url.pathname === "/__requests") {
-    const tag = url.searchParams.get("tag") ?? "";
-    const count = fake.requests.filter((r) => r.method === "POST" && new URL(r.url).pathname === "/v1/stream" && tagOf(r.json) === tag).length;
+    const count = requests.get(url.searchParams.get("tag") ?? "") ?? 0;
     return Response.json({ count });
   }
-  // Miniflare's Request and Response are its own undici's: a web Request in, its Response out
-  const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-  const asked = new Request(request.url, { method: request.method, headers: request.headers as unknown as HeadersInit, body });
-  if (body && (JSON.parse(new TextDecoder().decode(body) || "{}") as { model?: unknown }).model === "late") await sleep(400);
-  const answer = await fake(asked);
-  return new Response(answer.body as never, { status: answer.status, headers: [...answer.headers] });
+  if (request.method === "GET" && url.pathname === "/__provider") return providerSeen(url.searchParams.get("tag") ?? "");
+  if (request.method === "POST") {
+    const provider = await providerApi(request, url.pathname); // the provider-backed models' APIs (providers.ts)
+    if (provider) return provider;
+  }
+  if (request.method === "GET" && url.pathname === "/__last") {
+    return Response.json(last.get(url.searchParams.get("tag") ?? "") ?? null);
+  }
+  if (request.method === "POST" && url.pathname === "/v1/stream") {
+    let body: { tag?: unknown; model?: unknown; size?: unknown; config?: { tag?: unknown } } = {};
+    const text = await request.text();
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      // an untagged request still counts, under ""
+    }
+    const tag = String(body.tag ?? body.config?.tag ?? ""); // (an /api/chat request carries it in `config`)
+    requests.set(tag, (requests.get(tag) ?? 0) + 1);
+    last.set(tag, { body: text, authorization: request.headers.get("authorization") });
+    const headers = { "content-type": "text/event-stream; charset=utf-8" };
+    if (body.model === "endless") return new Response(endless(Number(body.size ?? 8)), { headers });
+    if (body.model === "endless-16k") return new Response(endless(16 * 1024), { headers }); // (the same, 16 KiB deltas)
+    // "late": the endless stream, its answer's headers 400 ms late (a model slow to start)
+    if (body.model === "late") return sleep(400).then(() => new Response(endless(Number(body.size ?? 8)), { headers }));
+    if (body.model === "large") return new Response(large(Number(body.size ?? 1024)), { headers });
+    if (body.model === "silent") return sleep(8000).then(() => new Response(endless(8), { headers }));
+    // model "break": the connection breaks inside the second event (chunks: the comment in two, event 0 in two, half of event 1)
+    return new Response(pacedSample(body.model === "break" ? 5 : Infinity), { headers });
+  }
+  return Response.json({ error: { type: "NotFoundError", message: `no route ${request.method} ${url.pathname}` } }, { status: 404 });
 }

@@ -17,6 +17,8 @@ interface Config {
   resumable: boolean;
   samples: { model: string; sample: string; description: string }[];
   defaultModel: string;
+  /** The relay's provider-backed models (worker/models.ts): answered by a provider, which the answer names. */
+  providerModels?: string[];
 }
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -39,6 +41,7 @@ let modelInput: HTMLInputElement | HTMLSelectElement;
 if (config.mode === "replay") {
   const select = el("select", { id: "model" });
   for (const s of config.samples) select.append(el("option", { value: s.model, title: s.description }, s.model));
+  for (const m of config.providerModels ?? []) select.append(el("option", { value: m }, `${m} (provider)`));
   modelInput = select;
   $("mode").innerHTML = "Replaying the built-in sample streams (no <code>MMSP_UPSTREAM</code> set), paced like a model.";
 } else {
@@ -46,6 +49,7 @@ if (config.mode === "replay") {
   input.setAttribute("list", "models");
   const list = el("datalist", { id: "models" });
   for (const s of config.samples) list.append(el("option", { value: s.model }));
+  for (const m of config.providerModels ?? []) list.append(el("option", { value: m }));
   modelInput = input;
   $("model-slot").after(list);
   $("mode").innerHTML = "Relaying to the MMSP server named by <code>MMSP_UPSTREAM</code>.";
@@ -59,7 +63,9 @@ modelInput.value = wanted;
 $("model-slot").replaceWith(modelInput);
 const showHint = (): void => {
   const s = config.samples.find((x) => x.model === modelInput.value);
-  $("hint").textContent = config.mode === "replay"
+  $("hint").textContent = config.providerModels?.includes(modelInput.value)
+    ? "A provider-backed model: the relay asks the provider with its own key (a fake provider under npm run dev without one)."
+    : config.mode === "replay"
     ? s
       ? `${s.sample}.sse — ${s.description.replace(/\s*\(the default sample\)/, "")}. (A sample answers the same whatever the message.)`
       : "Not a built-in sample: the relay will refuse it (404)."
@@ -405,6 +411,8 @@ async function run(): Promise<void> {
       logNote(`connection dropped · resuming after event ${resuming ?? "none"}`);
     }
     const response = await fetch(input, init);
+    const provider = response.headers.get("x-mmsp-provider");
+    if (provider !== null) logNote(`answered by the provider ${provider}`);
     if (!response.ok || !response.body) return response;
     const reader = response.body.getReader();
     let cut: ((reason: unknown) => void) | null = null;

@@ -5,6 +5,7 @@
  * side, with the input side again on gateways that report it there).
  */
 import type { FinishReason, UsageMetadata } from "../../schema.js";
+import { ownValue } from "../../internal/values.js";
 import { count } from "../wire.js";
 
 /** `stop_reason` → finish reason; anything else (`refusal`, `pause_turn`, new reasons) is `unknown`. */
@@ -16,9 +17,7 @@ export const FINISH: Readonly<Record<string, FinishReason>> = {
 };
 
 /** The finish reason of a `stop_reason`. */
-export const finishOf = (
-  reason: string,
-): FinishReason => (Object.prototype.hasOwnProperty.call(FINISH, reason) ? FINISH[reason]! : "unknown");
+export const finishOf = (reason: string): FinishReason => ownValue(FINISH, reason) ?? "unknown";
 
 /**
  * One usage piece: `cached_tokens` = `cache_read_input_tokens`; `prompt_tokens` = `input_tokens` +

@@ -5,7 +5,7 @@
  * bytes as image or PDF document blocks (MMSP refuses them).
  */
 import type { DoneItem, UniMessage } from "../../schema.js";
-import { base64Of, dataUrl, refuseConfig, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import { base64Of, dataUrl, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 import { REDACTED_THINKING } from "./reader.js";
 
 type Json = Record<string, unknown>;
@@ -41,10 +41,11 @@ function settings(client: string, config: UniConfig): Json {
   if (config.temperature !== undefined) body.temperature = config.temperature;
   if (config.top_p !== undefined) body.top_p = config.top_p;
   let thinking: Json | undefined;
-  if (config.thinking_level === "none") thinking = { type: "disabled" };
-  else if (config.thinking_level !== undefined) {
+  const level = config.thinking_level === undefined ? undefined : thinkingLevel(client, config.thinking_level);
+  if (level === "none") thinking = { type: "disabled" };
+  else if (level !== undefined) {
     thinking = { type: "adaptive" };
-    body.output_config = { effort: config.thinking_level };
+    body.output_config = { effort: level };
   }
   if (config.thinking_summary !== undefined) {
     // display lives on the thinking block: a summary asked for alone selects adaptive thinking; a disabled block takes none

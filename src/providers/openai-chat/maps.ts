@@ -4,6 +4,7 @@
  * last chunk before `[DONE]` (its `choices` empty).
  */
 import type { FinishReason, UsageMetadata } from "../../schema.js";
+import { ownValue } from "../../internal/values.js";
 import { count } from "../wire.js";
 
 /** `finish_reason` → finish reason (`content_filter` is a stop, as MMSP maps it); anything else is `unknown`. */
@@ -16,9 +17,7 @@ export const FINISH: Readonly<Record<string, FinishReason>> = {
 };
 
 /** The finish reason of a `finish_reason`. */
-export const finishOf = (
-  reason: string,
-): FinishReason => (Object.prototype.hasOwnProperty.call(FINISH, reason) ? FINISH[reason]! : "unknown");
+export const finishOf = (reason: string): FinishReason => ownValue(FINISH, reason) ?? "unknown";
 
 const member = (
   o: unknown,

@@ -81,19 +81,24 @@ export class OpenaiChatReader implements EventReader {
     const fn = isRecord(call.function) ? call.function : {};
     const id = typeof call.id === "string" ? call.id : "";
     const name = typeof fn.name === "string" ? fn.name : "";
-    // without an index (some servers), a fragment with a header begins the next call, one without continues the last
-    let index = typeof call.index === "number"
-      ? call.index
-      : id !== "" || name !== "" || this.lastIndex < 0
-      ? this.calls.size
-      : this.lastIndex;
-    if (!Number.isInteger(index) || index < 0) index = this.calls.size;
+    const index = typeof call.index === "number" && Number.isInteger(call.index) && call.index >= 0 ? call.index : this.unindexed(id, name);
     this.lastIndex = index;
     let held = this.calls.get(index);
     if (!held) this.calls.set(index, held = { id: "", name: "", pieces: [] });
     if (held.id === "") held.id = id;
     if (held.name === "") held.name = name;
     if (typeof fn.arguments === "string" && fn.arguments !== "") held.pieces.push(fn.arguments);
+  }
+
+  /**
+   * The call a fragment without an index belongs to (some compatible servers send none): one that
+   * names another call (a new id, or a new name without id) begins the next; a repeated header or a
+   * bare argument piece continues the last.
+   */
+  private unindexed(id: string, name: string): number {
+    const last = this.calls.get(this.lastIndex);
+    const begins = last === undefined || (id !== "" && id !== last.id) || (id === "" && name !== "" && name !== last.name);
+    return begins ? this.calls.size : this.lastIndex;
   }
 
   /** The calls end: each written as its own group, in index order, its first fragment carrying the header. */

@@ -6,7 +6,8 @@
  * `reasoning_effort` (MMSP sends nothing for it).
  */
 import type { DoneItem, UniMessage } from "../../schema.js";
-import { base64Of, refuseConfig, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import { ownValue } from "../../internal/values.js";
+import { base64Of, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 
 type Json = Record<string, unknown>;
 
@@ -35,7 +36,7 @@ function settings(client: string, config: UniConfig): Json {
   if (config.tools !== undefined) body.tools = config.tools.map((tool) => ({ type: "function", function: tool }));
   if (config.tool_choice !== undefined) body.tool_choice = toolChoice(config.tool_choice);
   if (config.thinking_level !== undefined) {
-    const effort = EFFORT[config.thinking_level];
+    const effort = ownValue(EFFORT, thinkingLevel(client, config.thinking_level));
     if (effort === undefined) {
       throw unsupported(client, "thinking_level", `reasoning_effort has no ${JSON.stringify(config.thinking_level)}`);
     }
@@ -50,7 +51,7 @@ function settings(client: string, config: UniConfig): Json {
 function inlinePart(client: string, item: DoneItem & { type: "inline_data.done" }): Json {
   const base64 = base64Of(item.data);
   if (item.mime_type.startsWith("image/")) return { type: "image_url", image_url: { url: `data:${item.mime_type};base64,${base64}` } };
-  const format = AUDIO[item.mime_type];
+  const format = ownValue(AUDIO, item.mime_type);
   if (format !== undefined) return { type: "input_audio", input_audio: { data: base64, format } };
   if (item.mime_type === "application/pdf") {
     return { type: "file", file: { filename: "document.pdf", file_data: `data:application/pdf;base64,${base64}` } };

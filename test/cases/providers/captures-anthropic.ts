@@ -167,6 +167,17 @@ export const DUPLICATE_MESSAGE_START = sse([
   STOP,
 ]).replace("event: gateway_cost", ": keep-alive\n\nevent: gateway_cost");
 
+/** A text block with citations (search results): the citations have no UniEvent kind, the text is kept. */
+export const CITATIONS = sse([
+  start({ input_tokens: 400, output_tokens: 1 }),
+  blockStart(0, { type: "text", text: "", citations: [] }),
+  delta(0, { type: "citations_delta", citation: { type: "search_result_location", source: "https://example.com", title: "Example", cited_text: "x", search_result_index: 0, start_block_index: 0, end_block_index: 0 } }),
+  text(0, "The answer is x."),
+  blockStop(0),
+  messageDelta("end_turn", { output_tokens: 12 }),
+  STOP,
+]);
+
 /** A refused request's bodies (the API's error shape), by status. */
 export const REFUSALS = {
   401: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" }, request_id: "req_011CSHoEeqs5C35K2UUqR7Fy" },

@@ -63,6 +63,24 @@ export const PARALLEL_TOOLS_ONE_CHUNK = sse([
   usage(USAGE),
 ]);
 
+/** A compatible server that sends no `index` (each call's first fragment names it; the rest continue the last) and repeats the header. */
+export const TOOLS_WITHOUT_INDEX = sse([
+  chunk({ tool_calls: [{ id: "call_x", type: "function", function: { name: "first", arguments: '{"a":' } }] }),
+  chunk({ tool_calls: [{ function: { arguments: "1}" } }] }),
+  chunk({ tool_calls: [{ id: "call_y", type: "function", function: { name: "second", arguments: "" } }] }),
+  chunk({ tool_calls: [{ id: "call_y", function: { name: "second", arguments: '{"b":2}' } }] }),
+  chunk({}, "tool_calls"),
+  usage(USAGE),
+]);
+
+/** Both reasoning spellings in one delta (a server that sends both): the thinking is kept, no field recorded, as MMSP does. */
+export const REASONING_BOTH_FIELDS = sse([
+  chunk({ role: "assistant", reasoning_content: "Same thought.", reasoning: "Same thought." }),
+  chunk({ content: "Ok." }),
+  chunk({}, "stop"),
+  usage(USAGE),
+]);
+
 /** vLLM / DeepSeek reasoning (`reasoning_content`) then the answer; cached and reasoning tokens counted. */
 export const REASONING_CONTENT = sse([
   chunk({ role: "assistant", content: "", reasoning_content: "The user greets" }),

@@ -1,0 +1,217 @@
+// What one request may cost the relay, and what a stream's Durable Object holds: figures, printed,
+// from the relay Worker (worker/, the real StreamObject) in workerd through Miniflare, with a
+// scripted MMSP upstream on 127.0.0.1. CPU is the workerd process's (utime + stime from /proc), memory
+// its resident size (VmRSS), so every figure includes the runtime's own work. Nothing is asserted
+// about time or memory (the figures depend on the machine); the statuses are checked, and the script
+// prints "relay-bounds: N passed, N failed" over those checks.
+//
+//   refusals    POST /api/chat and /v1/stream with 7 MiB of [] elements, 10 MB of nested [, 20 MB of
+//               nested [, a 45 MiB percent-encoded data: URL, four concurrent 50 MiB bodies
+//   accepted    a chat message carrying a 6 MiB image (what must pass)
+//   viewers     32 resumes of a finished stream holding one 6 MiB image event, none of them reading
+//   reading     one 200 MiB text stream (the object cuts it at MAX_STREAM_BYTES)
+//
+// Run: node scripts/relay-bounds.mjs (after `npm run build`; Linux: it reads /proc)
+import { readFileSync, readdirSync } from "node:fs";
+import http from "node:http";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import { buildAssets } from "../worker/build.mjs";
+
+const root = new URL("../", import.meta.url);
+const MiB = 1024 * 1024;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let passed = 0;
+let failed = 0;
+const check = (ok, what) => {
+  if (ok) passed++;
+  else {
+    failed++;
+    console.log(`  FAILED: ${what}`);
+  }
+};
+
+// ---- the scripted upstream --------------------------------------------------------------------------
+
+const event = (item) => ({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null });
+const STOP = { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: 1 }, finish_reason: "stop" };
+const data = (e) => `data: ${JSON.stringify(e)}\n\n`;
+
+const upstream = http.createServer(async (req, res) => {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  let model = "";
+  try {
+    model = JSON.parse(body).model ?? "";
+  } catch {}
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  if (model === "image") {
+    // one 6 MiB PNG-typed image: its delta and its .done (8 MiB of base64 each)
+    const b64 = Buffer.alloc(6 * MiB, 7).toString("base64");
+    const item = (type) => ({ type, mime_type: "image/png", data: b64 });
+    res.end(data(event(item("inline_data.delta"))) + data(event(item("inline_data.done"))) + data(STOP) + "data: [DONE]\n\n");
+  } else if (model === "long") {
+    // 200 MiB of text deltas, 64 KiB each, as fast as the relay reads them
+    const piece = data(event({ type: "text.delta", text: "x".repeat(64 * 1024) }));
+    for (let sent = 0; sent < 200 * MiB && !res.destroyed; sent += piece.length) {
+      if (!res.write(piece)) await new Promise((r) => res.once("drain", r));
+    }
+    res.end();
+  } else {
+    res.end(data(event({ type: "text.delta", text: "ok" })) + data(event({ type: "text.done", text: "ok" })) + data(STOP) + "data: [DONE]\n\n");
+  }
+});
+await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+
+// ---- the relay Worker in workerd ----------------------------------------------------------------------
+
+await buildAssets({ quiet: true });
+const toml = readFileSync(new URL("wrangler.toml", root), "utf8");
+const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+const compatibilityFlags = JSON.parse(/^compatibility_flags\s*=\s*(\[.*\])/m.exec(toml)?.[1] ?? "[]");
+const bundled = await build({
+  entryPoints: [new URL("worker/index.ts", root).pathname],
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  conditions: ["workerd", "worker", "browser"],
+  mainFields: ["module", "main"],
+  target: "es2022",
+  external: ["cloudflare:*"],
+  write: false,
+  logLevel: "warning",
+});
+const mf = new Miniflare({
+  modules: true,
+  script: bundled.outputFiles[0].text,
+  compatibilityDate,
+  compatibilityFlags,
+  bindings: { MMSP_UPSTREAM: `http://127.0.0.1:${upstream.address().port}/v1` },
+  durableObjects: { STREAMS: { className: "StreamObject", useSQLite: true } },
+});
+const base = await mf.ready;
+
+/** The workerd processes Miniflare started (children of this process, or theirs). */
+function workerdPids() {
+  const parent = new Map();
+  const comm = new Map();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      comm.set(Number(name), stat.slice(stat.indexOf("(") + 1, close));
+      parent.set(Number(name), Number(stat.slice(close + 2).split(" ")[1]));
+    } catch {}
+  }
+  const mine = (pid) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === process.pid) return true;
+    return false;
+  };
+  return [...comm].filter(([pid, c]) => c.startsWith("workerd") && mine(pid)).map(([pid]) => pid);
+}
+const pids = workerdPids();
+const ticks = 100; // USER_HZ
+/** workerd's CPU seconds so far and its resident MB now. */
+function usage() {
+  let cpu = 0;
+  let rss = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    cpu += (Number(f[11]) + Number(f[12])) / ticks;
+    rss += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+  }
+  return { cpu, rss };
+}
+/** Runs `fn`, sampling workerd's RSS every 20 ms; its CPU seconds, wall seconds and peak RSS. */
+async function measure(fn) {
+  const before = usage();
+  let peak = before.rss;
+  const timer = setInterval(() => (peak = Math.max(peak, usage().rss)), 20);
+  const t = performance.now();
+  const result = await fn();
+  clearInterval(timer);
+  const after = usage();
+  peak = Math.max(peak, after.rss);
+  return { result, cpu: after.cpu - before.cpu, wall: (performance.now() - t) / 1000, before: before.rss, peak };
+}
+const fmt = ({ cpu, wall, before, peak }) => `CPU ${cpu.toFixed(2)} s, wall ${wall.toFixed(2)} s, RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MB`;
+
+const post = (path, body, headers = {}) =>
+  fetch(new URL(path, base), { method: "POST", headers: { "content-type": "application/json", ...headers }, body, duplex: "half" });
+const status = async (res) => {
+  await res.arrayBuffer().catch(() => {});
+  return res.status;
+};
+const padded = (head, fill, bytes, tail) => Buffer.from(head + fill.repeat(Math.ceil(bytes / fill.length)) + tail);
+
+console.log(`relay-bounds: workerd pid ${pids.join(", ")}; defaults MAX_BODY_BYTES 16 MiB, MAX_INLINE_BYTES 12 MiB, depth 64, 100 000 values, MAX_EVENT_BYTES 16 MiB, MAX_STREAM_BYTES 32 MiB`);
+
+// ---- refusals: what one request without credentials costs -------------------------------------------
+
+const user = (parts) => ({ id: "u", role: "user", parts });
+const cases = [
+  ["/api/chat", "7 MiB of [] elements", padded('{"messages":[],"config":{"x":[', "[],", 7 * MiB, "[]]}}"), 400],
+  ["/v1/stream", "7 MiB of [] elements", padded('{"messages":[', "[],", 7 * MiB, "[]]}"), 400],
+  ["/api/chat", "10 MB of nested [ in config", padded('{"messages":[],"config":{"x":', "[", 10_000_000, ""), 400],
+  ["/api/chat", "20 MB of nested [ in config", padded('{"messages":[],"config":{"x":', "[", 20_000_000, ""), 413],
+  ["/api/chat", "a 45 MiB percent-encoded data: URL", Buffer.from(JSON.stringify({ messages: [user([{ type: "file", mediaType: "application/pdf", url: "data:application/pdf," + "%41".repeat(15 * MiB) }])] })), 413],
+];
+for (const [path, what, body, expected] of cases) {
+  const m = await measure(async () => status(await post(path, body)));
+  check(m.result === expected, `${path} ${what}: ${m.result}, expected ${expected}`);
+  console.log(`refused  ${path.padEnd(10)} ${what.padEnd(36)} → ${m.result} · ${fmt(m)}`);
+}
+{
+  const body = Buffer.alloc(50 * MiB, 0x20);
+  const m = await measure(async () => Promise.all([0, 1, 2, 3].map(async () => status(await post("/v1/stream", body)))));
+  check(m.result.every((s) => s === 413), `four 50 MiB bodies: ${m.result}`);
+  console.log(`refused  /v1/stream four concurrent 50 MiB bodies            → ${m.result.join(" ")} · ${fmt(m)}`);
+}
+
+// ---- accepted: a chat message with a 6 MiB image -----------------------------------------------------
+
+{
+  const url = `data:image/png;base64,${Buffer.alloc(6 * MiB, 3).toString("base64")}`;
+  const body = JSON.stringify({ messages: [user([{ type: "text", text: "what is it?" }, { type: "file", mediaType: "image/png", url }])], model: "ok" });
+  const m = await measure(async () => status(await post("/api/chat", body)));
+  check(m.result === 200, `a 6 MiB image in a chat message: ${m.result}`);
+  console.log(`accepted /api/chat  a chat message with a 6 MiB image          → ${m.result} · ${fmt(m)}`);
+}
+
+// ---- viewers: 32 clients resume a finished 6 MiB image stream and never read --------------------------
+
+{
+  const created = await post("/v1/stream", JSON.stringify({ model: "image", messages: [] }));
+  const location = created.headers.get("content-location");
+  check(created.status === 200 && location !== null, `the image stream: ${created.status}`);
+  await created.arrayBuffer();
+  await sleep(300);
+  const held = [];
+  const m = await measure(async () => {
+    for (let i = 0; i < 32; i++) held.push(await fetch(new URL(location, base))); // headers only: the bodies are never read
+    await sleep(1500);
+    return held.map((r) => r.status);
+  });
+  check(m.result.every((s) => s === 200), `32 resumes: ${m.result}`);
+  console.log(`viewers  32 resumes of a stream with one 6 MiB image event, none reading · RSS ${m.before.toFixed(0)} → peak ${m.peak.toFixed(0)} MB (+${(m.peak - m.before).toFixed(0)})`);
+  await Promise.all(held.map((r) => r.body?.cancel()));
+}
+
+// ---- reading: one 200 MiB text stream ----------------------------------------------------------------
+
+{
+  const m = await measure(async () => {
+    const res = await post("/v1/stream", JSON.stringify({ model: "long", messages: [] }));
+    const text = await res.text();
+    return { status: res.status, bytes: text.length, last: text.split("\n\n").filter((b) => b.startsWith("id: ")).at(-1) ?? "" };
+  });
+  check(m.result.status === 200 && /StreamLimitExceeded/.test(m.result.last), `the 200 MiB stream: ${m.result.status} ${m.result.last.slice(0, 120)}`);
+  console.log(`reading  one 200 MiB text stream → cut at MAX_STREAM_BYTES after ${(m.result.bytes / MiB).toFixed(1)} MiB sent · ${fmt(m)}`);
+}
+
+await mf.dispose();
+upstream.close();
+console.log(`relay-bounds: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

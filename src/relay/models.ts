@@ -1,0 +1,208 @@
+// The relay as an MMSP server (createRelay's `models`): a table from the model names clients send to
+// a provider made by mmsp-streams/providers, the provider's own model id and per-model defaults.
+//
+//   POST /v1/stream {model, messages, config}
+//     → the table (unknown: 404 naming the known ones) → the model's config under the client's
+//     → provider.request() (UnsupportedParameterError: 400) → provider.stream(request, { signal })
+//     → a refusal before any event: the relay's refusal (the provider's status, MMSP's type)
+//     → else the UniEvents written as MMSP SSE: an upstream Response like an MMSP server's
+//
+// `modelsUpstream` is that path as an upstream of the kind createRelay already calls (upstream.ts),
+// so the Durable Object path stays as it is: one provider request per stream, resume, DELETE
+// aborting it (the signal), every bound. A request for a model the table does not name goes on to
+// the relay's `upstream` when it has one. `GET /v1/models` lists the table as MMSP's server does.
+import { UnsupportedParameterError, UpstreamError } from "../errors.js";
+import { SseEncoderStream } from "../encode.js";
+import { fail } from "../internal/describe.js";
+import { isRecord } from "../internal/values.js";
+import type { Provider } from "../providers/provider.js";
+import type { UniConfig } from "../providers/request.js";
+import type { UniEvent, UniMessage } from "../schema.js";
+import { refusal, streamHeaders } from "./http.js";
+import { secretsOf, withoutSecrets } from "./secrets.js";
+
+/** One row of the models table: who answers a model name, as which of its models, with which defaults. */
+export interface RelayModel {
+  /** The provider (`anthropic({ apiKey: env.ANTHROPIC_API_KEY })`, `openaiChat(…)`…). */
+  provider: Provider;
+  /** The provider's own model id (`"claude-haiku-4-5"`): what the provider is asked for. */
+  model: string;
+  /** Defaults under the client's `config` (a key the client sends wins). */
+  config?: UniConfig;
+}
+
+/** The models table: client-facing model names (in the order `GET /v1/models` lists them) → their rows. */
+export type RelayModels = Readonly<Record<string, RelayModel>>;
+
+/** createRelay's `models`: a table, or a function of the Worker's `env` that makes one (keys live there). */
+export type RelayModelsOption<E> = RelayModels | ((env: E) => RelayModels);
+
+/** The header that names the provider of an answer (`x-mmsp-provider: anthropic`), for the client and its logs. */
+export const PROVIDER_HEADER = "x-mmsp-provider";
+
+/** A table checked at the boundary: each row a provider, a model id, a config object (a `TypeError` naming the row otherwise). */
+export function checkModels(table: unknown, where = "createRelay: `models`"): RelayModels {
+  if (!isRecord(table)) fail(TypeError, where, "an object of model names to { provider, model, config? }", table);
+  for (const [name, value] of Object.entries(table as Record<string, unknown>)) {
+    const row = value as Record<string, unknown>;
+    const at = `${where}[${JSON.stringify(name)}]`;
+    if (name === "") throw new TypeError(`${where}: a model name must not be empty`);
+    if (!isRecord(row)) fail(TypeError, at, "an object { provider, model, config? }", row);
+    const provider = row.provider as Partial<Provider> | undefined;
+    if (!isRecord(provider) || typeof provider.request !== "function" || typeof provider.stream !== "function") {
+      fail(TypeError, `${at}.provider`, "a provider made by mmsp-streams/providers (anthropic(), openaiChat()…)", provider);
+    }
+    if (typeof row.model !== "string" || row.model === "") {
+      fail(TypeError, `${at}.model`, "the provider's model id, a non-empty string", row.model);
+    }
+    if (row.config !== undefined && !isRecord(row.config)) {
+      fail(TypeError, `${at}.config`, "an object of MMSP config defaults (or left out)", row.config);
+    }
+  }
+  return table as RelayModels;
+}
+
+/**
+ * The table in effect for `env`: the option itself, or what its function makes of `env` — made and
+ * checked once per `env` object (a Worker's env lives as long as its isolate), not per request.
+ */
+export function modelTable<E>(option: RelayModelsOption<E>): (env: E) => RelayModels {
+  if (typeof option !== "function") {
+    const table = checkModels(option);
+    return () => table;
+  }
+  const made = new WeakMap<object, RelayModels>();
+  return (env: E) => {
+    const key = (env ?? made) as object;
+    let table = made.get(key);
+    if (table === undefined) made.set(key, table = checkModels(option(env), "createRelay: what `models(env)` returned"));
+    return table;
+  };
+}
+
+/** `GET /v1/models` (SPEC §1): the table's names in order, `created` the relay's start (Unix seconds). */
+export function modelsList(table: RelayModels, created: number): Response {
+  const data = Object.keys(table).map((id) => ({ id, object: "model", created, owned_by: "mmsp" }));
+  return Response.json({ object: "list", data });
+}
+
+/** The 404 of a model the table does not name (SPEC §1's words, then the names it serves). */
+export function unknownModel(model: string, table: RelayModels): Response {
+  const known = Object.keys(table).map((name) => JSON.stringify(name)).join(", ") || "none";
+  return refusal(
+    404,
+    "NotFoundError",
+    `The model '${model.slice(0, 200)}' does not exist; GET /v1/models lists the models this server serves (${known}).`,
+  );
+}
+
+/** An MMSP request body as the relay reads it: its model name, messages and config. */
+export interface MmspBody {
+  model: string;
+  messages: UniMessage[];
+  config: UniConfig;
+}
+
+/** The body parsed, or undefined when it is no JSON (the caller says what that means). */
+function parsed(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `model` a body names, when it is a JSON object with a string `model` (what the table is asked about). */
+export function modelOf(bytes: Uint8Array): string | undefined {
+  const body = parsed(bytes);
+  return isRecord(body) && typeof body.model === "string" ? body.model : undefined;
+}
+
+/** The body checked as MMSP's server checks it (SPEC §1: each refusal a 400 with its words), or that refusal. */
+export function mmspBody(bytes: Uint8Array): MmspBody | Response {
+  const body = parsed(bytes);
+  const bad = (message: string): Response => refusal(400, "InvalidRequestError", message);
+  if (!isRecord(body)) return bad("Request body must be a JSON object.");
+  if (typeof body.model !== "string" || body.model === "") return bad("model must be a non-empty string.");
+  if (!Array.isArray(body.messages)) return bad("messages must be a list of messages.");
+  if (body.config !== undefined && body.config !== null && !isRecord(body.config)) return bad("config must be an object.");
+  return { model: body.model, messages: body.messages as UniMessage[], config: (body.config ?? {}) as UniConfig };
+}
+
+/** A refusal the relay answers for an error raised before any event (or null: not a refusal, the stream says it). */
+function refusalOf(error: unknown, provider: string): Response | null {
+  if (error instanceof UnsupportedParameterError) {
+    return Response.json({ error: { type: "UnsupportedParameterError", message: error.message, parameter: error.parameter } }, {
+      status: 400,
+    });
+  }
+  // the provider's own refusal (its HTTP status; the key already cut out of its message by the provider)
+  if (error instanceof UpstreamError && error.status !== null && error.status >= 400 && error.status <= 599) {
+    return refusal(error.status, error.errorType ?? "HTTPError", error.message);
+  }
+  if (error instanceof UpstreamError && error.status !== null) return refusal(502, "UpstreamUnavailable", error.message);
+  // (a ConnectionError's message names the host, never the key; the URL's path and query are left out)
+  if (error instanceof Error && error.name === "ConnectionError") {
+    return refusal(502, "UpstreamUnavailable", `cannot reach the provider (${provider}): the request failed before any answer`);
+  }
+  return null;
+}
+
+/**
+ * One provider-backed answer: the body's request (model id and defaults from `row`) streamed by the
+ * row's provider, as an MMSP SSE `Response` (`x-mmsp-client` and `x-mmsp-provider`: the provider's
+ * name), or the refusal to answer. `signal` aborts the provider's request (a DELETE, a bound).
+ */
+export async function providerAnswer(row: RelayModel, body: MmspBody, signal: AbortSignal): Promise<Response> {
+  const { provider } = row;
+  let request: Request;
+  try {
+    request = provider.request({ model: row.model, messages: body.messages, config: { ...row.config, ...body.config } });
+  } catch (e) {
+    if (e instanceof TypeError) return refusal(400, "InvalidRequestError", e.message);
+    const refused = refusalOf(e, provider.name);
+    if (refused) return refused;
+    throw e;
+  }
+  const events = provider.stream(request, { signal });
+  events.message.catch(() => {}); // (the readable carries its failure; the message is not read here)
+  const reader = events.readable.getReader();
+  // the first event (or the refusal) decides the status: a refusal comes before any stream byte
+  const secrets = secretsOf(request);
+  let first: ReadableStreamReadResult<UniEvent> | { error: unknown };
+  try {
+    first = await reader.read();
+  } catch (e) {
+    const error = withoutSecrets(e, secrets, provider.name);
+    const refused = refusalOf(error, provider.name);
+    if (refused) return refused;
+    first = { error };
+  }
+  const stream = new ReadableStream<UniEvent>({
+    start(controller) {
+      if ("error" in first) controller.error(first.error);
+      else if (first.done) controller.close();
+      else controller.enqueue(first.value);
+    },
+    async pull(controller) {
+      let r: ReadableStreamReadResult<UniEvent>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        throw withoutSecrets(e, secrets, provider.name); // (stored as the stream's last event: see secrets.ts)
+      }
+      if (r.done) controller.close();
+      else controller.enqueue(r.value);
+    },
+    // (a cancel after the provider's stream failed rejects with that failure: already told, not thrown again)
+    cancel: (reason) => reader.cancel(reason).catch(() => {}),
+  }, { highWaterMark: 0 });
+  // an error after the first event becomes one {"error"} event then [DONE] (the encoder's abort)
+  const sse = stream.pipeThrough(new SseEncoderStream());
+  const headers = {
+    ...streamHeaders("text/event-stream; charset=utf-8"),
+    "x-mmsp-client": provider.name,
+    [PROVIDER_HEADER]: provider.name,
+  };
+  return new Response(sse, { status: 200, headers });
+}

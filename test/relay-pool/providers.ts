@@ -1,0 +1,134 @@
+// Scripted provider APIs of the relay-pool project (Node, behind observer.js like the scripted MMSP
+// upstream): the relay Worker's provider-backed models (worker/models.ts) have their base URLs here
+// (vitest.config.ts: ANTHROPIC_BASE_URL, OPENAI_BASE_URL), so every provider request the relay makes
+// lands in these functions, key and all.
+//
+//   POST /anthropic/v1/messages          Anthropic Messages' SSE (`event:` + `data:`), paced
+//   POST /openai/v1/chat/completions     OpenAI Chat Completions' SSE chunks, usage, `[DONE]`, paced
+//
+// The request names its tag and its script in its text (the first user message), since a provider's
+// body has no place of its own for them: `tag:<uuid>` and `script:<name>` —
+//   text (default)   a short answer: five text deltas, finish and usage, each event in two chunks 1 ms apart
+//   endless          text deltas every 5 ms for 8 s, never a finish (the relay stops it first)
+//   refuse           a 429 in the provider's error shape whose message repeats the key it was sent
+//   echo-error       (Anthropic) an `event: error` inside the stream whose message repeats the key
+// `GET /__provider?tag=` → {count, key, body}: how many provider requests carried that tag, and the
+// key header and body of the last (the key reaches the provider; the tests check it goes no further).
+import { type Request, Response } from "miniflare";
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Json = Record<string, unknown>;
+const seen = new Map<string, { count: number; key: string | null; body: string }>();
+
+/** The marker `name:<value>` in a body's text, or undefined. */
+const marker = (text: string, name: string): string | undefined => new RegExp(`${name}:([\\w-]+)`).exec(text)?.[1];
+
+const WORDS = ["Hello", ", ", "provider", " world", "!"];
+
+const anthropicEvents = (): Json[] => [
+  {
+    type: "message_start",
+    message: { id: "msg_1", type: "message", role: "assistant", content: [], usage: { input_tokens: 12, output_tokens: 1 } },
+  },
+  { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+  ...WORDS.map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+  { type: "content_block_stop", index: 0 },
+  { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 6 } },
+  { type: "message_stop" },
+];
+const anthropicRecord = (e: Json): string => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+
+const openaiChunk = (delta: Json, finish: string | null = null): Json => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+const openaiRecords = (): string[] =>
+  [
+    ...[{ role: "assistant", content: "" }, ...WORDS.map((content) => ({ content }))].map((d) => openaiChunk(d)),
+    openaiChunk({}, "stop"),
+    {
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      choices: [],
+      usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 },
+    },
+  ].map((c) => `data: ${JSON.stringify(c)}\n\n`).concat("data: [DONE]\n\n");
+
+/** Records as a paced body: each in two chunks (the cut inside the event), 1 ms apart. */
+function paced(records: string[]): ReadableStream<Uint8Array> {
+  const utf8 = new TextEncoder();
+  const chunks = records.flatMap((r) => [r.slice(0, Math.ceil(r.length / 2)), r.slice(Math.ceil(r.length / 2))]);
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (next >= chunks.length) return controller.close();
+      await sleep(1);
+      controller.enqueue(utf8.encode(chunks[next++]!));
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** `head`, then `delta(n)` every 5 ms for 8 s (Miniflare reads a Node body to its end: not forever). */
+function endless(head: string[], delta: (n: number) => string): ReadableStream<Uint8Array> {
+  const utf8 = new TextEncoder();
+  const until = Date.now() + 8000;
+  let n = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (n === 0) controller.enqueue(utf8.encode(head.join("")));
+      if (Date.now() > until) return controller.close();
+      await sleep(5);
+      controller.enqueue(utf8.encode(delta(n++)));
+    },
+  }, { highWaterMark: 0 });
+}
+
+const SSE = { "content-type": "text/event-stream; charset=utf-8" };
+
+/** The scripted provider answering `request` at `path`, or null when the path is no provider's. */
+export async function providerApi(request: Request, path: string): Promise<Response | null> {
+  const isAnthropic = path === "/anthropic/v1/messages";
+  if (!isAnthropic && path !== "/openai/v1/chat/completions") return null;
+  const text = await request.text();
+  const tag = marker(text, "tag") ?? "";
+  const key = isAnthropic ? request.headers.get("x-api-key") : request.headers.get("authorization");
+  const entry = seen.get(tag) ?? { count: 0, key: null, body: "" };
+  seen.set(tag, { count: entry.count + 1, key, body: text });
+  const script = marker(text, "script") ?? "text";
+  if (script === "refuse") {
+    // (some APIs echo what they were sent: the relay must not pass the key on)
+    const message = `Rate limit reached for the key ${key}: slow down`;
+    const body = isAnthropic
+      ? { type: "error", error: { type: "rate_limit_error", message } }
+      : { error: { message, type: "requests", code: "rate_limit_exceeded" } };
+    return new Response(JSON.stringify(body), { status: 429, headers: { "content-type": "application/json" } });
+  }
+  if (isAnthropic && script === "echo-error") {
+    // an error inside the 200 stream whose message repeats the key (a provider that echoes what it got)
+    const records = [anthropicEvents()[0]!, { type: "error", error: { type: "overloaded_error", message: `Overloaded (key ${key})` } }];
+    return new Response(paced(records.map(anthropicRecord)), { headers: SSE });
+  }
+  if (isAnthropic) {
+    if (script === "endless") {
+      const head = anthropicEvents().slice(0, 2).map(anthropicRecord);
+      return new Response(
+        endless(head, (n) => anthropicRecord({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `${n} ` } })),
+        { headers: SSE },
+      );
+    }
+    return new Response(paced(anthropicEvents().map(anthropicRecord)), { headers: SSE });
+  }
+  if (script === "endless") {
+    return new Response(endless([], (n) => `data: ${JSON.stringify(openaiChunk({ content: `${n} ` }))}\n\n`), { headers: SSE });
+  }
+  return new Response(paced(openaiRecords()), { headers: SSE });
+}
+
+/** GET /__provider?tag=: what the scripted providers saw of that tag. */
+export function providerSeen(tag: string): Response {
+  return new Response(JSON.stringify(seen.get(tag) ?? { count: 0, key: null, body: "" }), {
+    headers: { "content-type": "application/json" },
+  });
+}

@@ -1,0 +1,29 @@
+// The Worker's provider-backed models (createRelay's `models`, src/relay/models.ts): one model per
+// provider whose key is set as a secret (`npx wrangler secret put ANTHROPIC_API_KEY`, or `.dev.vars`
+// under `npm run dev`). A model whose key is unset is not in the table (its name goes on to the
+// upstream or the samples like any other). `*_BASE_URL` points a provider at a compatible server or
+// gateway (`npm run dev` points them at the test kit's scripted providers when no key is set).
+import { anthropic, openaiChat } from "../src/providers/index.ts";
+import type { RelayModel, RelayModels } from "../src/relay/index.ts";
+import type { Env } from "./env.ts";
+
+/** The models table for `env`: "claude-fast" (Anthropic), "gpt-fast" (OpenAI Chat), each when its key is set. */
+export function providerModels(env: Env): RelayModels {
+  const table: Record<string, RelayModel> = {};
+  const base = (url: string | undefined): { baseURL?: string } => (url ? { baseURL: url } : {});
+  if (env.ANTHROPIC_API_KEY) {
+    table["claude-fast"] = {
+      provider: anthropic({ apiKey: env.ANTHROPIC_API_KEY, ...base(env.ANTHROPIC_BASE_URL) }),
+      model: env.ANTHROPIC_MODEL || "claude-haiku-4-5",
+      config: { max_tokens: 2048 },
+    };
+  }
+  if (env.OPENAI_API_KEY) {
+    table["gpt-fast"] = {
+      provider: openaiChat({ apiKey: env.OPENAI_API_KEY, ...base(env.OPENAI_BASE_URL) }),
+      model: env.OPENAI_MODEL || "gpt-4.1-mini",
+      config: { max_tokens: 2048 },
+    };
+  }
+  return table;
+}
