@@ -115,7 +115,7 @@ const relay = createRelay<Env>({
 });
 
 /**
- * The library's stream object, which also keeps a chat's record in an object named `chat:<chatId>`
+ * The library's stream object, which also keeps a chat's record in an object named `chat:<HMAC>`
  * of the same namespace (chat-record.ts).
  */
 export class StreamObject extends relay.StreamObject {

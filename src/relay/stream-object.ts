@@ -30,7 +30,7 @@
 //   GET  https://stream/resume  (x-resume-after: <n>)           a resume, after validation of n
 //   DELETE https://stream/cancel                                a cancel (DELETE /v1/streams/<id>)
 // A subclass may add routes of its own (the repository's Worker keeps a chat's record in an object
-// named `chat:<chatId>` of the same namespace: worker/chat-record.ts).
+// named `chat:<HMAC of its creator and chat id>` of the same namespace: worker/chat-record.ts).
 import { encodeWireEvent, fromResponse, toWireError } from "../index.js";
 import { sameHash } from "./bind.js";
 import type { Limits } from "./limits.js";
