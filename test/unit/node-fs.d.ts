@@ -1,0 +1,5 @@
+// The one Node API a unit test reads files with (tsconfig.json has no Node types: src/ and the
+// shared cases must typecheck with web APIs only), declared as the tests use it.
+declare module "node:fs" {
+  export function readFileSync(path: URL, encoding: "utf8"): string;
+}
