@@ -130,7 +130,7 @@ for (let i = 0; i < 240; i++) {
         ? `relaying to a fake MMSP server on ${upstream} (npm run upstream's: the built-in samples)`
         : "replaying the built-in samples";
       console.log(
-        `\n  mmsp-streams relay (${mode})\n  demo page:  ${url}\n  stream:     POST ${url}v1/stream  {"model": "sample-tools", "messages": []}\n` +
+        `\n  mmsp-streams relay (${mode})\n  demo page:  ${url}\n  stream:     POST ${url}v1/stream  {"model": "sample-chat", "messages": []}  (the demo page's default)\n` +
           `  providers:  claude-fast (anthropic), gpt-fast (openai-chat): ${
             fakeProviders.length ? `${fakeProviders.map((f) => f.provider).join(", ")} faked (no key in .dev.vars)` : "real keys"
           }; GET ${url}v1/models\n`,
