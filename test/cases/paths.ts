@@ -196,6 +196,13 @@ const bigInline = fc.tuple(fc.integer({ min: 1, max: 255 }), fc.boolean()).map((
 });
 const events = fc.oneof({ weight: 14, arbitrary: streamEvents }, { weight: 1, arbitrary: bigInline });
 
+/** The events `bigInline` makes for `byte` (a valid group: its `.done` agrees). */
+function bigInlineEvents(byte: number, chars = BIG + 4096): Json[] {
+  const part = b64(new Array(3 * 1024).fill(byte));
+  const data = part.repeat(Math.ceil(chars / part.length));
+  return [delta(inline(data, "image/png")), delta(inlineDone(data, "image/png")), delta(textAt("x")), delta(textDoneAt("x")), stop()];
+}
+
 /** The batched reader: its arrays (one per chunk at most, never empty) flattened. */
 async function batched(chunks: Uint8Array[], format: Format, mode: Mode): Promise<Outcome> {
   const s = new UniEventBatchStream({ format, mode });
@@ -259,6 +266,26 @@ export const cases: Case[] = [
     for (const [ca, cb] of [[[9], []], [[], [9]], [[9], [8, 2999, 81, 1069]]]) await samePaths(bytes, "sse", "validate", ca!, cb!);
     const a = await fused(splitAt(bytes, [9]), "sse", "validate");
     assertEqual(String(a.error?.message).includes("[DO\ufeff: keep-alive"), true, `the U+FEFF stays in the text: ${a.error?.message}`);
+  }],
+  ["the counterexample of seed -206262853: maxDepth=3 and a captured inline data (past 1 MiB) nest 3 deep, however the line arrives", async () => {
+    // the capture engages only for a line carried across chunks (or 64 KiB slices): its bytes were counted a level deeper than the string
+    for (const format of ["sse", "ndjson"] as const) {
+      const bytes = body(bigInlineEvents(1), format, "\n");
+      const mid = [15, bytes.length >> 2, bytes.length >> 1];
+      for (const cut of [[], [15], mid]) {
+        const a = await fused(splitAt(bytes, cut), format, "validate", { maxDepth: 3 });
+        assertEqual(a.error, undefined, `${format}, fused, maxDepth 3, cut at ${cut}`);
+      }
+      for (const [ca, cb] of [[[15], []], [[], mid]]) await samePaths(bytes, format, "validate", ca!, cb!, { maxDepth: 3 });
+      // the item itself is deeper than 2: still the limit, with the bytes captured or not
+      for (const [ca, cb] of [[[15], []], [[], mid]]) await samePaths(bytes, format, "validate", ca!, cb!, { maxDepth: 2 });
+      const b = await fused(splitAt(bytes, mid), format, "validate", { maxDepth: 2 });
+      assertEqual(b.error?.rule, "LIMIT", `${format}, maxDepth 2`);
+      // a 2 MB string in one chunk: captured across the reader's 64 KiB slices
+      const two = body(bigInlineEvents(1, 2 * BIG), format, "\n");
+      assertEqual((await fused([two], format, "validate", { maxDepth: 3 })).error, undefined, `${format}, 2 MB in one chunk, maxDepth 3`);
+      await samePaths(two, format, "validate", [], [], { maxDepth: 3 });
+    }
   }],
   ["the paths agree on the mistakes people make: empty, HTML, the other format, gzip bytes", async () => {
     const ndjsonBody = ndjsonText([{ role: "assistant", event_type: "stop", content_items: [], usage_metadata: null, finish_reason: null }], "\n");
