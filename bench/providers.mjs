@@ -7,8 +7,10 @@
 //
 //   node --expose-gc bench/providers.mjs [--quick] [--rounds=N --warmup=N] [--only=anthropic,gemini] [--kinds=chat]
 //
-// Writes the "Providers" section of bench/RESULTS.md (between <!-- providers --> markers; --quick
-// prints only); `npm run bench` runs it after its own report. Raw: bench/.cache/providers.json.
+// Writes the runtime's "Providers" section of bench/RESULTS.md (between <!-- providers:node -->
+// markers; --quick prints only); `npm run bench` runs it (Node) after its own report. Also
+// `npx bun bench/providers.mjs`, `npx deno run -A --v8-flags=--expose-gc bench/providers.mjs`.
+// Raw: bench/.cache/providers-RUNTIME.json.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -30,7 +32,11 @@ const WARMUP = Number(opt("warmup", 1));
 const providers = opt("only", null) ? String(opt("only")).split(",") : PROVIDER_NAMES;
 const kinds = opt("kinds", null) ? String(opt("kinds")).split(",") : KINDS;
 const log = (s) => console.error(`[providers] ${s}`);
-if (!globalThis.gc) log("WARNING: no --expose-gc: runs include collections of earlier runs");
+// Node (--expose-gc), Bun (Bun.gc) or Deno (--v8-flags=--expose-gc): the same runner
+const RT = globalThis.Bun ? "bun" : globalThis.Deno ? "deno" : "node";
+const VERSION = RT === "bun" ? `Bun ${globalThis.Bun.version}` : RT === "deno" ? `Deno ${globalThis.Deno.version.deno}` : `Node ${process.version}`;
+const gc = globalThis.gc ?? (globalThis.Bun ? () => globalThis.Bun.gc(true) : null);
+if (!gc) log("WARNING: no --expose-gc: runs include collections of earlier runs");
 
 const lib = await import("../dist/index.js");
 const providersLib = await import("../dist/providers/index.js");
@@ -57,7 +63,7 @@ const checked = (k, corpus) => ({
 });
 
 const RENDER = opt("render", false) === true;
-const raw = RENDER ? JSON.parse(readFileSync(`${ROOT}bench/.cache/providers.json`, "utf8")) : null;
+const raw = RENDER ? JSON.parse(readFileSync(`${ROOT}bench/.cache/providers-${RT}.json`, "utf8")) : null;
 const load0 = raw?.load?.[0] ?? loadavg();
 const t0 = performance.now();
 const cases = raw?.cases ?? [];
@@ -72,7 +78,7 @@ for (const provider of RENDER ? [] : providers) {
       getCorpus: () => corpus,
       contenders: ks.map((k) => checked(k, corpus)),
       cpu,
-      gc: globalThis.gc,
+      gc,
       log,
     });
     cases.push({ provider, kind, ...result.cases[0], labels: Object.fromEntries(ks.map((k) => [k.id, k.label])) });
@@ -107,7 +113,7 @@ const git = (...a) => {
 };
 
 const L = [];
-L.push(`- ${date}; Node ${process.version}; ${seconds.toFixed(0)} s; ${ROUNDS} rounds after ${WARMUP} warm-up run; 1–16 KiB chunks; load average ${load0.map((x) => x.toFixed(2)).join(" ")} at start, ${load1.map((x) => x.toFixed(2)).join(" ")} at end (2 cores shared with other work: ratios are paired within each round, absolute figures are not the machine's best); git ${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "src") ? " + uncommitted src/" : ""}`);
+L.push(`- ${date}; ${VERSION}; ${seconds.toFixed(0)} s; ${ROUNDS} rounds after ${WARMUP} warm-up run; 1–16 KiB chunks; load average ${load0.map((x) => x.toFixed(2)).join(" ")} at start, ${load1.map((x) => x.toFixed(2)).join(" ")} at end (2 cores shared with other work: ratios are paired within each round, absolute figures are not the machine's best); git ${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "src") ? " + uncommitted src/" : ""}`);
 if (missing.length) L.push(`- peers that did not load: ${missing.join("; ")}`);
 L.push("", `× floor (median of per-round ratios; higher is faster; floor = TextDecoderStream + split + JSON.parse of the same bytes, no checks). µs/ev = CPU µs per provider event (\`data:\` message). "÷ best peer" = ProviderEventStream read ÷ the fastest peer on that corpus.`, "");
 L.push("| provider · corpus | MB | events | floor MB/s | ProviderEventStream read | ProviderEventStream message | provider SDK | AI SDK | read µs/ev (floor) | ÷ best peer |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
@@ -128,6 +134,7 @@ L.push("| provider | read × floor, geomean (worst) | message × floor, geomean 
 const worstOf = (xs) => xs.reduce((a, b) => (b[1] < a[1] ? b : a));
 for (const provider of providers) {
   const cs = cases.filter((c) => c.provider === provider);
+  if (!cs.length) continue;
   const reads = cs.map((c) => ratio(c, "pes-read"));
   const drains = cs.map((c) => ratio(c, "pes-drain"));
   const vs = [...new Set(cs.flatMap(peerIds))].map((id) => {
@@ -148,16 +155,18 @@ L.push("");
 const text = L.join("\n");
 console.log(text);
 mkdirSync(`${ROOT}bench/.cache`, { recursive: true });
-if (!RENDER) writeFileSync(`${ROOT}bench/.cache/providers${QUICK ? ".quick" : ""}.json`, JSON.stringify({ date, node: process.version, seconds, load: [load0, load1], cases }));
-if (!QUICK && !opt("only", null) && !opt("kinds", null)) {
+const PARTIAL = QUICK || !!opt("only", null) || !!opt("kinds", null);
+if (!RENDER) writeFileSync(`${ROOT}bench/.cache/providers-${RT}${PARTIAL ? ".partial" : ""}.json`, JSON.stringify({ date, node: process.version, seconds, load: [load0, load1], cases }));
+if (!PARTIAL) {
   const RESULTS = `${ROOT}bench/RESULTS.md`;
   let md = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "# mmsp-streams benchmark results\n";
-  const start = "<!-- providers -->";
-  const end = "<!-- /providers -->";
-  const block = `${start}\n## Providers (issue #27: \`node --expose-gc bench/providers.mjs\`)\n\n${text}\n${end}`;
+  const start = `<!-- providers:${RT} -->`;
+  const end = `<!-- /providers:${RT} -->`;
+  const command = { node: "node --expose-gc bench/providers.mjs", bun: "npx bun bench/providers.mjs", deno: "npx deno run -A --v8-flags=--expose-gc bench/providers.mjs" }[RT];
+  const block = `${start}\n## Providers: ${VERSION} (issue #27: \`${command}\`)\n\n${text}\n${end}`;
   const i = md.indexOf(start);
   const j = md.indexOf(end);
   md = i !== -1 && j !== -1 ? md.slice(0, i) + block + md.slice(j + end.length) : `${md.trimEnd()}\n\n${block}\n`;
   writeFileSync(RESULTS, md);
-  log("wrote the Providers section of bench/RESULTS.md");
+  log(`wrote the Providers section (${RT}) of bench/RESULTS.md`);
 }
