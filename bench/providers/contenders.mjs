@@ -1,9 +1,11 @@
 // The readers the providers' benchmark compares (issue #27), per provider. Web APIs only.
 //
-// Each contender's `run(chunks)` replays `chunks` (views of one corpus) and returns what it read:
+// Each contender's `run(chunks, full)` replays `chunks` (views of one corpus) and returns what it read:
 // { text, thinking, calls, args } (characters of the answer, of the thinking, the number of tool
-// calls and the characters of their JSON arguments; `thinking: undefined` where the peer does not
-// keep it). bench/providers.mjs checks every run against the corpus' `expect`.
+// calls and, when `full`, the characters of their JSON arguments, which costs a JSON.stringify of
+// parsed arguments: done on the warm-up run only, so that no timed run pays for the check;
+// `thinking: undefined` where the peer does not keep it). bench/providers.mjs checks every run
+// against the corpus' `expect`.
 //
 // The SDKs are driven as their users drive them: a client whose `fetch` answers the corpus bytes as
 // a streaming `Response`, and the SDK's own stream helper reading it (openai-node's
@@ -14,7 +16,12 @@
 import { replay } from "../core/contenders.mjs";
 
 const PROMPT = [{ role: "user", content: "Hi" }];
-const MODELS = { "openai-chat": "gpt-4o-mini", "openai-responses": "gpt-5.1", anthropic: "claude-sonnet-4-5", gemini: "gemini-3-pro-preview" };
+const MODELS = {
+  "openai-chat": "gpt-4o-mini",
+  "openai-responses": "gpt-5.1",
+  anthropic: "claude-sonnet-4-5",
+  gemini: "gemini-3-pro-preview",
+};
 
 const len = (s) => (typeof s === "string" ? s.length : 0);
 const argsLen = (a) => (typeof a === "string" ? a.length : JSON.stringify(a ?? {}).length);
@@ -23,14 +30,14 @@ const argsLen = (a) => (typeof a === "string" ? a.length : JSON.stringify(a ?? {
 const fetchOf = (chunks) => async () => new Response(replay(chunks()), { status: 200, headers: { "content-type": "text/event-stream" } });
 
 /** What the package's finished message holds, in the shape the runs are checked by. */
-function ofMessage(message) {
+function ofMessage(message, full) {
   const seen = { text: 0, thinking: 0, calls: 0, args: 0 };
   for (const item of message.content_items) {
     if (item.type === "text.done") seen.text += item.text.length;
     else if (item.type === "thinking.done") seen.thinking += item.thinking.length;
     else if (item.type === "tool_call.done") {
       seen.calls++;
-      seen.args += JSON.stringify(item.arguments).length;
+      if (full) seen.args += JSON.stringify(item.arguments).length;
     }
   }
   return seen;
@@ -48,11 +55,11 @@ export function makeProviderContenders(providersLib, peers, provider) {
       label: "ProviderEventStream read",
       library: true,
       what: "the provider's stream → checked UniEvents (grammar, schema, .done by construction), every event read with reader.read()",
-      async run(chunks) {
+      async run(chunks, full) {
         const stream = new ProviderEventStream(provider);
         const reader = replay(chunks).pipeThrough(stream).getReader();
         for (;;) if ((await reader.read()).done) break;
-        return ofMessage(await stream.message);
+        return ofMessage(await stream.message, full);
       },
     },
     {
@@ -60,10 +67,10 @@ export function makeProviderContenders(providersLib, peers, provider) {
       label: "ProviderEventStream message",
       library: true,
       what: "the same, only `await stream.message` (the package drains the readable)",
-      async run(chunks) {
+      async run(chunks, full) {
         const stream = new ProviderEventStream(provider);
         replay(chunks).pipeThrough(stream);
-        return ofMessage(await stream.message);
+        return ofMessage(await stream.message, full);
       },
     },
   ];
@@ -81,13 +88,13 @@ export function makeProviderContenders(providersLib, peers, provider) {
       label,
       what,
       peer: true,
-      async run(chunks) {
+      async run(chunks, full) {
         current = chunks;
-        return read(client);
+        return read(client, full);
       },
     });
   };
-  const aiSdk = (model) => async () => {
+  const aiSdk = (model) => async (full) => {
     const { stream } = await model.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] });
     const seen = { text: 0, thinking: 0, calls: 0, args: 0 };
     const reader = stream.getReader();
@@ -98,7 +105,7 @@ export function makeProviderContenders(providersLib, peers, provider) {
       else if (value.type === "reasoning-delta") seen.thinking += len(value.delta);
       else if (value.type === "tool-call") {
         seen.calls++;
-        seen.args += argsLen(value.input ?? value.args);
+        if (full) seen.args += argsLen(value.input ?? value.args);
       } else if (value.type === "error") throw new Error(`AI SDK stream error: ${String(value.error?.message ?? value.error)}`);
     }
     // a model that does not read this provider's reasoning field (@ai-sdk/openai's Chat and `reasoning_content`) is not checked on it
@@ -108,41 +115,65 @@ export function makeProviderContenders(providersLib, peers, provider) {
   const key = { apiKey: "sk-bench", fetch, maxRetries: 0 };
 
   if (provider === "openai-chat" && peers.OpenAI) {
-    sdk("openai-node", "openai-node ChatCompletionStream", "openai-node `chat.completions.stream()` (ChatCompletionStream: SSE decoding, chunk accumulation), `finalChatCompletion()`", () => new peers.OpenAI(key), async (client) => {
-      const completion = await client.chat.completions.stream({ model, messages: PROMPT, stream_options: { include_usage: true } }).finalChatCompletion();
-      const m = completion.choices[0].message;
-      return { text: len(m.content), thinking: undefined, calls: m.tool_calls?.length ?? 0, args: (m.tool_calls ?? []).reduce((n, c) => n + c.function.arguments.length, 0) };
-    });
+    sdk(
+      "openai-node",
+      "openai-node ChatCompletionStream",
+      "openai-node `chat.completions.stream()` (ChatCompletionStream: SSE decoding, chunk accumulation), `finalChatCompletion()`",
+      () => new peers.OpenAI(key),
+      async (client, full) => {
+        const completion = await client.chat.completions.stream({ model, messages: PROMPT, stream_options: { include_usage: true } })
+          .finalChatCompletion();
+        const m = completion.choices[0].message;
+        return {
+          text: len(m.content),
+          thinking: undefined,
+          calls: m.tool_calls?.length ?? 0,
+          args: full ? (m.tool_calls ?? []).reduce((n, c) => n + c.function.arguments.length, 0) : 0,
+        };
+      },
+    );
   }
   if (provider === "openai-responses" && peers.OpenAI) {
-    sdk("openai-node", "openai-node ResponseStream", "openai-node `responses.stream()` (ResponseStream: SSE decoding, the response snapshot), `finalResponse()`", () => new peers.OpenAI(key), async (client) => {
-      const r = await client.responses.stream({ model, input: "Hi" }).finalResponse();
-      const seen = { text: 0, thinking: 0, calls: 0, args: 0 };
-      for (const item of r.output) {
-        if (item.type === "message") for (const part of item.content) seen.text += len(part.text);
-        else if (item.type === "reasoning") for (const s of item.summary) seen.thinking += len(s.text);
-        else if (item.type === "function_call") {
-          seen.calls++;
-          seen.args += item.arguments.length;
+    sdk(
+      "openai-node",
+      "openai-node ResponseStream",
+      "openai-node `responses.stream()` (ResponseStream: SSE decoding, the response snapshot), `finalResponse()`",
+      () => new peers.OpenAI(key),
+      async (client, full) => {
+        const r = await client.responses.stream({ model, input: "Hi" }).finalResponse();
+        const seen = { text: 0, thinking: 0, calls: 0, args: 0 };
+        for (const item of r.output) {
+          if (item.type === "message") { for (const part of item.content) seen.text += len(part.text); }
+          else if (item.type === "reasoning") { for (const s of item.summary) seen.thinking += len(s.text); }
+          else if (item.type === "function_call") {
+            seen.calls++;
+            if (full) seen.args += item.arguments.length;
+          }
         }
-      }
-      return seen;
-    });
+        return seen;
+      },
+    );
   }
   if (provider === "anthropic" && peers.Anthropic) {
-    sdk("anthropic-sdk", "Anthropic SDK MessageStream", "@anthropic-ai/sdk `messages.stream()` (MessageStream: SSE decoding, the message snapshot, tool input partial-JSON parsed per delta), `finalMessage()`", () => new peers.Anthropic(key), async (client) => {
-      const m = await client.messages.stream({ model, max_tokens: 64000, messages: PROMPT }).finalMessage();
-      const seen = { text: 0, thinking: 0, calls: 0, args: 0 };
-      for (const b of m.content) {
-        if (b.type === "text") seen.text += b.text.length;
-        else if (b.type === "thinking") seen.thinking += b.thinking.length;
-        else if (b.type === "tool_use") {
-          seen.calls++;
-          seen.args += argsLen(b.input);
+    sdk(
+      "anthropic-sdk",
+      "Anthropic SDK MessageStream",
+      "@anthropic-ai/sdk `messages.stream()` (MessageStream: SSE decoding, the message snapshot, tool input partial-JSON parsed per delta), `finalMessage()`",
+      () => new peers.Anthropic(key),
+      async (client, full) => {
+        const m = await client.messages.stream({ model, max_tokens: 64000, messages: PROMPT }).finalMessage();
+        const seen = { text: 0, thinking: 0, calls: 0, args: 0 };
+        for (const b of m.content) {
+          if (b.type === "text") seen.text += b.text.length;
+          else if (b.type === "thinking") seen.thinking += b.thinking.length;
+          else if (b.type === "tool_use") {
+            seen.calls++;
+            if (full) seen.args += argsLen(b.input);
+          }
         }
-      }
-      return seen;
-    });
+        return seen;
+      },
+    );
   }
   const ai = {
     "openai-chat": peers.createOpenAI && (() => peers.createOpenAI(key).chat(model)),
@@ -152,7 +183,13 @@ export function makeProviderContenders(providersLib, peers, provider) {
   }[provider];
   if (ai) {
     const pkg = provider === "gemini" ? "@ai-sdk/google" : provider === "anthropic" ? "@ai-sdk/anthropic" : "@ai-sdk/openai";
-    sdk("ai-sdk", `AI SDK ${pkg}`, `${pkg} language model \`doStream()\` (its SSE parse, zod schema of each chunk, stream parts), every part read`, ai, (m) => aiSdk(m)());
+    sdk(
+      "ai-sdk",
+      `AI SDK ${pkg}`,
+      `${pkg} language model \`doStream()\` (its SSE parse, zod schema of each chunk, stream parts), every part read`,
+      ai,
+      (m, full) => aiSdk(m)(full),
+    );
   }
   return list;
 }

@@ -13,4 +13,8 @@ const k = makeProviderContenders(await import("../../dist/providers/index.js"), 
 await k.run(chunks);
 const t0 = performance.now();
 for (let i = 0; i < Number(runs); i++) await k.run(chunks);
-console.log(`${id} on ${c.name}: ${((performance.now() - t0) / Number(runs)).toFixed(1)} ms per run, ${(c.bytes.length / 1e3 / ((performance.now() - t0) / Number(runs))).toFixed(1)} MB/s`);
+console.log(
+  `${id} on ${c.name}: ${((performance.now() - t0) / Number(runs)).toFixed(1)} ms per run, ${
+    (c.bytes.length / 1e3 / ((performance.now() - t0) / Number(runs))).toFixed(1)
+  } MB/s`,
+);
