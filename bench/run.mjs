@@ -555,3 +555,11 @@ writeFileSync(
   JSON.stringify({ date: startedAt, node: process.version, distHash, results: results.map((r) => ({ ...r, stats: Object.fromEntries(r.stats) })), linearity, memory, bundle: { gzip: bundle.gzip, minified: bundle.minified }, goals }, null, 1),
 );
 log(`wrote ${OUT.replace(ROOT, "")} and bench/.cache/last-run.json (${totalS.toFixed(0)} s)`);
+
+// Issue #27: each provider's conversion against its floor and its peers (its own script and process;
+// it writes the "Providers" section of bench/RESULTS.md and prints it).
+if (!QUICK && !ONLY && !process.argv.includes("--no-providers")) {
+  const { spawnSync } = await import("node:child_process");
+  const r = spawnSync(process.execPath, ["--expose-gc", `${ROOT}bench/providers.mjs`], { stdio: "inherit", cwd: ROOT });
+  if (r.status !== 0) log(`bench/providers.mjs failed (exit ${r.status})`);
+}

@@ -3,7 +3,6 @@
  * blamed on, what a refused answer's body says (SPEC §1, §6), and what a failed connection means.
  */
 import { ConnectionError, refusalError, type UpstreamError } from "../errors.js";
-import { describeRefusal, diagnosisText } from "../diagnose.js";
 import { joinBytes } from "./bytes.js";
 
 /** How much of a refusal's body is read to describe it. */
@@ -51,8 +50,16 @@ async function readHead(body: ReadableStream<Uint8Array> | null): Promise<Uint8A
 export async function refusalOf(response: Response, client: string): Promise<UpstreamError> {
   const head = await readHead(response.body).catch(() => new Uint8Array(0));
   const text = new TextDecoder().decode(head);
+  let described = false;
+  const plain = refusalError(response.status, text, client, () => {
+    described = true;
+    return "an empty body";
+  });
+  if (!described || head.length === 0) return plain;
+  // The diagnosis is loaded only for a refusal that is no JSON error (an HTML page, a binary body):
+  // a bundle split by its dynamic imports (a provider's) does not load it before one comes.
+  const { describeRefusal, diagnosisText } = await import("../diagnose.js");
   return refusalError(response.status, text, client, () => {
-    if (head.length === 0) return "an empty body";
     const info = { contentType: response.headers.get("content-type"), contentEncoding: response.headers.get("content-encoding") };
     const d = describeRefusal(head, { ...info, format: "auto", totalBytes: head.length }, response.status);
     return d ? diagnosisText(d) : text.slice(0, 200);
