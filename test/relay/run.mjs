@@ -167,7 +167,9 @@ const instances = {
     MAX_CLIENTS: "2",
   }),
   // short-lived streams (expiry, abandonment) and a list of allowed origins
-  short: worker({ MMSP_UPSTREAM: upstreamBase, STREAM_TTL_S: "0.5", ABANDON_S: "0.5", CORS_ORIGINS: "https://app.example, http://localhost:5173" }),
+  // (MAX_STREAM_BYTES raised past the default 32 MiB: a client that stops reading a flood must end it by
+  // ABANDON_S, not by the stored bytes reaching the bound first)
+  short: worker({ MMSP_UPSTREAM: upstreamBase, STREAM_TTL_S: "0.5", ABANDON_S: "0.5", MAX_STREAM_BYTES: "268435456", CORS_ORIGINS: "https://app.example, http://localhost:5173" }),
   // no STREAMS binding: the stateless relay (stream.ts), a client going away cancels the upstream
   stateless: worker({ MMSP_UPSTREAM: upstreamBase }, { stateless: true }),
 };
@@ -710,7 +712,7 @@ test("resume: a client that keeps its connection but stops reading counts as gon
   assert.ok(text.endsWith("data: [DONE]\n\n"));
 });
 
-test("cancel: DELETE on the Content-Location aborts the upstream request at once; the reader gets StreamCancelled; a resume replays it; 204 again, 404 unknown, 403 another Authorization", async () => {
+test("cancel: DELETE on the Content-Location aborts the upstream request at once; the reader gets StreamCancelled; a resume replays it; 204 again, 404 unknown, the same 404 for another Authorization", async () => {
   const before = seen.length;
   const res = await post("relay", { model: "endless" }, { headers: { authorization: "Bearer k" } });
   const location = res.headers.get("content-location");
@@ -718,8 +720,8 @@ test("cancel: DELETE on the Content-Location aborts the upstream request at once
   await sleep(100);
   const del = (headers) => fetch(new URL(location, urls.relay), { method: "DELETE", headers });
   let r = await del({ authorization: "Bearer other" });
-  assert.equal(r.status, 403);
-  assert.equal((await r.json()).error.type, "PermissionDeniedError");
+  assert.equal(r.status, 404); // as if it did not exist: no oracle of which ids do (#26)
+  assert.equal((await r.json()).error.type, "NotFoundError");
   const t = performance.now();
   r = await del({ authorization: "Bearer k" });
   assert.equal(r.status, 204);
@@ -831,14 +833,14 @@ test("resume: unknown or malformed id → 404; malformed or too large Last-Event
   await post405.arrayBuffer();
 });
 
-test("resume: a stream created with Authorization resumes only with the same value (403 otherwise)", async () => {
+test("resume: a stream created with Authorization resumes only with the same value (otherwise 404, as an unknown id)", async () => {
   const res = await post("relay", { model: "tools" }, { headers: { authorization: "Bearer secret-1" } });
   const location = res.headers.get("content-location");
   await res.text();
   for (const headers of [{}, { authorization: "Bearer secret-2" }, { authorization: "bearer secret-1" }]) {
     const r = await get("relay", location, headers);
-    assert.equal(r.status, 403, JSON.stringify(headers));
-    assert.equal((await r.json()).error.type, "PermissionDeniedError");
+    assert.equal(r.status, 404, JSON.stringify(headers)); // no oracle of which ids exist (#26)
+    assert.equal((await r.json()).error.type, "NotFoundError");
   }
   const r = await get("relay", location, { authorization: "Bearer secret-1", "last-event-id": "0" });
   assert.equal(r.status, 200);
@@ -942,26 +944,26 @@ test("safe: bounds — MAX_EVENTS, MAX_STREAM_BYTES and MAX_STREAM_S end a strea
   }
   const res = await post("guarded", { model: "endless" }, { headers: key });
   const location = res.headers.get("content-location");
-  const second = await get("guarded", location);
+  const second = await get("guarded", location, key); // (RELAY_KEY guards reads too)
   assert.equal(second.status, 200);
-  const third = await get("guarded", location);
+  const third = await get("guarded", location, key);
   assert.equal(third.status, 429);
   assert.equal((await errorOf(third)).type, "RateLimitError");
   await Promise.all([res.body.cancel(), second.body.cancel()]);
 });
 
-test("safe: Cookie, X-Api-Key and Cf-Access-Jwt-Assertion bind a stream like Authorization (resume and cancel need the same values: 403)", async () => {
+test("safe: Cookie, X-Api-Key and Cf-Access-Jwt-Assertion bind a stream like Authorization (resume and cancel need the same values: 404 otherwise)", async () => {
   for (const name of ["cookie", "x-api-key", "cf-access-jwt-assertion"]) {
     const res = await post("relay", { model: "tools" }, { headers: { [name]: "v-1" } });
     const location = res.headers.get("content-location");
     await res.arrayBuffer();
     for (const headers of [{}, { [name]: "v-2" }]) {
       const r = await get("relay", location, headers);
-      assert.equal(r.status, 403, `${name}: ${JSON.stringify(headers)}`);
-      assert.equal((await errorOf(r)).type, "PermissionDeniedError");
+      assert.equal(r.status, 404, `${name}: ${JSON.stringify(headers)}`);
+      assert.equal((await errorOf(r)).type, "NotFoundError");
       const d = await fetch(new URL(location, urls.relay), { method: "DELETE", headers });
-      assert.equal(d.status, 403);
-      await d.arrayBuffer();
+      assert.equal(d.status, 404);
+      assert.equal((await errorOf(d)).type, "NotFoundError");
     }
     const ok = await get("relay", location, { [name]: "v-1" });
     assert.equal(ok.status, 200);
