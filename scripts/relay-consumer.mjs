@@ -278,7 +278,7 @@ new_sqlite_classes = ["RelayStream"]
   );
 
   await check(
-    "safe by default from the tarball: 415 for a form's text/plain, 403 for a resume or DELETE with other credentials",
+    "safe by default from the tarball: 415 for a form's text/plain, 404 for a resume or DELETE with other credentials (no oracle of which ids exist)",
     async () => {
       const form = await fetch(`${base}/v1/stream`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
       assert(form.status === 415, `text/plain: ${form.status}`);
@@ -291,9 +291,11 @@ new_sqlite_classes = ["RelayStream"]
       await readSse(res);
       for (const headers of [{}, { authorization: "Bearer mallory" }]) {
         const resume = await fetch(`${base}${location}`, { headers });
-        assert(resume.status === 403, `resume with ${JSON.stringify(headers)}: ${resume.status}`);
+        assert(resume.status === 404, `resume with ${JSON.stringify(headers)}: ${resume.status}`);
+        assert((await resume.json()).error?.type === "NotFoundError", `resume with ${JSON.stringify(headers)}: not a NotFoundError`);
         const del = await fetch(`${base}${location}`, { method: "DELETE", headers });
-        assert(del.status === 403, `DELETE with ${JSON.stringify(headers)}: ${del.status}`);
+        assert(del.status === 404, `DELETE with ${JSON.stringify(headers)}: ${del.status}`);
+        assert((await del.json()).error?.type === "NotFoundError", `DELETE with ${JSON.stringify(headers)}: not a NotFoundError`);
       }
       const own = await fetch(`${base}${location}`, { headers: { authorization: "Bearer alice" } });
       assert(own.status === 200 && (await readSse(own)).done, `resume with the creator's credentials: ${own.status}`);
@@ -368,7 +370,8 @@ export default relay;
       assert(res.headers.get("x-mmsp-provider") === "anthropic", `x-mmsp-provider ${res.headers.get("x-mmsp-provider")}`);
       const location = res.headers.get("content-location");
       const first = await readSse(res, { stopAfter: 5, controller });
-      const resumed = await fetch(`${pbase}${location}`, { headers: { "last-event-id": String(first.events.at(-1).id) } });
+      // (RELAY_KEY guards reads and DELETE as it guards creating)
+      const resumed = await fetch(`${pbase}${location}`, { headers: { "x-relay-key": "relay-consumer-key", "last-event-id": String(first.events.at(-1).id) } });
       const rest = await readSse(await keep(resumed));
       const all = [...first.events, ...rest.events];
       received.push(JSON.stringify(all));
@@ -383,7 +386,7 @@ export default relay;
       const reading = readSse(res);
       await sleep(300);
       const t = Date.now();
-      const del = await fetch(`${pbase}${location}`, { method: "DELETE" });
+      const del = await fetch(`${pbase}${location}`, { method: "DELETE", headers: { "x-relay-key": "relay-consumer-key" } });
       assert(del.status === 204, `DELETE status ${del.status}`);
       const request = fake.requests.at(-1);
       for (let i = 0; i < 40 && request.aborted === null; i++) await sleep(50);
