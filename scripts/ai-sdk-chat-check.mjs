@@ -193,31 +193,34 @@ async function readThenAbort(stream, n, abort) {
 }
 
 test("relay mode, kept answers: DefaultChatTransport's abort only leaves (the upstream reads on, GET resumes it); MmspChatTransport's abort (stop()) aborts the upstream within a second", async () => {
-  // DefaultChatTransport: leaving
+  // DefaultChatTransport: leaving. (Anonymous chat ids must be long enough not to be guessed, 16 characters
+  // or more, for the relay to keep their answers: hence the random ones.)
+  const leaveId = `leave-${crypto.randomUUID()}`;
+  const stopId = `stop-${crypto.randomUUID()}`;
   let before = seen.length;
   let abort = new AbortController();
   const leaving = new DefaultChatTransport({ api: `${relayBase}/api/chat`, body: { model: "endless", config: {} } });
-  await readThenAbort(await leaving.sendMessages({ chatId: "leave-1", messages: [userMessage("Hi")], trigger: "submit-message", messageId: undefined, abortSignal: abort.signal }), 4, abort);
+  await readThenAbort(await leaving.sendMessages({ chatId: leaveId, messages: [userMessage("Hi")], trigger: "submit-message", messageId: undefined, abortSignal: abort.signal }), 4, abort);
   await sleep(1000);
   assert.equal(await Promise.race([closedEarly(seen[before]), sleep(0).then(() => "open")]), "open", "the upstream still streams");
-  const resumed = await leaving.reconnectToStream({ chatId: "leave-1" });
-  assert.ok(resumed, "GET /api/chat/leave-1/stream resumes it");
+  const resumed = await leaving.reconnectToStream({ chatId: leaveId });
+  assert.ok(resumed, `GET /api/chat/${leaveId}/stream resumes it`);
   const reader = resumed.getReader();
   assert.deepEqual((await reader.read()).value.type, "start");
   await reader.cancel();
   // MmspChatTransport: stopping
-  await fetch(`${relayBase}/api/chat/leave-1/stream`, { method: "DELETE" });
+  await fetch(`${relayBase}/api/chat/${leaveId}/stream`, { method: "DELETE" });
   before = seen.length;
   abort = new AbortController();
   const stopping = new MmspChatTransport({ api: `${relayBase}/api/chat`, body: { model: "endless", config: {} } });
-  const chunks = await readThenAbort(await stopping.sendMessages({ chatId: "stop-1", messages: [userMessage("Hi")], trigger: "submit-message", messageId: undefined, abortSignal: abort.signal }), 4, abort);
+  const chunks = await readThenAbort(await stopping.sendMessages({ chatId: stopId, messages: [userMessage("Hi")], trigger: "submit-message", messageId: undefined, abortSignal: abort.signal }), 4, abort);
   const t = performance.now();
   assert.ok(chunks >= 4 && chunks < 20, `${chunks} chunks before the stop`);
   const closed = await Promise.race([closedEarly(seen[before]), sleep(1000).then(() => "timeout")]);
   assert.equal(closed, true, "the upstream saw its response closed before it finished");
   assert.ok(performance.now() - t < 1000);
   assert.equal(seen[before].finished, false);
-  assert.equal((await fetch(`${relayBase}/api/chat/stop-1/stream`)).status, 204, "nothing active any more");
+  assert.equal((await fetch(`${relayBase}/api/chat/${stopId}/stream`)).status, 204, "nothing active any more");
 });
 
 test("CORS: the preflight allows POST and the requested headers; answers carry Access-Control-Allow-Origin", async () => {
