@@ -21,7 +21,7 @@ export default defineConfig({
         test: { name: "workers", include: ["test/all.test.ts", "test/workers/**/*.test.ts"], testTimeout },
       },
       // the relay Worker (top-level wrangler.toml: worker/, the STREAMS Durable Object) in workerd,
-      // driven through SELF; its upstream is the kit's fake MMSP server (mmsp-streams/testing) in test/relay-pool/upstream.ts
+      // driven through SELF; its upstream is the scripted MMSP server in test/relay-pool/upstream.ts (and the scripted providers of providers.ts)
       // (every outbound fetch goes there, through test/relay-pool/observer.js, a Worker that sees the
       // relay cancel an upstream answer). globalSetup makes worker/generated/assets.ts first.
       {
