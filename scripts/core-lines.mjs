@@ -1,7 +1,7 @@
 // CI figure of issue #20: the size of the reader core in lines, beside its goal (4,800). The reader
 // core is what the issue counted: all of src/ but the adapters and producers around the reader
-// (ai-sdk/, partial/, encode/, relay/), the schema (types spelled out beside their zod schemas) and
-// the entry files (re-exports). Prints the total, its code / comment / blank split and the largest
+// (ai-sdk/, partial/, encode/, relay/, and the subpaths built on it: providers/, testing/), the schema
+// (types spelled out beside their zod schemas) and the entry files (re-exports). Prints the total, its code / comment / blank split and the largest
 // files; a total over the goal is a known miss (printed, not failing), a total past CEILING fails,
 // so the core cannot grow again unnoticed.
 //
@@ -14,9 +14,14 @@ import { fileURLToPath } from "node:url";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const GOAL = 4800;
-/** The figure when this step was added (2026-12-01: 6,746 lines), lowered as the core shrinks (6,404 + ~1%); growth past it fails. */
-const CEILING = 6470;
-const OUTSIDE_DIRS = new Set(["ai-sdk", "partial", "encode", "relay"]);
+/**
+ * The figure when this step was added (2026-12-01: 6,746 lines), lowered as the core shrinks (6,404 + ~1%);
+ * raised once, by name, for issue #26's reader fixes (refusals said plainly, fromFetch's trusted location,
+ * a large chunk read in slices, the BOM and the captured-bytes depth) and the refusal path the providers
+ * share with fromResponse (internal/refused.ts): 6,611 + ~1%. Growth past it fails.
+ */
+const CEILING = 6680;
+const OUTSIDE_DIRS = new Set(["ai-sdk", "partial", "encode", "relay", "providers", "testing"]);
 const OUTSIDE_FILES = new Set(["schema.ts", "index.ts", "sse.ts", "ndjson.ts", "encode.ts", "partial-json.ts"]);
 
 function* coreFiles(dir) {
