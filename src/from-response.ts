@@ -5,7 +5,7 @@
 import { checkOptions, checkResponse, READER_OPTIONS } from "./internal/options.js";
 import { producerOf, refusalOf } from "./internal/http.js";
 import { mediaType, NDJSON_TYPES } from "./internal/media-type.js";
-import { refusedEvents } from "./internal/refused.js";
+import { refusedEvents, streamedEvents } from "./internal/answer-events.js";
 import type { UniEvent, UniMessage } from "./schema.js";
 import type { MessageSnapshot } from "./assemble/live-message.js";
 import type { StreamTimings } from "./read/timings.js";
@@ -70,14 +70,5 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
     contentEncoding: response.headers.get("content-encoding"),
     status: response.status,
   });
-  const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-  return {
-    readable: body.pipeThrough(stream),
-    message: stream.message,
-    snapshot: stream.snapshot,
-    subscribe: stream.subscribe,
-    get timings() {
-      return stream.timings;
-    },
-  };
+  return streamedEvents(response.body, stream);
 }

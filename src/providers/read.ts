@@ -6,7 +6,7 @@
 import type { ResponseEvents } from "../from-response.js";
 import type { CoreStreamOptions } from "../internal/core-stream.js";
 import { ReaderStream } from "../internal/reader-stream.js";
-import { refusedEvents } from "../internal/refused.js";
+import { refusedEvents, streamedEvents } from "../internal/answer-events.js";
 import type { UniEvent } from "../schema.js";
 import { ProviderCore, type ProviderCoreOptions } from "./core.js";
 import { providerRefusal } from "./refusal.js";
@@ -25,14 +25,5 @@ export function providerStream(spec: ProviderSpec, options: ProviderStreamOption
 export function readProviderResponse(spec: ProviderSpec, response: Response, options: ProviderStreamOptions): ResponseEvents {
   if (!response.ok) return refusedEvents(providerRefusal(response, spec, options.client ?? spec.name));
   const stream = providerStream(spec, options);
-  const body = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-  return {
-    readable: body.pipeThrough(stream),
-    message: stream.message,
-    snapshot: stream.snapshot,
-    subscribe: stream.subscribe,
-    get timings() {
-      return stream.timings;
-    },
-  };
+  return streamedEvents(response.body, stream);
 }

@@ -1,15 +1,17 @@
 /**
- * The events of a refused request (non-2xx): a readable that errors with the refusal's error, a
- * message that rejects with the same error, an empty snapshot and no timings. `fromResponse` and the
- * providers' `fromProviderResponse` share it, so a refusal reads the same from either.
+ * What a reader of one answer returns, made in one place for `fromResponse` and the providers'
+ * `fromProviderResponse`, so an answer reads the same from either: a refused request (non-2xx) is a
+ * readable that errors with the refusal's error, a message that rejects with the same error, an empty
+ * snapshot and no timings; a streamed one is its body piped through the reader.
  */
 import { LiveMessage, type MessageSnapshot } from "../assemble/live-message.js";
 import { NO_TIMINGS, type StreamTimings } from "../read/timings.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { MessagePromise } from "./message-promise.js";
+import type { ReaderStream } from "./reader-stream.js";
 
 /** What a reader of an answer returns (`ResponseEvents`' members). */
-export interface RefusedEvents {
+export interface AnswerEvents {
   readable: ReadableStream<UniEvent>;
   message: Promise<UniMessage>;
   snapshot: () => MessageSnapshot;
@@ -18,7 +20,7 @@ export interface RefusedEvents {
 }
 
 /** The events of an answer refused with the error `refusal` resolves to (or rejects with). */
-export function refusedEvents(refusal: Promise<unknown>): RefusedEvents {
+export function refusedEvents(refusal: Promise<unknown>): AnswerEvents {
   const message = new MessagePromise<UniMessage>(() => {});
   const readable = new ReadableStream<UniEvent>({
     start: async (controller) => {
@@ -29,4 +31,18 @@ export function refusedEvents(refusal: Promise<unknown>): RefusedEvents {
   });
   const empty = new LiveMessage();
   return { readable, message, snapshot: empty.snapshot, subscribe: empty.subscribe, timings: NO_TIMINGS };
+}
+
+/** The events of an answer whose body (none: an empty one) is read by `stream`. */
+export function streamedEvents(body: ReadableStream<Uint8Array> | null, stream: ReaderStream<Uint8Array, UniEvent>): AnswerEvents {
+  const bytes = body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  return {
+    readable: bytes.pipeThrough(stream),
+    message: stream.message,
+    snapshot: stream.snapshot,
+    subscribe: stream.subscribe,
+    get timings() {
+      return stream.timings;
+    },
+  };
 }
