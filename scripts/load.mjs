@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromFetch } from "../dist/index.js";
 import { fakeMmspServer, fakeProvider } from "../dist/testing/index.js";
+import { seeded } from "../dist/testing/replay.js";
 import { serve } from "./upstream.mjs";
 import { cutAfter } from "./cut-body.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
@@ -69,18 +70,7 @@ for (
   }
 }
 
-/** A small seeded generator (mulberry32): the same --seed cuts at the same places. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = random(SEED);
+const rand = seeded(SEED); // (the kit's generator: the same --seed cuts at the same places)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---- the scripted upstream ---------------------------------------------------------------------------

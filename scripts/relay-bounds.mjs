@@ -14,11 +14,9 @@
 // Run: node scripts/relay-bounds.mjs (after `npm run build`; Linux: it reads /proc)
 import { readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
-import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { buildAssets } from "../worker/build.mjs";
+import { bundleWorker } from "../worker/build.mjs";
 
-const root = new URL("../", import.meta.url);
 const MiB = 1024 * 1024;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let passed = 0;
@@ -65,25 +63,10 @@ await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
 
 // ---- the relay Worker in workerd ----------------------------------------------------------------------
 
-await buildAssets({ quiet: true });
-const toml = readFileSync(new URL("wrangler.toml", root), "utf8");
-const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
-const compatibilityFlags = JSON.parse(/^compatibility_flags\s*=\s*(\[.*\])/m.exec(toml)?.[1] ?? "[]");
-const bundled = await build({
-  entryPoints: [new URL("worker/index.ts", root).pathname],
-  bundle: true,
-  format: "esm",
-  platform: "neutral",
-  conditions: ["workerd", "worker", "browser"],
-  mainFields: ["module", "main"],
-  target: "es2022",
-  external: ["cloudflare:*"],
-  write: false,
-  logLevel: "warning",
-});
+const { script, compatibilityDate, compatibilityFlags } = await bundleWorker();
 const mf = new Miniflare({
   modules: true,
-  script: bundled.outputFiles[0].text,
+  script,
   compatibilityDate,
   compatibilityFlags,
   bindings: { MMSP_UPSTREAM: `http://127.0.0.1:${upstream.address().port}/v1` },

@@ -10,7 +10,7 @@
 // script as its [build] command, again when src/, samples/ or worker/page/ change), the esbuild +
 // Miniflare of test/relay/run.mjs, vitest-pool-workers. The output is not committed (worker/.gitignore).
 //
-// Run: node worker/build.mjs     (or import { buildAssets } from "./build.mjs")
+// Run: node worker/build.mjs     (or import { buildAssets } from "./build.mjs"; bundleWorker() for Miniflare)
 import { mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -20,6 +20,33 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
 /** The samples, in a fixed order (the picker's), then any other samples/*.sse by name. */
 const ORDER = ["chat", "tool-call", "image", "audio", "embeddings", "error"];
+
+/**
+ * The relay Worker (worker/index.ts) bundled for Miniflare, as wrangler would (workerd conditions, the
+ * `cloudflare:*` modules left to the runtime), with wrangler.toml's compatibility date and flags: what
+ * test/relay/run.mjs and scripts/relay-bounds.mjs run in workerd. Builds the assets first.
+ */
+export async function bundleWorker() {
+  await buildAssets({ quiet: true });
+  const toml = await readFile(new URL("wrangler.toml", root), "utf8");
+  const bundled = await build({
+    entryPoints: [fileURLToPath(new URL("worker/index.ts", root))],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    target: "es2022",
+    external: ["cloudflare:*"],
+    write: false,
+    logLevel: "warning",
+  });
+  return {
+    script: bundled.outputFiles[0].text,
+    compatibilityDate: /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1],
+    compatibilityFlags: JSON.parse(/^compatibility_flags\s*=\s*(\[.*\])/m.exec(toml)?.[1] ?? "[]"),
+  };
+}
 
 export async function buildAssets({ minify = true, quiet = false } = {}) {
   const t0 = performance.now();

@@ -20,7 +20,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { fromFetch, fromResponse, StreamProtocolError, toWireEvent, UpstreamError } from "mmsp-streams";
-import { buildAssets } from "../../worker/build.mjs";
+import { bundleWorker } from "../../worker/build.mjs";
 import { cutAfter } from "../../scripts/cut-body.mjs";
 
 const t0 = performance.now();
@@ -115,23 +115,7 @@ const closedPort = await new Promise((resolve) => {
 
 // ---- the Worker in workerd ---------------------------------------------------------------------------
 
-await buildAssets({ quiet: true });
-const toml = await readFile(new URL("wrangler.toml", root), "utf8");
-const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
-const compatibilityFlags = JSON.parse(/^compatibility_flags\s*=\s*(\[.*\])/m.exec(toml)?.[1] ?? "[]");
-const bundled = await build({
-  entryPoints: [new URL("worker/index.ts", root).pathname],
-  bundle: true,
-  format: "esm",
-  platform: "neutral",
-  conditions: ["workerd", "worker", "browser"],
-  mainFields: ["module", "main"],
-  target: "es2022",
-  external: ["cloudflare:*"],
-  write: false,
-  logLevel: "warning",
-});
-const script = bundled.outputFiles[0].text;
+const { script, compatibilityDate, compatibilityFlags } = await bundleWorker();
 // src/relay/http.ts (streamBack) on its own, for Node: the pipe behaviour without workerd (which also tears a
 // request's pending I/O down when its client disconnects, and so would hide a pipe that ignores cancel)
 const streamModule = await build({
