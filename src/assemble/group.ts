@@ -7,7 +7,7 @@ import { ITEM_MEMBER_DEPTH, limitError, nestsDeeper } from "../internal/limits.j
 import { isRecord } from "../internal/values.js";
 import { joinBytes } from "../internal/bytes.js";
 import type { Kind } from "../schema.js";
-import { KIND_SPECS } from "./kinds.js";
+import { KIND_SPECS, type KindSpec } from "./kinds.js";
 
 type Item = Record<string, unknown>;
 
@@ -20,7 +20,9 @@ export class GroupBuffer {
   fidelity: Record<string, unknown> | undefined;
   /** The joined length: UTF-16 units of text, or bytes of inline data. */
   length = 0;
-  /** The member its fragments grow (kinds.ts). */
+  /** What its kind means (kinds.ts). */
+  readonly spec: KindSpec;
+  /** The member its fragments grow. */
   private readonly grows: string;
   /**
    * How far a capture's buffer has been found equal to the fragments (`adopt`; -1: it differs), the
@@ -36,7 +38,8 @@ export class GroupBuffer {
     readonly kind: Kind,
     readonly first: Item,
   ) {
-    this.grows = KIND_SPECS[kind].grows;
+    this.spec = KIND_SPECS[kind];
+    this.grows = this.spec.grows;
     this.add(first);
   }
 

@@ -10,7 +10,8 @@ import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata 
 import { limitError } from "../internal/limits.js";
 import { GroupBuffer } from "./group.js";
 import type { Grammar } from "./grammar.js";
-import { itemType, KIND_SPECS, onlyThoughts } from "./kinds.js";
+import { itemType, keepsHeader, KIND_SPECS, onlyThoughts } from "./kinds.js";
+import { plainDeltaItem } from "../decode/fast-validate.js";
 
 type Item = Record<string, unknown> & { type: string };
 
@@ -37,6 +38,21 @@ export class MessageValidator implements Grammar {
 
   characters(): number {
     return this.closed + (this.openGroup === null ? 0 : this.openGroup.characters);
+  }
+
+  /**
+   * The short way of the event most of a stream is: a fragment that continues the open group, with
+   * nothing but its members (`plainDeltaItem`, and the kind's `continues`), taken into the group.
+   * `value` is what `JSON.parse` made of a record. True: it was checked whole (SPEC §2, §3) and taken
+   * (the caller passes it on); false: nothing was done, `push` (after the event checks) decides.
+   */
+  takeFragment(value: unknown): boolean {
+    const g = this.openGroup;
+    if (g === null) return false;
+    const item = plainDeltaItem(value);
+    if (item === undefined || item.type !== g.first.type || !g.spec.continues(item, g.first)) return false;
+    g.add(item);
+    return true;
   }
 
   /** Checks one (schema-valid) event and passes it on. Throws a `Fault` or a typed error. */
@@ -87,7 +103,7 @@ export class MessageValidator implements Grammar {
     const spec = KIND_SPECS[g.kind];
     if (spec.oneFragment) throw new Fault("ONE-VECTOR", `an ${g.kind} group has more than one ${g.kind}.delta`);
     // later fragments carry the header empty, or repeat the first's (MMSP's server forwards a repeat)
-    if (spec.header.length > 0 && otherHeader(spec.header, item, g.first)) {
+    if (!keepsHeader(spec.header, item, g.first)) {
       const names = spec.header.join(" or ");
       throw new Fault(
         "TOOL-HEADER",
@@ -134,10 +150,4 @@ export class MessageValidator implements Grammar {
     this.stopped = true;
     this.message = message;
   }
-}
-
-/** Whether a later fragment carries a header member that is neither empty nor the first fragment's. */
-function otherHeader(header: readonly string[], item: Item, first: Record<string, unknown>): boolean {
-  for (const m of header) if (item[m] !== "" && item[m] !== first[m]) return true;
-  return false;
 }

@@ -53,6 +53,29 @@ export function fastValidPublicEvent(v: Record<string, unknown>): boolean {
   return v.event_type === "stop" && items.length === 0 && usageOk(v.usage_metadata) && FINISH.has(v.finish_reason as string);
 }
 
+/**
+ * The item of `v` when `v` is a public delta event with nothing but its members: `role`,
+ * `event_type`, `content_items` (one item, an object), `usage_metadata` and `finish_reason` null,
+ * `created_at` if any an integer. What the item is, is the caller's to check (validator.ts
+ * `takeFragment`, with its kind's `continues`). For what `JSON.parse` made (objects are plain).
+ */
+export function plainDeltaItem(v: unknown): Record<string, unknown> | undefined {
+  if (typeof v !== "object" || v === null) return undefined;
+  const e = v as Record<string, unknown>;
+  if (e.role !== "assistant" || e.event_type !== "delta" || e.usage_metadata !== null || e.finish_reason !== null) return undefined;
+  const items = e.content_items;
+  if (!Array.isArray(items) || items.length !== 1) return undefined;
+  const createdAt = e.created_at;
+  let members = 5;
+  if (createdAt !== undefined) {
+    if (!(typeof createdAt === "number" && Number.isSafeInteger(createdAt))) return undefined;
+    members = 6;
+  }
+  for (const _ in e) members--;
+  const item: unknown = items[0];
+  return members === 0 && typeof item === "object" && item !== null ? (item as Record<string, unknown>) : undefined;
+}
+
 /** True when `v` certainly matches `UniEventSchema` (false means: ask the schema). */
 export function fastValidEvent(v: Record<string, unknown>): boolean {
   const items = v.role === "assistant" || v.role === "user" ? itemsOf(v) : undefined;

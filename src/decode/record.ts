@@ -22,7 +22,18 @@ export function parseRecordAt(
   unterminated: boolean,
   diagnosis?: () => { detail: string } | undefined,
 ): Record<string, unknown> {
-  const value = parseJson(text, index, unterminated, diagnosis);
+  return recordValueAt(parseJson(text, index, unterminated, diagnosis), captured, maxDepth, index, unterminated, diagnosis);
+}
+
+/** What `JSON.parse` made of a record → the JSON object it must be: `parseRecordAt` after its parse (the fused reader parsed it already). */
+export function recordValueAt(
+  value: unknown,
+  captured: Uint8Array | undefined,
+  maxDepth: number,
+  index: number,
+  unterminated: boolean,
+  diagnosis?: () => { detail: string } | undefined,
+): Record<string, unknown> {
   if (!isRecord(value)) throw notJson(notAnObject(value), index, unterminated, diagnosis);
   if (captured) restoreCaptured(value, captured);
   if (nestsDeeper(value, maxDepth)) throw depthError(maxDepth);
