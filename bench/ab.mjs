@@ -1,5 +1,7 @@
 // A/B of two builds of the package, interleaved in one process (for the before/after figure of a
-// performance change): node bench/ab.mjs DIST_A/index.js DIST_B/index.js [--rounds=7] [--only=chat,tools]
+// performance change): node bench/ab.mjs DIST_A/index.js DIST_B/index.js [--rounds=7] [--only=chat,tools] [--gc=off] [--warmup=1]
+// --gc=on (default): a full GC before every run (V8 drops the optimized code: the cold regime of issue #30);
+// --gc=off: no forced GC, after --warmup runs each (the steady regime; give it a few, e.g. --warmup=3).
 // Also runs under Deno and Bun (node:fs is the one non-web API): npx deno run -A bench/ab.mjs …
 // Prints, per case and contender, median CPU time (wall where there is no CPU clock) A / time B (> 1: B is faster) and the geomean.
 import { readFileSync } from "node:fs";
@@ -11,6 +13,9 @@ const [a, b] = argv.filter((x) => !x.startsWith("--"));
 const opt = (n, d) => argv.find((x) => x.startsWith(`--${n}=`))?.split("=")[1] ?? d;
 const rounds = Number(opt("rounds", 7));
 const names = opt("only", "chat,tools,mixed").split(",");
+const gcMode = opt("gc", "on");
+if (gcMode !== "on" && gcMode !== "off") throw new Error(`--gc=${gcMode}: on or off`);
+const warmup = Number(opt("warmup", 1));
 const abs = (p) => new URL(p, `file://${globalThis.Deno ? Deno.cwd() : process.cwd()}/`).href;
 const [libA, libB] = [await import(abs(a)), await import(abs(b))];
 const pick = (lib, tag) => makeContenders(lib).filter((k) => k.id === "ues-read" || k.id === "ues-drain").map((k) => ({ ...k, tag }));
@@ -18,7 +23,9 @@ const ks = [...pick(libA, "A"), ...pick(libB, "B")];
 // CPU time of this process where the runtime tells it (less disturbed by other work on the machine).
 const cpuUsage = globalThis.process?.cpuUsage;
 const now = cpuUsage ? () => { const u = cpuUsage(); return (u.user + u.system) / 1000; } : () => performance.now();
-const gc = globalThis.gc ?? (globalThis.Bun ? () => Bun.gc(true) : () => {});
+const gc = gcMode === "off" ? () => {} : globalThis.gc ?? (globalThis.Bun ? () => Bun.gc(true) : null);
+if (!gc) throw new Error("--gc=on needs a GC call: node --expose-gc, deno run --v8-flags=--expose-gc (or pass --gc=off)");
+console.log(`regime: ${gcMode === "off" ? `steady (no forced GC, ${warmup} warm-up run(s) each)` : "gc (a full GC before every run)"}, ${rounds} rounds`);
 const ratios = [];
 for (const name of names) {
   for (const format of ["sse", "ndjson"]) {
@@ -27,7 +34,7 @@ for (const name of names) {
     const meta = JSON.parse(readFileSync(new URL(`${file}.json`, dir), "utf8"));
     const chunks = chunk(new Uint8Array(readFileSync(new URL(file, dir))), "wide", name);
     const times = new Map(ks.map((k) => [k, []]));
-    for (const k of ks) await k.run(chunks, format);
+    for (let i = 0; i < warmup; i++) for (const k of ks) await k.run(chunks, format);
     for (let r = 0; r < rounds; r++) {
       for (let j = 0; j < ks.length; j++) {
         const k = ks[(j + r) % ks.length];

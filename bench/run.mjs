@@ -8,6 +8,8 @@
 //   node bench/run.mjs --quick         fewer rounds, for development (< 1 min; writes bench/.cache/RESULTS.quick.md)
 //   node bench/run.mjs --only=chat,tools   only these corpora (linearity needs media; memory follows the selection)
 //   options: --rounds=N --warmup=N --linear-rounds=N --no-memory --no-linearity --build --out=FILE
+//            --no-providers --no-regimes --no-first-stream (skip the scripts a full run ends with:
+//            bench/providers.mjs, bench/regimes.mjs, bench/first-stream.mjs; --quick and --only skip them too)
 //            --all (with --quick: time the third-party contenders too; --quick alone times only the
 //            floor and UniEventStream, whose numbers are the ones that move when the library changes)
 //
@@ -61,7 +63,7 @@ const LINEARITY = opt("no-linearity", false) !== true;
 // bench/RESULTS.md holds the tables of every runtime (bench/runtimes.mjs); this Node-only report
 // (memory, linearity, live chunking, partial JSON) has its own file.
 const OUT = opt("out", QUICK || ONLY || ROUNDS < 7 ? `${ROOT}bench/.cache/RESULTS.quick.md` : `${ROOT}bench/RESULTS-node.md`);
-const unknown = argv.filter((a) => !/^--(quick|rounds|warmup|linear-rounds|only|no-memory|no-linearity|build|out|all)(=|$)/.test(a));
+const unknown = argv.filter((a) => !/^--(quick|rounds|warmup|linear-rounds|only|no-memory|no-linearity|no-providers|no-regimes|no-first-stream|build|out|all)(=|$)/.test(a));
 if (unknown.length) {
   console.error(`unknown option(s): ${unknown.join(" ")}`);
   process.exit(2);
@@ -546,6 +548,17 @@ L.push("| goal | measured | status | detail |", "| --- | --- | --- | --- |");
 for (const g of goals) L.push(`| ${g.text} | ${g.value} | ${g.met === null ? "not measured" : g.met ? "**met**" : "**missed**"} | ${g.detail} |`);
 L.push("");
 
+// Issue #30: the two regimes side by side (CPU time in one process of its own) and the first stream
+// (fresh processes and workerd isolates): their own scripts, on the same build; their markdown goes into the report.
+if (!QUICK && !ONLY) {
+  for (const [flag, script] of [["no-regimes", "bench/regimes.mjs"], ["no-first-stream", "bench/first-stream.mjs"]]) {
+    if (argv.includes(`--${flag}`)) continue;
+    log(`running ${script}…`);
+    const r = spawnSync(process.execPath, [`${ROOT}${script}`], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20 });
+    L.push(r.status === 0 ? r.stdout.trim() : `## ${script}\n\nfailed (exit ${r.status}, signal ${r.signal}): ${String(r.stdout ?? "").trim().split("\n").slice(-3).join(" ")}`, "");
+  }
+}
+
 const md = L.join("\n");
 console.log(md);
 mkdirSync(`${ROOT}bench/.cache`, { recursive: true });
@@ -558,7 +571,7 @@ log(`wrote ${OUT.replace(ROOT, "")} and bench/.cache/last-run.json (${totalS.toF
 
 // Issue #27: each provider's conversion against its floor and its peers (its own script and process;
 // it writes the "Providers" section of bench/RESULTS.md and prints it).
-if (!QUICK && !ONLY && !process.argv.includes("--no-providers")) {
+if (!QUICK && !ONLY && !argv.includes("--no-providers")) {
   const { spawnSync } = await import("node:child_process");
   const r = spawnSync(process.execPath, ["--expose-gc", `${ROOT}bench/providers.mjs`], { stdio: "inherit", cwd: ROOT });
   if (r.status !== 0) log(`bench/providers.mjs failed (exit ${r.status})`);

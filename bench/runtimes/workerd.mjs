@@ -9,54 +9,15 @@
 // ms). As a check of those figures, this runner also reads the CPU time of the workerd process
 // (/proc/PID/task/*/schedstat, ns) around every request and reports it next to the sum of the
 // Worker's own timings.
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { bundleForWorkerd, compatibilityDate, workerdCpuMs } from "./workerd-kit.mjs";
 
 const [planFile, outFile] = process.argv.slice(2);
 const plan = JSON.parse(readFileSync(planFile, "utf8"));
-const out = await build({
-  entryPoints: [fileURLToPath(new URL("./worker.mjs", import.meta.url))],
-  bundle: true,
-  format: "esm",
-  platform: "neutral",
-  mainFields: ["module", "main"],
-  conditions: ["workerd", "worker", "browser"],
-  target: "es2022",
-  write: false,
-  logLevel: "error",
-});
-const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(readFileSync(fileURLToPath(new URL("../../test/worker/wrangler.toml", import.meta.url)), "utf8"))?.[1];
-const mf = new Miniflare({ modules: true, script: out.outputFiles[0].text, compatibilityDate });
-
-/** CPU ms of every workerd process that is a descendant of this one. */
-function workerdCpuMs() {
-  const parent = new Map();
-  const comm = new Map();
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      comm.set(pid, stat.slice(stat.indexOf("(") + 1, close));
-      parent.set(pid, stat.slice(close + 2).split(" ")[1]);
-    } catch {}
-  }
-  const mine = (pid) => {
-    for (let p = pid; p && p !== "0" && p !== "1"; p = parent.get(p)) if (p === String(process.pid)) return true;
-    return false;
-  };
-  let ns = 0;
-  for (const [pid, name] of comm) {
-    if (!name.startsWith("workerd") || !mine(pid)) continue;
-    for (const t of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
-      } catch {}
-    }
-  }
-  return ns / 1e6;
-}
+const script = await bundleForWorkerd({ entryPoints: [fileURLToPath(new URL("./worker.mjs", import.meta.url))] });
+const mf = new Miniflare({ modules: true, script, compatibilityDate });
 
 try {
   const url = await mf.ready;
