@@ -8,9 +8,8 @@
 import { createGrammar, type Grammar } from "./assemble/grammar.js";
 import type { GroupBuffer } from "./assemble/group.js";
 import { LiveMessage } from "./assemble/live-message.js";
-import { MessageValidator } from "./assemble/validator.js";
 import { KIND_SPECS } from "./assemble/kinds.js";
-import { parseRecordAt, recordValueAt } from "./decode/record.js";
+import { parseJson, recordValueAt } from "./decode/record.js";
 import { type ReaderWarning, SKIP, UniEventDecoder } from "./decode/uni-event.js";
 import { bodyExplainer } from "./diagnose.js";
 import { type BodyContext, createFramer, type Explanation, type Framer, type RecordSink, type WireFormat } from "./framing/framer.js";
@@ -29,9 +28,6 @@ import type { UniEvent, UniMessage } from "./schema.js";
 
 export type { BodyContext, WireFormat } from "./framing/framer.js";
 export type { ReaderWarning } from "./decode/uni-event.js";
-
-/** A record not parsed yet (`checkedRecord`'s `parsed`). */
-const UNPARSED: unique symbol = /*#__PURE__*/ Symbol("unparsed");
 
 /** Options of `UniEventStream` (and `fromResponse`): format, mode, who is blamed, limits, unknown items, and the stream options. */
 export interface UniEventStreamOptions extends LimitOptions, CoreStreamOptions {
@@ -67,8 +63,6 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   private readonly client: string;
   private decoder!: UniEventDecoder;
   private readonly grammar: Grammar;
-  /** Validate mode's grammar, which takes most fragments the short way (`takeFragment`); null: none does. */
-  private readonly fast: MessageValidator | null;
   readonly live: LiveMessage;
   readonly timings: ReadTimings;
   private emit: (event: UniEvent) => void = () => {};
@@ -84,9 +78,6 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     const limits = resolveLimits(options);
     const mode = options.mode ?? "validate";
     const grammar = (this.grammar = createGrammar(mode, client, limits));
-    // the short way of a fragment needs its event's three levels of nesting allowed
-    this.fast = grammar instanceof MessageValidator && limits.maxDepth >= 3 ? grammar : null;
-    this.record = this.fast !== null ? this.shortRecord : this.checkedRecord;
     this.timings = new ReadTimings(grammar);
     this.live = new LiveMessage(mode === "validate" ? () => grammar : null, this.timings);
     this.frame(options, context, options.format ?? "sse", limits);
@@ -182,54 +173,25 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   /** What the body is, when its first NDJSON line does not parse. */
   private readonly diagnosis = (): Explanation | undefined => this.framer.recordDiagnosis();
 
-  /** A record → its event: the way chosen once (`shortRecord` in validate mode, else `checkedRecord`). */
-  private readonly record: (text: string, captured: Uint8Array | undefined, diagnosis: (() => Explanation | undefined) | undefined) => void;
-
   /**
-   * Validate mode: a record whose event is a fragment continuing the open group is parsed, checked
-   * and taken in one pass (validator.ts `takeFragment`); any other goes on, parsed, the checks' way.
-   * Most of a stream is such fragments: this is the loop a typical event runs through.
+   * A record → its event, through the grammar: one try around all three, located where the framer
+   * is. Most of a stream is fragments that continue the open group: the grammar takes those whole,
+   * checked in one pass (`takeFragment`); the others are checked rule by rule.
    */
-  private readonly shortRecord = (
-    text: string,
-    captured: Uint8Array | undefined,
-    diagnosis: (() => Explanation | undefined) | undefined,
-  ): void => {
-    if (captured !== undefined) return this.checkedRecord(text, captured, diagnosis);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return this.checkedRecord(text, captured, diagnosis); // (which says why)
-    }
-    if (!this.fast!.takeFragment(value)) return this.checkedRecord(text, captured, diagnosis, value);
-    this.emit(value as UniEvent);
-    this.framer.keepEnd();
-  };
-
-  /**
-   * A record → its event, through the grammar, every check one by one: one try around all three,
-   * located where the framer is. `parsed`: what `JSON.parse` made of `text` already, if it did.
-   */
-  private readonly checkedRecord = (
-    text: string,
-    captured: Uint8Array | undefined,
-    diagnosis: (() => Explanation | undefined) | undefined,
-    parsed: unknown = UNPARSED,
-  ): void => {
+  private record(text: string, captured: Uint8Array | undefined, diagnosis: (() => Explanation | undefined) | undefined): void {
     const f = this.framer;
     try {
-      const value = parsed === UNPARSED
-        ? parseRecordAt(text, captured, Infinity, f.index, f.unterminated, diagnosis)
-        : recordValueAt(parsed, captured, Infinity, f.index, f.unterminated, diagnosis);
-      const event = this.decoder.value(value, f.index, false);
-      if (event === SKIP) return;
-      this.grammar.push(event, this.emit);
+      const parsed = parseJson(text, f.index, f.unterminated, diagnosis);
+      if (captured !== undefined || !this.grammar.takeFragment(parsed, this.emit)) {
+        const event = this.decoder.value(recordValueAt(parsed, captured, Infinity, f.index, f.unterminated, diagnosis), f.index, false);
+        if (event === SKIP) return;
+        this.grammar.push(event, this.emit);
+      }
     } catch (e) {
       throw locate(e, this.client, f.position());
     }
     f.keepEnd();
-  };
+  }
 
   /** The input is complete (its end, or `[DONE]`): the grammar's end, located after the last event kept. */
   private endGrammar(): void {

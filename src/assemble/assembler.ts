@@ -79,6 +79,11 @@ export class MessageAssembler implements Grammar {
     return this.closed + (this.current?.group?.characters ?? 0);
   }
 
+  /** Assemble mode has no short way: its input is checked as a whole event first (validate.ts). */
+  takeFragment(): boolean {
+    return false;
+  }
+
   /**
    * One input event. Each fragment's outputs go out only once the fragment is fully handled, so an
    * error discards what that fragment would have emitted (even the `.done` of the item it closed),

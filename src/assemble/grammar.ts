@@ -10,6 +10,12 @@ import type { GroupBuffer } from "./group.js";
 export interface Grammar {
   /** One event in; the events it makes go to `emit`. Throws a `Fault` or a typed error. */
   push(event: UniEvent, emit: (event: UniEvent) => void): void;
+  /**
+   * What `JSON.parse` made of a record, when it is an event the grammar takes the short way (validate
+   * mode: a fragment continuing the open group, checked whole): taken, passed to `emit`, true. False:
+   * nothing was done; the event checks and `push` decide.
+   */
+  takeFragment(value: unknown, emit: (event: UniEvent) => void): boolean;
   /** The input ended: the last events go to `emit`, or the error the end is. */
   end(emit: (event: UniEvent) => void): void;
   /** The message, once the stream is complete. */

@@ -27,13 +27,6 @@ export interface KindSpec {
   valid(item: Item, delta: boolean): boolean;
   /** Members the first fragment heads the group with: non-empty there, empty or the same later (TOOL-HEADER). */
   readonly header: readonly string[];
-  /**
-   * Whether a later fragment of a group (`first`: the group's first) certainly passes every check a
-   * fragment meets: its members are exactly `type`, the grown string and the header (kept, `keepsHeader`),
-   * so no fidelity, no nesting past the item. The fused reader's short way (validator.ts `takeFragment`);
-   * false means: the checks one by one decide. Kinds whose fragments are bytes or a vector: never.
-   */
-  continues(fragment: Item, first: Item): boolean;
   /** Thinking: a message of nothing else cannot be replayed to a model (`EmptyResponseError`, SPEC §4). */
   readonly thought: boolean;
   /** A group holds exactly one fragment (ONE-VECTOR). */
@@ -56,13 +49,6 @@ export interface KindSpec {
 }
 
 const never = (): boolean => false;
-
-/** How many own enumerable members `o` has (a `JSON.parse` object's are its keys). */
-function memberCount(o: Item): number {
-  let n = 0;
-  for (const _ in o) n++;
-  return n;
-}
 
 /**
  * Whether a later fragment keeps its group's header (TOOL-HEADER): each member empty or the first's.
@@ -88,12 +74,11 @@ function numbersOk(v: unknown): boolean {
  * text and thinking: a string that grows by concatenation. (`valid` names its member: `f[member]`
  * per event made the event check's fast path 25% slower on mixed streams.)
  */
-const textKind = (member: "text" | "thinking", valid: KindSpec["valid"], continues: KindSpec["continues"]): KindSpec => ({
+const textKind = (member: "text" | "thinking", valid: KindSpec["valid"]): KindSpec => ({
   grows: member,
   joins: "text",
   valid,
   header: [],
-  continues,
   thought: member === "thinking",
   oneFragment: false,
   empty: (f) => (f[member] as string).length === 0,
@@ -110,7 +95,6 @@ const inlineKind = (thought: boolean, begins: (f: Item) => boolean): KindSpec =>
   joins: "bytes",
   valid: (f) => f.data instanceof Uint8Array && typeof f.mime_type === "string" && fidelityOk(f.fidelity),
   header: [],
-  continues: never,
   thought,
   oneFragment: false,
   empty: (f) => (f.data as Uint8Array).length === 0,
@@ -127,16 +111,8 @@ const inlineKind = (thought: boolean, begins: (f: Item) => boolean): KindSpec =>
 });
 
 export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
-  text: textKind(
-    "text",
-    (f) => typeof f.text === "string" && fidelityOk(f.fidelity),
-    (f) => typeof f.text === "string" && memberCount(f) === 2,
-  ),
-  thinking: textKind(
-    "thinking",
-    (f) => typeof f.thinking === "string" && fidelityOk(f.fidelity),
-    (f) => typeof f.thinking === "string" && memberCount(f) === 2,
-  ),
+  text: textKind("text", (f) => typeof f.text === "string" && fidelityOk(f.fidelity)),
+  thinking: textKind("thinking", (f) => typeof f.thinking === "string" && fidelityOk(f.fidelity)),
   tool_call: {
     grows: "arguments",
     joins: "json",
@@ -145,8 +121,6 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
       (delta ? typeof f.arguments === "string" : isPlain(f.arguments)) &&
       fidelityOk(f.fidelity),
     header: ["name", "tool_call_id"],
-    // (a header member that is the first's or empty is a string: the first's were checked)
-    continues: (f, first) => typeof f.arguments === "string" && memberCount(f) === 4 && keepsHeader(KIND_SPECS.tool_call.header, f, first),
     thought: false,
     oneFragment: false,
     empty: (f) => f.arguments === "" && f.name === "" && f.tool_call_id === "",
@@ -170,7 +144,6 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
     joins: "vector",
     valid: (f) => numbersOk(f.embedding),
     header: [],
-    continues: never,
     thought: false,
     oneFragment: true,
     empty: (f) => (f.embedding as unknown[]).length === 0,

@@ -5,7 +5,7 @@
  */
 import { EmptyResponseError } from "../errors.js";
 import { Fault } from "../internal/fault.js";
-import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
+import { fidelityEqual, hasFidelity, isRecord, memberCount } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { limitError } from "../internal/limits.js";
 import { GroupBuffer } from "./group.js";
@@ -14,6 +14,8 @@ import { itemType, keepsHeader, KIND_SPECS, onlyThoughts } from "./kinds.js";
 import { plainDeltaItem } from "../decode/fast-validate.js";
 
 type Item = Record<string, unknown> & { type: string };
+
+const never = (): boolean => false;
 
 export class MessageValidator implements Grammar {
   /** The group being streamed now, if any. */
@@ -30,7 +32,9 @@ export class MessageValidator implements Grammar {
   constructor(
     private readonly client: string,
     private readonly limits: { maxItems: number; maxDepth: number },
-  ) {}
+  ) {
+    this.takeFragment = limits.maxDepth >= 3 ? this.shortFragment : never;
+  }
 
   get started(): boolean {
     return this.openGroup !== null || this.doneItems.length > 0 || this.stopped;
@@ -42,18 +46,29 @@ export class MessageValidator implements Grammar {
 
   /**
    * The short way of the event most of a stream is: a fragment that continues the open group, with
-   * nothing but its members (`plainDeltaItem`, and the kind's `continues`), taken into the group.
-   * `value` is what `JSON.parse` made of a record. True: it was checked whole (SPEC §2, §3) and taken
-   * (the caller passes it on); false: nothing was done, `push` (after the event checks) decides.
+   * nothing but its members (`plainDeltaItem`; the item: `type`, the grown member and the header, of
+   * the kind's types, the header kept), so none of the rules of an event or a group can fail; it is
+   * taken into the group and passed on. `value` is what `JSON.parse` made of a record. False: nothing
+   * was done, the checks one by one decide (`push`). (Off when `maxDepth` is below the three levels
+   * such an event nests: chosen once.)
    */
-  takeFragment(value: unknown): boolean {
+  readonly takeFragment: (value: unknown, emit: (event: UniEvent) => void) => boolean;
+
+  private readonly shortFragment = (value: unknown, emit: (event: UniEvent) => void): boolean => {
     const g = this.openGroup;
     if (g === null) return false;
-    const item = plainDeltaItem(value);
-    if (item === undefined || item.type !== g.first.type || !g.spec.continues(item, g.first)) return false;
+    const item = isRecord(value) ? plainDeltaItem(value) : undefined;
+    if (item === undefined || item.type !== g.first.type) return false;
+    const { spec, first } = g;
+    if (
+      spec.oneFragment || memberCount(item) !== 2 + spec.header.length || !spec.valid(item, true) || !keepsHeader(spec.header, item, first)
+    ) {
+      return false;
+    }
     g.add(item);
+    emit(value as UniEvent);
     return true;
-  }
+  };
 
   /** Checks one (schema-valid) event and passes it on. Throws a `Fault` or a typed error. */
   push(event: UniEvent, emit: (event: UniEvent) => void): void {

@@ -7,7 +7,7 @@
  */
 
 import { ITEM_MEMBER_DEPTH, nestsDeeper } from "../internal/limits.js";
-import { isPlainObject as isPlain } from "../internal/values.js";
+import { isPlainObject as isPlain, memberCount } from "../internal/values.js";
 import { itemType } from "../assemble/kinds.js";
 
 const isCount = (v: unknown): boolean => v === null || (typeof v === "number" && Number.isSafeInteger(v) && v >= 0);
@@ -57,23 +57,15 @@ export function fastValidPublicEvent(v: Record<string, unknown>): boolean {
  * The item of `v` when `v` is a public delta event with nothing but its members: `role`,
  * `event_type`, `content_items` (one item, an object), `usage_metadata` and `finish_reason` null,
  * `created_at` if any an integer. What the item is, is the caller's to check (validator.ts
- * `takeFragment`, with its kind's `continues`). For what `JSON.parse` made (objects are plain).
+ * `takeFragment`).
  */
-export function plainDeltaItem(v: unknown): Record<string, unknown> | undefined {
-  if (typeof v !== "object" || v === null) return undefined;
-  const e = v as Record<string, unknown>;
-  if (e.role !== "assistant" || e.event_type !== "delta" || e.usage_metadata !== null || e.finish_reason !== null) return undefined;
-  const items = e.content_items;
-  if (!Array.isArray(items) || items.length !== 1) return undefined;
-  const createdAt = e.created_at;
-  let members = 5;
-  if (createdAt !== undefined) {
-    if (!(typeof createdAt === "number" && Number.isSafeInteger(createdAt))) return undefined;
-    members = 6;
-  }
-  for (const _ in e) members--;
-  const item: unknown = items[0];
-  return members === 0 && typeof item === "object" && item !== null ? (item as Record<string, unknown>) : undefined;
+export function plainDeltaItem(v: Record<string, unknown>): Record<string, unknown> | undefined {
+  const items = v.role === "assistant" && v.event_type === "delta" && v.usage_metadata === null && v.finish_reason === null
+    ? itemsOf(v)
+    : undefined;
+  if (items === undefined || items.length !== 1 || memberCount(v) !== (v.created_at === undefined ? 5 : 6)) return undefined;
+  const item = items[0];
+  return isPlain(item) ? item : undefined;
 }
 
 /** True when `v` certainly matches `UniEventSchema` (false means: ask the schema). */

@@ -25,7 +25,7 @@ export function parseRecordAt(
   return recordValueAt(parseJson(text, index, unterminated, diagnosis), captured, maxDepth, index, unterminated, diagnosis);
 }
 
-/** What `JSON.parse` made of a record → the JSON object it must be: `parseRecordAt` after its parse (the fused reader parsed it already). */
+/** What `parseJson` made of a record → the JSON object it must be (the fused reader parses first: most records take the short way). */
 export function recordValueAt(
   value: unknown,
   captured: Uint8Array | undefined,
@@ -50,8 +50,8 @@ export function parseJsonLineAt(text: string, maxDepth: number, index: number, u
   return value;
 }
 
-/** `JSON.parse`, its failure a located fault (one try: this runs for every event). */
-function parseJson(text: string, index: number, unterminated: boolean, diagnosis?: () => { detail: string } | undefined): unknown {
+/** `JSON.parse` of a record, its failure a fault (one try: this runs for every event); `recordValueAt` checks what it made. */
+export function parseJson(text: string, index: number, unterminated: boolean, diagnosis?: () => { detail: string } | undefined): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {

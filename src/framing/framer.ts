@@ -18,7 +18,7 @@ import { limitError } from "../internal/limits.js";
 import { type Position, recordPreview } from "../read/position.js";
 import { checkBytesChunk } from "../internal/chunks.js";
 import { BodyHead, HEAD_BYTES, hexBytes } from "./head.js";
-import { type LineBreaks, type LineCapture, type LineScan, LineSplitter } from "./lines.js";
+import { type LineBreaks, type LineCapture, LineSplitter } from "./lines.js";
 import { SseParser } from "./sse-parser.js";
 import { InvalidUtf8, Utf8Decoder } from "./utf8.js";
 
@@ -134,7 +134,6 @@ export abstract class Framer {
     this.utf8 = new Utf8Decoder(options.strictUtf8);
     this.index = options.firstIndex ?? 0;
     if (options.explain) this.head = new BodyHead();
-    this.scanChars = Math.floor(options.maxEventBytes / 3); // (a character is at most three bytes)
     this.lines = new LineSplitter(breaks, options.maxEventBytes, () => this.tooLong(this.openRecordStart()), options.capture);
   }
 
@@ -205,7 +204,7 @@ export abstract class Framer {
       text = this.utf8.decode(chunk);
     } catch (e) {
       if (!(e instanceof InvalidUtf8)) throw e;
-      this.lines.push(e.text, e.textStart, e.byteOffset, this.onLine, this.scan); // deliver what came before the bad bytes
+      this.lines.push(e.text, e.textStart, e.byteOffset, this.onLine); // deliver what came before the bad bytes
       // Before the first record, the error says what the body is, from its head: wait for the whole
       // head (or the end), so that what it says does not depend on how the body was chunked.
       if (this.index === 0 && head && head.totalBytes < HEAD_BYTES) {
@@ -214,7 +213,7 @@ export abstract class Framer {
       }
       throw this.invalidUtf8(e, false);
     }
-    this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine, this.scan);
+    this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine);
   }
 
   end(sink: RecordSink): void {
@@ -228,7 +227,7 @@ export abstract class Framer {
       if (e instanceof InvalidUtf8) throw this.invalidUtf8(e, true);
       throw e;
     }
-    if (text) this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine, this.scan);
+    if (text) this.lines.push(text, this.utf8.textStart, this.utf8.textEnd, this.onLine);
     this.ending = true;
     this.lines.end(this.onLine);
     this.endRecords();
@@ -237,18 +236,7 @@ export abstract class Framer {
     if (d) throw locate(new Fault("NOT-A-STREAM", d.detail), this.options.client, { eventIndex: 0, byteOffset: 0, preview: d.preview });
   }
 
-  /** One line of the input (the splitter's `LineHandler`): true when the framer is between records after it. */
-  protected abstract readonly onLine: (line: string, captured: Uint8Array | undefined) => boolean;
-
-  /**
-   * The records of a chunk read inline (the splitter's `LineScan`): the common shapes, each within the
-   * chunk, handed out as `onLine` would hand them, without a call per line; anything else is left to
-   * `onLine`. Why: most records are one short line, and the per-line path was a fifth of a read.
-   */
-  protected abstract readonly scan: LineScan;
-
-  /** The most characters a record the scan takes may have: past this, `onLine`'s exact byte count decides. */
-  protected readonly scanChars: number;
+  protected abstract readonly onLine: (line: string, captured: Uint8Array | undefined) => void;
 
   /** The input ended: hand out a record still open, if the format does. */
   protected endRecords(): void {}
@@ -308,7 +296,7 @@ export class SseFramer extends Framer {
     return this.reading ? this.recordStart() : this.lines.resolve(this.lines.mark());
   }
 
-  protected readonly onLine = (line: string, captured: Uint8Array | undefined): boolean => {
+  protected readonly onLine = (line: string, captured: Uint8Array | undefined): void => {
     if (line.length === 0) {
       this.reading = false;
       const message = this.parser.dispatch();
@@ -316,9 +304,9 @@ export class SseFramer extends Framer {
         this.endMark = this.lines.endMark();
         this.hand(message.data, message.event, message.id);
       }
-      return true;
+      return;
     }
-    if (line.charCodeAt(0) === 58 /* : */) return !this.reading; // a comment, e.g. ": keep-alive"
+    if (line.charCodeAt(0) === 58 /* : */) return; // a comment, e.g. ": keep-alive"
     if (!this.reading) {
       this.reading = true;
       this.startMark = this.lines.mark();
@@ -328,65 +316,6 @@ export class SseFramer extends Framer {
     this.messageChars += line.length + 1;
     if (this.messageChars > this.options.maxEventBytes) this.tooLong(this.recordStart());
     this.parser.field(line);
-    return false;
-  };
-
-  /** Where the next CR of the text being scanned is (its length: none), and that text. */
-  private crText = "";
-  private crAt = 0;
-
-  /**
-   * Messages of one `data` line, at most one `id` and one `event` line before it, and a blank line,
-   * all ended by LF (comments and blank lines between them skipped): what an MMSP server and most
-   * providers send. A message of another shape, one that the chunk ends inside, or text from a CR on
-   * is left to `onLine`, from the start of that message.
-   */
-  protected readonly scan = (text: string, pos: number): number => {
-    if (this.reading) return pos; // inside a message: onLine goes on with it
-    if (text !== this.crText || this.crAt < pos) {
-      this.crText = text;
-      const cr = text.indexOf("\r", pos);
-      this.crAt = cr === -1 ? text.length : cr;
-    }
-    const end = this.crAt;
-    const max = this.scanChars;
-    while (pos < end) {
-      const c = text.charCodeAt(pos);
-      if (c === 10) {
-        pos++; // a blank line between messages: nothing to dispatch
-        continue;
-      }
-      let lf = text.indexOf("\n", pos);
-      if (lf === -1 || lf >= end) break;
-      if (c === 58 /* : */) {
-        pos = lf + 1;
-        continue;
-      }
-      // the message's lines: `id`, `event` (once each, in any order), then `data`
-      let id: string | undefined;
-      let event: string | undefined;
-      let line = pos;
-      while (text.charCodeAt(line) !== 100 /* d */) {
-        if (id === undefined && text.startsWith("id:", line)) id = fieldValue(text, line + 3, lf);
-        else if (event === undefined && text.startsWith("event:", line)) event = fieldValue(text, line + 6, lf);
-        else return pos;
-        line = lf + 1;
-        lf = text.indexOf("\n", line);
-        if (lf === -1 || lf >= end) return pos;
-      }
-      if (!text.startsWith("data:", line) || lf + 1 >= end || text.charCodeAt(lf + 1) !== 10 || lf - pos > max) return pos;
-      if (id !== undefined) {
-        if (id.indexOf("\u0000") !== -1) return pos; // (an id the parser ignores: onLine says so)
-        this.parser.lastEventId = id;
-      }
-      const next = lf + 2;
-      this.startMark = this.lines.markAt(pos);
-      this.endMark = this.lines.markAt(next);
-      const lastId = this.parser.lastEventId;
-      this.hand(fieldValue(text, line + 5, lf), event === "" ? undefined : event, lastId === "" ? undefined : lastId);
-      pos = next;
-    }
-    return pos;
   };
 
   private hand(data: string, event: string | undefined, id: string | undefined): void {
@@ -414,11 +343,6 @@ export class SseFramer extends Framer {
   }
 }
 
-/** The value of the field whose colon ends at `start`, on the line ending at `lf` (one space after the colon is not part of it). */
-function fieldValue(text: string, start: number, lf: number): string {
-  return text.slice(text.charCodeAt(start) === 32 ? start + 1 : start, lf);
-}
-
 /** A line that holds nothing but spaces and tabs (or nothing). */
 export function isBlankLine(line: string): boolean {
   if (line.length === 0) return true;
@@ -438,34 +362,17 @@ export class NdjsonFramer extends Framer {
     return this.lines.resolve(this.lines.mark());
   }
 
-  protected readonly onLine = (line: string, captured: Uint8Array | undefined): boolean => {
-    if (!isBlankLine(line)) this.hand(line, captured, this.lines.mark(), this.lines.endMark());
-    return true;
-  };
-
-  /** The lines ended by LF within the chunk (a CR before it dropped), short enough to need no byte count. */
-  protected readonly scan = (text: string, pos: number): number => {
-    const lines = this.lines;
-    const max = this.scanChars;
-    for (let lf = text.indexOf("\n", pos); lf !== -1 && lf - pos <= max; lf = text.indexOf("\n", pos)) {
-      const line = text.slice(pos, text.charCodeAt(lf - 1) === 13 && lf > pos ? lf - 1 : lf);
-      lines.lineNumber++;
-      if (!isBlankLine(line)) this.hand(line, undefined, lines.markAt(pos), lines.markAt(lf + 1));
-      pos = lf + 1;
-    }
-    return pos;
-  };
-
-  private hand(line: string, captured: Uint8Array | undefined, start: number, end: number): void {
+  protected readonly onLine = (line: string, captured: Uint8Array | undefined): void => {
+    if (isBlankLine(line)) return;
     this.line = this.lines.lineNumber;
     this.unterminated = this.ending; // only the last line, without its LF, comes at the end
-    this.startMark = start;
-    this.endMark = end;
+    this.startMark = this.lines.mark();
+    this.endMark = this.lines.endMark();
     this.recordText = line;
     this.recordCaptured = captured;
     this.sink(line, captured);
     this.index++;
-  }
+  };
 }
 
 /** The framer for a format. */

@@ -32,18 +32,9 @@ export interface LineCapture {
 
 /**
  * Receives a line without its terminator, and what a capture took from it (its place in the line
- * holds the capture's placeholder). Returns true when the lines after it may go to the `LineScan`
- * (the framer is between records).
+ * holds the capture's placeholder).
  */
-export type LineHandler = (line: string, captured: Uint8Array | undefined) => boolean;
-
-/**
- * A framer's own reading of the simple records of a chunk (framer.ts): it takes whole lines from
- * `text[pos]` on, each ended by a LF inside `text`, without a call per line, and returns the position
- * after the last one it took (`pos` when it took none: the splitter goes on line by line). It runs
- * only where a line begins with nothing carried from the chunk before.
- */
-export type LineScan = (text: string, pos: number) => number;
+export type LineHandler = (line: string, captured: Uint8Array | undefined) => void;
 
 export type LineBreaks = "sse" | "ndjson";
 
@@ -74,7 +65,7 @@ export class LineSplitter {
   private state: LineCaptureState | null = null;
   private captured: Uint8Array | undefined;
 
-  private readonly split: (text: string, pos: number, onLine: LineHandler, scan: LineScan) => number;
+  private readonly split: (text: string, pos: number, onLine: LineHandler) => number;
 
   constructor(
     breaks: LineBreaks,
@@ -123,11 +114,8 @@ export class LineSplitter {
     return this.cursorByte;
   }
 
-  /**
-   * Splits `text`, which occupies bytes [textStart, textEnd) of the input: where the line handler says
-   * the framer is between records (and at the start, with no line carried), `scan` takes what it can first.
-   */
-  push(text: string, textStart: number, textEnd: number, onLine: LineHandler, scan: LineScan): void {
+  /** Splits `text`, which occupies bytes [textStart, textEnd) of the input. */
+  push(text: string, textStart: number, textEnd: number, onLine: LineHandler): void {
     this.text = text;
     this.textStart = textStart;
     this.textEnd = textEnd;
@@ -144,8 +132,7 @@ export class LineSplitter {
       pos = this.continueCapture(text, pos);
       if (pos === n) return this.checkPending(textEnd);
     }
-    if (this.pieces.length === 0 && this.state === null) pos = this.lineStartPos = scan(text, pos);
-    pos = this.split(text, pos, onLine, scan);
+    pos = this.split(text, pos, onLine);
     if (pos < n) {
       if (this.pieces.length === 0 && !this.state) this.carriedStart = this.byteOffsetOf(pos);
       this.pieces.push(pos === 0 ? text : text.slice(pos));
@@ -156,21 +143,21 @@ export class LineSplitter {
   }
 
   /** NDJSON: only LF ends a line; a CR right before it is part of the terminator. */
-  private readonly splitLf = (text: string, pos: number, onLine: LineHandler, scan: LineScan): number => {
+  private readonly splitLf = (text: string, pos: number, onLine: LineHandler): number => {
     for (let end = text.indexOf("\n", pos); end !== -1; end = text.indexOf("\n", pos)) {
       let line = this.pieces.length > 0 ? this.join(text.slice(pos, end)) : text.slice(pos, end);
       if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
       this.lineEndPos = end + 1;
-      const between = this.emit(line, onLine);
+      this.emit(line, onLine);
       pos = end + 1;
+      this.lineStartPos = pos;
       this.carriedStart = -1;
-      this.lineStartPos = pos = between ? scan(text, pos) : pos;
     }
     return pos;
   };
 
   /** SSE: LF, CRLF or a lone CR end a line. */
-  private readonly splitAnyBreak = (text: string, pos: number, onLine: LineHandler, scan: LineScan): number => {
+  private readonly splitAnyBreak = (text: string, pos: number, onLine: LineHandler): number => {
     const n = text.length;
     let lf = text.indexOf("\n", pos);
     let cr = text.indexOf("\r", pos);
@@ -184,10 +171,10 @@ export class LineSplitter {
         if (end + 1 === n) this.skipLf = true;
         else if (text.charCodeAt(end + 1) === 10) end++;
       }
-      const between = this.emit(line, onLine);
+      this.emit(line, onLine);
       pos = end + 1;
+      this.lineStartPos = pos;
       this.carriedStart = -1;
-      this.lineStartPos = pos = between ? scan(text, pos) : pos;
       if (lf !== -1 && lf < pos) lf = text.indexOf("\n", pos);
       if (cr !== -1 && cr < pos) cr = text.indexOf("\r", pos);
     }
@@ -255,17 +242,12 @@ export class LineSplitter {
     return line;
   }
 
-  private emit(line: string, onLine: LineHandler): boolean {
+  private emit(line: string, onLine: LineHandler): void {
     // A line is at least as many bytes as UTF-16 units, and at most three times as many.
     if (line.length * 3 > this.maxLineBytes && utf8Length(line) > this.maxLineBytes) this.onTooLong();
     this.lineNumber++;
     const captured = this.captured;
     this.captured = undefined;
-    return onLine(line, captured);
-  }
-
-  /** A mark of `text[pos]` in the text being split (a `LineScan`'s record), for `resolve`, valid as `mark()`'s. */
-  markAt(pos: number): number {
-    return -(pos + 1);
+    onLine(line, captured);
   }
 }

@@ -11,6 +11,13 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** How many own enumerable members `o` has (all its keys, for what `JSON.parse` made). */
+export function memberCount(o: object): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+}
+
 /** A fidelity is "present" when it is an object with at least one member (absent, null and {} are the same). */
 export function hasFidelity(f: unknown): f is Record<string, unknown> {
   if (!isRecord(f)) return false;

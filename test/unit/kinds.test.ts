@@ -24,7 +24,7 @@ const SAMPLES: Record<KindSpec["joins"], { piece: unknown; joined: unknown }> = 
   vector: { piece: [0.5, 1], joined: [0.5, 1] },
 };
 
-const PIECES: (keyof KindSpec)[] = ["grows", "joins", "valid", "header", "thought", "oneFragment", "empty", "droppable", "begins", "blank", "join", "mismatch", "continues"];
+const PIECES: (keyof KindSpec)[] = ["grows", "joins", "valid", "header", "thought", "oneFragment", "empty", "droppable", "begins", "blank", "join", "mismatch"];
 const TYPES: Record<string, string> = {
   grows: "string",
   joins: "string",
@@ -38,7 +38,6 @@ const TYPES: Record<string, string> = {
   blank: "function",
   join: "function",
   mismatch: "function",
-  continues: "function",
 };
 
 /** A fragment (or `.done`) of `kind` with every member the schema names: the growing one from SAMPLES, the others non-empty strings. */
