@@ -55,7 +55,10 @@ const never = (): boolean => false;
  * (MMSP's server forwards a repeat; the one place of the rule.)
  */
 export function keepsHeader(header: readonly string[], fragment: Item, first: Item): boolean {
-  for (const m of header) if (fragment[m] !== "" && fragment[m] !== first[m]) return false;
+  for (let i = 0; i < header.length; i++) {
+    const m = header[i]!;
+    if (fragment[m] !== "" && fragment[m] !== first[m]) return false;
+  }
   return true;
 }
 

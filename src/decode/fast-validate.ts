@@ -21,10 +21,8 @@ function itemOk(item: Record<string, unknown>): boolean {
 }
 
 function usageOk(u: unknown): boolean {
-  if (!isPlain(u)) return false;
-  let n = 0;
-  for (const _ in u) n++;
-  return n === 4 && isCount(u.cached_tokens) && isCount(u.prompt_tokens) && isCount(u.thoughts_tokens) && isCount(u.response_tokens) &&
+  return isPlain(u) && memberCount(u) === 4 && isCount(u.cached_tokens) && isCount(u.prompt_tokens) && isCount(u.thoughts_tokens) &&
+    isCount(u.response_tokens) &&
     "cached_tokens" in u && "prompt_tokens" in u && "thoughts_tokens" in u && "response_tokens" in u;
 }
 
@@ -37,20 +35,27 @@ function itemsOf(v: Record<string, unknown>): unknown[] | undefined {
   return Array.isArray(items) ? items : undefined;
 }
 
+/** The one item of a public delta event whose envelope is sound (usage and finish null), else undefined. */
+function deltaItem(v: Record<string, unknown>): Record<string, unknown> | undefined {
+  const items = v.role === "assistant" && v.event_type === "delta" && v.usage_metadata === null && v.finish_reason === null
+    ? itemsOf(v)
+    : undefined;
+  const item = items?.length === 1 ? items[0] : undefined;
+  return isPlain(item) ? item : undefined;
+}
+
 /**
  * True when `v` certainly matches `UniEventSchema` **and** keeps the event-level rules of a public
  * stream (ROLE, DELTA-SHAPE, STOP-SHAPE, KIND): the one walk a valid event costs. False means: find
  * out what is wrong the slow way (validate.ts), which names the rule.
  */
 export function fastValidPublicEvent(v: Record<string, unknown>): boolean {
-  const items = v.role === "assistant" ? itemsOf(v) : undefined;
-  if (items === undefined) return false;
   if (v.event_type === "delta") {
-    if (items.length !== 1 || v.usage_metadata !== null || v.finish_reason !== null) return false;
-    const item = items[0];
-    return isPlain(item) && itemOk(item);
+    const item = deltaItem(v);
+    return item !== undefined && itemOk(item);
   }
-  return v.event_type === "stop" && items.length === 0 && usageOk(v.usage_metadata) && FINISH.has(v.finish_reason as string);
+  return v.event_type === "stop" && v.role === "assistant" && itemsOf(v)?.length === 0 && usageOk(v.usage_metadata) &&
+    FINISH.has(v.finish_reason as string);
 }
 
 /**
@@ -60,12 +65,7 @@ export function fastValidPublicEvent(v: Record<string, unknown>): boolean {
  * `takeFragment`).
  */
 export function plainDeltaItem(v: Record<string, unknown>): Record<string, unknown> | undefined {
-  const items = v.role === "assistant" && v.event_type === "delta" && v.usage_metadata === null && v.finish_reason === null
-    ? itemsOf(v)
-    : undefined;
-  if (items === undefined || items.length !== 1 || memberCount(v) !== (v.created_at === undefined ? 5 : 6)) return undefined;
-  const item = items[0];
-  return isPlain(item) ? item : undefined;
+  return memberCount(v) === (v.created_at === undefined ? 5 : 6) ? deltaItem(v) : undefined;
 }
 
 /** True when `v` certainly matches `UniEventSchema` (false means: ask the schema). */
