@@ -54,7 +54,7 @@ export class MessageValidator implements Grammar {
    */
   readonly takeFragment: (value: unknown, emit: (event: UniEvent) => void) => boolean;
 
-  private readonly shortFragment = (value: unknown, emit: (event: UniEvent) => void): boolean => {
+  private shortFragment(value: unknown, emit: (event: UniEvent) => void): boolean {
     const g = this.openGroup;
     if (g === null) return false;
     const item = isRecord(value) ? plainDeltaItem(value) : undefined;
@@ -68,7 +68,7 @@ export class MessageValidator implements Grammar {
     g.add(item);
     emit(value as UniEvent);
     return true;
-  };
+  }
 
   /** Checks one (schema-valid) event and passes it on. Throws a `Fault` or a typed error. */
   push(event: UniEvent, emit: (event: UniEvent) => void): void {

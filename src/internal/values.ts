@@ -11,7 +11,7 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** How many own enumerable members `o` has (all its keys, for what `JSON.parse` made). */
+/** How many enumerable members `o` has (`for…in`: for a plain object, its own keys). */
 export function memberCount(o: object): number {
   let n = 0;
   for (const _ in o) n++;
