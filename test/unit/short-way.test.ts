@@ -103,7 +103,7 @@ describe("the short way is taken, and taken again after each entry the general w
   });
   test("an unknown member on the event: the twenty around it", () => expect(taken(textStream([{ ...delta(text("u")), extra: 1 }], "u"))).toBe(20));
   test("a fragment without created_at is plain: twenty-one", () => expect(taken(textStream([noCreatedAt(delta(text("n")))], "n"))).toBe(21));
-  test("events without created_at at all: twenty", () => expect(taken(textStream([]).map(noCreatedAt))).toBe(20));
+  test("events without created_at at all: twenty", () => expect(taken(textStream([]).map((e) => noCreatedAt(e as Json)))).toBe(20));
   test("a tool call: its plain fragments and the closing one; a fragment repeating the header, or the id, or with it empty, is plain too", () => {
     expect(taken(toolStream([]))).toBe(21);
     expect(taken(toolStream([delta(tool("fn", "call_1", "y"))]))).toBe(22);
