@@ -27,8 +27,8 @@ const ev = (event: Json, sse?: (data: string) => string): Rec => {
 };
 const raw = (data: string): Rec => ({ data });
 
-/** The wire text of `recs` in `format`, lines ended by `eol` (SSE: then `[DONE]`). */
-function wire(recs: Rec[], format: Format, eol = "\n"): Uint8Array {
+/** The wire text of `recs` in `format`, lines ended by `eol` (SSE: then `[DONE]`); `cut`: the body ends inside the last record (before its line end). */
+function wire(recs: Rec[], format: Format, eol = "\n", cut = false): Uint8Array {
   let out = "";
   for (const r of recs) {
     if ("between" in r) {
@@ -36,6 +36,7 @@ function wire(recs: Rec[], format: Format, eol = "\n"): Uint8Array {
     } else if (format === "ndjson") out += r.data + eol;
     else out += (r.sse ?? `data: ${r.data}\n\n`).replaceAll("\n", eol);
   }
+  if (cut) return utf8(out.slice(0, -(format === "sse" ? 2 : 1) * eol.length));
   return utf8(format === "sse" ? out + `data: [DONE]${eol}${eol}` : out);
 }
 
@@ -94,6 +95,8 @@ interface Script {
   formats?: Format[];
   eol?: string;
   limits?: Limits;
+  /** The body ends inside its last record. */
+  cut?: boolean;
   /** Invalid: the error class, its rule (undefined for an `UpstreamError`) and the event it blames. */
   error?: { class: string; rule: string | undefined; at: number };
 }
@@ -194,6 +197,8 @@ const SCRIPTS: Script[] = [
     return [...evs(g.slice(0, -1)), bad(ev(delta(textDone("a p0")))), ev(S)];
   })(), "StreamProtocolError", "DONE-CONTENT"),
   invalid("an event after the stop", [...evs(textGroup([])), ev(S), bad(ev(delta(text("late")))), ...evs(plainText(N))], "StreamProtocolError", "STOP-LAST"),
+  { name: "the body ends after a plain fragment without its line end (truncated)", recs: evs(textGroup([]).slice(0, 2 * N + 1)), cut: true, error: { class: "StreamProtocolError", rule: "STOP-LAST", at: 2 * N + 1 } },
+  { name: "the body ends inside a plain fragment (truncated)", recs: [...evs(textGroup([]).slice(0, N + 1)), raw(JSON.stringify(delta(text("p"))).slice(0, 40))], cut: true, error: { class: "StreamProtocolError", rule: "STOP-LAST", at: N + 1 } },
   invalid("the stop while the group is open", breaks(ev(S)), "StreamProtocolError", "CLOSED"),
 ];
 
@@ -226,7 +231,7 @@ async function everyPath(bytes: Uint8Array, format: Format, limits: Limits = {})
 async function check(s: Script): Promise<void> {
   for (const format of s.formats ?? (["sse", "ndjson"] as const)) {
     const label = `${s.name} (${format})`;
-    const o = await everyPath(wire(s.recs, format, s.eol), format, s.limits);
+    const o = await everyPath(wire(s.recs, format, s.eol, s.cut), format, s.limits);
     const events = s.recs.flatMap((r) => ("between" in r ? [] : [Array.isArray(r.event?.content_items) ? decoded(r.event!) : r.event]));
     if (s.error === undefined) {
       assertEqual(o.error, undefined, `${label}: no error`);
