@@ -104,12 +104,13 @@ interface Script {
 const valid = (name: string, events: Json[], more: Partial<Script> = {}): Script => ({ name, recs: events.map((e) => ev(e)), ...more });
 const invalid = (name: string, recs: Rec[], cls: string, rule: string | undefined, more: Partial<Script> = {}): Script => {
   const at = recs.filter((r) => !("between" in r)).findIndex((r) => "bad" in r && r.bad);
+  if (at < 0) throw new Error(`${name}: no record is marked bad`);
   return { name, recs, error: { class: cls, rule, at }, ...more };
 };
 /** The record the error must blame. */
 const bad = (r: Rec): Rec => ({ ...r, bad: true });
 const evs = (events: Json[]): Rec[] => events.map((e) => ev(e));
-/** A text group broken by `entry` (the middle's last record), then the rest as a valid stream would go on. */
+/** A text group: its first, N plain, `before`, then `entry` (the record to blame), then N plain, a .done and the stop. */
 const breaks = (entry: Rec, before: Json[] = []): Rec[] => {
   const [first, ...rest] = textGroup([]);
   const plains = rest.slice(0, N);

@@ -144,6 +144,16 @@ describe("the short way is taken, and taken again after each entry the general w
     const media = [...audio, delta(inlineDone(b64All(audio), "audio/wav")), delta(embedding([1, 2])), delta(embeddingDone([1, 2]))];
     expect(taken([...t, ...media, ...textStream([])])).toBe(40);
   });
+  test("a record whose inline bytes were captured (past 1 MiB, carried across chunks) is not asked: the general way", () => {
+    const big = btoa("\u00ff\u0001\u0002".repeat(400_000)); // 1.6 MB of base64
+    const records = [...textStream([]).slice(0, -1), delta(inline("AAEC", "audio/wav")), delta(inline(big, "audio/wav")), delta(inlineDone("AAEC" + big, "audio/wav")), stop()];
+    for (const format of ["sse", "ndjson"] as const) {
+      const r = read(wire(records, format), { format }, 16);
+      expect(r.error, format).toBeUndefined();
+      // every record but the two captured ones (the big fragment and its .done)
+      expect([r.taken, r.calls], format).toEqual([20, records.length - 2]);
+    }
+  });
   test("maxDepth 3, the least the short way needs: all twenty; maxDepth 2 turns it off (the first event is past the limit)", () => {
     expect(taken(textStream([]), { maxDepth: 3 })).toBe(20);
     const r = read(wire(textStream([]), "sse"), { maxDepth: 2 });
