@@ -4,7 +4,7 @@
 // the verdicts of both ways together; these say the short way is taken at all.) Then the two checks
 // it is built from: `plainDeltaItem` (the envelope) and `keepsHeader` (TOOL-HEADER).
 import { describe, expect, test } from "vitest";
-import { UniEventCore, type UniEventStreamOptions } from "../../src/uni-event-stream.ts";
+import { NEXT_CONNECTION, ReconnectingCore, UniEventCore, type UniEventStreamOptions } from "../../src/uni-event-stream.ts";
 import { plainDeltaItem } from "../../src/decode/fast-validate.ts";
 import { keepsHeader } from "../../src/assemble/kinds.ts";
 import type { UniEvent } from "../../src/schema.ts";
@@ -23,9 +23,8 @@ interface Read {
   error: (Error & { rule?: string; eventIndex?: number }) | undefined;
 }
 
-/** Reads `body` through a fused core whose grammar's `takeFragment` is counted, in `chunks` equal pieces. */
-function read(body: string, options: UniEventStreamOptions = {}, chunks = 1): Read {
-  const core = new UniEventCore(options, {});
+/** `core`'s grammar with its `takeFragment` counted into a fresh `Read`. */
+function counted(core: UniEventCore): Read {
   const grammar = (core as unknown as { grammar: { takeFragment: (value: unknown, emit: (e: UniEvent) => void) => boolean } }).grammar;
   const take = grammar.takeFragment.bind(grammar);
   const r: Read = { taken: 0, calls: 0, events: [], error: undefined };
@@ -35,6 +34,13 @@ function read(body: string, options: UniEventStreamOptions = {}, chunks = 1): Re
     if (took) r.taken++;
     return took;
   };
+  return r;
+}
+
+/** Reads `body` through a fused core whose grammar's `takeFragment` is counted, in `chunks` equal pieces. */
+function read(body: string, options: UniEventStreamOptions = {}, chunks = 1): Read {
+  const core = new UniEventCore(options, {});
+  const r = counted(core);
   const emit = (e: UniEvent): void => void r.events.push(e);
   const bytes = new TextEncoder().encode(body);
   const size = Math.ceil(bytes.length / chunks);
@@ -73,13 +79,19 @@ const noCreatedAt = (e: Json): Json => {
 const fid = { signature: "s" };
 
 /** Reads in both formats, whole and in 7 pieces: the same count each time, and no error. */
-function taken(records: (Json | string)[], options: UniEventStreamOptions = {}, formats: Format[] = ["sse", "ndjson"], sse?: (d: string) => string): number {
+function taken(
+  records: (Json | string)[],
+  options: UniEventStreamOptions = {},
+  formats: Format[] = ["sse", "ndjson"],
+  sse?: (d: string) => string,
+  delivered = records.length,
+): number {
   const counts = new Set<number>();
   for (const format of formats) {
     for (const chunks of [1, 7]) {
       const r = read(wire(records, format, sse), { format, ...options }, chunks);
       expect(r.error, `${format}, ${chunks} chunk(s)`).toBeUndefined();
-      expect(r.events.length, `${format}: every event delivered`).toBe(records.length);
+      expect(r.events.length, `${format}: every event delivered`).toBe(delivered);
       counts.add(r.taken);
     }
   }
@@ -100,6 +112,29 @@ describe("the short way is taken, and taken again after each entry the general w
   test("an unknown member on the item (a string, an object): the twenty around it", () => {
     expect(taken(textStream([delta({ ...text("u"), extra: "x" })], "u"))).toBe(20);
     expect(taken(textStream([delta({ ...text("u"), extra: { a: 1 } })], "u"))).toBe(20);
+  });
+  test("an error member that is null on the event: the twenty around it", () => expect(taken(textStream([{ ...delta(text("u")), error: null }], "u"))).toBe(20));
+  test("an item of a kind this version does not know, skipped (unknownItems: skip): the twenty around it", () => {
+    const warned: string[] = [];
+    const s = textStream([delta({ type: "audio.delta", audio: "x" })]);
+    expect(taken(s, { unknownItems: "skip", onWarning: (w) => void warned.push(w.itemType) }, ["sse"], undefined, s.length - 1)).toBe(20);
+    expect(warned).toEqual(["audio.delta", "audio.delta"]); // (read whole and in pieces)
+  });
+  test("a reconnect mid-group (fromFetch's core): the new body's plain fragments, the events sent again skipped before the grammar", () => {
+    const core = new ReconnectingCore({});
+    const r = counted(core);
+    const emit = (e: UniEvent): void => void r.events.push(e);
+    const s = textStream([]);
+    const framed = (from: number, to: number) => s.slice(from, to).map((e, i) => `id: ${from + i}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+    core.answer("sse", {});
+    core.push(new TextEncoder().encode(framed(0, 8)), emit);
+    core.push(NEXT_CONNECTION, emit);
+    // the resume sends events 5–7 again, then the rest
+    core.push(new TextEncoder().encode(framed(5, s.length) + "data: [DONE]\n\n"), emit);
+    core.end(emit);
+    expect(r.error).toBeUndefined();
+    expect(r.events).toEqual(s);
+    expect([r.taken, r.calls]).toEqual([20, s.length]);
   });
   test("an unknown member on the event: the twenty around it", () => expect(taken(textStream([{ ...delta(text("u")), extra: 1 }], "u"))).toBe(20));
   test("a fragment without created_at is plain: twenty-one", () => expect(taken(textStream([noCreatedAt(delta(text("n")))], "n"))).toBe(21));
