@@ -18,6 +18,7 @@ import * as providers from "./providers.ts";
 import * as providersMore from "./providers-more.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
+import * as shortWay from "./short-way.ts";
 import * as smoke from "./smoke.ts";
 import * as testing from "./testing.ts";
 
@@ -36,6 +37,7 @@ const groups: [string, Case[]][] = [
   ["assemble", assemble.cases],
   ["encode", encode.cases],
   ["paths", paths.cases],
+  ["short-way", shortWay.cases],
   ["contract", contract.cases],
   ["mistakes", mistakes.cases],
   ["from-fetch", fromFetch.cases],
