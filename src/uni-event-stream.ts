@@ -174,9 +174,8 @@ export class UniEventCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   private readonly diagnosis = (): Explanation | undefined => this.framer.recordDiagnosis();
 
   /**
-   * A record → its event, through the grammar: one try around all three, located where the framer
-   * is. Most of a stream is fragments that continue the open group: the grammar takes those whole,
-   * checked in one pass (`takeFragment`); the others are checked rule by rule.
+   * A record → its event, through the grammar: one try around all three, located where the framer is.
+   * A fragment continuing the open group (most of a stream) the grammar takes whole (`takeFragment`).
    */
   private record(text: string, captured: Uint8Array | undefined, diagnosis: (() => Explanation | undefined) | undefined): void {
     const f = this.framer;

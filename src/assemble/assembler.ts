@@ -80,9 +80,7 @@ export class MessageAssembler implements Grammar {
   }
 
   /** Assemble mode has no short way: its input is checked as a whole event first (validate.ts). */
-  takeFragment(): boolean {
-    return false;
-  }
+  readonly takeFragment = (): boolean => false;
 
   /**
    * One input event. Each fragment's outputs go out only once the fragment is fully handled, so an

@@ -10,11 +10,7 @@ import type { GroupBuffer } from "./group.js";
 export interface Grammar {
   /** One event in; the events it makes go to `emit`. Throws a `Fault` or a typed error. */
   push(event: UniEvent, emit: (event: UniEvent) => void): void;
-  /**
-   * What `JSON.parse` made of a record, when it is an event the grammar takes the short way (validate
-   * mode: a fragment continuing the open group, checked whole): taken, passed to `emit`, true. False:
-   * nothing was done; the event checks and `push` decide.
-   */
+  /** What `JSON.parse` made of a record, taken the short way (checked whole, passed to `emit`): true; false: nothing done, `push` decides. */
   takeFragment(value: unknown, emit: (event: UniEvent) => void): boolean;
   /** The input ended: the last events go to `emit`, or the error the end is. */
   end(emit: (event: UniEvent) => void): void;

@@ -50,15 +50,9 @@ export interface KindSpec {
 
 const never = (): boolean => false;
 
-/**
- * Whether a later fragment keeps its group's header (TOOL-HEADER): each member empty or the first's.
- * (MMSP's server forwards a repeat; the one place of the rule.)
- */
+/** Whether a later fragment keeps its group's header (TOOL-HEADER, the one place): each member empty or the first's. */
 export function keepsHeader(header: readonly string[], fragment: Item, first: Item): boolean {
-  for (let i = 0; i < header.length; i++) {
-    const m = header[i]!;
-    if (fragment[m] !== "" && fragment[m] !== first[m]) return false;
-  }
+  for (const m of header) if (fragment[m] !== "" && fragment[m] !== first[m]) return false;
   return true;
 }
 

@@ -45,12 +45,9 @@ export class MessageValidator implements Grammar {
   }
 
   /**
-   * The short way of the event most of a stream is: a fragment that continues the open group, with
-   * nothing but its members (`plainDeltaItem`; the item: `type`, the grown member and the header, of
-   * the kind's types, the header kept), so none of the rules of an event or a group can fail; it is
-   * taken into the group and passed on. `value` is what `JSON.parse` made of a record. False: nothing
-   * was done, the checks one by one decide (`push`). (Off when `maxDepth` is below the three levels
-   * such an event nests: chosen once.)
+   * The short way (Grammar): a fragment continuing the open group with nothing but its members (the
+   * envelope's, `plainDeltaItem`; the item's: `type`, the grown one and the header, of the kind's types,
+   * the header kept), so no rule can fail. Off below `maxDepth` 3, the nesting of such an event.
    */
   readonly takeFragment: (value: unknown, emit: (event: UniEvent) => void) => boolean;
 
@@ -60,11 +57,8 @@ export class MessageValidator implements Grammar {
     const item = isRecord(value) ? plainDeltaItem(value) : undefined;
     if (item === undefined || item.type !== g.first.type) return false;
     const { spec, first } = g;
-    if (
-      spec.oneFragment || memberCount(item) !== 2 + spec.header.length || !spec.valid(item, true) || !keepsHeader(spec.header, item, first)
-    ) {
-      return false;
-    }
+    if (spec.oneFragment || memberCount(item) !== 2 + spec.header.length) return false;
+    if (!spec.valid(item, true) || !keepsHeader(spec.header, item, first)) return false;
     g.add(item);
     emit(value as UniEvent);
     return true;

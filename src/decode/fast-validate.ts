@@ -59,10 +59,8 @@ export function fastValidPublicEvent(v: Record<string, unknown>): boolean {
 }
 
 /**
- * The item of `v` when `v` is a public delta event with nothing but its members: `role`,
- * `event_type`, `content_items` (one item, an object), `usage_metadata` and `finish_reason` null,
- * `created_at` if any an integer. What the item is, is the caller's to check (validator.ts
- * `takeFragment`).
+ * The item of `v` when `v` is a public delta event with nothing but its members (`created_at` if any
+ * an integer); what the item is, is the caller's to check (validator.ts `takeFragment`).
  */
 export function plainDeltaItem(v: Record<string, unknown>): Record<string, unknown> | undefined {
   return memberCount(v) === (v.created_at === undefined ? 5 : 6) ? deltaItem(v) : undefined;

@@ -9,23 +9,10 @@ import { depthError, nestsDeeper } from "../internal/limits.js";
 import { isRecord, notAnObject } from "../internal/values.js";
 
 /**
- * One record's text → a JSON object, for the record at `index` (one try, around `JSON.parse` only: this
- * runs for every event). `unterminated`: the body ended inside the record, so text that is not a JSON
- * object is a truncated stream (`STOP-LAST`), not bad JSON. `diagnosis`: what the body looks like, asked
- * when the first record is not a JSON object (an HTML page, SSE read as NDJSON…).
+ * What `parseJson` made of the record at `index` → the JSON object it must be. `unterminated`: the body
+ * ended inside the record, so a value that is no object is a truncated stream (`STOP-LAST`); `diagnosis`:
+ * what the body looks like, asked when the first record is no object (an HTML page, SSE read as NDJSON…).
  */
-export function parseRecordAt(
-  text: string,
-  captured: Uint8Array | undefined,
-  maxDepth: number,
-  index: number,
-  unterminated: boolean,
-  diagnosis?: () => { detail: string } | undefined,
-): Record<string, unknown> {
-  return recordValueAt(parseJson(text, index, unterminated, diagnosis), captured, maxDepth, index, unterminated, diagnosis);
-}
-
-/** What `parseJson` made of a record → the JSON object it must be (the fused reader parses first: most records take the short way). */
 export function recordValueAt(
   value: unknown,
   captured: Uint8Array | undefined,

@@ -15,7 +15,7 @@ const BEFORE_DECODER = "pipe the body through MmspSseDecoderStream or MmspNdjson
   "or read it with UniEventStream, which does all of it (a string you split yourself: JSON.parse it first)";
 import { type Position, positionOf, recordPreview, tagPosition } from "../read/position.js";
 import type { UniEvent } from "../schema.js";
-import { parseRecordAt } from "./record.js";
+import { parseJson, recordValueAt } from "./record.js";
 import { DONE, type ReaderWarning, SKIP, UniEventDecoder } from "./uni-event.js";
 
 /** Options of `UniEventDecoderStream`: what its records are, the mode, unknown items, and the stream options. */
@@ -104,7 +104,11 @@ class UniEventDecoderCore implements StreamCore<unknown, UniEvent> {
       if (typeof data !== "string") throw new Fault("SCHEMA", "an SSE message must be an object with a string data");
       const unterminated = position?.unterminated ?? false;
       if (UniEventDecoder.isDone(data, unterminated)) return DONE;
-      return this.decoder.value(parseRecordAt(data, undefined, Infinity, index, unterminated), index, false);
+      return this.decoder.value(
+        recordValueAt(parseJson(data, index, unterminated), undefined, Infinity, index, unterminated),
+        index,
+        false,
+      );
     }
     if (!isRecord(record)) throw new Fault("JSON", notAnObject(record));
     if (!position) boundDepth(record, this.decoder.maxDepth);

@@ -1,6 +1,6 @@
 /**
  * Records → UniEvents, the one decoder of both paths: `[DONE]` ends an SSE stream, `{"error": E}`
- * raises `UpstreamError`, everything else, once parsed (`parseRecordAt`, record.ts), is checked (`checkEvent`) as a
+ * raises `UpstreamError`, everything else, once parsed (`parseJson` and `recordValueAt`, record.ts), is checked (`checkEvent`) as a
  * public event (validate mode) or as assemble mode's input (SPEC §5). The mode is chosen once.
  */
 import { fromWireError } from "../errors.js";

@@ -11,7 +11,7 @@ import { bodyExplainer } from "../diagnose.js";
 import { CoreStream } from "../internal/core-stream.js";
 import { resolveLimits } from "../internal/limits.js";
 import { BODY_CONTEXT, checkOptions, MMSP_NDJSON_DECODER_OPTIONS, MMSP_SSE_DECODER_OPTIONS } from "../internal/options.js";
-import { parseRecordAt } from "../decode/record.js";
+import { parseJson, recordValueAt } from "../decode/record.js";
 import { INLINE_DATA_CAPTURE } from "./base64-capture.js";
 import { type BodyContext, NdjsonFramer } from "./framer.js";
 import { NdjsonDecoderCore, type NdjsonDecoderOptions } from "./ndjson.js";
@@ -83,7 +83,7 @@ export class MmspNdjsonDecoderStream extends CoreStream<Uint8Array, unknown> {
     });
     const diagnosis = () => f.recordDiagnosis();
     const parse = (text: string, captured: Uint8Array | undefined) =>
-      parseRecordAt(text, captured, maxDepth, f.index, f.unterminated, diagnosis);
+      recordValueAt(parseJson(text, f.index, f.unterminated, diagnosis), captured, maxDepth, f.index, f.unterminated, diagnosis);
     super(new NdjsonDecoderCore(f, parse, client), options);
   }
 }
