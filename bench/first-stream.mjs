@@ -19,6 +19,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { options } from "./args.mjs";
 import { CACHE_DIR, GENERATOR_VERSION, chunk, chunkSeed, loadCorpus } from "./corpora.mjs";
 import { makeContenders } from "./core/contenders.mjs";
 import { median } from "./core/harness.mjs";
@@ -26,11 +27,7 @@ import { median } from "./core/harness.mjs";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const a = argv.find((x) => x === `--${name}` || x.startsWith(`--${name}=`));
-  if (!a) return dflt;
-  return a.includes("=") ? a.slice(a.indexOf("=") + 1) : true;
-};
+const opt = options(argv);
 const spec = process.env.MMSP_DIST;
 const DIST_URL = spec ? (/^[a-z]+:/i.test(spec) ? spec : pathToFileURL(spec).href) : pathToFileURL(`${ROOT}dist/index.js`).href;
 const CORPUS = "chat";

@@ -14,6 +14,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { options } from "./args.mjs";
 import { execFileSync } from "node:child_process";
 import { makeContenders } from "./core/contenders.mjs";
 import { median, runSuite } from "./core/harness.mjs";
@@ -22,10 +23,7 @@ import { loadProviderPeers, makeProviderContenders } from "./providers/contender
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const a = argv.find((x) => x === `--${name}` || x.startsWith(`--${name}=`));
-  return a === undefined ? dflt : a.includes("=") ? a.slice(a.indexOf("=") + 1) : true;
-};
+const opt = options(argv);
 const QUICK = opt("quick", false) === true;
 const ROUNDS = Number(opt("rounds", QUICK ? 2 : 5));
 const WARMUP = Number(opt("warmup", 1));

@@ -15,24 +15,17 @@
 //
 // Reads dist/index.js, or MMSP_DIST (a path or URL). Prints markdown on stdout (the progress on
 // stderr); raw figures in bench/.cache/regimes.json.
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { options, withExposedGc } from "./args.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const argv = process.argv.slice(2);
 
 // The gc regime needs globalThis.gc: run again with --expose-gc (the steady one simply never calls it).
-if (!globalThis.gc) {
-  const r = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), ...argv], { stdio: "inherit" });
-  process.exit(r.status ?? 1);
-}
+withExposedGc(import.meta.url, argv);
 
-const opt = (name, dflt) => {
-  const a = argv.find((x) => x === `--${name}` || x.startsWith(`--${name}=`));
-  if (!a) return dflt;
-  return a.includes("=") ? a.slice(a.indexOf("=") + 1) : true;
-};
+const opt = options(argv);
 const unknown = argv.filter((a) => !/^--(quick|rounds-steady|rounds-gc|warmup|only)(=|$)/.test(a));
 if (unknown.length) {
   console.error(`unknown option(s): ${unknown.join(" ")}`);

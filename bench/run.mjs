@@ -24,6 +24,7 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { options, withExposedGc } from "./args.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const argv = process.argv.slice(2);
@@ -35,16 +36,9 @@ if (argv.some((a) => a === "--runtime" || a.startsWith("--runtime="))) {
 }
 
 // ---- re-run with --expose-gc (a full GC before each timed run, and for memory baselines) ---------
-if (!globalThis.gc) {
-  const r = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), ...argv], { stdio: "inherit" });
-  process.exit(r.status ?? 1);
-}
+withExposedGc(import.meta.url, argv);
 
-const opt = (name, dflt) => {
-  const a = argv.find((x) => x === `--${name}` || x.startsWith(`--${name}=`));
-  if (!a) return dflt;
-  return a.includes("=") ? a.slice(a.indexOf("=") + 1) : true;
-};
+const opt = options(argv);
 const QUICK = opt("quick", false) === true;
 const ROUNDS = Number(opt("rounds", QUICK ? 3 : 7));
 // --quick: no warm-up (the validation pass has warmed UniEventStream up; every timed run is checked too)
