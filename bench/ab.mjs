@@ -1,6 +1,6 @@
 // A/B of two builds of the package, interleaved in one process (for the before/after figure of a
 // performance change): node bench/ab.mjs DIST_A/index.js DIST_B/index.js [--rounds=7] [--only=chat,tools] [--gc=off] [--warmup=1]
-// --gc=on (default): a full GC before every run (V8 drops the optimized code: the cold regime of issue #30);
+// --gc=on (default): a full GC before every run (optimized code that relied on objects the GC collected is dropped: the cold regime of issue #30);
 // --gc=off: no forced GC, after --warmup runs each (the steady regime; give it a few, e.g. --warmup=3).
 // Also runs under Deno and Bun (node:fs is the one non-web API): npx deno run -A bench/ab.mjs …
 // Prints, per case and contender, median CPU time (wall where there is no CPU clock) A / time B (> 1: B is faster) and the geomean.

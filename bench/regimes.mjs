@@ -1,7 +1,7 @@
 // The two regimes of issue #30, side by side, in ONE Node process timed by CPU time:
 //   steady  no forced GC between runs (after warm-up runs): what a long-lived server sees once the
 //           reader's code is optimized
-//   gc      a full globalThis.gc() before every run: V8 drops the optimized code, so every run
+//   gc      a full globalThis.gc() before every run: optimized code that relied on the last run's objects is dropped, so every run
 //           compiles the hot path again (what a cold Worker isolate, a serverless function or a
 //           page's first stream sees)
 // Contenders (bench/core/contenders.mjs through bench/contenders.mjs): floor, esp+zod+assembler (the
@@ -128,7 +128,7 @@ L.push("## Two regimes: steady state and a forced GC before every run (bench/reg
 L.push(
   `One Node ${process.version} process, CPU time (process.cpuUsage user + system), build ${DIST_URL.replace(`file://${ROOT}`, "")}. ` +
     `**steady**: ${WARMUP} untimed warm-up run(s) per contender, then ${ROUNDS.steady} rounds with no forced GC; ` +
-    `**gc**: ${ROUNDS.gc} rounds with a full \`gc()\` before every run (V8 drops the optimized code: every run compiles the hot path again). ` +
+    `**gc**: ${ROUNDS.gc} rounds with a full \`gc()\` before every run (optimized code that relied on the last run's objects is dropped: every run compiles much of the hot path again). ` +
     "Contenders: floor, the peer (esp+zod+assembler: eventsource-parser / line split + JSON.parse + the package's zod schema + a naive assembler), " +
     "UniEventStream read (every event read) and message (`await message` only); 1–16 KiB chunks. Rounds interleaved, order rotated each round; " +
     "each cell is the median of the per-round ratios (floor or peer time / the package's time in the same round; higher is faster).",
