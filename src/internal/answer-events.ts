@@ -4,23 +4,15 @@
  * readable that errors with the refusal's error, a message that rejects with the same error, an empty
  * snapshot and no timings; a streamed one is its body piped through the reader.
  */
-import { LiveMessage, type MessageSnapshot } from "../assemble/live-message.js";
-import { NO_TIMINGS, type StreamTimings } from "../read/timings.js";
+import { LiveMessage } from "../assemble/live-message.js";
+import type { ResponseEvents } from "../from-response.js";
+import { NO_TIMINGS } from "../read/timings.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { MessagePromise } from "./message-promise.js";
 import type { ReaderStream } from "./reader-stream.js";
 
-/** What a reader of an answer returns (`ResponseEvents`' members). */
-export interface AnswerEvents {
-  readable: ReadableStream<UniEvent>;
-  message: Promise<UniMessage>;
-  snapshot: () => MessageSnapshot;
-  subscribe: (listener: () => void) => () => void;
-  readonly timings: StreamTimings;
-}
-
 /** The events of an answer refused with the error `refusal` resolves to (or rejects with). */
-export function refusedEvents(refusal: Promise<unknown>): AnswerEvents {
+export function refusedEvents(refusal: Promise<unknown>): ResponseEvents {
   const message = new MessagePromise<UniMessage>(() => {});
   const readable = new ReadableStream<UniEvent>({
     start: async (controller) => {
@@ -34,7 +26,7 @@ export function refusedEvents(refusal: Promise<unknown>): AnswerEvents {
 }
 
 /** The events of an answer whose body (none: an empty one) is read by `stream`. */
-export function streamedEvents(body: ReadableStream<Uint8Array> | null, stream: ReaderStream<Uint8Array, UniEvent>): AnswerEvents {
+export function streamedEvents(body: ReadableStream<Uint8Array> | null, stream: ReaderStream<Uint8Array, UniEvent>): ResponseEvents {
   const bytes = body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   return {
     readable: bytes.pipeThrough(stream),
