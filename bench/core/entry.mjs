@@ -2,26 +2,18 @@
 // and the timing core. Web APIs only; bundled by esbuild for Chromium and workerd.
 import * as lib from "../../dist/index.js";
 import { makeContenders } from "./contenders.mjs";
-import { runSuite } from "./harness.mjs";
+import { loadEach, runSuite } from "./harness.mjs";
 
 export { readCost } from "./harness.mjs";
 
 /** The peers, each loaded on its own: one that does not load here drops only its contenders. */
-export async function loadPeers() {
-  const peers = {};
-  const missing = [];
-  const load = async (name, get) => {
-    try {
-      Object.assign(peers, await get());
-    } catch (e) {
-      missing.push(`${name}: ${String(e?.message ?? e).split("\n")[0]}`);
-    }
-  };
-  await load("eventsource-parser", async () => ({ EventSourceParserStream: (await import("eventsource-parser/stream")).EventSourceParserStream }));
-  await load("zod", async () => ({ z: (await import("zod")).z }));
-  await load("@ai-sdk/provider-utils", async () => ({ parseJsonEventStream: (await import("@ai-sdk/provider-utils")).parseJsonEventStream }));
-  await load("openai", async () => ({ OpenAIStream: (await import("openai/streaming")).Stream }));
-  return { peers, missing };
+export function loadPeers() {
+  return loadEach({
+    "eventsource-parser": async () => ({ EventSourceParserStream: (await import("eventsource-parser/stream")).EventSourceParserStream }),
+    zod: async () => ({ z: (await import("zod")).z }),
+    "@ai-sdk/provider-utils": async () => ({ parseJsonEventStream: (await import("@ai-sdk/provider-utils")).parseJsonEventStream }),
+    openai: async () => ({ OpenAIStream: (await import("openai/streaming")).Stream }),
+  });
 }
 
 /** Runs the plan here; returns JSON-able results with the contenders' legend and what did not load. */

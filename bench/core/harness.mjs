@@ -7,6 +7,23 @@
 // then rounds that run every contender once in an order rotated each round, a GC before each run
 // where the runtime offers one; every run's count is checked against the corpus.
 
+/**
+ * Loads each peer on its own: `loaders` maps a package name to a function resolving to the members it
+ * adds. One that does not load in this runtime drops only its contenders and is listed in `missing`.
+ */
+export async function loadEach(loaders) {
+  const peers = {};
+  const missing = [];
+  for (const [name, get] of Object.entries(loaders)) {
+    try {
+      Object.assign(peers, await get());
+    } catch (e) {
+      missing.push(`${name}: ${String(e?.message ?? e).split("\n")[0]}`);
+    }
+  }
+  return { peers, missing };
+}
+
 /** Deterministic PRNG (mulberry32): uniform in [0, 1); `.int(lo, hi)` inclusive, `.pick(list)`. */
 export function rng(seed) {
   let s = seed | 0;

@@ -14,6 +14,7 @@
 // SDK providers' language model `doStream`, every part read). Each run so includes the SDK's request
 // building, a constant of well under a millisecond against runs of tens of milliseconds.
 import { replay } from "../core/contenders.mjs";
+import { loadEach } from "../core/harness.mjs";
 
 const PROMPT = [{ role: "user", content: "Hi" }];
 const MODELS = {
@@ -195,20 +196,12 @@ export function makeProviderContenders(providersLib, peers, provider) {
 }
 
 /** The peers, each loaded on its own (one that does not load drops only its contenders). */
-export async function loadProviderPeers() {
-  const peers = {};
-  const missing = [];
-  const load = async (name, get) => {
-    try {
-      Object.assign(peers, await get());
-    } catch (e) {
-      missing.push(`${name}: ${String(e?.message ?? e).split("\n")[0]}`);
-    }
-  };
-  await load("openai", async () => ({ OpenAI: (await import("openai")).default }));
-  await load("@anthropic-ai/sdk", async () => ({ Anthropic: (await import("@anthropic-ai/sdk")).default }));
-  await load("@ai-sdk/openai", async () => ({ createOpenAI: (await import("@ai-sdk/openai")).createOpenAI }));
-  await load("@ai-sdk/anthropic", async () => ({ createAnthropic: (await import("@ai-sdk/anthropic")).createAnthropic }));
-  await load("@ai-sdk/google", async () => ({ createGoogle: (await import("@ai-sdk/google")).createGoogle }));
-  return { peers, missing };
+export function loadProviderPeers() {
+  return loadEach({
+    openai: async () => ({ OpenAI: (await import("openai")).default }),
+    "@anthropic-ai/sdk": async () => ({ Anthropic: (await import("@anthropic-ai/sdk")).default }),
+    "@ai-sdk/openai": async () => ({ createOpenAI: (await import("@ai-sdk/openai")).createOpenAI }),
+    "@ai-sdk/anthropic": async () => ({ createAnthropic: (await import("@ai-sdk/anthropic")).createAnthropic }),
+    "@ai-sdk/google": async () => ({ createGoogle: (await import("@ai-sdk/google")).createGoogle }),
+  });
 }
