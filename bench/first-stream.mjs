@@ -2,7 +2,7 @@
 // the package (UniEventStream, every event read) against the peer (esp+zod+assembler: the `zod`
 // contender of bench/core/contenders.mjs) in the same conditions. Chat corpus, SSE, 1–16 KiB chunks.
 //   node   a fresh Node process per sample (package and peer alternate): the import of the library
-//          (dist/index.js; the peer: eventsource-parser + the package's zod schema + base64), timed
+//          (dist/index.js; the peer: eventsource-parser + a user's zod classic schema + base64), timed
 //          on its own, then one read (CPU ms from process.cpuUsage, and wall ms), then a second read
 //          in the same process for comparison
 //   workerd a fresh Miniflare instance (a new workerd, a new isolate) per sample, the Worker bundled
@@ -51,9 +51,9 @@ if (who) {
   let peers = {};
   if (who === "pkg") lib = await import(DIST_URL);
   else {
-    const [schema, base64, esp] = await Promise.all([import(new URL("schema.js", DIST_URL)), import(new URL("decode/base64.js", DIST_URL)), import("eventsource-parser/stream")]);
-    lib = { UniEventSchema: schema.UniEventSchema, decodeBase64: base64.decodeBase64 };
-    peers = { EventSourceParserStream: esp.EventSourceParserStream };
+    const [zod, base64, esp] = await Promise.all([import("zod"), import(new URL("decode/base64.js", DIST_URL)), import("eventsource-parser/stream")]);
+    lib = { decodeBase64: base64.decodeBase64 };
+    peers = { EventSourceParserStream: esp.EventSourceParserStream, z: zod.z };
   }
   const k = makeContenders(lib, peers).find((x) => x.id === READER[who]);
   const importCpu = cpuMs() - c0;
@@ -96,7 +96,7 @@ const L = [];
 L.push(`## First stream: one ${CORPUS} stream read where nothing is warm (bench/first-stream.mjs, issue #30)`, "");
 L.push(
   `${corpus.events} events, ${(corpus.bytes.length / 1e6).toFixed(2)} MB of SSE, 1–16 KiB chunks; the package (UniEventStream, every event read) ` +
-    `against the peer (esp+zod+assembler: eventsource-parser + JSON.parse + the package's zod schema + a naive assembler), ${SAMPLES} samples each, alternating; medians. ` +
+    `against the peer (esp+zod+assembler: eventsource-parser + JSON.parse + a user's zod classic schema + a naive assembler), ${SAMPLES} samples each, alternating; medians. ` +
     "peer ÷ package > 1: the package is faster.",
   "",
 );
@@ -139,9 +139,9 @@ async function workerd() {
   const entries = {
     pkg: `${common}import { UniEventStream } from ${distFile("index.js")};\nexport default firstStreamWorker(makeContenders({ UniEventStream }), "ues-read");\n`,
     peer:
-      `${common}import { UniEventSchema } from ${distFile("schema.js")};\nimport { decodeBase64 } from ${distFile("decode/base64.js")};\n` +
+      `${common}import { decodeBase64 } from ${distFile("decode/base64.js")};\nimport { z } from "zod";\n` +
       `import { EventSourceParserStream } from "eventsource-parser/stream";\n` +
-      `export default firstStreamWorker(makeContenders({ UniEventSchema, decodeBase64 }, { EventSourceParserStream }), "zod");\n`,
+      `export default firstStreamWorker(makeContenders({ decodeBase64 }, { EventSourceParserStream, z }), "zod");\n`,
   };
   const scripts = {};
   for (const side of SIDES) scripts[side] = await bundleForWorkerd({ stdin: { contents: entries[side], resolveDir: ROOT, sourcefile: `first-stream-${side}.mjs`, loader: "js" } });

@@ -129,7 +129,7 @@ L.push(
   `One Node ${process.version} process, CPU time (process.cpuUsage user + system), build ${DIST_URL.replace(`file://${ROOT}`, "")}. ` +
     `**steady**: ${WARMUP} untimed warm-up run(s) per contender, then ${ROUNDS.steady} rounds with no forced GC; ` +
     `**gc**: ${ROUNDS.gc} rounds with a full \`gc()\` before every run (optimized code that relied on the last run's objects is dropped: every run compiles much of the hot path again). ` +
-    "Contenders: floor, the peer (esp+zod+assembler: eventsource-parser / line split + JSON.parse + the package's zod schema + a naive assembler), " +
+    "Contenders: floor, the peer (esp+zod+assembler: eventsource-parser / line split + JSON.parse + a user's zod classic schema + a naive assembler), " +
     "UniEventStream read (every event read) and message (`await message` only); 1–16 KiB chunks. Rounds interleaved, order rotated each round; " +
     "each cell is the median of the per-round ratios (floor or peer time / the package's time in the same round; higher is faster).",
   "",
