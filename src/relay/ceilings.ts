@@ -4,6 +4,9 @@
 // costs more is refused unless the row's `allow` names it. Each key of MMSP's config is decided in
 // CONFIG_RULES (one table; the type makes it name every key of UniConfig):
 //
+// A value over a ceiling is a 400 InvalidRequestError naming the setting and the ceiling; a costlier
+// setting the row does not offer is a 400 UnsupportedParameterError (its `parameter` the key).
+//
 //   ceiling  a number: the row's is the most a client may ask (over it, or no number: refused);
 //            no number in the row: the provider's default, the client may set it
 //   level    thinking_level: at or below the row's in MMSP's order (no level in the row: "none")
@@ -103,33 +106,45 @@ function sameJson(a: unknown, b: unknown): boolean {
   return Object.is(a, b);
 }
 
-/** Why the client's `value` of `key` passes the row's `own` value, or undefined when it does. */
-function overRow(key: string, rule: Rule, own: unknown, value: unknown): string | undefined {
+/** The 400 of a client's setting past the row's: over a ceiling (InvalidRequestError) or not offered (UnsupportedParameterError). */
+function refused(type: "InvalidRequestError" | "UnsupportedParameterError", parameter: string, message: string): Response {
+  return Response.json({ error: { type, message, parameter } }, { status: 400 });
+}
+
+/** The refusal of the client's `value` of `key` past the row's `own` value, or undefined when it is within. */
+function overRow(key: string, rule: Rule, own: unknown, value: unknown): Response | undefined {
   const shown = (v: unknown): string => JSON.stringify(v)?.slice(0, 80) ?? String(v);
-  const decided = "the relay's operator decides it for this model";
+  const over = (ceiling: unknown): Response =>
+    refused(
+      "InvalidRequestError",
+      key,
+      `config.${key} may be at most ${shown(ceiling)} for this model (its operator's ceiling), not ${shown(value)}.`,
+    );
+  const notOffered = (what: string): Response =>
+    refused(
+      "UnsupportedParameterError",
+      key,
+      `config.${key}${what && ` ${what}`} is not offered for this model (it costs more: the relay's operator decides).`,
+    );
   switch (rule) {
     case "ceiling":
-      if (typeof own !== "number" || (typeof value === "number" && value <= own)) return undefined;
-      return `config.${key} may be at most ${own} for this model (its operator's ceiling), not ${shown(value)}.`;
+      return typeof own !== "number" || (typeof value === "number" && value <= own) ? undefined : over(own);
     case "level": {
       const ceiling = typeof own === "string" ? own : "none";
       const rank = (level: unknown): number => THINKING_LEVELS.indexOf(level as never);
-      if (rank(value) >= 0 && rank(value) <= rank(ceiling)) return undefined;
-      return `config.${key} may be at most ${shown(ceiling)} for this model (its operator's ceiling), not ${shown(value)}.`;
+      return rank(value) >= 0 && rank(value) <= rank(ceiling) ? undefined : over(ceiling);
     }
     case "switch":
-      return !value || own ? undefined : `config.${key} costs more than this model's settings allow (${decided}).`;
+      return !value || own ? undefined : notOffered(shown(value));
     case "subset": {
-      if (!Array.isArray(value)) return `config.${key} must be a list of this model's tools.`;
+      // (some of the row's tools, each as the row defines it: a tool of the row's name with another schema is another tool)
+      if (!Array.isArray(value)) return notOffered("other than a list of this model's tools");
       const tools = new Map<unknown, unknown>((Array.isArray(own) ? own : []).map((tool) => [tool.name, tool]));
       const foreign = value.find((tool) => !isRecord(tool) || !tools.has(tool.name) || !sameJson(tools.get(tool.name), tool));
-      if (foreign === undefined) return undefined;
-      return `config.${key} may only list this model's own tools, each as defined (${decided}), not ${
-        shown((foreign as { name?: unknown })?.name)
-      }.`;
+      return foreign === undefined ? undefined : notOffered(`with ${shown((foreign as { name?: unknown })?.name)}`);
     }
     case "row":
-      return own !== undefined && sameJson(own, value) ? undefined : `config.${key} is not offered for this model (${decided}).`;
+      return own !== undefined && sameJson(own, value) ? undefined : notOffered(own === undefined ? "" : "other than the model's own");
     case "free":
       return undefined;
   }
@@ -137,11 +152,10 @@ function overRow(key: string, rule: Rule, own: unknown, value: unknown): string 
 
 /**
  * The config a provider is asked with: the row's `config` under the client's `asked`, each of the
- * client's keys within the row's (CONFIG_RULES) unless `allow` names it — or the message of the
- * 400 `InvalidRequestError` that names the setting and the row's ceiling. A null-prototype object
- * of own keys only.
+ * client's keys within the row's (CONFIG_RULES) unless `allow` names it — or the 400 that refuses
+ * the first one past it, naming the setting (and the ceiling). A null-prototype object of own keys.
  */
-export function configWithin(config: UniConfig | undefined, allow: RelayAllow | undefined, asked: UniConfig): UniConfig | string {
+export function configWithin(config: UniConfig | undefined, allow: RelayAllow | undefined, asked: UniConfig): UniConfig | Response {
   const row = (config ?? {}) as Record<string, unknown>;
   const client = asked as Record<string, unknown>;
   const merged: Record<string, unknown> = Object.create(null);
@@ -151,8 +165,8 @@ export function configWithin(config: UniConfig | undefined, allow: RelayAllow | 
     if (value === undefined) continue;
     const rule = ownValue<Rule>(CONFIG_RULES, key) ?? "free";
     if (!(allow && ownValue<unknown>(allow, key) === true)) {
-      const refused = overRow(key, rule, ownValue<unknown>(row, key), value);
-      if (refused !== undefined) return refused;
+      const refusal = overRow(key, rule, ownValue<unknown>(row, key), value);
+      if (refusal !== undefined) return refusal;
     }
     merged[key] = value;
   }

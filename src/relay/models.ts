@@ -173,7 +173,7 @@ function refusalOf(error: unknown, provider: string): Response | null {
 export async function providerAnswer(row: RelayModel, body: MmspBody, signal: AbortSignal): Promise<Response> {
   const { provider } = row;
   const config = configWithin(row.config, row.allow, body.config);
-  if (typeof config === "string") return refusal(400, "InvalidRequestError", config);
+  if (config instanceof Response) return config;
   let request: Request;
   try {
     request = provider.request({ model: row.model, messages: body.messages, config });

@@ -190,10 +190,12 @@ test("a costlier setting (fast_mode, a higher thinking_level, tools the row does
     tooled: { config: { tools: [WEATHER] } },
     anyTools: { allow: { tools: true } },
   });
+  // (over a ceiling: InvalidRequestError; a setting not offered: UnsupportedParameterError, as a provider's own)
   const refused = async (model: string, config: object, setting: string) => {
     const r = await answer(relay, fake, model, config);
     expect(r.status, `${model} ${JSON.stringify(config)}`).toBe(400);
-    expect(r.error.type).toBe("InvalidRequestError");
+    expect(r.error.type).toBe(setting === "thinking_level" ? "InvalidRequestError" : "UnsupportedParameterError");
+    expect(r.error.parameter).toBe(setting);
     expect(r.error.message).toContain(setting);
     expect(r.asked).toBeUndefined();
   };
