@@ -4,9 +4,6 @@
 // costs more is refused unless the row's `allow` names it. Each key of MMSP's config is decided in
 // CONFIG_RULES (one table; the type makes it name every key of UniConfig):
 //
-// A value over a ceiling is a 400 InvalidRequestError naming the setting and the ceiling; a costlier
-// setting the row does not offer is a 400 UnsupportedParameterError (its `parameter` the key).
-//
 //   ceiling  a number: the row's is the most a client may ask (over it, or no number: refused);
 //            no number in the row: the provider's default, the client may set it
 //   level    thinking_level: at or below the row's in MMSP's order (no level in the row: "none")
@@ -18,7 +15,9 @@
 //            prompt_caching, trace_id) or every builder refuses it (tts_config outside Gemini's
 //            speech models, embedding_config)
 //
-// A key of no rule (a typo, a newer MMSP's) is passed on: every builder refuses it by name
+// A value over a ceiling is a 400 InvalidRequestError naming the setting and the ceiling; a costlier
+// setting the row does not offer is a 400 UnsupportedParameterError (its `parameter` the key), as a
+// provider's own refusal is. A key of no rule (a typo, a newer MMSP's) is passed on: every builder refuses it by name
 // (request.ts `refuseConfig`). The merge makes a null-prototype object of own keys only, so a
 // `__proto__` in the client's JSON stays a key (and is refused as one), never a prototype.
 import { fail } from "../internal/describe.js";
