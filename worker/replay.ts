@@ -27,7 +27,7 @@ export function sampleModels(): { model: string; sample: string; description: st
 }
 
 function sampleFor(model: string): string | undefined {
-  const file = ALIASES[model] ?? (model.startsWith("sample-") ? model.slice(7) : undefined);
+  const file = Object.hasOwn(ALIASES, model) ? ALIASES[model] : model.startsWith("sample-") ? model.slice(7) : undefined; // ("constructor" is no alias)
   return file !== undefined && Object.hasOwn(SAMPLES, file) ? file : undefined;
 }
 

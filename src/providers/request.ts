@@ -121,13 +121,13 @@ export function refuseConfig(client: string, config: UniConfig): void {
   }
 }
 
-/** MMSP's thinking levels. */
-const LEVELS: readonly string[] = ["none", "low", "medium", "high", "xhigh", "max"];
+/** MMSP's thinking levels, least to most (the relay's ceilings compare them in this order). */
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["none", "low", "medium", "high", "xhigh", "max"];
 
 /** `thinking_level` when it is one of MMSP's levels, else `UnsupportedParameterError`. */
 export function thinkingLevel(client: string, level: string): ThinkingLevel {
-  if (!LEVELS.includes(level)) {
-    throw unsupported(client, "thinking_level", `MMSP's levels are ${LEVELS.join(", ")}, not ${JSON.stringify(level)}`);
+  if (!(THINKING_LEVELS as readonly string[]).includes(level)) {
+    throw unsupported(client, "thinking_level", `MMSP's levels are ${THINKING_LEVELS.join(", ")}, not ${JSON.stringify(level)}`);
   }
   return level as ThinkingLevel;
 }

@@ -31,6 +31,7 @@ import {
   providerAnswer,
   type RelayModel,
   type RelayModelsOption,
+  rowOf,
   unknownModel,
 } from "./models.js";
 import { type CorsEnv, preflight, withCors } from "./cors.js";
@@ -195,7 +196,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
       const table = tableOf(env);
       const bytes = new Uint8Array(await request.arrayBuffer());
       const name = modelOf(bytes);
-      const row = name === undefined ? undefined : table[name];
+      const row = name === undefined ? undefined : rowOf(table, name);
       if (row !== undefined || !target) {
         const body = mmspBody(bytes);
         if (body instanceof Response) return body;
@@ -229,7 +230,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     const body = await readJsonBody(request, limitsOf(env));
     if (body instanceof Response) return body;
     const model = tableOf ? modelOf(body) : undefined;
-    const row = model === undefined ? undefined : tableOf!(env)[model];
+    const row = model === undefined ? undefined : rowOf(tableOf!(env), model);
     const gated = row ? gate(request, env, model!) : null;
     if (gated) return gated;
     const headers = new Headers(request.headers);

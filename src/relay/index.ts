@@ -35,5 +35,6 @@ export type { BindEnv } from "./bind.js";
 export type { CorsEnv } from "./cors.js";
 export type { LimitsEnv } from "./limits.js";
 export type { RelayModel, RelayModels, RelayModelsOption } from "./models.js";
+export type { AllowedSetting, RelayAllow } from "./ceilings.js";
 export type { AnonymousOption, GateEnv } from "./gate.js";
 export type { RelayNamespace, RelayObjectId, RelaySqlCursor, RelaySqlStorage, RelayState, RelayStorage, RelayStub } from "./platform.js";

@@ -2,7 +2,8 @@
 // a provider made by mmsp-streams/providers, the provider's own model id and per-model defaults.
 //
 //   POST /v1/stream {model, messages, config}
-//     → the table (unknown: 404 naming the known ones) → the model's config under the client's
+//     → the table's own entry (unknown: 404 naming the known ones) → the client's config within the
+//     row's (ceilings.ts, SPEC §10: over a ceiling or costlier than allowed, a 400)
 //     → provider.request() (UnsupportedParameterError: 400) → provider.stream(request, { signal })
 //     → a refusal before any event: the relay's refusal (the provider's status, MMSP's type)
 //     → else the UniEvents written as MMSP SSE: an upstream Response like an MMSP server's
@@ -18,6 +19,7 @@ import { isRecord } from "../internal/values.js";
 import type { Provider } from "../providers/provider.js";
 import type { UniConfig } from "../providers/request.js";
 import type { UniEvent, UniMessage } from "../schema.js";
+import { checkRowSettings, configWithin, type RelayAllow } from "./ceilings.js";
 import { refusal, streamHeaders } from "./http.js";
 import { secretsOf, withoutSecrets } from "./secrets.js";
 
@@ -27,8 +29,14 @@ export interface RelayModel {
   provider: Provider;
   /** The provider's own model id (`"claude-haiku-4-5"`): what the provider is asked for. */
   model: string;
-  /** Defaults under the client's `config` (a key the client sends wins). */
+  /**
+   * The operator's settings (SPEC §10, ceilings.ts): a client's `config` may lower a number here,
+   * never raise it, and may not ask for what costs more than the row (`fast_mode`, a higher
+   * `thinking_level`, tools it does not list…) unless `allow` names it; other keys are defaults.
+   */
   config?: UniConfig;
+  /** The costlier settings a client may ask for past `config` (`{ fast_mode: true, tools: true }`); none by default. */
+  allow?: RelayAllow;
 }
 
 /** The models table: client-facing model names (in the order `GET /v1/models` lists them) → their rows. */
@@ -58,6 +66,7 @@ export function checkModels(table: unknown, where = "createRelay: `models`"): Re
     if (row.config !== undefined && !isRecord(row.config)) {
       fail(TypeError, `${at}.config`, "an object of MMSP config defaults (or left out)", row.config);
     }
+    checkRowSettings(row.config as UniConfig | undefined, row.allow, at);
   }
   return table as RelayModels;
 }
@@ -78,6 +87,14 @@ export function modelTable<E>(option: RelayModelsOption<E>): (env: E) => RelayMo
     if (table === undefined) made.set(key, table = checkModels(option(env), "createRelay: what `models(env)` returned"));
     return table;
   };
+}
+
+/**
+ * The row of model `name`: the table's own enumerable entry (what checkModels checked and `GET
+ * /v1/models` lists), never a member of Object.prototype (`constructor`, `__proto__`, `toString`).
+ */
+export function rowOf(table: RelayModels, name: string): RelayModel | undefined {
+  return Object.prototype.propertyIsEnumerable.call(table, name) ? table[name] : undefined;
 }
 
 /** `GET /v1/models` (SPEC §1): the table's names in order, `created` the relay's start (Unix seconds). */
@@ -155,9 +172,11 @@ function refusalOf(error: unknown, provider: string): Response | null {
  */
 export async function providerAnswer(row: RelayModel, body: MmspBody, signal: AbortSignal): Promise<Response> {
   const { provider } = row;
+  const config = configWithin(row.config, row.allow, body.config);
+  if (config instanceof Response) return config;
   let request: Request;
   try {
-    request = provider.request({ model: row.model, messages: body.messages, config: { ...row.config, ...body.config } });
+    request = provider.request({ model: row.model, messages: body.messages, config });
   } catch (e) {
     if (e instanceof TypeError) return refusal(400, "InvalidRequestError", e.message);
     const refused = refusalOf(e, provider.name);

@@ -83,13 +83,14 @@ const post = (model: string, tag: string, script?: string, config?: object): Pro
   keyedFetch("/v1/stream", { method: "POST", headers: { "content-type": "application/json" }, body: mmsp(model, tag, script, config) });
 
 /** What the scripted providers saw of a tag. */
-async function providerSaw(tag: string): Promise<{ count: number; key: string | null }> {
-  return (await (await fetch(`http://upstream.test/__provider?tag=${tag}`)).json()) as { count: number; key: string | null };
+async function providerSaw(tag: string): Promise<{ count: number; key: string | null; body: string }> {
+  return (await (await fetch(`http://upstream.test/__provider?tag=${tag}`)).json()) as { count: number; key: string | null; body: string };
 }
 
+// (worker/models.ts's rows: `config: { max_tokens: 2048 }`, no `allow`)
 const MODELS = [
-  { model: "claude-fast", provider: "anthropic", key: KEYS[0]! },
-  { model: "gpt-fast", provider: "openai-chat", key: `Bearer ${KEYS[1]!}` },
+  { model: "claude-fast", provider: "anthropic", key: KEYS[0]!, maxTokens: "max_tokens" },
+  { model: "gpt-fast", provider: "openai-chat", key: `Bearer ${KEYS[1]!}`, maxTokens: "max_completion_tokens" },
 ];
 
 test("GET /v1/models lists the provider table as MMSP's server does (SPEC §1)", async () => {
@@ -139,7 +140,7 @@ test("closed by default: without RELAY_KEY a provider-backed model is a 401 that
   expect((await providerSaw(tag)).count).toBe(0);
 });
 
-describe.each(MODELS)("$model ($provider)", ({ model, provider, key }) => {
+describe.each(MODELS)("$model ($provider)", ({ model, provider, key, maxTokens }) => {
   test("create: one provider request with the key, the answer MMSP SSE with ids, x-mmsp-provider, the message whole", async () => {
     const tag = newTag();
     const answer = await post(model, tag);
@@ -218,6 +219,41 @@ describe.each(MODELS)("$model ($provider)", ({ model, provider, key }) => {
     expect((await providerSaw(tag)).count).toBe(0);
   });
 
+  test("the row's max_tokens is a ceiling (SPEC §10): the client lowers it; over it a 400 naming it and 2048, the provider not asked", async () => {
+    const asked = async (config: object): Promise<unknown> => {
+      const tag = newTag();
+      const answer = await post(model, tag, "text", config);
+      expect(answer.status).toBe(200);
+      await body(answer);
+      return (JSON.parse((await providerSaw(tag)).body) as Record<string, unknown>)[maxTokens];
+    };
+    expect(await asked({})).toBe(2048);
+    expect(await asked({ max_tokens: 100 })).toBe(100);
+    for (const config of [{ max_tokens: 1_000_000 }, { max_tokens: 1_000_000, fast_mode: true }, { max_tokens: null }]) {
+      const tag = newTag();
+      const answer = await post(model, tag, "text", config);
+      expect(answer.status, JSON.stringify(config)).toBe(400);
+      const { error } = JSON.parse(await body(answer)) as { error: { type: string; message: string } };
+      expect(error.type).toBe("InvalidRequestError");
+      expect(error.message).toMatch(/max_tokens.*2048/);
+      expect((await providerSaw(tag)).count).toBe(0);
+    }
+  });
+
+  test("a costlier setting the row does not allow (fast_mode, thinking_level, tools): a 400 naming it, the provider not asked", async () => {
+    const tool = { name: "weather", description: "The weather.", parameters: { type: "object", properties: {} } };
+    for (const [setting, config] of [["fast_mode", { fast_mode: true }], ["thinking_level", { thinking_level: "high" }], ["tools", { tools: [tool] }]] as const) {
+      const tag = newTag();
+      const answer = await post(model, tag, "text", config);
+      expect(answer.status, setting).toBe(400);
+      const { error } = JSON.parse(await body(answer)) as { error: { type: string; message: string } };
+      const type = setting === "thinking_level" ? "InvalidRequestError" : "UnsupportedParameterError"; // (over a ceiling; not offered)
+      expect(error).toMatchObject({ type, parameter: setting });
+      expect(error.message).toContain(setting);
+      expect((await providerSaw(tag)).count).toBe(0);
+    }
+  });
+
   test("the provider's refusal: its status and MMSP's type, the key it echoed cut out", async () => {
     const tag = newTag();
     const answer = await post(model, tag, "refuse");
@@ -239,6 +275,19 @@ test("an error inside the provider's stream that repeats the key: stored and ser
   expect((await providerSaw(tag)).key).toBe(KEYS[0]);
 });
 
+const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty"];
+
+test("with an upstream, Object.prototype's member names go on to it as any name not in the table (never read as a row)", async () => {
+  for (const name of PROTOTYPE_NAMES) {
+    const tag = newTag();
+    const answer = await post(name, tag);
+    expect(answer.status, name).toBe(200); // (the scripted MMSP upstream's answer; a row read from the prototype was a 400)
+    expect(answer.headers.get("x-mmsp-provider"), name).toBeNull();
+    await body(answer);
+    expect((await providerSaw(tag)).count).toBe(0);
+  }
+});
+
 describe("createRelay({ models }) of one's own (stateless: no STREAMS, no upstream)", () => {
   const own = { ...env, STREAMS: undefined, MMSP_UPSTREAM: undefined } as unknown as typeof env;
   const request = (body: string, headers: Record<string, string> = {}): Request =>
@@ -252,6 +301,19 @@ describe("createRelay({ models }) of one's own (stateless: no STREAMS, no upstre
     expect(error.type).toBe("NotFoundError");
     expect(error.message).toContain("'nope' does not exist");
     expect(error.message).toContain('"claude-fast", "gpt-fast"');
+  });
+
+  test("Object.prototype's members are no rows: the 404 naming the models served, no provider asked", async () => {
+    const relay = createRelay({ models: providerModels, allowAnonymous: true });
+    for (const name of PROTOTYPE_NAMES) {
+      const tag = newTag();
+      const answer = note(await relay.fetch(request(mmsp(name, tag)), own));
+      expect(answer.status, name).toBe(404);
+      const { error } = JSON.parse(await body(answer)) as { error: { type: string; message: string } };
+      expect(error.type).toBe("NotFoundError");
+      expect(error.message).toContain('"claude-fast", "gpt-fast"');
+      expect((await providerSaw(tag)).count).toBe(0);
+    }
   });
 
   test("SPEC §1's refusals of a body that is not an MMSP request", async () => {

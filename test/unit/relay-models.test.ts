@@ -7,6 +7,8 @@ import { expect, test } from "vitest";
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
 import { createRelay, type RelayEnv } from "../../src/relay/index.ts";
 import { ClientRates } from "../../src/relay/gate.ts";
+import { configWithin } from "../../src/relay/ceilings.ts";
+import type { UniConfig } from "../../src/providers/index.ts";
 import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
 
 const KEY = "sk-ant-unit-KEY-never-shown-7777";
@@ -137,4 +139,152 @@ test("GET /v1/models: the table in order, behind RELAY_KEY when set", async () =
   expect(list).toMatchObject({ object: "list", data: [{ id: "fast", object: "model", owned_by: "mmsp" }, { id: "slow" }] });
   expect((await relay.fetch(new Request(`${ORIGIN}/v1/models`), { RELAY_KEY: "rk" })).status).toBe(401);
   expect((await relay.fetch(new Request(`${ORIGIN}/v1/models`, { method: "POST" }), {})).status).toBe(405);
+});
+
+// SPEC §10 "A row's settings are the operator's" (issue #34): the row's numbers are ceilings, a
+// costlier setting needs the row's `allow`, and a model name is a row only as the table's own entry.
+const chatCapture = parseCapture(readFileSync(new URL("../../samples/providers/openai-chat.sse", import.meta.url), "utf8"));
+const WEATHER = { name: "weather", description: "The weather in a city.", parameters: { type: "object", properties: {} } };
+
+function chatSetup(rows: Record<string, object>, options: Parameters<typeof createRelay>[0] = {}) {
+  const fake = fakeProvider("openai-chat", { streams: { "gpt-test": chatCapture }, key: KEY });
+  const provider = openaiChat({ apiKey: KEY, baseURL: "https://api.openai.test/v1", fetch: fake });
+  const models = Object.fromEntries(Object.entries(rows).map(([name, row]) => [name, { provider, model: "gpt-test", ...row }]));
+  return { relay: createRelay({ models, ...options }), fake };
+}
+/** The status, the refusal's JSON (when not 200) and what the provider was asked (the last request's body, or undefined). */
+async function answer(relay: ReturnType<typeof createRelay>, fake: ReturnType<typeof fakeProvider>, model: string, config: object) {
+  const before = fake.requests.length;
+  const response = await relay.fetch(post(ask(model, config), { "x-relay-key": "rk" }), { RELAY_KEY: "rk" }); // (no anonymous rate)
+  const text = await response.text();
+  const asked = fake.requests.length > before ? fake.requests.at(-1)!.json as Record<string, unknown> : undefined;
+  return { status: response.status, error: response.status === 200 ? undefined : JSON.parse(text).error, asked };
+}
+
+test("a row's max_tokens is a ceiling: the client lowers it, never raises it (400 naming the setting and the ceiling, no provider request)", async () => {
+  const { relay, fake } = chatSetup({ capped: { config: { max_tokens: 100 } }, open: {} });
+  expect((await answer(relay, fake, "capped", {})).asked).toMatchObject({ max_completion_tokens: 100 });
+  expect((await answer(relay, fake, "capped", { max_tokens: 40 })).asked).toMatchObject({ max_completion_tokens: 40 });
+  for (const max_tokens of [1_000_000, 101, null, "50"]) {
+    const over = await answer(relay, fake, "capped", { max_tokens });
+    expect(over.status, JSON.stringify(max_tokens)).toBe(400);
+    expect(over.error.type).toBe("InvalidRequestError");
+    expect(over.error.message).toMatch(/max_tokens/);
+    expect(over.error.message).toMatch(/\b100\b/);
+    expect(over.asked, "the provider is not asked").toBeUndefined();
+  }
+  // the issue's request: a raised ceiling and the fast tier, both refused (the provider never asked for priority)
+  const issue = await answer(relay, fake, "capped", { max_tokens: 1_000_000, fast_mode: true });
+  expect(issue.status).toBe(400);
+  expect(issue.asked).toBeUndefined();
+  // no number in the row: the provider's default, the client may set it
+  expect((await answer(relay, fake, "open", { max_tokens: 5000 })).asked).toMatchObject({ max_completion_tokens: 5000 });
+  expect(fake.requests.every((r) => (r.json as Record<string, unknown>).service_tier === undefined)).toBe(true);
+});
+
+test("a costlier setting (fast_mode, a higher thinking_level, tools the row does not list) is refused unless the row allows it", async () => {
+  const { relay, fake } = chatSetup({
+    plain: {},
+    low: { config: { thinking_level: "low" } },
+    fast: { allow: { fast_mode: true, thinking_level: true } },
+    tooled: { config: { tools: [WEATHER] } },
+    anyTools: { allow: { tools: true } },
+  });
+  // (over a ceiling: InvalidRequestError; a setting not offered: UnsupportedParameterError, as a provider's own)
+  const refused = async (model: string, config: object, setting: string) => {
+    const r = await answer(relay, fake, model, config);
+    expect(r.status, `${model} ${JSON.stringify(config)}`).toBe(400);
+    expect(r.error.type).toBe(setting === "thinking_level" ? "InvalidRequestError" : "UnsupportedParameterError");
+    expect(r.error.parameter).toBe(setting);
+    expect(r.error.message).toContain(setting);
+    expect(r.asked).toBeUndefined();
+  };
+  await refused("plain", { fast_mode: true }, "fast_mode");
+  await refused("plain", { fast_mode: "yes" }, "fast_mode"); // (the builders read it as a truthy value)
+  expect((await answer(relay, fake, "plain", { fast_mode: false })).status).toBe(200);
+  expect((await answer(relay, fake, "fast", { fast_mode: true })).asked).toMatchObject({ service_tier: "priority" });
+
+  await refused("low", { thinking_level: "high" }, "thinking_level");
+  await refused("plain", { thinking_level: "low" }, "thinking_level"); // (no level in the row: none asked for)
+  expect((await answer(relay, fake, "low", { thinking_level: "none" })).asked).toMatchObject({ reasoning_effort: "none" });
+  expect((await answer(relay, fake, "low", {})).asked).toMatchObject({ reasoning_effort: "low" });
+  expect((await answer(relay, fake, "fast", { thinking_level: "xhigh" })).asked).toMatchObject({ reasoning_effort: "xhigh" });
+
+  const other = { ...WEATHER, name: "shell" };
+  await refused("plain", { tools: [WEATHER] }, "tools");
+  await refused("tooled", { tools: [WEATHER, other] }, "tools");
+  await refused("tooled", { tools: [{ ...WEATHER, description: "x".repeat(10_000) }] }, "tools"); // (the row's name, another definition)
+  expect((await answer(relay, fake, "tooled", { tools: [] })).asked).toMatchObject({ tools: [] });
+  expect((await answer(relay, fake, "tooled", { tools: [{ ...WEATHER }] })).asked).toMatchObject({ tools: [{ function: WEATHER }] });
+  expect((await answer(relay, fake, "anyTools", { tools: [other] })).asked).toMatchObject({ tools: [{ function: other }] });
+});
+
+test("thinking_summary turns Anthropic's thinking on: only the row's value unless allowed", async () => {
+  const { relay, fake } = setup({ allowAnonymous: true });
+  const response = await relay.fetch(post(ask("fast", { thinking_summary: false })), {});
+  expect(response.status).toBe(400);
+  expect((await response.json()).error.message).toContain("thinking_summary");
+  expect(fake.requests).toHaveLength(0);
+});
+
+test("the merged config is plain data: a __proto__ key of the client's JSON is a key like any other, refused by name", async () => {
+  const { relay, fake } = chatSetup({ capped: { config: { max_tokens: 100 } } });
+  const raw = '{"model":"capped","messages":[],"config":{"__proto__":{"fast_mode":true,"max_tokens":9000000}}}';
+  const request = new Request(`${ORIGIN}/v1/stream`, { method: "POST", headers: { "content-type": "application/json", "x-relay-key": "rk" }, body: raw });
+  const response = await relay.fetch(request, { RELAY_KEY: "rk" });
+  expect(response.status).toBe(400);
+  expect((await response.json()).error).toMatchObject({ type: "UnsupportedParameterError", parameter: "__proto__" });
+  expect(fake.requests).toHaveLength(0);
+  expect(({} as Record<string, unknown>).fast_mode).toBeUndefined();
+});
+
+test("a row's allowance and ceilings are checked at the boundary, each wrong one named", () => {
+  const provider = openaiChat({ apiKey: "k" });
+  const row = (more: object) => ({ a: { provider, model: "m", ...more } });
+  expect(() => createRelay({ models: row({ allow: { fastmode: true } }) as never })).toThrow(/\["a"\]\.allow\.fastmode/);
+  expect(() => createRelay({ models: row({ allow: { max_tokens: true } }) as never })).toThrow(/\["a"\]\.allow\.max_tokens/);
+  expect(() => createRelay({ models: row({ allow: { fast_mode: "yes" } }) as never })).toThrow(/\["a"\]\.allow\.fast_mode/);
+  expect(() => createRelay({ models: row({ allow: [] }) as never })).toThrow(/\["a"\]\.allow/);
+  expect(() => createRelay({ models: row({ config: { max_tokens: "100" } }) as never })).toThrow(/\["a"\]\.config\.max_tokens/);
+  expect(() => createRelay({ models: row({ config: { thinking_level: "huge" } }) as never })).toThrow(/\["a"\]\.config\.thinking_level/);
+  expect(() => createRelay({ models: row({ config: { tools: {} } }) as never })).toThrow(/\["a"\]\.config\.tools/);
+  expect(() => createRelay({ models: row({ allow: { fast_mode: true, tools: false }, config: { max_tokens: 1 } }) })).not.toThrow();
+});
+
+const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
+
+test("Object.prototype's members are no rows: the 404 naming the models served, the provider not asked", async () => {
+  const { relay, fake } = setup({ allowAnonymous: true });
+  for (const name of PROTOTYPE_NAMES) {
+    const response = await relay.fetch(post(ask(name)), {});
+    expect(response.status, name).toBe(404);
+    const { error } = await response.json();
+    expect(error.type).toBe("NotFoundError");
+    expect(error.message).toContain('("fast", "slow")');
+  }
+  expect(fake.requests).toHaveLength(0);
+});
+
+test("with an upstream, such a name goes on to it as any name not in the table does (never read as a row)", async () => {
+  let upstreamAsked = 0;
+  const { relay, fake } = setup({
+    upstream: () => {
+      upstreamAsked++;
+      return new Response("the upstream's", { status: 418 });
+    },
+  });
+  for (const name of PROTOTYPE_NAMES) {
+    expect((await relay.fetch(post(ask(name)), {})).status, name).toBe(418);
+  }
+  expect(upstreamAsked).toBe(PROTOTYPE_NAMES.length);
+  expect(fake.requests).toHaveLength(0);
+});
+
+test("configWithin builds a null-prototype object of own keys: the client's __proto__ is data", () => {
+  const merged = configWithin({ max_tokens: 100 }, undefined, JSON.parse('{"__proto__":{"fast_mode":true},"max_tokens":10}'));
+  expect(typeof merged).toBe("object");
+  expect(Object.getPrototypeOf(merged)).toBeNull();
+  expect(Object.keys(merged)).toEqual(["max_tokens", "__proto__"]);
+  expect((merged as UniConfig).fast_mode).toBeUndefined();
+  expect((merged as UniConfig).max_tokens).toBe(10);
 });
