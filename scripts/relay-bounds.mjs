@@ -10,6 +10,10 @@
 //   accepted    a chat message carrying a 6 MiB image (what must pass)
 //   viewers     32 resumes of a finished stream holding one 6 MiB image event, none of them reading
 //   reading     one 200 MiB text stream (the object cuts it at MAX_STREAM_BYTES)
+//   provider    a hostile OpenAI Chat provider (worker/models.ts "gpt-fast" pointed here): 48 MiB of
+//               tool-call arguments that wait for a call that never ends (no finish_reason), and one
+//               48 MiB event with no line end; each must end at MAX_EVENT_BYTES with a
+//               StreamLimitError, and the bytes the provider got out before the relay let go are printed
 //
 // Run: node scripts/relay-bounds.mjs (after `npm run build`; Linux: it reads /proc)
 import { readFileSync, readdirSync } from "node:fs";
@@ -35,9 +39,40 @@ const event = (item) => ({ role: "assistant", event_type: "delta", content_items
 const STOP = { role: "assistant", event_type: "stop", content_items: [], usage_metadata: { cached_tokens: 0, prompt_tokens: 1, thoughts_tokens: 0, response_tokens: 1 }, finish_reason: "stop" };
 const data = (e) => `data: ${JSON.stringify(e)}\n\n`;
 
+/** What the hostile provider sent of its last answer before the relay let go (bytes), and whether it was cut. */
+const provider = { sent: 0, cut: false };
+
+/** The hostile provider (POST /openai/v1/chat/completions): `script:held` or `script:unterminated` in the user's text. */
+async function hostileProvider(body, res) {
+  const script = /script:(\w+)/.exec(body)?.[1];
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const chunk = (delta) => `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+  const call = (index, fn, header = {}) => chunk({ tool_calls: [{ index, ...header, function: fn }] });
+  const piece = "x".repeat(256 * 1024);
+  provider.sent = 0;
+  provider.cut = false;
+  res.on("close", () => (provider.cut = !res.writableFinished));
+  for (let n = 0; provider.sent < 48 * MiB && !res.destroyed; n++) {
+    const text = script === "unterminated"
+      ? (n === 0 ? 'data: {"choices": [{"index": 0, "delta": {"content": "' : "") + piece
+      : n === 0
+      ? call(0, { name: "a", arguments: '{"q": "' }, { id: "call_0", type: "function" }) + call(1, { name: "b", arguments: '{"big": "' }, { id: "call_1", type: "function" })
+      : call(1, { arguments: piece });
+    provider.sent += Buffer.byteLength(text);
+    if (!res.write(text)) {
+      await new Promise((resolve) => {
+        const go = () => (res.off("drain", go), res.off("close", go), resolve());
+        res.on("drain", go).on("close", go);
+      });
+    }
+  }
+  res.end();
+}
+
 const upstream = http.createServer(async (req, res) => {
   let body = "";
   for await (const chunk of req) body += chunk;
+  if (req.url === "/openai/v1/chat/completions") return hostileProvider(body, res);
   let model = "";
   try {
     model = JSON.parse(body).model ?? "";
@@ -69,7 +104,13 @@ const mf = new Miniflare({
   script,
   compatibilityDate,
   compatibilityFlags,
-  bindings: { MMSP_UPSTREAM: `http://127.0.0.1:${upstream.address().port}/v1` },
+  bindings: {
+    MMSP_UPSTREAM: `http://127.0.0.1:${upstream.address().port}/v1`,
+    // "gpt-fast" (worker/models.ts) answered by the hostile provider; open to the script without a key
+    OPENAI_API_KEY: "sk-relay-bounds",
+    OPENAI_BASE_URL: `http://127.0.0.1:${upstream.address().port}/openai/v1`,
+    ALLOW_ANONYMOUS: "true",
+  },
   durableObjects: { STREAMS: { className: "StreamObject", useSQLite: true } },
 });
 const base = await mf.ready;
@@ -227,6 +268,21 @@ for (const [path, what, body, expected] of cases) {
   });
   check(m.result.status === 200 && /StreamLimitExceeded/.test(m.result.last), `the 200 MiB stream: ${m.result.status} ${m.result.last.slice(0, 120)}`);
   console.log(`reading  one 200 MiB text stream → cut at MAX_STREAM_BYTES after ${(m.result.bytes / MiB).toFixed(1)} MiB sent · ${fmt(m)}`);
+}
+
+// ---- provider: what a hostile provider's stream may make the relay hold --------------------------------
+
+for (const [script, what] of [["held", "48 MiB of tool-call arguments waiting for a call with no finish_reason"], ["unterminated", "one 48 MiB event with no line end"]]) {
+  const m = await measure(async () => {
+    const messages = [{ role: "user", content_items: [{ type: "text.done", text: `script:${script}` }] }];
+    const res = await post("/v1/stream", JSON.stringify({ model: "gpt-fast", messages }));
+    const text = await res.text();
+    await sleep(200); // (the provider's connection closes)
+    return { status: res.status, last: text.split("\n\n").filter((b) => b.includes("data: {")).at(-1) ?? "" };
+  });
+  check(m.result.status === 200 && /"type":"StreamLimitError".*maxEventBytes=16777216/.test(m.result.last), `provider ${script}: ${m.result.status} ${m.result.last.slice(0, 160)}`);
+  const limit = /StreamLimitError/.test(m.result.last) ? "StreamLimitError at MAX_EVENT_BYTES" : "no StreamLimitError";
+  console.log(`provider ${what} → ${limit}; ${(provider.sent / MiB).toFixed(1)} MiB read from the provider${provider.cut ? " (then cut)" : ""} · ${fmt(m)} (+${(m.peak - m.before).toFixed(0)})`);
 }
 
 await mf.dispose();

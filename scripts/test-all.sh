@@ -80,7 +80,7 @@ run_step node             vitest npx vitest run --project node          # Node 2
 run_step unit             vitest npx vitest run --project unit          # pure modules (diagnosis, option checks), from src/
 run_step workers          vitest npx vitest run --project workers       # workerd: shared cases + test/workers/*.test.ts
 run_step relay-pool       vitest npx vitest run --project relay-pool    # relay Worker + STREAMS Durable Object in vitest-pool-workers: drops, resumes, 404/400/403, expiry
-run_step relay-bounds     plain  node scripts/relay-bounds.mjs          # figures: CPU / RSS of workerd for refused bodies (7 MiB of [], nested [, 50 MiB ×4), a 6 MiB image chat, 32 non-reading viewers, a 200 MiB stream
+run_step relay-bounds     plain  node scripts/relay-bounds.mjs          # figures: CPU / RSS of workerd for refused bodies (7 MiB of [], nested [, 50 MiB ×4), a 6 MiB image chat, 32 non-reading viewers, a 200 MiB stream, a hostile provider (held tool-call fragments, an unterminated event: bytes read from it)
 run_step browser          vitest npx vitest run --project browser       # Chromium, vitest browser mode
 run_step miniflare        plain  node scripts/miniflare-run.mjs         # workerd via Miniflare's API: test Worker over dispatchFetch
 run_step wrangler-dev     plain  bash scripts/wrangler-dev-check.sh     # workerd via `wrangler dev -c test/worker/wrangler.toml`, real HTTP

@@ -35,6 +35,29 @@ export function limitError(limit: string, value: number, what: string): StreamLi
   return new StreamLimitError({ limit, value, detail: `${what} exceeds ${limit}=${value}` });
 }
 
+/**
+ * What a reader holds back before it writes it (tool-call arguments waiting for their turn, a call's
+ * streamed arguments being built), counted as it arrives against the stream's own limits (SPEC §9):
+ * held characters past `maxEventBytes` (counted as the framer counts an event: characters of text),
+ * held items past `maxItems`, a `StreamLimitError` the moment they pass it — not when what was held
+ * is let go. Integers only: it runs on every fragment held.
+ */
+export class HeldBudget {
+  private chars = 0;
+  private items = 0;
+
+  constructor(private readonly limits: { maxEventBytes: number; maxItems: number }) {}
+
+  /** `chars` characters and `items` items more held (negative: let go, written). */
+  hold(chars: number, items: number): void {
+    this.chars += chars;
+    this.items += items;
+    const { maxEventBytes, maxItems } = this.limits;
+    if (this.chars > maxEventBytes) throw limitError("maxEventBytes", maxEventBytes, "what the reader holds back to write later");
+    if (this.items > maxItems) throw limitError("maxItems", maxItems, "the items the reader holds back to write later");
+  }
+}
+
 /** The `maxDepth` limit error of an event. */
 export const depthError = (max: number): StreamLimitError => limitError("maxDepth", max, "the nesting of the event");
 

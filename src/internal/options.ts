@@ -274,6 +274,7 @@ export const PROVIDER_STREAM_OPTIONS: OptionSpec = {
   maxEventBytes: limit,
   maxDepth: limit,
   maxItems: limit,
+  maxResponseBytes: limit,
   signal,
   idleTimeoutMs,
 };

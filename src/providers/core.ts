@@ -13,7 +13,7 @@ import { EmptyResponseError } from "../errors.js";
 import { createFramer, type Framer } from "../framing/framer.js";
 import type { StreamCore } from "../internal/core.js";
 import { locate } from "../internal/fault.js";
-import { type LimitOptions, resolveLimits } from "../internal/limits.js";
+import { HeldBudget, limitError, type LimitOptions, resolveLimits } from "../internal/limits.js";
 import type { ReaderParts } from "../internal/reader-stream.js";
 import { endOf } from "../read/position.js";
 import { ReadTimings } from "../read/timings.js";
@@ -37,6 +37,11 @@ export interface ProviderCoreOptions extends LimitOptions {
   client?: string;
   /** Called for what the reader skipped (a server-side tool block…). */
   onWarning?: (warning: ProviderWarning) => void;
+  /**
+   * The most bytes read from the provider's body, whatever they make (keep-alives and skipped events
+   * too); past it a `StreamLimitError` (`limit: "maxResponseBytes"`). Default: no bound (a relay sets one).
+   */
+  maxResponseBytes?: number;
 }
 
 type Emit = (event: UniEvent) => void;
@@ -55,11 +60,18 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   private emit: Emit = () => {};
   /** Why the provider stopped, when it said so (for an answer with no content: `EmptyResponseError`). */
   private why: string | undefined;
+  /** What the reader holds back, counted against the limits as it arrives. */
+  private readonly held: HeldBudget;
+  private readonly maxResponseBytes: number;
+  /** Bytes read from the provider's body so far. */
+  private bytesRead = 0;
 
   constructor(spec: ProviderSpec, options: ProviderCoreOptions) {
     const client = (this.client = options.client ?? spec.name);
     const limits = resolveLimits(options);
     this.maxDepth = limits.maxDepth;
+    this.held = new HeldBudget(limits);
+    this.maxResponseBytes = options.maxResponseBytes ?? Infinity;
     this.onWarning = options.onWarning;
     // assemble mode's grammar itself, not createGrammar("assemble"), whose other branch would bring the validator into the bundle
     this.grammar = new MessageAssembler(client, limits);
@@ -105,6 +117,10 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     this.why = text;
   }
 
+  hold(chars: number, items: number): void {
+    this.held.hold(chars, items);
+  }
+
   /** The one input event a fragment goes in (the assembler keeps no input event: it copies what it keeps). */
   private readonly input: UniEvent = this.event("delta", [], null, null);
 
@@ -137,6 +153,8 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     this.emit = this.live.tap(emit);
     this.timings.arrived();
     try {
+      // (a chunk that is no bytes has no byteLength: the framer says what it is)
+      if ((this.bytesRead += chunk.byteLength || 0) > this.maxResponseBytes) throw this.tooMuch();
       this.framer.push(chunk, this.record);
     } finally {
       this.timings.update();
@@ -157,6 +175,14 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     } finally {
       this.timings.update();
     }
+  }
+
+  /** The body passed `maxResponseBytes`: located at the event being read, at the byte where it passed. */
+  private tooMuch(): unknown {
+    const e = limitError("maxResponseBytes", this.maxResponseBytes, "the body read from the provider");
+    e.eventIndex = this.framer.index;
+    e.byteOffset = this.maxResponseBytes;
+    return e;
   }
 
   /** An answer with no content, when the provider said why: the error names the reason (SPEC §9). */

@@ -25,6 +25,13 @@ export interface FragmentSink {
    * other than thinking" (SPEC §9). Said before the stream's end; the last one said counts.
    */
   reason(text: string): void;
+  /**
+   * What the reader holds back to write later (Chat tool calls waiting for their turn, a Gemini
+   * call's streamed arguments): `chars` characters and `items` items more, as they arrive; negative
+   * when it lets them go. Throws `StreamLimitError` the moment what is held passes `maxEventBytes`
+   * or `maxItems` (SPEC §9), so a reader counts before it keeps.
+   */
+  hold(chars: number, items: number): void;
 }
 
 /**

@@ -200,7 +200,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
       if (row !== undefined || !target) {
         const body = mmspBody(bytes);
         if (body instanceof Response) return body;
-        return row ? providerAnswer(row, body, signal) : unknownModel(body.model, table);
+        return row ? providerAnswer(row, body, signal, limitsOf(env)) : unknownModel(body.model, table);
       }
       request = new Request(request, { body: bytes });
     }

@@ -4,7 +4,7 @@
 //   POST /v1/stream {model, messages, config}
 //     → the table's own entry (unknown: 404 naming the known ones) → the client's config within the
 //     row's (ceilings.ts, SPEC §10: over a ceiling or costlier than allowed, a 400)
-//     → provider.request() (UnsupportedParameterError: 400) → provider.stream(request, { signal })
+//     → provider.request() (UnsupportedParameterError: 400) → provider.stream(request, { signal, the relay's bounds })
 //     → a refusal before any event: the relay's refusal (the provider's status, MMSP's type)
 //     → else the UniEvents written as MMSP SSE: an upstream Response like an MMSP server's
 //
@@ -21,6 +21,7 @@ import type { UniConfig } from "../providers/request.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { checkRowSettings, configWithin, type RelayAllow } from "./ceilings.js";
 import { refusal, streamHeaders } from "./http.js";
+import type { Limits } from "./limits.js";
 import { secretsOf, withoutSecrets } from "./secrets.js";
 
 /** One row of the models table: who answers a model name, as which of its models, with which defaults. */
@@ -166,11 +167,32 @@ function refusalOf(error: unknown, provider: string): Response | null {
 }
 
 /**
+ * A provider chunk spells about twice the bytes of the event it becomes (ids, model, nulls on every
+ * token); a provider's body may be this many times MAX_STREAM_BYTES, so the object's own bound on
+ * what it stores comes first for an ordinary answer, and bytes that make no event stop here.
+ */
+const READ_PER_STORED = 4;
+
+/** What the relay's bounds allow a provider's reader (SPEC §9: what it holds counts as it arrives). */
+export function providerLimits(
+  bounds: Pick<Limits, "eventBytes" | "events" | "streamBytes">,
+): { maxEventBytes: number; maxItems: number; maxResponseBytes: number } {
+  return { maxEventBytes: bounds.eventBytes, maxItems: bounds.events, maxResponseBytes: READ_PER_STORED * bounds.streamBytes };
+}
+
+/**
  * One provider-backed answer: the body's request (model id and defaults from `row`) streamed by the
  * row's provider, as an MMSP SSE `Response` (`x-mmsp-client` and `x-mmsp-provider`: the provider's
- * name), or the refusal to answer. `signal` aborts the provider's request (a DELETE, a bound).
+ * name), or the refusal to answer. `signal` aborts the provider's request (a DELETE, a bound);
+ * `bounds` are the relay's, passed to the provider's reader, so that what it holds back (tool calls
+ * waiting for their turn, an event with no line end) and what it reads stop at them.
  */
-export async function providerAnswer(row: RelayModel, body: MmspBody, signal: AbortSignal): Promise<Response> {
+export async function providerAnswer(
+  row: RelayModel,
+  body: MmspBody,
+  signal: AbortSignal,
+  bounds: Pick<Limits, "eventBytes" | "events" | "streamBytes">,
+): Promise<Response> {
   const { provider } = row;
   const config = configWithin(row.config, row.allow, body.config);
   if (config instanceof Response) return config;
@@ -183,7 +205,7 @@ export async function providerAnswer(row: RelayModel, body: MmspBody, signal: Ab
     if (refused) return refused;
     throw e;
   }
-  const events = provider.stream(request, { signal });
+  const events = provider.stream(request, { signal, ...providerLimits(bounds) });
   events.message.catch(() => {}); // (the readable carries its failure; the message is not read here)
   const reader = events.readable.getReader();
   // the first event (or the refusal) decides the status: a refusal comes before any stream byte

@@ -15,6 +15,7 @@ import * as mistakes from "./mistakes.ts";
 import * as partialJson from "./partial-json.ts";
 import * as paths from "./paths.ts";
 import * as providers from "./providers.ts";
+import * as providersHeld from "./providers-held.ts";
 import * as providersMore from "./providers-more.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
@@ -44,6 +45,7 @@ const groups: [string, Case[]][] = [
   ["testing", testing.cases],
   ["providers", providers.cases],
   ["providers-more", providersMore.cases],
+  ["providers-held", providersHeld.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

@@ -12,6 +12,8 @@
 //   endless          text deltas every 5 ms for 8 s, never a finish (the relay stops it first)
 //   refuse           a 429 in the provider's error shape whose message repeats the key it was sent
 //   echo-error       (Anthropic) an `event: error` inside the stream whose message repeats the key
+//   held             (OpenAI) call 0 open, then 24 MiB of call 1's arguments, which wait for it; no finish_reason
+//   unterminated     (OpenAI) one 24 MiB event with no line end
 // `GET /__provider?tag=` → {count, key, body}: how many provider requests carried that tag, and the
 // key header and body of the last (the key reaches the provider; the tests check it goes no further).
 import { type Request, Response } from "miniflare";
@@ -87,6 +89,28 @@ function endless(head: string[], delta: (n: number) => string): ReadableStream<U
 
 const SSE = { "content-type": "text/event-stream; charset=utf-8" };
 
+/** A hostile provider's 24 MiB in 256 KiB chunks: tool-call arguments that must wait, or one event that never ends. */
+function hostile(script: "held" | "unterminated"): ReadableStream<Uint8Array> {
+  const utf8 = new TextEncoder();
+  const piece = "x".repeat(256 * 1024);
+  const call = (index: number, fn: Json, header: Json = {}): string =>
+    `data: ${JSON.stringify(openaiChunk({ tool_calls: [{ index, ...header, function: fn }] }))}\n\n`;
+  let n = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (n === 96) return controller.close();
+      const head = n++ === 0;
+      const text = script === "unterminated"
+        ? (head ? 'data: {"choices": [{"index": 0, "delta": {"content": "' : "") + piece
+        : head
+        ? call(0, { name: "a", arguments: '{"q": "' }, { id: "call_0", type: "function" }) +
+          call(1, { name: "b", arguments: '{"big": "' }, { id: "call_1", type: "function" })
+        : call(1, { arguments: piece });
+      controller.enqueue(utf8.encode(text));
+    },
+  }, { highWaterMark: 0 });
+}
+
 /** The scripted provider answering `request` at `path`, or null when the path is no provider's. */
 export async function providerApi(request: Request, path: string): Promise<Response | null> {
   const isAnthropic = path === "/anthropic/v1/messages";
@@ -123,6 +147,7 @@ export async function providerApi(request: Request, path: string): Promise<Respo
   if (script === "endless") {
     return new Response(endless([], (n) => `data: ${JSON.stringify(openaiChunk({ content: `${n} ` }))}\n\n`), { headers: SSE });
   }
+  if (script === "held" || script === "unterminated") return new Response(hostile(script), { headers: SSE });
   return new Response(paced(openaiRecords()), { headers: SSE });
 }
 

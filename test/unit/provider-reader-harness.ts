@@ -2,6 +2,7 @@
 // read, the fragments it writes recorded and fed through the package's assembler (assemble mode), so
 // the test sees both what the reader wrote and the public stream it makes.
 import { createGrammar } from "../../src/assemble/grammar.ts";
+import { HeldBudget } from "../../src/internal/limits.ts";
 import type { EventReader, FragmentSink } from "../../src/providers/event-reader.ts";
 import type { DeltaItem, FinishReason, UniEvent, UniMessage, UsageMetadata } from "../../src/schema.ts";
 
@@ -32,6 +33,7 @@ export function runReader(reader: EventReader, body: string): Run {
   const emit = (e: UniEvent): void => void run.events.push(e);
   const event = (type: "delta" | "stop", items: DeltaItem[], usage: unknown, finish: FinishReason | null): UniEvent =>
     ({ role: "assistant", event_type: type, content_items: items, usage_metadata: usage, finish_reason: finish }) as UniEvent;
+  const held = new HeldBudget({ maxEventBytes: 64 * 1024 * 1024, maxItems: 1000 });
   const sink: FragmentSink = {
     item(item, key) {
       run.fragments.push({ item, key });
@@ -43,6 +45,7 @@ export function runReader(reader: EventReader, body: string): Run {
     },
     warn: (message) => void run.warnings.push(message),
     reason: (text) => void (run.reason = text),
+    hold: (chars, items) => held.hold(chars, items),
   };
   try {
     for (const data of sseData(body)) reader.read(data === "[DONE]" ? data : JSON.parse(data), sink);

@@ -99,6 +99,8 @@ export class AnthropicReader implements EventReader {
         sink.item({ type: "tool_call.delta", name: String(block.name ?? ""), tool_call_id: String(block.id ?? ""), arguments: "" }, key);
         return;
       default:
+        // kept for the stream's life (its deltas are skipped too) and no item of the message: held
+        sink.hold(0, 1);
         this.blocks.set(index, { kind: "skipped" });
         sink.warn(`a ${JSON.stringify(block.type)} content block (no UniEvent kind) was skipped`);
     }

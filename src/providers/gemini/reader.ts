@@ -24,6 +24,8 @@ interface StreamedCall {
   id: string;
   signature: string | undefined;
   args: PartialArgs;
+  /** Characters of its `partialArgs` held (counted against the limits until it is written). */
+  held: number;
 }
 
 /** Gemini's event reader (one per stream). */
@@ -135,14 +137,20 @@ export class GeminiReader implements EventReader {
         };
         return this.put(item, "call", true, signature, sink);
       }
-      this.streamed = { name, id, signature, args: new PartialArgs(call.args) };
+      this.streamed = { name, id, signature, args: new PartialArgs(call.args), held: 0 };
     } else if (this.streamed === undefined) {
       if (partial.length === 0) return; // the empty call that ends a streamed one
       throw new Fault("TOOL-HEADER", "a functionCall's partialArgs continue no function call (the first chunk of a call names it)");
     }
     const open = this.streamed!;
     open.signature ??= signature;
-    for (const arg of partial) open.args.add(arg);
+    for (const arg of partial) {
+      // counted before it is kept: a path and its string value (a number, a boolean: a few characters)
+      const chars = isRecord(arg) ? text(arg.jsonPath).length + text(arg.stringValue).length + 8 : 0;
+      sink.hold(chars, 0);
+      open.held += chars;
+      open.args.add(arg);
+    }
     if (call.willContinue !== true) this.flush(sink);
   }
 
@@ -151,6 +159,7 @@ export class GeminiReader implements EventReader {
     const call = this.streamed;
     if (call === undefined) return;
     this.streamed = undefined;
+    sink.hold(-call.held, 0);
     this.called = true;
     this.put(
       { type: "tool_call.delta", name: call.name, tool_call_id: call.id, arguments: call.args.json() },
