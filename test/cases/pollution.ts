@@ -5,7 +5,7 @@
 // runtime changed (and puts back whatever did, so one failure does not poison the cases after it).
 import fc from "fast-check";
 import { MmspError, StreamProtocolError } from "../../dist/index.js";
-import { ProviderEventStream } from "../../dist/providers/index.js";
+import { gemini, openaiChat, ProviderEventStream } from "../../dist/providers/index.js";
 import { assert, assertEqual, assertError, byteStream, type Case, settle, utf8 } from "../harness.ts";
 import { holds } from "../property.ts";
 import type { Name } from "./providers.ts";
@@ -286,6 +286,21 @@ export const cases: Case[] = [
     for (const path of ["$.list.length", "$.list.__proto__.X", "$.list.push", "$['list']['constructor']"]) {
       const r = await untouched(path, () => read("gemini", streamedCall('{"list":[1]}', [path])));
       assertError(r.error, StreamProtocolError, { rule: "SCHEMA", client: "gemini" });
+    }
+  }],
+  ["providers: a factory reads its own options only: a polluted Object.prototype moves neither the key's destination nor its headers", async () => {
+    const proto = Object.prototype as Json;
+    try {
+      proto.baseURL = "https://evil.example/v1";
+      proto.headers = { "x-stolen": "yes" };
+      for (const provider of [openaiChat({ apiKey: "sk-test" }), gemini({ apiKey: "g-test" })]) {
+        const request = provider.request({ model: "m", messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }] });
+        assert(!request.url.startsWith("https://evil.example"), `${provider.name}: ${request.url}`);
+        assertEqual(request.headers.get("x-stolen"), null, provider.name);
+      }
+    } finally {
+      delete proto.baseURL;
+      delete proto.headers;
     }
   }],
   ["property: hostile keys at every depth of the four providers' JSON (and random Gemini paths) change no prototype; the end is typed (issue #34)", async () => {
