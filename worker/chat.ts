@@ -49,6 +49,7 @@ import { replay } from "./replay.ts";
 import { newStreamId } from "../src/relay/resume.ts";
 import { BINDING_HEADER } from "../src/relay/stream-object.ts";
 import { refusal } from "../src/relay/http.ts";
+import { ownValue } from "../src/internal/values.ts";
 
 /** The variables chat.ts reads (a subset of the relay's Env). */
 export type ChatEnv = Pick<Env, "MMSP_UPSTREAM" | "SAMPLE_PACE_MS" | "STREAMS" | "BIND_SECRET">;
@@ -156,9 +157,8 @@ export async function chat(request: Request, url: URL, env: ChatEnv, credentials
     body: parsed.mmspBody,
     signal: request.signal,
   });
-  const answer = env.MMSP_UPSTREAM
-    ? await relay(mmspRequest, env.MMSP_UPSTREAM)
-    : await replay(mmspRequest, new URL(mmspRequest.url), env.SAMPLE_PACE_MS);
+  const upstream = ownValue(env, "MMSP_UPSTREAM"); // (own only: issue #34)
+  const answer = upstream ? await relay(mmspRequest, upstream) : await replay(mmspRequest, new URL(mmspRequest.url), env.SAMPLE_PACE_MS);
   if (!answer.ok) return answer; // a refusal: status and body as they came
   const { readable } = fromResponse(answer, { client: "upstream", signal: request.signal });
   return toUIMessageStreamResponse(readable.pipeThrough(new UIMessageChunkStream({ messageId: parsed.messageId })));

@@ -36,6 +36,7 @@ import { keyRefusal } from "../src/relay/bind.ts";
 import { refusal } from "../src/relay/http.ts";
 import { BINDING_HEADER } from "../src/relay/stream-object.ts";
 import { openUpstream } from "../src/relay/upstream.ts";
+import { ownValue } from "../src/internal/values.ts";
 import { chat, chatIdOf, chatStream } from "./chat.ts";
 import { chatRecord, chatRecordAlarm } from "./chat-record.ts";
 import { DEMO_HTML, DEMO_JS } from "./generated/assets.ts";
@@ -48,7 +49,7 @@ export type { Env } from "./env.ts";
 /** What the page needs to know, written into it as JSON. */
 function pageConfig(env: Env): string {
   const config = {
-    mode: env.MMSP_UPSTREAM ? "relay" : "replay",
+    mode: ownValue(env, "MMSP_UPSTREAM") ? "relay" : "replay",
     resumable: env.STREAMS !== undefined,
     samples: sampleModels(),
     providerModels: Object.keys(providerModels(env)),
@@ -107,10 +108,11 @@ const relay = createRelay<Env>({
   // "claude-fast", "gpt-fast": answered by the provider whose key is set (models.ts); closed by
   // default (RELAY_KEY, or ALLOW_ANONYMOUS=true for a public demo)
   models: providerModels,
-  upstream: (request, env, { signal }) =>
-    env.MMSP_UPSTREAM
-      ? openUpstream(request, env.MMSP_UPSTREAM, signal)
-      : sampleUpstream(request, new URL(request.url), env.SAMPLE_PACE_MS),
+  upstream: (request, env, { signal }) => {
+    // (env's own member only: a polluted Object.prototype never picks where a client's request goes, issue #34)
+    const upstream = ownValue(env, "MMSP_UPSTREAM");
+    return upstream ? openUpstream(request, upstream, signal) : sampleUpstream(request, new URL(request.url), env.SAMPLE_PACE_MS);
+  },
   routes,
 });
 

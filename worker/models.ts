@@ -6,9 +6,11 @@
 import { anthropic, openaiChat } from "../src/providers/index.ts";
 import type { RelayModel, RelayModels } from "../src/relay/index.ts";
 import type { Env } from "./env.ts";
+import { ownMembers } from "../src/internal/values.ts";
 
 /** The models table for `env`: "claude-fast" (Anthropic), "gpt-fast" (OpenAI Chat), each when its key is set. */
 export function providerModels(env: Env): RelayModels {
+  env = ownMembers(env); // (keys and base URLs from env's own members only: issue #34)
   const table: Record<string, RelayModel> = {};
   const base = (url: string | undefined): { baseURL?: string } => (url ? { baseURL: url } : {});
   if (env.ANTHROPIC_API_KEY) {

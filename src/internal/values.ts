@@ -90,7 +90,13 @@ export function previewValue(value: unknown, max = PREVIEW_CHARS): string {
   return previewText(text, max);
 }
 
-/** `table[key]` when `key` is the table's own (a key such as "constructor" is no Object member), else undefined. */
-export function ownValue<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
-  return Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
+/**
+ * `o[key]` when it is `o`'s own member, else undefined: a name (a table's key, a variable of `env`, an
+ * option) never reaches an inherited member — "constructor", or one a polluted `Object.prototype` holds.
+ */
+export function ownValue<T extends object, K extends keyof T>(o: T, key: K): T[K] | undefined {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
 }
+
+/** `o`'s own enumerable members in an object with no prototype: where many names are read, each reads only an own member. */
+export const ownMembers = <T extends object>(o: T): T => Object.assign(Object.create(null) as T, o);

@@ -12,7 +12,7 @@ import { follow } from "../internal/abort.js";
 import { fail } from "../internal/describe.js";
 import { connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
-import { isRecord } from "../internal/values.js";
+import { isRecord, ownMembers, ownValue } from "../internal/values.js";
 import { providerStream, type ProviderStreamOptions } from "./read.js";
 import { providerRefusal } from "./refusal.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
@@ -117,6 +117,8 @@ function redact(error: UpstreamError, apiKey: string): UpstreamError {
 export function makeProvider(name: string, parts: ProviderParts, options: ProviderOptions, extra: OptionSpec = {}): Provider {
   if (!isRecord(options)) fail(TypeError, `${name}: options`, "an object { apiKey, baseURL?, fetch?, headers? }", options);
   checkOptions(name, options, { ...PROVIDER_OPTIONS, ...extra });
+  // own members only: a polluted Object.prototype never sets the key's destination or headers (issue #34)
+  options = ownMembers(options);
   checkKey(name, options.apiKey);
   const { spec } = parts;
   const base = (options.baseURL ?? parts.baseURL).replace(/\/+$/, "");
@@ -127,7 +129,9 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
 
   const request = (mmsp: MmspRequest): Request => {
     const config = checkRequest(`${name}().request`, mmsp);
-    const { body, headers } = parts.body(mmsp.model, mmsp, config);
+    const made = parts.body(mmsp.model, mmsp, config);
+    const body = made.body;
+    const headers = ownValue(made, "headers"); // (a builder that adds none: not what Object.prototype may hold)
     // set one by one, so that a header given in another case is replaced, not joined to the key's
     const all = new Headers(options.headers);
     for (const [k, v] of Object.entries({ ...headers, ...parts.auth(apiKey), "content-type": "application/json" })) all.set(k, v);

@@ -17,6 +17,7 @@
 // cancels) needs `x-relay-key: <key>` or `Authorization: Bearer <key>` (401 otherwise). That
 // Authorization is the relay's, not the upstream's: it is not forwarded upstream.
 import { refusal } from "./http.js";
+import { ownValue } from "../internal/values.js";
 import { hexBytes } from "../framing/head.js";
 
 /** The variables of the credential binding and the relay's key. */
@@ -54,7 +55,7 @@ export function bindingOf(headers: Headers, streamId: string, env: BindEnv): Pro
 /** The binding of credentials given as text (what a `credentials` hook returned) to stream `streamId`, or null for none. */
 export async function bindingOfText(text: string | null, streamId: string, env: BindEnv): Promise<string | null> {
   if (text === null) return null;
-  return hmac(env.BIND_SECRET || `mmsp-streams relay, stream ${streamId}`, text);
+  return hmac(ownValue(env, "BIND_SECRET") || `mmsp-streams relay, stream ${streamId}`, text);
 }
 
 /**
@@ -62,7 +63,7 @@ export async function bindingOfText(text: string | null, streamId: string, env: 
  * hook gave, null for none): the hex HMAC of the credentials and `name` under BIND_SECRET.
  */
 export function scopedName(text: string | null, name: string, env: BindEnv): Promise<string> {
-  return hmac(env.BIND_SECRET || "mmsp-streams relay, scoped names", `${text ?? ""}\n${name}`);
+  return hmac(ownValue(env, "BIND_SECRET") || "mmsp-streams relay, scoped names", `${text ?? ""}\n${name}`);
 }
 
 /** Compares two equally long hex digests without stopping at the first difference. */
@@ -89,9 +90,10 @@ function offeredKey(headers: Headers): string | null {
  * `x-relay-key` offers it too: the key never leaves the relay.
  */
 export async function authorizationIsRelayKey(headers: Headers, env: BindEnv): Promise<boolean> {
-  if (!env.RELAY_KEY) return false;
+  const relayKey = ownValue(env, "RELAY_KEY");
+  if (!relayKey) return false;
   const key = bearerToken(headers);
-  return key !== null && (await sameSecret(key, env.RELAY_KEY));
+  return key !== null && (await sameSecret(key, relayKey));
 }
 
 /** Two secrets compared through their HMACs: the time taken says nothing about either. */
@@ -101,9 +103,10 @@ async function sameSecret(a: string, b: string): Promise<boolean> {
 
 /** With RELAY_KEY set: a 401 for a request that does not offer it (any request to a stream), else null. */
 export async function keyRefusal(request: Request, env: BindEnv): Promise<Response | null> {
-  if (!env.RELAY_KEY) return null;
+  const relayKey = ownValue(env, "RELAY_KEY");
+  if (!relayKey) return null;
   const key = offeredKey(request.headers);
-  if (key !== null && (await sameSecret(key, env.RELAY_KEY))) return null;
+  if (key !== null && (await sameSecret(key, relayKey))) return null;
   return refusal(
     401,
     "AuthenticationError",

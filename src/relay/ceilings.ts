@@ -56,7 +56,7 @@ export type AllowedSetting = { [K in keyof Rules]: Rules[K] extends "ceiling" | 
 export type RelayAllow = { readonly [K in AllowedSetting]?: boolean };
 
 const ALLOWABLE = Object.keys(CONFIG_RULES).filter((key) => {
-  const rule = ownValue<Rule>(CONFIG_RULES, key);
+  const rule = ownValue(CONFIG_RULES as Readonly<Record<string, Rule>>, key);
   return rule !== "ceiling" && rule !== "free";
 });
 
@@ -77,11 +77,11 @@ export function checkRowSettings(config: UniConfig | undefined, allow: unknown, 
     }
   }
   // (a ceiling the check could not read would be no ceiling at all)
-  const own = (key: string): unknown => (config === undefined ? undefined : ownValue<unknown>(config as Record<string, unknown>, key));
+  const own = (key: string): unknown => (config === undefined ? undefined : ownValue(config as Record<string, unknown>, key));
   for (const key of Object.keys(CONFIG_RULES)) {
     const value = own(key);
     if (value === undefined) continue;
-    const rule = ownValue<Rule>(CONFIG_RULES, key);
+    const rule = ownValue(CONFIG_RULES as Readonly<Record<string, Rule>>, key);
     if (rule === "ceiling" && (typeof value !== "number" || !Number.isFinite(value))) {
       fail(TypeError, `${at}.config.${key}`, "a number (a ceiling for the row's clients)", value);
     }
@@ -162,9 +162,9 @@ export function configWithin(config: UniConfig | undefined, allow: RelayAllow | 
   for (const key of Object.keys(client)) {
     const value = client[key];
     if (value === undefined) continue;
-    const rule = ownValue<Rule>(CONFIG_RULES, key) ?? "free";
-    if (!(allow && ownValue<unknown>(allow, key) === true)) {
-      const refusal = overRow(key, rule, ownValue<unknown>(row, key), value);
+    const rule = ownValue(CONFIG_RULES as Readonly<Record<string, Rule>>, key) ?? "free";
+    if (!(allow && ownValue(allow as Record<string, unknown>, key) === true)) {
+      const refusal = overRow(key, rule, ownValue(row as Record<string, unknown>, key), value);
       if (refusal !== undefined) return refusal;
     }
     merged[key] = value;

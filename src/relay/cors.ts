@@ -8,6 +8,8 @@
 // ("https://app.example, http://localhost:5173"), each answered with its own origin and
 // `Vary: Origin`, so caches keep one answer per origin.
 
+import { ownValue } from "../internal/values.js";
+
 /** The variable of the allowed origins. */
 export interface CorsEnv {
   /** `"*"` (the default) or a comma-separated list of exact origins. */
@@ -25,7 +27,7 @@ const MAX_AGE_S = "86400";
 
 /** The allowed origins: "*" or a list of exact origins (no trailing slash, compared case-insensitively). */
 export function allowedOrigins(env: CorsEnv): "*" | string[] {
-  const raw = (env.CORS_ORIGINS ?? "*").trim();
+  const raw = (ownValue(env, "CORS_ORIGINS") ?? "*").trim();
   if (raw === "" || raw === "*") return "*";
   return raw.split(",").map((o) => o.trim().replace(/\/+$/, "").toLowerCase()).filter((o) => o !== "");
 }

@@ -43,6 +43,7 @@ import { lastEventId, newStreamId, STREAM_ID, streamIdOf, streamPath } from "./r
 import { BINDING_HEADER, RelayStreamObject, type StreamObjectConfig, URL_HEADER } from "./stream-object.js";
 import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js";
 import { isHttpUrl } from "./redact.js";
+import { ownMembers, ownValue } from "../internal/values.js";
 
 /**
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
@@ -168,6 +169,9 @@ const noStream = (): Response => refusal(404, "NotFoundError", "No such stream: 
  */
 export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions<E> = {}): Relay<E> {
   if (options === null || typeof options !== "object") throw new TypeError("createRelay: options must be an object.");
+  // own members only, of the options and of env: what a polluted Object.prototype holds never sets
+  // the upstream, a key, a bound or the anonymous gate (issue #34)
+  options = ownMembers(options);
   const { upstream, binding = "STREAMS", authorize, credentials, routes, cors, allowAnonymous } = options;
   if (upstream !== undefined && typeof upstream !== "string" && typeof upstream !== "function") {
     throw new TypeError("createRelay: `upstream` must be a URL string or a function that returns the upstream Response.");
@@ -187,10 +191,10 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
   const corsOrigins = cors === undefined ? undefined : cors.origins === "*" ? "*" : cors.origins.join(", ");
   const corsEnv = (env: E): CorsEnv => (corsOrigins === undefined ? env : { CORS_ORIGINS: corsOrigins });
   const limitsOf = (env: E) => limits(env, options.limits);
-  const namespace = (env: E): RelayNamespace | undefined => (env as Record<string, unknown>)[binding] as RelayNamespace | undefined;
+  const namespace = (env: E): RelayNamespace | undefined => ownValue(env as Record<string, unknown>, binding) as RelayNamespace | undefined;
 
   const open = async (request: Request, env: E, signal: AbortSignal): Promise<Response> => {
-    const target = upstream ?? env.MMSP_UPSTREAM;
+    const target = upstream ?? ownValue(env, "MMSP_UPSTREAM");
     if (tableOf) {
       // a model of the table: its provider answers (models.ts); any other goes on to the upstream
       const table = tableOf(env);
@@ -243,7 +247,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
 
   /** A request for a model of the table: closed by default (401), rate-limited when anonymous (429), else null. */
   function gate(request: Request, env: E, model: string): Response | null {
-    if (env.RELAY_KEY || authorize) return null; // (the key was checked, the hook asked, before)
+    if (ownValue(env, "RELAY_KEY") || authorize) return null; // (the key was checked, the hook asked, before)
     const perMinute = anonymousRate(allowAnonymous, env);
     if (perMinute === null) return closedRefusal(model);
     return rates.take(anonymousClient(request), perMinute);

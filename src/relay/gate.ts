@@ -8,6 +8,7 @@
 // MAX_TRACKED clients (the oldest forgotten first): bounded memory whatever a stranger sends. For a
 // limit across isolates, put Cloudflare's rate limiting binding in an `authorize` hook instead.
 import { refusal } from "./http.js";
+import { ownValue } from "../internal/values.js";
 
 /** The variables of the gate. */
 export interface GateEnv {
@@ -41,9 +42,9 @@ export function closedRefusal(model: string): Response {
 /** The anonymous rate in effect (per client per minute), or null when anonymous use is not allowed. */
 export function anonymousRate(option: AnonymousOption | undefined, env: GateEnv): number | null {
   if (option === false) return null;
-  if (option === true) return count(env.ANONYMOUS_PER_MINUTE) ?? DEFAULT_PER_MINUTE;
+  if (option === true) return count(ownValue(env, "ANONYMOUS_PER_MINUTE")) ?? DEFAULT_PER_MINUTE;
   if (option !== undefined) return option.perMinute;
-  return env.ALLOW_ANONYMOUS === "true" ? count(env.ANONYMOUS_PER_MINUTE) ?? DEFAULT_PER_MINUTE : null;
+  return ownValue(env, "ALLOW_ANONYMOUS") === "true" ? count(ownValue(env, "ANONYMOUS_PER_MINUTE")) ?? DEFAULT_PER_MINUTE : null;
 }
 
 const count = (value: string | undefined): number | undefined => {

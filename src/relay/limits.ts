@@ -10,6 +10,7 @@ import { boundMessage, type JsonBounds, JsonBoundsScan } from "./json-bounds.js"
 import { mediaType } from "../internal/media-type.js";
 import { seconds } from "./resume.js";
 import { refusal } from "./http.js";
+import { ownMembers } from "../internal/values.js";
 
 /** The variables the bounds are read from (each unset, empty or invalid: its default). */
 export interface LimitsEnv {
@@ -97,6 +98,9 @@ const givenSeconds = (n: number | undefined): number | undefined => (n !== undef
 
 /** The bounds in effect: `options` first, then the variables of `env`, then the defaults. */
 export function limits(env: LimitsEnv, options: RelayLimits = {}): Limits {
+  // each bound from an own member only: one a polluted Object.prototype holds is not set (issue #34)
+  env = ownMembers(env);
+  options = ownMembers(options);
   return {
     bodyBytes: given(options.maxBodyBytes) ?? count(env.MAX_BODY_BYTES, 16 * MiB),
     json: {

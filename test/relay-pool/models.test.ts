@@ -9,6 +9,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vi
 import worker from "../../worker/index.ts";
 import { providerModels } from "../../worker/models.ts";
 import { createRelay } from "../../src/relay/index.ts";
+import { gemini } from "../../src/providers/index.ts";
 import { lastId, newTag, ORIGIN, readBack, readRecords, records, rest, streamIdOf, textOf, upstreamCancelled } from "./relay.ts";
 
 const KEYS = ["sk-ant-test-KEY-must-not-leak-0001", "sk-test-KEY-must-not-leak-0002"];
@@ -364,6 +365,76 @@ describe("createRelay({ models }) of one's own (stateless: no STREAMS, no upstre
     expect(abortedAt).not.toBeNull();
     expect(abortedAt! - at).toBeLessThan(1000);
     await sleep(0);
+  });
+});
+
+describe("issue #34: a provider's stream cannot redirect the next client (stateless, no upstream)", () => {
+  const request = (body: string): Request =>
+    new Request(`${ORIGIN}/v1/stream`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer client-secret" }, body });
+  /** Gemini's chunk that set MMSP_UPSTREAM on Object.prototype: a path through `__proto__` of the call's args. */
+  const hostile = [
+    `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":{}},"willContinue":true,"partialArgs":[{"jsonPath":"$.a.__proto__.MMSP_UPSTREAM","stringValue":"http://evil.test/v1"}]}}]},"index":0}]}`,
+    `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2}}`,
+  ].map((c) => `data: ${c}\r\n\r\n`).join("");
+  /** An env with no MMSP_UPSTREAM of its own (an own `undefined` would hide what a prototype holds). */
+  const bare = {} as typeof env;
+
+  /** Every request made with the global fetch but the test's own questions to the scripted providers (answered 500: none is expected). */
+  function outbound(): string[] {
+    const urls: string[] = [];
+    const real = globalThis.fetch.bind(globalThis);
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.startsWith("http://upstream.test/__provider")) return real(input, init);
+      urls.push(url);
+      return new Response("{}", { status: 500, headers: { "content-type": "application/json" } });
+    });
+    return urls;
+  }
+  const clean = (): void => {
+    for (const name of ["MMSP_UPSTREAM", "ALLOW_ANONYMOUS", "RELAY_KEY"]) delete (Object.prototype as Record<string, unknown>)[name];
+  };
+
+  test("a Gemini call whose partialArgs name $.a.__proto__.MMSP_UPSTREAM: its arguments keep the key as data; the next unknown model is still a 404, nothing fetched", async () => {
+    const fetched = outbound();
+    const provider = gemini({ apiKey: "gemini-test-key", fetch: async () => new Response(hostile, { headers: { "content-type": "text/event-stream" } }) });
+    const relay = createRelay({ models: { gem: { provider, model: "gemini-3-pro-preview" } }, allowAnonymous: true });
+    try {
+      const first = note(await relay.fetch(request(mmsp("gem", newTag())), bare));
+      expect(first.status).toBe(200);
+      const { message } = await readBack(await body(first));
+      expect(JSON.stringify(message.content_items)).toContain('"arguments":{"a":{"__proto__":{"MMSP_UPSTREAM":"http://evil.test/v1"}}}');
+      expect(({} as Record<string, unknown>).MMSP_UPSTREAM).toBeUndefined();
+      const next = note(await relay.fetch(request(mmsp("nope", newTag())), bare));
+      expect(next.status).toBe(404);
+      expect(JSON.parse(await body(next)).error.type).toBe("NotFoundError");
+      expect(fetched).toEqual([]);
+    } finally {
+      clean();
+    }
+  });
+
+  test("the relay reads env and its options as own members only: a polluted Object.prototype sets no upstream, no anonymous gate", async () => {
+    const fetched = outbound();
+    const relay = createRelay({ models: providerModels });
+    const proto = Object.prototype as Record<string, unknown>;
+    try {
+      proto.MMSP_UPSTREAM = "http://evil.test/v1";
+      proto.ALLOW_ANONYMOUS = "true";
+      const own = { ...env, STREAMS: undefined } as Record<string, unknown>;
+      delete own.MMSP_UPSTREAM;
+      const unknown = note(await relay.fetch(request(mmsp("nope", newTag())), own as typeof env));
+      expect(unknown.status).toBe(404);
+      await body(unknown);
+      const tag = newTag();
+      const closed = note(await relay.fetch(request(mmsp("claude-fast", tag)), own as typeof env));
+      expect(closed.status).toBe(401); // closed by default: ALLOW_ANONYMOUS is not env's
+      await body(closed);
+      expect((await providerSaw(tag)).count).toBe(0);
+      expect(fetched).toEqual([]);
+    } finally {
+      clean();
+    }
   });
 });
 

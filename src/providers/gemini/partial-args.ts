@@ -31,13 +31,18 @@ export function pathOf(path: string): Segment[] {
 const badPath = (path: string): Fault =>
   new Fault("SCHEMA", `a functionCall's partialArgs has a jsonPath this reader cannot follow: ${JSON.stringify(path.slice(0, 80))}`);
 
-/** The arguments of one streamed call, built from its chunks' `partialArgs`. */
+/**
+ * The arguments of one streamed call, built from its chunks' `partialArgs`. A path the provider names
+ * reaches only own members of containers this reader made (null-prototype objects, arrays it made):
+ * `__proto__`, `constructor` and `prototype` are keys like any other, kept as data in the call's
+ * arguments, never a way to `Object.prototype` (issue #34).
+ */
 export class PartialArgs {
-  /** Null-prototype objects: a path's keys (`__proto__` too) are only data. */
-  readonly root: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  readonly root: Record<string, unknown>;
 
   constructor(args: unknown) {
-    if (isRecord(args)) Object.assign(this.root, args);
+    // a copy, not `args` itself: its objects have `Object.prototype`, which a path would walk into
+    this.root = isRecord(args) ? (copyJson(args) as Record<string, unknown>) : (Object.create(null) as Record<string, unknown>);
   }
 
   /** One `partialArgs` entry: its value set at its path (a string appended to the string there). */
@@ -72,12 +77,35 @@ function slot(at: Container, key: Segment, path: string): unknown {
       `a functionCall's partialArgs path ${JSON.stringify(path.slice(0, 80))} does not fit the arguments built so far`,
     );
   }
-  return (at as Record<string, unknown>)[key as string];
+  // own members only: an array's methods, `length`, anything inherited is no slot
+  return Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key as string] : undefined;
 }
 
 /** Defined, not assigned: a `__proto__` key is data, whatever object holds it. */
 function set(at: Container, key: Segment, value: unknown): void {
   Object.defineProperty(at, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** A container like `value` made by this reader: an array, or an object with no prototype. */
+const emptyLike = (value: object): Container => (Array.isArray(value) ? [] : (Object.create(null) as Record<string, unknown>));
+
+/** A copy of JSON `value` in containers this reader made, every key an own data member (no recursion: any depth). */
+function copyJson(value: object): Container {
+  const top = emptyLike(value);
+  const stack: [from: object, to: Container][] = [[value, top]];
+  while (stack.length > 0) {
+    const [from, to] = stack.pop()!;
+    for (const key of Object.keys(from)) {
+      let v = (from as Record<string, unknown>)[key];
+      if (typeof v === "object" && v !== null) {
+        const made = emptyLike(v);
+        stack.push([v, made]);
+        v = made;
+      }
+      set(to, Array.isArray(to) ? Number(key) : key, v);
+    }
+  }
+  return top;
 }
 
 function child(at: Container, key: Segment, array: boolean, path: string): Container {
