@@ -3,7 +3,7 @@
  * provider's request from MMSP's request shape and streams it — web `fetch`, the answer read by the
  * provider's reader (read.ts), `stop()` to end the generation. What every factory shares lives here:
  * the options checked at the boundary, the key sent only to the base URL's origin (no redirect
- * followed, another origin's request refused, the key cut out of a refusal's message), the fetch and
+ * followed, another origin's request refused, the key cut out of a refusal: internal/secrets.ts), the fetch and
  * its errors.
  */
 import { UpstreamError } from "../errors.js";
@@ -12,10 +12,12 @@ import { follow } from "../internal/abort.js";
 import { fail } from "../internal/describe.js";
 import { connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
+import { cutSecrets, errorWithoutSecrets, secretsOf } from "../internal/secrets.js";
 import { isRecord } from "../internal/values.js";
 import { providerStream, type ProviderStreamOptions } from "./read.js";
 import { providerRefusal } from "./refusal.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
+import { requestError } from "./request-error.js";
 import type { ProviderSpec } from "./spec.js";
 
 /** What every provider's factory takes. */
@@ -69,16 +71,23 @@ export interface ProviderParts {
   body(model: string, request: MmspRequest, config: UniConfig): { body: Record<string, unknown>; headers?: Record<string, string> };
 }
 
+/**
+ * The base URL: http(s), without `user:password@` (a fetch refuses such a URL and its message
+ * quotes it; a credential goes in `apiKey` or `headers`). A refused URL is not shown: it may hold a
+ * password.
+ */
 const HTTP_URL: Rule = {
-  must: "an http(s) URL",
+  must: "an http(s) URL without user:password@ (a credential goes in apiKey or headers)",
   type: (v) => typeof v === "string",
   ok: (v: string) => {
     try {
-      return /^https?:$/.test(new URL(v).protocol);
+      const url = new URL(v);
+      return /^https?:$/.test(url.protocol) && url.username === "" && url.password === "";
     } catch {
       return false;
     }
   },
+  conceal: true,
 };
 const HEADERS: Rule = {
   must: "an object of header names to strings",
@@ -99,20 +108,6 @@ function checkKey(name: string, key: unknown): asserts key is string {
 /** The factories' options (each provider adds its own). */
 export const PROVIDER_OPTIONS: OptionSpec = { apiKey: API_KEY, baseURL: HTTP_URL, fetch: FUNCTION, headers: HEADERS };
 
-/** A refusal whose message or error object repeats the key (some echo it): the key cut out. */
-function redact(error: UpstreamError, apiKey: string): UpstreamError {
-  const text = JSON.stringify(error.error) ?? "";
-  if (!error.message.includes(apiKey) && !text.includes(apiKey)) return error;
-  const cut = (s: string): string => s.split(apiKey).join("[api key]");
-  return new UpstreamError({
-    client: error.client,
-    status: error.status,
-    errorType: error.errorType,
-    error: text ? JSON.parse(cut(text)) : error.error,
-    message: cut(error.message),
-  });
-}
-
 /** The provider a factory makes: `name` is the factory's (for the messages), `options` checked here. */
 export function makeProvider(name: string, parts: ProviderParts, options: ProviderOptions, extra: OptionSpec = {}): Provider {
   if (!isRecord(options)) fail(TypeError, `${name}: options`, "an object { apiKey, baseURL?, fetch?, headers? }", options);
@@ -126,8 +121,13 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
   const doFetch = options.fetch ?? ((input: Request, init?: RequestInit) => fetch(input, init));
 
   const request = (mmsp: MmspRequest): Request => {
-    const config = checkRequest(`${name}().request`, mmsp);
-    const { body, headers } = parts.body(mmsp.model, mmsp, config);
+    let built: ReturnType<ProviderParts["body"]>;
+    try {
+      built = parts.body(mmsp.model, mmsp, checkRequest(`${name}().request`, mmsp));
+    } catch (e) {
+      throw requestError(e); // (about the request given: a relay may tell its client, request-error.ts)
+    }
+    const { body, headers } = built;
     // set one by one, so that a header given in another case is replaced, not joined to the key's
     const all = new Headers(options.headers);
     for (const [k, v] of Object.entries({ ...headers, ...parts.auth(apiKey), "content-type": "application/json" })) all.set(k, v);
@@ -172,7 +172,12 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
           message,
         });
       }
-      if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
+      if (!response.ok) {
+        // the key cut out of the body's text before its preview is cut, then out of what was parsed
+        // (a JSON string may spell the key with escapes), as internal/secrets.ts says
+        const secrets = secretsOf(req);
+        throw errorWithoutSecrets(await providerRefusal(response, spec, client, (text) => cutSecrets(text, secrets)), secrets);
+      }
       body = response.body?.getReader() ?? null;
     };
     let opening: Promise<void> | undefined;
