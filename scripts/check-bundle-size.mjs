@@ -97,13 +97,14 @@ export const KNOWN_MISSES = {
   // 2026-12-01: the refusal's diagnosis (diagnose.js, ~4.3 KB gzip) is loaded by a dynamic import,
   // only for a refusal that is no JSON error: measured + ~1% (before: 23.79 / 24.02 / 25.46 / 26.14 KB)
   "openaiChat (one provider)": {
-    ceiling: 21.0 * KB, // 20.80 KB with issue #26's reader fixes merged
+    // issue #34 (+0.5 KB): the key rule (internal/secrets.ts: a key's prefix cut, before a refusal's preview) and the base URL's userinfo check
+    ceiling: 21.5 * KB, // 20.80 KB with issue #26's reader fixes merged; 21.30 KB with issue #34's
     why: "ProviderEventStream's parts with one reader, the request builder and its checks, the fetch with stop() and the connection diagnosis, the refusal's JSON error reading (the diagnosis of an HTML or binary refusal is loaded only when one comes).",
   },
-  "anthropic (one provider)": { ceiling: 21.25 * KB, why: "as openaiChat (one provider), with Anthropic's reader and request builder." },
-  "openaiResponses (one provider)": { ceiling: 22.6 * KB, why: "as openaiChat (one provider), with the Responses reader and request builder." },
+  "anthropic (one provider)": { ceiling: 21.75 * KB, why: "as openaiChat (one provider), with Anthropic's reader and request builder." },
+  "openaiResponses (one provider)": { ceiling: 23.1 * KB, why: "as openaiChat (one provider), with the Responses reader and request builder." },
   "gemini (one provider)": {
-    ceiling: 23.35 * KB,
+    ceiling: 23.8 * KB,
     why: "as openaiChat (one provider), with Gemini's reader (and its partialArgs paths) and request builder (the thinking levels by model, speech).",
   },
 };

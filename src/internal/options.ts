@@ -24,8 +24,6 @@ export interface Rule {
   readonly ok?: (value: any) => boolean;
   readonly hint?: (value: unknown) => string;
   readonly members?: OptionSpec;
-  /** The value is never shown in a message (a URL that may hold a password): only its type. */
-  readonly conceal?: boolean;
 }
 
 /** The options an export takes, each with its rule. */
@@ -99,7 +97,6 @@ function isAbortSignal(value: unknown): boolean {
 
 function checkValue(value: unknown, label: string, rule: Rule): void {
   const Kind = !rule.type(value) ? TypeError : rule.ok && !rule.ok(value) ? RangeError : undefined;
-  if (Kind && rule.conceal && typeof value === "string") throw new Kind(`${label} must be ${rule.must}; received a string (not shown)`);
   if (Kind) fail(Kind, label, rule.must, value, rule.hint?.(value));
   if (rule.members && typeof value === "object") checkOptions(label, value, rule.members, label);
 }

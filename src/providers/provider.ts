@@ -71,24 +71,26 @@ export interface ProviderParts {
   body(model: string, request: MmspRequest, config: UniConfig): { body: Record<string, unknown>; headers?: Record<string, string> };
 }
 
+/** The base URL's type only: its value is checked in `checkBaseURL`, whose message never shows it. */
+const HTTP_URL: Rule = { must: "an http(s) URL", type: (v) => typeof v === "string" };
+
 /**
- * The base URL: http(s), without `user:password@` (a fetch refuses such a URL and its message
- * quotes it; a credential goes in `apiKey` or `headers`). A refused URL is not shown: it may hold a
- * password.
+ * The base URL: http(s), without `user:password@` (a fetch refuses such a URL and its message quotes
+ * it; a credential goes in `apiKey` or `headers`). A refused URL is not shown: it may hold a password.
  */
-const HTTP_URL: Rule = {
-  must: "an http(s) URL without user:password@ (a credential goes in apiKey or headers)",
-  type: (v) => typeof v === "string",
-  ok: (v: string) => {
-    try {
-      const url = new URL(v);
-      return /^https?:$/.test(url.protocol) && url.username === "" && url.password === "";
-    } catch {
-      return false;
-    }
-  },
-  conceal: true,
-};
+function checkBaseURL(name: string, base: string | undefined): void {
+  let url: URL | undefined;
+  try {
+    url = base === undefined ? undefined : new URL(base);
+  } catch {
+    // (refused below)
+  }
+  if (base !== undefined && (!url || !/^https?:$/.test(url.protocol) || url.username !== "" || url.password !== "")) {
+    throw new RangeError(
+      `${name}: options.baseURL must be an http(s) URL without user:password@ (a credential goes in apiKey or headers); received a string (not shown)`,
+    );
+  }
+}
 const HEADERS: Rule = {
   must: "an object of header names to strings",
   type: (v) => isRecord(v) && Object.values(v).every((x) => typeof x === "string"),
@@ -113,6 +115,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
   if (!isRecord(options)) fail(TypeError, `${name}: options`, "an object { apiKey, baseURL?, fetch?, headers? }", options);
   checkOptions(name, options, { ...PROVIDER_OPTIONS, ...extra });
   checkKey(name, options.apiKey);
+  checkBaseURL(name, options.baseURL);
   const { spec } = parts;
   const base = (options.baseURL ?? parts.baseURL).replace(/\/+$/, "");
   const urlOf = (model: string): string => base + (typeof parts.path === "string" ? parts.path : parts.path(model));
