@@ -46,10 +46,14 @@ async function readHead(body: ReadableStream<Uint8Array> | null): Promise<Uint8A
  * `HTTP <status>: <first 200 chars of body>` — plain text (a gateway's `Bad Gateway`) and any other
  * JSON stay exactly that; an HTML page (by its title, never its markup), binary or compressed bytes
  * are described instead, with the advice the status calls for (diagnose.ts `describeRefusal`).
+ * `clean` (a provider's: its key cut out) runs on the body's text before anything reads or cuts it,
+ * so a preview never ends inside what it would have cut.
  */
-export async function refusalOf(response: Response, client: string): Promise<UpstreamError> {
-  const head = await readHead(response.body).catch(() => new Uint8Array(0));
-  const text = new TextDecoder().decode(head);
+export async function refusalOf(response: Response, client: string, clean?: (text: string) => string): Promise<UpstreamError> {
+  let head = await readHead(response.body).catch(() => new Uint8Array(0));
+  const read = new TextDecoder().decode(head);
+  const text = clean ? clean(read) : read;
+  if (text !== read) head = new TextEncoder().encode(text);
   let described = false;
   const plain = refusalError(response.status, text, client, () => {
     described = true;

@@ -3,7 +3,7 @@
  * provider's request from MMSP's request shape and streams it — web `fetch`, the answer read by the
  * provider's reader (read.ts), `stop()` to end the generation. What every factory shares lives here:
  * the options checked at the boundary, the key sent only to the base URL's origin (no redirect
- * followed, another origin's request refused, the key cut out of a refusal's message), the fetch and
+ * followed, another origin's request refused, the key cut out of a refusal: internal/secrets.ts), the fetch and
  * its errors.
  */
 import { UpstreamError } from "../errors.js";
@@ -12,10 +12,12 @@ import { follow } from "../internal/abort.js";
 import { fail } from "../internal/describe.js";
 import { connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
+import { cutSecrets, errorWithoutSecrets, secretsOf } from "../internal/secrets.js";
 import { isRecord, ownMembers, ownValue } from "../internal/values.js";
 import { providerStream, type ProviderStreamOptions } from "./read.js";
 import { providerRefusal } from "./refusal.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
+import { requestError } from "./request-error.js";
 import type { ProviderSpec } from "./spec.js";
 
 /** What every provider's factory takes. */
@@ -69,17 +71,26 @@ export interface ProviderParts {
   body(model: string, request: MmspRequest, config: UniConfig): { body: Record<string, unknown>; headers?: Record<string, string> };
 }
 
-const HTTP_URL: Rule = {
-  must: "an http(s) URL",
-  type: (v) => typeof v === "string",
-  ok: (v: string) => {
-    try {
-      return /^https?:$/.test(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  },
-};
+/** The base URL's type only: its value is checked in `checkBaseURL`, whose message never shows it. */
+const HTTP_URL: Rule = { must: "an http(s) URL", type: (v) => typeof v === "string" };
+
+/**
+ * The base URL: http(s), without `user:password@` (a fetch refuses such a URL and its message quotes
+ * it; a credential goes in `apiKey` or `headers`). A refused URL is not shown: it may hold a password.
+ */
+function checkBaseURL(name: string, base: string | undefined): void {
+  let url: URL | undefined;
+  try {
+    url = base === undefined ? undefined : new URL(base);
+  } catch {
+    // (refused below)
+  }
+  if (base !== undefined && (!url || !/^https?:$/.test(url.protocol) || url.username !== "" || url.password !== "")) {
+    throw new RangeError(
+      `${name}: options.baseURL must be an http(s) URL without user:password@ (a credential goes in apiKey or headers); received a string (not shown)`,
+    );
+  }
+}
 const HEADERS: Rule = {
   must: "an object of header names to strings",
   type: (v) => isRecord(v) && Object.values(v).every((x) => typeof x === "string"),
@@ -99,20 +110,6 @@ function checkKey(name: string, key: unknown): asserts key is string {
 /** The factories' options (each provider adds its own). */
 export const PROVIDER_OPTIONS: OptionSpec = { apiKey: API_KEY, baseURL: HTTP_URL, fetch: FUNCTION, headers: HEADERS };
 
-/** A refusal whose message or error object repeats the key (some echo it): the key cut out. */
-function redact(error: UpstreamError, apiKey: string): UpstreamError {
-  const text = JSON.stringify(error.error) ?? "";
-  if (!error.message.includes(apiKey) && !text.includes(apiKey)) return error;
-  const cut = (s: string): string => s.split(apiKey).join("[api key]");
-  return new UpstreamError({
-    client: error.client,
-    status: error.status,
-    errorType: error.errorType,
-    error: text ? JSON.parse(cut(text)) : error.error,
-    message: cut(error.message),
-  });
-}
-
 /** The provider a factory makes: `name` is the factory's (for the messages), `options` checked here. */
 export function makeProvider(name: string, parts: ProviderParts, options: ProviderOptions, extra: OptionSpec = {}): Provider {
   if (!isRecord(options)) fail(TypeError, `${name}: options`, "an object { apiKey, baseURL?, fetch?, headers? }", options);
@@ -120,6 +117,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
   // own members only: a polluted Object.prototype never sets the key's destination or headers (issue #34)
   options = ownMembers(options);
   checkKey(name, options.apiKey);
+  checkBaseURL(name, options.baseURL);
   const { spec } = parts;
   const base = (options.baseURL ?? parts.baseURL).replace(/\/+$/, "");
   const urlOf = (model: string): string => base + (typeof parts.path === "string" ? parts.path : parts.path(model));
@@ -128,10 +126,14 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
   const doFetch = options.fetch ?? ((input: Request, init?: RequestInit) => fetch(input, init));
 
   const request = (mmsp: MmspRequest): Request => {
-    const config = checkRequest(`${name}().request`, mmsp);
-    const made = parts.body(mmsp.model, mmsp, config);
-    const body = made.body;
-    const headers = ownValue(made, "headers"); // (a builder that adds none: not what Object.prototype may hold)
+    let built: ReturnType<ProviderParts["body"]>;
+    try {
+      built = parts.body(mmsp.model, mmsp, checkRequest(`${name}().request`, mmsp));
+    } catch (e) {
+      throw requestError(e); // (about the request given: a relay may tell its client, request-error.ts)
+    }
+    const body = built.body;
+    const headers = ownValue(built, "headers"); // (a builder that adds none: not what Object.prototype may hold)
     // set one by one, so that a header given in another case is replaced, not joined to the key's
     const all = new Headers(options.headers);
     for (const [k, v] of Object.entries({ ...headers, ...parts.auth(apiKey), "content-type": "application/json" })) all.set(k, v);
@@ -176,7 +178,12 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
           message,
         });
       }
-      if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
+      if (!response.ok) {
+        // the key cut out of the body's text before its preview is cut, then out of what was parsed
+        // (a JSON string may spell the key with escapes), as internal/secrets.ts says
+        const secrets = secretsOf(req);
+        throw errorWithoutSecrets(await providerRefusal(response, spec, client, (text) => cutSecrets(text, secrets)), secrets);
+      }
       body = response.body?.getReader() ?? null;
     };
     let opening: Promise<void> | undefined;

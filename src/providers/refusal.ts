@@ -23,9 +23,17 @@ export function refusalType(status: number, providerType: string | null): string
   return TYPE_BY_STATUS[status] ?? providerType ?? "HTTPError";
 }
 
-/** The `UpstreamError` a provider's refused answer is (its body read up to 64 KiB, then cancelled). */
-export async function providerRefusal(response: Response, spec: ProviderSpec, client: string): Promise<UpstreamError> {
-  const read = await refusalOf(response, client);
+/**
+ * The `UpstreamError` a provider's refused answer is (its body read up to 64 KiB, then cancelled);
+ * `clean` runs on the body's text first (the factory's: the key cut out before any preview is cut).
+ */
+export async function providerRefusal(
+  response: Response,
+  spec: ProviderSpec,
+  client: string,
+  clean?: (text: string) => string,
+): Promise<UpstreamError> {
+  const read = await refusalOf(response, client, clean);
   const error = read.error;
   // refusalOf's type is the body's `error.type` (or HTTPError for a body that is no JSON error)
   const own = read.errorType === "HTTPError" || !isRecord(error) ? null : spec.errorType ? spec.errorType(error) : read.errorType;

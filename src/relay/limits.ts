@@ -58,7 +58,10 @@ export interface RelayLimits {
   maxClients?: number;
   /** Seconds an ended stream stays resumable (STREAM_TTL_S; 300). */
   streamTtlSeconds?: number;
-  /** Seconds without a client reading after which a live stream stops its upstream, StreamAbandoned (ABANDON_S; 60). */
+  /**
+   * Seconds without a client reading after which a live stream stops its upstream, StreamAbandoned;
+   * also the longest wait for the upstream's headers, UpstreamTimeout (ABANDON_S; 60).
+   */
   abandonSeconds?: number;
 }
 

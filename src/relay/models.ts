@@ -4,8 +4,10 @@
 //   POST /v1/stream {model, messages, config}
 //     → the table's own entry (unknown: 404 naming the known ones) → the client's config within the
 //     row's (ceilings.ts, SPEC §10: over a ceiling or costlier than allowed, a 400)
-//     → provider.request() (UnsupportedParameterError: 400) → provider.stream(request, { signal, the relay's bounds })
-//     → a refusal before any event: the relay's refusal (the provider's status, MMSP's type)
+//     → provider.request() (the client's request or an UnsupportedParameterError: 400; else the
+//       operator's: 502) → provider.stream(request, { signal, the relay's bounds })
+//     → a refusal before any event: the relay's refusal (the provider's status, MMSP's type), except
+//       what is the operator's (401/403, a redirect, no connection: 502 UpstreamUnavailable, logged)
 //     → else the UniEvents written as MMSP SSE: an upstream Response like an MMSP server's
 //
 // `modelsUpstream` is that path as an upstream of the kind createRelay already calls (upstream.ts),
@@ -17,12 +19,14 @@ import { SseEncoderStream } from "../encode.js";
 import { fail } from "../internal/describe.js";
 import { isRecord } from "../internal/values.js";
 import type { Provider } from "../providers/provider.js";
+import { isRequestError } from "../providers/request-error.js";
 import type { UniConfig } from "../providers/request.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { checkRowSettings, configWithin, type RelayAllow } from "./ceilings.js";
 import { refusal, streamHeaders } from "./http.js";
 import type { Limits } from "./limits.js";
-import { secretsOf, withoutSecrets } from "./secrets.js";
+import { withoutAddresses } from "./redact.js";
+import { secretsOf, UpstreamUnavailable, withoutSecrets } from "./secrets.js";
 
 /** One row of the models table: who answers a model name, as which of its models, with which defaults. */
 export interface RelayModel {
@@ -147,23 +151,48 @@ export function mmspBody(bytes: Uint8Array): MmspBody | Response {
   return { model: body.model, messages: body.messages as UniMessage[], config: (body.config ?? {}) as UniConfig };
 }
 
-/** A refusal the relay answers for an error raised before any event (or null: not a refusal, the stream says it). */
+/**
+ * A provider's problem that is the operator's (SPEC §10: its refusal of the operator's key, its
+ * redirect, a request the provider's options could not make): the client gets a 502 that quotes
+ * none of it, the log has it (secrets already cut out; addresses cut out of what is no refusal).
+ */
+function operatorsProblem(error: unknown, provider: string, what: string): Response {
+  const detail = error instanceof UpstreamError
+    ? `HTTP ${error.status ?? "3xx"} ${error.errorType}: ${error.message} ${JSON.stringify(error.error) ?? ""}`
+    : withoutAddresses(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  console.error(`relay: the provider (${provider}) ${what}: ${detail}`);
+  return refusal(
+    502,
+    "UpstreamUnavailable",
+    `The provider (${provider}) ${what}: the relay's operator must fix it (its log has the details).`,
+  );
+}
+
+/**
+ * The refusal the relay answers for an error raised before any event (or null: not a refusal, the
+ * stream says it). What a client reads is the package's words or the provider's about the client's
+ * request (its status and type, the provider's message without keys or addresses); never the
+ * provider's refusal of the operator's key, its redirect, nor a text the package did not write
+ * (withoutSecrets made those an UpstreamUnavailable).
+ */
 function refusalOf(error: unknown, provider: string): Response | null {
   if (error instanceof UnsupportedParameterError) {
     return Response.json({ error: { type: "UnsupportedParameterError", message: error.message, parameter: error.parameter } }, {
       status: 400,
     });
   }
-  // the provider's own refusal (its HTTP status; the key already cut out of its message by the provider)
-  if (error instanceof UpstreamError && error.status !== null && error.status >= 400 && error.status <= 599) {
-    return refusal(error.status, error.errorType ?? "HTTPError", error.message);
-  }
-  if (error instanceof UpstreamError && error.status !== null) return refusal(502, "UpstreamUnavailable", error.message);
-  // (a ConnectionError's message names the host, never the key; the URL's path and query are left out)
-  if (error instanceof Error && error.name === "ConnectionError") {
-    return refusal(502, "UpstreamUnavailable", `cannot reach the provider (${provider}): the request failed before any answer`);
-  }
-  return null;
+  if (error instanceof UpstreamUnavailable) return refusal(502, "UpstreamUnavailable", error.message);
+  if (!(error instanceof UpstreamError)) return null;
+  const { status } = error;
+  // (a status of null with HTTPError: an opaque redirect, whose status a browser's fetch hides)
+  const redirect = status === null ? error.errorType === "HTTPError" : status >= 300 && status < 400;
+  if (redirect) return operatorsProblem(error, provider, "answered with a redirect, which the relay does not follow");
+  if (status === 401 || status === 403) return operatorsProblem(error, provider, `refused the relay's credentials (HTTP ${status})`);
+  if (status === null) return null; // an error event of the provider's stream: the stream carries it
+  const message = withoutAddresses(error.message);
+  return status >= 400 && status <= 599
+    ? refusal(status, error.errorType ?? "HTTPError", message)
+    : refusal(502, "UpstreamUnavailable", message);
 }
 
 /**
@@ -200,10 +229,10 @@ export async function providerAnswer(
   try {
     request = provider.request({ model: row.model, messages: body.messages, config });
   } catch (e) {
-    if (e instanceof TypeError) return refusal(400, "InvalidRequestError", e.message);
-    const refused = refusalOf(e, provider.name);
-    if (refused) return refused;
-    throw e;
+    // the client's own request (its shape, its content): the package's words, naming the client's fields
+    if (isRequestError(e)) return refusal(400, "InvalidRequestError", e.message);
+    // anything else but an UnsupportedParameterError is the operator's (a row, the provider's options)
+    return refusalOf(e, provider.name) ?? operatorsProblem(e, provider.name, "could not be asked: the relay could not make its request");
   }
   const events = provider.stream(request, { signal, ...providerLimits(bounds) });
   events.message.catch(() => {}); // (the readable carries its failure; the message is not read here)

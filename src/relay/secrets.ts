@@ -1,38 +1,49 @@
-// The provider's credentials kept out of what a provider-backed stream stores and serves. A provider
-// cuts its key out of a refusal; an error *inside* a 200 stream (Anthropic's `event: error`, a Chat
-// chunk with `error`) is the provider's object as sent, and a provider that echoes what it got would
-// put the key in the relay's storage and every resume. The relay knows the key as the provider's
-// request carries it (its credential headers), so it cuts it out of any error before it is stored.
-import { toWireError, UpstreamError } from "../errors.js";
+// What of a provider's failure reaches a relay's client (SPEC §10). A provider cuts its key out of a
+// refusal; an error *inside* a 200 stream (Anthropic's `event: error`, a Chat chunk with `error`) is
+// the provider's object as sent, and a provider that echoes what it got would put the key in the
+// relay's storage and every resume: the relay knows the key as the provider's request carries it
+// (its credential headers) and cuts it out of any error before it is stored or answered, with the
+// package's one rule (internal/secrets.ts). An error whose text is not the package's own (a
+// platform's fetch or body error, a ConnectionError naming the provider's host) is not passed on at
+// all: the client is told the provider is unavailable, the operator's log has the error.
+import { MmspError, toWireError, UpstreamError } from "../errors.js";
+import { cutSecrets, cutSecretsIn, errorWithoutSecrets, secretsOf } from "../internal/secrets.js";
+import { withoutAddresses } from "./redact.js";
 
-/** The headers a provider's request carries its key in (the value, or a Bearer token's). */
-const KEY_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "api-key"];
+export { secretsOf };
 
-/** The secrets of a provider's request: each credential header's value and, for `Bearer <token>`, the token. */
-export function secretsOf(request: Request): string[] {
-  const out: string[] = [];
-  for (const name of KEY_HEADERS) {
-    const value = request.headers.get(name);
-    if (!value) continue;
-    const token = /^Bearer\s+(\S+)$/i.exec(value)?.[1];
-    out.push(value, ...(token ? [token] : []));
-  }
-  // (a secret of a few characters would cut ordinary text: a real key is long)
-  return out.filter((s) => s.length >= 8).sort((a, b) => b.length - a.length);
+/** What a relay's client is told in place of an error whose text the relay does not pass on (its wire type: `UpstreamUnavailable`). */
+export class UpstreamUnavailable extends Error {
+  override name = "UpstreamUnavailable";
 }
 
-/** `error`, or when its wire form repeats a secret, an `UpstreamError` of the same wire form with every secret cut out. */
+/** The relay's own ends of a provider's request (a stop, an abort, a bound: stream-object.ts), passed on as they are. */
+const STOPS = ["AbortError", "TimeoutError", "StreamStopped"];
+
+/**
+ * `error` as a relay's client may see it: the package's typed errors with every secret cut out (an
+ * `UpstreamError` of the same wire form when one held a secret), the relay's own stops as they are,
+ * anything else an `UpstreamUnavailable` (the error itself logged, secrets and addresses cut out).
+ */
 export function withoutSecrets(error: unknown, secrets: readonly string[], client: string): unknown {
-  const text = JSON.stringify(toWireError(error)) ?? "";
-  if (!secrets.some((s) => text.includes(s))) return error;
-  let cut = text;
-  for (const s of secrets) cut = cut.split(s).join("[api key]");
-  const wire = JSON.parse(cut) as { type?: string; message?: string; status?: unknown };
+  if (error instanceof UpstreamError) return errorWithoutSecrets(error, secrets);
+  const name = error instanceof Error ? error.name : "";
+  if (error instanceof Error && STOPS.includes(name)) return error;
+  if (!(error instanceof MmspError) || name === "ConnectionError") {
+    const text = error instanceof Error ? `${name}: ${error.message}` : String(error);
+    console.error(`relay: the request to the provider (${client}) failed: ${withoutAddresses(cutSecrets(text, secrets))}`);
+    const what = name === "ConnectionError" ? "the request failed before any answer" : "its stream failed (the relay's log has why)";
+    return new UpstreamUnavailable(`cannot reach the provider (${client}): ${what}`);
+  }
+  // the package's own error (a protocol error's preview, a limit): its words, a provider's bytes in them cut
+  const wire = toWireError(error);
+  const cut = cutSecretsIn(wire, secrets) as typeof wire;
+  if (cut === wire) return error;
   return new UpstreamError({
     client,
-    status: typeof wire.status === "number" ? wire.status : null,
-    errorType: wire.type ?? "UpstreamError",
-    error: wire,
-    message: wire.message ?? "the provider's error (its text held the provider's key, cut out)",
+    status: typeof cut.status === "number" ? cut.status : null,
+    errorType: cut.type,
+    error: cut,
+    message: cut.message,
   });
 }

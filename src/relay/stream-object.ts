@@ -7,7 +7,8 @@
 //                                                      ─▶ client 2 (NDJSON, resumed by line count) …
 //
 // - The upstream is read once, whatever the clients do: a client going away does not cancel it. Only
-//   when no client has read for ABANDON_S seconds does the object stop reading (an alarm). "Read" is
+//   when no client has read for ABANDON_S seconds does the object stop reading (an alarm; an upstream
+//   that sent no headers ABANDON_S after its request is given up too: see awaitHeaders). "Read" is
 //   the answer being pulled: a client that keeps its connection open but has stopped reading applies
 //   backpressure, its answer is no longer pulled, and it counts as gone.
 // - Stopping is a request of its own (DELETE, SPEC §8): the upstream fetch is aborted at once and the
@@ -190,7 +191,7 @@ export class RelayStreamObject<E = unknown> {
     const publicUrl = request.headers.get(URL_HEADER) ?? request.url;
     const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
-    const upstream = await this.awaitHeaders(reading, request.signal, () => this.config.open(upstreamRequest, this.env, reading.signal));
+    const upstream = await this.awaitHeaders(reading, () => this.config.open(upstreamRequest, this.env, reading.signal));
     if (reading.signal.aborted && reading.signal.reason instanceof StreamStopped) {
       // given up before the headers (the alarm): the creator, if still there, is told why
       await upstream.body?.cancel().catch(() => {});
@@ -214,33 +215,20 @@ export class RelayStreamObject<E = unknown> {
   }
 
   /**
-   * The upstream request until its headers: the same alarm as a live stream's watches it (MAX_STREAM_S
-   * from now; ABANDON_S once the creating client has left, which its request's signal tells), and
-   * aborts `reading` when one passes.
+   * The upstream request until its headers, watched by the same alarm as a live stream's: given up
+   * (`reading` aborted) ABANDON_S after it was made, or at MAX_STREAM_S. Whether the creator still
+   * waits does not count: before the answer's headers there is nothing to read, and a client that
+   * leaves then is not always told (through Miniflare neither the Worker's request nor the object's
+   * aborts), so a wait counted as reading held a silent upstream until MAX_STREAM_S.
    */
-  private async awaitHeaders(
-    reading: AbortController,
-    creatorSignal: AbortSignal | undefined,
-    open: () => Promise<Response>,
-  ): Promise<Response> {
-    const creator: Viewer = { pulling: true, wake: null }; // waiting for the answer's headers: reading, as far as the clock goes
-    const left = (): void => {
-      creator.pulling = false;
-      this.viewers.delete(creator);
-      this.lastRead = Date.now();
-    };
+  private async awaitHeaders(reading: AbortController, open: () => Promise<Response>): Promise<Response> {
     this.pending = true;
     this.upstream = reading;
     this.lastRead = this.startedAt = Date.now();
-    this.viewers.add(creator);
-    if (creatorSignal?.aborted) left();
-    else creatorSignal?.addEventListener("abort", left, { once: true });
     try {
       await this.schedule();
       return await open();
     } finally {
-      creatorSignal?.removeEventListener("abort", left);
-      this.viewers.delete(creator);
       this.pending = false;
       this.upstream = null;
     }
@@ -473,15 +461,15 @@ export class RelayStreamObject<E = unknown> {
   /** Why a live stream (or one waiting for its headers) must stop now: [type, message], or null. */
   private overdue(now: number): [string, string] | null {
     if (!this.upstream) return null;
-    if (now >= this.idleSince(now) + this.abandonMs) {
-      const s = this.abandonMs / 1000;
-      return ["StreamAbandoned", `no client read the stream for ${s} s (ABANDON_S): the relay stopped its upstream request`];
-    }
     if (now >= this.startedAt + this.limits.streamMs) {
       const s = this.limits.streamMs / 1000;
       return ["StreamLimitExceeded", `the stream ran for ${s} s (MAX_STREAM_S): the relay stopped its upstream request`];
     }
-    return null;
+    if (now < this.idleSince(now) + this.abandonMs) return null;
+    const s = this.abandonMs / 1000;
+    // (waiting for the headers, no client reads: the clock runs from the request, see awaitHeaders)
+    if (this.pending) return ["UpstreamTimeout", `the upstream sent no answer within ${s} s (ABANDON_S): the relay stopped its request`];
+    return ["StreamAbandoned", `no client read the stream for ${s} s (ABANDON_S): the relay stopped its upstream request`];
   }
 
   /** The object's alarm: abandonment, MAX_STREAM_S (before the upstream's headers too), expiry. */

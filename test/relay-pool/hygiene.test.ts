@@ -1,11 +1,12 @@
 // The smaller holes: an upstream address never printed with its credentials (with or without a
 // scheme), the relay's key never passed upstream (even when offered twice), an upload cut off
 // mid-body one log line (no stack), and an upstream that never sends its headers given up on: by
-// the client leaving (stateless), by ABANDON_S once the creator left, by MAX_STREAM_S (kept).
+// the client leaving (stateless), by ABANDON_S from its request, by MAX_STREAM_S (kept).
 import { env, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { expect, test, vi } from "vitest";
 import { createRelay } from "../../src/relay/index.ts";
 import { openUpstream } from "../../src/relay/upstream.ts";
+import worker from "../../worker/index.ts";
 import { newTag, ORIGIN, upstreamCancelled, upstreamRequests } from "./relay.ts";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -124,3 +125,33 @@ test("kept: an upstream silent past ABANDON_S after its creator left is cancelle
   expect(((await refused.json()) as { error: { type: string } }).error.type).toBe("StreamLimitExceeded");
   expect(await upstreamCancelled(tag2, 2000)).not.toBeNull();
 });
+
+test("kept: an upstream that never sends its headers is given up ABANDON_S (+ at most 2 s) after its request, whether or not its creator's leaving is told", async () => {
+  // the Worker's handler called directly: the object's request is not aborted when the client goes
+  // away (as through Miniflare's HTTP), so only the object's own clock can give the upstream up
+  const tag = newTag();
+  const controller = new AbortController();
+  const request = new Request(`${ORIGIN}/v1/stream`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "silent", messages: [], tag }),
+    signal: controller.signal,
+  });
+  const waiting = worker.fetch(request, env as never).catch(() => null);
+  const stub = await pendingObject();
+  // ABANDON_S = 3 for this object (the pool's bindings keep the default 60 s), its alarm set again
+  const madeAt = await runInDurableObject(stub, async (instance) => {
+    const object = instance as unknown as { env: object; startedAt: number; schedule(): Promise<void> };
+    object.env = { ...object.env, ABANDON_S: "3" };
+    await object.schedule();
+    return object.startedAt;
+  });
+  await sleep(300);
+  controller.abort();
+  const cancelledAt = await upstreamCancelled(tag, 6000);
+  expect(cancelledAt, "the upstream saw its request aborted").not.toBeNull();
+  expect(cancelledAt! - madeAt).toBeLessThan(3000 + 2000);
+  expect(cancelledAt! - madeAt).toBeGreaterThanOrEqual(2900);
+  const refused = await waiting;
+  if (refused) expect(((await refused.json()) as { error: { type: string } }).error.type).toBe("UpstreamTimeout");
+}, 20_000);

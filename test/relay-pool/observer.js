@@ -24,7 +24,8 @@ export default {
     // a provider's request carries it in its text (providers.ts): `tag:<uuid>`
     if (tag === "") tag = /tag:([\w-]+)/.exec(body)?.[1] ?? "";
     request.signal.addEventListener("abort", () => void cancelled.set(tag, Date.now()), { once: true });
-    const answer = await fetch(url, { method: "POST", headers: request.headers, body, signal: request.signal });
+    // (a redirect goes back to the relay, as a server's would: followed here, the relay would never see it)
+    const answer = await fetch(url, { method: "POST", headers: request.headers, body, signal: request.signal, redirect: "manual" });
     if (!answer.body) return answer;
     // piped through JS, not passed on as it is: a passed-on body ends this request's part here, and
     // its signal would not abort when the relay lets go of the answer

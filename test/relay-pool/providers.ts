@@ -14,6 +14,10 @@
 //   echo-error       (Anthropic) an `event: error` inside the stream whose message repeats the key
 //   held             (OpenAI) call 0 open, then 24 MiB of call 1's arguments, which wait for it; no finish_reason
 //   unterminated     (OpenAI) one 24 MiB event with no line end
+//   refuse-text-key  a plain-text 502 with the key from its 186th character (a preview's cut lands inside it)
+//   refuse-401       a 401 about the key (OpenAI's words: its first 8 and last 4 characters), which also repeats it
+//   refuse-403       a 403 about the key, which repeats it
+//   redirect         a 307 to another host
 // `GET /__provider?tag=` → {count, key, body}: how many provider requests carried that tag, and the
 // key header and body of the last (the key reaches the provider; the tests check it goes no further).
 import { type Request, Response } from "miniflare";
@@ -121,6 +125,26 @@ export async function providerApi(request: Request, path: string): Promise<Respo
   const entry = seen.get(tag) ?? { count: 0, key: null, body: "" };
   seen.set(tag, { count: entry.count + 1, key, body: text });
   const script = marker(text, "script") ?? "text";
+  const token = key?.replace(/^Bearer /, "") ?? "";
+  if (script === "refuse-text-key") {
+    // a gateway's plain-text 502 whose key starts at character 186: a 200-character preview ends inside it
+    return new Response(`${"x".repeat(184)} ${token} and more text after the key`, { status: 502, headers: { "content-type": "text/plain" } });
+  }
+  if (script === "refuse-401") {
+    // the provider's refusal of the operator's key, part of it shown (OpenAI's words), and whole (an echo)
+    const message = `Incorrect API key provided: ${token.slice(0, 8)}****${token.slice(-4)}. You sent ${token}.`;
+    return new Response(JSON.stringify({ error: { message, type: "invalid_request_error", code: "invalid_api_key" } }), {
+      status: 401,
+      headers: { "content-type": "application/json" },
+    });
+  }
+  if (script === "refuse-403") {
+    return new Response(JSON.stringify({ type: "error", error: { type: "permission_error", message: `key ${token} may not use this model` } }), {
+      status: 403,
+      headers: { "content-type": "application/json" },
+    });
+  }
+  if (script === "redirect") return new Response(null, { status: 307, headers: { location: "http://elsewhere.test/v1/messages" } });
   if (script === "refuse") {
     // (some APIs echo what they were sent: the relay must not pass the key on)
     const message = `Rate limit reached for the key ${key}: slow down`;

@@ -3,7 +3,7 @@
 // authorize, allowAnonymous's bounded per-client rate), a model not in the table going on to the
 // upstream, against the test kit's fakeProvider (its `.requests`: the key arrived, the stop aborted).
 import { readFileSync } from "node:fs";
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
 import { createRelay, type RelayEnv } from "../../src/relay/index.ts";
 import { ClientRates } from "../../src/relay/gate.ts";
@@ -87,17 +87,23 @@ test("a model not in the table goes on to the upstream; without one it is a 404 
   expect((await answer.json()).error.message).toContain('("fast", "slow")');
 });
 
-test("the provider's own refusal keeps its status, with MMSP's type", async () => {
+test("the provider's 401 about the operator's key: a 502 UpstreamUnavailable for the client (SPEC §10), the refusal in the log", async () => {
   const fake = fakeProvider("anthropic", { streams: {}, key: KEY });
   const relay = createRelay({
     models: { fast: { provider: anthropic({ apiKey: "sk-wrong-key", baseURL: "https://api.anthropic.test", fetch: fake }), model: "m" } },
     allowAnonymous: true,
   });
-  const answer = await relay.fetch(post(ask("fast")), {});
-  expect(answer.status).toBe(401);
-  const { error } = await answer.json();
-  expect(error.type).toBe("AuthenticationError");
-  expect(JSON.stringify(error).includes("sk-wrong-key")).toBe(false);
+  const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+  try {
+    const answer = await relay.fetch(post(ask("fast")), {});
+    expect(answer.status).toBe(502);
+    const { error } = await answer.json();
+    expect(error.type).toBe("UpstreamUnavailable");
+    expect(JSON.stringify(error).includes("sk-wrong-key")).toBe(false);
+    expect(String(logged.mock.calls[0]?.[0])).toMatch(/the provider \(anthropic\) refused the relay's credentials \(HTTP 401\): HTTP 401 AuthenticationError: Invalid API key/);
+  } finally {
+    logged.mockRestore();
+  }
 });
 
 test("stateless: the client going away aborts the provider's request (the fake's request log)", async () => {
