@@ -13,7 +13,8 @@ import { fail } from "../internal/describe.js";
 import { connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
 import { isRecord } from "../internal/values.js";
-import { providerStream, type ProviderStreamOptions } from "./read.js";
+import type { BodyContext } from "../framing/framer.js";
+import { bodyContext, providerStream, type ProviderStreamOptions } from "./read.js";
 import { providerRefusal } from "./refusal.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
 import type { ProviderSpec } from "./spec.js";
@@ -151,6 +152,8 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     follow(abort, streamOptions.signal);
     /** The answer's body, once the fetch answered (null: an answer without one). */
     let body: ReadableStreamDefaultReader<Uint8Array> | null | undefined;
+    /** What the answer said of its body, filled in when it comes (the reader reads it at the end). */
+    const context: BodyContext = {};
     const open = async (): Promise<void> => {
       let response: Response;
       try {
@@ -173,6 +176,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         });
       }
       if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
+      bodyContext(response, context);
       body = response.body?.getReader() ?? null;
     };
     let opening: Promise<void> | undefined;
@@ -190,7 +194,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         return body?.cancel(reason).catch(() => {});
       },
     }, { highWaterMark: 0 });
-    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal });
+    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal }, context);
     return {
       readable: source.pipeThrough(reading),
       message: reading.message,
