@@ -34,11 +34,7 @@ export interface BodyInfo {
   format: WireFormat | "auto";
   /** How many bytes the body had in all (the head is at most its first `HEAD_BYTES`, framing/head.ts). */
   totalBytes: number;
-  /**
-   * The stream the reader wants: `"mmsp"` (the default: UniEvents) or a provider's name
-   * (`"openai-chat"`, `"anthropic"`…). A stream of that kind is no mistake (undefined: the reader's
-   * own error stands); any other, MMSP's included, is named with the reader that reads it.
-   */
+  /** The stream the reader wants: `"mmsp"` (default) or a provider's name; any other is named with its reader. */
   expect?: string;
 }
 
@@ -46,35 +42,21 @@ const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams f
 const WANTS_UNIEVENTS =
   `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at the MMSP endpoint (POST …/v1/stream), or convert the stream to UniEvents first`;
 
-/** Each provider's stream as the package names it, and the factory of mmsp-streams/providers that reads it. */
-const PROVIDER_STREAMS: Readonly<Record<string, { stream: string; factory: string }>> = {
-  "openai-chat": { stream: "an OpenAI Chat Completions stream", factory: "openaiChat" },
-  "openai-responses": { stream: "an OpenAI Responses stream", factory: "openaiResponses" },
-  anthropic: { stream: "an Anthropic Messages stream", factory: "anthropic" },
-  gemini: { stream: "a Google Gemini stream", factory: "gemini" },
+/** Each provider's stream in words, and the factory of mmsp-streams/providers that reads it. */
+const READERS: Readonly<Record<string, readonly [string, string]>> = {
+  "openai-chat": ["an OpenAI Chat Completions stream", "openaiChat"],
+  "openai-responses": ["an OpenAI Responses stream", "openaiResponses"],
+  anthropic: ["an Anthropic Messages stream", "anthropic"],
+  gemini: ["a Google Gemini stream", "gemini"],
 };
-
-/** What the reader wants, in words: MMSP UniEvents or the provider's stream. */
-const wanted = (info: BodyInfo): string =>
-  !info.expect || info.expect === "mmsp"
-    ? "MMSP UniEvents"
-    : Object.prototype.hasOwnProperty.call(PROVIDER_STREAMS, info.expect)
-    ? PROVIDER_STREAMS[info.expect]!.stream
-    : `a ${info.expect} stream`;
-
-const wantsMmsp = (info: BodyInfo): boolean => !info.expect || info.expect === "mmsp";
-
-/** How to read a provider's stream with the package (the same words for every reader that meets one). */
+const wantsMmsp = (info: BodyInfo): boolean => (info.expect ?? "mmsp") === "mmsp";
+const wanted = (info: BodyInfo): string => (wantsMmsp(info) ? "MMSP UniEvents" : READERS[info.expect!]?.[0] ?? `a ${info.expect} stream`);
 const readAs = (provider: string): string =>
-  `use \`${PROVIDER_STREAMS[provider]!.factory}\` (mmsp-streams/providers), or new ProviderEventStream("${provider}")`;
-
-/** What to check when the reader got no stream at all: the MMSP endpoint, or a provider's streaming request. */
+  `use \`${READERS[provider]![1]}\` (mmsp-streams/providers), or new ProviderEventStream("${provider}")`;
 const streamExpected = (info: BodyInfo): string =>
   wantsMmsp(info)
     ? STREAM_EXPECTED
-    : `check the URL and the request: ${
-      wanted(info)
-    } comes from a request that asks for one ("stream": true; Gemini: :streamGenerateContent?alt=sse)`;
+    : `check the URL and the request: it must ask for a stream ("stream": true; Gemini: :streamGenerateContent?alt=sse)`;
 
 // ---- foreign events -----------------------------------------------------------------------------
 
@@ -123,15 +105,13 @@ interface Foreign {
   provider?: string;
 }
 
+const foreign = (stream: string, record: string, provider?: string): Foreign => ({ stream, record, provider });
+
 function recognize(value: unknown): Foreign | undefined {
   if (!isRecord(value) || "event_type" in value || "content_items" in value) return undefined;
   const { object, type } = value;
   if (object === "chat.completion.chunk") {
-    return {
-      stream: "an OpenAI Chat Completions stream (chat.completion.chunk events)",
-      record: "an OpenAI chat.completion.chunk",
-      provider: "openai-chat",
-    };
+    return foreign("an OpenAI Chat Completions stream (chat.completion.chunk events)", "an OpenAI chat.completion.chunk", "openai-chat");
   }
   if (object === "chat.completion") {
     return { stream: "a whole OpenAI chat.completion (the non-streaming answer)", record: "an OpenAI chat.completion" };
@@ -143,18 +123,10 @@ function recognize(value: unknown): Foreign | undefined {
     if (
       /^response\.[a-z_.]+$/.test(type) && ("sequence_number" in value || "response" in value || "delta" in value || "item_id" in value)
     ) {
-      return {
-        stream: `an OpenAI Responses stream (${type} events)`,
-        record: `an OpenAI Responses event "${type}"`,
-        provider: "openai-responses",
-      };
+      return foreign(`an OpenAI Responses stream (${type} events)`, `an OpenAI Responses event "${type}"`, "openai-responses");
     }
     if (ANTHROPIC_TYPES.has(type)) {
-      return {
-        stream: `an Anthropic Messages stream (${type} events)`,
-        record: `an Anthropic Messages event "${type}"`,
-        provider: "anthropic",
-      };
+      return foreign(`an Anthropic Messages stream (${type} events)`, `an Anthropic Messages event "${type}"`, "anthropic");
     }
     if (AI_SDK_TYPES.has(type) || /^data-[\w-]+$/.test(type) || (type === "error" && typeof value.errorText === "string")) {
       return { stream: `an AI SDK UI message stream ("${type}" parts)`, record: `an AI SDK UI message stream part "${type}"` };
@@ -163,11 +135,8 @@ function recognize(value: unknown): Foreign | undefined {
   // OpenAI-compatible servers (vLLM, llama.cpp, proxies…) do not all send `object`: their choices tell
   if (Array.isArray(value.choices)) {
     if (value.choices.some((c) => isRecord(c) && isRecord(c.delta))) {
-      return {
-        stream: "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)",
-        record: "an OpenAI-compatible chat completion chunk",
-        provider: "openai-chat",
-      };
+      const stream = "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)";
+      return foreign(stream, "an OpenAI-compatible chat completion chunk", "openai-chat");
     }
     if (value.choices.some((c) => isRecord(c) && isRecord(c.message))) {
       return {
@@ -177,11 +146,7 @@ function recognize(value: unknown): Foreign | undefined {
     }
   }
   if (Array.isArray(value.candidates) || isRecord(value.promptFeedback)) {
-    return {
-      stream: "a Google Gemini stream (GenerateContentResponse chunks)",
-      record: "a Google Gemini GenerateContentResponse",
-      provider: "gemini",
-    };
+    return foreign("a Google Gemini stream (GenerateContentResponse chunks)", "a Google Gemini GenerateContentResponse", "gemini");
   }
   if (typeof value.model === "string" && typeof value.done === "boolean" && ("message" in value || "response" in value)) {
     return { stream: "an Ollama stream", record: "an Ollama chat/generate chunk" };
@@ -194,28 +159,20 @@ function recognize(value: unknown): Foreign | undefined {
  * `chat.completion.chunk`, an Anthropic `message_start`, …), and what to do. Undefined otherwise.
  */
 export function foreignEventHint(value: unknown): Diagnosis | undefined {
-  const foreign = recognize(value);
-  if (!foreign) return undefined;
-  return { what: `this is ${foreign.record}, not an MMSP UniEvent`, advice: mmspAdvice(foreign) };
+  const found = recognize(value);
+  return found && { what: `this is ${found.record}, not an MMSP UniEvent`, advice: mmspAdvice(found) };
 }
 
 /** The MMSP reader's advice for another protocol's stream: UniEvents wanted, and the package's reader of it when it has one. */
-const mmspAdvice = (foreign: Foreign): string =>
-  foreign.provider ? `${WANTS_UNIEVENTS} (this one: ${readAs(foreign.provider)})` : WANTS_UNIEVENTS;
-
-/** A record of MMSP's own stream (a UniEvent, or its `{"error"}` event is no proof: only an event's own members count). */
-const isUniEvent = (value: unknown): boolean =>
-  isRecord(value) && typeof value.event_type === "string" && Array.isArray(value.content_items);
+const mmspAdvice = (f: Foreign): string => (f.provider ? `${WANTS_UNIEVENTS} (this one: ${readAs(f.provider)})` : WANTS_UNIEVENTS);
+const MMSP_STREAM = foreign("an MMSP UniEvent stream", "");
 
 /** Another stream than the reader wants, named, with the reader that reads it. */
-function named(found: Foreign | "mmsp", info: BodyInfo, suffix = ""): Diagnosis {
-  const stream = found === "mmsp" ? "an MMSP UniEvent stream" : found.stream;
-  const what = `${stream}${suffix}, not ${wanted(info)}`;
-  if (found === "mmsp") {
-    return { what, advice: "read it with UniEventStream (or fromResponse, fromFetch) from mmsp-streams: it is UniEvents already" };
-  }
-  if (wantsMmsp(info)) return { what, advice: mmspAdvice(found) };
-  return { what, advice: found.provider ? readAs(found.provider) : `this reader wants ${wanted(info)}: ${streamExpected(info)}` };
+function named(f: Foreign, info: BodyInfo, suffix = ""): Diagnosis {
+  const what = `${f.stream}${suffix}, not ${wanted(info)}`;
+  if (f === MMSP_STREAM) return { what, advice: "read it with UniEventStream (or fromResponse, fromFetch): it is UniEvents already" };
+  if (wantsMmsp(info)) return { what, advice: mmspAdvice(f) };
+  return { what, advice: f.provider ? readAs(f.provider) : `this reader wants ${wanted(info)}: ${streamExpected(info)}` };
 }
 
 // ---- bytes --------------------------------------------------------------------------------------
@@ -334,10 +291,7 @@ function tryParse(text: string): { value: unknown } | undefined {
 const SSE_FIELD = /^(data|event|id|retry)(:|$)/;
 const isSseLine = (line: string): boolean => line.startsWith(":") || SSE_FIELD.test(line);
 
-/**
- * A foreign protocol's records among the first lines (SSE or NDJSON), or its SSE event names; a
- * `null` when they are the stream the reader wants (then nothing is to be said: the reader's own error stands).
- */
+/** A foreign protocol's records among the first lines (SSE or NDJSON), or its SSE event names; null: the stream the reader wants. */
 function foreignStream({ lines }: Lines, info: BodyInfo): Diagnosis | null | undefined {
   const found = (f: Foreign): Diagnosis | null => (f.provider !== undefined && f.provider === info.expect ? null : named(f, info));
   for (const line of lines.slice(0, 20)) {
@@ -346,26 +300,23 @@ function foreignStream({ lines }: Lines, info: BodyInfo): Diagnosis | null | und
     if (field) {
       if (field[1] === "event") {
         const name = field[2]!.trim();
-        if (ANTHROPIC_TYPES.has(name)) {
-          return found({ stream: `an Anthropic Messages stream (${name} events)`, record: "", provider: "anthropic" });
-        }
-        if (/^response\.[a-z_.]+$/.test(name)) {
-          return found({ stream: `an OpenAI Responses stream (${name} events)`, record: "", provider: "openai-responses" });
-        }
+        if (ANTHROPIC_TYPES.has(name)) return found(foreign(`an Anthropic Messages stream (${name} events)`, "", "anthropic"));
+        if (/^response\.[a-z_.]+$/.test(name)) return found(foreign(`an OpenAI Responses stream (${name} events)`, "", "openai-responses"));
         continue;
       }
       payload = field[2]!;
     }
     if (!payload.startsWith("{")) continue;
     const value = tryParse(payload)?.value;
-    if (!wantsMmsp(info) && isUniEvent(value)) return named("mmsp", info);
-    const foreign = recognize(value);
-    if (foreign) return found(foreign);
+    const f = isRecord(value) && typeof value.event_type === "string" && Array.isArray(value.content_items)
+      ? MMSP_STREAM
+      : recognize(value);
+    if (f && (f !== MMSP_STREAM || !wantsMmsp(info))) return found(f); // (UniEvents are the MMSP reader's own)
   }
   // AI SDK 4's data stream protocol: `0:"text"`, `f:{"messageId":…}` lines
   const aiSdk4 = lines.slice(0, 5).filter((l) => /^[0-9a-k]:/.test(l) && tryParse(l.slice(2)) !== undefined);
   if (aiSdk4.length > 0 && aiSdk4.length === Math.min(lines.length, 5)) {
-    return named({ stream: 'an AI SDK data stream (version 4 lines such as 0:"text")', record: "" }, info);
+    return named(foreign('an AI SDK data stream (version 4 lines such as 0:"text")', ""), info);
   }
   return undefined;
 }
@@ -409,8 +360,8 @@ function jsonDocument(text: string, { lines, first = "", complete }: Lines, info
     };
   }
   if (isRecord(value)) {
-    const foreign = recognize(value);
-    if (foreign) return named(foreign, info, saidType(info));
+    const found = recognize(value);
+    if (found) return named(found, info, saidType(info));
     const says = ["message", "detail", "title"].map((k) => value[k]).find((v): v is string => typeof v === "string");
     if (says) return { what: `a JSON document${saidType(info)}, not a stream; it says ${quoted(says, 160)}`, advice };
   }
@@ -520,10 +471,10 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
   const lines = splitLines(text, complete);
   const page = htmlPage(text, info);
   if (page) return { what: `${page.what}, not an event stream`, advice: page.advice };
-  const foreign = foreignStream(lines, info);
-  if (foreign === null) return undefined; // the stream the reader wants, cut or wrong in a way its own error says
-  const found = foreign ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
-  if (found) return found;
+  const found = foreignStream(lines, info);
+  if (found === null) return undefined; // the stream the reader wants: its own error stands
+  const said = found ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
+  if (said) return said;
   if (lines.lines.length > 0 && lines.lines.every((l) => l.startsWith(":"))) {
     return complete
       ? {
