@@ -40,8 +40,8 @@ export const CASES = [
   { name: "KINDS alone (no zod)", code: `export { KINDS } from "mmsp-streams";`, budget: 256 },
   // not budgeted in the issue: the MMSP reader's framing as stages, with the diagnosis (guards growth:
   // the figure when they became classes of their own, + ~1%)
-  { name: "MmspSseDecoderStream", code: `export { MmspSseDecoderStream } from "mmsp-streams";`, budget: 10.75 * KB },
-  { name: "MmspNdjsonDecoderStream", code: `export { MmspNdjsonDecoderStream } from "mmsp-streams";`, budget: 12.35 * KB },
+  { name: "MmspSseDecoderStream", code: `export { MmspSseDecoderStream } from "mmsp-streams";`, budget: 11.25 * KB }, // 11.12 KB: issue #35's diagnosis of provider streams
+  { name: "MmspNdjsonDecoderStream", code: `export { MmspNdjsonDecoderStream } from "mmsp-streams";`, budget: 12.95 * KB }, // 12.81 KB: issue #35's diagnosis of provider streams
   // not budgeted in any issue: the test kit in a test bundle (guards growth; it needs none of the reader)
   { name: "mmsp-streams/testing", code: `export * from "mmsp-streams/testing";`, budget: 9.85 * KB }, // 9.51 KB measured 2026-12-01
   // issue #27: a provider's stream for one provider ≤ 12 KB, and importing one provider pulls in no other
@@ -72,20 +72,20 @@ export const CASES = [
  */
 export const KNOWN_MISSES = {
   "whole entry": {
-    ceiling: 40.5 * KB,
+    ceiling: 41.1 * KB, // 40.69 KB (issue #35: the diagnosis names each provider's stream and MMSP's, ~0.45 KB; the shell's async end)
     why: "zod/mini (~7.6 KB gzip), the diagnosis (~4 KB gzip), partial-json, the immutable live message and timings, the option checks, fromFetch with stop() and the refusal and connection diagnoses (~2.5 KB gzip), the encoders and the AI-free rest of the reader.",
   },
   UniEventStream: {
-    ceiling: 33.25 * KB,
+    ceiling: 34.0 * KB, // 33.64 KB (issue #35: the diagnosis names each provider's stream and MMSP's with the reader that reads it)
     why: "zod/mini (the schema check's slow path), diagnose.js (the MMSP reader explains a body that is no stream), partial-json and the immutable live message and the timings (snapshot(), subscribe(), timings), the framer, decoder and both grammars (the mode is an option).",
   },
   SseDecoderStream: {
-    ceiling: 6.85 * KB,
+    ceiling: 6.95 * KB, // 6.87 KB (issue #35: the stream shell waits for a core's end that returns a promise)
     why: "framer + lines + utf8 (byte offsets, marks resolved lazily, the capture hook), the option and chunk checks with their messages, the stream shell (idle timeout, signal, queued outputs), the error classes.",
   },
-  "SseDecoderStream via mmsp-streams/sse": { ceiling: 6.85 * KB, why: "the same modules as SseDecoderStream (a subpath cannot drop what the module graph pulls in)." },
+  "SseDecoderStream via mmsp-streams/sse": { ceiling: 6.95 * KB, why: "the same modules as SseDecoderStream (a subpath cannot drop what the module graph pulls in)." },
   NdjsonDecoderStream: {
-    ceiling: 6.9 * KB,
+    ceiling: 7.0 * KB, // 6.92 KB (issue #35: the shell's async end)
     why: "as SseDecoderStream, with the JSON line parse and the depth limit in place of the SSE field parser.",
   },
   "NdjsonDecoderStream via mmsp-streams/ndjson": { ceiling: 6.95 * KB, why: "the same modules as NdjsonDecoderStream." },

@@ -18,9 +18,11 @@ const GOAL = 4800;
  * The figure when this step was added (2026-12-01: 6,746 lines), lowered as the core shrinks (6,404 + ~1%);
  * raised once, by name, for issue #26's reader fixes (refusals said plainly, fromFetch's trusted location,
  * a large chunk read in slices, the BOM and the captured-bytes depth) and the refusal path the providers
- * share with fromResponse (internal/answer-events.ts): 6,611 + ~1%. Growth past it fails.
+ * share with fromResponse (internal/answer-events.ts): 6,611 + ~1%. Raised by name for issue #35 (6,679 → 6,717):
+ * the diagnosis knows each provider's stream and MMSP's and names the reader of it (diagnose.ts +34), the
+ * stream shell waits for a core's end that returns a promise (the providers' lazy diagnosis). Growth past it fails.
  */
-const CEILING = 6680;
+const CEILING = 6720;
 const OUTSIDE_DIRS = new Set(["ai-sdk", "partial", "encode", "relay", "providers", "testing"]);
 const OUTSIDE_FILES = new Set(["schema.ts", "index.ts", "sse.ts", "ndjson.ts", "encode.ts", "partial-json.ts"]);
 

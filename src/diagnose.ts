@@ -34,11 +34,29 @@ export interface BodyInfo {
   format: WireFormat | "auto";
   /** How many bytes the body had in all (the head is at most its first `HEAD_BYTES`, framing/head.ts). */
   totalBytes: number;
+  /** The stream the reader wants: `"mmsp"` (default) or a provider's name; any other is named with its reader. */
+  expect?: string;
 }
 
 const STREAM_EXPECTED = "check the URL and the request: an MMSP server streams from POST …/v1/stream";
 const WANTS_UNIEVENTS =
   `this reader wants MMSP UniEvents ({"event_type", "role", "content_items"}): point it at the MMSP endpoint (POST …/v1/stream), or convert the stream to UniEvents first`;
+
+/** Each provider's stream in words, and the factory of mmsp-streams/providers that reads it. */
+const READERS: Readonly<Record<string, readonly [string, string]>> = {
+  "openai-chat": ["an OpenAI Chat Completions stream", "openaiChat"],
+  "openai-responses": ["an OpenAI Responses stream", "openaiResponses"],
+  anthropic: ["an Anthropic Messages stream", "anthropic"],
+  gemini: ["a Google Gemini stream", "gemini"],
+};
+const wantsMmsp = (info: BodyInfo): boolean => (info.expect ?? "mmsp") === "mmsp";
+const wanted = (info: BodyInfo): string => (wantsMmsp(info) ? "MMSP UniEvents" : READERS[info.expect!]?.[0] ?? `a ${info.expect} stream`);
+const readAs = (provider: string): string =>
+  `use \`${READERS[provider]![1]}\` (mmsp-streams/providers), or new ProviderEventStream("${provider}")`;
+const streamExpected = (info: BodyInfo): string =>
+  wantsMmsp(info)
+    ? STREAM_EXPECTED
+    : `check the URL and the request: it must ask for a stream ("stream": true; Gemini: :streamGenerateContent?alt=sse)`;
 
 // ---- foreign events -----------------------------------------------------------------------------
 
@@ -83,13 +101,17 @@ interface Foreign {
   stream: string;
   /** The record itself, e.g. `an OpenAI chat.completion.chunk`. */
   record: string;
+  /** The provider whose stream it is, when the package reads it (`"openai-chat"`…). */
+  provider?: string;
 }
+
+const foreign = (stream: string, record: string, provider?: string): Foreign => ({ stream, record, provider });
 
 function recognize(value: unknown): Foreign | undefined {
   if (!isRecord(value) || "event_type" in value || "content_items" in value) return undefined;
   const { object, type } = value;
   if (object === "chat.completion.chunk") {
-    return { stream: "an OpenAI Chat Completions stream (chat.completion.chunk events)", record: "an OpenAI chat.completion.chunk" };
+    return foreign("an OpenAI Chat Completions stream (chat.completion.chunk events)", "an OpenAI chat.completion.chunk", "openai-chat");
   }
   if (object === "chat.completion") {
     return { stream: "a whole OpenAI chat.completion (the non-streaming answer)", record: "an OpenAI chat.completion" };
@@ -101,10 +123,10 @@ function recognize(value: unknown): Foreign | undefined {
     if (
       /^response\.[a-z_.]+$/.test(type) && ("sequence_number" in value || "response" in value || "delta" in value || "item_id" in value)
     ) {
-      return { stream: `an OpenAI Responses stream (${type} events)`, record: `an OpenAI Responses event "${type}"` };
+      return foreign(`an OpenAI Responses stream (${type} events)`, `an OpenAI Responses event "${type}"`, "openai-responses");
     }
     if (ANTHROPIC_TYPES.has(type)) {
-      return { stream: `an Anthropic Messages stream (${type} events)`, record: `an Anthropic Messages event "${type}"` };
+      return foreign(`an Anthropic Messages stream (${type} events)`, `an Anthropic Messages event "${type}"`, "anthropic");
     }
     if (AI_SDK_TYPES.has(type) || /^data-[\w-]+$/.test(type) || (type === "error" && typeof value.errorText === "string")) {
       return { stream: `an AI SDK UI message stream ("${type}" parts)`, record: `an AI SDK UI message stream part "${type}"` };
@@ -113,10 +135,8 @@ function recognize(value: unknown): Foreign | undefined {
   // OpenAI-compatible servers (vLLM, llama.cpp, proxies…) do not all send `object`: their choices tell
   if (Array.isArray(value.choices)) {
     if (value.choices.some((c) => isRecord(c) && isRecord(c.delta))) {
-      return {
-        stream: "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)",
-        record: "an OpenAI-compatible chat completion chunk",
-      };
+      const stream = "an OpenAI-compatible Chat Completions stream (chunks with choices[].delta)";
+      return foreign(stream, "an OpenAI-compatible chat completion chunk", "openai-chat");
     }
     if (value.choices.some((c) => isRecord(c) && isRecord(c.message))) {
       return {
@@ -125,8 +145,8 @@ function recognize(value: unknown): Foreign | undefined {
       };
     }
   }
-  if (Array.isArray(value.candidates)) {
-    return { stream: "a Google Gemini stream (GenerateContentResponse chunks)", record: "a Google Gemini GenerateContentResponse" };
+  if (Array.isArray(value.candidates) || isRecord(value.promptFeedback)) {
+    return foreign("a Google Gemini stream (GenerateContentResponse chunks)", "a Google Gemini GenerateContentResponse", "gemini");
   }
   if (typeof value.model === "string" && typeof value.done === "boolean" && ("message" in value || "response" in value)) {
     return { stream: "an Ollama stream", record: "an Ollama chat/generate chunk" };
@@ -139,9 +159,20 @@ function recognize(value: unknown): Foreign | undefined {
  * `chat.completion.chunk`, an Anthropic `message_start`, …), and what to do. Undefined otherwise.
  */
 export function foreignEventHint(value: unknown): Diagnosis | undefined {
-  const foreign = recognize(value);
-  if (!foreign) return undefined;
-  return { what: `this is ${foreign.record}, not an MMSP UniEvent`, advice: WANTS_UNIEVENTS };
+  const found = recognize(value);
+  return found && { what: `this is ${found.record}, not an MMSP UniEvent`, advice: mmspAdvice(found) };
+}
+
+/** The MMSP reader's advice for another protocol's stream: UniEvents wanted, and the package's reader of it when it has one. */
+const mmspAdvice = (f: Foreign): string => (f.provider ? `${WANTS_UNIEVENTS} (this one: ${readAs(f.provider)})` : WANTS_UNIEVENTS);
+const MMSP_STREAM = foreign("an MMSP UniEvent stream", "");
+
+/** Another stream than the reader wants, named, with the reader that reads it. */
+function named(f: Foreign, info: BodyInfo, suffix = ""): Diagnosis {
+  const what = `${f.stream}${suffix}, not ${wanted(info)}`;
+  if (f === MMSP_STREAM) return { what, advice: "read it with UniEventStream (or fromResponse, fromFetch): it is UniEvents already" };
+  if (wantsMmsp(info)) return { what, advice: mmspAdvice(f) };
+  return { what, advice: f.provider ? readAs(f.provider) : `this reader wants ${wanted(info)}: ${streamExpected(info)}` };
 }
 
 // ---- bytes --------------------------------------------------------------------------------------
@@ -260,29 +291,32 @@ function tryParse(text: string): { value: unknown } | undefined {
 const SSE_FIELD = /^(data|event|id|retry)(:|$)/;
 const isSseLine = (line: string): boolean => line.startsWith(":") || SSE_FIELD.test(line);
 
-/** A foreign protocol's records among the first lines (SSE or NDJSON), or its SSE event names. */
-function foreignStream({ lines }: Lines): Diagnosis | undefined {
-  const named = (stream: string): Diagnosis => ({ what: `${stream}, not MMSP UniEvents`, advice: WANTS_UNIEVENTS });
+/** A foreign protocol's records among the first lines (SSE or NDJSON), or its SSE event names; null: the stream the reader wants. */
+function foreignStream({ lines }: Lines, info: BodyInfo): Diagnosis | null | undefined {
+  const found = (f: Foreign): Diagnosis | null => (f.provider !== undefined && f.provider === info.expect ? null : named(f, info));
   for (const line of lines.slice(0, 20)) {
     let payload = line;
     const field = /^(data|event):\s?(.*)$/.exec(line);
     if (field) {
       if (field[1] === "event") {
         const name = field[2]!.trim();
-        if (ANTHROPIC_TYPES.has(name)) return named(`an Anthropic Messages stream (${name} events)`);
-        if (/^response\.[a-z_.]+$/.test(name)) return named(`an OpenAI Responses stream (${name} events)`);
+        if (ANTHROPIC_TYPES.has(name)) return found(foreign(`an Anthropic Messages stream (${name} events)`, "", "anthropic"));
+        if (/^response\.[a-z_.]+$/.test(name)) return found(foreign(`an OpenAI Responses stream (${name} events)`, "", "openai-responses"));
         continue;
       }
       payload = field[2]!;
     }
     if (!payload.startsWith("{")) continue;
-    const found = recognize(tryParse(payload)?.value);
-    if (found) return named(found.stream);
+    const value = tryParse(payload)?.value;
+    const f = isRecord(value) && typeof value.event_type === "string" && Array.isArray(value.content_items)
+      ? MMSP_STREAM
+      : recognize(value);
+    if (f && (f !== MMSP_STREAM || !wantsMmsp(info))) return found(f); // (UniEvents are the MMSP reader's own)
   }
   // AI SDK 4's data stream protocol: `0:"text"`, `f:{"messageId":…}` lines
   const aiSdk4 = lines.slice(0, 5).filter((l) => /^[0-9a-k]:/.test(l) && tryParse(l.slice(2)) !== undefined);
   if (aiSdk4.length > 0 && aiSdk4.length === Math.min(lines.length, 5)) {
-    return named('an AI SDK data stream (version 4 lines such as 0:"text")');
+    return named(foreign('an AI SDK data stream (version 4 lines such as 0:"text")', ""), info);
   }
   return undefined;
 }
@@ -317,27 +351,29 @@ function jsonDocument(text: string, { lines, first = "", complete }: Lines, info
   if (severalLines || ((uniEvent || cutUniEvent) && !jsonType)) return undefined;
   if (!(whole || jsonType || trimmed.startsWith("[") || (firstLine === undefined && first.trim().startsWith("{")))) return undefined;
   const value = (whole ?? firstLine)?.value;
-  const advice = `a stream was expected: ${STREAM_EXPECTED}`;
-  const named = isRecord(value) ? errorObject(value) : undefined;
-  if (named) {
+  const advice = `a stream was expected: ${streamExpected(info)}`;
+  const error = isRecord(value) ? errorObject(value) : undefined;
+  if (error) {
     return {
-      what: `a JSON document${saidType(info)}, not a stream: ${named}`,
+      what: `a JSON document${saidType(info)}, not a stream: ${error}`,
       advice: `the server answered with an error, not a stream; ${advice}`,
     };
   }
   if (isRecord(value)) {
-    const foreign = recognize(value);
-    if (foreign) return { what: `${foreign.stream}${saidType(info)}, not a stream of MMSP UniEvents`, advice: WANTS_UNIEVENTS };
+    const found = recognize(value);
+    if (found) return named(found, info, saidType(info));
     const says = ["message", "detail", "title"].map((k) => value[k]).find((v): v is string => typeof v === "string");
     if (says) return { what: `a JSON document${saidType(info)}, not a stream; it says ${quoted(says, 160)}`, advice };
   }
   return { what: `a JSON document${saidType(info)}, not a stream`, advice };
 }
 
-const HTML_ADVICE =
-  "it likely came from a proxy or gateway, a login page or a wrong URL rather than an MMSP server: check the URL, the credentials and anything in between";
+const htmlAdvice = (info: BodyInfo): string =>
+  `it likely came from a proxy or gateway, a login page or a wrong URL rather than ${
+    wantsMmsp(info) ? "an MMSP server" : "the provider's API"
+  }: check the URL, the credentials and anything in between`;
 
-function htmlPage(text: string, info: BodyInfo, advice = HTML_ADVICE): Diagnosis | undefined {
+function htmlPage(text: string, info: BodyInfo, advice = htmlAdvice(info)): Diagnosis | undefined {
   const start = text.trimStart().slice(0, 200).toLowerCase();
   const htmlType = mediaType(info.contentType) === "text/html" || mediaType(info.contentType) === "application/xhtml+xml";
   if (!htmlType && !/^(<!doctype html|<html|<head|<body|<title|<!--|<meta|<h1|<p>|<center|<div)/.test(start)) return undefined;
@@ -387,7 +423,7 @@ function decodeEntities(s: string): string {
 
 /** The format the reader was told against what the lines are. */
 function formatMismatch({ first }: Lines, info: BodyInfo): Diagnosis | undefined {
-  if (first === undefined) return undefined;
+  if (first === undefined || !wantsMmsp(info)) return undefined; // (a provider streams SSE, always)
   const type = mediaType(info.contentType);
   if (info.format === "sse" && first.trimStart().startsWith("{")) {
     if (type === "text/event-stream") {
@@ -435,8 +471,10 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
   const lines = splitLines(text, complete);
   const page = htmlPage(text, info);
   if (page) return { what: `${page.what}, not an event stream`, advice: page.advice };
-  const named = foreignStream(lines) ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
-  if (named) return named;
+  const found = foreignStream(lines, info);
+  if (found === null) return undefined; // the stream the reader wants: its own error stands
+  const said = found ?? jsonDocument(text, lines, info) ?? formatMismatch(lines, info);
+  if (said) return said;
   if (lines.lines.length > 0 && lines.lines.every((l) => l.startsWith(":"))) {
     return complete
       ? {
@@ -449,7 +487,7 @@ export function diagnose(head: Uint8Array, info: BodyInfo): Diagnosis | undefine
   if (isSseLine(first) || first.startsWith("{")) return undefined; // the start of a stream, cut
   return {
     what: `text that is neither SSE nor NDJSON${saidType(info)}, starting ${quoted(first.trim(), 60)}`,
-    advice: `the server did not answer with an event stream: ${STREAM_EXPECTED}`,
+    advice: `the server did not answer with an event stream: ${streamExpected(info)}`,
   };
 }
 
@@ -462,10 +500,10 @@ export function diagnosisText(d: Diagnosis): string {
  * The MMSP reader's explainer (framer.ts `Explainer`): `diagnose` of the head, with what the response
  * said about the body and the format the reader was told, as one sentence and a preview.
  */
-export function bodyExplainer(context: BodyContext, format: WireFormat | "auto"): Explainer {
+export function bodyExplainer(context: BodyContext, format: WireFormat | "auto", expect = "mmsp"): Explainer {
   const { contentType, contentEncoding } = context;
   return (head, totalBytes) => {
-    const d = diagnose(head, { contentType, contentEncoding, format, totalBytes });
+    const d = diagnose(head, { contentType, contentEncoding, format, totalBytes, expect });
     return d && { detail: diagnosisText(d), preview: previewBytes(head) };
   };
 }

@@ -97,12 +97,17 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
         },
         close: () => {
           if (this.settled) return;
-          try {
-            this.core.end(emit);
-          } catch (error) {
+          const failed = (error: unknown): never => {
             this.fail(error, true);
             throw error;
+          };
+          let ended: void | Promise<void>;
+          try {
+            ended = this.core.end(emit);
+          } catch (error) {
+            return failed(error);
           }
+          if (ended) return ended.then(() => this.close(), failed);
           this.close();
         },
         abort: (reason) => {

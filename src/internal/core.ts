@@ -5,8 +5,11 @@
 export interface StreamCore<I, O> {
   /** Handles one input; may throw (the shell turns that into the stream's error). */
   push(input: I, emit: (output: O) => void): void;
-  /** The input ended. */
-  end(emit: (output: O) => void): void;
+  /**
+   * The input ended. May return a promise (a provider's core loads the diagnosis of a body that is no
+   * stream only when one comes): the stream closes or errors once it settles.
+   */
+  end(emit: (output: O) => void): void | Promise<void>;
   /** Called once when the stream is built, with an `emit` usable at any time (e.g. from a timer). */
   start?(emit: (output: O) => void): void;
   /**

@@ -4,15 +4,24 @@
  * → the assembler (assemble mode), which makes the public stream, every `.done` and the stop event.
  * A record's failure is located where the framer is, the end's after the last record (fault.ts), so
  * a provider file never restates a rule of the stream.
+ *
+ * The end (SPEC §9): a reader whose `end()` returns reached its provider's own end, so the answer is
+ * whole — usage it never reported is a stop with four null counts, a finish reason it never gave is
+ * `unknown`, each said through `onWarning`. A body that made no item and no stream of this provider
+ * (empty, an HTML page, a JSON document, MMSP's or another provider's stream) is `NOT-A-STREAM` with
+ * the MMSP reader's diagnosis (diagnose.ts, loaded only then), a JSON error document the provider's
+ * refusal. Whatever the package raises about the stream is a `StreamProtocolError` blaming the provider.
  */
 import { MessageAssembler } from "../assemble/assembler.js";
 import type { Grammar } from "../assemble/grammar.js";
 import { LiveMessage } from "../assemble/live-message.js";
 import { parseJsonLineAt } from "../decode/record.js";
-import { EmptyResponseError } from "../errors.js";
-import { createFramer, type Framer } from "../framing/framer.js";
+import { EmptyResponseError, MmspError } from "../errors.js";
+import { type BodyContext, createFramer, type Framer } from "../framing/framer.js";
+import { HEAD_BYTES } from "../framing/head.js";
+import { joinBytes } from "../internal/bytes.js";
 import type { StreamCore } from "../internal/core.js";
-import { locate } from "../internal/fault.js";
+import { Fault, locate } from "../internal/fault.js";
 import { HeldBudget, limitError, type LimitOptions, resolveLimits } from "../internal/limits.js";
 import type { ReaderParts } from "../internal/reader-stream.js";
 import { endOf } from "../read/position.js";
@@ -21,15 +30,25 @@ import type { DeltaItem, FinishReason, UniEvent, UniMessage, UsageMetadata } fro
 import type { EventReader, FragmentSink } from "./event-reader.js";
 import type { ProviderSpec } from "./spec.js";
 
-/** Something of a provider's answer the reader skipped (it has no UniEvent kind), said through `onWarning`. */
+/**
+ * Something of a provider's answer said through `onWarning`: a part the reader skipped (it has no
+ * UniEvent kind), or what a whole answer lacked (SPEC §9: the provider reached its own end without
+ * reporting usage, or without a finish reason; the stop event then carries null counts, or `unknown`).
+ */
 export interface ProviderWarning {
-  /** What it was: a part of the answer skipped. */
-  type: "skipped";
-  /** 0-based index of the provider's event (SSE message) that carried it. */
+  /** `"skipped"`: a part of the answer skipped; `"missing"`: usage or a finish reason the provider never sent. */
+  type: "skipped" | "missing";
+  /** 0-based index of the provider's event (SSE message) that carried it; for `"missing"`, the end (one past the last event). */
   eventIndex: number;
-  /** A sentence saying what was skipped. */
+  /** A sentence saying what was skipped, or what was missing and what the stop event carries instead. */
   message: string;
 }
+
+/** How much of a body that holds no record is kept, to read it whole as a JSON error document (as much as a refusal's). */
+const BODY_KEPT = 64 * 1024;
+
+/** The usage of a whole answer whose provider reported none (SPEC §9). */
+const NO_USAGE = { cached_tokens: null, prompt_tokens: null, thoughts_tokens: null, response_tokens: null };
 
 /** How the core reads (checked at the boundary: provider-event-stream.ts). */
 export interface ProviderCoreOptions extends LimitOptions {
@@ -65,8 +84,23 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   private readonly maxResponseBytes: number;
   /** Bytes read from the provider's body so far. */
   private bytesRead = 0;
+  /** The reader wrote usage / a finish reason / anything but an item (a body it wrote nothing for may be no stream of its). */
+  private gotUsage = false;
+  private gotFinish = false;
+  private said = false;
+  /** The body's first bytes (all of it, up to `BODY_KEPT`, while it held no record), and its size. */
+  private kept: Uint8Array[] = [];
+  private keptBytes = 0;
 
-  constructor(spec: ProviderSpec, options: ProviderCoreOptions) {
+  /**
+   * @param context what the response said of the body (read at the end: a provider's `stream()` fills it
+   *   in when the answer comes): its headers for the diagnosis, its status for a JSON error document
+   */
+  constructor(
+    private readonly spec: ProviderSpec,
+    options: ProviderCoreOptions,
+    private readonly context: BodyContext = {},
+  ) {
     const client = (this.client = options.client ?? spec.name);
     const limits = resolveLimits(options);
     this.maxDepth = limits.maxDepth;
@@ -106,14 +140,19 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   }
 
   stop(usage: Partial<UsageMetadata> | null, finish: FinishReason | null): void {
+    this.said = true;
+    if (usage) this.gotUsage = true;
+    if (finish) this.gotFinish = true;
     this.grammar.push(this.event("stop", [], usage as UsageMetadata | null, finish), this.emit);
   }
 
   warn(message: string): void {
+    this.said = true;
     this.onWarning?.({ type: "skipped", eventIndex: this.framer.index, message });
   }
 
   reason(text: string): void {
+    this.said = true;
     this.why = text;
   }
 
@@ -144,7 +183,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       const value = data === "[DONE]" ? data : parseJsonLineAt(data, this.maxDepth, f.index, f.unterminated);
       this.reader.read(value, this);
     } catch (e) {
-      throw locate(e, this.client, f.position());
+      throw locate(this.typed(e), this.client, f.position());
     }
     f.keepEnd();
   };
@@ -156,22 +195,33 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       // (a chunk that is no bytes has no byteLength: the framer says what it is)
       if ((this.bytesRead += chunk.byteLength || 0) > this.maxResponseBytes) throw this.tooMuch();
       this.framer.push(chunk, this.record);
+      // the head, for the diagnosis; the whole body (bounded) while it holds no record
+      const room = (this.framer.index === 0 ? BODY_KEPT : HEAD_BYTES) - this.keptBytes;
+      if (room > 0) this.keep(chunk.slice(0, room));
     } finally {
       this.timings.update();
     }
   }
 
-  end(emit: Emit): void {
+  private keep(bytes: Uint8Array): void {
+    this.kept.push(bytes);
+    this.keptBytes += bytes.length;
+  }
+
+  end(emit: Emit): void | Promise<void> {
     this.emit = this.live.tap(emit);
     this.timings.ended();
     try {
       this.framer.end(this.record);
+      let failure: { error: unknown } | undefined;
       try {
         this.reader.end(this);
-        this.grammar.end(this.emit);
-      } catch (e) {
-        throw locate(this.named(e), this.client, endOf(this.framer.kept()));
+      } catch (error) {
+        failure = { error };
       }
+      // no item went out, and the reader found nothing of its provider's or no end: is it a stream at all?
+      if (!this.grammar.started && (failure !== undefined || !this.said)) return this.noStream(failure);
+      this.finish(failure);
     } finally {
       this.timings.update();
     }
@@ -183,6 +233,55 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     e.eventIndex = this.framer.index;
     e.byteOffset = this.maxResponseBytes;
     return e;
+  }
+
+  /**
+   * The reader's outcome at the end: its error (not at its provider's end), else a whole answer — what
+   * the provider never sent filled in and said (SPEC §9) — through the assembler's end.
+   */
+  private finish(failure: { error: unknown } | undefined): void {
+    try {
+      if (failure !== undefined) throw failure.error;
+      const missing: string[] = [];
+      if (!this.gotUsage) {
+        this.stop(NO_USAGE, null);
+        missing.push(
+          `${this.client} reached its end without reporting usage: four null counts (OpenAI Chat: stream_options.include_usage)`,
+        );
+      }
+      if (!this.gotFinish) {
+        this.stop(null, "unknown");
+        missing.push(`${this.client} reached its end without a finish reason: finish_reason "unknown"`);
+      }
+      this.grammar.end(this.emit);
+      const eventIndex = endOf(this.framer.kept()).eventIndex;
+      for (const message of missing) this.onWarning?.({ type: "missing", eventIndex, message });
+    } catch (e) {
+      throw locate(this.typed(this.named(e)), this.client, endOf(this.framer.kept()));
+    }
+  }
+
+  /** A body that made no item: what it was, if no stream of this provider (no-stream.ts, loaded only now); else the reader's outcome. */
+  private async noStream(failure: { error: unknown } | undefined): Promise<void> {
+    const { noStreamError } = await import("./no-stream.js");
+    const body = joinBytes(this.kept, this.keptBytes);
+    const error = noStreamError(body, this.bytesRead, this.framer.index, this.context, this.spec, this.client);
+    if (error) throw error;
+    try {
+      this.finish(failure);
+    } finally {
+      this.timings.update();
+    }
+  }
+
+  /**
+   * An error the package raises about the stream is a `StreamProtocolError` blaming the provider: a
+   * plain `MmspError` (the assembler's end errors, SPEC §5's words for assemble mode fed directly; a
+   * reader of a `ProviderSpec` of one's own) becomes its rule's fault, located and named.
+   */
+  private typed(e: unknown): unknown {
+    if (!(e instanceof MmspError) || e.name !== "MmspError") return e;
+    return new Fault(e.rule ?? "STOP-SHAPE", e.message.replace(/^Streaming response/, "the stream"));
   }
 
   /** An answer with no content, when the provider said why: the error names the reason (SPEC §9). */

@@ -14,7 +14,8 @@ import { connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
 import { cutSecrets, errorWithoutSecrets, secretsOf } from "../internal/secrets.js";
 import { isRecord, ownMembers, ownValue } from "../internal/values.js";
-import { providerStream, type ProviderStreamOptions } from "./read.js";
+import type { BodyContext } from "../framing/framer.js";
+import { bodyContext, providerStream, type ProviderStreamOptions } from "./read.js";
 import { providerRefusal } from "./refusal.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
 import { requestError } from "./request-error.js";
@@ -157,6 +158,8 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     follow(abort, streamOptions.signal);
     /** The answer's body, once the fetch answered (null: an answer without one). */
     let body: ReadableStreamDefaultReader<Uint8Array> | null | undefined;
+    /** What the answer said of its body, filled in when it comes (the reader reads it at the end). */
+    const context: BodyContext = {};
     const open = async (): Promise<void> => {
       let response: Response;
       try {
@@ -184,6 +187,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         const secrets = secretsOf(req);
         throw errorWithoutSecrets(await providerRefusal(response, spec, client, (text) => cutSecrets(text, secrets)), secrets);
       }
+      bodyContext(response, context);
       body = response.body?.getReader() ?? null;
     };
     let opening: Promise<void> | undefined;
@@ -201,7 +205,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         return body?.cancel(reason).catch(() => {});
       },
     }, { highWaterMark: 0 });
-    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal });
+    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal }, context);
     return {
       readable: source.pipeThrough(reading),
       message: reading.message,

@@ -33,10 +33,17 @@ export async function providerRefusal(
   client: string,
   clean?: (text: string) => string,
 ): Promise<UpstreamError> {
-  const read = await refusalOf(response, client, clean);
+  return providerError(await refusalOf(response, client, clean), response.status, spec, client);
+}
+/**
+ * The refusal `read` (the package's reading of a body: its JSON error, else `HTTPError`) as the
+ * provider's: typed by `status` and the provider's own type. Also what a 2xx body that is one JSON
+ * error document is (core.ts: `status` 200, SPEC §9).
+ */
+export function providerError(read: UpstreamError, status: number | null, spec: ProviderSpec, client: string): UpstreamError {
   const error = read.error;
-  // refusalOf's type is the body's `error.type` (or HTTPError for a body that is no JSON error)
+  // read's type is the body's `error.type` (or HTTPError for a body that is no JSON error)
   const own = read.errorType === "HTTPError" || !isRecord(error) ? null : spec.errorType ? spec.errorType(error) : read.errorType;
-  const errorType = refusalType(response.status, own);
-  return new UpstreamError({ client, status: response.status, errorType, error, message: read.message });
+  const errorType = status === null ? own ?? "HTTPError" : refusalType(status, own);
+  return new UpstreamError({ client, status, errorType, error, message: read.message });
 }

@@ -18,6 +18,7 @@ import * as pollution from "./pollution.ts";
 import * as providers from "./providers.ts";
 import * as providersHeld from "./providers-held.ts";
 import * as providersMore from "./providers-more.ts";
+import * as providersWhole from "./providers-whole.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
 import * as shortWay from "./short-way.ts";
@@ -48,6 +49,7 @@ const groups: [string, Case[]][] = [
   ["providers-more", providersMore.cases],
   ["providers-held", providersHeld.cases],
   ["pollution", pollution.cases],
+  ["providers-whole", providersWhole.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

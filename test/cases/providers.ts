@@ -5,7 +5,6 @@
 import fc from "fast-check";
 import {
   EmptyResponseError,
-  MmspError,
   SseEncoderStream,
   StreamProtocolError,
   ToolCallArgumentParseError,
@@ -246,10 +245,11 @@ export const cases: Case[] = [
     assertEqual(r.items, [{ type: "text.delta", text: "Let me look." }, { type: "text.done", text: "Let me look." }, tool("lookup", "call_c", '{"q": "a')]);
     assertError(r.error, StreamProtocolError, { rule: "STOP-LAST", eventIndex: 2, client: "openai-chat" });
   }],
-  ["openai-chat: finish and usage without [DONE] → STOP-LAST, no .done", async () => {
+  ["openai-chat: finish and usage, then a clean end without [DONE] → a whole answer (servers that omit [DONE], SPEC §9)", async () => {
     const r = await run("openai-chat", chat.NO_DONE);
-    assertEqual(r.items, [{ type: "text.delta", text: "Hi" }]);
-    assertError(r.error, StreamProtocolError, { rule: "STOP-LAST", message: /before \[DONE\]/ });
+    assertEqual(r.items, [{ type: "text.delta", text: "Hi" }, { type: "text.done", text: "Hi" }, { stop: "stop", usage: USAGE_CHAT }]);
+    assertEqual(r.error, undefined);
+    assertEqual(r.warnings, []);
   }],
   ["openai-chat: tool arguments cut by length → ToolCallArgumentParseError", async () => {
     const r = await run("openai-chat", chat.TOOL_CUT_BY_LENGTH);
@@ -259,9 +259,12 @@ export const cases: Case[] = [
     const r = await run("openai-chat", chat.TOOL_NO_ARGS);
     assertEqual(r.message.content_items, [{ type: "tool_call.done", name: "get_time", tool_call_id: "call_e", arguments: {} }]);
   }],
-  ["openai-chat: no usage chunk → the error MMSP raises (ended without usage_metadata)", async () => {
+  ["openai-chat: no usage chunk, then [DONE] → a whole answer, usage four nulls and a \"missing\" warning (SPEC §9; was MMSP's \"ended without usage_metadata\")", async () => {
     const r = await run("openai-chat", chat.NO_USAGE);
-    assertError(r.error, MmspError, { message: "Streaming response ended without usage_metadata" });
+    const none = { cached_tokens: null, prompt_tokens: null, thoughts_tokens: null, response_tokens: null };
+    assertEqual(r.items, [{ type: "text.delta", text: "Hi" }, { type: "text.done", text: "Hi" }, { stop: "stop", usage: none }]);
+    assertEqual(r.warnings.map((w) => [w.type, w.eventIndex]), [["missing", 3]]);
+    assert(/without reporting usage/.test(r.warnings[0]!.message) && /include_usage/.test(r.warnings[0]!.message), r.warnings[0]!.message);
   }],
   ["openai-chat: content_filter → finish stop", async () => {
     const r = await run("openai-chat", chat.CONTENT_FILTER);

@@ -45,7 +45,8 @@ export class OpenaiChatReader implements EventReader {
   }
 
   end(sink: FragmentSink): void {
-    if (!this.done) throw truncated(this.finished ? "[DONE]" : "its finish_reason and [DONE]");
+    // a finish reason and then a clean end of the body is the provider's end too (servers that omit [DONE], SPEC §9)
+    if (!this.done && !this.finished) throw truncated("its finish_reason or [DONE]");
     void sink;
   }
 
