@@ -16,6 +16,7 @@ import * as partialJson from "./partial-json.ts";
 import * as paths from "./paths.ts";
 import * as providers from "./providers.ts";
 import * as providersMore from "./providers-more.ts";
+import * as providersDialects from "./providers-dialects.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
 import * as shortWay from "./short-way.ts";
@@ -44,6 +45,7 @@ const groups: [string, Case[]][] = [
   ["testing", testing.cases],
   ["providers", providers.cases],
   ["providers-more", providersMore.cases],
+  ["providers-dialects", providersDialects.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

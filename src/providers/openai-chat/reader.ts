@@ -1,16 +1,22 @@
 /**
  * OpenAI Chat Completions' stream (`chat.completion.chunk`s, then `[DONE]`) → SPEC §5 fragments.
  * Text (`content`, and a `refusal`'s text) and reasoning (`reasoning_content` / `reasoning`, named in
- * `fidelity.reasoning_field`) are written as they come, keyed by the field that carried them. Tool
+ * `fidelity.reasoning_field`) are written as they come, keyed by the field that carried them; the
+ * compatible servers' dialects (`reasoning_details`, `content` as chunks, `x_groq.usage`) are read from
+ * the table in dialects.ts. Tool
  * calls are not: parallel calls interleave their `tool_calls[].index` deltas, and UniEvent groups
  * never interleave, so each index is kept apart and every call is written as its own group, in index
  * order, when the calls end (at `finish_reason`, or `[DONE]`) — MMSP's client appends every fragment
  * to the call named last, which corrupts interleaved calls (SPEC §9).
  */
-import { isRecord } from "../../internal/values.js";
+import { isRecord, ownValue } from "../../internal/values.js";
+import type { DeltaItem } from "../../schema.js";
 import type { EventReader, FragmentSink } from "../event-reader.js";
 import { eventObject, streamedError, truncated } from "../wire.js";
+import { addDetail, CONTENT_CHUNKS, DETAILS_FIELD, detailText, REASONING_FIELDS, usageIn } from "./dialects.js";
 import { finishOf, usageOf } from "./maps.js";
+
+type Rec = Record<string, unknown>;
 
 /** One tool call being received: its header and its argument fragments as they came. */
 interface HeldCall {
@@ -19,9 +25,6 @@ interface HeldCall {
   pieces: string[];
 }
 
-/** The reasoning fields servers use (vLLM, DeepSeek: `reasoning_content`; OpenRouter: `reasoning`). */
-const REASONING_FIELDS = ["reasoning_content", "reasoning"] as const;
-
 /** The reader of one Chat Completions stream (choice 0: a streamed request asks for one). */
 export class OpenaiChatReader implements EventReader {
   private readonly calls = new Map<number, HeldCall>();
@@ -29,12 +32,20 @@ export class OpenaiChatReader implements EventReader {
   private lastIndex = -1;
   private finished = false;
   private done = false;
+  /**
+   * The `reasoning_details` entries of the run of reasoning streaming now (merged as they stream): they
+   * go whole on its thinking item as one fidelity when the run ends, before anything else is written
+   * (an item carries one fidelity). `runs` keys each run's item apart.
+   */
+  private details: Rec[] | undefined;
+  private runs = 0;
 
   constructor(private readonly client: string) {}
 
   read(value: unknown, sink: FragmentSink): void {
     if (this.done) return;
     if (value === "[DONE]") {
+      this.endDetails(sink);
       this.flush(sink);
       this.done = true;
       return;
@@ -46,12 +57,14 @@ export class OpenaiChatReader implements EventReader {
     if (isRecord(choice)) {
       if (isRecord(choice.delta)) this.delta(choice.delta, sink);
       if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
+        this.endDetails(sink);
         this.flush(sink);
         this.finished = true;
         sink.stop(null, finishOf(choice.finish_reason));
       }
     }
-    if (isRecord(chunk.usage)) sink.stop(usageOf(chunk.usage), null);
+    const usage = usageIn(chunk);
+    if (usage !== undefined) sink.stop(usageOf(usage), null);
   }
 
   end(sink: FragmentSink): void {
@@ -61,19 +74,69 @@ export class OpenaiChatReader implements EventReader {
 
   private delta(delta: Record<string, unknown>, sink: FragmentSink): void {
     // the reasoning first: one chunk may end the reasoning and begin the answer
+    const entries = Array.isArray(delta[DETAILS_FIELD]) ? delta[DETAILS_FIELD] : [];
+    // entries that carry text are the thinking; the string fields beside them are their copy (OpenRouter sends both)
+    if (!entries.some((e) => isRecord(e) && detailText(e) !== "")) this.readReasoning(delta, sink);
+    this.readDetails(entries, sink);
+    if (typeof delta.content === "string" && delta.content !== "") this.write({ type: "text.delta", text: delta.content }, "content", sink);
+    else if (Array.isArray(delta.content)) { for (const chunk of delta.content) if (isRecord(chunk)) this.readChunk(chunk, sink); }
+    // a refusal's text is the answer's text (SPEC §9)
+    if (typeof delta.refusal === "string" && delta.refusal !== "") this.write({ type: "text.delta", text: delta.refusal }, "refusal", sink);
+    if (Array.isArray(delta.tool_calls)) {
+      this.endDetails(sink);
+      for (const call of delta.tool_calls) if (isRecord(call)) this.hold(call);
+    }
+  }
+
+  /** `reasoning_content` / `reasoning`: thinking named by its field. */
+  private readReasoning(delta: Rec, sink: FragmentSink): void {
     const both = typeof delta.reasoning_content === "string" && delta.reasoning_content !== "" &&
       typeof delta.reasoning === "string" && delta.reasoning !== "";
     for (const field of REASONING_FIELDS) {
       const thinking = delta[field];
       if (typeof thinking !== "string" || thinking === "") continue;
       // both fields at once: their origin is ambiguous, so no field is recorded (a replay sends both), as MMSP does
-      sink.item({ type: "thinking.delta", thinking, ...(both ? {} : { fidelity: { reasoning_field: field } }) }, field);
+      this.write({ type: "thinking.delta", thinking, ...(both ? {} : { fidelity: { reasoning_field: field } }) }, field, sink);
       if (both) break;
     }
-    if (typeof delta.content === "string" && delta.content !== "") sink.item({ type: "text.delta", text: delta.content }, "content");
-    // a refusal's text is the answer's text (SPEC §9)
-    if (typeof delta.refusal === "string" && delta.refusal !== "") sink.item({ type: "text.delta", text: delta.refusal }, "refusal");
-    if (Array.isArray(delta.tool_calls)) { for (const call of delta.tool_calls) if (isRecord(call)) this.hold(call); }
+  }
+
+  /** `reasoning_details` entries: kept for the run's fidelity, their text written as the run's thinking. */
+  private readDetails(entries: unknown[], sink: FragmentSink): void {
+    for (const entry of entries) {
+      if (!isRecord(entry)) continue;
+      addDetail(this.details ??= [], entry);
+      const thinking = detailText(entry);
+      if (thinking !== "") sink.item({ type: "thinking.delta", thinking }, `${DETAILS_FIELD}.${this.runs}`);
+    }
+  }
+
+  /** One chunk of `content` as an array (Mistral), by its shape in the dialects' table. */
+  private readChunk(chunk: Rec, sink: FragmentSink): void {
+    const shape = typeof chunk.type === "string" ? ownValue(CONTENT_CHUNKS, chunk.type) : undefined;
+    if (shape === undefined) return; // (a `reference` chunk, say: no UniEvent kind)
+    for (const piece of shape.texts(chunk)) {
+      if (typeof piece !== "string" || piece === "") continue;
+      if (shape.kind === "text") this.write({ type: "text.delta", text: piece }, "content", sink);
+      else this.write({ type: "thinking.delta", thinking: piece }, "content.thinking", sink);
+    }
+  }
+
+  /** A fragment that is not of the run of `reasoning_details`: that run ends first. */
+  private write(item: DeltaItem, key: string, sink: FragmentSink): void {
+    this.endDetails(sink);
+    sink.item(item, key);
+  }
+
+  /**
+   * The run of `reasoning_details` ends: its entries go on its thinking item (an item of its own, with
+   * empty thinking, when none carried text: an encrypted entry alone).
+   */
+  private endDetails(sink: FragmentSink): void {
+    const entries = this.details;
+    if (entries === undefined) return;
+    this.details = undefined;
+    sink.item({ type: "thinking.delta", thinking: "", fidelity: { reasoning_details: entries } }, `${DETAILS_FIELD}.${this.runs++}`);
   }
 
   /** A tool call fragment, kept with the others of its index. */
