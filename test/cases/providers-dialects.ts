@@ -68,11 +68,12 @@ export const cases: Case[] = [
   }],
   ["openai-chat dialects: Mistral's content chunks → thinking from the thinking chunks' text, text from the text chunks and strings", async () => {
     const r = await run("openai-chat", d.MISTRAL_THINKING);
+    const field = { reasoning_field: "content" };
     assertEqual(r.items, [
-      thinking("Two plus "),
+      thinking("Two plus ", field),
       thinking("two"),
       thinking(" is four."),
-      { type: "thinking.done", thinking: "Two plus two is four." },
+      { type: "thinking.done", thinking: "Two plus two is four.", fidelity: field },
       text("The answer"),
       text(" is 4"),
       text("."),

@@ -279,6 +279,14 @@ describe("chatRequest: reasoning_details back to the provider", () => {
     expect(body.messages[1]).not.toHaveProperty("reasoning_content");
   });
 
+  test("Mistral: thinking read from content chunks goes back as a thinking chunk of the content, no reasoning field", async () => {
+    const { body } = await replay(D.MISTRAL_THINKING);
+    expect(body.messages[1]).toEqual({
+      role: "assistant",
+      content: [{ type: "thinking", thinking: [{ type: "text", text: "Two plus two is four." }] }, { type: "text", text: "The answer is 4." }],
+    });
+  });
+
   test("an entry's __proto__ member goes back as the data it was", async () => {
     const { text } = await replay(D.DETAILS_PROTO);
     expect(text).toContain('"reasoning_details":[{"__proto__":{"again":1},"type":"reasoning.text","text":"ab"');

@@ -118,7 +118,8 @@ export class OpenaiChatReader implements EventReader {
     for (const piece of shape.texts(chunk)) {
       if (typeof piece !== "string" || piece === "") continue;
       if (shape.kind === "text") this.write({ type: "text.delta", text: piece }, "content", sink);
-      else this.write({ type: "thinking.delta", thinking: piece }, "content.thinking", sink);
+      // named by its field, `content`: a replay sends it back as a thinking chunk (Mistral takes no reasoning field)
+      else this.write({ type: "thinking.delta", thinking: piece, fidelity: { reasoning_field: "content" } }, "content.thinking", sink);
     }
   }
 

@@ -88,6 +88,11 @@ function messages(client: string, input: UniMessage[], system: string | undefine
             for (const entry of item.fidelity.reasoning_details) details.push(entry);
             break;
           }
+          // thinking read from `content` chunks goes back as one, in its place (Mistral)
+          if (item.fidelity?.reasoning_field === "content") {
+            parts.push({ type: "thinking", thinking: [{ type: "text", text: item.thinking }] });
+            break;
+          }
           thinking += item.thinking;
           fields.add(item.fidelity?.reasoning_field);
           if (item.thinking) replayFields.add(item.fidelity?.reasoning_field);
