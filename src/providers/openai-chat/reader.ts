@@ -107,7 +107,7 @@ export class OpenaiChatReader implements EventReader {
       if (!isRecord(entry)) continue;
       addDetail(this.details ??= [], entry);
       const thinking = detailText(entry);
-      if (thinking !== "") sink.item({ type: "thinking.delta", thinking }, `${DETAILS_FIELD}.${this.runs}`);
+      if (thinking !== "") this.write({ type: "thinking.delta", thinking }, `${DETAILS_FIELD}.${this.runs}`, sink);
     }
   }
 
@@ -123,9 +123,9 @@ export class OpenaiChatReader implements EventReader {
     }
   }
 
-  /** A fragment that is not of the run of `reasoning_details`: that run ends first. */
+  /** Every fragment but a tool call's: one of another item than the run of `reasoning_details` ends that run first. */
   private write(item: DeltaItem, key: string, sink: FragmentSink): void {
-    this.endDetails(sink);
+    if (this.details !== undefined && key !== `${DETAILS_FIELD}.${this.runs}`) this.endDetails(sink);
     sink.item(item, key);
   }
 
