@@ -22,8 +22,10 @@ export const DETAILS_FIELD = "reasoning_details";
 export const DETAIL_TEXT: Readonly<Record<string, string>> = { "reasoning.text": "text", "reasoning.summary": "summary" };
 
 /**
- * The members of one entry that stream in pieces over several chunks (same `type` and `index`): their
- * pieces are appended; any other member (`signature`, `id`, `format`) is the entry's latest value.
+ * The members of one entry that stream in pieces over several chunks (same `type` and `index`, the
+ * entry's place in the turn's reasoning): their pieces are appended; any other member (`signature`,
+ * `id`, `format`) is the entry's latest value. OpenRouter asks for the entries back unmodified and in
+ * order, so one index's pieces go back as the one entry they are.
  */
 const DETAIL_PIECES: ReadonlySet<string> = new Set(["text", "summary", "data"]);
 
@@ -33,15 +35,14 @@ export interface ContentChunk {
   texts(chunk: Rec): unknown[];
 }
 
+/** A `thinking` chunk's texts: its own `text` chunks (Mistral's ThinkChunk), a bare string as one. */
+const thinkingTexts = (c: Rec): unknown[] =>
+  Array.isArray(c.thinking) ? c.thinking.map((t) => (isRecord(t) && t.type === "text" ? t.text : undefined)) : [c.thinking];
+
 /** `content` as an array of chunks, by the chunk's `type` (Mistral: `text`; `thinking` with its own text chunks). */
 export const CONTENT_CHUNKS: Readonly<Record<string, ContentChunk>> = {
   text: { kind: "text", texts: (c) => [c.text] },
-  thinking: {
-    kind: "thinking",
-    texts: (
-      c,
-    ) => (Array.isArray(c.thinking) ? c.thinking.map((t) => (isRecord(t) && t.type === "text" ? t.text : undefined)) : [c.thinking]),
-  },
+  thinking: { kind: "thinking", texts: thinkingTexts },
 };
 
 /** Where a chunk's usage is: `usage`, else Groq's `x_groq.usage` (a member of the chunk beside `choices`). */
