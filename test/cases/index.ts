@@ -19,6 +19,7 @@ import * as providers from "./providers.ts";
 import * as providersHeld from "./providers-held.ts";
 import * as providersMore from "./providers-more.ts";
 import * as providersWhole from "./providers-whole.ts";
+import * as providersDialects from "./providers-dialects.ts";
 import * as reader from "./reader.ts";
 import * as schema from "./schema.ts";
 import * as shortWay from "./short-way.ts";
@@ -50,6 +51,7 @@ const groups: [string, Case[]][] = [
   ["providers-held", providersHeld.cases],
   ["pollution", pollution.cases],
   ["providers-whole", providersWhole.cases],
+  ["providers-dialects", providersDialects.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

@@ -5,10 +5,13 @@ import { UnsupportedParameterError } from "../../src/errors.ts";
 import { gemini } from "../../src/providers/gemini/index.ts";
 import { UNSIGNED_CALL } from "../../src/providers/gemini/request.ts";
 import { GeminiReader } from "../../src/providers/gemini/reader.ts";
+import { openaiChat } from "../../src/providers/openai-chat/index.ts";
+import { OpenaiChatReader } from "../../src/providers/openai-chat/reader.ts";
 import { openaiResponses } from "../../src/providers/openai-responses/index.ts";
 import type { MmspRequest } from "../../src/providers/request.ts";
 import { ResponsesReader } from "../../src/providers/openai-responses/reader.ts";
 import type { UniMessage } from "../../src/schema.ts";
+import * as D from "../cases/providers/captures-openai-chat-dialects.ts";
 import * as G from "../cases/providers/captures-gemini.ts";
 import * as R from "../cases/providers/captures-openai-responses.ts";
 import { runReader } from "./provider-reader-harness.ts";
@@ -244,5 +247,48 @@ describe("geminiRequest", async () => {
       expect(error).toBeInstanceOf(UnsupportedParameterError);
       expect(error).toMatchObject({ client: "gemini", parameter });
     }
+  });
+});
+
+describe("chatRequest: reasoning_details back to the provider", () => {
+  /** The request text for a history whose assistant turn was read by the Chat reader from `capture`. */
+  const replay = async (capture: string) => {
+    const read = runReader(new OpenaiChatReader("openai-chat"), capture);
+    expect(read.error).toBeUndefined();
+    const text = await openaiChat({ apiKey: KEY }).request({ model: "m", messages: [user("Weather?"), read.message as UniMessage] }).text();
+    return { read, text, body: JSON.parse(text) };
+  };
+
+  test("OpenRouter: a read turn's entries go back as the assistant message's reasoning_details, byte for byte, with no reasoning text beside them", async () => {
+    const { read, text, body } = await replay(D.OPENROUTER_CLAUDE_TOOL);
+    const entries = (read.message!.content_items[0] as unknown as { fidelity: { reasoning_details: unknown[] } }).fidelity.reasoning_details;
+    expect(body.messages[1]).toEqual({
+      role: "assistant",
+      tool_calls: [{ id: "toolu_01A", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }],
+      reasoning_details: entries,
+    });
+    expect(text).toContain(`"reasoning_details":${JSON.stringify(entries)}`);
+  });
+
+  test("an entry that came whole (encrypted) goes back with the bytes it came with, in the order read", async () => {
+    const { text, body } = await replay(D.OPENROUTER_SUMMARY_ENCRYPTED);
+    const wire = /"reasoning_details":\[(\{"type":"reasoning\.encrypted"[^}]*\})\]/.exec(D.OPENROUTER_SUMMARY_ENCRYPTED)![1]!;
+    expect(text).toContain(wire);
+    expect(body.messages[1].reasoning_details.map((e: { type: string }) => e.type)).toEqual(["reasoning.summary", "reasoning.encrypted"]);
+    expect(body.messages[1]).not.toHaveProperty("reasoning");
+    expect(body.messages[1]).not.toHaveProperty("reasoning_content");
+  });
+
+  test("Mistral: thinking read from content chunks goes back as a thinking chunk of the content, no reasoning field", async () => {
+    const { body } = await replay(D.MISTRAL_THINKING);
+    expect(body.messages[1]).toEqual({
+      role: "assistant",
+      content: [{ type: "thinking", thinking: [{ type: "text", text: "Two plus two is four." }] }, { type: "text", text: "The answer is 4." }],
+    });
+  });
+
+  test("an entry's __proto__ member goes back as the data it was", async () => {
+    const { text } = await replay(D.DETAILS_PROTO);
+    expect(text).toContain('"reasoning_details":[{"__proto__":{"again":1},"type":"reasoning.text","text":"ab"');
   });
 });

@@ -69,6 +69,7 @@ function messages(client: string, input: UniMessage[], system: string | undefine
     const parts: Json[] = [];
     const calls: Json[] = [];
     let thinking = "";
+    const details: unknown[] = [];
     const fields = new Set<unknown>();
     for (const item of message.content_items) {
       switch (item.type) {
@@ -82,6 +83,16 @@ function messages(client: string, input: UniMessage[], system: string | undefine
           parts.push(inlinePart(client, item));
           break;
         case "thinking.done":
+          // entries read from `reasoning_details` go back whole, as the message's (OpenRouter's way to keep reasoning across tool calls)
+          if (Array.isArray(item.fidelity?.reasoning_details)) {
+            for (const entry of item.fidelity.reasoning_details) details.push(entry);
+            break;
+          }
+          // thinking read from `content` chunks goes back as one, in its place (Mistral)
+          if (item.fidelity?.reasoning_field === "content") {
+            parts.push({ type: "thinking", thinking: [{ type: "text", text: item.thinking }] });
+            break;
+          }
           thinking += item.thinking;
           fields.add(item.fidelity?.reasoning_field);
           if (item.thinking) replayFields.add(item.fidelity?.reasoning_field);
@@ -112,6 +123,7 @@ function messages(client: string, input: UniMessage[], system: string | undefine
         if (!(through.size === 1 && through.has("reasoning_content"))) chat.reasoning = thinking;
       }
     }
+    if (details.length > 0) chat.reasoning_details = details;
     if (Object.keys(chat).length > 1) out.push(chat);
   }
   return out;
