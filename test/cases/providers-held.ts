@@ -69,6 +69,17 @@ export const cases: Case[] = [
     // call 0 went out live; nothing of call 1 did
     assertEqual(r.events.map((e: Json) => e.content_items[0]?.tool_call_id ?? ""), ["call_0"]);
   }],
+  ["openai-chat: a run's reasoning_details entries (held until the run ends) past maxEventBytes → a StreamLimitError at once", async () => {
+    // an encrypted entry whose data streams in pieces: merged and held for the thinking item's fidelity
+    const entry = (d: string): Json => ({ type: "reasoning.encrypted", index: 0, format: "anthropic-claude-v1", data: d });
+    const r = await read("openai-chat", { maxEventBytes: MiB }, function* () {
+      yield data(chat({ reasoning_details: [entry("")] }));
+      for (let i = 0; i < 128; i++) yield data(chat({ reasoning_details: [entry(PIECE)] }));
+      yield data(chat({ content: "Hi" }, "stop")) + data(USAGE) + data("[DONE]");
+    });
+    assertError(r.error, StreamLimitError, { limit: "maxEventBytes", value: MiB, rule: "LIMIT" });
+    assert(r.pulled < 2 * MiB, `read ${r.pulled} bytes of 8 MiB: stopped at the limit`);
+  }],
   ["openai-chat: held calls past maxItems → a StreamLimitError when the one past it is held, none released in a burst", async () => {
     // indexes 1…2000 and never 0: every call waits for its turn
     const r = await read("openai-chat", { maxItems: 1000 }, function* () {
