@@ -69,6 +69,7 @@ run_step typecheck        check  npx tsc -p .                           # librar
 run_step typecheck-worker check  npx tsc -p test/worker                 # examples/worker.ts, test Worker, its tests
 run_step typecheck-relay  check  bash -c 'node worker/build.mjs && npx tsc -p worker'  # relay Worker + demo page script
 run_step typecheck-relay-pool check bash -c 'node worker/build.mjs && npx tsc -p test/relay-pool'  # the relay-pool tests (vitest-pool-workers) with the relay Worker
+run_step snippets         plain  node scripts/check-snippets.mjs     # every ts/tsx block of README.md and docs/ type-checked against dist/ as a user compiles it (strict; bundler and node16; Deno blocks by deno check)
 run_step web-only         plain  node scripts/check-web-only.mjs        # dist/index.js bundles without Node built-ins
 run_step web-only-ai-sdk  plain  node scripts/check-web-only.mjs dist/ai-sdk/index.js  # the mmsp-streams/ai-sdk subpath too
 run_step web-only-relay   plain  node scripts/check-web-only.mjs dist/relay/index.js   # and mmsp-streams/relay (no node:*, no cloudflare:workers needed)

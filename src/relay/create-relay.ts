@@ -69,7 +69,7 @@ export interface RelayContext {
 }
 
 /** The options of {@link createRelay}. Every one is optional; the defaults are the repository relay's. */
-export interface RelayOptions<E extends RelayEnv = RelayEnv> {
+export interface RelayOptions<E extends object = RelayEnv> {
   /**
    * The upstream: an MMSP server's base URL (the relay posts to `<url>/stream` with the body, its
    * Content-Type and Authorization), or a function that makes the upstream `Response` (it gets the
@@ -123,7 +123,7 @@ export interface RelayOptions<E extends RelayEnv = RelayEnv> {
 export type RelayStreamObjectClass<E> = new (state: RelayState, env: E) => RelayStreamObject<E>;
 
 /** What {@link createRelay} returns: the Worker's handler (`export default relay`) and its Durable Object class. */
-export interface Relay<E extends RelayEnv = RelayEnv> {
+export interface Relay<E extends object = RelayEnv> {
   /** The Worker's fetch handler. */
   fetch(request: Request, env: E, ctx?: RelayContext): Promise<Response>;
   /** The Durable Object class: `export const RelayStream = relay.StreamObject` (wrangler.toml names it, binding STREAMS). */
@@ -167,7 +167,7 @@ const noStream = (): Response => refusal(404, "NotFoundError", "No such stream: 
  * export default relay;
  * ```
  */
-export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions<E> = {}): Relay<E> {
+export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E> = {}): Relay<E> {
   if (options === null || typeof options !== "object") throw new TypeError("createRelay: options must be an object.");
   // own members only, of the options and of env: what a polluted Object.prototype holds never sets
   // the upstream, a key, a bound or the anonymous gate (issue #34)
@@ -194,7 +194,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
   const namespace = (env: E): RelayNamespace | undefined => ownValue(env as Record<string, unknown>, binding) as RelayNamespace | undefined;
 
   const open = async (request: Request, env: E, signal: AbortSignal): Promise<Response> => {
-    const target = upstream ?? ownValue(env, "MMSP_UPSTREAM");
+    const target = upstream ?? ownValue(env as RelayEnv, "MMSP_UPSTREAM");
     if (tableOf) {
       // a model of the table: its provider answers (models.ts); any other goes on to the upstream
       const table = tableOf(env);
@@ -247,7 +247,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
 
   /** A request for a model of the table: closed by default (401), rate-limited when anonymous (429), else null. */
   function gate(request: Request, env: E, model: string): Response | null {
-    if (ownValue(env, "RELAY_KEY") || authorize) return null; // (the key was checked, the hook asked, before)
+    if (ownValue(env as RelayEnv, "RELAY_KEY") || authorize) return null; // (the key was checked, the hook asked, before)
     const perMinute = anonymousRate(allowAnonymous, env);
     if (perMinute === null) return closedRefusal(model);
     return rates.take(anonymousClient(request), perMinute);

@@ -7,7 +7,6 @@
 import { env } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import worker from "../../worker/index.ts";
-import { providerModels } from "../../worker/models.ts";
 import { createRelay } from "../../src/relay/index.ts";
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
 import type { Provider } from "../../src/providers/provider.ts";
