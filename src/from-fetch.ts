@@ -28,7 +28,7 @@ import { idleError } from "./internal/core-stream.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
 import type { LimitOptions } from "./internal/limits.js";
 import { checkOptions, fail as failArgument, FROM_FETCH_OPTIONS } from "./internal/options.js";
-import { connectionError, producerOf, refusalOf, urlOf } from "./internal/http.js";
+import { cancelledError, connectionError, producerOf, refusalOf, urlOf } from "./internal/http.js";
 import type { UniEvent } from "./schema.js";
 import { NEXT_CONNECTION, ReconnectingCore, type WireFormat } from "./uni-event-stream.js";
 
@@ -361,16 +361,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     .finally(() => answered());
 
   /** Ends the read here with the cancel (a no-op once it has ended). */
-  const cancelled = (detail: string): void =>
-    fail(
-      new UpstreamError({
-        client,
-        status: null,
-        errorType: "StreamCancelled",
-        error: { type: "StreamCancelled", message: detail },
-        message: detail,
-      }),
-    );
+  const cancelled = (detail: string): void => fail(cancelledError(client, detail));
   // the read has ended (the reader closed or failed, or the caller left): `stop` aborts then. (Not
   // `message.then`: awaiting message drains a readable nobody reads.)
   const ended = new Promise<void>((

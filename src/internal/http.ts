@@ -2,8 +2,23 @@
  * What the two readers of HTTP answers (`fromResponse`, `fromFetch`) share: who a protocol error is
  * blamed on, what a refused answer's body says (SPEC §1, §6), and what a failed connection means.
  */
-import { ConnectionError, refusalError, type UpstreamError } from "../errors.js";
+import { ConnectionError, refusalError, UpstreamError } from "../errors.js";
 import { joinBytes } from "./bytes.js";
+
+/**
+ * The error a stream stopped on purpose ends with (SPEC §8), the same whichever side stopped: the
+ * relay's `{"error": {"type": "StreamCancelled"}}` event as read, or a local `stop()` (`fromFetch`'s,
+ * a provider stream's). `e.errorType === "StreamCancelled"` tells a Stop from a failure.
+ */
+export function cancelledError(client: string, detail: string): UpstreamError {
+  return new UpstreamError({
+    client,
+    status: null,
+    errorType: "StreamCancelled",
+    error: { type: "StreamCancelled", message: detail },
+    message: detail,
+  });
+}
 
 /** How much of a refusal's body is read to describe it. */
 const REFUSAL_BODY_LIMIT = 64 * 1024;

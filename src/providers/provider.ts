@@ -10,7 +10,7 @@ import { UpstreamError } from "../errors.js";
 import type { ResponseEvents } from "../from-response.js";
 import { follow } from "../internal/abort.js";
 import { fail } from "../internal/describe.js";
-import { connectionError } from "../internal/http.js";
+import { cancelledError, connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
 import { isRecord } from "../internal/values.js";
 import { providerStream, type ProviderStreamOptions } from "./read.js";
@@ -33,10 +33,12 @@ export interface ProviderOptions {
 /** What `stream()` returns: `fromProviderResponse`'s events, and `stop()`. */
 export interface ProviderEvents extends ResponseEvents {
   /**
-   * Ends the generation: aborts the request (the provider stops when its caller goes away) and errors
-   * the readable with an `AbortError`; `snapshot()` keeps what arrived.
+   * Ends the generation: aborts the request (the provider stops when its caller goes away) and ends
+   * the readable and `message` with the `StreamCancelled` error, as `fromFetch`'s `stop()` does (an
+   * `UpstreamError`, `errorType` `"StreamCancelled"`: a Stop, not a failure); `snapshot()` keeps what
+   * arrived. Resolves once the read has ended (at once: nothing is asked of the provider).
    */
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /** A provider: its name, its request builder and its stream. */
@@ -199,7 +201,10 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
       get timings() {
         return reading.timings;
       },
-      stop: () => abort.abort(new DOMException(`the stream was stopped: the request to ${client} was aborted`, "AbortError")),
+      stop: () => {
+        abort.abort(cancelledError(client, `the stream was stopped by the client: the request to ${client} was aborted`));
+        return Promise.resolve(); // (the abort ended the reading synchronously: its signal is the reader's)
+      },
     };
   };
 

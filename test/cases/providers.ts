@@ -487,7 +487,7 @@ function factoryCases(): Case[] {
       assertError(redirected, UpstreamError, { status: 307, errorType: "HTTPError", message: /redirect, which is not followed/ });
       assertEqual(moved.seen.length, 1, "the redirect was not followed");
     }],
-    ["providers: stop() aborts the request; cancelling the readable cancels the provider's body", async () => {
+    ["providers: stop() aborts the request and ends the read with StreamCancelled, as fromFetch's does; cancelling the readable cancels the provider's body", async () => {
       let cancelled: unknown;
       let signal: AbortSignal | undefined;
       const endless = () =>
@@ -504,9 +504,13 @@ function factoryCases(): Case[] {
       const a = provider.stream({ model: "m", messages: [user("x")] });
       const reader = a.readable.getReader();
       await reader.read(); // the first event arrived
-      a.stop();
+      const stopped = a.stop();
+      assert(stopped instanceof Promise, "stop() returns a Promise, as fromFetch's does");
+      await stopped;
+      // one meaning of a Stop (SPEC §8): the same typed error as fromFetch's stop(), on the readable and on message
       const e = await rejects(a.message);
-      assertEqual(e.name, "AbortError");
+      assertError(e, UpstreamError, { errorType: "StreamCancelled", status: null, client: "openai-chat" });
+      assertEqual(await reader.read().then(() => undefined, (x) => x), e, "the readable ends with the same error");
       assert(signal?.aborted === true, "the fetch's signal aborted");
       assertEqual(a.snapshot().content_items.length, 1, "snapshot() keeps what arrived");
 
