@@ -70,5 +70,5 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
     contentEncoding: response.headers.get("content-encoding"),
     status: response.status,
   });
-  return streamedEvents(response.body, stream);
+  return streamedEvents(response.body, response.url, stream);
 }

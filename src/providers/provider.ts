@@ -9,6 +9,7 @@
 import { UpstreamError } from "../errors.js";
 import type { ResponseEvents } from "../from-response.js";
 import { follow } from "../internal/abort.js";
+import { streamedEvents } from "../internal/answer-events.js";
 import { fail } from "../internal/describe.js";
 import { cancelledError, connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
@@ -151,9 +152,8 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     const client = streamOptions.client ?? spec.name;
     const abort = new AbortController();
     follow(abort, streamOptions.signal);
-    /** The answer's body, once the fetch answered (null: an answer without one). */
-    let body: ReadableStreamDefaultReader<Uint8Array> | null | undefined;
-    const open = async (): Promise<void> => {
+    /** Fetches; the answer's body (null: an answer without one). */
+    const open = async (): Promise<ReadableStream<Uint8Array> | null> => {
       let response: Response;
       try {
         // (a Request given to stream() follows no redirect either: the key's header would go along)
@@ -175,31 +175,19 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         });
       }
       if (!response.ok) throw redact(await providerRefusal(response, spec, client), apiKey);
-      body = response.body?.getReader() ?? null;
+      return response.body;
     };
-    let opening: Promise<void> | undefined;
+    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal });
     // The fetch is made at the first pull (a pipe pulls at once), not in an async start(): with it
     // there, workerd's pipe read the source as ended before the answer came (the workers project).
-    const source = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        if (body === undefined) await (opening ??= open());
-        const r = body ? await body.read() : { done: true as const, value: undefined };
-        if (r.done) controller.close();
-        else controller.enqueue(r.value);
-      },
-      cancel: (reason) => {
-        abort.abort(reason);
-        return body?.cancel(reason).catch(() => {});
-      },
-    }, { highWaterMark: 0 });
-    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal });
+    const events = streamedEvents(open, req.url, reading, (reason) => abort.abort(reason));
     return {
-      readable: source.pipeThrough(reading),
-      message: reading.message,
-      snapshot: reading.snapshot,
-      subscribe: reading.subscribe,
+      readable: events.readable,
+      message: events.message,
+      snapshot: events.snapshot,
+      subscribe: events.subscribe,
       get timings() {
-        return reading.timings;
+        return events.timings;
       },
       stop: () => {
         abort.abort(cancelledError(client, `the stream was stopped by the client: the request to ${client} was aborted`));

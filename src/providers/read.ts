@@ -25,5 +25,5 @@ export function providerStream(spec: ProviderSpec, options: ProviderStreamOption
 export function readProviderResponse(spec: ProviderSpec, response: Response, options: ProviderStreamOptions): ResponseEvents {
   if (!response.ok) return refusedEvents(providerRefusal(response, spec, options.client ?? spec.name));
   const stream = providerStream(spec, options);
-  return streamedEvents(response.body, stream);
+  return streamedEvents(response.body, response.url, stream);
 }

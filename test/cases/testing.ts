@@ -3,7 +3,7 @@
 // errors), record, and the fake servers (resume by Last-Event-ID through fromFetch, refusals in each
 // server's own shape, the request log, an abort seen).
 import fc from "fast-check";
-import { fromFetch, fromResponse, StreamLimitError, UpstreamError } from "../../dist/index.js";
+import { ConnectionError, fromFetch, fromResponse, StreamLimitError, UpstreamError } from "../../dist/index.js";
 import { type Capture, fakeMmspServer, fakeProvider, formatCapture, parseCapture, record, replay } from "../../dist/testing/index.js";
 import { assert, assertEqual, assertError, rejects, settle, utf8, type Case } from "../harness.ts";
 import { delta, MINIMAX_TOOL, SEED_EXAMPLE, sse, text, type Json } from "../fixtures.ts";
@@ -97,13 +97,15 @@ export const cases: Case[] = [
     for (const n of [0, 1, 3]) {
       const r = await read(replay(seedCapture, { cutAfterEvents: n, chunking: "random" }));
       assertEqual(r.events.length, n, `cut after ${n}`);
-      assertError(r.error, TypeError, { message: /network error \(replay: the connection was cut/ });
+      // fromResponse owns the body: the platform's error of the cut is a ConnectionError's cause (issue #35)
+      assertError(r.error, ConnectionError, { eventsRead: n });
+      assertError(r.error.cause, TypeError, { message: /network error \(replay: the connection was cut/ });
       assert(r.messageError === r.error, "message rejects with the readable's error");
     }
     const firstTwo = utf8(": keep-alive\n\n" + sse(SEED_EXAMPLE.slice(0, 2), false)).length;
     const r = await read(replay(seedCapture, { cutAfterBytes: firstTwo + 10, chunking: "bytes" }));
     assertEqual(r.events.length, 2);
-    assertError(r.error, TypeError);
+    assertError(r.error, ConnectionError, { bytesRead: firstTwo + 10, eventsRead: 2 });
   }],
   ["replay: errorAt N → N events, then MMSP's error event: an UpstreamError (OverloadedError, 529); in NDJSON a line", async () => {
     const r = await read(replay(seedCapture, { errorAt: 2 }));
