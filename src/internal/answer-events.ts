@@ -7,14 +7,14 @@
 import { LiveMessage } from "../assemble/live-message.js";
 import type { ResponseEvents } from "../from-response.js";
 import { NO_TIMINGS } from "../read/timings.js";
-import type { UniEvent, UniMessage } from "../schema.js";
+import type { StreamedMessage, UniEvent } from "../schema.js";
 import { cutError } from "./http.js";
 import { MessagePromise } from "./message-promise.js";
 import type { ReaderStream } from "./reader-stream.js";
 
 /** The events of an answer refused with the error `refusal` resolves to (or rejects with). */
 export function refusedEvents(refusal: Promise<unknown>): ResponseEvents {
-  const message = new MessagePromise<UniMessage>(() => {});
+  const message = new MessagePromise<StreamedMessage>(() => {});
   const readable = new ReadableStream<UniEvent>({
     start: async (controller) => {
       const error = await refusal.catch((e: unknown) => e);
