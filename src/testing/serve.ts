@@ -98,13 +98,14 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
   if (!options.http && typeof g.Deno?.serve === "function") {
     let listening!: () => void;
     const ready = new Promise<void>((resolve) => (listening = resolve));
-    const server = g.Deno.serve({ port, hostname, onListen: () => listening() }, handler);
+    // (one argument: a fake is also fetch(input, init), and Deno's second argument is no RequestInit)
+    const server = g.Deno.serve({ port, hostname, onListen: () => listening() }, (request) => handler(request));
     await ready;
     return { url: at(server.addr.port), port: server.addr.port, close: () => server.shutdown() };
   }
   if (!options.http && typeof g.Bun?.serve === "function") {
     // (idleTimeout 0: a paced stream may stay silent longer than Bun's default 10 s)
-    const server = g.Bun.serve({ port, hostname, idleTimeout: 0, fetch: handler });
+    const server = g.Bun.serve({ port, hostname, idleTimeout: 0, fetch: (request) => handler(request) });
     return { url: at(server.port), port: server.port, close: async () => void server.stop(true) };
   }
   if (!options.http) {
