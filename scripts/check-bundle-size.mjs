@@ -43,7 +43,7 @@ export const CASES = [
   { name: "MmspSseDecoderStream", code: `export { MmspSseDecoderStream } from "mmsp-streams";`, budget: 11.25 * KB }, // 11.12 KB: issue #35's diagnosis of provider streams
   { name: "MmspNdjsonDecoderStream", code: `export { MmspNdjsonDecoderStream } from "mmsp-streams";`, budget: 12.95 * KB }, // 12.81 KB: issue #35's diagnosis of provider streams
   // not budgeted in any issue: the test kit in a test bundle (guards growth; it needs none of the reader)
-  { name: "mmsp-streams/testing", code: `export * from "mmsp-streams/testing";`, budget: 9.85 * KB }, // 9.51 KB measured 2026-12-01
+  { name: "mmsp-streams/testing", code: `export * from "mmsp-streams/testing";`, budget: 11.2 * KB }, // 9.51 KB measured 2026-12-01; 10.90 with issue #35: serve() (Deno, Bun, Node given its http) and the fakes' CORS
   // issue #27: a provider's stream for one provider ≤ 12 KB, and importing one provider pulls in no other
   // (`provider`: the case may hold no dist/providers/<dir>/ module but that one's). ProviderEventStream takes
   // the names, so it holds every provider's reader (not its request side).

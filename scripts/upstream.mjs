@@ -11,9 +11,8 @@
 //   npm run upstream -- --provider anthropic m=a.capture   Anthropic's API (POST /v1/messages)
 //   npm run upstream -- --pace 20 --cut-after-events 5 faults on every answer (see --help)
 //
-// As a module: serve(handler, { port, host }) puts any fetch-shaped handler on node:http (an abort
-// or a closed connection reaches the handler's request.signal; a body that errors cuts the
-// connection), and sampleStreams() reads the samples as captures.
+// As a module: serve(handler, { port, host }) puts any fetch-shaped handler on node:http (the kit's
+// serve, mmsp-streams/testing), and sampleStreams() reads the samples as captures.
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { basename, extname } from "node:path";
@@ -35,68 +34,12 @@ export async function sampleStreams() {
 }
 
 /**
- * Serves `handler` ((request) => Promise<Response>) on node:http. Resolves to { url, port, close }.
- * The Request's signal aborts when the client goes away before the answer's end.
+ * Serves `handler` ((request) => Promise<Response>) on node:http: the kit's own `serve`
+ * (mmsp-streams/testing), given Node's http module. Resolves to { url, port, close }.
  */
 export async function serve(handler, { port = 0, host = "127.0.0.1" } = {}) {
-  const server = http.createServer(async (req, res) => {
-    const abort = new AbortController();
-    res.on("close", () => {
-      if (!res.writableFinished) abort.abort(new Error("the client went away"));
-    });
-    const chunks = [];
-    for await (const chunk of req) chunks.push(chunk);
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-    const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    const request = new Request(`http://${req.headers.host ?? `${host}:${port}`}${req.url}`, {
-      method: req.method,
-      headers,
-      body: hasBody ? Buffer.concat(chunks) : undefined,
-      signal: abort.signal,
-    });
-    let response;
-    try {
-      response = await handler(request);
-    } catch (e) {
-      res.writeHead(500, { "content-type": "text/plain" }).end(`the fake server failed: ${e?.stack ?? e}`);
-      return;
-    }
-    const out = {};
-    response.headers.forEach((value, name) => (out[name] = value));
-    res.writeHead(response.status, out);
-    if (!response.body) return res.end();
-    const reader = response.body.getReader();
-    res.on("close", () => reader.cancel().catch(() => {}));
-    try {
-      for (let r = await reader.read(); !r.done; r = await reader.read()) {
-        if (!res.write(r.value)) {
-          // (both listeners removed again: a long answer waits for drain many times)
-          await new Promise((resolve) => {
-            const done = () => (res.off("drain", done), res.off("close", done), resolve());
-            res.on("drain", done).on("close", done);
-          });
-        }
-        if (res.destroyed) return;
-      }
-      res.end();
-    } catch {
-      res.destroy(); // the body broke (a replayed cut): so does the connection
-    }
-  });
-  await new Promise((resolve, reject) => server.once("error", reject).listen(port, host, resolve));
-  const actual = server.address().port;
-  const hostPart = host.includes(":") ? `[${host}]` : host;
-  return {
-    url: `http://${hostPart}:${actual}`,
-    port: actual,
-    server,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { serve: kitServe } = await testing();
+  return kitServe(handler, { port, hostname: host, http });
 }
 
 const HELP = `npm run upstream [-- options] [MODEL=FILE ...]

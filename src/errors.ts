@@ -295,6 +295,11 @@ export class UpstreamError extends MmspError {
  * timed out, or (in a browser) the network or CORS refused it. Raised by `fromFetch` in place of
  * the platform's bare `TypeError: fetch failed`, which stays its `cause`. Not a protocol error: no
  * stream was read, so a retry makes sense once the cause is mended.
+ *
+ * Also a connection cut while the package read an answer's body (`fromResponse`,
+ * `fromProviderResponse`, a provider's `stream()`): Node's `TypeError: terminated`, a browser's
+ * `network error`, as `cause`; `bytesRead` and `eventsRead` say how far it came (every event read was
+ * delivered before this error). A caller's own `pipeThrough` of a body keeps the body's error as it is.
  */
 export class ConnectionError extends MmspError {
   /** `"ConnectionError"`. */
@@ -304,11 +309,18 @@ export class ConnectionError extends MmspError {
   /** The platform's error code when it gives one (`ECONNREFUSED`, `ENOTFOUND`…), else null. */
   code: string | null;
 
+  /** A body cut mid-way: its bytes read before the cut (unset when no answer came). */
+  bytesRead?: number;
+  /** A body cut mid-way: the events read (and delivered) before the cut (unset when no answer came). */
+  eventsRead?: number;
+
   /** A failed connection to `host`, with what it most likely means. */
-  constructor(fields: { host: string; code: string | null; message: string; cause?: unknown }) {
+  constructor(fields: { host: string; code: string | null; message: string; cause?: unknown; bytesRead?: number; eventsRead?: number }) {
     super(fields.message, fields);
     this.host = fields.host;
     this.code = fields.code;
+    if (fields.bytesRead !== undefined) this.bytesRead = fields.bytesRead;
+    if (fields.eventsRead !== undefined) this.eventsRead = fields.eventsRead;
   }
 }
 
@@ -370,7 +382,15 @@ const WIRE: Record<string, { cls: new (fields: any) => MmspError; fields: readon
     cls: StreamLimitError,
     fields: [["limit", "limit", str], ["value", "value", (v) => (typeof v === "number" ? v : 0)]],
   },
-  ConnectionError: { cls: ConnectionError, fields: [["host", "host", str], ["code", "code", (v) => v ?? null]], rebuild: false },
+  ConnectionError: {
+    cls: ConnectionError,
+    fields: [["host", "host", str], ["code", "code", (v) => v ?? null], ["bytesRead", "bytes_read", int], [
+      "eventsRead",
+      "events_read",
+      int,
+    ]],
+    rebuild: false,
+  },
 };
 
 /**

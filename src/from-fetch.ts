@@ -28,7 +28,7 @@ import { idleError } from "./internal/core-stream.js";
 import { formatFromContentType, type ResponseEvents } from "./from-response.js";
 import type { LimitOptions } from "./internal/limits.js";
 import { checkOptions, fail as failArgument, FROM_FETCH_OPTIONS } from "./internal/options.js";
-import { connectionError, producerOf, refusalOf, urlOf } from "./internal/http.js";
+import { cancelledError, connectionError, cutError, producerOf, refusalOf, urlOf } from "./internal/http.js";
 import type { UniEvent } from "./schema.js";
 import { NEXT_CONNECTION, ReconnectingCore, type WireFormat } from "./uni-event-stream.js";
 
@@ -230,6 +230,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     const body = (response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() })).getReader();
     const onStop = (): void => void body.cancel(stop.signal.reason).catch(() => {});
     stop.signal.addEventListener("abort", onStop, { once: true });
+    let bytes = 0;
     try {
       if (resumed) await writer.write(NEXT_CONNECTION);
       for (;;) {
@@ -237,10 +238,12 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
         try {
           chunk = await nextChunk(body);
         } catch (error) {
-          // a network error, or a connection silent for idleTimeoutMs (a proxy that dropped it quietly): a cut
-          return stop.signal.aborted ? { kind: "stopped" } : { kind: "cut", error };
+          // a network error (a ConnectionError, as fromResponse's), or a connection silent for idleTimeoutMs (a proxy that dropped it quietly): a cut
+          if (stop.signal.aborted) return { kind: "stopped" };
+          return { kind: "cut", error: cutError(error, response.url || urlOf(input), bytes, reader.outputs) };
         }
         if (chunk.done) return { kind: "ended" };
+        bytes += chunk.value?.byteLength ?? 0;
         await writer.write(chunk.value);
         if (core.finished) return { kind: "complete" };
       }
@@ -361,16 +364,7 @@ export function fromFetch(input: RequestInfo | URL, init: RequestInit = {}, opti
     .finally(() => answered());
 
   /** Ends the read here with the cancel (a no-op once it has ended). */
-  const cancelled = (detail: string): void =>
-    fail(
-      new UpstreamError({
-        client,
-        status: null,
-        errorType: "StreamCancelled",
-        error: { type: "StreamCancelled", message: detail },
-        message: detail,
-      }),
-    );
+  const cancelled = (detail: string): void => fail(cancelledError(client, detail));
   // the read has ended (the reader closed or failed, or the caller left): `stop` aborts then. (Not
   // `message.then`: awaiting message drains a readable nobody reads.)
   const ended = new Promise<void>((

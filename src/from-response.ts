@@ -6,7 +6,7 @@ import { checkOptions, checkResponse, READER_OPTIONS } from "./internal/options.
 import { producerOf, refusalOf } from "./internal/http.js";
 import { mediaType, NDJSON_TYPES } from "./internal/media-type.js";
 import { refusedEvents, streamedEvents } from "./internal/answer-events.js";
-import type { UniEvent, UniMessage } from "./schema.js";
+import type { StreamedMessage, UniEvent } from "./schema.js";
 import type { MessageSnapshot } from "./assemble/live-message.js";
 import type { StreamTimings } from "./read/timings.js";
 import { UniEventStream, type UniEventStreamOptions, type WireFormat } from "./uni-event-stream.js";
@@ -23,7 +23,7 @@ export interface ResponseEvents {
   /** The checked events; it errors with the stream's error (after every valid event before it). */
   readable: ReadableStream<UniEvent>;
   /** The finished message; rejects with the readable's error (see `UniEventStream.message`). */
-  message: Promise<UniMessage>;
+  message: Promise<StreamedMessage>;
   /** The message so far (immutable, bound); see `UniEventStream.snapshot`. */
   snapshot: () => MessageSnapshot;
   /** Calls `listener` after each change of the snapshot (bound); see `UniEventStream.subscribe`. */
@@ -70,5 +70,5 @@ export function fromResponse(response: Response, options: UniEventStreamOptions 
     contentEncoding: response.headers.get("content-encoding"),
     status: response.status,
   });
-  return streamedEvents(response.body, stream);
+  return streamedEvents(response.body, response.url, stream);
 }

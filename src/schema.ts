@@ -146,6 +146,12 @@ export type UniMessage = {
   created_at?: number;
 };
 
+/**
+ * The message a stream built (what a reader's `message` resolves to): a `UniMessage` whose items are
+ * the done items a stream may carry, so the code that renders a snapshot's items renders it too.
+ */
+export type StreamedMessage = Omit<UniMessage, "content_items"> & { content_items: StreamDoneItem[] };
+
 // ---- the schemas -------------------------------------------------------------------------------
 // Each schema's type is spelled out (JSR's fast check reads no initialiser); the type test checks
 // that each infers exactly the type above. Each is built in one pure call (an arrow run at once), so

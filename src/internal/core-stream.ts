@@ -56,6 +56,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
   /** The package reads the readable itself (ReaderStream's drain): outputs are not kept. */
   protected draining = false;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private made = 0;
   private readonly onAbortSignal = (): void => this.interrupt(this.hooks.signal!.reason);
 
   constructor(
@@ -63,6 +64,7 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     private readonly hooks: CoreStreamHooks = {},
   ) {
     const emit = (o: O): void => {
+      this.made++;
       if (!this.draining && !this.settled) this.rc.enqueue(o);
     };
     this.readable = new ReadableStream<O>(
@@ -132,6 +134,11 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
       signal?.addEventListener("abort", this.onAbortSignal);
       this.armIdle();
     }
+  }
+
+  /** @internal The outputs made so far (a cut body's `ConnectionError` says how many events came before it). */
+  get outputs(): number {
+    return this.made;
   }
 
   /**

@@ -2,8 +2,23 @@
  * What the two readers of HTTP answers (`fromResponse`, `fromFetch`) share: who a protocol error is
  * blamed on, what a refused answer's body says (SPEC §1, §6), and what a failed connection means.
  */
-import { ConnectionError, refusalError, type UpstreamError } from "../errors.js";
+import { ConnectionError, MmspError, refusalError, UpstreamError } from "../errors.js";
 import { joinBytes } from "./bytes.js";
+
+/**
+ * The error a stream stopped on purpose ends with (SPEC §8), the same whichever side stopped: the
+ * relay's `{"error": {"type": "StreamCancelled"}}` event as read, or a local `stop()` (`fromFetch`'s,
+ * a provider stream's). `e.errorType === "StreamCancelled"` tells a Stop from a failure.
+ */
+export function cancelledError(client: string, detail: string): UpstreamError {
+  return new UpstreamError({
+    client,
+    status: null,
+    errorType: "StreamCancelled",
+    error: { type: "StreamCancelled", message: detail },
+    message: detail,
+  });
+}
 
 /** How much of a refusal's body is read to describe it. */
 const REFUSAL_BODY_LIMIT = 64 * 1024;
@@ -116,4 +131,26 @@ export function connectionError(error: unknown, url: string): unknown {
     ? CONNECT_HINTS[code](host, hostname)
     : `the request failed before any answer (${error.message}): is the server running, the URL right, and (in a browser) does the server allow this origin (CORS)?`;
   return new ConnectionError({ host, code, message: `could not connect to ${host}: ${hint}`, cause: error });
+}
+
+/**
+ * A body the package owns that failed while it was read (the connection cut mid-body: Node's
+ * `TypeError: terminated`, a browser's `network error`) → `ConnectionError` naming the host, how far
+ * it came and the platform's error as `cause`. The package's own errors and an abort pass as they are.
+ */
+export function cutError(error: unknown, url: string, bytesRead: number, eventsRead: number): unknown {
+  if (error instanceof MmspError || (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"))) {
+    return error;
+  }
+  const host = producerOf(url);
+  const said = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new ConnectionError({
+    host,
+    code: codeOf(error),
+    bytesRead,
+    eventsRead,
+    cause: error,
+    message: `the connection to ${host} broke after ${bytesRead} bytes and ${eventsRead} event${eventsRead === 1 ? "" : "s"} (${said}): ` +
+      "the answer is incomplete; ask again, or resume it where its server keeps it",
+  });
 }

@@ -7,7 +7,7 @@
  */
 import type { LiveMessage, MessageSnapshot } from "../assemble/live-message.js";
 import type { ReadTimings, StreamTimings } from "../read/timings.js";
-import type { UniMessage } from "../schema.js";
+import type { StreamedMessage, UniMessage } from "../schema.js";
 import type { StreamCore } from "./core.js";
 import { CoreStream, type CoreStreamOptions } from "./core-stream.js";
 import { MessagePromise } from "./message-promise.js";
@@ -42,7 +42,7 @@ export class ReaderStream<I, O> extends CoreStream<I, O> {
    * rejects with the very error the readable errors with (SPEC §7). Awaiting it while nobody reads
    * the readable drains it (the events are then not kept).
    */
-  readonly message: Promise<UniMessage>;
+  readonly message: Promise<StreamedMessage>;
 
   /**
    * The message so far: the done items, then the open item's value so far (`partial: true`; tool
@@ -68,12 +68,13 @@ export class ReaderStream<I, O> extends CoreStream<I, O> {
   constructor(core: StreamCore<I, O>, parts: ReaderParts, options: CoreStreamOptions) {
     // (awaiting message drains this stream, which exists only once super() returned)
     const drained: { stream?: ReaderStream<I, O> } = {};
-    const message = new MessagePromise<UniMessage>(() => void drained.stream?.drain());
+    const message = new MessagePromise<StreamedMessage>(() => void drained.stream?.drain());
     super(core, {
       signal: options.signal,
       idleTimeoutMs: options.idleTimeoutMs,
       onError: (e) => message.reject(e),
-      onClose: () => message.resolve(parts.message()!),
+      // (a stream carries only the streaming kinds: the grammar refuses the others)
+      onClose: () => message.resolve(parts.message() as StreamedMessage),
     });
     drained.stream = this;
     this.message = message;

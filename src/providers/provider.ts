@@ -9,8 +9,9 @@
 import { UpstreamError } from "../errors.js";
 import type { ResponseEvents } from "../from-response.js";
 import { follow } from "../internal/abort.js";
+import { streamedEvents } from "../internal/answer-events.js";
 import { fail } from "../internal/describe.js";
-import { connectionError } from "../internal/http.js";
+import { cancelledError, connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
 import { cutSecrets, errorWithoutSecrets, secretsOf } from "../internal/secrets.js";
 import { isRecord, ownMembers, ownValue } from "../internal/values.js";
@@ -36,10 +37,12 @@ export interface ProviderOptions {
 /** What `stream()` returns: `fromProviderResponse`'s events, and `stop()`. */
 export interface ProviderEvents extends ResponseEvents {
   /**
-   * Ends the generation: aborts the request (the provider stops when its caller goes away) and errors
-   * the readable with an `AbortError`; `snapshot()` keeps what arrived.
+   * Ends the generation: aborts the request (the provider stops when its caller goes away) and ends
+   * the readable and `message` with the `StreamCancelled` error, as `fromFetch`'s `stop()` does (an
+   * `UpstreamError`, `errorType` `"StreamCancelled"`: a Stop, not a failure); `snapshot()` keeps what
+   * arrived. Resolves once the read has ended (at once: nothing is asked of the provider).
    */
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /** A provider: its name, its request builder and its stream. */
@@ -156,11 +159,10 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     const client = streamOptions.client ?? spec.name;
     const abort = new AbortController();
     follow(abort, streamOptions.signal);
-    /** The answer's body, once the fetch answered (null: an answer without one). */
-    let body: ReadableStreamDefaultReader<Uint8Array> | null | undefined;
     /** What the answer said of its body, filled in when it comes (the reader reads it at the end). */
     const context: BodyContext = {};
-    const open = async (): Promise<void> => {
+    /** Fetches; the answer's body (null: an answer without one). */
+    const open = async (): Promise<ReadableStream<Uint8Array> | null> => {
       let response: Response;
       try {
         // (a Request given to stream() follows no redirect either: the key's header would go along)
@@ -188,33 +190,24 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         throw errorWithoutSecrets(await providerRefusal(response, spec, client, (text) => cutSecrets(text, secrets)), secrets);
       }
       bodyContext(response, context);
-      body = response.body?.getReader() ?? null;
+      return response.body;
     };
-    let opening: Promise<void> | undefined;
+    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal }, context);
     // The fetch is made at the first pull (a pipe pulls at once), not in an async start(): with it
     // there, workerd's pipe read the source as ended before the answer came (the workers project).
-    const source = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        if (body === undefined) await (opening ??= open());
-        const r = body ? await body.read() : { done: true as const, value: undefined };
-        if (r.done) controller.close();
-        else controller.enqueue(r.value);
-      },
-      cancel: (reason) => {
-        abort.abort(reason);
-        return body?.cancel(reason).catch(() => {});
-      },
-    }, { highWaterMark: 0 });
-    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal }, context);
+    const events = streamedEvents(open, req.url, reading, (reason) => abort.abort(reason));
     return {
-      readable: source.pipeThrough(reading),
-      message: reading.message,
-      snapshot: reading.snapshot,
-      subscribe: reading.subscribe,
+      readable: events.readable,
+      message: events.message,
+      snapshot: events.snapshot,
+      subscribe: events.subscribe,
       get timings() {
-        return reading.timings;
+        return events.timings;
       },
-      stop: () => abort.abort(new DOMException(`the stream was stopped: the request to ${client} was aborted`, "AbortError")),
+      stop: () => {
+        abort.abort(cancelledError(client, `the stream was stopped by the client: the request to ${client} was aborted`));
+        return Promise.resolve(); // (the abort ended the reading synchronously: its signal is the reader's)
+      },
     };
   };
 

@@ -41,5 +41,5 @@ export function bodyContext(response: Response, context: BodyContext = {}): Body
 export function readProviderResponse(spec: ProviderSpec, response: Response, options: ProviderStreamOptions): ResponseEvents {
   if (!response.ok) return refusedEvents(providerRefusal(response, spec, options.client ?? spec.name));
   const stream = providerStream(spec, options, bodyContext(response));
-  return streamedEvents(response.body, stream);
+  return streamedEvents(response.body, response.url, stream);
 }

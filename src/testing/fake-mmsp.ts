@@ -10,6 +10,8 @@ import { isRecord } from "../internal/values.js";
 import { type Capture, captureFormat, checkCapture } from "./capture.js";
 import { bodyEvents } from "./records.js";
 import { replay, type ReplayOptions } from "./replay.js";
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "../relay/cors.js";
+import { withCors } from "./cors.js";
 import { type FakeServer, fakeServer, logRequest, tracked } from "./request-log.js";
 import { MMSP_ERRORS, mmspErrorEvent, type ProblemKind } from "./routes.js";
 
@@ -86,7 +88,9 @@ export function fakeMmspServer(options: FakeMmspServerOptions): FakeServer {
   const refuse = (status: number, kind: ProblemKind, message: string): Response =>
     Response.json(MMSP_ERRORS.refusal(kind, message).body, { status });
 
-  const server = fakeServer(async (request) => {
+  // as the relay Worker answers a page (relay/cors.ts, its default CORS_ORIGINS "*")
+  const policy = { methods: CORS_ALLOW_METHODS, allowHeaders: CORS_ALLOW_HEADERS, exposeHeaders: CORS_EXPOSE_HEADERS };
+  const server = fakeServer(withCors(policy, async (request) => {
     const entry = await logRequest(request, options.key === undefined ? null : "authorization");
     server.requests.push(entry);
     const answer = (response: Response): Response => tracked(entry, response, request.signal).response;
@@ -137,7 +141,7 @@ export function fakeMmspServer(options: FakeMmspServerOptions): FakeServer {
     const t = tracked(entry, first, request.signal);
     kept.set(streamId, { stream, stopped: false, live: new Set([t.interrupt]) });
     return t.response;
-  });
+  }));
 
   /** GET (resume) or DELETE (stop) on a kept stream. */
   function resume(

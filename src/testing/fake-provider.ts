@@ -8,6 +8,7 @@ import { isRecord } from "../internal/values.js";
 import { checkCapture } from "./capture.js";
 import type { FakeStream } from "./fake-mmsp.js";
 import { replay } from "./replay.js";
+import { withCors } from "./cors.js";
 import { type FakeServer, fakeServer, logRequest, tracked } from "./request-log.js";
 import { matchesRoute, type ProblemKind, PROVIDER_ROUTES, type ProviderName, PROVIDERS } from "./routes.js";
 import type { Capture } from "./capture.js";
@@ -53,13 +54,19 @@ export function fakeProvider(provider: ProviderName, options: FakeProviderOption
   }
   const route = PROVIDER_ROUTES[provider];
 
-  const server = fakeServer(async (request) => {
+  // as the provider answers a page: any origin, its own headers; Anthropic only with its opt-in header
+  const policy = { methods: `${route.method}, OPTIONS`, allowHeaders: null, exposeHeaders: "*", optIn: route.browserOptIn };
+  const server = fakeServer(withCors(policy, async (request) => {
     const entry = await logRequest(request, options.key === undefined ? null : route.keyHeader);
     server.requests.push(entry);
     const refuse = (kind: ProblemKind, message: string): Response => {
       const { status, body } = route.refusal(kind, message);
       return tracked(entry, Response.json(body, { status }), null).response;
     };
+    const optIn = route.browserOptIn;
+    if (optIn !== undefined && request.headers.has("origin") && request.headers.get(optIn) !== "true") {
+      return refuse("auth", `CORS requests must set '${optIn}' header`);
+    }
     const url = new URL(request.url);
     entry.authorized = options.key === undefined || route.key(request, url) === options.key;
     if (!entry.authorized) {
@@ -83,6 +90,6 @@ export function fakeProvider(provider: ProviderName, options: FakeProviderOption
     }
     const { capture, ...faults } = stream;
     return tracked(entry, replay(capture, faults), request.signal).response;
-  });
+  }));
   return server;
 }

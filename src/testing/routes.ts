@@ -28,6 +28,11 @@ export interface ProviderRoute {
   readonly refusal: (kind: ProblemKind, message: string) => { status: number; body: unknown };
   /** An error inside a stream that already began (SSE text, the stream's end included). */
   readonly errorEvent: (kind: ProblemKind, message: string) => string;
+  /**
+   * The header a browser's request must carry set to `true` for the provider to answer it with CORS
+   * headers (Anthropic's opt-in to direct browser access); none: any origin is answered.
+   */
+  readonly browserOptIn?: string;
 }
 
 const STATUS: Record<ProblemKind, number> = { auth: 401, "not-found": 404, invalid: 400, overloaded: 529, server: 500 };
@@ -89,6 +94,7 @@ export const PROVIDER_ROUTES: Readonly<Record<ProviderName, ProviderRoute>> = {
     keyHeader: "x-api-key",
     refusal: (kind, message) => ({ status: STATUS[kind], body: { type: "error", error: { type: ANTHROPIC_TYPES[kind], message } } }),
     errorEvent: (kind, message) => `event: error\n${data({ type: "error", error: { type: ANTHROPIC_TYPES[kind], message } })}`,
+    browserOptIn: "anthropic-dangerous-direct-browser-access",
   },
   gemini: {
     method: "POST",

@@ -3,7 +3,7 @@
 // answers events n+1… (SSE with `id: <n>`, or NDJSON lines) and `[DONE]`; any answer can be cut at
 // a byte offset, by a network error or by a clean end. Every cut must read back as the uninterrupted
 // stream: the same events, once each, and the same message.
-import { ConnectionError, fromFetch, fromResponse, MmspError, StreamLimitError, StreamProtocolError, UpstreamError, type FromFetchOptions } from "../../dist/index.js";
+import { ConnectionError, fromFetch, fromResponse, MmspError, StreamLimitError, StreamProtocolError, UniEventStream, UpstreamError, type FromFetchOptions } from "../../dist/index.js";
 import { assert, assertEqual, assertError, assertSame, rejects, settle, utf8, type Case } from "../harness.ts";
 import { delta, MINIMAX_TOOL, SEED_EXAMPLE, text, textDone, type Json } from "../fixtures.ts";
 
@@ -475,7 +475,8 @@ export const cases: Case[] = [
     const boundary = utf8(wire(SEED_EXAMPLE, "sse").split("\n\n").slice(0, 3).join("\n\n") + "\n\n").length;
     let relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }], location: null });
     let got = await readThrough(SEED_EXAMPLE, "sse", relay);
-    assertError(got.error, TypeError, { message: "network error" });
+    assertError(got.error, ConnectionError, { host: "relay.test", bytesRead: 300 });
+    assertError(got.error.cause, TypeError, { message: "network error" });
     assertSame(got.messageError, got.error, "message rejects with the readable's error");
     assertEqual(relay.seen.length, 1);
     relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: boundary, kind: "end" }], location: null });
@@ -483,10 +484,35 @@ export const cases: Case[] = [
     assertEqual(got.error?.rule, "STOP-LAST");
     assertEqual(relay.seen.length, 1);
   }],
+  ["a connection cut mid-body (the platform's TypeError) is a ConnectionError after every event before it — fromResponse, fromFetch; a caller's own pipeThrough keeps the body's error", async () => {
+    const bytes = utf8(wire(SEED_EXAMPLE, "sse", -1, false));
+    const at = bytes.indexOf(0x0a, 300) + 1; // after some events, inside the next
+    const cut = () => body(bytes, { at, kind: "error" });
+    const sse = { headers: { "content-type": "text/event-stream" } };
+    const whole = await settle(...(Object.values(fromResponse(new Response(bytes as BodyInit, sse))).slice(0, 2) as [ReadableStream, Promise<unknown>]));
+    const check = (got: Awaited<ReturnType<typeof settle>>, who: string) => {
+      assertError(got.error, ConnectionError, { host: "relay.test", code: null, bytesRead: at, eventsRead: got.events.length });
+      assert(got.events.length > 0 && got.events.length < whole.events.length, `${who}: ${got.events.length} events before the cut`);
+      assertEqual(got.events, whole.events.slice(0, got.events.length), `${who}: every valid event before it`);
+      assertError(got.error.cause, TypeError, { message: "network error" });
+      assertSame(got.messageError, got.error, `${who}: message rejects with the same error`);
+      assert(/relay\.test broke after \d+ bytes and \d+ events?/.test(got.error.message), got.error.message);
+    };
+    const response = new Response(cut(), sse);
+    Object.defineProperty(response, "url", { value: "https://relay.test/v1/stream" });
+    check(await settle(...(Object.values(fromResponse(response)).slice(0, 2) as [ReadableStream, Promise<unknown>])), "fromResponse");
+    const fetch = async () => new Response(cut(), sse);
+    check(await settle(...(Object.values(fromFetch("https://relay.test/v1/stream", POST, { fetch })).slice(0, 2) as [ReadableStream, Promise<unknown>])), "fromFetch");
+    // the stages piped by a caller pass the source's own error (WHATWG), unchanged
+    const stage = new UniEventStream();
+    const piped = await settle(cut().pipeThrough(stage), stage.message);
+    assertError(piped.error, TypeError, { message: "network error" });
+  }],
   ["reconnect: false → the cut is the error, as with fromResponse", async () => {
     const relay = fakeRelay(SEED_EXAMPLE, "sse", { cuts: [{ at: 300, kind: "error" }] });
     const got = await readThrough(SEED_EXAMPLE, "sse", relay, { reconnect: false });
-    assertError(got.error, TypeError);
+    assertError(got.error, ConnectionError, { host: "relay.test" });
+    assertError(got.error.cause, TypeError);
     assertEqual(relay.seen.length, 1);
     assert(got.events.length > 0 && got.events.length < SEED_EXAMPLE.length, `${got.events.length} events before the cut`);
   }],

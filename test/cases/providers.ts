@@ -4,6 +4,7 @@
 // the key kept to its origin, stop() and cancel.
 import fc from "fast-check";
 import {
+  ConnectionError,
   EmptyResponseError,
   SseEncoderStream,
   StreamProtocolError,
@@ -492,7 +493,35 @@ function factoryCases(): Case[] {
       assertError(redirected, UpstreamError, { status: 307, errorType: "HTTPError", message: /redirect, which is not followed/ });
       assertEqual(moved.seen.length, 1, "the redirect was not followed");
     }],
-    ["providers: stop() aborts the request; cancelling the readable cancels the provider's body", async () => {
+    ["providers: a connection cut mid-body is a ConnectionError after every event before it — fromProviderResponse and stream()", async () => {
+      const bytes = utf8(chat.TEXT);
+      const at = chat.TEXT.indexOf("\n\n", chat.TEXT.indexOf("Hello")) + 2; // the role, then "Hello"; then the cut
+      const cut = () =>
+        new ReadableStream<Uint8Array>({
+          start: (c) => c.enqueue(bytes.slice(0, at)),
+          pull: (c) => c.error(new TypeError("terminated")), // (undici's word for a body cut mid-way)
+        });
+      const sse = { headers: { "content-type": "text/event-stream" } };
+      const check = (got: Awaited<ReturnType<typeof settle>>, who: string) => {
+        assertError(got.error, ConnectionError, { host: "api.openai.com", bytesRead: at, eventsRead: got.events.length });
+        assert(got.events.length > 0, `${who}: the events before the cut are delivered`);
+        assertError(got.error.cause, TypeError, { message: "terminated" });
+        assertEqual(got.messageError, got.error, `${who}: message rejects with the same error`);
+      };
+      const response = new Response(cut(), sse);
+      Object.defineProperty(response, "url", { value: "https://api.openai.com/v1/chat/completions" });
+      const r = fromProviderResponse("openai-chat", response);
+      check(await settle(r.readable, r.message), "fromProviderResponse");
+      const { fetch } = fakeFetch(() => new Response(cut(), sse));
+      const s = openaiChat({ apiKey: "k", fetch }).stream({ model: "m", messages: [user("x")] });
+      check(await settle(s.readable, s.message), "stream()");
+      // a fetch that fails before any answer stays the ConnectionError of the fetch (no bytes read)
+      const down = fakeFetch(() => Promise.reject(Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } })));
+      const d = openaiChat({ apiKey: "k", fetch: down.fetch }).stream({ model: "m", messages: [user("x")] });
+      const e = await rejects(d.message);
+      assertError(e, ConnectionError, { host: "api.openai.com", code: "ECONNREFUSED", bytesRead: undefined });
+    }],
+    ["providers: stop() aborts the request and ends the read with StreamCancelled, as fromFetch's does; cancelling the readable cancels the provider's body", async () => {
       let cancelled: unknown;
       let signal: AbortSignal | undefined;
       const endless = () =>
@@ -509,9 +538,13 @@ function factoryCases(): Case[] {
       const a = provider.stream({ model: "m", messages: [user("x")] });
       const reader = a.readable.getReader();
       await reader.read(); // the first event arrived
-      a.stop();
+      const stopped = a.stop();
+      assert(stopped instanceof Promise, "stop() returns a Promise, as fromFetch's does");
+      await stopped;
+      // one meaning of a Stop (SPEC §8): the same typed error as fromFetch's stop(), on the readable and on message
       const e = await rejects(a.message);
-      assertEqual(e.name, "AbortError");
+      assertError(e, UpstreamError, { errorType: "StreamCancelled", status: null, client: "openai-chat" });
+      assertEqual(await reader.read().then(() => undefined, (x) => x), e, "the readable ends with the same error");
       assert(signal?.aborted === true, "the fetch's signal aborted");
       assertEqual(a.snapshot().content_items.length, 1, "snapshot() keeps what arrived");
 

@@ -3,7 +3,7 @@
 // errors), record, and the fake servers (resume by Last-Event-ID through fromFetch, refusals in each
 // server's own shape, the request log, an abort seen).
 import fc from "fast-check";
-import { fromFetch, fromResponse, StreamLimitError, UpstreamError } from "../../dist/index.js";
+import { ConnectionError, fromFetch, fromResponse, StreamLimitError, UpstreamError } from "../../dist/index.js";
 import { type Capture, fakeMmspServer, fakeProvider, formatCapture, parseCapture, record, replay } from "../../dist/testing/index.js";
 import { assert, assertEqual, assertError, rejects, settle, utf8, type Case } from "../harness.ts";
 import { delta, MINIMAX_TOOL, SEED_EXAMPLE, sse, text, type Json } from "../fixtures.ts";
@@ -97,13 +97,15 @@ export const cases: Case[] = [
     for (const n of [0, 1, 3]) {
       const r = await read(replay(seedCapture, { cutAfterEvents: n, chunking: "random" }));
       assertEqual(r.events.length, n, `cut after ${n}`);
-      assertError(r.error, TypeError, { message: /network error \(replay: the connection was cut/ });
+      // fromResponse owns the body: the platform's error of the cut is a ConnectionError's cause (issue #35)
+      assertError(r.error, ConnectionError, { eventsRead: n });
+      assertError(r.error.cause, TypeError, { message: /network error \(replay: the connection was cut/ });
       assert(r.messageError === r.error, "message rejects with the readable's error");
     }
     const firstTwo = utf8(": keep-alive\n\n" + sse(SEED_EXAMPLE.slice(0, 2), false)).length;
     const r = await read(replay(seedCapture, { cutAfterBytes: firstTwo + 10, chunking: "bytes" }));
     assertEqual(r.events.length, 2);
-    assertError(r.error, TypeError);
+    assertError(r.error, ConnectionError, { bytesRead: firstTwo + 10, eventsRead: 2 });
   }],
   ["replay: errorAt N → N events, then MMSP's error event: an UpstreamError (OverloadedError, 529); in NDJSON a line", async () => {
     const r = await read(replay(seedCapture, { errorAt: 2 }));
@@ -219,6 +221,49 @@ export const cases: Case[] = [
     assertError(await rejects(stopped.message), UpstreamError, { errorType: "StreamCancelled" });
     assertEqual(server.requests.slice(1).map((q) => q.method), ["POST", "DELETE"]);
     assertEqual(await server.requests[1]!.ended, "stopped");
+  }],
+  ["fakeProvider, fakeMmspServer: a page's CORS preflight is answered (as the real servers do: Anthropic with its browser opt-in header), and so are its requests", async () => {
+    const body = { status: 200, headers: [["content-type", "text/event-stream"]] as [string, string][], body: utf8('data: {"x":1}\n\n') };
+    const origin = { origin: "http://page.test" };
+    const preflight = (url: string, headers: string) =>
+      new Request(url, { method: "OPTIONS", headers: { ...origin, "access-control-request-method": "POST", "access-control-request-headers": headers } });
+    const asks: [Parameters<typeof fakeProvider>[0], string, Record<string, string>][] = [
+      ["openai-chat", "/v1/chat/completions", { authorization: "Bearer k" }],
+      ["openai-responses", "/v1/responses", { authorization: "Bearer k" }],
+      ["anthropic", "/v1/messages", { "x-api-key": "k", "anthropic-version": "2023-06-01", "anthropic-dangerous-direct-browser-access": "true" }],
+      ["gemini", "/v1beta/models/m1:streamGenerateContent?alt=sse", { "x-goog-api-key": "k" }],
+    ];
+    for (const [provider, path, headers] of asks) {
+      const server = fakeProvider(provider, { streams: { m1: body }, key: "k" });
+      const url = `https://api.test${path}`;
+      const asked = [...Object.keys(headers), "content-type"].join(",");
+      const pre = await server(preflight(url, asked));
+      assertEqual([pre.status, pre.headers.get("access-control-allow-origin")], [204, "*"], `${provider}: the preflight`);
+      assertEqual(pre.headers.get("access-control-allow-headers"), asked, `${provider}: the headers its clients send`);
+      assert(/POST/.test(pre.headers.get("access-control-allow-methods") ?? ""), provider);
+      assertEqual(server.requests.length, 0, `${provider}: a preflight is answered, not logged`);
+      const init = { method: "POST", headers: { ...origin, ...headers, "content-type": "application/json" }, body: JSON.stringify({ model: "m1", stream: true }) };
+      const ok = await server(url, init);
+      assertEqual([ok.status, ok.headers.get("access-control-allow-origin"), await ok.text()], [200, "*", 'data: {"x":1}\n\n'], `${provider}: the page reads the answer`);
+      const optIn: Record<string, string> = provider === "anthropic" ? { "anthropic-dangerous-direct-browser-access": "true" } : {};
+      const refused = await server(url, { ...init, headers: { ...origin, ...optIn, "content-type": "application/json" } }); // no key
+      assertEqual([refused.status, refused.headers.get("access-control-allow-origin")], [401, "*"], `${provider}: a refusal the page can read`);
+      const none = await server(url, { ...init, headers });
+      assertEqual(none.headers.get("access-control-allow-origin"), null, `${provider}: no Origin, no CORS headers (a server's fetch)`);
+    }
+    // Anthropic answers a page only with its opt-in header, as the real API does (its absence: a 401 without CORS headers)
+    const claude = fakeProvider("anthropic", { streams: { m1: body } });
+    const noOptIn = await claude("https://api.test/v1/messages", { method: "POST", headers: { ...origin, "x-api-key": "k" }, body: '{"model":"m1"}' });
+    assertEqual([noOptIn.status, noOptIn.headers.get("access-control-allow-origin")], [401, null]);
+    assert(/CORS requests must set 'anthropic-dangerous-direct-browser-access' header/.test(await noOptIn.text()), "says which header");
+    // the MMSP fake answers as the relay Worker does: a page may resume (Last-Event-ID) and read Content-Location
+    const mmsp = fakeMmspServer({ streams: { seed: seedCapture } });
+    const pre = await mmsp(preflight("https://fake.test/v1/stream", "authorization,content-type,last-event-id"));
+    assertEqual([pre.status, pre.headers.get("access-control-allow-origin")], [204, "*"]);
+    assert(/Last-Event-ID/i.test(pre.headers.get("access-control-allow-headers") ?? "") && /DELETE/.test(pre.headers.get("access-control-allow-methods") ?? ""), "resume and stop allowed");
+    const answer = await mmsp("https://fake.test/v1/stream", { method: "POST", headers: origin, body: JSON.stringify({ model: "seed", messages: [] }) });
+    assert(/Content-Location/i.test(answer.headers.get("access-control-expose-headers") ?? "") && answer.headers.get("access-control-allow-origin") === "*", "Content-Location readable");
+    await answer.body?.cancel();
   }],
   ["fakeProvider: each provider's route, key header and error shape; the capture chosen by model", async () => {
     const body = { status: 200, headers: [["content-type", "text/event-stream"]] as [string, string][], body: utf8('data: {"x":1}\n\n') };

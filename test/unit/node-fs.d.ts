@@ -3,3 +3,8 @@
 declare module "node:fs" {
   export function readFileSync(path: URL, encoding: "utf8"): string;
 }
+
+// serve()'s Node path is given this module (its own type: the parts serve uses)
+declare module "node:http" {
+  export const createServer: import("../../src/testing/serve.ts").NodeHttp["createServer"];
+}
