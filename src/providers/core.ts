@@ -13,12 +13,14 @@ import { EmptyResponseError } from "../errors.js";
 import { createFramer, type Framer } from "../framing/framer.js";
 import type { StreamCore } from "../internal/core.js";
 import { locate } from "../internal/fault.js";
+import { isRecord } from "../internal/values.js";
 import { HeldBudget, limitError, type LimitOptions, resolveLimits } from "../internal/limits.js";
 import type { ReaderParts } from "../internal/reader-stream.js";
 import { endOf } from "../read/position.js";
 import { ReadTimings } from "../read/timings.js";
 import type { DeltaItem, FinishReason, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import type { EventReader, FragmentSink } from "./event-reader.js";
+import { isBound, modelName, provenance } from "./provenance.js";
 import type { ProviderSpec } from "./spec.js";
 
 /** Something of a provider's answer the reader skipped (it has no UniEvent kind), said through `onWarning`. */
@@ -65,9 +67,14 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   private readonly maxResponseBytes: number;
   /** Bytes read from the provider's body so far. */
   private bytesRead = 0;
+  /** The provider's name and what names the model in its records, for the provenance of bound fidelity (provenance.ts). */
+  private readonly spec: ProviderSpec;
+  /** The model the stream named last, once it did. */
+  private model: string | undefined;
 
   constructor(spec: ProviderSpec, options: ProviderCoreOptions) {
     const client = (this.client = options.client ?? spec.name);
+    this.spec = spec;
     const limits = resolveLimits(options);
     this.maxDepth = limits.maxDepth;
     this.held = new HeldBudget(limits);
@@ -98,7 +105,9 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   item(item: DeltaItem, key: string): void {
     // the reader hands the fragment over (each is made for this call): its fidelity gains the key in place
     const f = item as { fidelity?: Record<string, unknown> | null };
-    f.fidelity = f.fidelity ? { ...f.fidelity, item_id: key } : { item_id: key };
+    // data only its maker can verify says who made it (SPEC §9): the provider's name, whatever `client` says
+    const from = isBound(f.fidelity) ? provenance(this.spec.name, this.model) : undefined;
+    f.fidelity = f.fidelity ? { ...f.fidelity, ...from, item_id: key } : { item_id: key };
     const input = this.input;
     input.content_items[0] = item;
     input.created_at = Date.now();
@@ -142,6 +151,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     const f = this.framer;
     try {
       const value = data === "[DONE]" ? data : parseJsonLineAt(data, this.maxDepth, f.index, f.unterminated);
+      if (this.spec.modelOf && isRecord(value)) this.model = modelName(this.spec.modelOf(value)) ?? this.model;
       this.reader.read(value, this);
     } catch (e) {
       throw locate(e, this.client, f.position());
