@@ -15,6 +15,7 @@ import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type 
 import { isRecord } from "../internal/values.js";
 import { providerStream, type ProviderStreamOptions } from "./read.js";
 import { providerRefusal } from "./refusal.js";
+import { FOREIGN_THINKING, type HistoryOptions } from "./history.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
 import type { ProviderSpec } from "./spec.js";
 
@@ -28,6 +29,11 @@ export interface ProviderOptions {
   fetch?: typeof fetch;
   /** Extra request headers (the key's header and `content-type` are the provider's and cannot be replaced). */
   headers?: Record<string, string>;
+  /**
+   * Another provider's thinking in the history (SPEC §9 "Where each item came from"): left out of the
+   * request (`"drop"`, default) or sent as plain text (`"text"`); a `request()` may say otherwise.
+   */
+  foreignThinking?: HistoryOptions["foreignThinking"];
 }
 
 /** What `stream()` returns: `fromProviderResponse`'s events, and `stop()`. */
@@ -46,9 +52,9 @@ export interface Provider {
   /**
    * MMSP's request → the provider's streaming HTTP request (URL, headers with the key, JSON body).
    * Throws `UnsupportedParameterError` for a setting or content the provider has no such thing for,
-   * a `TypeError` for a request that is not MMSP's shape.
+   * a `TypeError` for a request that is not MMSP's shape. `options.foreignThinking` replaces the factory's.
    */
-  request(request: MmspRequest): Request;
+  request(request: MmspRequest, options?: HistoryOptions): Request;
   /**
    * Fetches the request (MMSP's shape, built by `request()`, or a `Request` it built) and reads the
    * answer; a refusal is the readable's and `message`'s `UpstreamError`, a failed connection a
@@ -65,8 +71,13 @@ export interface ProviderParts {
   path: string | ((model: string) => string);
   /** The headers carrying the key (and the provider's version headers). */
   auth(apiKey: string): Record<string, string>;
-  /** The JSON body (and extra headers) of MMSP's request. */
-  body(model: string, request: MmspRequest, config: UniConfig): { body: Record<string, unknown>; headers?: Record<string, string> };
+  /** The JSON body (and extra headers) of MMSP's request; `history` says what to do with another provider's items. */
+  body(
+    model: string,
+    request: MmspRequest,
+    config: UniConfig,
+    history: HistoryOptions,
+  ): { body: Record<string, unknown>; headers?: Record<string, string> };
 }
 
 const HTTP_URL: Rule = {
@@ -97,7 +108,13 @@ function checkKey(name: string, key: unknown): asserts key is string {
   }
 }
 /** The factories' options (each provider adds its own). */
-export const PROVIDER_OPTIONS: OptionSpec = { apiKey: API_KEY, baseURL: HTTP_URL, fetch: FUNCTION, headers: HEADERS };
+export const PROVIDER_OPTIONS: OptionSpec = {
+  apiKey: API_KEY,
+  baseURL: HTTP_URL,
+  fetch: FUNCTION,
+  headers: HEADERS,
+  foreignThinking: FOREIGN_THINKING,
+};
 
 /** A refusal whose message or error object repeats the key (some echo it): the key cut out. */
 function redact(error: UpstreamError, apiKey: string): UpstreamError {
@@ -125,9 +142,11 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
   const apiKey = options.apiKey;
   const doFetch = options.fetch ?? ((input: Request, init?: RequestInit) => fetch(input, init));
 
-  const request = (mmsp: MmspRequest): Request => {
+  const request = (mmsp: MmspRequest, history: HistoryOptions = {}): Request => {
     const config = checkRequest(`${name}().request`, mmsp);
-    const { body, headers } = parts.body(mmsp.model, mmsp, config);
+    checkOptions(`${name}().request`, history, { foreignThinking: FOREIGN_THINKING });
+    const foreignThinking = history.foreignThinking ?? options.foreignThinking;
+    const { body, headers } = parts.body(mmsp.model, mmsp, config, { foreignThinking });
     // set one by one, so that a header given in another case is replaced, not joined to the key's
     const all = new Headers(options.headers);
     for (const [k, v] of Object.entries({ ...headers, ...parts.auth(apiKey), "content-type": "application/json" })) all.set(k, v);
