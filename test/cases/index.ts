@@ -15,6 +15,7 @@ import * as mistakes from "./mistakes.ts";
 import * as partialJson from "./partial-json.ts";
 import * as paths from "./paths.ts";
 import * as providers from "./providers.ts";
+import * as providersCrossing from "./providers-crossing.ts";
 import * as providersHeld from "./providers-held.ts";
 import * as providersMore from "./providers-more.ts";
 import * as reader from "./reader.ts";
@@ -46,6 +47,7 @@ const groups: [string, Case[]][] = [
   ["providers", providers.cases],
   ["providers-more", providersMore.cases],
   ["providers-held", providersHeld.cases],
+  ["providers-crossing", providersCrossing.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));
