@@ -22,12 +22,14 @@ import { HEAD_BYTES } from "../framing/head.js";
 import { joinBytes } from "../internal/bytes.js";
 import type { StreamCore } from "../internal/core.js";
 import { Fault, locate } from "../internal/fault.js";
+import { isRecord } from "../internal/values.js";
 import { HeldBudget, limitError, type LimitOptions, resolveLimits } from "../internal/limits.js";
 import type { ReaderParts } from "../internal/reader-stream.js";
 import { endOf } from "../read/position.js";
 import { ReadTimings } from "../read/timings.js";
 import type { DeltaItem, FinishReason, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import type { EventReader, FragmentSink } from "./event-reader.js";
+import { isBound, modelName, provenance } from "./provenance.js";
 import type { ProviderSpec } from "./spec.js";
 
 /**
@@ -91,6 +93,8 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   /** The body's first bytes (all of it, up to `BODY_KEPT`, while it held no record), and its size. */
   private kept: Uint8Array[] = [];
   private keptBytes = 0;
+  /** The model the stream named last, once it did (the provenance of bound fidelity: provenance.ts). */
+  private model: string | undefined;
 
   /**
    * @param context what the response said of the body (read at the end: a provider's `stream()` fills it
@@ -132,7 +136,9 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   item(item: DeltaItem, key: string): void {
     // the reader hands the fragment over (each is made for this call): its fidelity gains the key in place
     const f = item as { fidelity?: Record<string, unknown> | null };
-    f.fidelity = f.fidelity ? { ...f.fidelity, item_id: key } : { item_id: key };
+    // data only its maker can verify says who made it (SPEC §9): the provider's name, whatever `client` says
+    const from = isBound(f.fidelity) ? provenance(this.spec.name, this.model) : undefined;
+    f.fidelity = f.fidelity ? { ...f.fidelity, ...from, item_id: key } : { item_id: key };
     const input = this.input;
     input.content_items[0] = item;
     input.created_at = Date.now();
@@ -181,6 +187,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     const f = this.framer;
     try {
       const value = data === "[DONE]" ? data : parseJsonLineAt(data, this.maxDepth, f.index, f.unterminated);
+      if (this.spec.modelOf && isRecord(value)) this.model = modelName(this.spec.modelOf(value)) ?? this.model;
       this.reader.read(value, this);
     } catch (e) {
       throw locate(this.typed(e), this.client, f.position());

@@ -18,6 +18,7 @@ import { isRecord, ownMembers, ownValue } from "../internal/values.js";
 import type { BodyContext } from "../framing/framer.js";
 import { bodyContext, providerStream, type ProviderStreamOptions } from "./read.js";
 import { providerRefusal } from "./refusal.js";
+import { FOREIGN_THINKING, type HistoryOptions } from "./history.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
 import { requestError } from "./request-error.js";
 import type { ProviderSpec } from "./spec.js";
@@ -32,6 +33,11 @@ export interface ProviderOptions {
   fetch?: typeof fetch;
   /** Extra request headers (the key's header and `content-type` are the provider's and cannot be replaced). */
   headers?: Record<string, string>;
+  /**
+   * Another provider's thinking in the history (SPEC §9 "Where each item came from"): left out of the
+   * request (`"drop"`, default) or sent as plain text (`"text"`); a `request()` may say otherwise.
+   */
+  foreignThinking?: HistoryOptions["foreignThinking"];
 }
 
 /** What `stream()` returns: `fromProviderResponse`'s events, and `stop()`. */
@@ -52,9 +58,9 @@ export interface Provider {
   /**
    * MMSP's request → the provider's streaming HTTP request (URL, headers with the key, JSON body).
    * Throws `UnsupportedParameterError` for a setting or content the provider has no such thing for,
-   * a `TypeError` for a request that is not MMSP's shape.
+   * a `TypeError` for a request that is not MMSP's shape. `options.foreignThinking` replaces the factory's.
    */
-  request(request: MmspRequest): Request;
+  request(request: MmspRequest, options?: HistoryOptions): Request;
   /**
    * Fetches the request (MMSP's shape, built by `request()`, or a `Request` it built) and reads the
    * answer; a refusal is the readable's and `message`'s `UpstreamError`, a failed connection a
@@ -71,8 +77,13 @@ export interface ProviderParts {
   path: string | ((model: string) => string);
   /** The headers carrying the key (and the provider's version headers). */
   auth(apiKey: string): Record<string, string>;
-  /** The JSON body (and extra headers) of MMSP's request. */
-  body(model: string, request: MmspRequest, config: UniConfig): { body: Record<string, unknown>; headers?: Record<string, string> };
+  /** The JSON body (and extra headers) of MMSP's request; `history` says what to do with another provider's items. */
+  body(
+    model: string,
+    request: MmspRequest,
+    config: UniConfig,
+    history: HistoryOptions,
+  ): { body: Record<string, unknown>; headers?: Record<string, string> };
 }
 
 /** The base URL's type only: its value is checked in `checkBaseURL`, whose message never shows it. */
@@ -112,7 +123,13 @@ function checkKey(name: string, key: unknown): asserts key is string {
   }
 }
 /** The factories' options (each provider adds its own). */
-export const PROVIDER_OPTIONS: OptionSpec = { apiKey: API_KEY, baseURL: HTTP_URL, fetch: FUNCTION, headers: HEADERS };
+export const PROVIDER_OPTIONS: OptionSpec = {
+  apiKey: API_KEY,
+  baseURL: HTTP_URL,
+  fetch: FUNCTION,
+  headers: HEADERS,
+  foreignThinking: FOREIGN_THINKING,
+};
 
 /** The provider a factory makes: `name` is the factory's (for the messages), `options` checked here. */
 export function makeProvider(name: string, parts: ProviderParts, options: ProviderOptions, extra: OptionSpec = {}): Provider {
@@ -129,10 +146,12 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
   const apiKey = options.apiKey;
   const doFetch = options.fetch ?? ((input: Request, init?: RequestInit) => fetch(input, init));
 
-  const request = (mmsp: MmspRequest): Request => {
+  const request = (mmsp: MmspRequest, history: HistoryOptions = {}): Request => {
+    checkOptions(`${name}().request`, history, { foreignThinking: FOREIGN_THINKING });
+    const foreignThinking = history.foreignThinking ?? options.foreignThinking;
     let built: ReturnType<ProviderParts["body"]>;
     try {
-      built = parts.body(mmsp.model, mmsp, checkRequest(`${name}().request`, mmsp));
+      built = parts.body(mmsp.model, mmsp, checkRequest(`${name}().request`, mmsp), { foreignThinking });
     } catch (e) {
       throw requestError(e); // (about the request given: a relay may tell its client, request-error.ts)
     }

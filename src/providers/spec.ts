@@ -16,4 +16,6 @@ export interface ProviderSpec {
    * statuses MMSP names no type for (429, 5xx); default: its `type` when that is a string.
    */
   errorType?(error: Record<string, unknown>): string | null;
+  /** The model a record of the stream names (Chat chunk `model`, Anthropic `message_start`…), else undefined. */
+  modelOf?(record: Record<string, unknown>): unknown;
 }

@@ -17,9 +17,11 @@
 import { UnsupportedParameterError, UpstreamError } from "../errors.js";
 import { SseEncoderStream } from "../encode.js";
 import { fail } from "../internal/describe.js";
+import { checkOptions } from "../internal/options.js";
 import { isRecord } from "../internal/values.js";
 import type { Provider } from "../providers/provider.js";
 import { isRequestError } from "../providers/request-error.js";
+import { FOREIGN_THINKING, type ForeignThinking } from "../providers/history.js";
 import type { UniConfig } from "../providers/request.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { checkRowSettings, configWithin, type RelayAllow } from "./ceilings.js";
@@ -42,6 +44,11 @@ export interface RelayModel {
   config?: UniConfig;
   /** The costlier settings a client may ask for past `config` (`{ fast_mode: true, tools: true }`); none by default. */
   allow?: RelayAllow;
+  /**
+   * Another provider's thinking in the chat's history (a chat whose row changed provider): left out
+   * (`"drop"`) or sent as plain text (`"text"`); default the provider factory's (SPEC §9).
+   */
+  foreignThinking?: ForeignThinking;
 }
 
 /** The models table: client-facing model names (in the order `GET /v1/models` lists them) → their rows. */
@@ -72,6 +79,7 @@ export function checkModels(table: unknown, where = "createRelay: `models`"): Re
       fail(TypeError, `${at}.config`, "an object of MMSP config defaults (or left out)", row.config);
     }
     checkRowSettings(row.config as UniConfig | undefined, row.allow, at);
+    checkOptions(at, { foreignThinking: row.foreignThinking }, { foreignThinking: FOREIGN_THINKING }, at);
   }
   return table as RelayModels;
 }
@@ -227,7 +235,9 @@ export async function providerAnswer(
   if (config instanceof Response) return config;
   let request: Request;
   try {
-    request = provider.request({ model: row.model, messages: body.messages, config });
+    // (the row's foreignThinking passes to the builder as is: the provider's rule, history.ts)
+    const history = row.foreignThinking === undefined ? undefined : { foreignThinking: row.foreignThinking };
+    request = provider.request({ model: row.model, messages: body.messages, config }, history);
   } catch (e) {
     // the client's own request (its shape, its content): the package's words, naming the client's fields
     if (isRequestError(e)) return refusal(400, "InvalidRequestError", e.message);

@@ -7,6 +7,7 @@ import { fail } from "../internal/describe.js";
 import { isRecord } from "../internal/values.js";
 import { checkCapture } from "./capture.js";
 import type { FakeStream } from "./fake-mmsp.js";
+import { providerRules } from "./provider-rules.js";
 import { replay } from "./replay.js";
 import { withCors } from "./cors.js";
 import { type FakeServer, fakeServer, logRequest, tracked } from "./request-log.js";
@@ -25,7 +26,9 @@ export interface FakeProviderOptions {
  * A fake of `provider`'s streaming API: `"openai-chat"` (POST /v1/chat/completions, Bearer key),
  * `"openai-responses"` (POST /v1/responses), `"anthropic"` (POST /v1/messages, `x-api-key`) or
  * `"gemini"` (POST /v1beta/models/<model>:streamGenerateContent?alt=sse, `x-goog-api-key`). A wrong
- * key, an unknown model or route, a body that is not JSON are refused in the provider's own error shape.
+ * key, an unknown model or route, a body that is not JSON are refused in the provider's own error shape,
+ * and so is a history the real API refuses (provider-rules.ts: a signature it never issued, a tool
+ * result without its call…).
  *
  * @example
  * ```ts
@@ -53,6 +56,8 @@ export function fakeProvider(provider: ProviderName, options: FakeProviderOption
     fail(TypeError, "fakeProvider: options.key", "a non-empty string", options.key);
   }
   const route = PROVIDER_ROUTES[provider];
+  // what the real API refuses in a history (provider-rules.ts), knowing the signatures this fake's captures issued
+  const rules = providerRules(provider, [...streams.values()].map((s) => s.capture));
 
   // as the provider answers a page: any origin, its own headers; Anthropic only with its opt-in header
   const policy = { methods: `${route.method}, OPTIONS`, allowHeaders: null, exposeHeaders: "*", optIn: route.browserOptIn };
@@ -79,6 +84,8 @@ export function fakeProvider(provider: ProviderName, options: FakeProviderOption
       );
     }
     if (!isRecord(entry.json)) return refuse("invalid", "The request body must be a JSON object.");
+    const broken = rules(entry.json);
+    if (broken !== undefined) return refuse("invalid", broken);
     const model = route.model(url, entry.json);
     entry.model = model;
     const stream = model === undefined ? undefined : streams.get(model);

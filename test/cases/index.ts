@@ -16,6 +16,7 @@ import * as partialJson from "./partial-json.ts";
 import * as paths from "./paths.ts";
 import * as pollution from "./pollution.ts";
 import * as providers from "./providers.ts";
+import * as providersCrossing from "./providers-crossing.ts";
 import * as providersHeld from "./providers-held.ts";
 import * as providersMore from "./providers-more.ts";
 import * as providersWhole from "./providers-whole.ts";
@@ -52,6 +53,7 @@ const groups: [string, Case[]][] = [
   ["pollution", pollution.cases],
   ["providers-whole", providersWhole.cases],
   ["providers-dialects", providersDialects.cases],
+  ["providers-crossing", providersCrossing.cases],
 ];
 
 export const cases: Case[] = groups.flatMap(([area, list]) => list.map(([name, fn]): Case => [`${area}: ${name}`, fn]));

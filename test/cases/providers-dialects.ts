@@ -30,7 +30,8 @@ const outcome = (r: Awaited<ReturnType<typeof convert>>) => ({
 export const cases: Case[] = [
   ["openai-chat dialects: OpenRouter reasoning_details (Claude) → the thinking, its entry merged whole (signature too) in fidelity.reasoning_details, before the tool call", async () => {
     const r = await run("openai-chat", d.OPENROUTER_CLAUDE_TOOL);
-    const fidelity = { reasoning_details: [CLAUDE_ENTRY] };
+    // bound data: stamped with its maker (SPEC §9 "Where each item came from")
+    const fidelity = { reasoning_details: [CLAUDE_ENTRY], provider: "openai-chat", model: "anthropic/claude-sonnet-4.5" };
     assertEqual(r.items.slice(0, 4), [
       thinking("The user wants"),
       thinking(" the weather."),
@@ -43,18 +44,15 @@ export const cases: Case[] = [
   ["openai-chat dialects: OpenRouter summary then encrypted reasoning (OpenAI) → one thinking item carrying both entries, then the answer", async () => {
     const r = await run("openai-chat", d.OPENROUTER_SUMMARY_ENCRYPTED);
     assertEqual(r.message.content_items, [
-      { type: "thinking.done", thinking: "**Adding**\n\n2 + 2 is 4.", fidelity: { reasoning_details: [SUMMARY_ENTRY, ENCRYPTED_ENTRY] } },
+      { type: "thinking.done", thinking: "**Adding**\n\n2 + 2 is 4.", fidelity: { reasoning_details: [SUMMARY_ENTRY, ENCRYPTED_ENTRY], provider: "openai-chat", model: "openai/gpt-5" } },
       { type: "text.done", text: "4" },
     ]);
     assertEqual(r.message.usage_metadata, { cached_tokens: null, prompt_tokens: 20, thoughts_tokens: 128, response_tokens: 12 });
   }],
   ["openai-chat dialects: an encrypted entry alone → a thinking item with empty thinking that carries it (as Responses' encrypted_content)", async () => {
     const r = await run("openai-chat", d.OPENROUTER_ENCRYPTED_ONLY);
-    assertEqual(r.items.slice(0, 2), [thinking("", { reasoning_details: [ENCRYPTED_ENTRY] }), {
-      type: "thinking.done",
-      thinking: "",
-      fidelity: { reasoning_details: [ENCRYPTED_ENTRY] },
-    }]);
+    const fidelity = { reasoning_details: [ENCRYPTED_ENTRY], provider: "openai-chat", model: "openai/gpt-5" };
+    assertEqual(r.items.slice(0, 2), [thinking("", fidelity), { type: "thinking.done", thinking: "", fidelity }]);
     assertEqual(r.message.content_items[1], { type: "text.done", text: "Done." });
   }],
   ["openai-chat dialects: a reasoning_details entry's __proto__ member stays data (no prototype is set or polluted)", async () => {

@@ -16,6 +16,8 @@ type Json = Record<string, any>;
 const bytes = (b64: string): Uint8Array => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 const thinking = (t: string, fidelity?: Json): Json => ({ type: "thinking.delta", thinking: t, ...(fidelity ? { fidelity } : {}) });
 const text = (t: string): Json => ({ type: "text.delta", text: t });
+/** The provenance a bound fidelity carries (SPEC §9 "Where each item came from"): the captures' model. */
+const FROM_GEMINI = { provider: "gemini", model: "gemini-3-pro-preview" };
 const tool = (name: string, id: string, args: string, fidelity?: Json): Json => ({ type: "tool_call.delta", name, tool_call_id: id, arguments: args, ...(fidelity ? { fidelity } : {}) });
 const usage = (cached: number | null, prompt: number | null, thoughts: number | null, response: number | null) => ({
   cached_tokens: cached,
@@ -42,7 +44,7 @@ export const cases: Case[] = [
     const r = await run("openai-responses", resp.REASONING_SUMMARIES);
     const first = "**Reading the question**\n\nThe user asks for a sum.";
     const second = "**Adding**\n\n2 + 2 is 4.";
-    const fidelity = { channel: "summary", encrypted_content: resp.ENCRYPTED, part_lengths: [first.length, second.length] };
+    const fidelity = { channel: "summary", encrypted_content: resp.ENCRYPTED, part_lengths: [first.length, second.length], provider: "openai-responses", model: "gpt-5.1-2025-11-13" };
     assertEqual(r.items, [
       thinking("**Reading the question**"),
       thinking("\n\nThe user asks for a sum."),
@@ -142,7 +144,7 @@ export const cases: Case[] = [
     const r = await run("gemini", gem.THOUGHTS_SIGNED);
     assertEqual(r.message.content_items, [
       { type: "thinking.done", thinking: "**Considering the question**\n\nThe user wants a haiku." },
-      { type: "text.done", text: "Autumn moonlight—\na worm digs silently", fidelity: { signature: gem.SIGNATURE } },
+      { type: "text.done", text: "Autumn moonlight—\na worm digs silently", fidelity: { signature: gem.SIGNATURE, ...FROM_GEMINI } },
     ]);
     assertEqual(r.message.usage_metadata, usage(null, 8, 230, 17));
   }],
@@ -151,8 +153,8 @@ export const cases: Case[] = [
     assertEqual(r.items, [
       thinking("I need both cities."),
       { type: "thinking.done", thinking: "I need both cities." },
-      tool("get_weather", "get_weather", '{"city":"Paris"}', { signature: gem.SIGNATURE }),
-      { type: "tool_call.done", name: "get_weather", tool_call_id: "get_weather", arguments: { city: "Paris" }, fidelity: { signature: gem.SIGNATURE } },
+      tool("get_weather", "get_weather", '{"city":"Paris"}', { signature: gem.SIGNATURE, ...FROM_GEMINI }),
+      { type: "tool_call.done", name: "get_weather", tool_call_id: "get_weather", arguments: { city: "Paris" }, fidelity: { signature: gem.SIGNATURE, ...FROM_GEMINI } },
       tool("get_weather", "call_2", '{"city":"Tokyo","units":["c","f"]}'),
       { type: "tool_call.done", name: "get_weather", tool_call_id: "call_2", arguments: { city: "Tokyo", units: ["c", "f"] } },
       { stop: "tool_call", usage: usage(null, 40, 12, 30) },
@@ -165,7 +167,7 @@ export const cases: Case[] = [
       name: "write_file",
       tool_call_id: "write_file",
       arguments: { path: "notes/todo.md", body: "- milk\n- eggs", options: { overwrite: true, mode: 420 }, tags: ["home"], owner: null },
-      fidelity: { signature: gem.SIGNATURE },
+      fidelity: { signature: gem.SIGNATURE, ...FROM_GEMINI },
     }]);
     assertEqual(r.message.finish_reason, "tool_call");
   }],
@@ -181,7 +183,7 @@ export const cases: Case[] = [
       { type: "inline_thinking.done", data: png, mime_type: "image/png" },
       { type: "text.done", text: "Two versions:" },
       { type: "inline_data.done", data: png, mime_type: "image/png" },
-      { type: "inline_data.done", data: png, mime_type: "image/png", fidelity: { signature: gem.SIGNATURE } },
+      { type: "inline_data.done", data: png, mime_type: "image/png", fidelity: { signature: gem.SIGNATURE, ...FROM_GEMINI } },
     ]);
   }],
   ["gemini: the chunks of one audio stream are one item", async () => {

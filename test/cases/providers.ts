@@ -63,6 +63,8 @@ export async function run(provider: Name, body: string) {
   return { items: items(r.events), error: r.error, message: r.message, warnings: r.warnings };
 }
 
+/** The provenance a bound fidelity carries (SPEC §9 "Where each item came from"): the captures' model. */
+const FROM_ANTHROPIC = { provider: "anthropic", model: "claude-sonnet-4-5" };
 const USAGE_CHAT = { cached_tokens: null, prompt_tokens: 19, thoughts_tokens: null, response_tokens: 10 };
 const tool = (name: string, id: string, args: string) => ({ type: "tool_call.delta", name, tool_call_id: id, arguments: args });
 const more = (args: string) => tool("", "", args);
@@ -105,16 +107,16 @@ export const cases: Case[] = [
     const r = await run("anthropic", ant.THINKING);
     const thought = "Let me solve this step by step:\n\n1. First break down 27 * 453\n2. 453 = 400 + 50 + 3";
     assertEqual(r.message.content_items, [
-      { type: "thinking.done", thinking: thought, fidelity: { signature: ant.SIGNATURE } },
+      { type: "thinking.done", thinking: thought, fidelity: { signature: ant.SIGNATURE, ...FROM_ANTHROPIC } },
       { type: "text.done", text: "27 * 453 = 12,231" },
     ]);
     assertEqual(r.message.usage_metadata, { cached_tokens: 1200, prompt_tokens: 95, thoughts_tokens: 250, response_tokens: 60 });
-    assertEqual(r.items[2], { type: "thinking.delta", thinking: "", fidelity: { signature: ant.SIGNATURE } }, "the signature rides an empty fragment");
+    assertEqual(r.items[2], { type: "thinking.delta", thinking: "", fidelity: { signature: ant.SIGNATURE, ...FROM_ANTHROPIC } }, "the signature rides an empty fragment");
   }],
   ["anthropic: redacted_thinking → thinking \"_REDACTED_THINKING\" with its data as the signature", async () => {
     const r = await run("anthropic", ant.REDACTED);
     assertEqual(r.message.content_items, [
-      { type: "thinking.done", thinking: "_REDACTED_THINKING", fidelity: { signature: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" } },
+      { type: "thinking.done", thinking: "_REDACTED_THINKING", fidelity: { signature: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP", ...FROM_ANTHROPIC } },
       { type: "text.done", text: "Done." },
     ]);
   }],

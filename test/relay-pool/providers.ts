@@ -12,6 +12,7 @@
 //   endless          text deltas every 5 ms for 8 s, never a finish (the relay stops it first)
 //   refuse           a 429 in the provider's error shape whose message repeats the key it was sent
 //   echo-error       (Anthropic) an `event: error` inside the stream whose message repeats the key
+//   thinking         (Anthropic) a thinking block with its signature (THINKING_SIGNATURE), then the text
 //   held             (OpenAI) call 0 open, then 24 MiB of call 1's arguments, which wait for it; no finish_reason
 //   unterminated     (OpenAI) one 24 MiB event with no line end
 //   refuse-text-key  a plain-text 502 with the key from its 186th character (a preview's cut lands inside it)
@@ -43,6 +44,21 @@ const anthropicEvents = (): Json[] => [
   { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 6 } },
   { type: "message_stop" },
 ];
+/** The signature the scripted Anthropic API gives its thinking (a chat that changes provider never sends it elsewhere). */
+export const THINKING_SIGNATURE = "EqQBCgIYAhIMscripted+anthropic/signature==";
+const thinkingEvents = (): Json[] => {
+  const [start, ...rest] = anthropicEvents();
+  const message = { ...(start!.message as Json), model: "claude-haiku-4-5-20251001" };
+  const text = rest.map((e) => ("index" in e ? { ...e, index: 1 } : e));
+  return [
+    { ...start, message },
+    { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
+    { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "A greeting is due." } },
+    { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: THINKING_SIGNATURE } },
+    { type: "content_block_stop", index: 0 },
+    ...text,
+  ];
+};
 const anthropicRecord = (e: Json): string => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
 const openaiChunk = (delta: Json, finish: string | null = null): Json => ({
@@ -166,7 +182,8 @@ export async function providerApi(request: Request, path: string): Promise<Respo
         { headers: SSE },
       );
     }
-    return new Response(paced(anthropicEvents().map(anthropicRecord)), { headers: SSE });
+    const events = script === "thinking" ? thinkingEvents() : anthropicEvents();
+    return new Response(paced(events.map(anthropicRecord)), { headers: SSE });
   }
   if (script === "endless") {
     return new Response(endless([], (n) => `data: ${JSON.stringify(openaiChunk({ content: `${n} ` }))}\n\n`), { headers: SSE });

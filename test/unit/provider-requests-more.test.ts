@@ -84,13 +84,15 @@ describe("responsesRequest", async () => {
       role: "assistant",
       content_items: [
         { type: "thinking.done", thinking: "one\n\ntwo", fidelity: { part_lengths: [3, 3], encrypted_content: "e" } },
-        { type: "thinking.done", thinking: "abc", fidelity: { channel: "summary", part_lengths: [1, 5] } },
+        { type: "thinking.done", thinking: "abc", fidelity: { channel: "summary", part_lengths: [1, 5], encrypted_content: "f" } },
+        // with store: false the API takes no reasoning item without its encrypted_content (issue #36): left out
+        { type: "thinking.done", thinking: "unverifiable", fidelity: { channel: "summary" } },
       ],
     };
     const input = (await bodyOf(responsesRequest({ model: "m", messages: [assistant] }, { apiKey: KEY }))).input;
     expect(input).toEqual([
       { type: "reasoning", summary: [], content: [{ type: "reasoning_text", text: "one" }, { type: "reasoning_text", text: "two" }], encrypted_content: "e" },
-      { type: "reasoning", summary: [{ type: "summary_text", text: "abc" }] },
+      { type: "reasoning", summary: [{ type: "summary_text", text: "abc" }], encrypted_content: "f" },
     ]);
   });
 

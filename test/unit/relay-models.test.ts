@@ -47,6 +47,18 @@ test("a models table is checked at the boundary, each wrong row named", () => {
   return expect(relay.fetch(post(ask("a")), {})).resolves.toHaveProperty("status", 500); // (a bad table made of env: the relay's 500, in the log)
 });
 
+test("a row's foreignThinking (issue #36) is checked at the boundary and passed to the provider's builder", async () => {
+  const provider = openaiChat({ apiKey: "k" });
+  expect(() => createRelay({ models: { a: { provider, model: "m", foreignThinking: "keep" as never } } })).toThrow(/\["a"\]\.foreignThinking/);
+  const fake = fakeProvider("anthropic", { streams: { "claude-test": capture } });
+  const claude = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
+  const relay = createRelay({ models: { t: { provider: claude, model: "claude-test", foreignThinking: "text" } }, allowAnonymous: true });
+  const thought = { type: "thinking.done", thinking: "Gemini thought so.", fidelity: { signature: "g", provider: "gemini", model: "gemini-3-pro-preview" } };
+  const messages = [...ask("t").messages, { role: "assistant", content_items: [thought] }, ...ask("t").messages];
+  expect((await relay.fetch(post({ model: "t", messages }), {})).status).toBe(200);
+  expect((fake.requests[0]!.json as { messages: unknown[] }).messages[1]).toEqual({ role: "assistant", content: [{ type: "text", text: "Gemini thought so." }] });
+});
+
 test("closed by default: a 401 naming RELAY_KEY, authorize and allowAnonymous; nothing reaches the provider", async () => {
   const { relay, fake } = setup();
   const answer = await relay.fetch(post(ask("fast")), {});

@@ -38,8 +38,8 @@ export function anthropic(options: AnthropicOptions): Provider {
       baseURL: "https://api.anthropic.com",
       path: "/v1/messages",
       auth: (apiKey) => ({ "x-api-key": apiKey, "anthropic-version": version, "anthropic-dangerous-direct-browser-access": "true" }),
-      body: (model, request, config) => ({
-        body: messagesBody(ANTHROPIC.name, model, request.messages, config),
+      body: (model, request, config, history) => ({
+        body: messagesBody(ANTHROPIC.name, model, request.messages, config, history),
         headers: config.fast_mode ? { "anthropic-beta": FAST_MODE_BETA } : undefined,
       }),
     },

@@ -5,6 +5,7 @@
  * bytes as image or PDF document blocks (MMSP refuses them).
  */
 import type { DoneItem, UniMessage } from "../../schema.js";
+import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
 import { base64Of, dataUrl, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 import { REDACTED_THINKING } from "./reader.js";
 
@@ -81,8 +82,8 @@ function block(client: string, item: DoneItem): Json | undefined {
     case "thinking.done": {
       const signature = item.fidelity?.signature;
       if (item.thinking === REDACTED_THINKING) return { type: "redacted_thinking", data: signature };
-      // the official API requires the signature it sent; other servers take thinking without one
-      return signature != null ? { type: "thinking", thinking: item.thinking, signature } : { type: "thinking", thinking: item.thinking };
+      // (thinking without the signature the API sent is left out or made text before: history.ts)
+      return { type: "thinking", thinking: item.thinking, signature };
     }
     case "tool_call.done":
       return { type: "tool_use", id: item.tool_call_id, name: item.name, input: item.arguments };
@@ -99,9 +100,18 @@ function block(client: string, item: DoneItem): Json | undefined {
   }
 }
 
-/** The Messages body for MMSP's request. */
-export function messagesBody(client: string, model: string, input: UniMessage[], config: UniConfig): Json {
-  const messages = input.map((m) => ({
+/** What the Messages API takes back (SPEC §9): its own signed thinking only, ids of its pattern, text in assistant turns. */
+const TARGET: TargetRules = {
+  provider: "anthropic",
+  thinkingNeeds: "signature",
+  idInvalid: /[^a-zA-Z0-9_-]/g,
+  idUnique: true,
+  assistantMedia: false,
+};
+
+/** The Messages body for MMSP's request (`history`: what to do with another provider's items). */
+export function messagesBody(client: string, model: string, input: UniMessage[], config: UniConfig, history: HistoryOptions = {}): Json {
+  const messages = historyFor(client, TARGET, model, input, history).map((m) => ({
     role: m.role,
     content: m.content_items.map((item) => block(client, item)).filter((b) => b !== undefined),
   }));

@@ -28,6 +28,6 @@ export function gemini(options: ProviderOptions): Provider {
     baseURL: "https://generativelanguage.googleapis.com/v1beta",
     path: geminiPath,
     auth: (apiKey) => ({ "x-goog-api-key": apiKey }),
-    body: (model, request, config) => ({ body: geminiBody(GEMINI.name, model, request.messages, config) }),
+    body: (model, request, config, history) => ({ body: geminiBody(GEMINI.name, model, request.messages, config, history) }),
   }, options);
 }

@@ -8,6 +8,7 @@
  */
 import { isRecord } from "../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../schema.js";
+import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
 import { base64Of, dataUrl, refuseConfig, type ThinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 
 type Json = Record<string, unknown>;
@@ -21,9 +22,17 @@ export function geminiPath(model: string): string {
   return `/models/${encodeURIComponent(model.replace(/^models\//, ""))}:streamGenerateContent?alt=sse`;
 }
 
-/** The body of MMSP's request for Gemini's streamGenerateContent (`client` names the provider in refusals). */
-export function geminiBody(client: string, model: string, messages: UniMessage[], config: UniConfig): Json {
-  return { contents: contentsOf(client, messages), ...settings(client, model.replace(/^models\//, ""), config) };
+/**
+ * What Gemini takes back (SPEC §9): its signatures only from the model that made them (Google: a
+ * signature is compatible with the model family and tier that produced it), its calls' ids as they
+ * came (a call without one is matched by name and order), images and files in model turns too.
+ */
+const TARGET: TargetRules = { provider: "gemini", modelBound: true, idUnique: false, assistantMedia: true };
+
+/** The body of MMSP's request for Gemini's streamGenerateContent (`client` names the provider in refusals; `history`: another provider's items). */
+export function geminiBody(client: string, model: string, messages: UniMessage[], config: UniConfig, history: HistoryOptions = {}): Json {
+  const contents = contentsOf(client, historyFor(client, TARGET, model, messages, history));
+  return { contents, ...settings(client, model.replace(/^models\//, ""), config) };
 }
 
 /** The image type of a URL by its extension (MMSP's table; JPEG when it names none). */

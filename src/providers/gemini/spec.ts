@@ -6,6 +6,7 @@ import { GeminiReader } from "./reader.js";
 export const GEMINI: ProviderSpec = {
   name: "gemini",
   reader: (client) => new GeminiReader(client),
+  modelOf: (chunk) => chunk.modelVersion,
   // Google's error object names its kind in `status` ("RESOURCE_EXHAUSTED", "UNAVAILABLE"…), not `type`
   errorType: (error) => (typeof error.status === "string" && error.status ? error.status : null),
 };

@@ -24,6 +24,6 @@ export function openaiChat(options: ProviderOptions): Provider {
     baseURL: "https://api.openai.com/v1",
     path: "/chat/completions",
     auth: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
-    body: (model, request, config) => ({ body: chatBody(OPENAI_CHAT.name, model, request.messages, config) }),
+    body: (model, request, config, history) => ({ body: chatBody(OPENAI_CHAT.name, model, request.messages, config, history) }),
   }, options);
 }

@@ -7,6 +7,7 @@
  */
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { ownValue } from "../../internal/values.js";
+import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
 import { base64Of, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 
 type Json = Record<string, unknown>;
@@ -129,7 +130,11 @@ function messages(client: string, input: UniMessage[], system: string | undefine
   return out;
 }
 
-/** The Chat Completions body for MMSP's request. */
-export function chatBody(client: string, model: string, input: UniMessage[], config: UniConfig): Json {
-  return { model, ...settings(client, config), messages: messages(client, input, config.system_prompt) };
+/** What Chat Completions takes back (SPEC §9): tool-call ids of at most 40 characters (OpenAI's limit), text in assistant turns. */
+const TARGET: TargetRules = { provider: "openai-chat", idMax: 40, idUnique: true, assistantMedia: false };
+
+/** The Chat Completions body for MMSP's request (`history`: what to do with another provider's items). */
+export function chatBody(client: string, model: string, input: UniMessage[], config: UniConfig, history: HistoryOptions = {}): Json {
+  const turns = historyFor(client, TARGET, model, input, history);
+  return { model, ...settings(client, config), messages: messages(client, turns, config.system_prompt) };
 }

@@ -6,4 +6,5 @@ import { OpenaiChatReader } from "./reader.js";
 export const OPENAI_CHAT: ProviderSpec = {
   name: "openai-chat",
   reader: (client) => new OpenaiChatReader(client),
+  modelOf: (chunk) => chunk.model,
 };

@@ -29,6 +29,6 @@ export function openaiResponses(options: ProviderOptions): Provider {
     baseURL: "https://api.openai.com/v1",
     path: "/responses",
     auth: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
-    body: (model, request, config) => ({ body: responsesBody(OPENAI_RESPONSES.name, model, request.messages, config) }),
+    body: (model, request, config, history) => ({ body: responsesBody(OPENAI_RESPONSES.name, model, request.messages, config, history) }),
   }, options);
 }

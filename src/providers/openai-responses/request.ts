@@ -7,6 +7,7 @@
  */
 import { isRecord } from "../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../schema.js";
+import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
 import { base64Of, refuseConfig, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 import { PART_SEPARATOR } from "./reader.js";
 
@@ -15,9 +16,27 @@ type Json = Record<string, unknown>;
 /** MMSP's thinking levels, each sent as the reasoning effort of the same name (MMSP's mapping). */
 const EFFORTS: readonly string[] = ["none", "low", "medium", "high", "xhigh", "max"];
 
-/** The streaming body of MMSP's request for the Responses API (`client` names the provider in refusals). */
-export function responsesBody(client: string, model: string, messages: UniMessage[], config: UniConfig): Json {
-  return { model, ...settings(client, config), input: inputOf(client, messages), stream: true };
+/**
+ * What the Responses API takes back (SPEC §9): with `store: false` a reasoning item only with its
+ * `encrypted_content`; call ids of at most 40 characters (OpenAI's limit); text in assistant turns.
+ */
+const TARGET: TargetRules = {
+  provider: "openai-responses",
+  thinkingNeeds: "encrypted_content",
+  idMax: 40,
+  idUnique: true,
+  assistantMedia: false,
+};
+
+/** The streaming body of MMSP's request for the Responses API (`client` names the provider in refusals; `history`: another provider's items). */
+export function responsesBody(
+  client: string,
+  model: string,
+  messages: UniMessage[],
+  config: UniConfig,
+  history: HistoryOptions = {},
+): Json {
+  return { model, ...settings(client, config), input: inputOf(client, historyFor(client, TARGET, model, messages, history)), stream: true };
 }
 
 /** `config` → the request's members (MMSP's `transformUniConfigToModelConfig`, plus `top_p`). */

@@ -1,4 +1,5 @@
 /** OpenAI Responses' reading spec: its name and its stream's reader. */
+import { isRecord } from "../../internal/values.js";
 import type { ProviderSpec } from "../spec.js";
 import { ResponsesReader } from "./reader.js";
 
@@ -6,4 +7,6 @@ import { ResponsesReader } from "./reader.js";
 export const OPENAI_RESPONSES: ProviderSpec = {
   name: "openai-responses",
   reader: (client) => new ResponsesReader(client),
+  // (response.created / in_progress / completed carry the response, its model named)
+  modelOf: (event) => (isRecord(event.response) ? event.response.model : undefined),
 };
