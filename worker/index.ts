@@ -133,4 +133,7 @@ export class StreamObject extends relay.StreamObject {
   }
 }
 
+/** The library's quota object (src/relay/quota-object.ts): one per principal, binding QUOTAS. */
+export const QuotaObject = relay.QuotaObject;
+
 export default { fetch: relay.fetch };

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
 import { createRelay, type RelayEnv } from "../../src/relay/index.ts";
-import { ClientRates } from "../../src/relay/gate.ts";
+import { ProcessQuotas, QuotaBook } from "../../src/relay/quota.ts";
 import { configWithin } from "../../src/relay/ceilings.ts";
 import type { UniConfig } from "../../src/providers/index.ts";
 import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
@@ -125,12 +125,16 @@ test("allowAnonymous: perMinute streams a client, then a 429 with Retry-After; a
   await other.arrayBuffer();
 });
 
-test("the rate's memory is bounded: 10 000 clients at most, the oldest forgotten; a window ends after a minute", () => {
-  const rates = new ClientRates();
-  for (let i = 0; i < 12_000; i++) rates.take(`client-${i}`, 1, 1000);
-  expect(rates.size).toBe(10_000);
-  expect(rates.take("client-11999", 1, 1000)?.status).toBe(429);
-  expect(rates.take("client-11999", 1, 61_000)).toBeNull();
+test("the anonymous quota's memory is bounded: 10 000 principals at most in a process, the oldest forgotten; a window ends after a minute", async () => {
+  const quotas = new ProcessQuotas();
+  const claim = (principal: string, id = principal) => ({ id, principal, model: "m", tokens: 1, input: 1, until: Infinity, quota: { requestsPerMinute: 1 } });
+  for (let i = 0; i < 12_000; i++) await quotas.claim(claim(`anon:${i}`));
+  expect(quotas.size).toBe(10_000);
+  expect((await quotas.claim(claim("anon:11999", "again")))?.type).toBe("RateLimitError");
+  const book = new QuotaBook();
+  expect(book.claim(claim("anon:x", "a"), 0, 1000)).toBeNull();
+  expect(book.claim(claim("anon:x", "b"), 0, 1000)?.retryAfter).toBe(60);
+  expect(book.claim(claim("anon:x", "c"), 0, 61_000)).toBeNull();
 });
 
 test("GET /v1/models: the table in order, behind RELAY_KEY when set", async () => {
