@@ -31,7 +31,17 @@ import {
   type RelayPrincipal,
   type Resolved,
 } from "./principal.js";
-import { checkQuotas, type Claim, ProcessQuotas, type Quota, type QuotaStore, refusedAnswer, type RelayQuotas } from "./quota.js";
+import {
+  checkQuotas,
+  type Claim,
+  ProcessQuotas,
+  type Quota,
+  type QuotaEnv,
+  quotasOfVariable,
+  type QuotaStore,
+  refusedAnswer,
+  type RelayQuotas,
+} from "./quota.js";
 import { DurableQuotas, RelayQuotaObject } from "./quota-object.js";
 import { CLAIM_HEADER, metered, StreamCost, ticketFrom, ticketHeader } from "./stream-cost.js";
 import { inputEstimate, outputReserve } from "./usage-estimate.js";
@@ -62,7 +72,7 @@ import { isHttpUrl } from "./redact.js";
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
  * is optional, and an option of `createRelay` given for the same thing wins over it.
  */
-export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv {
+export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv {
   /** The MMSP server to relay to (e.g. `https://mmsp.internal/v1`; the relay posts to `<it>/stream`), when `upstream` is not given. */
   MMSP_UPSTREAM?: string;
   /** The Durable Object namespace of the streams (the default binding name; see `binding`). Without it: stateless. */
@@ -118,7 +128,7 @@ export interface RelayOptions<E extends RelayEnv = RelayEnv> {
    * anonymous client. Each `{ requestsPerMinute?, concurrentStreams?, tokensPerDay? }`, held for the
    * whole deployment in the QUOTAS Durable Object namespace (`relay.QuotaObject`), else in the
    * process. Over one: a 429 `RateLimitError` or `BudgetExceeded` with `Retry-After`, before the
-   * provider is asked.
+   * provider is asked. Default: the variable RELAY_QUOTAS (the same as JSON), else none.
    */
   quotas?: RelayQuotas;
   /** The name of the Durable Object namespace binding (default `"STREAMS"`). */
@@ -212,7 +222,8 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     if (fn !== undefined && typeof fn !== "function") throw new TypeError(`createRelay: \`${name}\` must be a function.`);
   }
   checkAnonymous(allowAnonymous);
-  const quotas = checkQuotas(options.quotas);
+  const given = options.quotas === undefined ? undefined : checkQuotas(options.quotas);
+  const quotasOf = (env: E): RelayQuotas => given ?? (env.RELAY_QUOTAS ? quotasOfVariable(env.RELAY_QUOTAS) : {});
   const tableOf = options.models === undefined ? undefined : modelTable(options.models);
   /** The row an admitted request's model has in the table (set by admit: the answer names its provider). */
   const admittedRows = new WeakMap<Request, RelayModel>();
@@ -279,17 +290,19 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     if (key instanceof Response) return key;
     const verdict = authorize ? await authorize(request, action, env) : null;
     if (verdict instanceof Response) return verdict;
-    const given = principalOfVerdict(verdict);
+    const named = principalOfVerdict(verdict);
     const keyInAuthorization = await authorizationIsKey(request, env);
-    if (given) return { principal: given.principal, quota: given.quota ?? quotas.default, anonymous: false, keyInAuthorization };
+    const quotas = quotasOf(env);
+    if (named) return { principal: named.principal, quota: named.quota ?? quotas.default, anonymous: false, keyInAuthorization };
     if (key !== null) return { principal: key, quota: quotas.default, anonymous: false, keyInAuthorization };
     return { principal: anonymousPrincipal(request), quota: anonymousQuota(env), anonymous: true, keyInAuthorization };
   }
 
   /** The anonymous quota: `quotas.anonymous`, its `requestsPerMinute` `allowAnonymous`'s rate when it sets none. */
   function anonymousQuota(env: E): Quota | undefined {
-    const perMinute = quotas.anonymous?.requestsPerMinute ?? anonymousRate(allowAnonymous, env) ?? undefined;
-    return perMinute === undefined ? quotas.anonymous : { ...quotas.anonymous, requestsPerMinute: perMinute };
+    const { anonymous } = quotasOf(env);
+    const perMinute = anonymous?.requestsPerMinute ?? anonymousRate(allowAnonymous, env) ?? undefined;
+    return perMinute === undefined ? anonymous : { ...anonymous, requestsPerMinute: perMinute };
   }
 
   async function admit(request: Request, env: E): Promise<Request | Response> {

@@ -64,6 +64,30 @@ export function checkQuotas(option: unknown): RelayQuotas {
   };
 }
 
+/** The variable of the quotas. */
+export interface QuotaEnv {
+  /** createRelay's `quotas` as JSON (`{"default": {"tokensPerDay": 1000000}, "anonymous": {…}}`), when the option is not given. */
+  RELAY_QUOTAS?: string;
+}
+
+const fromVariable = new Map<string, RelayQuotas>();
+/** RELAY_QUOTAS read (once per text); a malformed value is the operator's error: thrown (a 500, logged). */
+export function quotasOfVariable(text: string): RelayQuotas {
+  let quotas = fromVariable.get(text);
+  if (quotas === undefined) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new TypeError('RELAY_QUOTAS must be JSON: {"default": {…}, "anonymous": {…}}.');
+    }
+    quotas = checkQuotas(value);
+    fromVariable.clear(); // (one value per deployment: no growth)
+    fromVariable.set(text, quotas);
+  }
+  return quotas;
+}
+
 /** One request's claim on its principal's quota, made before the provider is asked. */
 export interface Claim {
   /** The claim's id (the stream's, or a new one). */
