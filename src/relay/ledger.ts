@@ -13,14 +13,21 @@ import type { Settlement } from "./quota.js";
 
 /** One row of the ledger. */
 export interface LedgerRow {
+  /** Who spent (principal.ts). */
   principal: string;
+  /** The model name the client asked for. */
   model: string;
   /** The UTC day, `YYYY-MM-DD`. */
   day: string;
+  /** Streams settled (each admitted request, refused by the provider or not). */
   requests: number;
+  /** Input tokens (cached + prompt). */
   input_tokens: number;
+  /** Output tokens (thoughts + response). */
   output_tokens: number;
+  /** The row's tokens that are the relay's estimate (streams that ended early). */
   estimated_tokens: number;
+  /** Streams that ended otherwise than with their stop event. */
   stopped: number;
 }
 
