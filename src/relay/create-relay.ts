@@ -174,7 +174,9 @@ export interface Relay<E extends RelayEnv = RelayEnv> {
    * Admits a POST as the relay admits one that creates a stream (for routes of one's own): the
    * relay's key (401), the `authorize` hook, a JSON body (415) of at most the body limit (413).
    * Resolves to the request as it goes on (body read; the relay's own key and internal headers
-   * removed), or the refusal to answer.
+   * removed), or the refusal to answer. A request for a model of the table has claimed its
+   * principal's quota: its `x-relay-claim` header hands the claim to the stream's object that
+   * serves it (which settles it when the stream ends); remove it before sending the request elsewhere.
    */
   admit(request: Request, env: E): Promise<Request | Response>;
 }
@@ -336,6 +338,8 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     const headers = new Headers(request.headers);
     for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, CLAIM_HEADER, "content-length"]) headers.delete(name);
     if (who.keyInAuthorization) headers.delete("authorization");
+    // (for a stream's object made elsewhere, e.g. /api/chat's: it settles the claim when the stream ends)
+    if (claim) headers.set(CLAIM_HEADER, ticketHeader(claim));
     const admitted = new Request(request.url, { method: "POST", headers, body, signal: request.signal });
     if (row) admittedRows.set(admitted, row);
     if (claim) admittedClaims.set(admitted, claim);
@@ -350,8 +354,6 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     const bound = await bindingFor(request, id, env, admittedPrincipals.get(admitted)!);
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     headers.set(URL_HEADER, request.url);
-    const claim = admittedClaims.get(admitted);
-    if (claim) headers.set(CLAIM_HEADER, ticketHeader(claim)); // (the object settles it when the stream ends)
     const stub = streams.get(streams.idFromName(id));
     const answer = await stub.fetch(`https://stream/create${url.search}`, {
       method: "POST",
@@ -370,6 +372,7 @@ export function createRelay<E extends RelayEnv = RelayEnv>(options: RelayOptions
     follow(controller, (admitted as { signal?: AbortSignal }).signal);
     const claim = admittedClaims.get(admitted);
     const cost = claim ? new StreamCost(ticketFrom(claim)) : null;
+    if (claim) admitted.headers.delete(CLAIM_HEADER); // (settled here: it goes no further)
     const settle = (s: Parameters<QuotaStore["settle"]>[0]): void => {
       quotaStore(env).settle(s).catch((e) => console.error("relay: a stream's usage could not be settled", e));
     };

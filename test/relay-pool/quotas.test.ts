@@ -5,6 +5,7 @@
 import { env } from "cloudflare:test";
 import { expect, test } from "vitest";
 import { providerModels } from "../../worker/models.ts";
+import worker from "../../worker/index.ts";
 import { createRelay, type RelayOptions } from "../../src/relay/index.ts";
 import { fromResponse, UpstreamError } from "../../src/index.ts";
 import { newTag, ORIGIN, readRecords, records, rest, streamIdOf } from "./relay.ts";
@@ -212,4 +213,38 @@ test("concurrentStreams: a place is released when a stream ends, however it ends
   const after = await retryUntilOk("text");
   expect(after.status).toBe(200);
   await after.arrayBuffer();
+});
+
+test("/api/chat (the repository Worker, RELAY_QUOTAS): the chat's stream object settles the claim, so concurrentStreams is freed", async () => {
+  const name = `chat-${newTag()}`;
+  const e = {
+    ...env,
+    RELAY_KEYS: JSON.stringify({ [name]: keyOf(name) }),
+    RELAY_QUOTAS: JSON.stringify({ default: { concurrentStreams: 1 } }),
+  } as Env;
+  const chat = (tag: string) =>
+    worker.fetch(
+      new Request(`${ORIGIN}/api/chat`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...as(name) },
+        body: JSON.stringify({
+          id: `chat-${tag}`,
+          model: "claude-fast",
+          messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: `tag:${tag}` }] }],
+        }),
+      }),
+      e,
+    );
+  const first = await chat(newTag());
+  expect(first.status).toBe(200);
+  await first.arrayBuffer();
+  const second = await until(async () => {
+    const r = await chat(newTag());
+    if (r.status !== 200) await r.arrayBuffer();
+    return r;
+  }, (r) => r.status === 200);
+  expect(second.status).toBe(200);
+  await second.arrayBuffer();
+  const rows = await until(() => setup({}, { [name]: keyOf(name) }).usage(as(name)), (u) => Number(u.data[0]?.requests) === 2);
+  expect(rows.data).toMatchObject([{ principal: name, requests: 2, input_tokens: 24, output_tokens: 12 }]);
 });
