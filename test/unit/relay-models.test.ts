@@ -292,3 +292,29 @@ test("configWithin builds a null-prototype object of own keys: the client's __pr
   expect((merged as UniConfig).fast_mode).toBeUndefined();
   expect((merged as UniConfig).max_tokens).toBe(10);
 });
+
+// issue #37 in the stateless relay (no QUOTAS, no STREAMS: the process holds the quotas and the ledger)
+test("stateless: a completed stream's ledger row is the provider's usage; a client gone is settled estimated; concurrentStreams freed both ways", async () => {
+  const keys = { RELAY_KEYS: JSON.stringify({ app: "app-key-0123456789" }) };
+  const { relay } = setup({ quotas: { default: { concurrentStreams: 1 } } });
+  const as = { "x-relay-key": "app-key-0123456789" };
+  const done = await relay.fetch(post(ask("fast"), as), keys);
+  expect(done.status).toBe(200);
+  await done.arrayBuffer();
+  const usage = async () => (await (await relay.fetch(new Request(`${ORIGIN}/v1/usage`, { headers: as }), keys)).json()).data;
+  expect(await usage()).toMatchObject([{ principal: "app", model: "fast", requests: 1, input_tokens: 18, output_tokens: 58, estimated_tokens: 0, stopped: 0 }]);
+  const slow = await relay.fetch(post(ask("slow"), as), keys);
+  expect(slow.status).toBe(200);
+  const busy = await relay.fetch(post(ask("fast"), as), keys);
+  expect(busy.status).toBe(429);
+  expect((await busy.json()).error.type).toBe("RateLimitError");
+  const reader = slow.body!.getReader();
+  await reader.read();
+  await reader.cancel("the client went away");
+  const [, row] = await usage();
+  expect(row).toMatchObject({ principal: "app", model: "slow", requests: 1, stopped: 1 });
+  expect(row.estimated_tokens).toBe(row.input_tokens + row.output_tokens);
+  const again = await relay.fetch(post(ask("fast"), as), keys);
+  expect(again.status).toBe(200);
+  await again.arrayBuffer();
+});
