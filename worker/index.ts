@@ -34,7 +34,7 @@
 // BIND_SECRET, MAX_BODY_BYTES, MAX_STREAM_S, MAX_EVENTS, MAX_STREAM_BYTES, MAX_CLIENTS.
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
 import { createRelay } from "../src/relay/index.ts";
-import { keyRefusal } from "../src/relay/bind.ts";
+import { keyPrincipal } from "../src/relay/principal.ts";
 import { refusal } from "../src/relay/http.ts";
 import { BINDING_HEADER } from "../src/relay/stream-object.ts";
 import { openUpstream } from "../src/relay/upstream.ts";
@@ -80,7 +80,8 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
   const chatId = chatIdOf(pathname);
   if (chatId !== null) {
     // GET / DELETE /api/chat/<chatId>/stream: the relay's key guards them as it guards the POST
-    return (await keyRefusal(request, env)) ?? chatStream(request, url, chatId, env);
+    const key = await keyPrincipal(request, env); // (RELAY_KEYS or RELAY_KEY)
+    return key instanceof Response ? key : chatStream(request, url, chatId, env);
   }
   if (request.method === "GET" || request.method === "HEAD") {
     if (pathname === "/" || pathname === "/index.html") {
