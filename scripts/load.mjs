@@ -18,7 +18,11 @@
 //   npm run load -- --provider                     the same against a provider-backed model: the Worker's
 //                                                  "claude-fast" (worker/models.ts) answered by the kit's
 //                                                  fakeProvider("anthropic"), each stream's capture in
-//                                                  Anthropic's own events (the relay converts them)
+//                                                  Anthropic's own events (the relay converts them);
+//                                                  the streams spend for PRINCIPALS principals (RELAY_KEYS,
+//                                                  stream k with key k % 3), and the run ends with the
+//                                                  ledger (GET /v1/usage?all=1, ADMIN_KEY) against what
+//                                                  the fake provider counted: 0 tokens unaccounted
 //
 // Bounded: --timeout seconds for the whole run (default 120); it ends with
 // "<label>: N passed, N failed" (one check per stream, plus the totals).
@@ -124,6 +128,11 @@ const anthropicCaptureOf = (k) => {
   return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
 };
 const PROVIDER_KEY = "sk-ant-load-fake-key";
+// the principals of the provider run (issue #37): stream k spends for principal k % PRINCIPALS
+const PRINCIPALS = 3;
+const principalOf = (k) => `load-p${k % PRINCIPALS}`;
+const keyOf = (name) => `relay-key-of-${name}`;
+const ADMIN_KEY = "load-admin-key-0123456789";
 if (PROVIDER) {
   for (let k = 0; k < STREAMS; k++) {
     streams[`load-${k}`] = { capture: anthropicCaptureOf(k), ...pace };
@@ -174,7 +183,12 @@ const deadline = setTimeout(async () => {
 
 try {
   const vars = PROVIDER
-    ? { ANTHROPIC_API_KEY: PROVIDER_KEY, ANTHROPIC_BASE_URL: upstream.url, ALLOW_ANONYMOUS: "true", ANONYMOUS_PER_MINUTE: "100000" }
+    ? {
+      ANTHROPIC_API_KEY: PROVIDER_KEY,
+      ANTHROPIC_BASE_URL: upstream.url,
+      RELAY_KEYS: JSON.stringify(Object.fromEntries(Array.from({ length: PRINCIPALS }, (_, i) => [principalOf(i), keyOf(principalOf(i))]))),
+      ADMIN_KEY,
+    }
     : { MMSP_UPSTREAM: upstreamBase };
   worker = await startWranglerDev({ logPath, persistTo: state, vars });
 } catch (e) {
@@ -245,7 +259,11 @@ async function runStream(k) {
     `${base}/v1/stream`,
     {
       method: "POST",
-      headers: { "content-type": "application/json", accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream" },
+      headers: {
+        "content-type": "application/json",
+        accept: format === "ndjson" ? "application/x-ndjson" : "text/event-stream",
+        ...(PROVIDER ? { "x-relay-key": keyOf(principalOf(k)) } : {}),
+      },
       body: JSON.stringify(
         PROVIDER
           ? { model: "claude-fast", messages: [{ role: "user", content_items: [{ type: "text.done", text: model }] }] }
@@ -268,7 +286,7 @@ async function runStream(k) {
         // that it could not pass on ("Your worker restarted mid-request"; it retries only GET and HEAD)
         stop = { retries: 0 };
         for (;;) {
-          const res = await fetch(new URL(location, base), { method: "DELETE" });
+          const res = await fetch(new URL(location, base), { method: "DELETE", headers: PROVIDER ? { "x-relay-key": keyOf(principalOf(k)) } : {} });
           await res.arrayBuffer();
           Object.assign(stop, { at: Date.now(), status: res.status });
           if (res.status !== 503 || stop.retries >= 5) break;
@@ -300,6 +318,16 @@ async function runStream(k) {
 const tRun = performance.now();
 const results = await Promise.all(Array.from({ length: STREAMS }, (_, k) => runStream(k)));
 const runMs = performance.now() - tRun;
+// the ledger (provider run): every stream settled (in its object's waitUntil, after its end)
+let ledger = [];
+if (PROVIDER) {
+  for (let i = 0; i < 100; i++) {
+    const answer = await fetch(`${base}/v1/usage?all=1`, { headers: { "x-relay-key": ADMIN_KEY } });
+    ledger = answer.ok ? (await answer.json()).data : [];
+    if (ledger.reduce((n, r) => n + r.requests, 0) >= STREAMS) break;
+    await sleep(100);
+  }
+}
 sampling = false;
 await sampler;
 const final = await workerdMemory();
@@ -355,6 +383,31 @@ check(
 );
 check(resumes > 0, `${resumes} resumes over ${cut} of ${STREAMS} streams (drop chance ${DROP} per connection, seed ${SEED})`);
 check(upstreamTotal === STREAMS, `upstream requests: ${upstreamTotal} for ${STREAMS} streams`);
+if (PROVIDER) {
+  // what the fake provider counted: each whole stream's usage (input 1, output EVENTS); a stopped one's
+  // usage never reached the relay (cut before message_delta): the ledger has it estimated
+  const whole = results.filter((r) => r.stopAfter === null);
+  const providerTokens = whole.length * (1 + EVENTS);
+  const exact = ledger.reduce((n, r) => n + r.input_tokens + r.output_tokens - r.estimated_tokens, 0);
+  const requests = ledger.reduce((n, r) => n + r.requests, 0);
+  const stoppedRows = ledger.reduce((n, r) => n + r.stopped, 0);
+  for (const r of ledger) {
+    console.log(
+      `  ledger ${r.principal} ${r.model} ${r.day}: ${r.requests} requests, input ${r.input_tokens}, output ${r.output_tokens}, ` +
+        `estimated ${r.estimated_tokens}, stopped ${r.stopped}`,
+    );
+  }
+  for (let i = 0; i < PRINCIPALS; i++) {
+    const mine = results.filter((r) => r.k % PRINCIPALS === i);
+    const row = ledger.find((r) => r.principal === principalOf(i));
+    check(row?.requests === mine.length, `principal ${principalOf(i)}: ${row?.requests ?? 0} requests in the ledger for ${mine.length} streams`);
+  }
+  check(
+    requests === STREAMS && stoppedRows === stopped && exact === providerTokens,
+    `ledger: ${requests} requests, ${stoppedRows} stopped (estimated), ${exact} tokens as the provider reported them for ` +
+      `${whole.length} whole streams, the fake provider counted ${providerTokens}: ${providerTokens - exact} tokens unaccounted`,
+  );
+}
 const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
 const hwm = final.reduce((s, p) => s + p.hwm, 0);
 console.log(

@@ -95,6 +95,7 @@ run_step testing-example  vitest npx vitest run --project examples    # README "
 run_step testing-example-bun bun npx bun test --timeout 30000 ./examples/testing.test.ts  # the same file under bun test
 run_step testing-example-deno deno npx deno test --allow-read examples/testing_test.ts    # the same checks in Deno's test runner
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs the kit's fake MMSP server; resume
+run_step relay-quotas     plain  node test/relay/quotas.mjs             # two relay Worker instances sharing the QUOTAS namespace: a limit holds, the ledger
 run_step resume-wrangler  plain  node scripts/load.mjs --tiny           # resumable streams through `wrangler dev`: drops, resumes, 0 lost/duplicated
 run_step resume-wrangler-provider plain node scripts/load.mjs --tiny --provider  # the same against a provider-backed model (fakeProvider("anthropic"))
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png

@@ -272,21 +272,50 @@ export class UpstreamError extends MmspError {
   errorType: string | null;
   /** `E` exactly as sent. */
   error: unknown;
+  /**
+   * `E.usage_metadata`: what the stream cost so far, when the error event that ended it says (a relay
+   * sends it on a stopped, cancelled, abandoned or cut stream: SPEC §8, §10); null otherwise.
+   */
+  usageMetadata: UsageMetadata | null;
+  /** `E.usage_estimated`: whether {@link usageMetadata} is partly the relay's estimate (true) or the provider's own counts (false); null when `E` does not say. */
+  usageEstimated: boolean | null;
 
   /** MMSP's name of {@link errorType}. */
   get error_type(): string | null {
     return this.errorType;
   }
 
+  /** MMSP's name of {@link usageMetadata}. */
+  get usage_metadata(): UsageMetadata | null {
+    return this.usageMetadata;
+  }
+
+  /** MMSP's name of {@link usageEstimated}. */
+  get usage_estimated(): boolean | null {
+    return this.usageEstimated;
+  }
+
   /** An error that crossed the wire, with its status, type and the object as sent. */
   constructor(
-    fields: { client: string; status: number | null; errorType: string | null; error: unknown; message: string } & MmspErrorOptions,
+    fields:
+      & {
+        client: string;
+        status: number | null;
+        errorType: string | null;
+        error: unknown;
+        message: string;
+        usageMetadata?: UsageMetadata | null;
+        usageEstimated?: boolean | null;
+      }
+      & MmspErrorOptions,
   ) {
     super(fields.message, fields);
     this.client = fields.client;
     this.status = fields.status;
     this.errorType = fields.errorType;
     this.error = fields.error;
+    this.usageMetadata = fields.usageMetadata ?? null;
+    this.usageEstimated = fields.usageEstimated ?? null;
   }
 }
 
@@ -403,7 +432,11 @@ const WIRE: Record<string, { cls: new (fields: any) => MmspError; fields: readon
 export function toWireError(error: unknown): WireError {
   if (error instanceof UpstreamError) {
     if (isRecord(error.error)) return error.error as WireError;
-    return { type: error.errorType ?? "UpstreamError", message: error.message, ...(error.status !== null ? { status: error.status } : {}) };
+    const out: WireError = { type: error.errorType ?? "UpstreamError", message: error.message };
+    if (error.status !== null) out.status = error.status;
+    if (error.usageMetadata !== null) out.usage_metadata = error.usageMetadata;
+    if (error.usageEstimated !== null) out.usage_estimated = error.usageEstimated;
+    return out;
   }
   if (error instanceof MmspError) {
     const type = Object.keys(WIRE).find((name) => error instanceof WIRE[name]!.cls);
@@ -458,7 +491,30 @@ export function fromWireError(object: unknown, status: number | null = null, cli
   const errorType = typeof e.type === "string" ? e.type : null;
   const message = typeof e.message === "string" && e.message ? e.message : errorType || "unknown error";
   const cause = rebuildTyped(e, message, client);
-  return new UpstreamError({ client, status: status ?? int(e.status) ?? null, errorType, error: e, message, cause });
+  const usageMetadata = usageOf(e.usage_metadata);
+  const usageEstimated = typeof e.usage_estimated === "boolean" ? e.usage_estimated : null;
+  return new UpstreamError({
+    client,
+    status: status ?? int(e.status) ?? null,
+    errorType,
+    error: e,
+    message,
+    cause,
+    usageMetadata,
+    usageEstimated,
+  });
+}
+
+/** An error's `usage_metadata` as sent, when it is one: the four counts, each a whole number ≥ 0 or null (a missing one null). */
+function usageOf(v: unknown): UsageMetadata | null {
+  if (!isRecord(v)) return null;
+  const count = (n: unknown): number | null => (typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : null);
+  return {
+    cached_tokens: count(v.cached_tokens),
+    prompt_tokens: count(v.prompt_tokens),
+    thoughts_tokens: count(v.thoughts_tokens),
+    response_tokens: count(v.response_tokens),
+  };
 }
 
 /**

@@ -48,6 +48,7 @@ import { relay } from "../src/relay/upstream.ts";
 import { replay } from "./replay.ts";
 import { newStreamId } from "../src/relay/resume.ts";
 import { BINDING_HEADER } from "../src/relay/stream-object.ts";
+import { CLAIM_HEADER } from "../src/relay/stream-cost.ts";
 import { refusal } from "../src/relay/http.ts";
 import { ownValue } from "../src/internal/values.ts";
 
@@ -237,6 +238,8 @@ async function keptChat(
   const headers = await toStream(credentials, streamId, env, { "content-type": "application/json", accept: "text/event-stream" });
   const authorization = request.headers.get("authorization"); // (the relay's own key is already taken out)
   if (authorization !== null) headers.set("authorization", authorization);
+  const claim = request.headers.get(CLAIM_HEADER); // (the quota's claim: the object settles it at the stream's end)
+  if (claim !== null) headers.set(CLAIM_HEADER, claim);
   const answer = await streams.get(streams.idFromName(streamId)).fetch(`https://stream/create${url.search}`, {
     method: "POST",
     headers,

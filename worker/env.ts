@@ -11,6 +11,8 @@ export interface Env extends RelayEnv {
   SAMPLE_PACE_MS?: string;
   /** One Durable Object per stream (StreamObject). Without it the relay is stateless: no resume. */
   STREAMS?: DurableObjectNamespace;
+  /** One Durable Object per principal (QuotaObject): quotas and the ledger for the whole deployment. */
+  QUOTAS?: DurableObjectNamespace;
   /** A secret: set, the model "claude-fast" is answered by Anthropic with it. */
   ANTHROPIC_API_KEY?: string;
   /** Anthropic's base URL (a compatible server or gateway); default https://api.anthropic.com. */

@@ -13,6 +13,8 @@
 //                          when its key is set) is answered by that provider instead (its name in
 //                          `x-mmsp-provider`); without RELAY_KEY or ALLOW_ANONYMOUS=true those are a 401
 //   GET /v1/models         the provider table's models (SPEC §1)
+//   GET /v1/usage          the caller's principal's usage of the provider-backed models; ?all=1 with
+//                          ADMIN_KEY every principal's (src/relay/ledger.ts; quotas: RELAY_QUOTAS, QUOTAS)
 //   GET /v1/streams/<id>   resumes it: `Last-Event-ID: <n>` (or `?last_event_id=<n>`) → events n+1…,
 //                          then live to the end (src/relay/resume.ts)
 //   DELETE /v1/streams/<id> cancels it (SPEC §8): the upstream request aborted, the stream ended with
@@ -32,7 +34,7 @@
 // BIND_SECRET, MAX_BODY_BYTES, MAX_STREAM_S, MAX_EVENTS, MAX_STREAM_BYTES, MAX_CLIENTS.
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
 import { createRelay } from "../src/relay/index.ts";
-import { keyRefusal } from "../src/relay/bind.ts";
+import { keyPrincipal } from "../src/relay/principal.ts";
 import { refusal } from "../src/relay/http.ts";
 import { BINDING_HEADER } from "../src/relay/stream-object.ts";
 import { openUpstream } from "../src/relay/upstream.ts";
@@ -79,7 +81,8 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
   const chatId = chatIdOf(pathname);
   if (chatId !== null) {
     // GET / DELETE /api/chat/<chatId>/stream: the relay's key guards them as it guards the POST
-    return (await keyRefusal(request, env)) ?? chatStream(request, url, chatId, env);
+    const key = await keyPrincipal(request, env); // (RELAY_KEYS or RELAY_KEY)
+    return key instanceof Response ? key : chatStream(request, url, chatId, env);
   }
   if (request.method === "GET" || request.method === "HEAD") {
     if (pathname === "/" || pathname === "/index.html") {
@@ -92,11 +95,13 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
     }
     if (pathname === "/favicon.ico") return new Response(null, { status: 204 });
   }
-  if (pathname === "/v1/stream" || pathname === "/v1/models" || pathname.startsWith("/v1/streams/")) return undefined; // the library's
+  if (pathname === "/v1/stream" || pathname === "/v1/models" || pathname === "/v1/usage" || pathname.startsWith("/v1/streams/")) {
+    return undefined; // the library's
+  }
   return refusal(
     404,
     "NotFoundError",
-    `No route for ${request.method} ${pathname}: POST /v1/stream, GET /v1/models, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
+    `No route for ${request.method} ${pathname}: POST /v1/stream, GET /v1/models, GET /v1/usage, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
   );
 }
 
@@ -134,5 +139,8 @@ export class StreamObject extends relay.StreamObject {
     return super.alarm();
   }
 }
+
+/** The library's quota object (src/relay/quota-object.ts): one per principal, binding QUOTAS. */
+export const QuotaObject = relay.QuotaObject;
 
 export default { fetch: relay.fetch };

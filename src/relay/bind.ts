@@ -75,13 +75,13 @@ export function sameHash(a: string, b: string): boolean {
 }
 
 /** The token of `Authorization: Bearer <token>`, or null. */
-function bearerToken(headers: Headers): string | null {
+export function bearerToken(headers: Headers): string | null {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
   return m ? m[1]! : null;
 }
 
 /** The key a request offers: `x-relay-key`, or the token of `Authorization: Bearer <key>`. */
-function offeredKey(headers: Headers): string | null {
+export function offeredKey(headers: Headers): string | null {
   return headers.get("x-relay-key") ?? bearerToken(headers);
 }
 
@@ -97,7 +97,7 @@ export async function authorizationIsRelayKey(headers: Headers, env: BindEnv): P
 }
 
 /** Two secrets compared through their HMACs: the time taken says nothing about either. */
-async function sameSecret(a: string, b: string): Promise<boolean> {
+export async function sameSecret(a: string, b: string): Promise<boolean> {
   return sameHash(await hmac("relay-key", a), await hmac("relay-key", b));
 }
 

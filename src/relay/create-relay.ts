@@ -7,21 +7,44 @@
 //   GET    /v1/streams/<id>    resumes it (`Last-Event-ID: <n>` or `?last_event_id=<n>`)
 //   DELETE /v1/streams/<id>    cancels it (SPEC §8): the upstream request aborted, StreamCancelled (204)
 //   GET    /v1/models          with a models table (models.ts): the models it serves (SPEC §1)
+//   GET    /v1/usage           the caller's principal's ledger; `?all=1` with ADMIN_KEY every one's (ledger.ts)
 //   OPTIONS *                  CORS preflights; every answer carries the CORS headers and nosniff
 //
 // Without the namespace binding (STREAMS) the relay is stateless: each POST streamed back as it comes,
 // no resume, and a client that goes away cancels the upstream request. A request that makes the relay
 // throw is a 500 refusal without a stack (the error goes to the log).
-import { authorizationIsRelayKey, type BindEnv, bindingOfText, credentialsOf, keyRefusal } from "./bind.js";
+//
+// A request's walk (SPEC §10): its principal (principal.ts: a key, `authorize`, or anonymous) → the
+// body → for a model of the table: closed to anonymous callers unless opened (gate.ts), its claim
+// on the principal's quota (quota.ts; the Durable Object of quota-object.ts, or this process) → the
+// stream, whose object (or the stateless pipe) settles the claim when it ends (stream-cost.ts).
+import { type BindEnv, bindingOfText, credentialsOf } from "./bind.js";
+import { type AnonymousOption, anonymousRate, checkAnonymous, closedRefusal, type GateEnv } from "./gate.js";
+import { usageList } from "./ledger.js";
 import {
-  type AnonymousOption,
-  anonymousRate,
-  checkAnonymous,
-  clientOf as anonymousClient,
-  ClientRates,
-  closedRefusal,
-  type GateEnv,
-} from "./gate.js";
+  adminRefusal,
+  anonymousPrincipal,
+  authorizationIsKey,
+  keyPrincipal,
+  type PrincipalEnv,
+  principalOfVerdict,
+  type RelayPrincipal,
+  type Resolved,
+} from "./principal.js";
+import {
+  checkQuotas,
+  type Claim,
+  ProcessQuotas,
+  type Quota,
+  type QuotaEnv,
+  quotasOfVariable,
+  type QuotaStore,
+  refusedAnswer,
+  type RelayQuotas,
+} from "./quota.js";
+import { DurableQuotas, RelayQuotaObject } from "./quota-object.js";
+import { CLAIM_HEADER, metered, StreamCost, ticketFrom, ticketHeader } from "./stream-cost.js";
+import { inputEstimate, outputReserve } from "./usage-estimate.js";
 import {
   mmspBody,
   modelOf,
@@ -36,6 +59,7 @@ import {
 } from "./models.js";
 import { type CorsEnv, preflight, withCors } from "./cors.js";
 import { follow } from "../internal/abort.js";
+import type { UniEvent } from "../schema.js";
 import { refusal, streamBack } from "./http.js";
 import { limits, type LimitsEnv, readJsonBody, type RelayLimits } from "./limits.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
@@ -49,18 +73,24 @@ import { ownMembers, ownValue } from "../internal/values.js";
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
  * is optional, and an option of `createRelay` given for the same thing wins over it.
  */
-export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv, GateEnv {
+export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv {
   /** The MMSP server to relay to (e.g. `https://mmsp.internal/v1`; the relay posts to `<it>/stream`), when `upstream` is not given. */
   MMSP_UPSTREAM?: string;
   /** The Durable Object namespace of the streams (the default binding name; see `binding`). Without it: stateless. */
   STREAMS?: RelayNamespace;
+  /** The Durable Object namespace of the quotas (`relay.QuotaObject`): one object per principal. Without it: held in the process. */
+  QUOTAS?: RelayNamespace;
 }
 
-/** What a request asks of the relay, as the `authorize` hook is told. */
-export type RelayAction = "create" | "resume" | "cancel";
+/** What a request asks of the relay, as the `authorize` hook is told (`"usage"`: GET /v1/usage). */
+export type RelayAction = "create" | "resume" | "cancel" | "usage";
 
-/** What an `authorize` hook answers: a refusal to send instead, or nothing to let the request through. */
-export type RelayVerdict = Response | null | undefined | void;
+/**
+ * What an `authorize` hook answers: a refusal to send instead, `{ principal, quota? }` to let the
+ * request through spending for that principal (SPEC §10), or nothing to let it through as the
+ * relay's key (or anonymous caller) it is.
+ */
+export type RelayVerdict = Response | RelayPrincipal | null | undefined | void;
 
 /** The Worker's execution context (`ctx` of a fetch handler); the relay passes it to `routes`. */
 export interface RelayContext {
@@ -88,15 +118,26 @@ export interface RelayOptions<E extends object = RelayEnv> {
   models?: RelayModelsOption<E>;
   /**
    * Lets anyone create streams of the models table (a public demo): `true`, or `{ perMinute }`
-   * streams per client per minute (default 10, or the variable ANONYMOUS_PER_MINUTE), counted per
-   * isolate (gate.ts). Default: the variable ALLOW_ANONYMOUS (`"true"`), else closed.
+   * streams per client per minute (default 10, or the variable ANONYMOUS_PER_MINUTE): the
+   * `requestsPerMinute` of `quotas.anonymous` when it sets none, held like every quota (QUOTAS).
+   * Default: the variable ALLOW_ANONYMOUS (`"true"`), else closed.
    */
   allowAnonymous?: AnonymousOption;
+  /**
+   * The quotas of the principals (SPEC §10) for models of the table: `default` for a principal with
+   * a key (RELAY_KEYS, RELAY_KEY, `authorize` without a quota of its own), `anonymous` for each
+   * anonymous client. Each `{ requestsPerMinute?, concurrentStreams?, tokensPerDay? }`, held for the
+   * whole deployment in the QUOTAS Durable Object namespace (`relay.QuotaObject`), else in the
+   * process. Over one: a 429 `RateLimitError` or `BudgetExceeded` with `Retry-After`, before the
+   * provider is asked. Default: the variable RELAY_QUOTAS (the same as JSON), else none.
+   */
+  quotas?: RelayQuotas;
   /** The name of the Durable Object namespace binding (default `"STREAMS"`). */
   binding?: string;
   /**
-   * Who may create, resume or cancel a stream: return a `Response` (e.g. a 401 or 429 refusal) to
-   * refuse, nothing to allow. Runs after the relay's own key check (`RELAY_KEY` when set) and
+   * Who may create, resume or cancel a stream (or read GET /v1/usage): return a `Response` (e.g. a
+   * 401 or 429 refusal) to refuse, `{ principal, quota? }` to allow spending for that principal,
+   * nothing to allow. Runs after the relay's own key check (`RELAY_KEYS`, `RELAY_KEY` when set) and
    * before the body is read. Default: allow (the credential binding still decides who may resume).
    */
   authorize?: (request: Request, action: RelayAction, env: E) => RelayVerdict | Promise<RelayVerdict>;
@@ -128,11 +169,15 @@ export interface Relay<E extends object = RelayEnv> {
   fetch(request: Request, env: E, ctx?: RelayContext): Promise<Response>;
   /** The Durable Object class: `export const RelayStream = relay.StreamObject` (wrangler.toml names it, binding STREAMS). */
   readonly StreamObject: RelayStreamObjectClass<E>;
+  /** The Durable Object class of the quotas: `export const QuotaObject = relay.QuotaObject` (wrangler.toml: binding QUOTAS, a `new_sqlite_classes` migration). */
+  readonly QuotaObject: typeof RelayQuotaObject;
   /**
    * Admits a POST as the relay admits one that creates a stream (for routes of one's own): the
    * relay's key (401), the `authorize` hook, a JSON body (415) of at most the body limit (413).
    * Resolves to the request as it goes on (body read; the relay's own key and internal headers
-   * removed), or the refusal to answer.
+   * removed), or the refusal to answer. A request for a model of the table has claimed its
+   * principal's quota: its `x-relay-claim` header hands the claim to the stream's object that
+   * serves it (which settles it when the stream ends); remove it before sending the request elsewhere.
    */
   admit(request: Request, env: E): Promise<Request | Response>;
 }
@@ -183,10 +228,26 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     if (fn !== undefined && typeof fn !== "function") throw new TypeError(`createRelay: \`${name}\` must be a function.`);
   }
   checkAnonymous(allowAnonymous);
+  const given = options.quotas === undefined ? undefined : checkQuotas(options.quotas);
+  const quotasFromEnv = (text: string | undefined): RelayQuotas => (text ? quotasOfVariable(text) : {});
+  const quotasOf = (env: E): RelayQuotas => given ?? quotasFromEnv(ownValue(env as RelayEnv, "RELAY_QUOTAS"));
   const tableOf = options.models === undefined ? undefined : modelTable(options.models);
-  const rates = new ClientRates();
   /** The row an admitted request's model has in the table (set by admit: the answer names its provider). */
   const admittedRows = new WeakMap<Request, RelayModel>();
+  /** The claim an admitted request made on its principal's quota (set by admit, settled at the stream's end). */
+  const admittedClaims = new WeakMap<Request, Claim>();
+  /** The principal of an admitted request (its stream's binding). */
+  const admittedPrincipals = new WeakMap<Request, Resolved>();
+  const inProcess = new ProcessQuotas();
+  const durable = new WeakMap<RelayNamespace, DurableQuotas>();
+  /** Where the quotas are held for `env`: the QUOTAS namespace, else this process. */
+  const quotaStore = (env: E): QuotaStore => {
+    const ns = ownValue(env as RelayEnv, "QUOTAS");
+    if (!ns) return inProcess;
+    let store = durable.get(ns);
+    if (store === undefined) durable.set(ns, store = new DurableQuotas(ns));
+    return store;
+  };
   let startedAt = 0; // (read at the first request: a Worker's clock stands still outside one)
   const corsOrigins = cors === undefined ? undefined : cors.origins === "*" ? "*" : cors.origins.join(", ");
   const corsEnv = (env: E): CorsEnv => (corsOrigins === undefined ? env : { CORS_ORIGINS: corsOrigins });
@@ -219,45 +280,83 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   // (an upstream function may name itself in protocol errors through this header; a URL upstream is "upstream")
   const clientOf = (response: Response): string =>
     typeof upstream === "function" || tableOf ? response.headers.get("x-mmsp-client") ?? "upstream" : "upstream";
-  const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf };
+  const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf, settle: (env, s) => quotaStore(env).settle(s) };
 
-  /** The binding of a request's credentials to stream `id` (an HMAC), or null. */
-  const bindingFor = async (request: Request, id: string, env: E): Promise<string | null> =>
-    bindingOfText(credentials ? await credentials(request, env) : credentialsOf(request.headers), id, env);
+  /**
+   * The binding of a request's credentials to stream `id` (an HMAC), or null: the credentials and,
+   * for a principal of a key or of `authorize`, the principal (a stream is its principal's).
+   */
+  const bindingFor = async (request: Request, id: string, env: E, who: Resolved): Promise<string | null> => {
+    const text = credentials ? await credentials(request, env) : credentialsOf(request.headers);
+    return bindingOfText(who.anonymous ? text : `${text ?? ""}\nprincipal: ${who.principal}`, id, env);
+  };
 
-  const authorized = async (request: Request, action: RelayAction, env: E): Promise<Response | null> =>
-    (authorize ? await authorize(request, action, env) : null) ?? null;
+  /** The principal a request spends for (principal.ts), or the refusal to answer. */
+  async function principalOf(request: Request, action: RelayAction, env: E): Promise<Resolved | Response> {
+    const key = await keyPrincipal(request, env);
+    if (key instanceof Response) return key;
+    const verdict = authorize ? await authorize(request, action, env) : null;
+    if (verdict instanceof Response) return verdict;
+    const named = principalOfVerdict(verdict);
+    const keyInAuthorization = await authorizationIsKey(request, env);
+    const quotas = quotasOf(env);
+    if (named) return { principal: named.principal, quota: named.quota ?? quotas.default, anonymous: false, keyInAuthorization };
+    if (key !== null) return { principal: key, quota: quotas.default, anonymous: false, keyInAuthorization };
+    return { principal: anonymousPrincipal(request), quota: anonymousQuota(env), anonymous: true, keyInAuthorization };
+  }
+
+  /** The anonymous quota: `quotas.anonymous`, its `requestsPerMinute` `allowAnonymous`'s rate when it sets none. */
+  function anonymousQuota(env: E): Quota | undefined {
+    const { anonymous } = quotasOf(env);
+    const perMinute = anonymous?.requestsPerMinute ?? anonymousRate(allowAnonymous, env) ?? undefined;
+    return perMinute === undefined ? anonymous : { ...anonymous, requestsPerMinute: perMinute };
+  }
 
   async function admit(request: Request, env: E): Promise<Request | Response> {
-    const refused = (await keyRefusal(request, env)) ?? (await authorized(request, "create", env));
-    if (refused) return refused;
-    const body = await readJsonBody(request, limitsOf(env));
+    const who = await principalOf(request, "create", env);
+    if (who instanceof Response) return who;
+    const limits = limitsOf(env);
+    const body = await readJsonBody(request, limits);
     if (body instanceof Response) return body;
     const model = tableOf ? modelOf(body) : undefined;
     const row = model === undefined ? undefined : rowOf(tableOf!(env), model);
-    const gated = row ? gate(request, env, model!) : null;
-    if (gated) return gated;
+    let claim: Claim | undefined;
+    if (row) {
+      // closed to anonymous callers unless opened (gate.ts), then the claim on the principal's quota
+      if (who.anonymous && !authorize && anonymousRate(allowAnonymous, env) === null) return closedRefusal(model!);
+      const asked = mmspBody(body);
+      if (asked instanceof Response) return asked;
+      const input = inputEstimate(asked.messages, asked.config);
+      const tokens = input + outputReserve(asked.config.max_tokens, row.config?.max_tokens);
+      claim = {
+        id: crypto.randomUUID(),
+        principal: who.principal,
+        model: model!,
+        tokens,
+        input,
+        until: Date.now() + limits.streamMs + 60_000,
+        quota: who.quota ?? {},
+      };
+      const refused = await quotaStore(env).claim(claim);
+      if (refused) return refusedAnswer(refused);
+    }
     const headers = new Headers(request.headers);
-    for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, "content-length"]) headers.delete(name);
-    if (await authorizationIsRelayKey(request.headers, env)) headers.delete("authorization");
+    for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, CLAIM_HEADER, "content-length"]) headers.delete(name);
+    if (who.keyInAuthorization) headers.delete("authorization");
+    // (for a stream's object made elsewhere, e.g. /api/chat's: it settles the claim when the stream ends)
+    if (claim) headers.set(CLAIM_HEADER, ticketHeader(claim));
     const admitted = new Request(request.url, { method: "POST", headers, body, signal: request.signal });
     if (row) admittedRows.set(admitted, row);
+    if (claim) admittedClaims.set(admitted, claim);
+    admittedPrincipals.set(admitted, who);
     return admitted;
-  }
-
-  /** A request for a model of the table: closed by default (401), rate-limited when anonymous (429), else null. */
-  function gate(request: Request, env: E, model: string): Response | null {
-    if (ownValue(env as RelayEnv, "RELAY_KEY") || authorize) return null; // (the key was checked, the hook asked, before)
-    const perMinute = anonymousRate(allowAnonymous, env);
-    if (perMinute === null) return closedRefusal(model);
-    return rates.take(anonymousClient(request), perMinute);
   }
 
   /** POST /v1/stream with the namespace: a new stream in its own object; the answer names it. */
   async function create(request: Request, admitted: Request, url: URL, env: E, streams: RelayNamespace): Promise<Response> {
     const id = newStreamId();
     const headers = new Headers(admitted.headers);
-    const bound = await bindingFor(request, id, env);
+    const bound = await bindingFor(request, id, env, admittedPrincipals.get(admitted)!);
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     headers.set(URL_HEADER, request.url);
     const stub = streams.get(streams.idFromName(id));
@@ -276,24 +375,41 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   async function stateless(admitted: Request, env: E): Promise<Response> {
     const controller = new AbortController();
     follow(controller, (admitted as { signal?: AbortSignal }).signal);
-    const answer = await open(admitted, env, controller.signal);
-    if (!answer.ok) return answer;
+    const claim = admittedClaims.get(admitted);
+    const cost = claim ? new StreamCost(ticketFrom(claim)) : null;
+    if (claim) admitted.headers.delete(CLAIM_HEADER); // (settled here: it goes no further)
+    const settle = (s: Parameters<QuotaStore["settle"]>[0]): void => {
+      quotaStore(env).settle(s).catch((e) => console.error("relay: a stream's usage could not be settled", e));
+    };
+    let answer: Response;
+    try {
+      answer = await open(admitted, env, controller.signal);
+    } catch (e) {
+      if (cost) settle(cost.refused());
+      throw e;
+    }
+    if (!answer.ok) {
+      if (cost) settle(cost.refused());
+      return answer;
+    }
     const { eventBytes } = limitsOf(env);
+    const client = clientOf(answer);
     return streamBack(answer, admitted.headers.get("accept"), {
-      client: clientOf(answer),
+      client,
       signal: controller.signal,
       maxEventBytes: eventBytes,
+      ...(cost ? { tap: (events: ReadableStream<UniEvent>) => metered(events, cost, client, settle) } : {}),
     });
   }
 
   /** GET (resume) or DELETE (cancel) /v1/streams/<id>, checked here, served by the stream's object. */
   async function existing(request: Request, url: URL, id: string, env: E, streams: RelayNamespace): Promise<Response> {
     const cancel = request.method === "DELETE";
-    const refused = (await keyRefusal(request, env)) ?? (await authorized(request, cancel ? "cancel" : "resume", env));
-    if (refused) return refused;
+    const who = await principalOf(request, cancel ? "cancel" : "resume", env);
+    if (who instanceof Response) return who;
     if (!STREAM_ID.test(id)) return noStream();
     const headers = new Headers();
-    const bound = await bindingFor(request, id, env);
+    const bound = await bindingFor(request, id, env, who);
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     const stub = streams.get(streams.idFromName(id));
     if (cancel) return stub.fetch("https://stream/cancel", { method: "DELETE", headers });
@@ -325,8 +441,12 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     }
     if (pathname === "/v1/models" && tableOf) {
       if (request.method !== "GET") return refusal(405, "MethodNotAllowed", "GET /v1/models lists the models.", { allow: "GET" });
-      const refused = await keyRefusal(request, env);
-      return refused ?? modelsList(tableOf(env), startedAt);
+      const refused = await keyPrincipal(request, env);
+      return refused instanceof Response ? refused : modelsList(tableOf(env), startedAt);
+    }
+    if (pathname === "/v1/usage") {
+      if (request.method !== "GET") return refusal(405, "MethodNotAllowed", "GET /v1/usage lists the usage.", { allow: "GET" });
+      return usage(request, url, env);
     }
     const id = streamIdOf(pathname);
     if (id !== null) {
@@ -340,6 +460,14 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       return existing(request, url, id, env, streams);
     }
     return refusal(404, "NotFoundError", `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>.`);
+  }
+
+  /** GET /v1/usage: the caller's principal's ledger, or with ?all=1 and ADMIN_KEY every principal's (ledger.ts). */
+  async function usage(request: Request, url: URL, env: E): Promise<Response> {
+    if (url.searchParams.get("all") === "1") return (await adminRefusal(request, env)) ?? usageList(await quotaStore(env).usage(null));
+    const who = await principalOf(request, "usage", env);
+    if (who instanceof Response) return who;
+    return usageList(await quotaStore(env).usage(who.principal));
   }
 
   class StreamObject extends RelayStreamObject<E> {
@@ -363,6 +491,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       return nosniff(withCors(answer, request, corsEnv(env)));
     },
     StreamObject,
+    QuotaObject: RelayQuotaObject,
     admit,
   };
 }

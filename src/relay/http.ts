@@ -45,13 +45,16 @@ export interface StreamBackOptions {
   signal?: AbortSignal;
   /** The largest upstream event read (MAX_EVENT_BYTES; the reader's default when not given). */
   maxEventBytes?: number;
+  /** Sees the checked events on their way (the stream's cost: stream-cost.ts `metered`). */
+  tap?: (events: ReadableStream<UniEvent>) => ReadableStream<UniEvent>;
 }
 
 /** A 2xx upstream Response → the client's streamed Response (checked events, re-encoded). */
 export function streamBack(upstream: Response, accept: string | null, options: StreamBackOptions): Response {
   const { format, contentType } = clientFormat(accept);
-  const { client, signal, maxEventBytes } = options;
-  const { readable } = fromResponse(upstream, { client, signal, ...(maxEventBytes === undefined ? {} : { maxEventBytes }) });
+  const { client, signal, maxEventBytes, tap } = options;
+  const { readable: checked } = fromResponse(upstream, { client, signal, ...(maxEventBytes === undefined ? {} : { maxEventBytes }) });
+  const readable = tap ? tap(checked) : checked;
   const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
     ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
     : new NdjsonEncoderStream();

@@ -37,4 +37,8 @@ export type { LimitsEnv } from "./limits.js";
 export type { RelayModel, RelayModels, RelayModelsOption } from "./models.js";
 export type { AllowedSetting, RelayAllow } from "./ceilings.js";
 export type { AnonymousOption, GateEnv } from "./gate.js";
+export type { PrincipalEnv, RelayPrincipal } from "./principal.js";
+export type { Quota, RelayQuotas } from "./quota.js";
+export { RelayQuotaObject } from "./quota-object.js";
+export type { LedgerRow } from "./ledger.js";
 export type { RelayNamespace, RelayObjectId, RelaySqlCursor, RelaySqlStorage, RelayState, RelayStorage, RelayStub } from "./platform.js";

@@ -38,6 +38,8 @@ import type { Limits } from "./limits.js";
 import type { RelaySqlStorage, RelayState } from "./platform.js";
 import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
 import { clientFormat, refusal, streamHeaders } from "./http.js";
+import type { Settlement } from "./quota.js";
+import { CLAIM_HEADER, StreamCost, ticketOf } from "./stream-cost.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";
@@ -52,6 +54,8 @@ export interface StreamObjectConfig<E> {
   clientOf(upstream: Response): string;
   /** The bounds in effect. */
   limits(env: E): Limits;
+  /** Settles a stream's claim on its principal's quota (quota.ts) when the stream ends, however it ends. */
+  settle?(env: E, settlement: Settlement): Promise<void>;
 }
 
 /** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
@@ -110,6 +114,8 @@ export class RelayStreamObject<E = unknown> {
   private upstream: AbortController | null = null;
   /** Wakes the answers waiting for the next event (or the end). */
   private wake: (() => void)[] = [];
+  /** The stream's cost, while it runs with a claim on a quota (stream-cost.ts): settled at its end. */
+  private cost: StreamCost | null = null;
 
   /**
    * Called by `createRelay`'s subclass, which workerd constructs with `(state, env)`.
@@ -188,17 +194,25 @@ export class RelayStreamObject<E = unknown> {
     const headers = new Headers(request.headers);
     headers.delete(BINDING_HEADER);
     headers.delete(URL_HEADER);
+    const ticket = ticketOf(headers.get(CLAIM_HEADER));
+    headers.delete(CLAIM_HEADER);
     const publicUrl = request.headers.get(URL_HEADER) ?? request.url;
     const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
+    const cost = ticket && new StreamCost(ticket);
     const upstream = await this.awaitHeaders(reading, () => this.config.open(upstreamRequest, this.env, reading.signal));
     if (reading.signal.aborted && reading.signal.reason instanceof StreamStopped) {
       // given up before the headers (the alarm): the creator, if still there, is told why
       await upstream.body?.cancel().catch(() => {});
+      if (cost) this.settle(cost.settlement());
       const { type, message } = reading.signal.reason;
       return refusal(504, type, message);
     }
-    if (!upstream.ok) return upstream; // a refusal: passed on, nothing kept
+    if (!upstream.ok) {
+      if (cost) this.settle(cost.refused());
+      return upstream; // a refusal: passed on, nothing kept
+    }
+    this.cost = cost;
     const client = this.config.clientOf(upstream);
     this.authHash = binding;
     this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
@@ -249,13 +263,15 @@ export class RelayStreamObject<E = unknown> {
           break;
         }
         this.append(encodeWireEvent(value));
+        this.cost?.see(value);
         this.bound();
       }
     } catch (e) {
       if (this.ended) return; // stopped: the abort's own error is not stored
       let json: string;
       try {
-        json = JSON.stringify({ error: toWireError(e) });
+        const error = toWireError(e);
+        json = JSON.stringify({ error: this.cost ? this.cost.mark(error) : error });
       } catch {
         json = JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
       }
@@ -293,7 +309,7 @@ export class RelayStreamObject<E = unknown> {
    */
   private stop(type: string, message: string): boolean {
     if (!this.exists || this.ended) return false;
-    this.append(JSON.stringify({ error: { type, message } }));
+    this.append(JSON.stringify({ error: this.cost ? this.cost.mark({ type, message }) : { type, message } }));
     this.end();
     this.upstream?.abort(new StreamStopped(type, message));
     this.upstream = null;
@@ -304,10 +320,18 @@ export class RelayStreamObject<E = unknown> {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.cost) this.settle(this.cost.settlement());
+    this.cost = null;
     this.expiresAt = Date.now() + this.ttlMs;
     this.sql.exec("UPDATE stream SET state = 'ended', expires_at = ? WHERE id = 0", this.expiresAt);
     this.notify();
     void this.schedule();
+  }
+
+  /** Hands a settlement to the quotas (kept alive past the answer; a failure is logged: the claim expires). */
+  private settle(settlement: Settlement): void {
+    const settling = this.config.settle?.(this.env, settlement);
+    if (settling) this.state.waitUntil(settling.catch((e) => console.error("relay: a stream's usage could not be settled", e)));
   }
 
   /** Wakes every answer waiting for the next event. */

@@ -3,7 +3,7 @@
 // types need @cloudflare/workers-types, which this package does not use).
 declare module "cloudflare:test" {
   /** The relay Worker's bindings (top-level wrangler.toml, plus the project's MMSP_UPSTREAM). */
-  export const env: { STREAMS: DurableObjectNamespace; MMSP_UPSTREAM: string };
+  export const env: { STREAMS: DurableObjectNamespace; QUOTAS: DurableObjectNamespace; MMSP_UPSTREAM: string };
   /** The relay Worker's default export (worker/index.ts), called as a service binding. */
   export const SELF: { fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> };
   /** Runs `callback` inside the object behind `stub`, with its instance and state. */

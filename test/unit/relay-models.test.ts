@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { expect, test, vi } from "vitest";
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
 import { createRelay, type RelayEnv } from "../../src/relay/index.ts";
-import { ClientRates } from "../../src/relay/gate.ts";
+import { ProcessQuotas, QuotaBook } from "../../src/relay/quota.ts";
 import { configWithin } from "../../src/relay/ceilings.ts";
 import type { UniConfig } from "../../src/providers/index.ts";
 import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
@@ -143,12 +143,16 @@ test("allowAnonymous: perMinute streams a client, then a 429 with Retry-After; a
   await other.arrayBuffer();
 });
 
-test("the rate's memory is bounded: 10 000 clients at most, the oldest forgotten; a window ends after a minute", () => {
-  const rates = new ClientRates();
-  for (let i = 0; i < 12_000; i++) rates.take(`client-${i}`, 1, 1000);
-  expect(rates.size).toBe(10_000);
-  expect(rates.take("client-11999", 1, 1000)?.status).toBe(429);
-  expect(rates.take("client-11999", 1, 61_000)).toBeNull();
+test("the anonymous quota's memory is bounded: 10 000 principals at most in a process, the oldest forgotten; a window ends after a minute", async () => {
+  const quotas = new ProcessQuotas();
+  const claim = (principal: string, id = principal) => ({ id, principal, model: "m", tokens: 1, input: 1, until: Infinity, quota: { requestsPerMinute: 1 } });
+  for (let i = 0; i < 12_000; i++) await quotas.claim(claim(`anon:${i}`));
+  expect(quotas.size).toBe(10_000);
+  expect((await quotas.claim(claim("anon:11999", "again")))?.type).toBe("RateLimitError");
+  const book = new QuotaBook();
+  expect(book.claim(claim("anon:x", "a"), 0, 1000)).toBeNull();
+  expect(book.claim(claim("anon:x", "b"), 0, 1000)?.retryAfter).toBe(60);
+  expect(book.claim(claim("anon:x", "c"), 0, 61_000)).toBeNull();
 });
 
 test("GET /v1/models: the table in order, behind RELAY_KEY when set", async () => {
@@ -305,4 +309,30 @@ test("configWithin builds a null-prototype object of own keys: the client's __pr
   expect(Object.keys(merged)).toEqual(["max_tokens", "__proto__"]);
   expect((merged as UniConfig).fast_mode).toBeUndefined();
   expect((merged as UniConfig).max_tokens).toBe(10);
+});
+
+// issue #37 in the stateless relay (no QUOTAS, no STREAMS: the process holds the quotas and the ledger)
+test("stateless: a completed stream's ledger row is the provider's usage; a client gone is settled estimated; concurrentStreams freed both ways", async () => {
+  const keys = { RELAY_KEYS: JSON.stringify({ app: "app-key-0123456789" }) };
+  const { relay } = setup({ quotas: { default: { concurrentStreams: 1 } } });
+  const as = { "x-relay-key": "app-key-0123456789" };
+  const done = await relay.fetch(post(ask("fast"), as), keys);
+  expect(done.status).toBe(200);
+  await done.arrayBuffer();
+  const usage = async () => (await (await relay.fetch(new Request(`${ORIGIN}/v1/usage`, { headers: as }), keys)).json()).data;
+  expect(await usage()).toMatchObject([{ principal: "app", model: "fast", requests: 1, input_tokens: 18, output_tokens: 58, estimated_tokens: 0, stopped: 0 }]);
+  const slow = await relay.fetch(post(ask("slow"), as), keys);
+  expect(slow.status).toBe(200);
+  const busy = await relay.fetch(post(ask("fast"), as), keys);
+  expect(busy.status).toBe(429);
+  expect((await busy.json()).error.type).toBe("RateLimitError");
+  const reader = slow.body!.getReader();
+  await reader.read();
+  await reader.cancel("the client went away");
+  const [, row] = await usage();
+  expect(row).toMatchObject({ principal: "app", model: "slow", requests: 1, stopped: 1 });
+  expect(row.estimated_tokens).toBe(row.input_tokens + row.output_tokens);
+  const again = await relay.fetch(post(ask("fast"), as), keys);
+  expect(again.status).toBe(200);
+  await again.arrayBuffer();
 });

@@ -472,8 +472,19 @@ async function run(): Promise<void> {
     const stopped = stopping === abort || abort.signal.aborted || (e instanceof UpstreamError && e.errorType === "StreamCancelled");
     if (stopped) renderStopped(e);
     else renderError(e);
+    // a stream ended early says what it cost so far (SPEC §10): the provider's counts, or the relay's estimate
+    if (e instanceof UpstreamError && e.usageMetadata) {
+      const u = e.usageMetadata;
+      const sum = (a: number | null, b: number | null) => (a ?? 0) + (b ?? 0);
+      logNote(
+        `this answer cost ${sum(u.cached_tokens, u.prompt_tokens)} input + ${sum(u.thoughts_tokens, u.response_tokens)} output tokens${
+          e.usageEstimated ? " (estimated by the relay)" : ""
+        }`,
+      );
+    }
     setStatus(stopped ? "stopped" : "error", `${stopped ? "stopped" : "error"} after ${events(count)}`);
   } finally {
+    void showUsage();
     if (running === abort) {
       running = null;
       dropConnection = null;
@@ -530,5 +541,22 @@ $("drop").addEventListener("click", () => {
   setStatus("reconnecting", "connection dropped · reconnecting…");
 });
 if (!config.resumable) $("drop").hidden = true;
+/** The caller's own usage today (GET /v1/usage: this client's principal), when the relay serves provider models. */
+async function showUsage(): Promise<void> {
+  if (!config.providerModels?.length) return;
+  try {
+    const res = await fetch("/v1/usage");
+    if (!res.ok) return;
+    const { data } = (await res.json()) as { data: Record<string, number | string>[] };
+    const today = new Date().toISOString().slice(0, 10);
+    const rows = data.filter((r) => r.day === today);
+    const n = (key: string) => rows.reduce((s, r) => s + Number(r[key]), 0);
+    $("usage").textContent = rows.length === 0 ? "" : `Your usage today: ${n("requests")} requests, ${n("input_tokens")} input + ` +
+      `${n("output_tokens")} output tokens (${n("estimated_tokens")} estimated, ${n("stopped")} stopped).`;
+  } catch {
+    // (the usage line is a courtesy: the page works without it)
+  }
+}
+void showUsage();
 document.documentElement.dataset.ready = "true";
 if (query.has("run")) void run();

@@ -1,0 +1,230 @@
+// SPEC §10, "Principals and quotas": a quota (`requestsPerMinute`, `concurrentStreams`,
+// `tokensPerDay`) is checked before the provider is called: 429 `RateLimitError` (rate,
+// concurrency) or 429 `BudgetExceeded` (tokens), each with `Retry-After`. Tokens are reserved (the
+// request's input estimate plus its `max_tokens`: usage-estimate.ts) and settled with what the
+// stream cost; a settled stream also frees its place among the concurrent ones.
+//
+// QuotaBook is one principal's state and its one decision, the same wherever it is held: in a
+// Durable Object per principal (quota-object.ts: the whole deployment's limit) or, for the stateless
+// relay (Node, Deno, Bun: no namespace), in ProcessQuotas here (one process's limit; bounded memory).
+// A claim that is never settled (its stream's object restarted, an isolate gone) expires at its
+// `until` (the stream's longest life and a minute): a place is never held for ever.
+import { refusal } from "./http.js";
+import { dayOf, type Ledger, type LedgerRow, MemoryLedger, nextDayMs } from "./ledger.js";
+
+/** A principal's limits; each one left out is no limit. */
+export interface Quota {
+  /** Streams created per minute (a fixed window of a minute). */
+  requestsPerMinute?: number;
+  /** Streams open at once. */
+  concurrentStreams?: number;
+  /** Tokens (input + output) per UTC day, reserved before a call and settled after it. */
+  tokensPerDay?: number;
+}
+
+/** createRelay's `quotas`: the quota of a principal that `authorize` gives none (`default`), and of anonymous clients. */
+export interface RelayQuotas {
+  /** The quota of every principal with a key (RELAY_KEYS, RELAY_KEY, or `authorize` without its own). */
+  default?: Quota;
+  /** The quota of each anonymous client (`"anon:" + CF-Connecting-IP`); `allowAnonymous`'s `perMinute` is its `requestsPerMinute`. */
+  anonymous?: Quota;
+}
+
+const QUOTA_KEYS = ["requestsPerMinute", "concurrentStreams", "tokensPerDay"] as const;
+
+/** A quota checked at the boundary (`where` names it in the TypeError). */
+export function checkQuota(quota: unknown, where: string): Quota | undefined {
+  if (quota === undefined) return undefined;
+  if (quota === null || typeof quota !== "object") {
+    throw new TypeError(`${where} must be an object { requestsPerMinute?, concurrentStreams?, tokensPerDay? }.`);
+  }
+  for (const [key, value] of Object.entries(quota)) {
+    if (!(QUOTA_KEYS as readonly string[]).includes(key)) {
+      throw new TypeError(`${where}.${key} is no quota setting (${QUOTA_KEYS.join(", ")}).`);
+    }
+    if (value !== undefined && (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)) {
+      throw new TypeError(`${where}.${key} must be a whole number ≥ 0.`);
+    }
+  }
+  return quota as Quota;
+}
+
+/** createRelay's `quotas` checked at the boundary. */
+export function checkQuotas(option: unknown): RelayQuotas {
+  if (option === undefined) return {};
+  if (option === null || typeof option !== "object") {
+    throw new TypeError("createRelay: `quotas` must be an object { default?, anonymous? }.");
+  }
+  const { default: byDefault, anonymous, ...rest } = option as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) throw new TypeError(`createRelay: \`quotas.${extra}\` is not a setting (default, anonymous).`);
+  return {
+    default: checkQuota(byDefault, "createRelay: `quotas.default`"),
+    anonymous: checkQuota(anonymous, "createRelay: `quotas.anonymous`"),
+  };
+}
+
+/** The variable of the quotas. */
+export interface QuotaEnv {
+  /** createRelay's `quotas` as JSON (`{"default": {"tokensPerDay": 1000000}, "anonymous": {…}}`), when the option is not given. */
+  RELAY_QUOTAS?: string;
+}
+
+const fromVariable = new Map<string, RelayQuotas>();
+/** RELAY_QUOTAS read (once per text); a malformed value is the operator's error: thrown (a 500, logged). */
+export function quotasOfVariable(text: string): RelayQuotas {
+  let quotas = fromVariable.get(text);
+  if (quotas === undefined) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new TypeError('RELAY_QUOTAS must be JSON: {"default": {…}, "anonymous": {…}}.');
+    }
+    quotas = checkQuotas(value);
+    fromVariable.clear(); // (one value per deployment: no growth)
+    fromVariable.set(text, quotas);
+  }
+  return quotas;
+}
+
+/** One request's claim on its principal's quota, made before the provider is asked. */
+export interface Claim {
+  /** The claim's id (the stream's, or a new one). */
+  id: string;
+  principal: string;
+  /** The model name the client asked for (the ledger's `model`). */
+  model: string;
+  /** Tokens reserved: the input estimate plus the output reserve. */
+  tokens: number;
+  /** The input estimate alone (what a stream that ends early is settled with as its input). */
+  input: number;
+  /** When the claim expires if never settled (ms since the epoch). */
+  until: number;
+  /** The limits it is checked against. */
+  quota: Quota;
+}
+
+/** What a claim is settled with: what the stream cost (usage-estimate.ts `Spent`). */
+export interface Settlement {
+  id: string;
+  principal: string;
+  model: string;
+  input: number;
+  output: number;
+  estimated: boolean;
+  stopped: boolean;
+}
+
+/** A refusal of a claim: its type, its words and the seconds until it may succeed. */
+export interface Refused {
+  type: "RateLimitError" | "BudgetExceeded";
+  message: string;
+  retryAfter: number;
+}
+
+/** The 429 of a refused claim, in MMSP's error shape, with `Retry-After`. */
+export function refusedAnswer(r: Refused): Response {
+  return refusal(429, r.type, r.message, { "retry-after": String(Math.max(1, Math.ceil(r.retryAfter))) });
+}
+
+const WINDOW_MS = 60_000;
+
+/** One principal's quota state: the minute's window and the open claims (the day's tokens are the ledger's). */
+export class QuotaBook {
+  start = 0;
+  used = 0;
+  /** Open claims: id → tokens reserved and expiry. */
+  readonly open = new Map<string, { tokens: number; until: number }>();
+
+  /** Takes the claim (null) or says why not; `spent`: the tokens the ledger counts for the principal today. */
+  claim(claim: Claim, spent: number, now: number): Refused | null {
+    for (const [id, c] of this.open) if (c.until <= now) this.open.delete(id);
+    if (this.used === 0 || now - this.start >= WINDOW_MS) {
+      this.start = now;
+      this.used = 0;
+    }
+    const { requestsPerMinute: rpm, concurrentStreams: streams, tokensPerDay: budget } = claim.quota;
+    const who = claim.principal.startsWith("anon:") ? "this client" : `the principal '${claim.principal.slice(0, 100)}'`;
+    if (rpm !== undefined && this.used >= rpm) {
+      return {
+        type: "RateLimitError",
+        message: `Too many streams: ${rpm} a minute for ${who}.`,
+        retryAfter: (this.start + WINDOW_MS - now) / 1000,
+      };
+    }
+    if (streams !== undefined && this.open.size >= streams) {
+      // (no date to tell: a stream may end any moment; a few seconds is a fair guess)
+      return { type: "RateLimitError", message: `Too many streams open at once: ${streams} for ${who}.`, retryAfter: 5 };
+    }
+    if (budget !== undefined) {
+      let reserved = 0;
+      for (const c of this.open.values()) reserved += c.tokens;
+      const left = budget - spent - reserved;
+      if (claim.tokens > left) {
+        return {
+          type: "BudgetExceeded",
+          message: `The day's token budget of ${who} is spent: ${budget} tokens a day (UTC), ${Math.max(0, left)} left, ` +
+            `${claim.tokens} needed (the input estimate ${claim.input} plus max_tokens).`,
+          retryAfter: (nextDayMs(now) - now) / 1000,
+        };
+      }
+    }
+    this.used++;
+    this.open.set(claim.id, { tokens: claim.tokens, until: claim.until });
+    return null;
+  }
+
+  /** Frees a claim's place and its reserved tokens (the ledger then holds what it cost). */
+  release(id: string): void {
+    this.open.delete(id);
+  }
+}
+
+/** Where the quotas and the ledger are held: one Durable Object per principal (quota-object.ts) or this process (ProcessQuotas). */
+export interface QuotaStore {
+  /** Checks and takes a claim: null when taken, else why not. */
+  claim(claim: Claim): Promise<Refused | null>;
+  /** Settles a claim: its cost to the ledger, its place and reservation freed. */
+  settle(settlement: Settlement): Promise<void>;
+  /** The ledger's rows of `principal` (null: every principal's). */
+  usage(principal: string | null): Promise<LedgerRow[]>;
+}
+
+/** Principals one process keeps books for (the oldest forgotten first: bounded memory). */
+const MAX_BOOKS = 10_000;
+
+/** The quotas and the ledger of the stateless relay, in its process (see the top). */
+export class ProcessQuotas implements QuotaStore {
+  readonly #books = new Map<string, QuotaBook>();
+  readonly #ledger: Ledger = new MemoryLedger();
+
+  #book(principal: string): QuotaBook {
+    let book = this.#books.get(principal);
+    if (book !== undefined) this.#books.delete(principal); // (re-inserted last: the Map's order is the age)
+    else book = new QuotaBook();
+    this.#books.set(principal, book);
+    if (this.#books.size > MAX_BOOKS) this.#books.delete(this.#books.keys().next().value!);
+    return book;
+  }
+
+  claim(claim: Claim): Promise<Refused | null> {
+    const now = Date.now();
+    return Promise.resolve(this.#book(claim.principal).claim(claim, this.#ledger.spent(claim.principal, dayOf(now)), now));
+  }
+
+  settle(s: Settlement): Promise<void> {
+    this.#books.get(s.principal)?.release(s.id);
+    this.#ledger.record(s, Date.now());
+    return Promise.resolve();
+  }
+
+  usage(principal: string | null): Promise<LedgerRow[]> {
+    return Promise.resolve(this.#ledger.rows(principal));
+  }
+
+  /** Principals with a book now (for tests of the bound). */
+  get size(): number {
+    return this.#books.size;
+  }
+}

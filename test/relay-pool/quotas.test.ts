@@ -1,0 +1,250 @@
+// Quotas and usage (issue #37, SPEC §10 "Principals and quotas") in workerd, through the real
+// Durable Objects (STREAMS, QUOTAS: SQLite), the repository Worker's provider-backed models
+// (worker/models.ts: "claude-fast" → the scripted Anthropic of providers.ts: input 12, output 6 for
+// a whole answer). Each test names its own principals (a tag), so no test sees another's counts.
+import { env } from "cloudflare:test";
+import { expect, test } from "vitest";
+import { providerModels } from "../../worker/models.ts";
+import worker from "../../worker/index.ts";
+import { createRelay, type RelayOptions } from "../../src/relay/index.ts";
+import { fromResponse, UpstreamError } from "../../src/index.ts";
+import { newTag, ORIGIN, readRecords, records, rest, streamIdOf } from "./relay.ts";
+
+type Env = typeof env & Record<string, unknown>;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A relay of the Worker's models with these options, its env with RELAY_KEYS naming `keys`. */
+function setup(options: Partial<RelayOptions<Env>> = {}, keys: Record<string, string> = {}, vars: Record<string, string> = {}) {
+  const relay = createRelay<Env>({ models: providerModels as never, ...options });
+  const e: Env = { ...env, ...vars, ...(Object.keys(keys).length ? { RELAY_KEYS: JSON.stringify(keys) } : {}) };
+  const call = (path: string, init: RequestInit = {}) => relay.fetch(new Request(`${ORIGIN}${path}`, init), e);
+  const post = (headers: Record<string, string>, tag: string, script = "text", config: object = {}) =>
+    call("/v1/stream", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({
+        model: "claude-fast",
+        messages: [{ role: "user", content_items: [{ type: "text.done", text: `tag:${tag} script:${script}` }] }],
+        config,
+      }),
+    });
+  const usage = async (headers: Record<string, string>, query = ""): Promise<{ object: string; data: Record<string, unknown>[] }> => {
+    const answer = await call(`/v1/usage${query}`, { headers });
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    return answer.json();
+  };
+  return { relay, call, post, usage };
+}
+
+/** What the scripted providers saw of a tag. */
+async function providerSaw(tag: string): Promise<{ count: number }> {
+  return (await (await fetch(`http://upstream.test/__provider?tag=${tag}`)).json()) as { count: number };
+}
+
+/** Polls `read` until `ok` (a settlement is written after the stream's end, in the object's waitUntil). */
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > end) return v;
+    await sleep(50);
+  }
+}
+
+const keyOf = (name: string) => `key-of-${name}-0123456789`;
+const as = (name: string) => ({ "x-relay-key": keyOf(name) });
+
+test("two principals (RELAY_KEYS) with separate limits: one's 429 RateLimitError with Retry-After, the other's streams go on", async () => {
+  const [alice, bob] = [`alice-${newTag()}`, `bob-${newTag()}`];
+  const { post } = setup({ quotas: { default: { requestsPerMinute: 2 } } }, { [alice]: keyOf(alice), [bob]: keyOf(bob) });
+  for (let i = 0; i < 2; i++) {
+    const ok = await post(as(alice), newTag());
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+  }
+  const tag = newTag();
+  const refused = await post(as(alice), tag);
+  expect(refused.status).toBe(429);
+  expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+  expect(((await refused.json()) as { error: { type: string } }).error.type).toBe("RateLimitError");
+  expect((await providerSaw(tag)).count).toBe(0);
+  const other = await post(as(bob), newTag());
+  expect(other.status).toBe(200);
+  await other.arrayBuffer();
+  // a key that is none of them: 401
+  expect((await post({ "x-relay-key": "not-a-key-of-anyone" }, newTag())).status).toBe(401);
+});
+
+test("authorize's { principal, quota } names the principal and its own limit", async () => {
+  const user = `user-${newTag()}`;
+  const { post, usage } = setup({
+    authorize: (request) => ({ principal: request.headers.get("x-user") ?? "nobody", quota: { requestsPerMinute: 1 } }),
+  });
+  const ok = await post({ "x-user": user }, newTag());
+  expect(ok.status).toBe(200);
+  await ok.arrayBuffer();
+  expect((await post({ "x-user": user }, newTag())).status).toBe(429);
+  const rows = await until(() => usage({ "x-user": user }), (u) => u.data.length > 0);
+  expect(rows.data).toMatchObject([{ principal: user, model: "claude-fast", requests: 1 }]);
+});
+
+test("a budget is refused before the provider is asked: 429 BudgetExceeded, Retry-After to the next UTC midnight", async () => {
+  const name = `budget-${newTag()}`;
+  // (the row's max_tokens is 2048: the reservation is the input estimate plus 2048)
+  const { post } = setup({ quotas: { default: { tokensPerDay: 1000 } } }, { [name]: keyOf(name) });
+  const tag = newTag();
+  const answer = await post(as(name), tag);
+  expect(answer.status).toBe(429);
+  const { error } = (await answer.json()) as { error: { type: string; message: string } };
+  expect(error.type).toBe("BudgetExceeded");
+  const retry = Number(answer.headers.get("retry-after"));
+  const midnight = Math.ceil((Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1) - Date.now()) / 1000);
+  expect(Math.abs(retry - midnight)).toBeLessThanOrEqual(2);
+  expect((await providerSaw(tag)).count).toBe(0);
+  // a smaller max_tokens fits
+  const fits = await post(as(name), newTag(), "text", { max_tokens: 100 });
+  expect(fits.status).toBe(200);
+  await fits.arrayBuffer();
+});
+
+test("a completed stream's ledger entry is the provider's usage (input 12, output 6), not estimated", async () => {
+  const name = `done-${newTag()}`;
+  const { post, usage } = setup({}, { [name]: keyOf(name) });
+  const answer = await post(as(name), newTag());
+  expect(answer.status).toBe(200);
+  await answer.arrayBuffer();
+  const { object, data } = await until(() => usage(as(name)), (u) => u.data.length > 0);
+  expect(object).toBe("list");
+  expect(data).toEqual([{
+    principal: name,
+    model: "claude-fast",
+    day: new Date().toISOString().slice(0, 10),
+    requests: 1,
+    input_tokens: 12,
+    output_tokens: 6,
+    estimated_tokens: 0,
+    stopped: 0,
+  }]);
+});
+
+test("a stopped stream: its error event carries usage_metadata and usage_estimated, the reader's UpstreamError too; the ledger's entry is estimated", async () => {
+  const name = `stop-${newTag()}`;
+  const { post, usage, call } = setup({}, { [name]: keyOf(name) }, { ADMIN_KEY: "admin-key-0123456789" });
+  const answer = await post(as(name), newTag(), "endless");
+  expect(answer.status).toBe(200);
+  const id = streamIdOf(answer);
+  const { text, reader } = await readRecords(answer.body!, 6);
+  const deleted = await call(`/v1/streams/${id}`, { method: "DELETE", headers: as(name) });
+  expect(deleted.status).toBe(204);
+  const all = text + (await rest(reader));
+  const last = records(all).filter((r) => r.data !== "[DONE]").at(-1)!;
+  const { error } = JSON.parse(last.data) as { error: Record<string, unknown> };
+  expect(error.type).toBe("StreamCancelled");
+  expect(error.usage_estimated).toBe(true);
+  const usageOf = error.usage_metadata as Record<string, number | null>;
+  expect(usageOf.response_tokens).toBeGreaterThan(0);
+  expect(usageOf.prompt_tokens).toBeGreaterThan(0);
+  // the reader exposes them on its UpstreamError
+  const { readable } = fromResponse(new Response(all, { headers: { "content-type": "text/event-stream" } }));
+  const caught = await (async () => {
+    for await (const _ of readable);
+  })().then(() => null, (e: unknown) => e);
+  expect(caught).toBeInstanceOf(UpstreamError);
+  expect((caught as UpstreamError).usage_metadata).toEqual(usageOf);
+  expect((caught as UpstreamError).usageEstimated).toBe(true);
+  const { data } = await until(() => usage(as(name)), (u) => u.data.length > 0);
+  const row = data[0]!;
+  expect(row).toMatchObject({ principal: name, requests: 1, stopped: 1 });
+  expect(row.input_tokens).toBe(usageOf.prompt_tokens);
+  expect(row.output_tokens).toBe(usageOf.response_tokens);
+  expect(row.estimated_tokens).toBe((row.input_tokens as number) + (row.output_tokens as number));
+  // ?all=1 needs ADMIN_KEY, and lists this principal among all
+  expect((await call("/v1/usage?all=1", { headers: as(name) })).status).toBe(401);
+  const everyone = await usage({ "x-relay-key": "admin-key-0123456789" }, "?all=1");
+  expect(everyone.data.some((r) => r.principal === name && r.stopped === 1)).toBe(true);
+});
+
+test("anonymous quotas per client (allowAnonymous's perMinute): each CF-Connecting-IP its own count, held in QUOTAS", async () => {
+  const { post, usage } = setup({ allowAnonymous: { perMinute: 1 } });
+  const [a, b] = [`198.51.100.${Math.floor(Math.random() * 250)}-${newTag()}`, `203.0.113.7-${newTag()}`];
+  const first = await post({ "cf-connecting-ip": a }, newTag());
+  expect(first.status).toBe(200);
+  await first.arrayBuffer();
+  expect((await post({ "cf-connecting-ip": a }, newTag())).status).toBe(429);
+  // another relay instance (another isolate's) sees the same count: it is the namespace's
+  expect((await setup({ allowAnonymous: { perMinute: 1 } }).post({ "cf-connecting-ip": a }, newTag())).status).toBe(429);
+  const other = await post({ "cf-connecting-ip": b }, newTag());
+  expect(other.status).toBe(200);
+  await other.arrayBuffer();
+  const mine = await until(() => usage({ "cf-connecting-ip": a }), (u) => u.data.length > 0);
+  expect(mine.data.map((r) => r.principal)).toEqual([`anon:${a}`]);
+});
+
+test("concurrentStreams: a place is released when a stream ends, however it ends (stop, completion, the provider's refusal)", async () => {
+  const name = `conc-${newTag()}`;
+  const { post, call } = setup({ quotas: { default: { concurrentStreams: 1 } } }, { [name]: keyOf(name) });
+  const retryUntilOk = (script: string) =>
+    until(async () => {
+      const r = await post(as(name), newTag(), script);
+      if (r.status !== 200) await r.arrayBuffer();
+      return r;
+    }, (r) => r.status === 200);
+  // stopped
+  const endless = await post(as(name), newTag(), "endless");
+  expect(endless.status).toBe(200);
+  const busy = await post(as(name), newTag());
+  expect(busy.status).toBe(429);
+  expect(((await busy.json()) as { error: { type: string } }).error.type).toBe("RateLimitError");
+  const { reader } = await readRecords(endless.body!, 2);
+  await (await call(`/v1/streams/${streamIdOf(endless)}`, { method: "DELETE", headers: as(name) })).arrayBuffer();
+  await reader.cancel();
+  // completed
+  const done = await retryUntilOk("text");
+  expect(done.status).toBe(200);
+  await done.arrayBuffer();
+  // the provider's refusal (429 from the provider: passed on, nothing kept)
+  const refusedByProvider = await until(async () => {
+    const r = await post(as(name), newTag(), "refuse");
+    await r.arrayBuffer();
+    return r;
+  }, (r) => r.status !== 429 || r.headers.get("retry-after") === null);
+  expect(refusedByProvider.headers.get("x-mmsp-provider")).toBeNull();
+  const after = await retryUntilOk("text");
+  expect(after.status).toBe(200);
+  await after.arrayBuffer();
+});
+
+test("/api/chat (the repository Worker, RELAY_QUOTAS): the chat's stream object settles the claim, so concurrentStreams is freed", async () => {
+  const name = `chat-${newTag()}`;
+  const e = {
+    ...env,
+    RELAY_KEYS: JSON.stringify({ [name]: keyOf(name) }),
+    RELAY_QUOTAS: JSON.stringify({ default: { concurrentStreams: 1 } }),
+  } as Env;
+  const chat = (tag: string) =>
+    worker.fetch(
+      new Request(`${ORIGIN}/api/chat`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...as(name) },
+        body: JSON.stringify({
+          id: `chat-${tag}`,
+          model: "claude-fast",
+          messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: `tag:${tag}` }] }],
+        }),
+      }),
+      e,
+    );
+  const first = await chat(newTag());
+  expect(first.status).toBe(200);
+  await first.arrayBuffer();
+  const second = await until(async () => {
+    const r = await chat(newTag());
+    if (r.status !== 200) await r.arrayBuffer();
+    return r;
+  }, (r) => r.status === 200);
+  expect(second.status).toBe(200);
+  await second.arrayBuffer();
+  const rows = await until(() => setup({}, { [name]: keyOf(name) }).usage(as(name)), (u) => Number(u.data[0]?.requests) === 2);
+  expect(rows.data).toMatchObject([{ principal: name, requests: 2, input_tokens: 24, output_tokens: 12 }]);
+});
