@@ -20,9 +20,12 @@ const GOAL = 4800;
  * a large chunk read in slices, the BOM and the captured-bytes depth) and the refusal path the providers
  * share with fromResponse (internal/answer-events.ts): 6,611 + ~1%. Raised by name for issue #35 (6,679 → 6,717):
  * the diagnosis knows each provider's stream and MMSP's and names the reader of it (diagnose.ts +34), the
- * stream shell waits for a core's end that returns a promise (the providers' lazy diagnosis). Growth past it fails.
+ * stream shell waits for a core's end that returns a promise (the providers' lazy diagnosis). Raised by name for
+ * issues #34, #35 and #37 merged (6,717 → 6,980): the key rule every refusal and log line shares
+ * (internal/secrets.ts +81), the held budget (limits.ts +23), the cut as a ConnectionError and the typed
+ * Stop (http.ts, answer-events.ts +94), an UpstreamError's usage on every ending (errors.ts +86). Growth past it fails.
  */
-const CEILING = 6720;
+const CEILING = 7050;
 const OUTSIDE_DIRS = new Set(["ai-sdk", "partial", "encode", "relay", "providers", "testing"]);
 const OUTSIDE_FILES = new Set(["schema.ts", "index.ts", "sse.ts", "ndjson.ts", "encode.ts", "partial-json.ts"]);
 

@@ -9,6 +9,7 @@ declare const response: Response;
 declare const key: string;
 declare const headers: Record<string, string>;
 declare const body: string;
+declare const answer: ReturnType<typeof import("mmsp-streams").fromFetch>;
 declare const stream: import("mmsp-streams").UniEventStream;
 declare const fragments: ReadableStream<import("mmsp-streams").UniEvent>;
 declare const tools: import("mmsp-streams/providers").UniConfig["tools"];
