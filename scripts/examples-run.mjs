@@ -2,6 +2,7 @@
 //   examples/node.mjs     with node (local HTTP server + fetch + fromResponse)
 //   examples/deno.ts      with deno run --check (file → UniEventStream)
 //   examples/browser.html in Debian's Chromium (playwright-core), served by a tiny static server
+//   examples/browser-own-key.html in Chromium against the kit's fake Anthropic on another origin (CORS)
 //   examples/worker.ts    in workerd through Miniflare (POST /message)
 // Prints "examples: N passed, N failed".
 import { execFile } from "node:child_process";
@@ -71,7 +72,8 @@ await check("deno run examples/deno.ts prints every event and the message", asyn
   expect(JSON.stringify(JSON.parse(stdout.slice(start))) === JSON.stringify(message), "the message equals the package's reading", stdout);
 });
 
-await check("examples/browser.html in Chromium renders the stream", async () => {
+/** The repository's files over HTTP on 127.0.0.1 (a static server, as a user serves the examples). */
+async function staticServer() {
   const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".sse": "text/event-stream", ".json": "application/json" };
   const server = createServer(async (req, res) => {
     const path = normalize(join(root, decodeURIComponent(new URL(req.url, "http://x").pathname)));
@@ -84,6 +86,11 @@ await check("examples/browser.html in Chromium renders the stream", async () => 
     }
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return server;
+}
+
+await check("examples/browser.html in Chromium renders the stream", async () => {
+  const server = await staticServer();
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
@@ -104,6 +111,51 @@ await check("examples/browser.html in Chromium renders the stream", async () => 
   } finally {
     await browser.close();
     server.close();
+  }
+});
+
+await check("examples/browser-own-key.html in Chromium against the kit's fake Anthropic (another origin: CORS): an answer, a Stop, a wrong key", async () => {
+  const { startFakeAnthropic } = await import("../examples/fake-anthropic.mjs");
+  const fake = await startFakeAnthropic({ port: 0 });
+  const server = await staticServer();
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = pageErrors(page);
+    const crossOrigin = [];
+    page.on("request", (r) => r.url().startsWith(fake.url) && crossOrigin.push(`${r.method()} ${new URL(r.url()).pathname}`));
+    await page.goto(`http://127.0.0.1:${server.address().port}/examples/browser-own-key.html?baseURL=${fake.url}`);
+    const ask = async (key) => {
+      await page.fill("input[name=key]", key);
+      await page.click("#ask button:not([type])");
+    };
+    const shown = () => page.evaluate(() => ({ status: document.getElementById("status").textContent, text: document.getElementById("text").textContent }));
+    // a whole answer, rendered from snapshot() as it streams
+    await ask("sk-ant-fake");
+    await page.waitForSelector("#status[data-state=done], #status[data-state=error]", { timeout: 15_000 });
+    let out = JSON.stringify({ ...(await shown()), errors, crossOrigin });
+    expect((await shown()).text === "Hello from a fake Claude on your machine.", "renders the fake's answer", out);
+    expect(crossOrigin.includes("POST /v1/messages"), "the page asked the fake itself, cross-origin (CORS: the fake answered the browser)", out);
+    // Stop: the same typed StreamCancelled as fromFetch's; what arrived stays
+    await ask("sk-ant-fake");
+    await page.waitForFunction(() => document.getElementById("text").textContent.startsWith("Hello from") && document.getElementById("status").dataset.state === "reading", null, { timeout: 15_000 });
+    await page.click("#stop");
+    await page.waitForSelector("#status:not([data-state=reading])", { timeout: 15_000 });
+    const stopped = await shown();
+    out = JSON.stringify({ ...stopped, errors });
+    expect(stopped.status === "stopped", "a Stop is told apart from a failure (UpstreamError StreamCancelled)", out);
+    expect(stopped.text.startsWith("Hello from") && stopped.text !== "Hello from a fake Claude on your machine.", "what arrived before the Stop stays", out);
+    expect(errors.length === 0, "no page error before the wrong key", JSON.stringify(errors));
+    // a wrong key: the provider's refusal, typed (the browser logs the 401 itself)
+    await ask("sk-ant-wrong");
+    await page.waitForSelector("#status[data-state=error]", { timeout: 15_000 });
+    out = JSON.stringify({ ...(await shown()), errors });
+    expect(/error: UpstreamError: .*/.test((await shown()).status), "a wrong key is the provider's typed refusal", out);
+    expect(errors.length === 1 && errors[0].includes("401"), "no page error but the refused request's own 401", out);
+  } finally {
+    await browser.close();
+    server.close();
+    await fake.close();
   }
 });
 
