@@ -447,7 +447,9 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     admit,
     stream: async (request, admitted, env) => {
       const streams = namespace(env);
-      return streams ? create(request, admitted, new URL(request.url), env, streams) : stateless(admitted, env);
+      if (streams) return create(request, admitted, new URL(request.url), env, streams);
+      admitted.headers.delete(META_HEADER); // (kept by a stream object only: never sent upstream)
+      return stateless(admitted, env);
     },
     existing: (request, id, env) => {
       const streams = namespace(env);
