@@ -30,3 +30,12 @@ export { encodeWireEvent, toWireEvent } from "./encode/wire-event.js";
 export { toWireError, type WireError } from "./errors.js";
 export { decodeBase64, encodeBase64 } from "./decode/base64.js";
 export type { CoreStreamOptions } from "./internal/core-stream.js";
+export {
+  errorType as openResponsesErrorType,
+  type OpenResponsesEncoderOptions,
+  OpenResponsesEncoderStream,
+  type OpenResponsesEvent,
+  type OpenResponsesResource,
+  openResponsesSse,
+  openResponsesUsage,
+} from "./encode/open-responses.js";

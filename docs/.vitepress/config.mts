@@ -39,6 +39,7 @@ const guide: DefaultTheme.SidebarItem[] = [
     items: [
       { text: "The relay Worker", link: "/guide/relay" },
       { text: "Deploying your relay", link: "/guide/deploying" },
+      { text: "Serving Open Responses", link: "/guide/open-responses" },
     ],
   },
   {

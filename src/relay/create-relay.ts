@@ -6,6 +6,7 @@
 //                              event 0; `Content-Location: /v1/streams/<id>` names it
 //   GET    /v1/streams/<id>    resumes it (`Last-Event-ID: <n>` or `?last_event_id=<n>`)
 //   DELETE /v1/streams/<id>    cancels it (SPEC §8): the upstream request aborted, StreamCancelled (204)
+//   POST /v1/responses …       the same, spoken as Open Responses (open-responses.ts): resume, cancel
 //   GET    /v1/models          with a models table (models.ts): the models it serves (SPEC §1)
 //   GET    /v1/usage           the caller's principal's ledger; `?all=1` with ADMIN_KEY every one's (ledger.ts)
 //   OPTIONS *                  CORS preflights; every answer carries the CORS headers and nosniff
@@ -68,6 +69,16 @@ import { BINDING_HEADER, RelayStreamObject, type StreamObjectConfig, URL_HEADER 
 import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js";
 import { isHttpUrl } from "./redact.js";
 import { ownMembers, ownValue } from "../internal/values.js";
+import { META_HEADER, openResponsesRoutes } from "./open-responses.js";
+
+/** A JSON body's value (admit read it within the bounds; not JSON: undefined, refused by the translation). */
+function parsedJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
@@ -312,12 +323,18 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     return perMinute === undefined ? anonymous : { ...anonymous, requestsPerMinute: perMinute };
   }
 
-  async function admit(request: Request, env: E): Promise<Request | Response> {
+  async function admit(request: Request, env: E, translate?: (body: unknown) => unknown): Promise<Request | Response> {
     const who = await principalOf(request, "create", env);
     if (who instanceof Response) return who;
     const limits = limitsOf(env);
-    const body = await readJsonBody(request, limits);
+    let body = await readJsonBody(request, limits);
     if (body instanceof Response) return body;
+    if (translate) {
+      // another API's request (open-responses.ts) as the MMSP body it asks for, or its refusal
+      const asked = translate(parsedJson(body));
+      if (asked instanceof Response) return asked;
+      body = new TextEncoder().encode(JSON.stringify(asked));
+    }
     const model = tableOf ? modelOf(body) : undefined;
     const row = model === undefined ? undefined : rowOf(tableOf!(env), model);
     let claim: Claim | undefined;
@@ -341,7 +358,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       if (refused) return refusedAnswer(refused);
     }
     const headers = new Headers(request.headers);
-    for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, CLAIM_HEADER, "content-length"]) headers.delete(name);
+    for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, CLAIM_HEADER, META_HEADER, "content-length"]) headers.delete(name);
     if (who.keyInAuthorization) headers.delete("authorization");
     // (for a stream's object made elsewhere, e.g. /api/chat's: it settles the claim when the stream ends)
     if (claim) headers.set(CLAIM_HEADER, ticketHeader(claim));
@@ -425,8 +442,25 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     return out;
   }
 
+  /** POST /v1/responses and its resume and cancel (open-responses.ts), through the routes above. */
+  const openResponses = openResponsesRoutes<E>({
+    admit,
+    stream: async (request, admitted, env) => {
+      const streams = namespace(env);
+      if (streams) return create(request, admitted, new URL(request.url), env, streams);
+      admitted.headers.delete(META_HEADER); // (kept by a stream object only: never sent upstream)
+      return stateless(admitted, env);
+    },
+    existing: (request, id, env) => {
+      const streams = namespace(env);
+      return streams ? existing(request, new URL(request.url), id, env, streams) : null;
+    },
+  });
+
   async function route(request: Request, env: E, url: URL): Promise<Response> {
     const { pathname } = url;
+    const answered = await openResponses(request, env, url);
+    if (answered) return answered;
     if (pathname === "/v1/stream") {
       if (request.method !== "POST") return refusal(405, "MethodNotAllowed", "POST an MMSP request to /v1/stream.", { allow: "POST" });
       const admitted = await admit(request, env);

@@ -40,6 +40,7 @@ import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
 import { clientFormat, refusal, streamHeaders } from "./http.js";
 import type { Settlement } from "./quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "./stream-cost.js";
+import { META_HEADER } from "./open-responses.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";
@@ -196,6 +197,9 @@ export class RelayStreamObject<E = unknown> {
     headers.delete(URL_HEADER);
     const ticket = ticketOf(headers.get(CLAIM_HEADER));
     headers.delete(CLAIM_HEADER);
+    // (an Open Responses stream's settings: kept with it, answered with every replay, never sent upstream)
+    const meta = headers.get(META_HEADER);
+    headers.delete(META_HEADER);
     const publicUrl = request.headers.get(URL_HEADER) ?? request.url;
     const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
@@ -216,6 +220,10 @@ export class RelayStreamObject<E = unknown> {
     const client = this.config.clientOf(upstream);
     this.authHash = binding;
     this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
+    if (meta !== null) {
+      this.sql.exec("CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, value TEXT NOT NULL)");
+      this.sql.exec("INSERT OR REPLACE INTO meta (id, value) VALUES (0, ?)", meta);
+    }
     this.sql.exec(
       "CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))",
     );
@@ -465,7 +473,17 @@ export class RelayStreamObject<E = unknown> {
       }
     };
     const body = new ReadableStream<Uint8Array>({ pull, cancel: () => leave() }, { highWaterMark: 0 });
-    return new Response(body, { status: 200, headers: streamHeaders(contentType) });
+    const headers = new Headers(streamHeaders(contentType));
+    const meta = this.meta();
+    if (meta !== null) headers.set(META_HEADER, meta);
+    return new Response(body, { status: 200, headers });
+  }
+
+  /** The stream's Open Responses settings (open-responses.ts), or null for an MMSP stream. */
+  private meta(): string | null {
+    const tables = this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray();
+    if (tables.length === 0) return null;
+    return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE id = 0").toArray()[0]?.value ?? null;
   }
 
   /** Since when no client has read: now while one is waiting for an event, else the last pull. */

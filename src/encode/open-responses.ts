@@ -1,0 +1,335 @@
+/**
+ * Checked UniEvents → Open Responses streaming events (openresponses.org, the provider-neutral form
+ * of OpenAI's Responses API): the reverse of the `openai-responses` reader. Each UniEvent group is
+ * one output item, following the spec's item state machine:
+ *
+ *   text       message: output_item.added, content_part.added (output_text), output_text.delta…,
+ *              output_text.done, content_part.done, output_item.done
+ *   thinking   reasoning: output_item.added, content_part.added (reasoning_text), reasoning_text.delta…,
+ *              reasoning_text.done, content_part.done, output_item.done (its `encrypted_content` only
+ *              for its maker: SPEC §9)
+ *   tool_call  function_call: output_item.added, function_call_arguments.delta…, .done, output_item.done
+ *
+ * framed by `response.created` + `response.in_progress` first and one terminal event last:
+ * `response.completed` (stop, tool_call, unknown), `response.incomplete` (length), or an `error`
+ * event then `response.failed` (an error on the writable side). Every event has the next
+ * `sequence_number` from 0; ids are made from the response id and the output index, so the same
+ * UniEvents with the same options give the same events byte for byte (a resume maps sequence numbers
+ * to events by encoding again).
+ */
+import { toWireError } from "../errors.js";
+import { CoreStream } from "../internal/core-stream.js";
+import type { StreamCore } from "../internal/core.js";
+import type { Fidelity, StreamDoneItem, UniEvent, UsageMetadata } from "../schema.js";
+
+/** One Open Responses streaming event: its `type`, its `sequence_number` and the members of that type. */
+export type OpenResponsesEvent = { type: string; sequence_number: number } & Record<string, unknown>;
+
+/** A response resource (the `response` of the lifecycle events, the body of a non-streamed answer). */
+export type OpenResponsesResource = Record<string, unknown> & { id: string; status: string; output: Record<string, unknown>[] };
+
+/** Options of {@link OpenResponsesEncoderStream}. */
+export interface OpenResponsesEncoderOptions {
+  /** The response's id (`resp_…`); default a random one. */
+  id?: string;
+  /** The model named in the response resource (the name the client asked for); default `""`. */
+  model?: string;
+  /** When the response was created, Unix seconds; default now. */
+  createdAt?: number;
+  /**
+   * The request's settings the response resource echoes (`instructions`, `tools`, `tool_choice`,
+   * `max_output_tokens`, `reasoning`, `temperature`, `top_p`, `metadata`…); the spec's defaults otherwise.
+   */
+  request?: Record<string, unknown>;
+  /** Told about an item the spec has no output item for (images, embeddings), which is left out. */
+  onWarning?: (message: string) => void;
+}
+
+/** The provider whose reasoning's `encrypted_content` an Open Responses client can send back (SPEC §9). */
+const ENCRYPTED_MAKER = "openai-responses";
+
+/** An item being streamed: its output index, id, kind and what it has carried so far. */
+interface Open {
+  index: number;
+  id: string;
+  kind: "text" | "thinking" | "tool_call";
+  text: string;
+  name: string;
+  callId: string;
+}
+
+const hex = (n: number): string => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** A UniEvent stop's usage as the spec's `usage` (input = cached + prompt, output = thoughts + response). */
+export function openResponsesUsage(usage: UsageMetadata | null | undefined): Record<string, unknown> | null {
+  if (!usage) return null;
+  const n = (v: number | null | undefined): number => (typeof v === "number" ? v : 0);
+  const input = n(usage.cached_tokens) + n(usage.prompt_tokens);
+  const output = n(usage.thoughts_tokens) + n(usage.response_tokens);
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: input + output,
+    input_tokens_details: { cached_tokens: n(usage.cached_tokens) },
+    output_tokens_details: { reasoning_tokens: n(usage.thoughts_tokens) },
+  };
+}
+
+/** The Open Responses state machine over one stream of UniEvents. */
+class Encoder implements StreamCore<UniEvent, OpenResponsesEvent> {
+  finished = false;
+  private emit: (e: OpenResponsesEvent) => void = () => {};
+  private seq = 0;
+  private readonly output: Record<string, unknown>[] = [];
+  private open: Open | null = null;
+  private readonly id: string;
+  private readonly createdAt: number;
+  private ended = false;
+
+  constructor(private readonly options: OpenResponsesEncoderOptions) {
+    this.id = options.id ?? `resp_${hex(16)}`;
+    this.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
+  }
+
+  private send(type: string, members: Record<string, unknown>): void {
+    this.emit({ type, sequence_number: this.seq++, ...members });
+  }
+
+  /** The response resource now, with `status` and what the end adds. */
+  resource(status: string, end: Partial<Record<string, unknown>> = {}): OpenResponsesResource {
+    const r = this.options.request ?? {};
+    const pick = (key: string, fallback: unknown): unknown => (r[key] === undefined || r[key] === null ? fallback : r[key]);
+    return {
+      id: this.id,
+      object: "response",
+      created_at: this.createdAt,
+      completed_at: null,
+      status,
+      incomplete_details: null,
+      model: this.options.model ?? "",
+      previous_response_id: null,
+      instructions: typeof r.instructions === "string" ? r.instructions : null,
+      output: this.output.map((item) => structuredClone(item)),
+      error: null,
+      tools: pick("tools", []),
+      tool_choice: pick("tool_choice", "auto"),
+      truncation: "disabled",
+      parallel_tool_calls: pick("parallel_tool_calls", true),
+      text: pick("text", { format: { type: "text" } }),
+      top_p: pick("top_p", 1),
+      presence_penalty: pick("presence_penalty", 0),
+      frequency_penalty: pick("frequency_penalty", 0),
+      top_logprobs: 0,
+      temperature: pick("temperature", 1),
+      reasoning: pick("reasoning", null),
+      user: null,
+      usage: null,
+      max_output_tokens: pick("max_output_tokens", null),
+      max_tool_calls: null,
+      store: false,
+      background: false,
+      service_tier: "default",
+      metadata: pick("metadata", {}),
+      safety_identifier: null,
+      prompt_cache_key: null,
+      ...end,
+    } as OpenResponsesResource;
+  }
+
+  start(emit: (e: OpenResponsesEvent) => void): void {
+    this.emit = emit;
+    this.send("response.created", { response: this.resource("in_progress") });
+    this.send("response.in_progress", { response: this.resource("in_progress") });
+  }
+
+  push(event: UniEvent, emit: (e: OpenResponsesEvent) => void): void {
+    this.emit = emit;
+    if (event.event_type === "stop") return this.stop(event);
+    for (const item of event.content_items) {
+      switch (item.type) {
+        case "text.delta":
+          this.begin("text");
+          if (item.text) this.delta(item.text);
+          break;
+        case "thinking.delta":
+          this.begin("thinking");
+          if (item.thinking) this.delta(item.thinking);
+          break;
+        case "tool_call.delta":
+          this.begin("tool_call", item.name, item.tool_call_id);
+          if (item.arguments) this.delta(item.arguments);
+          break;
+        case "text.done":
+        case "thinking.done":
+        case "tool_call.done":
+          this.done(item);
+          break;
+        default:
+          // (images, audio, embeddings: the spec's output items have no place for them)
+          if (item.type.endsWith(".done")) this.options.onWarning?.(`Open Responses has no output item for ${item.type}: left out.`);
+      }
+    }
+  }
+
+  /** The first fragment of a group opens its output item (and its content part). */
+  private begin(kind: Open["kind"], name = "", callId = ""): void {
+    if (this.open) return;
+    const index = this.output.length;
+    const prefix = kind === "text" ? "msg" : kind === "thinking" ? "rs" : "fc";
+    const id = `${prefix}_${this.id.replace(/^resp_/, "")}_${index}`;
+    this.open = { index, id, kind, text: "", name, callId };
+    if (kind === "text") {
+      this.send("response.output_item.added", {
+        output_index: index,
+        item: { type: "message", id, status: "in_progress", role: "assistant", content: [] },
+      });
+      this.send("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: this.part("") });
+    } else if (kind === "thinking") {
+      this.send("response.output_item.added", { output_index: index, item: { type: "reasoning", id, summary: [], content: [] } });
+      this.send("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: this.part("") });
+    } else {
+      this.send("response.output_item.added", {
+        output_index: index,
+        item: { type: "function_call", id, call_id: callId, name, arguments: "", status: "in_progress" },
+      });
+    }
+  }
+
+  private part(text: string, kind = this.open!.kind): Record<string, unknown> {
+    return kind === "text" ? { type: "output_text", text, annotations: [] } : { type: "reasoning_text", text };
+  }
+
+  private delta(text: string): void {
+    const o = this.open!;
+    o.text += text;
+    const at = { item_id: o.id, output_index: o.index };
+    if (o.kind === "text") this.send("response.output_text.delta", { ...at, content_index: 0, delta: text, logprobs: [] });
+    else if (o.kind === "thinking") this.send("response.reasoning_text.delta", { ...at, content_index: 0, delta: text });
+    else this.send("response.function_call_arguments.delta", { ...at, delta: text });
+  }
+
+  private done(item: StreamDoneItem): void {
+    const o = this.open!;
+    this.open = null;
+    const at = { item_id: o.id, output_index: o.index };
+    let final: Record<string, unknown>;
+    if (item.type === "tool_call.done") {
+      // (the arguments as they streamed: the checked reader made sure they parse to item.arguments)
+      this.send("response.function_call_arguments.done", { ...at, arguments: o.text || "{}" });
+      final = { type: "function_call", id: o.id, call_id: o.callId, name: o.name, arguments: o.text || "{}", status: "completed" };
+    } else {
+      const text = item.type === "text.done" ? item.text : (item as { thinking: string }).thinking;
+      if (o.kind === "text") this.send("response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
+      else this.send("response.reasoning_text.done", { ...at, content_index: 0, text });
+      this.send("response.content_part.done", { ...at, content_index: 0, part: this.part(text, o.kind) });
+      final = o.kind === "text"
+        ? { type: "message", id: o.id, status: "completed", role: "assistant", content: [this.part(text, o.kind)] }
+        : this.reasoning(o.id, text, (item as { fidelity?: Fidelity | null }).fidelity);
+    }
+    this.output.push(final);
+    this.send("response.output_item.done", { output_index: o.index, item: structuredClone(final) });
+  }
+
+  /** A finished reasoning item: its text as content; `encrypted_content` only when its maker is the Responses API or unnamed (SPEC §9). */
+  private reasoning(id: string, text: string, fidelity: Fidelity | null | undefined): Record<string, unknown> {
+    const item: Record<string, unknown> = { type: "reasoning", id, summary: [], content: [{ type: "reasoning_text", text }] };
+    const encrypted = fidelity?.encrypted_content;
+    const maker = fidelity?.provider;
+    if (typeof encrypted === "string" && (maker === undefined || maker === ENCRYPTED_MAKER)) item.encrypted_content = encrypted;
+    return item;
+  }
+
+  private stop(event: UniEvent): void {
+    this.ended = true;
+    const usage = openResponsesUsage(event.usage_metadata);
+    const completedAt = Math.max(this.createdAt, Math.floor((event.created_at ?? this.createdAt * 1000) / 1000));
+    if (event.finish_reason === "length") {
+      this.send("response.incomplete", {
+        response: this.resource("incomplete", { usage, incomplete_details: { reason: "max_output_tokens" } }),
+      });
+    } else {
+      this.send("response.completed", { response: this.resource("completed", { usage, completed_at: completedAt }) });
+    }
+  }
+
+  /** An error on the writable side: the `error` event, then `response.failed` (status `cancelled` for a Stop). */
+  abort(reason: unknown, emit: (e: OpenResponsesEvent) => void): void {
+    this.emit = emit;
+    if (this.ended) return;
+    this.ended = true;
+    const wire = toWireError(reason) as Record<string, unknown>;
+    const type = typeof wire.type === "string" ? wire.type : "Error";
+    const message = typeof wire.message === "string" ? wire.message : type;
+    this.send("error", { error: { type: errorType(type), code: type, message, param: null } });
+    const usage = openResponsesUsage(wire.usage_metadata as UsageMetadata | undefined);
+    const status = type === "StreamCancelled" ? "cancelled" : "failed";
+    this.send("response.failed", { response: this.resource(status, { usage, error: { code: type, message } }) });
+  }
+
+  end(emit: (e: OpenResponsesEvent) => void): void {
+    // a stream that ends without its stop event is no whole answer (the checked reader errors first)
+    if (!this.ended) this.abort(new Error("the stream ended before its stop event"), emit);
+  }
+}
+
+/** The spec's error type (its table of types) for an MMSP error type. */
+export function errorType(mmspType: string): string {
+  switch (mmspType) {
+    case "InvalidRequestError":
+    case "UnsupportedParameterError":
+      return "invalid_request";
+    case "NotFoundError":
+      return "not_found";
+    case "RateLimitError":
+    case "BudgetExceeded":
+      return "too_many_requests";
+    case "AuthenticationError":
+      return "authentication_error";
+    case "InternalError":
+      return "server_error";
+    default:
+      return "model_error";
+  }
+}
+
+/**
+ * Writes checked UniEvents (a public stream: SPEC §3) as Open Responses streaming events, each with
+ * its `sequence_number`. Put `openResponsesSse()` behind it for the bytes (`event: <type>` +
+ * `data: <json>`, `data: [DONE]` at the end, no `id` field, as the spec asks). An error on the
+ * writable side (a failed upstream, a Stop) becomes an `error` event and `response.failed`.
+ *
+ * @example
+ * ```ts
+ * import type { UniEvent } from "mmsp-streams";
+ * import { OpenResponsesEncoderStream } from "mmsp-streams/encode";
+ *
+ * const usage = { cached_tokens: null, prompt_tokens: 3, thoughts_tokens: null, response_tokens: 1 };
+ * const events: UniEvent[] = [
+ *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "Hi" }], usage_metadata: null, finish_reason: null },
+ *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.done", text: "Hi" }], usage_metadata: null, finish_reason: null },
+ *   { role: "assistant", event_type: "stop", content_items: [], usage_metadata: usage, finish_reason: "stop" },
+ * ];
+ * const out = ReadableStream.from(events).pipeThrough(new OpenResponsesEncoderStream({ id: "resp_1", model: "m" }));
+ * const types: string[] = [];
+ * for await (const e of out) types.push(e.type);
+ * console.log(types.at(0), types.at(-1)); // response.created response.completed
+ * ```
+ */
+export class OpenResponsesEncoderStream extends CoreStream<UniEvent, OpenResponsesEvent> {
+  /** Makes the encoder (`id`, `model`, `createdAt` and `request` name the response resource). */
+  constructor(options: OpenResponsesEncoderOptions = {}) {
+    super(new Encoder(options));
+  }
+}
+
+/**
+ * Open Responses events → SSE bytes as the spec frames them: `event: <type>` (the event's `type`),
+ * `data: <json>`, a blank line; `data: [DONE]` after the last; no `id` field.
+ */
+export function openResponsesSse(): TransformStream<OpenResponsesEvent, Uint8Array> {
+  const utf8 = new TextEncoder();
+  return new TransformStream({
+    transform: (e, c) => c.enqueue(utf8.encode(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)),
+    flush: (c) => c.enqueue(utf8.encode("data: [DONE]\n\n")),
+  });
+}
