@@ -40,6 +40,7 @@ import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
 import { clientFormat, refusal, streamHeaders } from "./http.js";
 import type { Settlement } from "./quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "./stream-cost.js";
+import { PROVIDER_HEADER } from "./models.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";
@@ -225,7 +226,11 @@ export class RelayStreamObject<E = unknown> {
     this.lastRead = Date.now();
     this.state.waitUntil(this.read(upstream, client, reading.signal));
     await this.schedule();
-    return this.answer(0, request.headers.get("accept"));
+    const answer = this.answer(0, request.headers.get("accept"));
+    // the target that served (a models row's fallback.ts), for the Worker's x-mmsp-provider
+    const served = upstream.headers.get(PROVIDER_HEADER);
+    if (served !== null && /^[\w.:-]{1,100}$/.test(served)) answer.headers.set(PROVIDER_HEADER, served);
+    return answer;
   }
 
   /**
