@@ -11,7 +11,7 @@ import { follow } from "../internal/abort.js";
 import type { UniEvent } from "../schema.js";
 import { continued } from "./continuation.js";
 import type { Limits } from "./limits.js";
-import { type MmspBody, type RelayRow, sseAnswer, type StartedTarget, startTarget, targetEvents, targetsOf } from "./models.js";
+import { causeOf, type MmspBody, type RelayRow, sseAnswer, type StartedTarget, startTarget, targetEvents, targetsOf } from "./models.js";
 import type { StreamTrace } from "./tracing.js";
 import { firstEvent, LATE, type Watchdog } from "./watchdog.js";
 
@@ -23,7 +23,8 @@ const RETRYABLE = (status: number): boolean =>
 const RETRYABLE_TYPE = /overload|server|internal|unavailable|api_error|rate_?limit|timeout|stalled|resource_exhausted/i;
 
 /** Whether `error` (a target's, before or during its answer) is one another target may mend. */
-export function retryable(error: unknown): boolean {
+export function retryable(seen: unknown): boolean {
+  const error = causeOf(seen); // (the provider's own error, not what the client is told of it)
   if (error instanceof ConnectionError) return true;
   if (!(error instanceof UpstreamError)) return false;
   if (error.status !== null) return RETRYABLE(error.status);

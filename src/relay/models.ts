@@ -242,6 +242,17 @@ export function providerLimits(
   return { maxEventBytes: bounds.eventBytes, maxItems: bounds.events, maxResponseBytes: READ_PER_STORED * bounds.streamBytes };
 }
 
+/** The provider's own error behind one a client may see (withoutSecrets' UpstreamUnavailable): what fallback.ts judges. */
+const causes = new WeakMap<object, unknown>();
+/** The provider's own error behind `error` (the error itself when it was passed on as it was). */
+export const causeOf = (error: unknown): unknown => (typeof error === "object" && error !== null ? causes.get(error) ?? error : error);
+/** `error` as a client may see it, its cause kept for causeOf. */
+function seen(error: unknown, secrets: readonly string[], provider: string): unknown {
+  const out = withoutSecrets(error, secrets, provider);
+  if (out !== error && typeof out === "object" && out !== null) causes.set(out, error);
+  return out;
+}
+
 /** A target's stream once asked: its provider's events and the first read (an event, the end, or an error). */
 export interface StartedTarget {
   provider: Provider;
@@ -332,7 +343,7 @@ export async function startTarget(
     first = { error: e };
   }
   if ("error" in first) {
-    const error = withoutSecrets(first.error, secrets, provider.name);
+    const error = seen(first.error, secrets, provider.name);
     const refused = refusalOf(error, provider.name);
     if (refused) return { refused, error };
     first = { error };
@@ -355,7 +366,7 @@ export function targetEvents(
       try {
         r = await reader.read();
       } catch (e) {
-        throw withoutSecrets(e, secrets, provider.name); // (stored as the stream's last event: see secrets.ts)
+        throw seen(e, secrets, provider.name); // (stored as the stream's last event: see secrets.ts)
       }
       if (r.done) controller.close();
       else controller.enqueue(r.value);
