@@ -39,6 +39,7 @@ const guide: DefaultTheme.SidebarItem[] = [
     items: [
       { text: "The relay Worker", link: "/guide/relay" },
       { text: "Deploying your relay", link: "/guide/deploying" },
+      { text: "When a provider fails", link: "/guide/failures" },
     ],
   },
   {

@@ -170,3 +170,43 @@ test("the client going away during a fallback stops it: no target asked after", 
   expect(a.fake.requests[0]!.aborted).not.toBeNull();
   expect(b.fake.requests).toHaveLength(0);
 });
+
+test("spans (the real @opentelemetry/sdk-trace-base): chat <model>, the GenAI attributes one by one, a fallback event, no content or key", async () => {
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
+  const exporter = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("relay-test");
+  const a = target("anthropic", { refuse: 529 });
+  const b = target("anthropic", {}, {}, "claude-b");
+  const answer = await createRelay({ models: { fb: [a.row, b.row] }, allowAnonymous: true, tracer }).fetch(post(), {});
+  await read(answer).message;
+  const [span] = exporter.getFinishedSpans();
+  expect(span!.name).toBe("chat fb");
+  expect(span!.kind).toBe(2); // CLIENT
+  const at = span!.attributes;
+  expect(at["gen_ai.operation.name"]).toBe("chat");
+  expect(at["gen_ai.provider.name"]).toBe("anthropic");
+  expect(at["gen_ai.request.model"]).toBe("fb");
+  expect(at["gen_ai.response.model"]).toBe("claude-b");
+  expect(at["gen_ai.request.max_tokens"]).toBe(64);
+  expect(typeof at["gen_ai.usage.input_tokens"]).toBe("number");
+  expect(typeof at["gen_ai.usage.output_tokens"]).toBe("number");
+  expect(at["gen_ai.response.finish_reasons"]).toEqual(["stop"]);
+  expect(at["gen_ai.response.time_to_first_chunk"]).toBeGreaterThanOrEqual(0);
+  expect(span!.events.map((e) => e.name)).toEqual(["gen_ai.fallback"]);
+  expect(span!.events[0]!.attributes).toMatchObject({ "gen_ai.fallback.from": "anthropic:m", "gen_ai.fallback.to": "anthropic:claude-b" });
+  expect(span!.status.code).not.toBe(2);
+  const all = JSON.stringify([at, span!.events]);
+  expect(all.includes("Hi")).toBe(false);
+  expect(all.includes("KEY")).toBe(false);
+});
+
+test("a span of a stream that fails: error status with the error's type", async () => {
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
+  const exporter = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("relay-test");
+  const a = target("anthropic", { cutAfterEvents: 6, stallMs: Infinity });
+  await read(await createRelay({ models: { fb: a.row }, allowAnonymous: true, tracer }).fetch(post(), { STALL_S: "0.05" })).message.catch(() => {});
+  const [span] = exporter.getFinishedSpans();
+  expect(span!.status.code).toBe(2);
+  expect(span!.attributes["error.type"]).toBe("StreamStalled");
+});
