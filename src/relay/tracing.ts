@@ -12,12 +12,7 @@ import type { UniEvent } from "../schema.js";
 import type { RelayModel } from "./models.js";
 
 /** An attribute's value, as OpenTelemetry takes it. */
-export type TraceValue =
-  | string
-  | number
-  | boolean
-  | readonly string[]
-  | readonly number[];
+export type TraceValue = string | number | boolean | string[] | number[];
 
 /** The part of an OpenTelemetry `Span` the relay uses. */
 export interface TraceSpan {
