@@ -40,6 +40,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: "The relay Worker", link: "/guide/relay" },
       { text: "Deploying your relay", link: "/guide/deploying" },
       { text: "Serving Open Responses", link: "/guide/open-responses" },
+      { text: "When a provider fails", link: "/guide/failures" },
     ],
   },
   {

@@ -24,6 +24,11 @@ export interface CoreStreamOptions {
 }
 
 export interface CoreStreamHooks extends CoreStreamOptions {
+  /**
+   * A provider's stall watchdog (SPEC §10 "Stalls"): no input for `ms` fails the stream with
+   * `error(ms)` (the provider's `StreamStalled`), as the idle time-out does with its own error.
+   */
+  stall?: { ms: number; error: (ms: number) => unknown } | undefined;
   /** The stream failed (core error, abort of the writable, or cancel of the readable). */
   onError?(error: unknown): void;
   /** The stream ended cleanly: the readable closed after the core's last output. */
@@ -202,10 +207,13 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
   }
 
   private armIdle(): void {
-    const ms = this.hooks.idleTimeoutMs;
+    const { idleTimeoutMs: idle, stall } = this.hooks;
+    // (one timer: the shorter of the idle time-out and the stall watchdog, with its own error)
+    const stalls = stall !== undefined && (idle === undefined || stall.ms < idle);
+    const ms = stalls ? stall.ms : idle;
     if (ms === undefined || this.settled) return;
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.interrupt(idleError(ms)), ms);
+    this.idleTimer = setTimeout(() => this.interrupt(stalls ? stall.error(ms) : idleError(ms)), ms);
   }
 
   private disarmIdle(): void {

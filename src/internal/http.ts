@@ -20,6 +20,15 @@ export function cancelledError(client: string, detail: string): UpstreamError {
   });
 }
 
+/**
+ * The error of a provider silent for `ms` while its stream is open (SPEC §10 "Stalls": the
+ * provider's fault, so an `UpstreamError` of type `StreamStalled`, not the reader's own limit).
+ */
+export function stalledError(client: string, ms: number): UpstreamError {
+  const message = `${client} sent no byte for ${ms} ms (stallMs): the request was aborted`;
+  return new UpstreamError({ client, status: null, errorType: "StreamStalled", error: { type: "StreamStalled", message }, message });
+}
+
 /** How much of a refusal's body is read to describe it. */
 const REFUSAL_BODY_LIMIT = 64 * 1024;
 

@@ -175,6 +175,8 @@ export const integer = (max: number): Rule => ({
 });
 
 /** A string that is not empty. */
+/** true or false. */
+export const BOOLEAN: Rule = { must: "true or false", type: (v) => typeof v === "boolean" };
 export const NON_EMPTY_STRING: Rule = { must: "a non-empty string", type: (v) => typeof v === "string", ok: (s: string) => s !== "" };
 export const FUNCTION: Rule = { must: "a function", type: (v) => typeof v === "function" };
 const client = NON_EMPTY_STRING;
@@ -277,4 +279,5 @@ export const PROVIDER_STREAM_OPTIONS: OptionSpec = {
   maxResponseBytes: limit,
   signal,
   idleTimeoutMs,
+  stallMs: idleTimeoutMs,
 };

@@ -9,7 +9,7 @@ import type { LiveMessage, MessageSnapshot } from "../assemble/live-message.js";
 import type { ReadTimings, StreamTimings } from "../read/timings.js";
 import type { StreamedMessage, UniMessage } from "../schema.js";
 import type { StreamCore } from "./core.js";
-import { CoreStream, type CoreStreamOptions } from "./core-stream.js";
+import { CoreStream, type CoreStreamHooks, type CoreStreamOptions } from "./core-stream.js";
 import { MessagePromise } from "./message-promise.js";
 
 /** Why a drained readable cannot be read: said by every way of reading it. */
@@ -64,14 +64,15 @@ export class ReaderStream<I, O> extends CoreStream<I, O> {
 
   private readonly clock: ReadTimings;
 
-  /** The shell over `core`, with the reader's `parts`; `options`: the signal and the idle timeout. */
-  constructor(core: StreamCore<I, O>, parts: ReaderParts, options: CoreStreamOptions) {
+  /** The shell over `core`, with the reader's `parts`; `options`: the signal and the idle timeout; `stall`: a provider's watchdog. */
+  constructor(core: StreamCore<I, O>, parts: ReaderParts, options: CoreStreamOptions, stall?: CoreStreamHooks["stall"]) {
     // (awaiting message drains this stream, which exists only once super() returned)
     const drained: { stream?: ReaderStream<I, O> } = {};
     const message = new MessagePromise<StreamedMessage>(() => void drained.stream?.drain());
     super(core, {
       signal: options.signal,
       idleTimeoutMs: options.idleTimeoutMs,
+      stall,
       onError: (e) => message.reject(e),
       // (a stream carries only the streaming kinds: the grammar refuses the others)
       onClose: () => message.resolve(parts.message() as StreamedMessage),

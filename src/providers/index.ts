@@ -36,7 +36,7 @@ export type { ProviderCoreOptions, ProviderWarning } from "./core.js";
 export type { ProviderSpec } from "./spec.js";
 export type { EventReader, FragmentSink } from "./event-reader.js";
 export type { ResponseEvents } from "../from-response.js";
-export { openaiChat } from "./openai-chat/index.js";
+export { openaiChat, type OpenAIChatOptions } from "./openai-chat/index.js";
 export { anthropic, type AnthropicOptions } from "./anthropic/index.js";
 export { openaiResponses } from "./openai-responses/index.js";
 export { gemini } from "./gemini/index.js";

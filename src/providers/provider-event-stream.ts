@@ -10,7 +10,7 @@ import { ReaderStream } from "../internal/reader-stream.js";
 import type { UniEvent } from "../schema.js";
 import { ProviderCore } from "./core.js";
 import { type ProviderName, PROVIDERS } from "./names.js";
-import { type ProviderStreamOptions, readProviderResponse } from "./read.js";
+import { type ProviderStreamOptions, readProviderResponse, stallOf } from "./read.js";
 import type { ProviderSpec } from "./spec.js";
 
 /** A provider's spec from its name (or the spec itself), checked: a wrong name says which are known. */
@@ -57,7 +57,7 @@ export class ProviderEventStream extends ReaderStream<Uint8Array, UniEvent> {
     const spec = specOf("ProviderEventStream", provider);
     checkOptions("ProviderEventStream", options, PROVIDER_STREAM_OPTIONS);
     const core = new ProviderCore(spec, options);
-    super(core, core, options);
+    super(core, core, options, stallOf(spec, options));
   }
 }
 

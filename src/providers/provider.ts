@@ -67,6 +67,12 @@ export interface Provider {
    * `ConnectionError`.
    */
   stream(request: Request | MmspRequest, options?: ProviderStreamOptions): ProviderEvents;
+  /**
+   * Whether it continues a request's final assistant message instead of starting a new one (SPEC §10
+   * "Fallbacks": a relay may continue a cut answer with it): Anthropic Messages (prefill), an
+   * OpenAI-compatible server made with `continueFinalMessage: true`.
+   */
+  readonly continuesPrefix?: boolean;
 }
 
 /** What a provider's own module gives the shared factory. */
@@ -75,6 +81,8 @@ export interface ProviderParts {
   /** The default base URL and the path the streaming endpoint has below it (Gemini's names the model). */
   baseURL: string;
   path: string | ((model: string) => string);
+  /** Whether the API continues a final assistant message (see `Provider.continuesPrefix`). */
+  continuesPrefix?: boolean;
   /** The headers carrying the key (and the provider's version headers). */
   auth(apiKey: string): Record<string, string>;
   /** The JSON body (and extra headers) of MMSP's request; `history` says what to do with another provider's items. */
@@ -230,5 +238,5 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     };
   };
 
-  return { name: spec.name, request, stream };
+  return { name: spec.name, request, stream, continuesPrefix: parts.continuesPrefix === true };
 }

@@ -5,7 +5,8 @@
  */
 import type { BodyContext } from "../framing/framer.js";
 import type { ResponseEvents } from "../from-response.js";
-import type { CoreStreamOptions } from "../internal/core-stream.js";
+import type { CoreStreamHooks, CoreStreamOptions } from "../internal/core-stream.js";
+import { stalledError } from "../internal/http.js";
 import { ReaderStream } from "../internal/reader-stream.js";
 import { refusedEvents, streamedEvents } from "../internal/answer-events.js";
 import type { UniEvent } from "../schema.js";
@@ -13,8 +14,21 @@ import { ProviderCore, type ProviderCoreOptions } from "./core.js";
 import { providerRefusal } from "./refusal.js";
 import type { ProviderSpec } from "./spec.js";
 
-/** Options of `ProviderEventStream`, `fromProviderResponse` and a provider's `stream()`: who is blamed, limits, warnings, signal, idle time-out. */
-export interface ProviderStreamOptions extends ProviderCoreOptions, CoreStreamOptions {}
+/** Options of `ProviderEventStream`, `fromProviderResponse` and a provider's `stream()`: who is blamed, limits, warnings, signal, idle time-out, stall watchdog. */
+export interface ProviderStreamOptions extends ProviderCoreOptions, CoreStreamOptions {
+  /**
+   * The stall watchdog (SPEC §10 "Stalls"): no byte from the provider for this many milliseconds
+   * while the stream is open (its request and headers included; a wait for a slow reader does not
+   * count) aborts the request and fails the stream with an `UpstreamError` of type `StreamStalled`.
+   */
+  stallMs?: number;
+}
+
+/** @internal The watchdog of `options.stallMs`, blaming the provider (its `StreamStalled`), or none. */
+export function stallOf(spec: ProviderSpec, options: ProviderStreamOptions): CoreStreamHooks["stall"] {
+  const client = options.client ?? spec.name;
+  return options.stallMs === undefined ? undefined : { ms: options.stallMs, error: (ms) => stalledError(client, ms) };
+}
 
 /**
  * @internal The reading stage of `spec`'s stream (options already checked); `context`: what the
@@ -26,7 +40,7 @@ export function providerStream(
   context?: BodyContext,
 ): ReaderStream<Uint8Array, UniEvent> {
   const core = new ProviderCore(spec, options, context);
-  return new ReaderStream(core, core, options);
+  return new ReaderStream(core, core, options, stallOf(spec, options));
 }
 
 /** @internal What a provider's response said of its body: its status and the headers the diagnosis names. */

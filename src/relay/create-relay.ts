@@ -52,12 +52,15 @@ import {
   modelsList,
   modelTable,
   PROVIDER_HEADER,
-  providerAnswer,
-  type RelayModel,
   type RelayModelsOption,
+  type RelayRow,
   rowOf,
+  targetsOf,
   unknownModel,
 } from "./models.js";
+import { servedAnswer } from "./fallback.js";
+import { StreamTrace, type TraceTracer } from "./tracing.js";
+import { type WatchdogEnv, watchdogOf } from "./watchdog.js";
 import { type CorsEnv, preflight, withCors } from "./cors.js";
 import { follow } from "../internal/abort.js";
 import type { UniEvent } from "../schema.js";
@@ -84,7 +87,7 @@ function parsedJson(bytes: Uint8Array): unknown {
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
  * is optional, and an option of `createRelay` given for the same thing wins over it.
  */
-export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv {
+export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv, WatchdogEnv {
   /** The MMSP server to relay to (e.g. `https://mmsp.internal/v1`; the relay posts to `<it>/stream`), when `upstream` is not given. */
   MMSP_UPSTREAM?: string;
   /** The Durable Object namespace of the streams (the default binding name; see `binding`). Without it: stateless. */
@@ -143,6 +146,12 @@ export interface RelayOptions<E extends object = RelayEnv> {
    * provider is asked. Default: the variable RELAY_QUOTAS (the same as JSON), else none.
    */
   quotas?: RelayQuotas;
+  /**
+   * An OpenTelemetry tracer (`trace.getTracer("my-relay")` of `@opentelemetry/api`): one span per
+   * stream of the models table, `chat <model>`, with the GenAI semantic conventions' attributes
+   * (tracing.ts, SPEC §10). Default: none, and nothing of OpenTelemetry is loaded.
+   */
+  tracer?: TraceTracer;
   /** The name of the Durable Object namespace binding (default `"STREAMS"`). */
   binding?: string;
   /**
@@ -244,7 +253,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const quotasOf = (env: E): RelayQuotas => given ?? quotasFromEnv(ownValue(env as RelayEnv, "RELAY_QUOTAS"));
   const tableOf = options.models === undefined ? undefined : modelTable(options.models);
   /** The row an admitted request's model has in the table (set by admit: the answer names its provider). */
-  const admittedRows = new WeakMap<Request, RelayModel>();
+  const admittedRows = new WeakMap<Request, RelayRow>();
   /** The claim an admitted request made on its principal's quota (set by admit, settled at the stream's end). */
   const admittedClaims = new WeakMap<Request, Claim>();
   /** The principal of an admitted request (its stream's binding). */
@@ -276,7 +285,11 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       if (row !== undefined || !target) {
         const body = mmspBody(bytes);
         if (body instanceof Response) return body;
-        return row ? providerAnswer(row, body, signal, limitsOf(env)) : unknownModel(body.model, table);
+        if (!row) return unknownModel(body.model, table);
+        // the row's targets in order (fallback.ts), watched (watchdog.ts), traced (tracing.ts)
+        const { tracer } = options;
+        const trace = tracer && new StreamTrace(tracer, body.model, targetsOf(row)[0]!, body.config.max_tokens);
+        return servedAnswer(row, body, signal, { bounds: limitsOf(env), watchdog: watchdogOf(env), trace });
       }
       request = new Request(request, { body: bytes });
     }
@@ -344,7 +357,8 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       const asked = mmspBody(body);
       if (asked instanceof Response) return asked;
       const input = inputEstimate(asked.messages, asked.config);
-      const tokens = input + outputReserve(asked.config.max_tokens, row.config?.max_tokens);
+      // (one claim for the request, whichever target serves it: a fallback spends from it too)
+      const tokens = input + outputReserve(asked.config.max_tokens, targetsOf(row)[0]!.config?.max_tokens);
       claim = {
         id: crypto.randomUUID(),
         principal: who.principal,
@@ -411,12 +425,15 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     }
     const { eventBytes } = limitsOf(env);
     const client = clientOf(answer);
-    return streamBack(answer, admitted.headers.get("accept"), {
+    const served = answer.headers.get(PROVIDER_HEADER); // (the target that served: fallback.ts)
+    const back = streamBack(answer, admitted.headers.get("accept"), {
       client,
       signal: controller.signal,
       maxEventBytes: eventBytes,
       ...(cost ? { tap: (events: ReadableStream<UniEvent>) => metered(events, cost, client, settle) } : {}),
     });
+    if (served !== null) back.headers.set(PROVIDER_HEADER, served);
+    return back;
   }
 
   /** GET (resume) or DELETE (cancel) /v1/streams/<id>, checked here, served by the stream's object. */
@@ -470,7 +487,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       const row = admittedRows.get(admitted);
       if (!row || !answer.ok) return answer;
       const out = new Response(answer.body, answer); // (the answer says which provider answered)
-      out.headers.set(PROVIDER_HEADER, row.provider.name);
+      out.headers.set(PROVIDER_HEADER, answer.headers.get(PROVIDER_HEADER) ?? targetsOf(row)[0]!.provider.name);
       return out;
     }
     if (pathname === "/v1/models" && tableOf) {

@@ -10,6 +10,9 @@
 //       what is the operator's (401/403, a redirect, no connection: 502 UpstreamUnavailable, logged)
 //     → else the UniEvents written as MMSP SSE: an upstream Response like an MMSP server's
 //
+// A row may be a list of targets: fallback.ts tries them in order (SPEC §10 "Fallbacks"), each asked
+// here (startTarget); continuation.ts goes on with the next after a failure mid-answer.
+//
 // `modelsUpstream` is that path as an upstream of the kind createRelay already calls (upstream.ts),
 // so the Durable Object path stays as it is: one provider request per stream, resume, DELETE
 // aborting it (the signal), every bound. A request for a model the table does not name goes on to
@@ -17,9 +20,9 @@
 import { UnsupportedParameterError, UpstreamError } from "../errors.js";
 import { SseEncoderStream } from "../encode.js";
 import { fail } from "../internal/describe.js";
-import { checkOptions } from "../internal/options.js";
+import { BOOLEAN, checkOptions } from "../internal/options.js";
 import { isRecord } from "../internal/values.js";
-import type { Provider } from "../providers/provider.js";
+import type { Provider, ProviderEvents } from "../providers/provider.js";
 import { isRequestError } from "../providers/request-error.js";
 import { FOREIGN_THINKING, type ForeignThinking } from "../providers/history.js";
 import type { UniConfig } from "../providers/request.js";
@@ -49,10 +52,23 @@ export interface RelayModel {
    * (`"drop"`) or sent as plain text (`"text"`); default the provider factory's (SPEC §9).
    */
   foreignThinking?: ForeignThinking;
+  /**
+   * When this target fails after its first event (a cut, an overloaded or server error, a stall)
+   * while the answer so far is text only, the next target of the row that can continue an assistant
+   * prefix goes on with it in the same text (continuation.ts, SPEC §10); default false: the stream
+   * ends with the error.
+   */
+  continueOnFailure?: boolean;
 }
 
+/** A row of the table: one target, or a list of targets tried in order (fallback.ts, SPEC §10 "Fallbacks"). */
+export type RelayRow = RelayModel | readonly RelayModel[];
+
 /** The models table: client-facing model names (in the order `GET /v1/models` lists them) → their rows. */
-export type RelayModels = Readonly<Record<string, RelayModel>>;
+export type RelayModels = Readonly<Record<string, RelayRow>>;
+
+/** The targets of a row, in the order they are tried. */
+export const targetsOf = (row: RelayRow): readonly RelayModel[] => (Array.isArray(row) ? row : [row as RelayModel]);
 
 /** createRelay's `models`: a table, or a function of the Worker's `env` that makes one (keys live there). */
 export type RelayModelsOption<E> = RelayModels | ((env: E) => RelayModels);
@@ -64,24 +80,33 @@ export const PROVIDER_HEADER = "x-mmsp-provider";
 export function checkModels(table: unknown, where = "createRelay: `models`"): RelayModels {
   if (!isRecord(table)) fail(TypeError, where, "an object of model names to { provider, model, config? }", table);
   for (const [name, value] of Object.entries(table as Record<string, unknown>)) {
-    const row = value as Record<string, unknown>;
-    const at = `${where}[${JSON.stringify(name)}]`;
     if (name === "") throw new TypeError(`${where}: a model name must not be empty`);
-    if (!isRecord(row)) fail(TypeError, at, "an object { provider, model, config? }", row);
-    const provider = row.provider as Partial<Provider> | undefined;
-    if (!isRecord(provider) || typeof provider.request !== "function" || typeof provider.stream !== "function") {
-      fail(TypeError, `${at}.provider`, "a provider made by mmsp-streams/providers (anthropic(), openaiChat()…)", provider);
-    }
-    if (typeof row.model !== "string" || row.model === "") {
-      fail(TypeError, `${at}.model`, "the provider's model id, a non-empty string", row.model);
-    }
-    if (row.config !== undefined && !isRecord(row.config)) {
-      fail(TypeError, `${at}.config`, "an object of MMSP config defaults (or left out)", row.config);
-    }
-    checkRowSettings(row.config as UniConfig | undefined, row.allow, at);
-    checkOptions(at, { foreignThinking: row.foreignThinking }, { foreignThinking: FOREIGN_THINKING }, at);
+    const list = Array.isArray(value);
+    if (list && value.length === 0) throw new TypeError(`${where}[${JSON.stringify(name)}]: a list of targets must not be empty`);
+    for (const [i, one] of (list ? value : [value]).entries()) checkTarget(one, `${where}[${JSON.stringify(name)}]${list ? `[${i}]` : ""}`);
   }
   return table as RelayModels;
+}
+
+/** One target of a row, checked (a `TypeError` naming it otherwise). */
+function checkTarget(value: unknown, at: string): void {
+  const row = value as Record<string, unknown>;
+  if (!isRecord(row)) fail(TypeError, at, "an object { provider, model, config? }", row);
+  const provider = row.provider as Partial<Provider> | undefined;
+  if (!isRecord(provider) || typeof provider.request !== "function" || typeof provider.stream !== "function") {
+    fail(TypeError, `${at}.provider`, "a provider made by mmsp-streams/providers (anthropic(), openaiChat()…)", provider);
+  }
+  if (typeof row.model !== "string" || row.model === "") {
+    fail(TypeError, `${at}.model`, "the provider's model id, a non-empty string", row.model);
+  }
+  if (row.config !== undefined && !isRecord(row.config)) {
+    fail(TypeError, `${at}.config`, "an object of MMSP config defaults (or left out)", row.config);
+  }
+  checkRowSettings(row.config as UniConfig | undefined, row.allow, at);
+  checkOptions(at, { foreignThinking: row.foreignThinking, continueOnFailure: row.continueOnFailure }, {
+    foreignThinking: FOREIGN_THINKING,
+    continueOnFailure: BOOLEAN,
+  }, at);
 }
 
 /**
@@ -106,7 +131,7 @@ export function modelTable<E>(option: RelayModelsOption<E>): (env: E) => RelayMo
  * The row of model `name`: the table's own enumerable entry (what checkModels checked and `GET
  * /v1/models` lists), never a member of Object.prototype (`constructor`, `__proto__`, `toString`).
  */
-export function rowOf(table: RelayModels, name: string): RelayModel | undefined {
+export function rowOf(table: RelayModels, name: string): RelayRow | undefined {
   return Object.prototype.propertyIsEnumerable.call(table, name) ? table[name] : undefined;
 }
 
@@ -217,48 +242,120 @@ export function providerLimits(
   return { maxEventBytes: bounds.eventBytes, maxItems: bounds.events, maxResponseBytes: READ_PER_STORED * bounds.streamBytes };
 }
 
+/** The provider's own error behind one a client may see (withoutSecrets' UpstreamUnavailable): what fallback.ts judges. */
+const causes = new WeakMap<object, unknown>();
+/** The provider's own error behind `error` (the error itself when it was passed on as it was). */
+export const causeOf = (error: unknown): unknown => (typeof error === "object" && error !== null ? causes.get(error) ?? error : error);
+/** `error` as a client may see it, its cause kept for causeOf. */
+function seen(error: unknown, secrets: readonly string[], provider: string): unknown {
+  const out = withoutSecrets(error, secrets, provider);
+  if (out !== error && typeof out === "object" && out !== null) causes.set(out, error);
+  return out;
+}
+
+/** A target's stream once asked: its provider's events and the first read (an event, the end, or an error). */
+export interface StartedTarget {
+  provider: Provider;
+  events: ProviderEvents;
+  reader: ReadableStreamDefaultReader<UniEvent>;
+  /** The request's secrets (its key), cut out of every error the stream carries. */
+  secrets: readonly string[];
+  first: ReadableStreamReadResult<UniEvent> | { error: unknown };
+}
+
+/** What asking a target came to: its stream, or a refusal before any event (with the error that made it, when one did). */
+export type TargetStart = { started: StartedTarget } | {
+  refused: Response;
+  error?: unknown;
+};
+
+/** How a target is asked: the watchdog's deadlines, and the assistant text it continues (continuation.ts). */
+export interface AskOptions {
+  stallMs?: number;
+  /** The first read's wait: resolves to the read, or to `late()`'s error when the deadline passed (watchdog.ts). */
+  firstRead?: (
+    read: Promise<ReadableStreamReadResult<UniEvent>>,
+  ) => Promise<ReadableStreamReadResult<UniEvent> | { error: unknown }>;
+  /** The answer so far, asked to be continued: sent as the final assistant message. */
+  prefix?: string;
+}
+
 /**
- * One provider-backed answer: the body's request (model id and defaults from `row`) streamed by the
- * row's provider, as an MMSP SSE `Response` (`x-mmsp-client` and `x-mmsp-provider`: the provider's
- * name), or the refusal to answer. `signal` aborts the provider's request (a DELETE, a bound);
+ * Asks one target for `body` (model id and defaults from the target): its stream and first read, or
+ * the refusal to answer. `signal` aborts the provider's request (a DELETE, a bound, a fallback);
  * `bounds` are the relay's, passed to the provider's reader, so that what it holds back (tool calls
  * waiting for their turn, an event with no line end) and what it reads stop at them.
  */
-export async function providerAnswer(
-  row: RelayModel,
+export async function startTarget(
+  target: RelayModel,
   body: MmspBody,
   signal: AbortSignal,
   bounds: Pick<Limits, "eventBytes" | "events" | "streamBytes">,
-): Promise<Response> {
-  const { provider } = row;
-  const config = configWithin(row.config, row.allow, body.config);
-  if (config instanceof Response) return config;
+  ask: AskOptions = {},
+): Promise<TargetStart> {
+  const { provider } = target;
+  const config = configWithin(target.config, target.allow, body.config);
+  if (config instanceof Response) return { refused: config };
+  const messages = ask.prefix === undefined ? body.messages : [
+    ...body.messages,
+    {
+      role: "assistant",
+      content_items: [{ type: "text.done", text: ask.prefix }],
+    } as UniMessage,
+  ];
   let request: Request;
   try {
     // (the row's foreignThinking passes to the builder as is: the provider's rule, history.ts)
-    const history = row.foreignThinking === undefined ? undefined : { foreignThinking: row.foreignThinking };
-    request = provider.request({ model: row.model, messages: body.messages, config }, history);
+    const history = target.foreignThinking === undefined ? undefined : { foreignThinking: target.foreignThinking };
+    request = provider.request(
+      { model: target.model, messages, config },
+      history,
+    );
   } catch (e) {
     // the client's own request (its shape, its content): the package's words, naming the client's fields
-    if (isRequestError(e)) return refusal(400, "InvalidRequestError", e.message);
+    if (isRequestError(e)) {
+      return { refused: refusal(400, "InvalidRequestError", e.message) };
+    }
     // anything else but an UnsupportedParameterError is the operator's (a row, the provider's options)
-    return refusalOf(e, provider.name) ?? operatorsProblem(e, provider.name, "could not be asked: the relay could not make its request");
+    return {
+      refused: refusalOf(e, provider.name) ??
+        operatorsProblem(
+          e,
+          provider.name,
+          "could not be asked: the relay could not make its request",
+        ),
+    };
   }
-  const events = provider.stream(request, { signal, ...providerLimits(bounds) });
+  const stallMs = ask.stallMs === undefined ? {} : { stallMs: ask.stallMs };
+  const events = provider.stream(request, {
+    signal,
+    ...providerLimits(bounds),
+    ...stallMs,
+  });
   events.message.catch(() => {}); // (the readable carries its failure; the message is not read here)
   const reader = events.readable.getReader();
   // the first event (or the refusal) decides the status: a refusal comes before any stream byte
   const secrets = secretsOf(request);
-  let first: ReadableStreamReadResult<UniEvent> | { error: unknown };
+  let first: StartedTarget["first"];
   try {
-    first = await reader.read();
+    first = await (ask.firstRead ? ask.firstRead(reader.read()) : reader.read());
   } catch (e) {
-    const error = withoutSecrets(e, secrets, provider.name);
+    first = { error: e };
+  }
+  if ("error" in first) {
+    const error = seen(first.error, secrets, provider.name);
     const refused = refusalOf(error, provider.name);
-    if (refused) return refused;
+    if (refused) return { refused, error };
     first = { error };
   }
-  const stream = new ReadableStream<UniEvent>({
+  return { started: { provider, events, reader, secrets, first } };
+}
+
+/** A started target's events from its first read on; its errors without its secrets (see secrets.ts). */
+export function targetEvents(
+  { provider, reader, secrets, first }: StartedTarget,
+): ReadableStream<UniEvent> {
+  return new ReadableStream<UniEvent>({
     start(controller) {
       if ("error" in first) controller.error(first.error);
       else if (first.done) controller.close();
@@ -269,7 +366,7 @@ export async function providerAnswer(
       try {
         r = await reader.read();
       } catch (e) {
-        throw withoutSecrets(e, secrets, provider.name); // (stored as the stream's last event: see secrets.ts)
+        throw seen(e, secrets, provider.name); // (stored as the stream's last event: see secrets.ts)
       }
       if (r.done) controller.close();
       else controller.enqueue(r.value);
@@ -277,12 +374,24 @@ export async function providerAnswer(
     // (a cancel after the provider's stream failed rejects with that failure: already told, not thrown again)
     cancel: (reason) => reader.cancel(reason).catch(() => {}),
   }, { highWaterMark: 0 });
-  // an error after the first event becomes one {"error"} event then [DONE] (the encoder's abort)
-  const sse = stream.pipeThrough(new SseEncoderStream());
+}
+
+/**
+ * An answer's events as MMSP SSE: an upstream `Response` like an MMSP server's (`x-mmsp-client`
+ * and `x-mmsp-provider`: the provider that served it). An error after the first event becomes one
+ * `{"error"}` event then `[DONE]` (the encoder's abort).
+ */
+export function sseAnswer(
+  events: ReadableStream<UniEvent>,
+  provider: string,
+): Response {
   const headers = {
     ...streamHeaders("text/event-stream; charset=utf-8"),
-    "x-mmsp-client": provider.name,
-    [PROVIDER_HEADER]: provider.name,
+    "x-mmsp-client": provider,
+    [PROVIDER_HEADER]: provider,
   };
-  return new Response(sse, { status: 200, headers });
+  return new Response(events.pipeThrough(new SseEncoderStream()), {
+    status: 200,
+    headers,
+  });
 }

@@ -41,6 +41,7 @@ import { clientFormat, refusal, streamHeaders } from "./http.js";
 import type { Settlement } from "./quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "./stream-cost.js";
 import { META_HEADER } from "./open-responses.js";
+import { PROVIDER_HEADER } from "./models.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";
@@ -233,7 +234,11 @@ export class RelayStreamObject<E = unknown> {
     this.lastRead = Date.now();
     this.state.waitUntil(this.read(upstream, client, reading.signal));
     await this.schedule();
-    return this.answer(0, request.headers.get("accept"));
+    const answer = this.answer(0, request.headers.get("accept"));
+    // the target that served (a models row's fallback.ts), for the Worker's x-mmsp-provider
+    const served = upstream.headers.get(PROVIDER_HEADER);
+    if (served !== null && /^[\w.:-]{1,100}$/.test(served)) answer.headers.set(PROVIDER_HEADER, served);
+    return answer;
   }
 
   /**

@@ -8,6 +8,7 @@ import { isRecord } from "../internal/values.js";
 import { checkCapture } from "./capture.js";
 import type { FakeStream } from "./fake-mmsp.js";
 import { providerRules } from "./provider-rules.js";
+import { continuedCapture, prefixOf } from "./prefix.js";
 import { replay } from "./replay.js";
 import { withCors } from "./cors.js";
 import { type FakeServer, fakeServer, logRequest, tracked } from "./request-log.js";
@@ -96,7 +97,10 @@ export function fakeProvider(provider: ProviderName, options: FakeProviderOption
       );
     }
     const { capture, ...faults } = stream;
-    return tracked(entry, replay(capture, faults), request.signal).response;
+    // a final assistant message to continue: the capture's text goes on from it (prefix.ts)
+    const prefix = prefixOf(provider, entry.json);
+    const answer = prefix === undefined ? capture : continuedCapture(capture, provider, prefix);
+    return tracked(entry, replay(answer, faults), request.signal).response;
   }));
   return server;
 }

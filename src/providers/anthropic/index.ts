@@ -37,6 +37,7 @@ export function anthropic(options: AnthropicOptions): Provider {
       spec: ANTHROPIC,
       baseURL: "https://api.anthropic.com",
       path: "/v1/messages",
+      continuesPrefix: true, // (a final assistant message is a prefill: the answer goes on from it)
       auth: (apiKey) => ({ "x-api-key": apiKey, "anthropic-version": version, "anthropic-dangerous-direct-browser-access": "true" }),
       body: (model, request, config, history) => ({
         body: messagesBody(ANTHROPIC.name, model, request.messages, config, history),

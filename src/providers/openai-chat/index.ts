@@ -1,4 +1,5 @@
 /** `openaiChat()`: the OpenAI Chat Completions provider (and any server that speaks its API). */
+import { BOOLEAN } from "../../internal/options.js";
 import { makeProvider, type Provider, type ProviderOptions } from "../provider.js";
 import { chatBody } from "./request.js";
 import { OPENAI_CHAT } from "./spec.js";
@@ -18,12 +19,37 @@ import { OPENAI_CHAT } from "./spec.js";
  * // const { readable, message, stop } = openai.stream(request);
  * ```
  */
-export function openaiChat(options: ProviderOptions): Provider {
-  return makeProvider("openaiChat", {
-    spec: OPENAI_CHAT,
-    baseURL: "https://api.openai.com/v1",
-    path: "/chat/completions",
-    auth: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
-    body: (model, request, config, history) => ({ body: chatBody(OPENAI_CHAT.name, model, request.messages, config, history) }),
-  }, options);
+export function openaiChat(options: OpenAIChatOptions): Provider {
+  const continues = options?.continueFinalMessage === true;
+  return makeProvider(
+    "openaiChat",
+    {
+      spec: OPENAI_CHAT,
+      baseURL: "https://api.openai.com/v1",
+      path: "/chat/completions",
+      continuesPrefix: continues,
+      auth: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
+      body: (model, request, config, history) => {
+        const body = chatBody(OPENAI_CHAT.name, model, request.messages, config, history);
+        // vLLM's parameters: the final assistant message left open, no new turn begun after it
+        if (continues && request.messages.at(-1)?.role === "assistant") Object.assign(body, CONTINUE_FINAL_MESSAGE);
+        return { body };
+      },
+    },
+    options,
+    { continueFinalMessage: BOOLEAN },
+  );
+}
+
+const CONTINUE_FINAL_MESSAGE = { continue_final_message: true, add_generation_prompt: false };
+
+/** `openaiChat()`'s options: the factories' own, and whether the server continues a final assistant message. */
+export interface OpenAIChatOptions extends ProviderOptions {
+  /**
+   * The server continues a request's final assistant message when asked with
+   * `continue_final_message: true` and `add_generation_prompt: false` (vLLM's parameters; OpenAI's
+   * own API has none): such a request carries them, and a relay may continue a cut answer with this
+   * provider (SPEC §10). Default false.
+   */
+  continueFinalMessage?: boolean;
 }
