@@ -15,7 +15,7 @@
 //
 // The response id is `resp_<stream id>`. What the resource echoes of the request (model, instructions,
 // tools…) and its creation time ride with the stream (the object keeps the x-stream-meta header).
-import { fromResponse } from "../index.js";
+import { fromResponse } from "../from-response.js";
 import { OpenResponsesEncoderStream, type OpenResponsesEvent, openResponsesSse } from "../encode.js";
 import { isRecord } from "../internal/values.js";
 import { streamHeaders } from "./http.js";
@@ -110,7 +110,8 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
 
 /** The MMSP answer's checked UniEvents, encoded as Open Responses events of response `id`. */
 function encoded(answer: Response, id: string, meta: Meta): ReadableStream<OpenResponsesEvent> {
-  const { readable } = fromResponse(answer, { client: "relay" });
+  const { readable, message } = fromResponse(answer, { client: "relay" });
+  message.catch(() => {}); // (the readable carries a failure to the encoder, which writes it; the message is not read)
   return readable.pipeThrough(new OpenResponsesEncoderStream({ id, model: meta.model, createdAt: meta.createdAt, request: meta.echo }));
 }
 

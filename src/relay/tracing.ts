@@ -16,14 +16,19 @@ export type TraceValue = string | number | boolean | string[] | number[];
 
 /** The part of an OpenTelemetry `Span` the relay uses. */
 export interface TraceSpan {
+  /** Sets one attribute (a GenAI semantic convention's name, never message content or a key). */
   setAttribute(key: string, value: TraceValue): unknown;
+  /** Adds an event (a fallback, a continuation) with its attributes. */
   addEvent(name: string, attributes?: Record<string, TraceValue>): unknown;
+  /** The span's status: 2 (ERROR) with the error's type when the stream failed. */
   setStatus(status: { code: number; message?: string }): unknown;
+  /** Ends the span when the stream ends, however it ends. */
   end(): void;
 }
 
 /** The part of an OpenTelemetry `Tracer` (`@opentelemetry/api`) the relay uses: `trace.getTracer("my-relay")` is one. */
 export interface TraceTracer {
+  /** Starts one span per stream, `chat <model>`, of kind CLIENT (3). */
   startSpan(
     name: string,
     options?: { kind?: number; attributes?: Record<string, TraceValue> },

@@ -10,6 +10,7 @@ import { fail } from "../internal/describe.js";
 
 /** The parts of Node's `node:http` that `serve` uses (pass the module itself: `await import("node:http")`). */
 export interface NodeHttp {
+  /** Makes the server (`http.createServer`). */
   createServer(listener: (req: NodeIncoming, res: NodeOutgoing) => void): NodeServer;
 }
 /** Node's `IncomingMessage`, as `serve` reads it. */
@@ -57,6 +58,7 @@ export interface ServeOptions {
 export interface Served {
   /** `http://<hostname>:<port>`: the base URL to give a client (`baseURL`, `fromFetch`'s URL). */
   readonly url: string;
+  /** The port it listens on (the free one chosen when `port` was 0). */
   readonly port: number;
   /** Stops listening and ends the open connections. */
   close(): Promise<void>;
