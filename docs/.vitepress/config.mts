@@ -32,6 +32,7 @@ const guide: DefaultTheme.SidebarItem[] = [
     items: [
       { text: "The AI SDK (useChat)", link: "/guide/ai-sdk" },
       { text: "Calling a provider", link: "/guide/providers" },
+      { text: "Changing provider", link: "/guide/changing-provider" },
     ],
   },
   {
@@ -39,6 +40,7 @@ const guide: DefaultTheme.SidebarItem[] = [
     items: [
       { text: "The relay Worker", link: "/guide/relay" },
       { text: "Deploying your relay", link: "/guide/deploying" },
+      { text: "Quotas and usage", link: "/guide/quotas" },
     ],
   },
   {
