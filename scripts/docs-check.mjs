@@ -22,7 +22,7 @@ import { launchChromium, pageErrors } from "./chromium.mjs";
  * What the site's search must find, each on some page. A word goes here once a page says it: "quota"
  * joins the list with the relay's quotas page (a word no page has fails the check, as it should).
  */
-export const SEARCH_WORDS = ["resume", "NOT-A-STREAM"];
+export const SEARCH_WORDS = ["resume", "quota", "NOT-A-STREAM"];
 
 const t0 = performance.now();
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
