@@ -4,7 +4,7 @@
 // 127.0.0.1), and checks over real HTTP: a stream served whole, a resume after a cut (GET with
 // Last-Event-ID) that gives the rest exactly once from one upstream request, and a DELETE that
 // stops the stream (the upstream's request aborted within a second; the readers end with
-// StreamCancelled, a resume afterwards replays the events and that end). Then the README's provider
+// StreamCancelled, a resume afterwards replays the events and that end). Then docs/guide/deploying.md's provider
 // form (createRelay({ models }), the key as a variable) in front of the tarball's own
 // fakeProvider("anthropic"): served, resumed after a cut from one provider request, stopped (the
 // provider's request aborted < 1 s), closed without RELAY_KEY, the key in no byte a client or the log got.
@@ -150,7 +150,7 @@ try {
   });
   if (!tarball) throw new Error("no tarball: nothing else can be checked");
 
-  // The README's Worker ("Deploying"), the upstream's URL filled in
+  // The README's Worker ("The relay in ten lines", docs/guide/deploying.md), the upstream's URL filled in
   const WORKER = `import { createRelay } from "mmsp-streams/relay";
 
 const relay = createRelay({ upstream: "${UPSTREAM}" });
@@ -302,7 +302,7 @@ new_sqlite_classes = ["RelayStream"]
     },
   );
 
-  // ---- the provider form (README "The relay as an MMSP server"): the Worker holds a provider's key ------------------
+  // ---- the provider form (docs/guide/deploying.md, "The relay as an MMSP server"): the Worker holds a provider's key ------------------
   // Its provider is the tarball's own fakeProvider("anthropic") on node:http (the capture of samples/providers/),
   // its base URL filled in as the upstream's URL is above; the key and RELAY_KEY from --var.
   const { fakeProvider, parseCapture } = await import(join(APP, "node_modules/mmsp-streams/dist/testing/index.js"));
