@@ -1,5 +1,5 @@
 // The relay as its users get it (mmsp-streams/relay): packs the tarball, installs it into a fresh
-// project, writes the README's ten-line Worker (createRelay, the Durable Object re-exported) and its
+// project, writes the README's ten-line Worker (createRelay, its two Durable Objects re-exported: STREAMS and QUOTAS) and its
 // wrangler.toml, runs it under `wrangler dev` in front of a scripted MMSP upstream (node:http on
 // 127.0.0.1), and checks over real HTTP: a stream served whole, a resume after a cut (GET with
 // Last-Event-ID) that gives the rest exactly once from one upstream request, and a DELETE that
@@ -157,6 +157,8 @@ const relay = createRelay({ upstream: "${UPSTREAM}" });
 
 // the Durable Object class that keeps each stream (wrangler.toml: binding STREAMS)
 export const RelayStream = relay.StreamObject;
+// the Durable Object class of the quotas and the ledger, one per principal (binding QUOTAS)
+export const QuotaObject = relay.QuotaObject;
 
 export default relay;
 `;
@@ -168,9 +170,13 @@ compatibility_date = "2026-04-01"
 name = "STREAMS"
 class_name = "RelayStream"
 
+[[durable_objects.bindings]]
+name = "QUOTAS"
+class_name = "QuotaObject"
+
 [[migrations]]
 tag = "v1"
-new_sqlite_classes = ["RelayStream"]
+new_sqlite_classes = ["RelayStream", "QuotaObject"]
 `;
   writeFileSync(join(APP, "worker.ts"), WORKER);
   writeFileSync(join(APP, "wrangler.toml"), TOML);
@@ -324,6 +330,7 @@ const relay = createRelay<{ ANTHROPIC_API_KEY: string }>({
   }),
 });
 export const RelayStream = relay.StreamObject;
+export const QuotaObject = relay.QuotaObject; // binding QUOTAS
 export default relay;
 `;
   writeFileSync(join(APP_P, "worker.ts"), PROVIDER_WORKER);
