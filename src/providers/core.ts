@@ -13,7 +13,6 @@
  * refusal. Whatever the package raises about the stream is a `StreamProtocolError` blaming the provider.
  */
 import { MessageAssembler } from "../assemble/assembler.js";
-import type { Grammar } from "../assemble/grammar.js";
 import { LiveMessage } from "../assemble/live-message.js";
 import { parseJsonLineAt } from "../decode/record.js";
 import { EmptyResponseError, MmspError } from "../errors.js";
@@ -71,7 +70,7 @@ type Emit = (event: UniEvent) => void;
 export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderParts, FragmentSink {
   private readonly framer: Framer;
   private readonly reader: EventReader;
-  private readonly grammar: Grammar;
+  private readonly grammar: MessageAssembler;
   private readonly client: string;
   private readonly maxDepth: number;
   private readonly onWarning: ((warning: ProviderWarning) => void) | undefined;
@@ -114,7 +113,9 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     // assemble mode's grammar itself, not createGrammar("assemble"), whose other branch would bring the validator into the bundle
     this.grammar = new MessageAssembler(client, limits);
     this.timings = new ReadTimings(this.grammar);
-    this.live = new LiveMessage(null, this.timings);
+    // followed from the first snapshot() or subscribe() on: a reader that never asks pays nothing per event
+    const grammar = this.grammar;
+    this.live = new LiveMessage(() => grammar.liveSeed(), this.timings);
     this.reader = spec.reader(client);
     this.framer = createFramer("sse", {
       stage: "ProviderEventStream",
@@ -134,6 +135,8 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   // ---- FragmentSink: what the provider's reader writes -------------------------------------------
 
   item(item: DeltaItem, key: string): void {
+    // a fragment that continues the open item as it is: added and emitted at once (assembler.ts)
+    if (this.grammar.continues(item as unknown as Record<string, unknown>, key, this.at, this.emit)) return;
     // the reader hands the fragment over (each is made for this call): its fidelity gains the key in place
     const f = item as { fidelity?: Record<string, unknown> | null };
     // data only its maker can verify says who made it (SPEC §9): the provider's name, whatever `client` says
@@ -141,7 +144,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     f.fidelity = f.fidelity ? { ...f.fidelity, ...from, item_id: key } : { item_id: key };
     const input = this.input;
     input.content_items[0] = item;
-    input.created_at = Date.now();
+    input.created_at = this.at;
     this.grammar.push(input, this.emit);
   }
 
@@ -165,6 +168,12 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   hold(chars: number, items: number): void {
     this.held.hold(chars, items);
   }
+
+  /**
+   * The `created_at` of what the records of the chunk being read make (SPEC §5: an input event's time):
+   * the clock read once per chunk, when it arrived — every record it completes was whole by then.
+   */
+  private at = Date.now();
 
   /** The one input event a fragment goes in (the assembler keeps no input event: it copies what it keeps). */
   private readonly input: UniEvent = this.event("delta", [], null, null);
@@ -198,6 +207,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   push(chunk: Uint8Array, emit: Emit): void {
     this.emit = this.live.tap(emit);
     this.timings.arrived();
+    this.at = Date.now();
     try {
       // (a chunk that is no bytes has no byteLength: the framer says what it is)
       if ((this.bytesRead += chunk.byteLength || 0) > this.maxResponseBytes) throw this.tooMuch();
@@ -218,6 +228,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   end(emit: Emit): void | Promise<void> {
     this.emit = this.live.tap(emit);
     this.timings.ended();
+    this.at = Date.now();
     try {
       this.framer.end(this.record);
       let failure: { error: unknown } | undefined;
