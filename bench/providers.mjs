@@ -7,6 +7,7 @@
 //
 //   node --expose-gc bench/providers.mjs [--quick] [--rounds=N --warmup=N] [--only=anthropic,gemini] [--kinds=chat]
 //     [--regimes=steady,gc] [--dist=bench/.cache/OLD-dist] [--no-workerd]
+// then (Node, unless --no-workerd) the relay's CPU per provider event in workerd (bench/relay-providers.mjs).
 //
 // Two regimes (issue #39), one after the other in the same process: steady (warm-up runs, then rounds
 // with no forced GC: warm code) and gc (a full gc() before every run, which drops the optimized code
@@ -216,6 +217,19 @@ L.push(
   "Each peer is compared like for like: the SDK stream helpers (ChatCompletionStream, ResponseStream, MessageStream) hand over their final message and deliver no event through a stream read, so they are set against ProviderEventStream's `message`; the AI SDK's `doStream` parts are each read with `reader.read()`, so it is set against ProviderEventStream read (read ÷ the SDK helper is given too).",
   "",
 );
+// The relay's CPU per provider event in workerd beside ProviderEventStream alone (issue #39; Node's run only)
+const WORKERD = RT === "node" && opt("no-workerd", false) !== true;
+if (WORKERD || raw?.relay) {
+  const relay = raw?.relay ?? (await (await import("./relay-providers.mjs")).relayProviders({
+    rounds: QUICK ? 2 : 5,
+    warmup: 1,
+    providers,
+    kinds: QUICK ? ["chat"] : kinds,
+    log: (s) => log(`workerd relay ${s}`),
+  }));
+  L.push("### The relay in workerd (issue #39: `node bench/relay-providers.mjs`)", "", relay.markdown);
+  globalThis.relayFigure = relay;
+}
 L.push("Contenders:", "");
 for (const [id, k] of legend) L.push(`- ${k.label} (${id.replace(/\/.*/, "")}): ${k.what}`);
 L.push("");
@@ -227,7 +241,7 @@ const PARTIAL = QUICK || !!opt("only", null) || !!opt("kinds", null);
 if (!RENDER) {
   writeFileSync(
     `${ROOT}bench/.cache/providers-${RT}${PARTIAL ? ".partial" : ""}.json`,
-    JSON.stringify({ date, node: process.version, seconds, load: [load0, load1], cases }),
+    JSON.stringify({ date, node: process.version, seconds, load: [load0, load1], cases, relay: globalThis.relayFigure }),
   );
 }
 if (!PARTIAL) {
