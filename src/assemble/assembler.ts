@@ -20,23 +20,14 @@ import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata 
 import { GroupBuffer } from "./group.js";
 import { itemType, KIND_SPECS, onlyThoughts } from "./kinds.js";
 import type { Grammar } from "./grammar.js";
-import type { LiveSeed } from "./live-message.js";
 
 type Item = Record<string, unknown> & { type: string };
 type Emit = (event: UniEvent) => void;
 
 const USAGE_MEMBERS = ["cached_tokens", "prompt_tokens", "thoughts_tokens", "response_tokens"] as const;
 
-/**
- * @internal For tests only: whether the assemblers made from now on take the short way (`continues`).
- * Off, every fragment goes the general way, so a test can compare the two on the same input.
- */
-export const shortWay = { on: true };
-
-const never = (): boolean => false;
-
 /** The item streaming now. */
-interface OpenItem {
+export interface OpenItem {
   kind: Kind;
   /** The `fidelity.item_id` its fragments carry (the first one seen), if any. */
   id: string | undefined;
@@ -55,13 +46,13 @@ const isDroppable = (kind: Kind, f: Item): boolean => KIND_SPECS[kind].droppable
  * Expects events checked by `checkEvent(value, …, "assemble")`.
  */
 export class MessageAssembler implements Grammar {
-  private current: OpenItem | null = null;
+  protected current: OpenItem | null = null;
   /** The done items emitted so far (live: do not mutate). */
   readonly doneItems: DoneItem[] = [];
   private usage: UsageMetadata | null = null;
   private finish: FinishReason | null = null;
   /** The `created_at` of the last input event that had one, and of the last such stop event. */
-  private lastCreatedAt: number | undefined;
+  protected lastCreatedAt: number | undefined;
   private lastStopCreatedAt: number | undefined;
   /** Items begun (their first fragment went out), for `maxItems`. */
   private begun = 0;
@@ -78,9 +69,7 @@ export class MessageAssembler implements Grammar {
     private readonly client: string,
     /** Bounds for hostile input (see `LimitOptions`): items in the message, nesting of fidelity and arguments. */
     private readonly limits: { maxItems: number; maxDepth: number },
-  ) {
-    this.continues = shortWay.on ? this.shortFragment : never;
-  }
+  ) {}
 
   get started(): boolean {
     return this.current?.group !== undefined || this.doneItems.length > 0 || this.stopped;
@@ -92,45 +81,6 @@ export class MessageAssembler implements Grammar {
 
   /** Assemble mode has no short way: its input is checked as a whole event first (validate.ts). */
   readonly takeFragment = (): boolean => false;
-
-  /**
-   * The short way of a producer that hands fragments over one by one (the provider core): a fragment
-   * `item` of the item `key` that continues the open group with nothing the general way would change
-   * — same type and id, no header (a later fragment's is empty), no fidelity or the one the item has
-   * already (which goes out once) — is added and emitted at once; false (nothing done) otherwise, and
-   * the caller pushes it as an input event. What it emits is what `push` would: SPEC §5's rules hold
-   * because none of them can fail or act on such a fragment.
-   */
-  readonly continues: (item: Record<string, unknown>, key: string, createdAt: number, emit: Emit) => boolean;
-
-  private shortFragment(input: Record<string, unknown>, key: string, createdAt: number, emit: Emit): boolean {
-    const open = this.current;
-    if (open === null || open.group === undefined || key !== open.id) return false;
-    const g = open.group;
-    const spec = g.spec;
-    if (input.type !== g.first.type || spec.oneFragment || spec.begins(input)) return false;
-    for (const m of spec.header) if (input[m] !== "") return false;
-    let fields = input as Item;
-    const given = input.fidelity;
-    if (given !== undefined) {
-      if (open.fidelity === undefined || !fidelityEqual(open.fidelity, given)) return false;
-      const { fidelity: _, ...rest } = fields;
-      fields = rest as Item;
-    }
-    this.lastCreatedAt = createdAt;
-    if (spec.droppable && spec.empty(fields)) return true; // carries nothing
-    g.add(fields);
-    emit(this.event(fields, createdAt));
-    return true;
-  }
-
-  /** Where a live message that starts late takes the state so far from (live-message.ts): the open group with its fidelity. */
-  liveSeed(): LiveSeed {
-    const open = this.current;
-    const g = open?.group;
-    if (g !== undefined) g.fidelity = open!.fidelity;
-    return { doneItems: this.doneItems, openGroup: g ?? null, message: this.message };
-  }
 
   /**
    * One input event. Each fragment's outputs go out only once the fragment is fully handled, so an
@@ -290,7 +240,7 @@ export class MessageAssembler implements Grammar {
     return this.event(done, createdAt);
   }
 
-  private event(item: Item, createdAt: number | undefined): UniEvent {
+  protected event(item: Item, createdAt: number | undefined): UniEvent {
     return {
       role: "assistant",
       event_type: "delta",

@@ -12,7 +12,6 @@
  * the MMSP reader's diagnosis (diagnose.ts, loaded only then), a JSON error document the provider's
  * refusal. Whatever the package raises about the stream is a `StreamProtocolError` blaming the provider.
  */
-import { MessageAssembler } from "../assemble/assembler.js";
 import { LiveMessage } from "../assemble/live-message.js";
 import { parseJsonLineAt } from "../decode/record.js";
 import { EmptyResponseError, MmspError } from "../errors.js";
@@ -29,6 +28,7 @@ import { ReadTimings } from "../read/timings.js";
 import type { DeltaItem, FinishReason, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import type { EventReader, FragmentSink } from "./event-reader.js";
 import { isBound, modelName, provenance } from "./provenance.js";
+import { ProviderAssembler } from "./assembler.js";
 import type { ProviderSpec } from "./spec.js";
 
 /**
@@ -70,7 +70,7 @@ type Emit = (event: UniEvent) => void;
 export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderParts, FragmentSink {
   private readonly framer: Framer;
   private readonly reader: EventReader;
-  private readonly grammar: MessageAssembler;
+  private readonly grammar: ProviderAssembler;
   private readonly client: string;
   private readonly maxDepth: number;
   private readonly onWarning: ((warning: ProviderWarning) => void) | undefined;
@@ -110,8 +110,8 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     this.held = new HeldBudget(limits);
     this.maxResponseBytes = options.maxResponseBytes ?? Infinity;
     this.onWarning = options.onWarning;
-    // assemble mode's grammar itself, not createGrammar("assemble"), whose other branch would bring the validator into the bundle
-    this.grammar = new MessageAssembler(client, limits);
+    // assemble mode's grammar itself (with the providers' short way), not createGrammar("assemble"), whose other branch would bring the validator into the bundle
+    this.grammar = new ProviderAssembler(client, limits);
     this.timings = new ReadTimings(this.grammar);
     // followed from the first snapshot() or subscribe() on: a reader that never asks pays nothing per event
     const grammar = this.grammar;

@@ -1,4 +1,4 @@
-// Issue #39's short way in the provider core (assembler.ts `continues`): a fragment that continues the
+// Issue #39's short way in the provider core (providers/assembler.ts `continues`): a fragment that continues the
 // open item is added and emitted at once instead of going through the general assemble mode. Pinned:
 // on every provider capture of the shared cases and on random streams of three providers, in random
 // chunkings, the short way gives the same events, message, error and warnings as the general way
@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { SseEncoderStream, UniEventStream } from "../../dist/index.js";
 import { ProviderEventStream } from "../../dist/providers/index.js";
-import { shortWay } from "../../dist/assemble/assembler.js";
+import { shortWay } from "../../dist/providers/assembler.js";
 import { holds } from "../property.ts";
 import { assertEqual, byteStream, type Case, settle, splitAt, utf8, valuesStream } from "../harness.ts";
 import { anthropicStream, cuts, geminiStream, openaiChatStream } from "../arbitraries.ts";
