@@ -33,8 +33,7 @@ export function recordValueAt(
  */
 export function parseJsonLineAt(text: string, maxDepth: number, index: number, unterminated: boolean): unknown {
   const value = parseJson(text, index, unterminated);
-  // each level of nesting takes two characters ("{}", "[]"): a shorter text cannot pass the limit, no walk
-  if (text.length > 2 * maxDepth && nestsDeeper(value, maxDepth)) throw depthError(maxDepth);
+  if (nestsDeeper(value, maxDepth)) throw depthError(maxDepth);
   return value;
 }
 

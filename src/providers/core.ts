@@ -13,7 +13,7 @@
  * refusal. Whatever the package raises about the stream is a `StreamProtocolError` blaming the provider.
  */
 import { LiveMessage } from "../assemble/live-message.js";
-import { parseJsonLineAt } from "../decode/record.js";
+import { parseJson, parseJsonLineAt } from "../decode/record.js";
 import { EmptyResponseError, MmspError } from "../errors.js";
 import { type BodyContext, createFramer, type Framer } from "../framing/framer.js";
 import { HEAD_BYTES } from "../framing/head.js";
@@ -195,7 +195,12 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   private readonly record = (data: string): void => {
     const f = this.framer;
     try {
-      const value = data === "[DONE]" ? data : parseJsonLineAt(data, this.maxDepth, f.index, f.unterminated);
+      // each level of nesting takes two characters ("{}", "[]"): a shorter record cannot pass maxDepth, no walk
+      const value = data === "[DONE]"
+        ? data
+        : data.length > 2 * this.maxDepth
+        ? parseJsonLineAt(data, this.maxDepth, f.index, f.unterminated)
+        : parseJson(data, f.index, f.unterminated);
       if (this.spec.modelOf && isRecord(value)) this.model = modelName(this.spec.modelOf(value)) ?? this.model;
       this.reader.read(value, this);
     } catch (e) {
