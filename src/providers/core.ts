@@ -66,6 +66,30 @@ export interface ProviderCoreOptions extends LimitOptions {
 
 type Emit = (event: UniEvent) => void;
 
+/**
+ * One core per provider that read its spec's `sample` to the end, kept for the isolate's life (issue #39).
+ * The hidden classes of the objects a stream makes (its core, framer, reader, assembler, groups) die with
+ * the stream when nothing of theirs is left, and a garbage collection then drops the optimized code and
+ * the feedback built on them, so the next stream compiles its hot path again (bench/PROFILE.md: after a
+ * full GC, about half a stream's CPU). A finished stream of canned data keeps those shapes alive; it holds
+ * nothing of any caller's.
+ */
+const primed = new WeakMap<ProviderSpec, ProviderCore | null>();
+
+function prime(spec: ProviderSpec): void {
+  const sample = spec.sample;
+  if (sample === undefined || primed.has(spec)) return;
+  primed.set(spec, null); // (before the core is made: its constructor comes back here)
+  try {
+    const core = new ProviderCore(spec, {});
+    const none = (): void => {};
+    core.push(new TextEncoder().encode(sample.map((r) => `data: ${typeof r === "string" ? r : JSON.stringify(r)}\n\n`).join("")), none);
+    if (core.end(none) === undefined) primed.set(spec, core);
+  } catch {
+    // a sample that does not read whole primes nothing (its stream is no caller's)
+  }
+}
+
 /** @internal The fused provider reader: framer → JSON → the provider's reader → the assembler. */
 export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderParts, FragmentSink {
   private readonly framer: Framer;
@@ -126,6 +150,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       capture: null, // (the capture is for MMSP inline_data items; a provider's records are parsed whole)
       explain: null,
     });
+    prime(spec);
   }
 
   message(): UniMessage | undefined {
