@@ -8,6 +8,10 @@ import fc from "fast-check";
 import { SseEncoderStream, UniEventStream } from "../../dist/index.js";
 import { ProviderEventStream } from "../../dist/providers/index.js";
 import { shortWay } from "../../dist/providers/assembler.js";
+import { ANTHROPIC } from "../../dist/providers/anthropic/spec.js";
+import { GEMINI } from "../../dist/providers/gemini/spec.js";
+import { OPENAI_CHAT } from "../../dist/providers/openai-chat/spec.js";
+import { OPENAI_RESPONSES } from "../../dist/providers/openai-responses/spec.js";
 import { holds } from "../property.ts";
 import { assertEqual, byteStream, type Case, settle, splitAt, utf8, valuesStream } from "../harness.ts";
 import { anthropicStream, cuts, geminiStream, openaiChatStream } from "../arbitraries.ts";
@@ -90,6 +94,15 @@ export const cases: Case[] = [
       }),
       { numRuns: 60 },
     );
+  }],
+  ["providers: each provider's canned sample (kept read by one core per isolate, core.ts prime) reads whole, with no warning: the priming is not a silent no-op (issue #39)", async () => {
+    for (const spec of [ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, GEMINI]) {
+      const body = (spec.sample as unknown[]).map((r) => `data: ${typeof r === "string" ? r : JSON.stringify(r)}\n\n`).join("");
+      const r = await read(spec.name as Name, [utf8(body)], true);
+      assertEqual(r.error, undefined, `${spec.name}: the sample reads whole`);
+      assertEqual(r.warnings, [], `${spec.name}: no warning`);
+      assertEqual(r.message?.content_items, [{ type: "text.done", text: "ab" }], `${spec.name}: the sample's answer`);
+    }
   }],
   ["property: random Anthropic streams (blocks interleaved, deltas of other types, signatures, empty pieces) give the same outcome both ways (issue #39)", () =>
     randomStream("anthropic", anthropicStream)],
