@@ -4,7 +4,9 @@
  * signature the provider never issued (or none where it requires one), a tool result without its
  * call, duplicate or malformed tool ids, a Responses reasoning item without `encrypted_content` under
  * `store: false`, a Gemini `functionResponse` without a name or a current-turn call without its
- * signature. "Issued" means: found in one of the fake's own captures (what it would have sent).
+ * signature, a Chat `reasoning_details` entry whose `signature` or `data` a compatible server never
+ * issued (OpenRouter hands them to the model's own API, which refuses another's). "Issued" means:
+ * found in one of the fake's own captures (what it would have sent).
  */
 import { isRecord } from "../internal/values.js";
 import type { Capture } from "./capture.js";
@@ -42,7 +44,7 @@ export function providerRules(provider: ProviderName, captures: Capture[]): Rule
     case "anthropic":
       return (body) => anthropicRules(body, issued);
     case "openai-chat":
-      return chatRules;
+      return (body) => chatRules(body, issued);
     case "openai-responses":
       return (body) => responsesRules(body, issued);
     case "gemini":
@@ -86,7 +88,10 @@ function anthropicRules(body: Json, issued: (v: unknown) => boolean): string | u
   return undefined;
 }
 
-function chatRules(body: Json): string | undefined {
+/** The members of a `reasoning_details` entry only its maker can verify (OpenRouter's `reasoning.text` / `reasoning.encrypted`). */
+const DETAIL_BOUND = ["signature", "data"] as const;
+
+function chatRules(body: Json, issued: (v: unknown) => boolean): string | undefined {
   const calls = new Set<string>();
   const messages = list(body.messages);
   for (let n = 0; n < messages.length; n++) {
@@ -99,6 +104,14 @@ function chatRules(body: Json): string | undefined {
         return `Invalid 'messages[${n}].tool_calls[${m}].id': string too long. Expected a string with maximum length ${OPENAI_ID_MAX}, but got a string with length ${id.length} instead.`;
       }
       if (typeof id === "string") calls.add(id);
+    }
+    const details = list(message.reasoning_details);
+    for (let m = 0; m < details.length; m++) {
+      const entry = details[m];
+      const key = isRecord(entry) ? DETAIL_BOUND.find((k) => entry[k] != null && !issued(entry[k])) : undefined;
+      if (key !== undefined) {
+        return `Invalid 'messages[${n}].reasoning_details[${m}].${key}': it was not issued for this conversation's model.`;
+      }
     }
     if (message.role === "tool" && (typeof message.tool_call_id !== "string" || !calls.has(message.tool_call_id))) {
       return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";

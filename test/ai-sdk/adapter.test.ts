@@ -3,7 +3,8 @@
 // expected UIMessage for every built-in sample (and for the streams no sample has: a single-fragment
 // tool call, inline thinking, fidelity on media, a protocol error); toMmspMessages of that UIMessage
 // is the package's own `await message` (the round trip keeps fidelity); DefaultChatTransport reads
-// toUIMessageStreamResponse. Imports the built dist/ (npm run build first).
+// toUIMessageStreamResponse; a provider-stamped item (issue #36) keeps fidelity.provider/model through it all.
+// Imports the built dist/ (npm run build first).
 //
 // Run: npx vitest run --project ai-sdk
 import { readdirSync, readFileSync } from "node:fs";
@@ -17,7 +18,12 @@ import {
   type UIMessageChunk,
 } from "../../dist/ai-sdk/index.js";
 import { MmspError, StreamProtocolError, UniEventStream, UpstreamError, type DoneItem, type UniEvent, type UniMessage } from "../../dist/index.js";
+import { anthropic, gemini, openaiChat } from "../../dist/providers/index.js";
+import { fakeProvider, parseCapture } from "../../dist/testing/index.js";
 import * as F from "../fixtures.ts";
+import * as ANT from "../cases/providers/captures-anthropic.ts";
+import * as CHAT from "../cases/providers/captures-openai-chat-dialects.ts";
+import * as GEM from "../cases/providers/captures-gemini.ts";
 
 const root = new URL("../../", import.meta.url);
 const SAMPLES = readdirSync(new URL("samples/", root)).filter((f) => f.endsWith(".sse")).map((f) => f.slice(0, -4));
@@ -269,6 +275,43 @@ describe("streams no sample has", () => {
     expect(chunks.map((c) => c.type)).toEqual(["start", "text-start", "text-delta", "error"]);
     expect((chunks.at(-1) as { errorText: string }).errorText).toMatch(/ended before its stop event/);
   });
+});
+
+describe("where each item came from (issue #36)", () => {
+  /** A provider's stream (the package's reader, on a fake of that provider answering `capture`) → the adapter's chunks. */
+  async function fromProvider(name: "anthropic" | "openai-chat" | "gemini", capture: string): Promise<Run> {
+    const fake = fakeProvider(name, { streams: { m: parseCapture(capture) } });
+    const factory = { anthropic, "openai-chat": openaiChat, gemini }[name];
+    const baseURL = { anthropic: "https://api.anthropic.test", "openai-chat": "https://api.openai.test/v1", gemini: "https://gemini.test/v1beta" }[name];
+    const events = factory({ apiKey: "k", baseURL, fetch: fake as typeof fetch }).stream({ model: "m", messages: [] });
+    const chunks: UIMessageChunk[] = [];
+    for await (const c of events.readable.pipeThrough(new UIMessageChunkStream({ messageId: "m-1" }))) chunks.push(c);
+    return { chunks, message: await events.message };
+  }
+
+  const cases = [
+    ["anthropic", ANT.THINKING, "a signed thinking block"],
+    ["anthropic", ANT.REDACTED, "redacted thinking"],
+    ["openai-chat", CHAT.OPENROUTER_CLAUDE_TOOL, "OpenRouter reasoning_details"],
+    ["gemini", GEM.PARALLEL_CALLS, "a signed function call"],
+  ] as const;
+  for (const [name, capture, what] of cases) {
+    test(`${name}, ${what}: fidelity.provider and fidelity.model survive chunks → UIMessage → toMmspMessages, byte for byte`, async () => {
+      const r = await fromProvider(name, capture);
+      const ui = await checkComplete(r);
+      const stamped = r.message!.content_items.filter((i) => "fidelity" in i && i.fidelity && "provider" in i.fidelity);
+      expect(stamped.length, "the reader stamped a bound item").toBeGreaterThan(0);
+      for (const item of stamped) {
+        const fidelity = (item as { fidelity: Record<string, unknown> }).fidelity;
+        expect(fidelity.provider).toBe(name);
+        expect(typeof fidelity.model).toBe("string");
+      }
+      // each item's fidelity as the provider's reader wrote it, member order and all
+      const [back] = toMmspMessages([ui]);
+      const fidelities = (m: UniMessage) => m.content_items.map((i) => JSON.stringify((i as { fidelity?: unknown }).fidelity));
+      expect(fidelities(back!)).toEqual(fidelities(r.message!));
+    });
+  }
 });
 
 describe("stream behaviour", () => {

@@ -4,7 +4,8 @@
 // the four: 16 requests, each built by the package and accepted by that provider's fake, which
 // refuses what the real API refuses (a signature it never issued, a tool result without its call,
 // ids it does not take). The streams are written from each API's streaming reference; ids and
-// signatures are ours.
+// signatures are ours. A fifth turn comes through a compatible Chat server (OpenRouter's
+// `reasoning_details`, SPEC §9 "The Chat dialects"): its entries go back whole to Chat, nowhere else.
 import { anthropic, gemini, openaiChat, openaiResponses } from "../../dist/providers/index.js";
 import { type Capture, fakeProvider } from "../../dist/testing/index.js";
 import { assert, assertEqual, type Case, rejects, settle, utf8 } from "../harness.ts";
@@ -23,6 +24,9 @@ const ANT_SIG = "EqQBCgIYAhIMx1Crossing+Anthropic/Sig==";
 const RESP_ENC = "gAAAAABcrossing-responses+encrypted/content==";
 const GEM_THOUGHT_SIG = "CiQBcrossing+gemini/thought==";
 const GEM_CALL_SIG = "CiQBcrossing+gemini/call==";
+/** OpenRouter's entries for a Claude turn (its "Reasoning Tokens" reference): a thinking block's signature, a redacted block's data. */
+const ROUTED_SIG = "EqQBCgIYAhIMcrossing+openrouter/claude==";
+const ROUTED_DATA = "EmwKAhgBEgyCrossing+openrouter/redacted==";
 /** The strings only each provider can verify, as its turn carried them. */
 const BOUND: Record<Name, string[]> = {
   "openai-chat": [],
@@ -74,7 +78,8 @@ const CHAT_TURN = data([
 ]) + "data: [DONE]\n\n";
 
 /** OpenAI Responses: a reasoning item (its summary, its encrypted_content at output_item.done), two function calls. */
-const response = (status: string, usage: Json | null = null): Json => ({ id: "resp_x", object: "response", status, model: "gpt-5.1-2025-11-13", output: [], usage });
+const RESPONSES_SNAPSHOT = "gpt-5.1-2025-11-13";
+const response = (status: string, usage: Json | null = null): Json => ({ id: "resp_x", object: "response", status, model: RESPONSES_SNAPSHOT, output: [], usage });
 const call = (id: string, index: number, callId: string, name: string, args: string): Json[] => [
   { type: "response.output_item.added", output_index: index, item: { id, type: "function_call", arguments: "", call_id: callId, name } },
   { type: "response.function_call_arguments.delta", item_id: id, output_index: index, delta: args },
@@ -125,12 +130,65 @@ const GEMINI_TURN = data([
   },
 ]);
 
+/** OpenAI Chat through OpenRouter (Claude): `reasoning_details` (a `reasoning.text` entry streamed in pieces, its signature on
+ * the last piece; a `reasoning.encrypted` entry), `reasoning` beside them as OpenRouter sends it, then two parallel calls. */
+const ROUTED_MODEL = "anthropic/claude-sonnet-4.5";
+const routed = (delta: Json, finish_reason: string | null = null): Json => ({
+  id: "gen-1767225600-crossing",
+  provider: "Anthropic",
+  model: ROUTED_MODEL,
+  object: "chat.completion.chunk",
+  created: 1767225600,
+  choices: [{ index: 0, delta, finish_reason, native_finish_reason: finish_reason }],
+});
+const claudeText = (text: string, signature?: string): Json => ({
+  type: "reasoning.text",
+  text,
+  ...(signature ? { signature } : {}),
+  format: "anthropic-claude-v1",
+  index: 0,
+});
+const ROUTED_TURN = data([
+  routed({ role: "assistant", content: "", reasoning: "I need the weather", reasoning_details: [claudeText("I need the weather")] }),
+  routed({ role: "assistant", content: "", reasoning: " and the time.", reasoning_details: [claudeText(" and the time.")] }),
+  routed({ role: "assistant", content: "", reasoning: null, reasoning_details: [claudeText("", ROUTED_SIG)] }),
+  routed({
+    role: "assistant",
+    content: "",
+    reasoning: null,
+    reasoning_details: [{ type: "reasoning.encrypted", data: ROUTED_DATA, format: "anthropic-claude-v1", index: 1 }],
+  }),
+  routed({ tool_calls: [{ index: 0, id: "toolu_01Weather", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] }),
+  routed({ tool_calls: [{ index: 1, id: "toolu_01Time", type: "function", function: { name: "get_time", arguments: '{"tz":"CET"}' } }] }),
+  routed({}, "tool_calls"),
+  { ...routed({}), choices: [], usage: { prompt_tokens: 50, completion_tokens: 40, completion_tokens_details: { reasoning_tokens: 12 } } },
+]) + "data: [DONE]\n\n";
+/** The entries as OpenRouter asks them back: each one whole (its pieces joined), in order. */
+const ROUTED_ENTRIES = [
+  { type: "reasoning.text", text: "I need the weather and the time.", format: "anthropic-claude-v1", index: 0, signature: ROUTED_SIG },
+  { type: "reasoning.encrypted", data: ROUTED_DATA, format: "anthropic-claude-v1", index: 1 },
+];
+
 const TURN: Record<Name, string> = {
   "openai-chat": CHAT_TURN,
   "openai-responses": RESPONSES_TURN,
   anthropic: ANTHROPIC_TURN,
   gemini: GEMINI_TURN,
 };
+
+/** A turn the matrix continues: who made it, on which model, and what only its maker can verify. */
+interface Source {
+  name: Name;
+  label: string;
+  model: string;
+  /** The model its stream named (Responses names the dated snapshot that answered). */
+  named: string;
+  bound: string[];
+}
+const SOURCES: Source[] = [
+  ...NAMES.map((name) => ({ name, label: name, model: MODEL[name], named: name === "openai-responses" ? RESPONSES_SNAPSHOT : MODEL[name], bound: BOUND[name] })),
+  { name: "openai-chat", label: "openai-chat (OpenRouter reasoning_details)", model: ROUTED_MODEL, named: ROUTED_MODEL, bound: [ROUTED_SIG, ROUTED_DATA] },
+];
 
 // ---- the fakes and the package's providers on them -----------------------------------------------
 
@@ -142,7 +200,9 @@ const BASE: Record<Name, string> = {
 };
 
 function providerOn(name: Name, options: Json = {}) {
-  const fake = fakeProvider(name, { streams: { [MODEL[name]]: capture(TURN[name]) } });
+  // (the Chat fake is also the compatible server that issued the routed turn: it takes its entries back)
+  const streams = { [MODEL[name]]: capture(TURN[name]), ...(name === "openai-chat" ? { [ROUTED_MODEL]: capture(ROUTED_TURN) } : {}) };
+  const fake = fakeProvider(name, { streams });
   const settings = { apiKey: "k", baseURL: BASE[name], fetch: fake as typeof fetch, ...options };
   const factory = { "openai-chat": openaiChat, "openai-responses": openaiResponses, anthropic, gemini }[name];
   return { fake, provider: factory(settings as any) };
@@ -151,10 +211,10 @@ function providerOn(name: Name, options: Json = {}) {
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const question = { role: "user", content_items: [{ type: "text.done", text: "Weather and time in Paris?" }, { type: "inline_data.done", data: PNG, mime_type: "image/png" }] };
 
-/** The turn `name` answers (read by the package from its fake), and the history that answers its calls. */
-async function recorded(name: Name): Promise<Json[]> {
+/** The turn `name` answers on `model` (read by the package from its fake), and the history that answers its calls. */
+async function recorded(name: Name, model = MODEL[name]): Promise<Json[]> {
   const { provider } = providerOn(name);
-  const events = provider.stream({ model: MODEL[name], messages: [question] } as any);
+  const events = provider.stream({ model, messages: [question] } as any);
   const { message, error } = await settle(events.readable, events.message);
   assert(error === undefined, `${name}: the recorded turn read whole: ${error}`);
   const calls = message.content_items.filter((i: Json) => i.type === "tool_call.done");
@@ -178,21 +238,34 @@ async function continueOn(to: Name, history: Json[], options: Json = {}) {
 }
 
 export const cases: Case[] = [
-  ["issue #36: a turn recorded from each provider continues on each (16 pairs): accepted by the target's fake; same provider byte for byte, no foreign signature across", async () => {
-    for (const from of NAMES) {
-      const history = await recorded(from);
+  ["issue #36: a turn recorded from each provider continues on each (16 pairs, and a Chat turn with reasoning_details on each of the four): accepted by the target's fake; same provider byte for byte, no foreign signature across", async () => {
+    for (const from of SOURCES) {
+      const history = await recorded(from.name, from.model);
       // where each item came from: the bound fidelity names its provider and the model the stream named
-      for (const item of history[1].content_items as Json[]) {
+      const items = history[1].content_items as Json[];
+      const thought = items.find((i) => i.type === "thinking.done" && i.thinking !== "")!.thinking;
+      for (const item of items) {
         if (item.fidelity && BOUND_KEYS.some((k) => item.fidelity[k] != null)) {
-          assertEqual(item.fidelity.provider, from, `${from}: fidelity.provider`);
-          assert(typeof item.fidelity.model === "string", `${from}: fidelity.model`);
+          assertEqual(item.fidelity.provider, from.name, `${from.label}: fidelity.provider`);
+          assertEqual(item.fidelity.model, from.named, `${from.label}: fidelity.model`);
         }
       }
       for (const to of NAMES) {
         const r = await continueOn(to, history);
-        assertEqual([r.status, r.error?.message], [200, undefined], `${from} → ${to} accepted`);
-        for (const bound of BOUND[from]) {
-          assertEqual(r.body.includes(bound), from === to, `${from} → ${to}: ${bound} ${from === to ? "sent back" : "never sent"}`);
+        const pair = `${from.label} → ${to}`;
+        assertEqual([r.status, r.error?.message], [200, undefined], `${pair} accepted`);
+        for (const bound of from.bound) {
+          assertEqual(r.body.includes(bound), from.name === to, `${pair}: ${bound} ${from.name === to ? "sent back" : "never sent"}`);
+        }
+        // another provider's thinking is left out whole (foreignThinking: "drop"), not only its signature
+        if (from.bound.length > 0) assertEqual(r.body.includes(thought), from.name === to, `${pair}: the thinking's text`);
+        if (from.model === ROUTED_MODEL && to === "openai-chat") {
+          // the entries go back as the assistant message's reasoning_details: whole, in order, byte for byte as read
+          const read = history[1].content_items.find((i: Json) => i.type === "thinking.done").fidelity.reasoning_details;
+          assertEqual(read, ROUTED_ENTRIES, "the entries as read");
+          const assistant = r.json.messages.find((m: Json) => m.role === "assistant");
+          assertEqual(assistant.reasoning_details, ROUTED_ENTRIES, `${pair}: the message's reasoning_details`);
+          assert(r.body.includes(`"reasoning_details":${JSON.stringify(read)}`), `${pair}: byte for byte`);
         }
       }
     }
@@ -222,7 +295,7 @@ export const cases: Case[] = [
     assertEqual(model.json.messages[1].content, [{ type: "text", text: "I need the weather and the time." }]);
     await rejects(async () => continueOn("openai-chat", history, { foreignThinking: "keep" }), "an unknown value is refused");
   }],
-  ["issue #36: the fakes refuse what the real APIs refuse (a signature never issued, a result without its call, a nameless functionResponse)", async () => {
+  ["issue #36: the fakes refuse what the real APIs refuse (a signature never issued, reasoning_details never issued, a result without its call, a nameless functionResponse)", async () => {
     const post = async (name: Name, body: Json) => {
       const { fake } = providerOn(name);
       const path = name === "gemini" ? `/models/${MODEL.gemini}:streamGenerateContent?alt=sse` : { "openai-chat": "/chat/completions", "openai-responses": "/responses", anthropic: "/v1/messages" }[name];
@@ -240,6 +313,12 @@ export const cases: Case[] = [
     assertEqual([s4, b4.error.status], [400, "INVALID_ARGUMENT"]);
     const [s5, b5] = await post("openai-chat", { messages: [{ role: "tool", tool_call_id: "call_x", content: "r" }] });
     assert(s5 === 400 && /role 'tool'/.test(b5.error.message), b5.error.message);
+    // a compatible server's reasoning_details: its own go back (the matrix), a signature or data it never issued is refused
+    for (const entry of [{ ...ROUTED_ENTRIES[0], signature: "forged" }, { ...ROUTED_ENTRIES[1], data: ANT_SIG }]) {
+      const [s6, b6] = await post("openai-chat", { messages: [{ role: "assistant", content: "", reasoning_details: [entry] }] });
+      assertEqual([s6, b6.error.type], [400, "invalid_request_error"]);
+      assert(/reasoning_details\[0\]\.(signature|data)/.test(b6.error.message), b6.error.message);
+    }
   }],
   ["issue #36: an image in an assistant turn to a provider whose assistant messages take none: UnsupportedParameterError naming the item and the provider", async () => {
     const { provider } = providerOn("anthropic");

@@ -2,10 +2,11 @@
 // came from"): the first answer (Anthropic: thinking with its signature, then text) comes back with
 // the thinking's provenance; the second turn, on OpenAI Chat with that history, streams its answer
 // and the provider is never sent Anthropic's signature (nor its thinking: `foreignThinking: "drop"`).
+// The first answer's stored events keep the provenance: a resume through the Durable Object shows it.
 import { env } from "cloudflare:test";
 import { expect, test } from "vitest";
 import worker from "../../worker/index.ts";
-import { newTag, ORIGIN, readBack, textOf } from "./relay.ts";
+import { newTag, ORIGIN, readBack, streamIdOf, textOf } from "./relay.ts";
 
 const RELAY_KEY = "relay-key-for-tests";
 /** providers.ts's THINKING_SIGNATURE (that module runs in Node, beside the pool: not importable here). */
@@ -30,6 +31,16 @@ test("a chat changes provider between two turns: both answers stream; the second
     fidelity: { signature: THINKING_SIGNATURE, provider: "anthropic", model: "claude-haiku-4-5-20251001" },
   });
   expect(answer.content_items[1]).toEqual({ type: "text.done", text: "Hello, provider world!" });
+  // the stream as the Durable Object stored it: replayed whole, the thinking keeps where it came from
+  const stamped = { signature: THINKING_SIGNATURE, provider: "anthropic", model: "claude-haiku-4-5-20251001" };
+  const headers = { "x-relay-key": RELAY_KEY };
+  const resumed = await worker.fetch(new Request(`${ORIGIN}/v1/streams/${streamIdOf(first)}`, { headers }), keyed);
+  expect(resumed.status).toBe(200);
+  const replay = await readBack(await textOf(resumed));
+  expect(replay.message.content_items).toEqual(answer.content_items);
+  const items = (replay.events as { content_items: { type: string; fidelity?: unknown }[] }[]).flatMap((e) => e.content_items);
+  expect(items.filter((i) => i.type === "thinking.delta").map((i) => i.fidelity)).toContainEqual(stamped);
+  expect(items.find((i) => i.type === "thinking.done")?.fidelity).toEqual(stamped);
 
   const next = { role: "user", content_items: [{ type: "text.done", text: "And now?" }] };
   const second = await stream("gpt-fast", [question, { role: "assistant", content_items: answer.content_items }, next]);
