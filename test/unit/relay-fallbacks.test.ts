@@ -108,6 +108,17 @@ test("a cut mid-text continued: one text.done, the first target's part then the 
   expect((await fullText()).startsWith(prefix.content.map((p) => p.text).join(""))).toBe(true);
 });
 
+test("a body that ends cleanly mid-text (no message_stop: STOP-LAST, as workerd delivers a cut) is continued too", async () => {
+  const records = new TextDecoder().decode(capture.body).split(/(?<=\n\n)/);
+  const upToText = records.findIndex((r) => r.includes('"text_delta"'));
+  const truncated = parseCapture(records.slice(0, upToText + 2).join(""));
+  const a = target("anthropic", { capture: truncated }, { continueOnFailure: true });
+  const b = target("anthropic");
+  const m = await read(await relayOf({ fb: [a.row, b.row] }).fetch(post(), {})).message;
+  expect((m.content_items[0] as { text: string }).text).toBe(await fullText());
+  expect(b.fake.requests).toHaveLength(1);
+});
+
 test("without continueOnFailure a cut mid-text ends with the error, no second request", async () => {
   const a = target("anthropic", { cutAfterEvents: 9 });
   const b = target("anthropic");
