@@ -95,6 +95,8 @@ test("a cut mid-text continued through the stream object: one .done, the first p
   // the stop event's usage: the first target's output before the cut counted too (stream-cost.ts)
   const stop = events.at(-1) as { event_type: string; usage_metadata: { response_tokens: number } };
   expect(stop.event_type).toBe("stop");
+  // (the continuing Claude reports 6; "Hello, provider", 15 bytes before the cut, is 4 more at 4 bytes a token)
+  expect(stop.usage_metadata.response_tokens).toBe(6 + 4);
   // a viewer who resumes from the start sees the one stream, byte for byte
   const again = await keyedFetch(`/v1/streams/${id}`);
   expect(await textOf(again)).toBe(text);
