@@ -116,7 +116,8 @@ test("a body that ends cleanly mid-text (no message_stop: STOP-LAST, as workerd 
   const b = target("anthropic");
   const { readable, message } = read(await relayOf({ fb: [a.row, b.row] }).fetch(post(), {}));
   const events = [];
-  for await (const e of readable) events.push(e);
+  const reader = readable.getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) events.push(r.value);
   const m = await message;
   expect((m.content_items[0] as { text: string }).text).toBe(await fullText());
   expect(b.fake.requests).toHaveLength(1);
