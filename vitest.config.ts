@@ -54,7 +54,7 @@ export default defineConfig({
           testTimeout,
         },
       },
-      // the README's "Testing your app" example (mmsp-streams/testing), as a user's vitest runs it
+      // the README's test with the kit (docs/guide/testing.md) (mmsp-streams/testing), as a user's vitest runs it
       { test: { name: "examples", include: ["examples/testing.test.ts"], testTimeout } },
       // (f) mmsp-streams/ai-sdk against the real AI SDK (`ai`), in Node
       { test: { name: "ai-sdk", include: ["test/ai-sdk/**/*.test.ts"], testTimeout } },

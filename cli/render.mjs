@@ -340,7 +340,7 @@ export function compressedFileHint(e, source, command) {
 }
 
 /**
- * What to do about an error, by its kind: whether a retry can help (the README's error table says the same).
+ * What to do about an error, by its kind: whether a retry can help (docs/guide/errors.md's table says the same).
  * @param {Error & Record<string, any>} e
  * @param {Record<string, any>} lib
  * @returns {string | undefined}

@@ -1,4 +1,4 @@
-// The README's "Testing your app" example, run by CI (npx vitest run --project examples; bun test runs
+// The README's test with the kit (and docs/guide/testing.md's), run by CI (npx vitest run --project examples; bun test runs
 // it too): a UI's data — the snapshot over time — against a stream cut and resumed, and a typed error.
 import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";

@@ -1,4 +1,4 @@
-// The README's "Testing your app" example in Deno's test runner (npx deno test --allow-read examples/testing_test.ts):
+// The README's test with the kit (docs/guide/testing.md) in Deno's test runner (npx deno test --allow-read examples/testing_test.ts):
 // the same two checks as examples/testing.test.ts (vitest, bun test), with plain assertions.
 import { fromFetch, UpstreamError } from "mmsp-streams";
 import { fakeMmspServer, parseCapture } from "mmsp-streams/testing";

@@ -6,6 +6,7 @@
 //   - the API reference has a page for every entry of package.json's "exports";
 //   - the local search (offline: its index is part of the site) finds each of SEARCH_WORDS;
 //   - screenshots of the home page at 1280 and 390 px: .ci-out/docs-home-1280.png, docs-home-390.png.
+//   - the README: at most README_MAX_LINES lines, the two commands first, its relative links resolve.
 // Prints "docs: N passed, N failed".
 //
 //   node scripts/docs-check.mjs              # build, then check
@@ -22,7 +23,7 @@ import { launchChromium, pageErrors } from "./chromium.mjs";
  * What the site's search must find, each on some page. A word goes here once a page says it: "quota"
  * joins the list with the relay's quotas page (a word no page has fails the check, as it should).
  */
-export const SEARCH_WORDS = ["resume", "NOT-A-STREAM"];
+export const SEARCH_WORDS = ["resume", "quota", "NOT-A-STREAM"];
 
 const t0 = performance.now();
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -39,6 +40,32 @@ function finish() {
   console.log(`(${Math.round(performance.now() - t0)} ms)`);
   console.log(`docs: ${results.length - failed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
+}
+
+// ---- the README: short, the two commands first, its links into the site resolve --------------------
+
+/** The README's own checks (issue #40): at most README_MAX_LINES, the two commands first, every relative link a file. */
+export const README_MAX_LINES = 250;
+{
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const lines = readme.split("\n");
+  const n = lines.at(-1) === "" ? lines.length - 1 : lines.length;
+  if (n <= README_MAX_LINES) ok(`README.md: ${n} lines (at most ${README_MAX_LINES})`);
+  else fail(`README.md: at most ${README_MAX_LINES} lines`, `${n} lines: move a section to a page of docs/guide/ and link it`);
+  const first = lines.slice(0, 6).join("\n");
+  if (/^```sh\nnpm ci && npm start\b.*\nnpm test\b/m.test(first)) {
+    ok("README.md: its first lines are the two commands (npm ci && npm start, npm test)");
+  } else fail("README.md: its first lines are the two commands", first);
+  const slug = (h) => h.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").replace(/\s/g, "-"); // GitHub's anchors
+  const anchors = new Set(lines.filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#+ /, ""))));
+  const broken = [];
+  for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
+    const [path, hash] = target.split("#");
+    if (path === "" ? !anchors.has(hash) : !existsSync(join(ROOT, path))) broken.push(target);
+  }
+  if (broken.length === 0) ok("README.md: every relative link resolves (a file of the repository, or a heading of its own)");
+  else fail("README.md: every relative link resolves", broken.join("\n"));
 }
 
 // ---- build ---------------------------------------------------------------------------------------

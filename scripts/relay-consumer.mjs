@@ -1,10 +1,10 @@
 // The relay as its users get it (mmsp-streams/relay): packs the tarball, installs it into a fresh
-// project, writes the README's ten-line Worker (createRelay, the Durable Object re-exported) and its
+// project, writes the README's ten-line Worker (createRelay, its two Durable Objects re-exported: STREAMS and QUOTAS) and its
 // wrangler.toml, runs it under `wrangler dev` in front of a scripted MMSP upstream (node:http on
 // 127.0.0.1), and checks over real HTTP: a stream served whole, a resume after a cut (GET with
 // Last-Event-ID) that gives the rest exactly once from one upstream request, and a DELETE that
 // stops the stream (the upstream's request aborted within a second; the readers end with
-// StreamCancelled, a resume afterwards replays the events and that end). Then the README's provider
+// StreamCancelled, a resume afterwards replays the events and that end). Then docs/guide/deploying.md's provider
 // form (createRelay({ models }), the key as a variable) in front of the tarball's own
 // fakeProvider("anthropic"): served, resumed after a cut from one provider request, stopped (the
 // provider's request aborted < 1 s), closed without RELAY_KEY, the key in no byte a client or the log got.
@@ -150,13 +150,15 @@ try {
   });
   if (!tarball) throw new Error("no tarball: nothing else can be checked");
 
-  // The README's Worker ("Deploying"), the upstream's URL filled in
+  // The README's Worker ("The relay in ten lines", docs/guide/deploying.md), the upstream's URL filled in
   const WORKER = `import { createRelay } from "mmsp-streams/relay";
 
 const relay = createRelay({ upstream: "${UPSTREAM}" });
 
 // the Durable Object class that keeps each stream (wrangler.toml: binding STREAMS)
 export const RelayStream = relay.StreamObject;
+// the Durable Object class of the quotas and the ledger, one per principal (binding QUOTAS)
+export const QuotaObject = relay.QuotaObject;
 
 export default relay;
 `;
@@ -168,9 +170,13 @@ compatibility_date = "2026-04-01"
 name = "STREAMS"
 class_name = "RelayStream"
 
+[[durable_objects.bindings]]
+name = "QUOTAS"
+class_name = "QuotaObject"
+
 [[migrations]]
 tag = "v1"
-new_sqlite_classes = ["RelayStream"]
+new_sqlite_classes = ["RelayStream", "QuotaObject"]
 `;
   writeFileSync(join(APP, "worker.ts"), WORKER);
   writeFileSync(join(APP, "wrangler.toml"), TOML);
@@ -302,7 +308,7 @@ new_sqlite_classes = ["RelayStream"]
     },
   );
 
-  // ---- the provider form (README "The relay as an MMSP server"): the Worker holds a provider's key ------------------
+  // ---- the provider form (docs/guide/deploying.md, "The relay as an MMSP server"): the Worker holds a provider's key ------------------
   // Its provider is the tarball's own fakeProvider("anthropic") on node:http (the capture of samples/providers/),
   // its base URL filled in as the upstream's URL is above; the key and RELAY_KEY from --var.
   const { fakeProvider, parseCapture } = await import(join(APP, "node_modules/mmsp-streams/dist/testing/index.js"));
@@ -324,6 +330,7 @@ const relay = createRelay<{ ANTHROPIC_API_KEY: string }>({
   }),
 });
 export const RelayStream = relay.StreamObject;
+export const QuotaObject = relay.QuotaObject; // binding QUOTAS
 export default relay;
 `;
   writeFileSync(join(APP_P, "worker.ts"), PROVIDER_WORKER);

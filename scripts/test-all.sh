@@ -91,7 +91,7 @@ run_step chromium         plain  node scripts/browser-run.mjs           # Chromi
 run_step sse-differential plain  node scripts/sse-differential.mjs      # SseDecoderStream vs undici's, Deno's and Chromium's EventSource
 run_step examples         plain  node scripts/examples-run.mjs          # examples/: node, deno, browser page, worker
 run_step react-example    plain  node scripts/react-example-check.mjs   # examples/react/: React 19 in Chromium from subscribe/snapshot, every sample, fromFetch resumed; memo'd done items render once
-run_step testing-example  vitest npx vitest run --project examples    # README "Testing your app": examples/testing.test.ts (mmsp-streams/testing) in vitest
+run_step testing-example  vitest npx vitest run --project examples    # the README's test with the kit (docs/guide/testing.md): examples/testing.test.ts (mmsp-streams/testing) in vitest
 run_step testing-example-bun bun npx bun test --timeout 30000 ./examples/testing.test.ts  # the same file under bun test
 run_step testing-example-deno deno npx deno test --allow-read examples/testing_test.ts    # the same checks in Deno's test runner
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs the kit's fake MMSP server; resume

@@ -89,3 +89,109 @@ export const mutatedEvent: fc.Arbitrary<Json> = fc.tuple(
   return ev;
 });
 
+
+// ---- random provider streams (issue #39: the provider core's short way against the general one) ----
+
+/** A piece of a provider's text, maybe empty (an empty fragment is dropped: both ways must agree). */
+const providerPiece = fc.oneof(piece, fc.constant(""));
+/** Pieces of a tool call's arguments: sometimes they join into an object, sometimes not (an error both ways). */
+const argPiece = fc.constantFrom('{"a":', "1", "}", "", " ", '"x"', ",");
+const sse = (v: Json | string): string => `data: ${typeof v === "string" ? v : JSON.stringify(v)}\n\n`;
+
+/**
+ * An Anthropic Messages stream of random steps over four block indexes: a block begins (text, thinking
+ * maybe with a signature, redacted thinking, a tool call), a delta of any type to a block that began
+ * (another block's in between, a type that is not the block's), a block stops; then the stop reason.
+ */
+export const anthropicStream: fc.Arbitrary<string> = fc.array(
+  fc.record({
+    step: fc.constantFrom("start", "delta", "delta", "delta", "stop"),
+    index: fc.integer({ min: 0, max: 3 }),
+    kind: fc.constantFrom("text", "thinking", "signature", "json", "redacted"),
+    text: providerPiece,
+    args: argPiece,
+  }),
+  { maxLength: 24 },
+).map((steps) => {
+  let out = sse({ type: "message_start", message: { model: "claude-x", usage: { input_tokens: 3, output_tokens: 1 } } });
+  const begun = new Set<number>();
+  const start = (index: number, kind: string, text: string): string => {
+    begun.add(index);
+    const block = kind === "text"
+      ? { type: "text", text }
+      : kind === "thinking" || kind === "signature"
+      ? { type: "thinking", thinking: text, ...(kind === "signature" ? { signature: "sig" } : {}) }
+      : kind === "redacted"
+      ? { type: "redacted_thinking", data: "opaque" }
+      : { type: "tool_use", id: `toolu_${index}`, name: `fn${index}`, input: {} };
+    return sse({ type: "content_block_start", index, content_block: block });
+  };
+  for (const { step, index, kind, text, args } of steps) {
+    if (step === "stop") {
+      if (begun.has(index)) out += sse({ type: "content_block_stop", index });
+      continue;
+    }
+    if (!begun.has(index) || step === "start") {
+      if (!begun.has(index)) out += start(index, kind, text);
+      continue;
+    }
+    const delta = kind === "text"
+      ? { type: "text_delta", text }
+      : kind === "thinking" || kind === "redacted"
+      ? { type: "thinking_delta", thinking: text }
+      : kind === "signature"
+      ? { type: "signature_delta", signature: text === "" ? "s" : text }
+      : { type: "input_json_delta", partial_json: args };
+    out += sse({ type: "content_block_delta", index, delta });
+  }
+  out += sse({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 5 } });
+  return out + sse({ type: "message_stop" });
+});
+
+/**
+ * An OpenAI Chat stream of random chunks: content, `reasoning_content` (its field named in fidelity on
+ * every fragment), both at once, tool calls of three indexes (a header on some later fragments too);
+ * then the finish reason, usage and `[DONE]`.
+ */
+export const openaiChatStream: fc.Arbitrary<string> = fc.array(
+  fc.record({
+    what: fc.constantFrom("content", "content", "reasoning", "both", "call", "call"),
+    index: fc.integer({ min: 0, max: 2 }),
+    header: fc.boolean(),
+    text: providerPiece,
+    args: argPiece,
+  }),
+  { maxLength: 24 },
+).map((steps) => {
+  const chunk = (delta: Json, finish: string | null = null): string =>
+    sse({ id: "c", object: "chat.completion.chunk", model: "gpt-x", choices: [{ index: 0, delta, finish_reason: finish }] });
+  let out = chunk({ role: "assistant", content: "" });
+  for (const { what, index, header, text, args } of steps) {
+    if (what === "content") out += chunk({ content: text });
+    else if (what === "reasoning") out += chunk({ reasoning_content: text });
+    else if (what === "both") out += chunk({ reasoning_content: text, content: text });
+    else {
+      const fn = header ? { name: `fn${index}`, arguments: args } : { arguments: args };
+      out += chunk({ tool_calls: [{ index, ...(header ? { id: `call_${index}`, type: "function" } : {}), function: fn }] });
+    }
+  }
+  out += chunk({}, "stop");
+  out += sse({ id: "c", object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 3, completion_tokens: 5 } });
+  return out + sse("[DONE]");
+});
+
+/** A Gemini stream of random parts: text and thought text (a thought signature on some), then the finish and usage. */
+export const geminiStream: fc.Arbitrary<string> = fc.array(
+  fc.record({ thought: fc.boolean(), signed: fc.boolean(), text: providerPiece }),
+  { maxLength: 16 },
+).map((parts) => {
+  let out = "";
+  for (const { thought, signed, text } of parts) {
+    const part = { text, ...(thought ? { thought: true } : {}), ...(signed ? { thoughtSignature: "c2ln" } : {}) };
+    out += sse({ candidates: [{ content: { role: "model", parts: [part] } }], modelVersion: "gemini-x" });
+  }
+  return out + sse({
+    candidates: [{ content: { role: "model", parts: [{ text: "." }] }, finishReason: "STOP" }],
+    usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 5 },
+  });
+});

@@ -32,6 +32,7 @@ const guide: DefaultTheme.SidebarItem[] = [
     items: [
       { text: "The AI SDK (useChat)", link: "/guide/ai-sdk" },
       { text: "Calling a provider", link: "/guide/providers" },
+      { text: "Changing provider", link: "/guide/changing-provider" },
     ],
   },
   {
@@ -41,6 +42,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: "Deploying your relay", link: "/guide/deploying" },
       { text: "Serving Open Responses", link: "/guide/open-responses" },
       { text: "When a provider fails", link: "/guide/failures" },
+      { text: "Quotas and usage", link: "/guide/quotas" },
     ],
   },
   {

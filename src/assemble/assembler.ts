@@ -27,7 +27,7 @@ type Emit = (event: UniEvent) => void;
 const USAGE_MEMBERS = ["cached_tokens", "prompt_tokens", "thoughts_tokens", "response_tokens"] as const;
 
 /** The item streaming now. */
-interface OpenItem {
+export interface OpenItem {
   kind: Kind;
   /** The `fidelity.item_id` its fragments carry (the first one seen), if any. */
   id: string | undefined;
@@ -46,13 +46,13 @@ const isDroppable = (kind: Kind, f: Item): boolean => KIND_SPECS[kind].droppable
  * Expects events checked by `checkEvent(value, …, "assemble")`.
  */
 export class MessageAssembler implements Grammar {
-  private current: OpenItem | null = null;
+  protected current: OpenItem | null = null;
   /** The done items emitted so far (live: do not mutate). */
   readonly doneItems: DoneItem[] = [];
   private usage: UsageMetadata | null = null;
   private finish: FinishReason | null = null;
   /** The `created_at` of the last input event that had one, and of the last such stop event. */
-  private lastCreatedAt: number | undefined;
+  protected lastCreatedAt: number | undefined;
   private lastStopCreatedAt: number | undefined;
   /** Items begun (their first fragment went out), for `maxItems`. */
   private begun = 0;
@@ -240,7 +240,7 @@ export class MessageAssembler implements Grammar {
     return this.event(done, createdAt);
   }
 
-  private event(item: Item, createdAt: number | undefined): UniEvent {
+  protected event(item: Item, createdAt: number | undefined): UniEvent {
     return {
       role: "assistant",
       event_type: "delta",

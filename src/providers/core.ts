@@ -12,10 +12,8 @@
  * the MMSP reader's diagnosis (diagnose.ts, loaded only then), a JSON error document the provider's
  * refusal. Whatever the package raises about the stream is a `StreamProtocolError` blaming the provider.
  */
-import { MessageAssembler } from "../assemble/assembler.js";
-import type { Grammar } from "../assemble/grammar.js";
 import { LiveMessage } from "../assemble/live-message.js";
-import { parseJsonLineAt } from "../decode/record.js";
+import { parseJson, parseJsonLineAt } from "../decode/record.js";
 import { EmptyResponseError, MmspError } from "../errors.js";
 import { type BodyContext, createFramer, type Framer } from "../framing/framer.js";
 import { HEAD_BYTES } from "../framing/head.js";
@@ -30,6 +28,7 @@ import { ReadTimings } from "../read/timings.js";
 import type { DeltaItem, FinishReason, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import type { EventReader, FragmentSink } from "./event-reader.js";
 import { isBound, modelName, provenance } from "./provenance.js";
+import { ProviderAssembler } from "./assembler.js";
 import type { ProviderSpec } from "./spec.js";
 
 /**
@@ -67,11 +66,35 @@ export interface ProviderCoreOptions extends LimitOptions {
 
 type Emit = (event: UniEvent) => void;
 
+/**
+ * One core per provider that read its spec's `sample` to the end, kept for the isolate's life (issue #39).
+ * The hidden classes of the objects a stream makes (its core, framer, reader, assembler, groups) die with
+ * the stream when nothing of theirs is left, and a garbage collection then drops the optimized code and
+ * the feedback built on them, so the next stream compiles its hot path again (bench/PROFILE.md: after a
+ * full GC, about half a stream's CPU). A finished stream of canned data keeps those shapes alive; it holds
+ * nothing of any caller's.
+ */
+const primed = new WeakMap<ProviderSpec, ProviderCore | null>();
+
+function prime(spec: ProviderSpec): void {
+  const sample = spec.sample;
+  if (sample === undefined || primed.has(spec)) return;
+  primed.set(spec, null); // (before the core is made: its constructor comes back here)
+  try {
+    const core = new ProviderCore(spec, {});
+    const none = (): void => {};
+    core.push(new TextEncoder().encode(sample.map((r) => `data: ${typeof r === "string" ? r : JSON.stringify(r)}\n\n`).join("")), none);
+    if (core.end(none) === undefined) primed.set(spec, core);
+  } catch {
+    // a sample that does not read whole primes nothing (its stream is no caller's)
+  }
+}
+
 /** @internal The fused provider reader: framer → JSON → the provider's reader → the assembler. */
 export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderParts, FragmentSink {
   private readonly framer: Framer;
   private readonly reader: EventReader;
-  private readonly grammar: Grammar;
+  private readonly grammar: ProviderAssembler;
   private readonly client: string;
   private readonly maxDepth: number;
   private readonly onWarning: ((warning: ProviderWarning) => void) | undefined;
@@ -111,10 +134,12 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     this.held = new HeldBudget(limits);
     this.maxResponseBytes = options.maxResponseBytes ?? Infinity;
     this.onWarning = options.onWarning;
-    // assemble mode's grammar itself, not createGrammar("assemble"), whose other branch would bring the validator into the bundle
-    this.grammar = new MessageAssembler(client, limits);
+    // assemble mode's grammar itself (with the providers' short way), not createGrammar("assemble"), whose other branch would bring the validator into the bundle
+    this.grammar = new ProviderAssembler(client, limits);
     this.timings = new ReadTimings(this.grammar);
-    this.live = new LiveMessage(null, this.timings);
+    // followed from the first snapshot() or subscribe() on: a reader that never asks pays nothing per event
+    const grammar = this.grammar;
+    this.live = new LiveMessage(() => grammar.liveSeed(), this.timings);
     this.reader = spec.reader(client);
     this.framer = createFramer("sse", {
       stage: "ProviderEventStream",
@@ -125,6 +150,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
       capture: null, // (the capture is for MMSP inline_data items; a provider's records are parsed whole)
       explain: null,
     });
+    prime(spec);
   }
 
   message(): UniMessage | undefined {
@@ -134,6 +160,8 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   // ---- FragmentSink: what the provider's reader writes -------------------------------------------
 
   item(item: DeltaItem, key: string): void {
+    // a fragment that continues the open item as it is: added and emitted at once (assembler.ts)
+    if (this.grammar.continues(item as unknown as Record<string, unknown>, key, this.at, this.emit)) return;
     // the reader hands the fragment over (each is made for this call): its fidelity gains the key in place
     const f = item as { fidelity?: Record<string, unknown> | null };
     // data only its maker can verify says who made it (SPEC §9): the provider's name, whatever `client` says
@@ -141,7 +169,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     f.fidelity = f.fidelity ? { ...f.fidelity, ...from, item_id: key } : { item_id: key };
     const input = this.input;
     input.content_items[0] = item;
-    input.created_at = Date.now();
+    input.created_at = this.at;
     this.grammar.push(input, this.emit);
   }
 
@@ -166,6 +194,12 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     this.held.hold(chars, items);
   }
 
+  /**
+   * The `created_at` of what the records of the chunk being read make (SPEC §5: an input event's time):
+   * the clock read once per chunk, when it arrived — every record it completes was whole by then.
+   */
+  private at = Date.now();
+
   /** The one input event a fragment goes in (the assembler keeps no input event: it copies what it keeps). */
   private readonly input: UniEvent = this.event("delta", [], null, null);
 
@@ -186,7 +220,12 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   private readonly record = (data: string): void => {
     const f = this.framer;
     try {
-      const value = data === "[DONE]" ? data : parseJsonLineAt(data, this.maxDepth, f.index, f.unterminated);
+      // each level of nesting takes two characters ("{}", "[]"): a shorter record cannot pass maxDepth, no walk
+      const value = data === "[DONE]"
+        ? data
+        : data.length > 2 * this.maxDepth
+        ? parseJsonLineAt(data, this.maxDepth, f.index, f.unterminated)
+        : parseJson(data, f.index, f.unterminated);
       if (this.spec.modelOf && isRecord(value)) this.model = modelName(this.spec.modelOf(value)) ?? this.model;
       this.reader.read(value, this);
     } catch (e) {
@@ -198,6 +237,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   push(chunk: Uint8Array, emit: Emit): void {
     this.emit = this.live.tap(emit);
     this.timings.arrived();
+    this.at = Date.now();
     try {
       // (a chunk that is no bytes has no byteLength: the framer says what it is)
       if ((this.bytesRead += chunk.byteLength || 0) > this.maxResponseBytes) throw this.tooMuch();
@@ -218,6 +258,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
   end(emit: Emit): void | Promise<void> {
     this.emit = this.live.tap(emit);
     this.timings.ended();
+    this.at = Date.now();
     try {
       this.framer.end(this.record);
       let failure: { error: unknown } | undefined;

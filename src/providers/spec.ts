@@ -18,4 +18,9 @@ export interface ProviderSpec {
   errorType?(error: Record<string, unknown>): string | null;
   /** The model a record of the stream names (Chat chunk `model`, Anthropic `message_start`…), else undefined. */
   modelOf?(record: Record<string, unknown>): unknown;
+  /**
+   * @internal A tiny whole answer in this provider's stream (its records, `data:` of each), read once per
+   * isolate by a core kept alive: the shapes of the hot path outlive each stream (core.ts, `prime`).
+   */
+  readonly sample?: readonly unknown[];
 }

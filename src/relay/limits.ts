@@ -1,4 +1,4 @@
-// The relay's bounds, each a variable with a default (README, "Bounds"), and the checks of a POST
+// The relay's bounds, each a variable with a default (docs/guide/relay.md, "Safe by default"), and the checks of a POST
 // body made before anything is forwarded: JSON only (415: a cross-site form posts text/plain with no
 // preflight), at most MAX_BODY_BYTES, counted while the body streams in (413; a Content-Length is
 // not trusted alone: a chunked body has none, and a client may lie), and within the JSON bounds

@@ -1,6 +1,6 @@
 /**
- * CORS on the fake servers, so a page can call them as it calls the real ones (the README's
- * browser-with-your-own-key example): a preflight is answered 204 and not logged, and an answer to a
+ * CORS on the fake servers, so a page can call them as it calls the real ones (the browser page
+ * with the user's own key of docs/guide/providers.md, examples/browser-own-key.html): a preflight is answered 204 and not logged, and an answer to a
  * request that carries an `Origin` gets the CORS headers. Requests without an `Origin` (a server's
  * fetch, a test) get the answer untouched.
  */

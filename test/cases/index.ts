@@ -18,6 +18,7 @@ import * as pollution from "./pollution.ts";
 import * as providers from "./providers.ts";
 import * as providersCrossing from "./providers-crossing.ts";
 import * as providersHeld from "./providers-held.ts";
+import * as providersShortWay from "./providers-short-way.ts";
 import * as providersMore from "./providers-more.ts";
 import * as providersWhole from "./providers-whole.ts";
 import * as providersDialects from "./providers-dialects.ts";
@@ -50,6 +51,7 @@ const groups: [string, Case[]][] = [
   ["providers", providers.cases],
   ["providers-more", providersMore.cases],
   ["providers-held", providersHeld.cases],
+  ["providers-short-way", providersShortWay.cases],
   ["pollution", pollution.cases],
   ["providers-whole", providersWhole.cases],
   ["providers-dialects", providersDialects.cases],

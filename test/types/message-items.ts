@@ -4,7 +4,7 @@
 import type { MessageSnapshot, ResponseEvents, SnapshotItem, UniEventStream, UniMessage } from "../../src/index.ts";
 import type { ProviderEvents } from "../../src/providers/index.ts";
 
-/** A renderer written against the snapshot's types (as the README's React example is). */
+/** A renderer written against the snapshot's types (as docs/guide/ui.md's React example is). */
 declare function renderItems(items: readonly SnapshotItem[]): string;
 
 export async function finalAndLive(stream: UniEventStream, answer: ResponseEvents, provider: ProviderEvents): Promise<void> {

@@ -9,4 +9,11 @@ export const GEMINI: ProviderSpec = {
   modelOf: (chunk) => chunk.modelVersion,
   // Google's error object names its kind in `status` ("RESOURCE_EXHAUSTED", "UNAVAILABLE"…), not `type`
   errorType: (error) => (typeof error.status === "string" && error.status ? error.status : null),
+  sample: [
+    { candidates: [{ content: { role: "model", parts: [{ text: "a" }] } }], modelVersion: "m" },
+    {
+      candidates: [{ content: { role: "model", parts: [{ text: "b" }] }, finishReason: "STOP" }],
+      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2 },
+    },
+  ],
 };

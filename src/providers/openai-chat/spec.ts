@@ -7,4 +7,10 @@ export const OPENAI_CHAT: ProviderSpec = {
   name: "openai-chat",
   reader: (client) => new OpenaiChatReader(client),
   modelOf: (chunk) => chunk.model,
+  sample: [
+    { model: "m", choices: [{ index: 0, delta: { content: "a" }, finish_reason: null }] },
+    { model: "m", choices: [{ index: 0, delta: { content: "b" }, finish_reason: "stop" }] },
+    { choices: [], usage: { prompt_tokens: 1, completion_tokens: 2 } },
+    "[DONE]",
+  ],
 };

@@ -9,4 +9,10 @@ export const OPENAI_RESPONSES: ProviderSpec = {
   reader: (client) => new ResponsesReader(client),
   // (response.created / in_progress / completed carry the response, its model named)
   modelOf: (event) => (isRecord(event.response) ? event.response.model : undefined),
+  sample: [
+    { type: "response.created", response: { model: "m" } },
+    { type: "response.output_text.delta", item_id: "i", output_index: 0, content_index: 0, delta: "a" },
+    { type: "response.output_text.delta", item_id: "i", output_index: 0, content_index: 0, delta: "b" },
+    { type: "response.completed", response: { model: "m", status: "completed", usage: { input_tokens: 1, output_tokens: 2 } } },
+  ],
 };
