@@ -36,6 +36,9 @@ export default defineConfig({
                 ANTHROPIC_BASE_URL: "http://upstream.test/anthropic",
                 OPENAI_API_KEY: "sk-test-KEY-must-not-leak-0002",
                 OPENAI_BASE_URL: "http://upstream.test/openai/v1",
+                // the watchdog's deadlines, small (issue #38: a target silent past FIRST_EVENT_S, a stall past STALL_S)
+                FIRST_EVENT_S: "0.5",
+                STALL_S: "1",
               },
               outboundService: "cancel-observer",
               workers: [

@@ -15,14 +15,22 @@
 //   npm run load                                   50 streams, 80 events each, random drops, 20% stopped
 //   node scripts/load.mjs --streams 200 --events 40 --seed 7 --drop 0.6 --stop 0.1
 //   node scripts/load.mjs --tiny                    6 streams: the `npm test` step (resume-wrangler)
-//   npm run load -- --provider                     the same against a provider-backed model: the Worker's
-//                                                  "claude-fast" (worker/models.ts) answered by the kit's
-//                                                  fakeProvider("anthropic"), each stream's capture in
-//                                                  Anthropic's own events (the relay converts them);
-//                                                  the streams spend for PRINCIPALS principals (RELAY_KEYS,
-//                                                  stream k with key k % 3), and the run ends with the
-//                                                  ledger (GET /v1/usage?all=1, ADMIN_KEY) against what
-//                                                  the fake provider counted: 0 tokens unaccounted
+//   npm run load -- --provider                     the same against the Worker's provider-backed row "fast"
+//                                                  (worker/models.ts: Claude, GPT, another Claude), answered
+//                                                  by the kit's fakeProvider("anthropic") and
+//                                                  ("openai-chat"), each stream's capture in the provider's
+//                                                  own events (the relay converts them); the streams spend
+//                                                  for PRINCIPALS principals (RELAY_KEYS, stream k with key
+//                                                  k % 3), and the run ends with the ledger (GET
+//                                                  /v1/usage?all=1, ADMIN_KEY) against what the fake
+//                                                  providers counted: 0 tokens unaccounted. Failing
+//                                                  targets (issue #38): of the streams not stopped, the 2nd
+//                                                  of every 4 has its Claude refuse (429: GPT serves it, a
+//                                                  fallback before the first event), the 4th has it cut its
+//                                                  answer mid-text (the other Claude continues it); the run
+//                                                  prints how many each path saved, and how many continued
+//                                                  answers were spliced (must be 0: the message is the one
+//                                                  whole expected text, no character repeated or lost)
 //
 // Bounded: --timeout seconds for the whole run (default 120); it ends with
 // "<label>: N passed, N failed" (one check per stream, plus the totals).
@@ -111,6 +119,18 @@ for (let k = 0; k < STREAMS; k++) {
   streams[`load-${k}`] = { capture: captureOf(k), ...pace };
   streams[`load-${k}:stop`] = { capture: captureOf(k), ...pace, cutAfterEvents: Math.ceil(EVENTS / 2), stallMs: 60_000 };
 }
+/** Stream k's events as OpenAI Chat Completions streams them (the row's GPT, serving a stream its Claude refused). */
+const openaiCaptureOf = (k) => {
+  const chunk = (delta, finish = null) => ({ id: `chatcmpl-${k}`, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+  const records = [
+    chunk({ role: "assistant", content: "" }),
+    ...tokens(k).map((content) => chunk({ content })),
+    chunk({}, "stop"),
+    { id: `chatcmpl-${k}`, object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 1, completion_tokens: EVENTS, total_tokens: 1 + EVENTS } },
+  ];
+  const body = records.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n";
+  return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
+};
 /** Stream k's events as Anthropic streams them (what a provider-backed model's provider sends). */
 const anthropicCaptureOf = (k) => {
   const records = [
@@ -128,6 +148,12 @@ const anthropicCaptureOf = (k) => {
   return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
 };
 const PROVIDER_KEY = "sk-ant-load-fake-key";
+const OPENAI_KEY = "sk-load-fake-openai-key";
+/** The failing targets of the provider run (issue #38): what the n-th stream not stopped has its first target do. */
+const failureOf = (n) => (!PROVIDER ? null : n % 4 === 1 ? "refuse" : n % 4 === 3 ? "cut" : null);
+let notStopped = 0; // (counted as the streams start, in order: runStream draws before its first await)
+/** The deltas a cut first target sends before its connection breaks. */
+const CUT_DELTAS = Math.ceil(EVENTS / 2);
 // the principals of the provider run (issue #37): stream k spends for principal k % PRINCIPALS
 const PRINCIPALS = 3;
 const principalOf = (k) => `load-p${k % PRINCIPALS}`;
@@ -137,14 +163,25 @@ if (PROVIDER) {
   for (let k = 0; k < STREAMS; k++) {
     streams[`load-${k}`] = { capture: anthropicCaptureOf(k), ...pace };
     streams[`load-${k}:stop`] = { capture: anthropicCaptureOf(k), ...pace, cutAfterEvents: 2 + Math.ceil(EVENTS / 2), stallMs: 60_000 };
+    // the failing first targets, and the second Claude that continues a cut answer (the fake honours its prefill)
+    streams[`load-${k}:refuse`] = { capture: anthropicCaptureOf(k), refuse: 429 };
+    streams[`load-${k}:cut`] = { capture: anthropicCaptureOf(k), ...pace, cutAfterEvents: 2 + CUT_DELTAS };
+    streams[`load-${k}:cut@second`] = { capture: anthropicCaptureOf(k), ...pace };
   }
 }
 const fake = PROVIDER ? fakeProvider("anthropic", { streams, key: PROVIDER_KEY }) : fakeMmspServer({ streams });
-// (the Worker asks the provider for one model id: the stream's own, "load-<k>", rides in the user's text)
+const gptStreams = {};
+for (let k = 0; k < STREAMS; k++) gptStreams[`load-${k}:refuse`] = { capture: openaiCaptureOf(k), ...pace };
+const gpt = fakeProvider("openai-chat", { streams: gptStreams, key: OPENAI_KEY });
+const fakes = PROVIDER ? [fake, gpt] : [fake];
+// (the Worker asks the provider for one model id: the stream's own, "load-<k>", rides in the user's text;
+// the row's second Claude, "claude-sonnet-4-5", is asked for "load-<k>@second")
 const byText = async (request) => {
   const json = await request.json();
-  const model = json.messages?.[0]?.content?.[0]?.text ?? json.model;
-  return fake(
+  const own = json.messages?.[0]?.content?.[0]?.text ?? json.messages?.[0]?.content ?? json.model;
+  const model = json.model === "claude-sonnet-4-5" ? `${own}@second` : own;
+  const served = new URL(request.url).pathname === "/v1/chat/completions" ? gpt : fake;
+  return served(
     new Request(request.url, {
       method: "POST",
       headers: request.headers,
@@ -155,8 +192,8 @@ const byText = async (request) => {
 };
 const upstream = await serve(PROVIDER ? byText : fake);
 const upstreamBase = `${upstream.url}/v1`;
-/** Upstream requests of a stream (by the `model` of the request: "load-<k>"). */
-const upstreamRequests = (model) => fake.requests.filter((r) => r.model === model).length;
+/** Upstream requests of a stream (by the `model` of the request: "load-<k>", and "load-<k>@second" for the row's second Claude). */
+const upstreamRequests = (model) => fakes.flatMap((f) => f.requests).filter((r) => r.model === model || r.model === `${model}@second`).length;
 /** When a stream's upstream request was aborted (Date.now() ms), or undefined. */
 const abortedAt = (model) => {
   const r = fake.requests.find((q) => q.model === model && q.aborted !== null);
@@ -186,6 +223,8 @@ try {
     ? {
       ANTHROPIC_API_KEY: PROVIDER_KEY,
       ANTHROPIC_BASE_URL: upstream.url,
+      OPENAI_API_KEY: OPENAI_KEY,
+      OPENAI_BASE_URL: `${upstream.url}/v1`,
       RELAY_KEYS: JSON.stringify(Object.fromEntries(Array.from({ length: PRINCIPALS }, (_, i) => [principalOf(i), keyOf(principalOf(i))]))),
       ADMIN_KEY,
     }
@@ -240,8 +279,11 @@ let deleteRetries = 0;
 async function runStream(k) {
   const format = k % 3 === 2 ? "ndjson" : "sse";
   // a stopped stream: its client sends DELETE after `stopAfter` events (its upstream then waits, silent)
+  // (a stream whose first target fails is not stopped: it counts for the path that saved it)
   const stopAfter = rand() < STOP ? 1 + Math.floor(rand() * Math.ceil(EVENTS / 2)) : null;
-  const model = stopAfter === null ? `load-${k}` : `load-${k}:stop`;
+  const failure = stopAfter === null ? failureOf(notStopped++) : null;
+  const model = failure !== null ? `load-${k}:${failure}` : stopAfter === null ? `load-${k}` : `load-${k}:stop`;
+  let served = null; // x-mmsp-provider of the answer
   let connections = 0;
   let location = null;
   const dropping = async (input, init) => {
@@ -249,6 +291,7 @@ async function runStream(k) {
     if (connections > 1) resumes++;
     const res = await fetch(input, init);
     location ??= res.headers.get("content-location");
+    served ??= res.headers.get("x-mmsp-provider");
     if (!res.ok || rand() >= DROP) return res;
     return new Response(cutAfter(res.body, Math.floor(rand() * streamBytes), "dropped by the load run"), {
       status: res.status,
@@ -266,7 +309,7 @@ async function runStream(k) {
       },
       body: JSON.stringify(
         PROVIDER
-          ? { model: "claude-fast", messages: [{ role: "user", content_items: [{ type: "text.done", text: model }] }] }
+          ? { model: "fast", messages: [{ role: "user", content_items: [{ type: "text.done", text: model }] }] }
           : { model, messages: [] },
       ),
     },
@@ -312,7 +355,26 @@ async function runStream(k) {
     for (let i = 0; i < 50 && abortedAt(model) === undefined; i++) await sleep(20);
     stop.abortedMs = abortedAt(model) !== undefined ? Math.max(0, abortedAt(model) - stop.at) : null;
   }
-  return { k, format, events, lost, duplicated, connections, messageOk, error, stopAfter, stop, upstream: upstreamRequests(model) };
+  // a continued answer is spliced when its message is not the one text expected, whole (one item, every character once)
+  const spliced = failure === "cut" && !(m?.content_items?.length === 1 && m.content_items[0].text === tokens(k).join(""));
+  const upstreamExpected = failure === null ? 1 : 2;
+  return {
+    k,
+    format,
+    events,
+    lost,
+    duplicated,
+    connections,
+    messageOk,
+    error,
+    stopAfter,
+    stop,
+    failure,
+    served,
+    spliced,
+    upstreamExpected,
+    upstream: upstreamRequests(model),
+  };
 }
 
 const tRun = performance.now();
@@ -344,13 +406,13 @@ const check = (ok, name) => {
   if (!ok || tiny || name.includes("stopped by DELETE")) console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
 };
 for (const r of results) {
-  const common = r.lost === 0 && r.duplicated === 0 && r.messageOk && r.upstream === 1;
+  const common = r.lost === 0 && r.duplicated === 0 && r.messageOk && r.upstream === r.upstreamExpected && !r.spliced;
   const errorText = r.error ? `, error ${r.error?.name}${r.error?.errorType ? ` ${r.error.errorType}` : ""}: ${r.error?.message}` : "";
   if (r.stopAfter === null) {
     const ok = common && !r.error && r.events === EVENTS + 2;
     check(
       ok,
-      `stream ${r.k} (${r.format}): ${r.events} events, ${
+      `stream ${r.k} (${r.format})${r.failure ? ` (first target: ${r.failure}, served by ${r.served})` : ""}: ${r.events} events, ${
         r.connections - 1
       } resumes, lost ${r.lost}, duplicated ${r.duplicated}, upstream requests ${r.upstream}${errorText}`,
     );
@@ -372,6 +434,7 @@ const lost = results.reduce((s, r) => s + r.lost, 0);
 const duplicated = results.reduce((s, r) => s + r.duplicated, 0);
 const cut = results.filter((r) => r.connections > 1).length;
 const upstreamTotal = results.reduce((s, r) => s + r.upstream, 0);
+const upstreamWanted = results.reduce((s, r) => s + r.upstreamExpected, 0);
 const stopped = results.filter((r) => r.stopAfter !== null).length;
 check(
   lost === 0 && duplicated === 0,
@@ -382,12 +445,14 @@ check(
   `${stopped} of ${STREAMS} streams stopped by DELETE (--stop ${STOP}; ${deleteRetries} DELETEs retried after a 503 from wrangler dev)`,
 );
 check(resumes > 0, `${resumes} resumes over ${cut} of ${STREAMS} streams (drop chance ${DROP} per connection, seed ${SEED})`);
-check(upstreamTotal === STREAMS, `upstream requests: ${upstreamTotal} for ${STREAMS} streams`);
+check(upstreamTotal === upstreamWanted, `upstream requests: ${upstreamTotal} for ${STREAMS} streams (${upstreamWanted - STREAMS} to failing first targets)`);
 if (PROVIDER) {
   // what the fake provider counted: each whole stream's usage (input 1, output EVENTS); a stopped one's
   // usage never reached the relay (cut before message_delta): the ledger has it estimated
   const whole = results.filter((r) => r.stopAfter === null);
-  const providerTokens = whole.length * (1 + EVENTS);
+  // (a continued stream's stop event adds the first target's text before its cut, estimated at 4 bytes a token: SPEC §10)
+  const carried = results.filter((r) => r.failure === "cut").reduce((n, r) => n + Math.ceil(tokens(r.k).slice(0, CUT_DELTAS).join("").length / 4), 0);
+  const providerTokens = whole.length * (1 + EVENTS) + carried;
   const exact = ledger.reduce((n, r) => n + r.input_tokens + r.output_tokens - r.estimated_tokens, 0);
   const requests = ledger.reduce((n, r) => n + r.requests, 0);
   const stoppedRows = ledger.reduce((n, r) => n + r.stopped, 0);
@@ -405,7 +470,19 @@ if (PROVIDER) {
   check(
     requests === STREAMS && stoppedRows === stopped && exact === providerTokens,
     `ledger: ${requests} requests, ${stoppedRows} stopped (estimated), ${exact} tokens as the provider reported them for ` +
-      `${whole.length} whole streams, the fake provider counted ${providerTokens}: ${providerTokens - exact} tokens unaccounted`,
+      `${whole.length} whole streams, the fake provider counted ${providerTokens} (${carried} of them the cut answers' first parts): ` +
+      `${providerTokens - exact} tokens unaccounted`,
+  );
+  // the failing targets: how many streams each path saved, and no continued answer spliced
+  const refused = results.filter((r) => r.failure === "refuse");
+  const cutOnes = results.filter((r) => r.failure === "cut");
+  const byFallback = refused.filter((r) => r.messageOk && !r.error && r.served === "openai-chat").length;
+  const byContinuation = cutOnes.filter((r) => r.messageOk && !r.error && !r.spliced).length;
+  const spliced = cutOnes.filter((r) => r.spliced).length;
+  check(
+    refused.length > 0 && cutOnes.length > 0 && byFallback === refused.length && byContinuation === cutOnes.length && spliced === 0,
+    `failing first targets: ${byFallback} of ${refused.length} streams saved by a fallback before the first event (Claude 429, GPT served), ` +
+      `${byContinuation} of ${cutOnes.length} by a continuation after it (Claude cut mid-text, the other Claude went on); ${spliced} spliced`,
   );
 }
 const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;

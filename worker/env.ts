@@ -19,6 +19,8 @@ export interface Env extends RelayEnv {
   ANTHROPIC_BASE_URL?: string;
   /** The Anthropic model behind "claude-fast" (default claude-haiku-4-5). */
   ANTHROPIC_MODEL?: string;
+  /** The Anthropic model that continues an answer of "fast" cut mid-text (default claude-sonnet-4-5). */
+  ANTHROPIC_FALLBACK_MODEL?: string;
   /** A secret: set, the model "gpt-fast" is answered by OpenAI Chat Completions with it. */
   OPENAI_API_KEY?: string;
   /** OpenAI's base URL (a compatible server or gateway); default https://api.openai.com/v1. */

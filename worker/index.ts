@@ -10,7 +10,8 @@
 //                          every event), or as NDJSON when `Accept` asks for it;
 //                          `Content-Location: /v1/streams/<id>` names it
 //                          a model of the provider table (models.ts: "claude-fast", "gpt-fast", each
-//                          when its key is set) is answered by that provider instead (its name in
+//                          when its key is set; "fast", Claude then GPT, when both are) is answered
+//                          by that provider instead (its name in
 //                          `x-mmsp-provider`); without RELAY_KEY or ALLOW_ANONYMOUS=true those are a 401
 //   POST /v1/responses     the same, spoken as Open Responses (src/relay/open-responses.ts; resume:
 //                          GET /v1/responses/<id>?stream=true&starting_after=<n>, stop: POST …/<id>/cancel)

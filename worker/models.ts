@@ -4,14 +4,17 @@
 // upstream or the samples like any other). `*_BASE_URL` points a provider at a compatible server or
 // gateway (`npm run dev` points them at the test kit's scripted providers when no key is set).
 import { anthropic, openaiChat } from "../src/providers/index.ts";
-import type { RelayModel, RelayModels } from "../src/relay/index.ts";
+import type { RelayModel, RelayModels, RelayRow } from "../src/relay/index.ts";
 import type { Env } from "./env.ts";
 import { ownMembers } from "../src/internal/values.ts";
 
-/** The models table for `env`: "claude-fast" (Anthropic), "gpt-fast" (OpenAI Chat), each when its key is set. */
+/**
+ * The models table for `env`: "claude-fast" (Anthropic), "gpt-fast" (OpenAI Chat), each when its key
+ * is set; "fast" when both are (a row of targets, SPEC §10 "Fallbacks").
+ */
 export function providerModels(env: Env): RelayModels {
   env = ownMembers(env); // (keys and base URLs from env's own members only: issue #34)
-  const table: Record<string, RelayModel> = {};
+  const table: Record<string, RelayRow> = {};
   const base = (url: string | undefined): { baseURL?: string } => (url ? { baseURL: url } : {});
   if (env.ANTHROPIC_API_KEY) {
     table["claude-fast"] = {
@@ -26,6 +29,17 @@ export function providerModels(env: Env): RelayModels {
       model: env.OPENAI_MODEL || "gpt-4.1-mini",
       config: { max_tokens: 2048 },
     };
+  }
+  if (env.ANTHROPIC_API_KEY && env.OPENAI_API_KEY) {
+    // "fast": Claude; GPT when Claude refuses (429, 5xx, 529), cannot be reached or is silent past
+    // FIRST_EVENT_S; an answer Claude cuts mid-text is continued by another Claude model (an
+    // Anthropic prefill: OpenAI's own API cannot continue a prefix), one text, never two spliced
+    const claude = table["claude-fast"] as RelayModel;
+    table["fast"] = [
+      { ...claude, continueOnFailure: true },
+      table["gpt-fast"] as RelayModel,
+      { ...claude, model: env.ANTHROPIC_FALLBACK_MODEL || "claude-sonnet-4-5" },
+    ];
   }
   return table;
 }

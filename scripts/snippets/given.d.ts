@@ -24,3 +24,5 @@ declare function render(what: unknown): void;
 declare function show(text: string): void;
 declare function showCall(name: string, args: Record<string, unknown>): void;
 declare function showError(error: unknown): void;
+declare const models: import("mmsp-streams/relay").RelayModels;
+declare const exporter: import("@opentelemetry/sdk-trace-base").SpanExporter;

@@ -22,6 +22,7 @@ import { FOREIGN_THINKING, type HistoryOptions } from "./history.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
 import { requestError } from "./request-error.js";
 import type { ProviderSpec } from "./spec.js";
+import { ChatSpan, TRACER, type TraceTracer } from "../internal/tracing.js";
 
 /** What every provider's factory takes. */
 export interface ProviderOptions {
@@ -38,6 +39,12 @@ export interface ProviderOptions {
    * request (`"drop"`, default) or sent as plain text (`"text"`); a `request()` may say otherwise.
    */
   foreignThinking?: HistoryOptions["foreignThinking"];
+  /**
+   * An OpenTelemetry tracer (`trace.getTracer("my-app")` of `@opentelemetry/api`): one span per
+   * `stream()`, `chat <model>`, with the GenAI semantic conventions' attributes, as the relay's
+   * (SPEC §10 "Traces"; never content or a key). Default: none, and nothing of OpenTelemetry is loaded.
+   */
+  tracer?: TraceTracer;
 }
 
 /** What `stream()` returns: `fromProviderResponse`'s events, and `stop()`. */
@@ -137,7 +144,20 @@ export const PROVIDER_OPTIONS: OptionSpec = {
   fetch: FUNCTION,
   headers: HEADERS,
   foreignThinking: FOREIGN_THINKING,
+  tracer: TRACER,
 };
+
+/** A direct stream()'s span (internal/tracing.ts, the relay's too), fed by the stream's own snapshot and message: its readable is not touched. */
+function traced(chat: ChatSpan, events: ResponseEvents): void {
+  const off = events.subscribe(() => {
+    chat.chunk();
+    off();
+  });
+  events.message.then((m) => {
+    chat.stop(m);
+    chat.end();
+  }, (e) => chat.fail(e)).finally(off);
+}
 
 /** The provider a factory makes: `name` is the factory's (for the messages), `options` checked here. */
 export function makeProvider(name: string, parts: ProviderParts, options: ProviderOptions, extra: OptionSpec = {}): Provider {
@@ -154,6 +174,9 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
   const apiKey = options.apiKey;
   const doFetch = options.fetch ?? ((input: Request, init?: RequestInit) => fetch(input, init));
 
+  /** What a span needs of the requests this provider built (a Request given to stream() names no model otherwise). */
+  const asked = new WeakMap<Request, { model: string; maxTokens: unknown }>();
+
   const request = (mmsp: MmspRequest, history: HistoryOptions = {}): Request => {
     checkOptions(`${name}().request`, history, { foreignThinking: FOREIGN_THINKING });
     const foreignThinking = history.foreignThinking ?? options.foreignThinking;
@@ -168,13 +191,15 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     // set one by one, so that a header given in another case is replaced, not joined to the key's
     const all = new Headers(options.headers);
     for (const [k, v] of Object.entries({ ...headers, ...parts.auth(apiKey), "content-type": "application/json" })) all.set(k, v);
-    return new Request(urlOf(mmsp.model), {
+    const made = new Request(urlOf(mmsp.model), {
       method: "POST",
       headers: all,
       body: JSON.stringify(body),
       // a redirect is not followed: the key's header would go wherever it points
       redirect: "manual",
     });
+    if (options.tracer) asked.set(made, { model: mmsp.model, maxTokens: mmsp.config?.max_tokens });
+    return made;
   };
 
   const stream = (input: Request | MmspRequest, streamOptions: ProviderStreamOptions = {}): ProviderEvents => {
@@ -223,6 +248,9 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     // The fetch is made at the first pull (a pipe pulls at once), not in an async start(): with it
     // there, workerd's pipe read the source as ended before the answer came (the workers project).
     const events = streamedEvents(open, req.url, reading, (reason) => abort.abort(reason));
+    if (options.tracer) {
+      traced(new ChatSpan(options.tracer, asked.get(req)?.model ?? "unknown", spec.name, asked.get(req)?.maxTokens), events);
+    }
     return {
       readable: events.readable,
       message: events.message,

@@ -7,10 +7,13 @@
 // far as the provider honours the prefix). Anything else ends the stream with the first target's
 // error, as without continuation: two answers are never spliced (the continuing target's first item
 // must be text; its events pass the relay's own grammar check after this, in the stream's object).
+// The stop event's usage is the last target's plus the earlier targets' output before their cuts
+// (estimated from their text: a cut answer reports no count), since the quota settles from it.
 import type { UniEvent } from "../schema.js";
 import { retryable, type ServeOptions } from "./fallback.js";
 import { type MmspBody, type RelayModel, startTarget, targetEvents } from "./models.js";
 import { follow } from "../internal/abort.js";
+import { textTokens } from "./usage-estimate.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;
@@ -93,6 +96,13 @@ function seam(
   }, still];
 }
 
+/** The stop event with `carried` output tokens of the earlier targets added to its `response_tokens` (none reported: left to the estimate). */
+function withCarried(event: UniEvent, carried: number): UniEvent {
+  const usage = event.usage_metadata;
+  if (!usage || usage.response_tokens === null) return event;
+  return { ...event, usage_metadata: { ...usage, response_tokens: usage.response_tokens + carried } };
+}
+
 /**
  * `events` (the first target's, already started) continued past a failure by the targets of `rest`
  * that can continue a prefix, when `target` allows it (see the top). `signal` (a DELETE…) stops the
@@ -117,6 +127,12 @@ export function continued(
   /** Bytes of whitespace the prefix left out (a provider refuses a prefill ending in whitespace), skipped in the next target's first text. */
   let skip = "";
   let attempt: AbortController | null = null;
+  /**
+   * The output of the targets before the last one (their text before each cut, estimated: a cut
+   * answer never reports its count), added to the stop event's `response_tokens`: the quota settles
+   * from that event (stream-cost.ts), and those tokens were spent.
+   */
+  let carried = 0;
 
   /** The next target that continues the answer so far, started, or null (none could: the error stands). */
   const next = async (failure: unknown): Promise<boolean> => {
@@ -152,6 +168,7 @@ export function continued(
       }
       options.trace?.continued(current, candidate, failure, answer.text.length);
       skip = answer.text.slice(prefix.length);
+      carried = textTokens(answer.text);
       current = candidate;
       reader = targetEvents(start.started).getReader();
       return true;
@@ -173,6 +190,7 @@ export function continued(
         let event: UniEvent | null = r.value;
         if (skip !== "") [event, skip] = seam(answer, skip, r.value);
         if (event === null) continue;
+        if (event.event_type === "stop" && carried > 0) event = withCarried(event, carried);
         return controller.enqueue(answer.see(event));
       }
     },

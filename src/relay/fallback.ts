@@ -6,7 +6,7 @@
 // After the first event, continuation.ts decides (a row's `continueOnFailure`). The claim on the
 // principal's quota is the request's (create-relay.ts): a fallback spends from it, as the stream
 // its stop event settles, whichever target served.
-import { ConnectionError, UpstreamError } from "../errors.js";
+import { ConnectionError, StreamProtocolError, UpstreamError } from "../errors.js";
 import { follow } from "../internal/abort.js";
 import type { UniEvent } from "../schema.js";
 import { continued } from "./continuation.js";
@@ -26,6 +26,9 @@ const RETRYABLE_TYPE = /overload|server|internal|unavailable|api_error|rate_?lim
 export function retryable(seen: unknown): boolean {
   const error = causeOf(seen); // (the provider's own error, not what the client is told of it)
   if (error instanceof ConnectionError) return true;
+  // a body that ended before the provider's own end (message_stop, [DONE]): a cut, which a proxy or
+  // the runtime often delivers as a clean end rather than a broken connection (workerd does)
+  if (error instanceof StreamProtocolError) return error.rule === "STOP-LAST";
   if (!(error instanceof UpstreamError)) return false;
   if (error.status !== null) return RETRYABLE(error.status);
   return error.errorType !== null && error.errorType !== "StreamCancelled" &&

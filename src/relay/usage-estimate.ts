@@ -36,6 +36,9 @@ function utf8Bytes(text: string): number {
 /** Tokens of `bytes` UTF-8 bytes (rounded up). */
 export const tokensOf = (bytes: number): number => Math.ceil(bytes / BYTES_PER_TOKEN);
 
+/** The output estimate of a text (its UTF-8 bytes, BYTES_PER_TOKEN a token). */
+export const textTokens = (text: string): number => tokensOf(utf8Bytes(text));
+
 const isInline = (v: Record<string, unknown>): boolean => typeof v.type === "string" && v.type.startsWith("inline_");
 
 /** The input estimate of a request's `messages` and `config` (see the top). The walk is iterative: no depth limit to trust. */

@@ -19,6 +19,17 @@
 //   refuse-401       a 401 about the key (OpenAI's words: its first 8 and last 4 characters), which also repeats it
 //   refuse-403       a 403 about the key, which repeats it
 //   redirect         a 307 to another host
+// and the scripts of the "fast" row's failures (issue #38: SPEC §10 "Fallbacks"), each about the
+// tag's n-th provider request (the first is the row's first target, Claude):
+//   refuse-first     the first a 429, the others the text answer
+//   silent-first     the first sends nothing for 8 s (past FIRST_EVENT_S), the others the text answer
+//   unreachable-first  (observer.js) the first never reaches a server: its fetch rejects
+//   cut-first        (Anthropic) the first's body ends after 3 text deltas (no message_stop: a cut)
+//   cut-then-silent  the same, then the second (the continuing target) sends nothing for 8 s
+//   cut-tool-first   (Anthropic) the first's body ends inside a tool call's arguments
+//   stall / stall-first  (Anthropic) 2 text deltas, then nothing for 8 s (past STALL_S): every one / the first
+// Asked with a final assistant message (Anthropic's prefill: a continuation), the text answer goes on
+// from it: the five words' text less that prefix, as a model that honours it would.
 // `GET /__provider?tag=` → {count, key, body}: how many provider requests carried that tag, and the
 // key header and body of the last (the key reaches the provider; the tests check it goes no further).
 import { type Request, Response } from "miniflare";
@@ -59,6 +70,33 @@ const thinkingEvents = (): Json[] => {
     ...text,
   ];
 };
+/** The text answer going on from `prefix` (the final assistant message's text; "": from the start). */
+const continuedEvents = (prefix: string): Json[] => {
+  if (prefix === "") return anthropicEvents();
+  const whole = WORDS.join("");
+  const left = whole.startsWith(prefix) ? whole.slice(prefix.length) : whole;
+  const half = Math.ceil(left.length / 2);
+  const [start, block, ...rest] = anthropicEvents();
+  const tail = rest.slice(WORDS.length); // (content_block_stop, message_delta, message_stop)
+  const deltas = [left.slice(0, half), left.slice(half)].filter((t) => t !== "");
+  return [start!, block!, ...deltas.map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })), ...tail];
+};
+/** The final assistant message's text of an Anthropic request (its prefill), or "". */
+function prefillOf(body: string): string {
+  try {
+    const last = (JSON.parse(body) as { messages?: { role: string; content: string | { text?: string }[] }[] }).messages?.at(-1);
+    if (last?.role !== "assistant") return "";
+    return typeof last.content === "string" ? last.content : last.content.map((p) => p.text ?? "").join("");
+  } catch {
+    return "";
+  }
+}
+/** A tool call whose arguments are cut off (the body ends inside them). */
+const cutToolEvents = (): Json[] => [
+  anthropicEvents()[0]!,
+  { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
+  { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city": "Pa' } },
+];
 const anthropicRecord = (e: Json): string => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
 const openaiChunk = (delta: Json, finish: string | null = null): Json => ({
@@ -88,6 +126,19 @@ function paced(records: string[]): ReadableStream<Uint8Array> {
       if (next >= chunks.length) return controller.close();
       await sleep(1);
       controller.enqueue(utf8.encode(chunks[next++]!));
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** `records`, then nothing for 8 s (a model gone quiet; Miniflare reads a Node body to its end), then the end. */
+function quiet(records: string[]): ReadableStream<Uint8Array> {
+  const utf8 = new TextEncoder();
+  let sent = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (sent) return sleep(8000).then(() => controller.close());
+      sent = true;
+      controller.enqueue(utf8.encode(records.join("")));
     },
   }, { highWaterMark: 0 });
 }
@@ -131,6 +182,15 @@ function hostile(script: "held" | "unterminated"): ReadableStream<Uint8Array> {
   }, { highWaterMark: 0 });
 }
 
+/** A 429 in the provider's error shape (some APIs echo what they were sent: the relay must not pass the key on). */
+function rateLimited(isAnthropic: boolean, key: string | null): Response {
+  const message = `Rate limit reached for the key ${key}: slow down`;
+  const body = isAnthropic
+    ? { type: "error", error: { type: "rate_limit_error", message } }
+    : { error: { message, type: "requests", code: "rate_limit_exceeded" } };
+  return new Response(JSON.stringify(body), { status: 429, headers: { "content-type": "application/json" } });
+}
+
 /** The scripted provider answering `request` at `path`, or null when the path is no provider's. */
 export async function providerApi(request: Request, path: string): Promise<Response | null> {
   const isAnthropic = path === "/anthropic/v1/messages";
@@ -160,15 +220,21 @@ export async function providerApi(request: Request, path: string): Promise<Respo
       headers: { "content-type": "application/json" },
     });
   }
-  if (script === "redirect") return new Response(null, { status: 307, headers: { location: "http://elsewhere.test/v1/messages" } });
-  if (script === "refuse") {
-    // (some APIs echo what they were sent: the relay must not pass the key on)
-    const message = `Rate limit reached for the key ${key}: slow down`;
-    const body = isAnthropic
-      ? { type: "error", error: { type: "rate_limit_error", message } }
-      : { error: { message, type: "requests", code: "rate_limit_exceeded" } };
-    return new Response(JSON.stringify(body), { status: 429, headers: { "content-type": "application/json" } });
+  const first = entry.count === 0; // (the tag's first provider request: the row's first target)
+  const anthropicOnly = isAnthropic || !/^(cut|stall)/.test(script);
+  if (anthropicOnly && (first || script === "stall" || script === "cut-then-silent")) {
+    if (script === "refuse-first") return rateLimited(isAnthropic, key);
+    const silent = script === "silent-first" || (script === "cut-then-silent" && entry.count === 1);
+    if (silent) return sleep(8000).then(() => new Response(paced(anthropicEvents().map(anthropicRecord)), { headers: SSE }));
+    // a cut: the body ends before message_stop (as Miniflare ends a Node body that breaks)
+    const cut = script === "cut-first" || (script === "cut-then-silent" && first) ? anthropicEvents().slice(0, 5)
+      : script === "cut-tool-first" ? cutToolEvents()
+      : null;
+    if (cut) return new Response(paced(cut.map(anthropicRecord)), { headers: SSE });
+    if (script === "stall" || script === "stall-first") return new Response(quiet(anthropicEvents().slice(0, 4).map(anthropicRecord)), { headers: SSE });
   }
+  if (script === "redirect") return new Response(null, { status: 307, headers: { location: "http://elsewhere.test/v1/messages" } });
+  if (script === "refuse") return rateLimited(isAnthropic, key);
   if (isAnthropic && script === "echo-error") {
     // an error inside the 200 stream whose message repeats the key (a provider that echoes what it got)
     const records = [anthropicEvents()[0]!, { type: "error", error: { type: "overloaded_error", message: `Overloaded (key ${key})` } }];
@@ -182,7 +248,7 @@ export async function providerApi(request: Request, path: string): Promise<Respo
         { headers: SSE },
       );
     }
-    const events = script === "thinking" ? thinkingEvents() : anthropicEvents();
+    const events = script === "thinking" ? thinkingEvents() : continuedEvents(prefillOf(text));
     return new Response(paced(events.map(anthropicRecord)), { headers: SSE });
   }
   if (script === "endless") {

@@ -108,6 +108,28 @@ test("a cut mid-text continued: one text.done, the first target's part then the 
   expect((await fullText()).startsWith(prefix.content.map((p) => p.text).join(""))).toBe(true);
 });
 
+test("a body that ends cleanly mid-text (no message_stop: STOP-LAST, as workerd delivers a cut) is continued too", async () => {
+  const records = new TextDecoder().decode(capture.body).split(/(?<=\n\n)/);
+  const upToText = records.findIndex((r) => r.includes('"text_delta"'));
+  const truncated = parseCapture(records.slice(0, upToText + 2).join(""));
+  const a = target("anthropic", { capture: truncated }, { continueOnFailure: true });
+  const b = target("anthropic");
+  const { readable, message } = read(await relayOf({ fb: [a.row, b.row] }).fetch(post(), {}));
+  const events = [];
+  const reader = readable.getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) events.push(r.value);
+  const m = await message;
+  expect((m.content_items[0] as { text: string }).text).toBe(await fullText());
+  expect(b.fake.requests).toHaveLength(1);
+  // the stop event's output: the second target's own count plus the first's text before the cut (estimated, 4 bytes a token)
+  const alone = await read(await relayOf({ fb: target("anthropic").row }).fetch(post(), {})).message;
+  const asked = b.fake.requests[0]!.json as { messages: { content: { text: string }[] }[] };
+  const before = asked.messages.at(-1)!.content.map((p) => p.text).join("");
+  expect(before.length).toBeGreaterThan(0);
+  const second = alone.usage_metadata!.response_tokens!; // (the fake's capture reports the same count continued or not)
+  expect(events.at(-1)!.usage_metadata!.response_tokens).toBe(second + Math.ceil(new TextEncoder().encode(before).length / 4));
+});
+
 test("without continueOnFailure a cut mid-text ends with the error, no second request", async () => {
   const a = target("anthropic", { cutAfterEvents: 9 });
   const b = target("anthropic");
