@@ -34,7 +34,7 @@ export type { ProviderName } from "./names.js";
 export type { ProviderStreamOptions } from "./read.js";
 export type { ProviderCoreOptions, ProviderWarning } from "./core.js";
 export type { ProviderSpec } from "./spec.js";
-export type { TraceSpan, TraceTracer, TraceValue } from "../internal/tracing.js";
+export type { TraceSpan, TraceTracer, TraceValue } from "./tracing.js";
 export type { EventReader, FragmentSink } from "./event-reader.js";
 export type { ResponseEvents } from "../from-response.js";
 export { openaiChat, type OpenAIChatOptions } from "./openai-chat/index.js";

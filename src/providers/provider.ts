@@ -22,7 +22,7 @@ import { FOREIGN_THINKING, type HistoryOptions } from "./history.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
 import { requestError } from "./request-error.js";
 import type { ProviderSpec } from "./spec.js";
-import { ChatSpan, TRACER, type TraceTracer } from "../internal/tracing.js";
+import { ChatSpan, TRACER, type TraceTracer } from "./tracing.js";
 
 /** What every provider's factory takes. */
 export interface ProviderOptions {

@@ -2,10 +2,10 @@
 // with the providers' factories), with an event per fallback or continuation (fallback.ts,
 // continuation.ts) and the provider that served; ended with the stream, however it ends.
 import type { UniEvent } from "../schema.js";
-import { ChatSpan, errorType, type TraceTracer } from "../internal/tracing.js";
+import { ChatSpan, errorType, type TraceTracer } from "../providers/tracing.js";
 import type { RelayModel } from "./models.js";
 
-export type { TraceSpan, TraceTracer, TraceValue } from "../internal/tracing.js";
+export type { TraceSpan, TraceTracer, TraceValue } from "../providers/tracing.js";
 
 /** One stream's span, fed by fallback.ts and continuation.ts, ended with the stream. */
 export class StreamTrace {

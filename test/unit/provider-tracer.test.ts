@@ -1,5 +1,5 @@
 // Issue #38: the provider factories take an OpenTelemetry tracer (`anthropic({ …, tracer })`): one span
-// `chat <model>` per direct stream(), the same attributes as the relay's (internal/tracing.ts, one
+// `chat <model>` per direct stream(), the same attributes as the relay's (providers/tracing.ts, one
 // implementation), checked with the real @opentelemetry/sdk-trace-base in-memory exporter.
 import { readFileSync } from "node:fs";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";

@@ -8,7 +8,7 @@
 // nothing of OpenTelemetry: without a tracer nothing is loaded, with one the caller's API is used.
 import { UpstreamError } from "../errors.js";
 import type { FinishReason, UsageMetadata } from "../schema.js";
-import type { Rule } from "./options.js";
+import type { Rule } from "../internal/options.js";
 
 /** An attribute's value, as OpenTelemetry takes it. */
 export type TraceValue = string | number | boolean | string[] | number[];
