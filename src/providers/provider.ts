@@ -147,7 +147,7 @@ export const PROVIDER_OPTIONS: OptionSpec = {
   tracer: TRACER,
 };
 
-/** A direct stream()'s span (internal/tracing.ts, the relay's too), fed by the stream's own snapshot and message: its readable is not touched. */
+/** A direct stream()'s span (providers/tracing.ts, the relay's too), fed by the stream's own snapshot and message: its readable is not touched. */
 function traced(chat: ChatSpan, events: ResponseEvents): void {
   const off = events.subscribe(() => {
     chat.chunk();

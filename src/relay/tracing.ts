@@ -1,4 +1,4 @@
-// SPEC §10 "Traces", the relay's part: one span per stream (internal/tracing.ts's ChatSpan, shared
+// SPEC §10 "Traces", the relay's part: one span per stream (providers/tracing.ts's ChatSpan, shared
 // with the providers' factories), with an event per fallback or continuation (fallback.ts,
 // continuation.ts) and the provider that served; ended with the stream, however it ends.
 import type { UniEvent } from "../schema.js";
