@@ -269,7 +269,8 @@ export class RelayStreamObject<E = unknown> {
   private async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
     // (what the object holds while reading: one event of at most MAX_EVENT_BYTES, the message being
     // checked, bounded by MAX_STREAM_BYTES through bound(); every event goes to storage as it comes)
-    const reader = fromResponse(upstream, { client, signal, maxEventBytes: this.limits.eventBytes }).readable.getReader();
+    const limits = this.limits; // (read once: the env's bounds, parsed anew at each call)
+    const reader = fromResponse(upstream, { client, signal, maxEventBytes: limits.eventBytes }).readable.getReader();
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -281,7 +282,7 @@ export class RelayStreamObject<E = unknown> {
         }
         this.append(encodeWireEvent(value));
         this.cost?.see(value);
-        this.bound();
+        this.bound(limits);
       }
     } catch (e) {
       if (this.ended) return; // stopped: the abort's own error is not stored
@@ -300,8 +301,7 @@ export class RelayStreamObject<E = unknown> {
   }
 
   /** Stops the stream when it holds more events or bytes than the bounds allow. */
-  private bound(): void {
-    const { events, streamBytes } = this.limits;
+  private bound({ events, streamBytes }: Limits): void {
     if (this.log.taken >= events) {
       this.stop("StreamLimitExceeded", `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`);
     } else if (this.bytes > streamBytes) {
