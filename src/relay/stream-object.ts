@@ -1,7 +1,8 @@
 // One stream, one Durable Object (SQLite storage). The object makes the stream's one upstream
 // request, reads it through the package (validate mode: every event checked, the grammar enforced),
-// appends every checked event to storage as it arrives, and serves any number of clients from
-// storage: a client resuming after event n gets n+1… from storage, then follows the live stream.
+// appends every checked event to storage (the events of one turn in one go, at its end: event-log.ts),
+// and serves any number of clients what is stored: a client resuming after event n gets n+1… from
+// storage, then follows the live stream (served from the last events written, held in memory).
 //
 //   upstream ─ fromResponse (validate) ─▶ events table ─▶ client 1 (SSE, `id: <n>`)
 //                                                      ─▶ client 2 (NDJSON, resumed by line count) …
@@ -268,7 +269,8 @@ export class RelayStreamObject<E = unknown> {
   /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
   private async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
     // (what the object holds while reading: one event of at most MAX_EVENT_BYTES, the message being
-    // checked, bounded by MAX_STREAM_BYTES through bound(); every event goes to storage as it comes)
+    // checked, bounded by MAX_STREAM_BYTES through bound(); the events of a turn, stored at its end or
+    // past 256 Ki characters, and the window of the last ones written: event-log.ts)
     const limits = this.limits; // (read once: the env's bounds, parsed anew at each call)
     const reader = fromResponse(upstream, { client, signal, maxEventBytes: limits.eventBytes }).readable.getReader();
     try {
