@@ -1,7 +1,8 @@
 // One stream, one Durable Object (SQLite storage). The object makes the stream's one upstream
 // request, reads it through the package (validate mode: every event checked, the grammar enforced),
-// appends every checked event to storage as it arrives, and serves any number of clients from
-// storage: a client resuming after event n gets n+1… from storage, then follows the live stream.
+// appends every checked event to storage (the events of one turn in one go, at its end: event-log.ts),
+// and serves any number of clients what is stored: a client resuming after event n gets n+1… from
+// storage, then follows the live stream (served from the last events written, held in memory).
 //
 //   upstream ─ fromResponse (validate) ─▶ events table ─▶ client 1 (SSE, `id: <n>`)
 //                                                      ─▶ client 2 (NDJSON, resumed by line count) …
@@ -37,6 +38,7 @@ import { sameHash } from "./bind.js";
 import type { Limits } from "./limits.js";
 import type { RelaySqlStorage, RelayState } from "./platform.js";
 import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
+import { EventLog } from "./event-log.js";
 import { clientFormat, refusal, streamHeaders } from "./http.js";
 import type { Settlement } from "./quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "./stream-cost.js";
@@ -62,12 +64,6 @@ export interface StreamObjectConfig<E> {
 
 /** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
-/**
- * An event's JSON is stored in parts of this many UTF-16 units (storage keeps a value of at most
- * 2 MB), and an answer sends at most about two parts per pull: what one viewer holds, however large
- * the event (a client that does not read pins one slice, not the event).
- */
-const PART_CHARS = 64 * 1024;
 
 /** Why the object stopped reading before the upstream's end; its wire type is `type`. */
 class StreamStopped extends Error {
@@ -99,9 +95,11 @@ export class RelayStreamObject<E = unknown> {
   private exists = false;
   /** The creating request waits for the upstream's headers (nothing stored yet). */
   private pending = false;
-  /** Events stored (the next event's index), and their JSON's size (UTF-16 units, ~bytes). */
-  private count = 0;
+  /** The events (event-log.ts: stored a batch per turn, the last ones held to serve), and their JSON's size (UTF-16 units, ~bytes). */
+  private readonly log: EventLog;
   private bytes = 0;
+  /** The end of the turn that took events not yet stored (their flush), while one is due. */
+  private flushing: ReturnType<typeof setTimeout> | null = null;
   /** When this instance began reading the upstream (MAX_STREAM_S counts from here). */
   private startedAt = 0;
   private ended = false;
@@ -129,7 +127,13 @@ export class RelayStreamObject<E = unknown> {
     this.env = env;
     this.config = config;
     this.sql = state.storage.sql;
+    this.log = new EventLog(this.sql);
     this.load();
+  }
+
+  /** Events stored (the next stored event's index): what the answers may send. */
+  private get count(): number {
+    return this.log.count;
   }
 
   /** How long an ended stream is kept. */
@@ -162,7 +166,8 @@ export class RelayStreamObject<E = unknown> {
     if (!row) return;
     this.exists = true;
     this.authHash = row.auth_hash;
-    this.count = Number(this.sql.exec<{ n: number | null }>("SELECT MAX(seq) + 1 AS n FROM events").one().n ?? 0);
+    this.log.count = Number(this.sql.exec<{ n: number | null }>("SELECT MAX(seq) + 1 AS n FROM events").one().n ?? 0);
+    this.log.forget(this.log.count);
     this.ended = row.state === "ended";
     this.expiresAt = row.expires_at ?? 0;
     // Stored as live, but no instance reads its upstream any more (the object was restarted): the
@@ -264,8 +269,10 @@ export class RelayStreamObject<E = unknown> {
   /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
   private async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
     // (what the object holds while reading: one event of at most MAX_EVENT_BYTES, the message being
-    // checked, bounded by MAX_STREAM_BYTES through bound(); every event goes to storage as it comes)
-    const reader = fromResponse(upstream, { client, signal, maxEventBytes: this.limits.eventBytes }).readable.getReader();
+    // checked, bounded by MAX_STREAM_BYTES through bound(); the events of a turn, stored at its end or
+    // past 256 Ki characters, and the window of the last ones written: event-log.ts)
+    const limits = this.limits; // (read once: the env's bounds, parsed anew at each call)
+    const reader = fromResponse(upstream, { client, signal, maxEventBytes: limits.eventBytes }).readable.getReader();
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -277,7 +284,7 @@ export class RelayStreamObject<E = unknown> {
         }
         this.append(encodeWireEvent(value));
         this.cost?.see(value);
-        this.bound();
+        this.bound(limits);
       }
     } catch (e) {
       if (this.ended) return; // stopped: the abort's own error is not stored
@@ -296,23 +303,38 @@ export class RelayStreamObject<E = unknown> {
   }
 
   /** Stops the stream when it holds more events or bytes than the bounds allow. */
-  private bound(): void {
-    const { events, streamBytes } = this.limits;
-    if (this.count >= events) {
+  private bound({ events, streamBytes }: Limits): void {
+    if (this.log.taken >= events) {
       this.stop("StreamLimitExceeded", `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`);
     } else if (this.bytes > streamBytes) {
       this.stop("StreamLimitExceeded", `the stream passed ${streamBytes} bytes (MAX_STREAM_BYTES): the relay stopped its upstream request`);
     }
   }
 
-  /** Stores one event (in parts, if large) and wakes the answers waiting for it. */
+  /**
+   * Takes one event (counted now) to be stored at the end of this turn with the others it brought
+   * (or now, when they weigh enough); the answers waiting for it are woken once it is stored.
+   */
   private append(json: string): void {
-    const seq = this.count;
-    for (let part = 0, at = 0; part === 0 || at < json.length; part++, at += PART_CHARS) {
-      this.sql.exec("INSERT INTO events (seq, part, data) VALUES (?, ?, ?)", seq, part, json.slice(at, at + PART_CHARS));
-    }
-    this.count = seq + 1;
     this.bytes += json.length;
+    if (this.log.add(json)) this.flush();
+    else {
+      this.flushing ??= setTimeout(() => {
+        this.flushing = null;
+        try {
+          this.flush();
+        } catch (e) {
+          this.upstream?.abort(e); // (storage failed: the stream cannot go on)
+        }
+      }, 0);
+    }
+  }
+
+  /** Stores the events taken and not yet stored (one statement per batch), then wakes the answers. */
+  private flush(): void {
+    if (this.flushing !== null) clearTimeout(this.flushing);
+    this.flushing = null;
+    this.log.flush();
     this.notify();
   }
 
@@ -332,6 +354,7 @@ export class RelayStreamObject<E = unknown> {
   /** Marks the stream ended (kept for the TTL, then deleted by the alarm). */
   private end(): void {
     if (this.ended) return;
+    this.flush(); // (every event before the state that says the stream ended)
     this.ended = true;
     if (this.cost) this.settle(this.cost.settlement());
     this.cost = null;
@@ -370,16 +393,6 @@ export class RelayStreamObject<E = unknown> {
       viewer.wake = wake;
       this.wake.push(wake);
     });
-  }
-
-  /** Part `part` of event `seq`'s JSON and whether it is the event's last, or null when it is not stored. */
-  private readPart(seq: number, part: number): { data: string; last: boolean } | null {
-    const row = this.sql.exec<{ data: string; last: number }>(
-      "SELECT data, part = (SELECT MAX(part) FROM events WHERE seq = ?1) AS last FROM events WHERE seq = ?1 AND part = ?2",
-      seq,
-      part,
-    ).toArray()[0];
-    return row === undefined ? null : { data: row.data, last: row.last === 1 };
   }
 
   /**
@@ -452,20 +465,12 @@ export class RelayStreamObject<E = unknown> {
       for (;;) {
         if (!connected) return; // cancelled while waiting: nothing more to send
         if (next < this.count) {
-          // one slice: whole small events, or the next parts of a large one (at most ~2 parts)
-          let text = "";
-          while (next < this.count && text.length < PART_CHARS) {
-            const slice = this.readPart(next, part);
-            if (slice === null) break; // deleted under us (expired): end the answer
-            if (part === 0) text += framer.head(next);
-            text += slice.data;
-            if (slice.last) {
-              text += framer.tail;
-              next++;
-              part = 0;
-            } else part++;
-          }
-          if (text) return controller.enqueue(utf8.encode(text));
+          // one slice: whole small events, or the next parts of a large one (at most ~2 parts);
+          // none when deleted under us (expired): the answer ends
+          const slice = this.log.slice(next, part, framer);
+          next = slice.seq;
+          part = slice.part;
+          if (slice.text) return controller.enqueue(utf8.encode(slice.text));
         }
         if (this.ended || next < this.count) {
           if (framer.end) controller.enqueue(utf8.encode(framer.end));
@@ -544,7 +549,8 @@ export class RelayStreamObject<E = unknown> {
     }
     await this.state.storage.deleteAll();
     this.exists = false;
-    this.count = 0;
+    this.log.count = 0;
+    this.log.forget(0);
     this.ended = false;
     this.authHash = null;
   }
