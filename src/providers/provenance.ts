@@ -5,14 +5,14 @@
  * `fidelity.model`. The reading core stamps it (core.ts), each provider's spec names the model its
  * stream said (`modelOf`), and the request builders read it back (history.ts).
  */
-import { isRecord } from "../internal/values.js";
+import { isRecord, ownValue } from "../internal/values.js";
 
 /** The fidelity members only the provider that wrote them can verify. */
 export const BOUND_KEYS: readonly string[] = ["signature", "encrypted_content", "reasoning_details"];
 
 /** Whether `fidelity` carries data only its maker can verify. */
 export function isBound(fidelity: unknown): fidelity is Record<string, unknown> {
-  return isRecord(fidelity) && BOUND_KEYS.some((key) => Object.prototype.hasOwnProperty.call(fidelity, key) && fidelity[key] != null);
+  return isRecord(fidelity) && BOUND_KEYS.some((key) => ownValue(fidelity, key) != null);
 }
 
 /** The members a bound fidelity gains: the provider's name and, when its stream named one, the model. */

@@ -4,7 +4,7 @@
 // What has no MMSP meaning is refused by name before anything is asked (the spec's error shape,
 // `param` naming it), never dropped. Errors in the spec's shape: `{"error": {message, type, param, code}}`.
 import { openResponsesErrorType } from "../encode.js";
-import { isRecord } from "../internal/values.js";
+import { isRecord, ownValue } from "../internal/values.js";
 import type { ThinkingLevel, ToolSchema, UniConfig } from "../providers/request.js";
 import type { DoneItem, UniMessage } from "../schema.js";
 
@@ -141,8 +141,8 @@ function ask(body: unknown): OpenResponsesAsk {
     const r = body.reasoning;
     if (!isRecord(r)) return refuse("reasoning", "reasoning must be an object.");
     if (r.effort != null) {
-      const level = typeof r.effort === "string" ? EFFORT[r.effort] : undefined;
-      if (level === undefined || !Object.prototype.hasOwnProperty.call(EFFORT, r.effort as string)) {
+      const level = typeof r.effort === "string" ? ownValue(EFFORT, r.effort) : undefined;
+      if (level === undefined) {
         refuse("reasoning.effort", `reasoning.effort must be one of ${Object.keys(EFFORT).join(", ")}.`);
       }
       config.thinking_level = level;

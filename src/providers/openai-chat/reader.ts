@@ -178,9 +178,6 @@ function indexOf(call: unknown): number {
 /** The characters of an entry's string members (what merging it keeps). */
 function stringChars(entry: Record<string, unknown>): number {
   let n = 0;
-  for (const key in entry) {
-    const v = Object.hasOwn(entry, key) ? entry[key] : undefined;
-    if (typeof v === "string") n += v.length;
-  }
+  for (const v of Object.values(entry)) if (typeof v === "string") n += v.length;
   return n;
 }
