@@ -40,10 +40,10 @@ export const CASES = [
   { name: "KINDS alone (no zod)", code: `export { KINDS } from "mmsp-streams";`, budget: 256 },
   // not budgeted in the issue: the MMSP reader's framing as stages, with the diagnosis (guards growth:
   // the figure when they became classes of their own, + ~1%)
-  { name: "MmspSseDecoderStream", code: `export { MmspSseDecoderStream } from "mmsp-streams";`, budget: 11.25 * KB }, // 11.12 KB: issue #35's diagnosis of provider streams
-  { name: "MmspNdjsonDecoderStream", code: `export { MmspNdjsonDecoderStream } from "mmsp-streams";`, budget: 12.95 * KB }, // 12.81 KB: issue #35's diagnosis of provider streams
+  { name: "MmspSseDecoderStream", code: `export { MmspSseDecoderStream } from "mmsp-streams";`, budget: 11.7 * KB }, // 11.57 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys); // 11.12 KB: issue #35's diagnosis of provider streams
+  { name: "MmspNdjsonDecoderStream", code: `export { MmspNdjsonDecoderStream } from "mmsp-streams";`, budget: 13.4 * KB }, // 13.25 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys); // 12.81 KB: issue #35's diagnosis of provider streams
   // not budgeted in any issue: the test kit in a test bundle (guards growth; it needs none of the reader)
-  { name: "mmsp-streams/testing", code: `export * from "mmsp-streams/testing";`, budget: 13.0 * KB }, // 12.80 KB with issue #38 (the fakes honour an assistant prefix: prefix.ts); 12.39 KB with issue #36 (the fakes refuse what the real APIs refuse: provider-rules.ts);  9.51 KB measured 2026-12-01; 10.90 with issue #35: serve() (Deno, Bun, Node given its http) and the fakes' CORS
+  { name: "mmsp-streams/testing", code: `export * from "mmsp-streams/testing";`, budget: 13.4 * KB }, // 13.27 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys); // 12.80 KB with issue #38 (the fakes honour an assistant prefix: prefix.ts); 12.39 KB with issue #36 (the fakes refuse what the real APIs refuse: provider-rules.ts);  9.51 KB measured 2026-12-01; 10.90 with issue #35: serve() (Deno, Bun, Node given its http) and the fakes' CORS
   // issue #27: a provider's stream for one provider ≤ 12 KB, and importing one provider pulls in no other
   // (`provider`: the case may hold no dist/providers/<dir>/ module but that one's). ProviderEventStream takes
   // the names, so it holds every provider's reader (not its request side).
@@ -72,11 +72,11 @@ export const CASES = [
  */
 export const KNOWN_MISSES = {
   "whole entry": {
-    ceiling: 41.7 * KB, // 41.27 KB with issues #34–#37 merged (the UpstreamError usage fields, the stop typed, the cut ConnectionError);  40.69 KB (issue #35: the diagnosis names each provider's stream and MMSP's, ~0.45 KB; the shell's async end)
+    ceiling: 42.1 * KB, /* 41.68 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys) */ // 41.27 KB with issues #34–#37 merged (the UpstreamError usage fields, the stop typed, the cut ConnectionError);  40.69 KB (issue #35: the diagnosis names each provider's stream and MMSP's, ~0.45 KB; the shell's async end)
     why: "zod/mini (~7.6 KB gzip), the diagnosis (~4 KB gzip), partial-json, the immutable live message and timings, the option checks, fromFetch with stop() and the refusal and connection diagnoses (~2.5 KB gzip), the encoders and the AI-free rest of the reader.",
   },
   UniEventStream: {
-    ceiling: 34.0 * KB, // 33.64 KB (issue #35: the diagnosis names each provider's stream and MMSP's with the reader that reads it)
+    ceiling: 34.6 * KB, /* 34.25 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys) */ // 33.64 KB (issue #35: the diagnosis names each provider's stream and MMSP's with the reader that reads it)
     why: "zod/mini (the schema check's slow path), diagnose.js (the MMSP reader explains a body that is no stream), partial-json and the immutable live message and the timings (snapshot(), subscribe(), timings), the framer, decoder and both grammars (the mode is an option).",
   },
   SseDecoderStream: {
@@ -85,26 +85,26 @@ export const KNOWN_MISSES = {
   },
   "SseDecoderStream via mmsp-streams/sse": { ceiling: 6.95 * KB, why: "the same modules as SseDecoderStream (a subpath cannot drop what the module graph pulls in)." },
   NdjsonDecoderStream: {
-    ceiling: 7.0 * KB, // 6.92 KB (issue #35: the shell's async end)
+    ceiling: 7.45 * KB, /* 7.39 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys) */ // 6.92 KB (issue #35: the shell's async end)
     why: "as SseDecoderStream, with the JSON line parse and the depth limit in place of the SSE field parser.",
   },
-  "NdjsonDecoderStream via mmsp-streams/ndjson": { ceiling: 7.05 * KB /* 6.98 KB: the shell's async end and its event counter (issue #35), as NdjsonDecoderStream */, why: "the same modules as NdjsonDecoderStream." },
+  "NdjsonDecoderStream via mmsp-streams/ndjson": { ceiling: 7.45 * KB /* 7.39 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys) */ /* 6.98 KB: the shell's async end and its event counter (issue #35), as NdjsonDecoderStream */, why: "the same modules as NdjsonDecoderStream." },
   // issue #27 (2026-12-01, measured + ~1%): the goal is #27's 12 KB
   ProviderEventStream: {
     // 22.88 KB: + the held budget (what a reader holds counts against the limits) and Chat tool calls that stream live (issues #34, #35)
-    ceiling: 25.85 * KB, // 25.61 KB with issue #38's stall watchdog (stallMs on the shared idle timer) merged beside issue #39's work; 25.16 KB with issue #39's short way (providers/assembler.ts), the live message's seed and the four specs' primed samples (core.ts prime); 24.56 KB with issues #34–#36 merged together (held budget, whole answers, dialects, provenance, the key rule);  23.07 KB with the provenance stamp and each spec's modelOf (issue #36); 21.93 KB with issue #26's reader fixes merged (2026-12-01)
+    ceiling: 26.25 * KB, /* 25.97 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys) */ // 25.61 KB with issue #38's stall watchdog (stallMs on the shared idle timer) merged beside issue #39's work; 25.16 KB with issue #39's short way (providers/assembler.ts), the live message's seed and the four specs' primed samples (core.ts prime); 24.56 KB with issues #34–#36 merged together (held budget, whole answers, dialects, provenance, the key rule);  23.07 KB with the provenance stamp and each spec's modelOf (issue #36); 21.93 KB with issue #26's reader fixes merged (2026-12-01)
     why: "the reader's own parts, as UniEventStream has them minus zod and the diagnosis: partial-json and the immutable live message (snapshot(), subscribe()), the assembler with the kinds table, the strict framer with byte offsets, the error classes with the wire table (an in-stream error is read by fromWireError), the option checks; and every provider's reader (a name is resolved at run time): the four readers are ~5 KB of it (17.85 KB with two).",
   },
   // 2026-12-01: the refusal's diagnosis (diagnose.js, ~4.3 KB gzip) is loaded by a dynamic import,
   // only for a refusal that is no JSON error: measured + ~1% (before: 23.79 / 24.02 / 25.46 / 26.14 KB)
   "openaiChat (one provider)": {
-    ceiling: 26.55 * KB, // 26.47 KB with the factories' tracer option (issue #38: the chat span shared with the relay, internal/tracing.ts); 25.64 KB with issue #39's short way (providers/assembler.ts) and its spec's primed sample; 25.21 KB with issues #34–#36 merged together (the key rule, request-error mark, history pass, dialects, live tool calls);  23.00 KB with the shared history pass (issue #36: provenance, ids, foreignThinking); 20.80 KB with issue #26's reader fixes merged; 21.73 KB with issues #34, #35 (held budget, live tool calls)
+    ceiling: 27.05 * KB, /* 26.80 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys) */ // 26.47 KB with the factories' tracer option (issue #38: the chat span shared with the relay, internal/tracing.ts); 25.64 KB with issue #39's short way (providers/assembler.ts) and its spec's primed sample; 25.21 KB with issues #34–#36 merged together (the key rule, request-error mark, history pass, dialects, live tool calls);  23.00 KB with the shared history pass (issue #36: provenance, ids, foreignThinking); 20.80 KB with issue #26's reader fixes merged; 21.73 KB with issues #34, #35 (held budget, live tool calls)
     why: "ProviderEventStream's parts with one reader, the request builder and its checks, the fetch with stop() and the connection diagnosis, the refusal's JSON error reading (the diagnosis of an HTML or binary refusal is loaded only when one comes).",
   },
-  "anthropic (one provider)": { ceiling: 25.45 * KB, /* 25.31 KB with the factories' tracer option (issue #38); 24.57 KB with issue #39's short way and the primed sample; 24.09 KB with issues #34–#36 merged together;  21.29 KB: + the held budget (issue #34); 22.52 KB: + the history pass (issue #36) */ why: "as openaiChat (one provider), with Anthropic's reader and request builder." },
-  "openaiResponses (one provider)": { ceiling: 26.65 * KB, /* 26.54 KB with the factories' tracer option (issue #38); 25.78 KB with issue #39's short way and the primed sample; 25.36 KB with issues #34–#36 merged together;  22.61 KB: + the held budget (issue #34); 23.83 KB: + the history pass (issue #36) */ why: "as openaiChat (one provider), with the Responses reader and request builder." },
+  "anthropic (one provider)": { ceiling: 25.9 * KB, /* 25.65 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys) */ /* 25.31 KB with the factories' tracer option (issue #38); 24.57 KB with issue #39's short way and the primed sample; 24.09 KB with issues #34–#36 merged together;  21.29 KB: + the held budget (issue #34); 22.52 KB: + the history pass (issue #36) */ why: "as openaiChat (one provider), with Anthropic's reader and request builder." },
+  "openaiResponses (one provider)": { ceiling: 27.2 * KB, /* 26.92 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys) */ /* 26.54 KB with the factories' tracer option (issue #38); 25.78 KB with issue #39's short way and the primed sample; 25.36 KB with issues #34–#36 merged together;  22.61 KB: + the held budget (issue #34); 23.83 KB: + the history pass (issue #36) */ why: "as openaiChat (one provider), with the Responses reader and request builder." },
   "gemini (one provider)": {
-    ceiling: 27.55 * KB, // 27.40 KB with the factories' tracer option (issue #38); 26.65 KB with issue #39's short way and the primed sample; 26.21 KB with issues #34–#36 merged together;  23.40 KB: + the held budget (issue #34); 24.59 KB: + the history pass (issue #36)
+    ceiling: 28.05 * KB, /* 27.77 KB: + outside JSON read with its keys (src/internal/json.ts: V8 misreads escaped keys) */ // 27.40 KB with the factories' tracer option (issue #38); 26.65 KB with issue #39's short way and the primed sample; 26.21 KB with issues #34–#36 merged together;  23.40 KB: + the held budget (issue #34); 24.59 KB: + the history pass (issue #36)
     why: "as openaiChat (one provider), with Gemini's reader (and its partialArgs paths) and request builder (the thinking levels by model, speech).",
   },
 };

@@ -54,6 +54,20 @@ for (const name of ["Buffer", "process", "require", "__dirname", "__filename"]) 
   check(`uses no ${name}`, found.length + globalFound.length === 0, [...found, ...globalFound].map((s) => `…${s}…`).join("\n  "));
 }
 
+// One source of truth for reading JSON from outside (src/internal/json.ts: this runtime's JSON.parse with
+// the keys the text holds): a direct JSON.parse anywhere else in the library's source is a finding.
+if (ENTRY === "dist/index.js") {
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const direct = readdirSync("src", { recursive: true })
+    .filter((f) => f.endsWith(".ts") && f.replaceAll("\\", "/") !== "internal/json.ts")
+    .flatMap((f) =>
+      readFileSync(`src/${f}`, "utf8").split("\n").flatMap((line, i) =>
+        /^\s*(\/\/|\*|\/\*)/.test(line) || !/(?<![\w$])JSON\.parse\(/.test(line) ? [] : [`src/${f}:${i + 1}: ${line.trim()}`]
+      )
+    );
+  check("src/ reads outside JSON through parseJsonText (src/internal/json.ts) only", direct.length === 0, direct.join("\n  "));
+}
+
 const passed = results.filter(Boolean).length;
 console.log(`web-only: ${passed} passed, ${results.length - passed} failed`);
 process.exit(passed === results.length ? 0 : 1);

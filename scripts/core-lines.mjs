@@ -23,9 +23,11 @@ const GOAL = 4800;
  * stream shell waits for a core's end that returns a promise (the providers' lazy diagnosis). Raised by name for
  * issues #34, #35 and #37 merged (6,717 → 6,980): the key rule every refusal and log line shares
  * (internal/secrets.ts +81), the held budget (limits.ts +23), the cut as a ConnectionError and the typed
- * Stop (http.ts, answer-events.ts +94), an UpstreamError's usage on every ending (errors.ts +86). Growth past it fails.
+ * Stop (http.ts, answer-events.ts +94), an UpstreamError's usage on every ending (errors.ts +86). Raised by name
+ * (7,050 → 7,150) for outside JSON read with the keys it holds where V8 misreads escaped ones (internal/json.ts
+ * +100: the probe, the look at the keys and the second reading). Growth past it fails.
  */
-const CEILING = 7050;
+const CEILING = 7150;
 const OUTSIDE_DIRS = new Set(["ai-sdk", "partial", "encode", "relay", "providers", "testing"]);
 const OUTSIDE_FILES = new Set(["schema.ts", "index.ts", "sse.ts", "ndjson.ts", "encode.ts", "partial-json.ts"]);
 

@@ -12,6 +12,7 @@ import { hexBytes } from "./framing/head.js";
 import { findInvalidUtf8 } from "./framing/utf8.js";
 import { isJsonDocumentType, mediaType } from "./internal/media-type.js";
 import { isRecord, PREVIEW_CHARS } from "./internal/values.js";
+import { parseJsonText } from "./internal/json.js";
 
 /** Bytes that break UTF-8 this early are a binary body (compressed, a file), not a stream with a bad byte. */
 const BINARY_WITHIN = 64;
@@ -282,7 +283,7 @@ function splitLines(text: string, complete: boolean): Lines {
 
 function tryParse(text: string): { value: unknown } | undefined {
   try {
-    return { value: JSON.parse(text) };
+    return { value: parseJsonText(text) };
   } catch {
     return undefined;
   }

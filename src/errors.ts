@@ -23,6 +23,7 @@
  */
 import type { FinishReason, UsageMetadata } from "./schema.js";
 import { isRecord } from "./internal/values.js";
+import { parseJsonText } from "./internal/json.js";
 
 /** Where a package-detected error happened. */
 export interface ErrorContext {
@@ -526,7 +527,7 @@ function usageOf(v: unknown): UsageMetadata | null {
 export function refusalError(status: number, bodyText: string, client = "upstream", describe?: () => string): UpstreamError {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bodyText);
+    parsed = parseJsonText(bodyText);
   } catch {
     parsed = undefined;
   }

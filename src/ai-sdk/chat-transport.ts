@@ -20,6 +20,7 @@ import { checkOptions, FUNCTION, integer, NON_EMPTY_STRING, type OptionSpec, typ
 import { sleep, within } from "../internal/abort.js";
 import { SseDecoderStream, type SseMessage } from "../framing/sse.js";
 import type { UIMessageChunk } from "./types.js";
+import { parseJsonText } from "../internal/json.js";
 
 /** A value, or a function that gives it (possibly as a promise), read at each request. */
 export type Resolvable<T> = T | (() => T | PromiseLike<T>);
@@ -121,7 +122,7 @@ async function refusalError(response: Response, what: string): Promise<Error> {
   const text = await response.text().catch(() => "");
   let message = text.slice(0, 500);
   try {
-    const body = JSON.parse(text) as { error?: { type?: string; message?: string } | string; message?: string };
+    const body = parseJsonText(text) as { error?: { type?: string; message?: string } | string; message?: string };
     if (typeof body.error === "object" && body.error?.message) message = `${body.error.type ?? "Error"}: ${body.error.message}`;
     else if (typeof body.error === "string") message = body.error;
     else if (typeof body.message === "string") message = body.message;
@@ -399,7 +400,7 @@ export class MmspChatTransport<MESSAGE = unknown> {
               }
               let chunk: UIMessageChunk;
               try {
-                chunk = JSON.parse(data) as UIMessageChunk;
+                chunk = parseJsonText(data) as UIMessageChunk;
                 if (chunk === null || typeof chunk !== "object" || typeof chunk.type !== "string") throw new TypeError("not a chunk");
               } catch {
                 finish();

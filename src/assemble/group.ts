@@ -8,6 +8,7 @@ import { isRecord } from "../internal/values.js";
 import { joinBytes } from "../internal/bytes.js";
 import type { Kind } from "../schema.js";
 import { KIND_SPECS, type KindSpec } from "./kinds.js";
+import { parseJsonText } from "../internal/json.js";
 
 type Item = Record<string, unknown>;
 
@@ -70,7 +71,7 @@ export class GroupBuffer {
     let parsed: unknown;
     let reason: string | undefined;
     try {
-      parsed = raw === "" ? {} : JSON.parse(raw);
+      parsed = raw === "" ? {} : parseJsonText(raw);
       if (!isRecord(parsed)) reason = "Expected a JSON object.";
     } catch (e) {
       reason = (e as Error).message;

@@ -7,6 +7,7 @@ import { restoreCaptured } from "../framing/base64-capture.js";
 import { Fault } from "../internal/fault.js";
 import { depthError, nestsDeeper } from "../internal/limits.js";
 import { isRecord, notAnObject } from "../internal/values.js";
+import { parseJsonText } from "../internal/json.js";
 
 /**
  * What `parseJson` made of the record at `index` → the JSON object it must be. `unterminated`: the body
@@ -40,7 +41,7 @@ export function parseJsonLineAt(text: string, maxDepth: number, index: number, u
 /** `JSON.parse` of a record, its failure a fault (one try: this runs for every event); `recordValueAt` checks what it made. */
 export function parseJson(text: string, index: number, unterminated: boolean, diagnosis?: () => { detail: string } | undefined): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonText(text);
   } catch (e) {
     throw notJson(`the event is not valid JSON (${(e as Error).message})`, index, unterminated, diagnosis);
   }

@@ -13,6 +13,7 @@ import { Fault, locate } from "../internal/fault.js";
 import { isRecord } from "../internal/values.js";
 import { providerError } from "./refusal.js";
 import type { ProviderSpec } from "./spec.js";
+import { parseJsonText } from "../internal/json.js";
 
 /**
  * The error `body` is, or undefined when it looks like the provider's own stream (its reader's error stands).
@@ -32,7 +33,7 @@ export function noStreamError(
     const text = new TextDecoder().decode(body);
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJsonText(text);
     } catch {
       // not one JSON document
     }

@@ -73,11 +73,12 @@ import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js
 import { isHttpUrl } from "./redact.js";
 import { ownMembers, ownValue } from "../internal/values.js";
 import { META_HEADER, openResponsesRoutes } from "./open-responses.js";
+import { parseJsonText } from "../internal/json.js";
 
 /** A JSON body's value (admit read it within the bounds; not JSON: undefined, refused by the translation). */
 function parsedJson(bytes: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return parseJsonText(new TextDecoder().decode(bytes));
   } catch {
     return undefined;
   }

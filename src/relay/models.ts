@@ -32,6 +32,7 @@ import { refusal, streamHeaders } from "./http.js";
 import type { Limits } from "./limits.js";
 import { withoutAddresses } from "./redact.js";
 import { secretsOf, UpstreamUnavailable, withoutSecrets } from "./secrets.js";
+import { parseJsonText } from "../internal/json.js";
 
 /** One row of the models table: who answers a model name, as which of its models, with which defaults. */
 export interface RelayModel {
@@ -161,7 +162,7 @@ export interface MmspBody {
 /** The body parsed, or undefined when it is no JSON (the caller says what that means). */
 function parsed(bytes: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return parseJsonText(new TextDecoder().decode(bytes));
   } catch {
     return undefined;
   }

@@ -7,6 +7,7 @@ import { openResponsesErrorType } from "../encode.js";
 import { isRecord, ownValue } from "../internal/values.js";
 import type { ThinkingLevel, ToolSchema, UniConfig } from "../providers/request.js";
 import type { DoneItem, UniMessage } from "../schema.js";
+import { parseJsonText } from "../internal/json.js";
 
 type Json = Record<string, unknown>;
 
@@ -211,7 +212,7 @@ function inputMessages(input: unknown, system: string[]): UniMessage[] {
       }
       let args: unknown;
       try {
-        args = item.arguments === "" ? {} : JSON.parse(item.arguments);
+        args = item.arguments === "" ? {} : parseJsonText(item.arguments);
       } catch {
         args = undefined;
       }

@@ -21,6 +21,7 @@ import { isRecord } from "../internal/values.js";
 import { streamHeaders } from "./http.js";
 import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./open-responses-request.js";
 import { newStreamId, STREAM_ID } from "./resume.js";
+import { parseJsonText } from "../internal/json.js";
 
 /** The header that carries a stream's Open Responses settings to its object and back (stream-object.ts keeps it). */
 export const META_HEADER = "x-stream-meta";
@@ -144,7 +145,7 @@ function startingAfter(n: number): TransformStream<OpenResponsesEvent, OpenRespo
 
 function metaOf(text: string | null): Meta {
   try {
-    const m = JSON.parse(text ?? "");
+    const m = parseJsonText(text ?? "");
     if (isRecord(m) && typeof m.model === "string" && Number.isInteger(m.createdAt) && isRecord(m.echo)) {
       return { model: m.model, createdAt: m.createdAt as number, echo: m.echo };
     }

@@ -12,6 +12,7 @@ import { ownMembers } from "../internal/values.js";
 import { bearerToken, keyRefusal, offeredKey, sameSecret } from "./bind.js";
 import { refusal } from "./http.js";
 import { checkQuota, type Quota } from "./quota.js";
+import { parseJsonText } from "../internal/json.js";
 
 /** The variables of the principals. */
 export interface PrincipalEnv {
@@ -47,7 +48,7 @@ function relayKeys(text: string): [string, string][] {
   if (keys !== undefined) return keys;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(text);
   } catch {
     value = undefined;
   }

@@ -11,6 +11,7 @@
 // `until` (the stream's longest life and a minute): a place is never held for ever.
 import { refusal } from "./http.js";
 import { dayOf, type Ledger, type LedgerRow, MemoryLedger, nextDayMs } from "./ledger.js";
+import { parseJsonText } from "../internal/json.js";
 
 /** A principal's limits; each one left out is no limit. */
 export interface Quota {
@@ -77,7 +78,7 @@ export function quotasOfVariable(text: string): RelayQuotas {
   if (quotas === undefined) {
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJsonText(text);
     } catch {
       throw new TypeError('RELAY_QUOTAS must be JSON: {"default": {…}, "anonymous": {…}}.');
     }

@@ -10,6 +10,7 @@ import { fromWireError, toWireError, type WireError } from "../errors.js";
 import type { UniEvent } from "../schema.js";
 import type { Claim, Settlement } from "./quota.js";
 import { UsageMeter } from "./usage-estimate.js";
+import { parseJsonText } from "../internal/json.js";
 
 /** The header through which the Worker hands a stream's object its claim (removed from every client's request). */
 export const CLAIM_HEADER = "x-relay-claim";
@@ -32,7 +33,7 @@ export const ticketHeader = (claim: Claim): string => JSON.stringify(ticketFrom(
 export function ticketOf(text: string | null): Ticket | null {
   if (text === null) return null;
   try {
-    const t = JSON.parse(text) as Partial<Ticket>;
+    const t = parseJsonText(text) as Partial<Ticket>;
     const ok = typeof t.id === "string" && typeof t.principal === "string" && typeof t.model === "string" && typeof t.input === "number";
     return ok ? (t as Ticket) : null;
   } catch {

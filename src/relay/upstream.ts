@@ -13,6 +13,7 @@ import { follow } from "../internal/abort.js";
 import { isJsonDocumentType, mediaType } from "../internal/media-type.js";
 import { refusal, streamBack } from "./http.js";
 import { isHttpUrl, redact } from "./redact.js";
+import { parseJsonText } from "../internal/json.js";
 
 /** How much of a JSON refusal body is passed on (a larger one is wrapped like a non-JSON one). */
 const MAX_REFUSAL_CHARS = 64 * 1024;
@@ -72,7 +73,7 @@ export async function upstreamRefusal(upstream: Response): Promise<Response> {
   const text = await upstream.text().catch(() => "");
   if (isJsonDocumentType(type) && text.length <= MAX_REFUSAL_CHARS) {
     try {
-      JSON.parse(text);
+      parseJsonText(text);
       return new Response(text, { status: upstream.status, headers });
     } catch {
       // not JSON after all: wrapped below

@@ -7,6 +7,7 @@
 import { isRecord } from "../internal/values.js";
 import type { Capture } from "./capture.js";
 import type { ProviderName } from "./routes.js";
+import { parseJsonText } from "../internal/json.js";
 
 type Json = Record<string, unknown>;
 
@@ -43,7 +44,7 @@ export function continuedCapture(capture: Capture, provider: ProviderName, prefi
     if (!line) return record;
     let chunk: unknown;
     try {
-      chunk = JSON.parse(line[1]!);
+      chunk = parseJsonText(line[1]!);
     } catch {
       return record;
     }

@@ -3,6 +3,7 @@
  * and what became of its answer — delivered to the end, or left early by the caller (an abort or a
  * cancelled body), and when.
  */
+import { parseJsonText } from "../internal/json.js";
 
 /**
  * How an answer ended: its body delivered to the end (`"finished"`), left by the caller (`"aborted"`),
@@ -54,7 +55,7 @@ export async function logRequest(request: Request, keyHeader: string | null): Pr
   const body = await request.text().catch(() => "");
   let json: unknown;
   try {
-    json = body === "" ? undefined : JSON.parse(body);
+    json = body === "" ? undefined : parseJsonText(body);
   } catch {
     json = undefined;
   }

@@ -2,6 +2,7 @@
 // keep-alive, and the round trip fragments → assemble → encode → read back (a property test).
 import fc from "fast-check";
 import { holds } from "../property.ts";
+import { referenceParse } from "../json-reference.ts";
 import {
   ConnectionError, EmptyResponseError, MessageAssemblerStream, MmspError, NdjsonEncoderStream, SseEncoderStream, StreamLimitError,
   StreamProtocolError, ToolCallArgumentParseError, UniEventStream, UnsupportedOperationError, UnsupportedParameterError, UpstreamError,
@@ -229,7 +230,7 @@ function build(g: Gen): { input: Json[]; expected: Json } {
         const c = it.content as { name: string; id: string; args: string };
         own = pieces(c.args, it.cuts).map((p, j) => ({ type: "tool_call.delta", name: j ? "" : c.name, tool_call_id: j ? "" : c.id, arguments: p }));
         empty = { type: "tool_call.delta", name: "", tool_call_id: "", arguments: "" };
-        done = { type: "tool_call.done", name: c.name, tool_call_id: c.id, arguments: c.args === "" ? {} : JSON.parse(c.args) };
+        done = { type: "tool_call.done", name: c.name, tool_call_id: c.id, arguments: c.args === "" ? {} : referenceParse(c.args) };
         break;
       }
       case "audio":

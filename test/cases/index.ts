@@ -9,6 +9,7 @@ import * as framing from "./framing.ts";
 import * as fromFetch from "./from-fetch.ts";
 import * as grammar from "./grammar.ts";
 import * as hostile from "./hostile.ts";
+import * as jsonKeys from "./json-keys.ts";
 import * as large from "./large.ts";
 import * as live from "./live.ts";
 import * as mistakes from "./mistakes.ts";
@@ -39,6 +40,7 @@ const groups: [string, Case[]][] = [
   ["large", large.cases],
   ["live", live.cases],
   ["partial-json", partialJson.cases],
+  ["json-keys", jsonKeys.cases],
   ["smoke", smoke.cases],
   ["assemble", assemble.cases],
   ["encode", encode.cases],

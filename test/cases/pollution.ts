@@ -8,6 +8,7 @@ import { MmspError, StreamProtocolError } from "../../dist/index.js";
 import { gemini, openaiChat, ProviderEventStream } from "../../dist/providers/index.js";
 import { assert, assertEqual, assertError, byteStream, type Case, settle, utf8 } from "../harness.ts";
 import { holds } from "../property.ts";
+import { referenceParse } from "../json-reference.ts";
 import type { Name } from "./providers.ts";
 
 type Json = Record<string, any>;
@@ -162,7 +163,7 @@ const tail = fc.array(fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...HOSTIL
 const jsonPath = fc.record({ walk: fc.option(fc.array(fc.nat(), { maxLength: 3 })), tail });
 /** The text of `path` over `args` (JSON text). */
 function pathText({ walk, tail }: { walk: number[] | null; tail: string[] }, args: string): string {
-  let at: unknown = JSON.parse(args);
+  let at: unknown = referenceParse(args);
   let out = "$";
   for (const n of walk ?? []) {
     if (Array.isArray(at) && at.length > 0) {
@@ -271,7 +272,7 @@ export const cases: Case[] = [
       // the arguments as the provider built them: the same text a call sent whole would carry
       const delta = r.events.find((e: Json) => e.content_items[0]?.type === "tool_call.delta")!.content_items[0];
       assertEqual(delta.arguments, made, `${path}: the call's arguments text`);
-      assertEqual(r.message.content_items, [{ type: "tool_call.done", name: "f", tool_call_id: "f", arguments: JSON.parse(made) }], path);
+      assertEqual(r.message.content_items, [{ type: "tool_call.done", name: "f", tool_call_id: "f", arguments: referenceParse(made) }], path);
       assertEqual(r.message.finish_reason, "tool_call", path);
     }
   }],
