@@ -448,11 +448,13 @@ check(resumes > 0, `${resumes} resumes over ${cut} of ${STREAMS} streams (drop c
 check(upstreamTotal === upstreamWanted, `upstream requests: ${upstreamTotal} for ${STREAMS} streams (${upstreamWanted - STREAMS} to failing first targets)`);
 if (PROVIDER) {
   // what the fake provider counted: each whole stream's usage (input 1, output EVENTS); a stopped one's
-  // usage never reached the relay (cut before message_delta): the ledger has it estimated
+  // input (1, at message_start) as the provider reported it, its output (cut before message_delta) estimated
   const whole = results.filter((r) => r.stopAfter === null);
-  // (a continued stream's stop event adds the first target's text before its cut, estimated at 4 bytes a token: SPEC §10)
-  const carried = results.filter((r) => r.failure === "cut").reduce((n, r) => n + Math.ceil(tokens(r.k).slice(0, CUT_DELTAS).join("").length / 4), 0);
-  const providerTokens = whole.length * (1 + EVENTS) + carried;
+  // (a continued stream's stop event adds the first target's text before its cut, estimated at 4 bytes a token, and
+  // the input it reported at message_start, 1: SPEC §10)
+  const cutOnes = results.filter((r) => r.failure === "cut");
+  const carried = cutOnes.reduce((n, r) => n + 1 + Math.ceil(tokens(r.k).slice(0, CUT_DELTAS).join("").length / 4), 0);
+  const providerTokens = whole.length * (1 + EVENTS) + carried + stopped * 1;
   const exact = ledger.reduce((n, r) => n + r.input_tokens + r.output_tokens - r.estimated_tokens, 0);
   const requests = ledger.reduce((n, r) => n + r.requests, 0);
   const stoppedRows = ledger.reduce((n, r) => n + r.stopped, 0);
@@ -475,7 +477,6 @@ if (PROVIDER) {
   );
   // the failing targets: how many streams each path saved, and no continued answer spliced
   const refused = results.filter((r) => r.failure === "refuse");
-  const cutOnes = results.filter((r) => r.failure === "cut");
   const byFallback = refused.filter((r) => r.messageOk && !r.error && r.served === "openai-chat").length;
   const byContinuation = cutOnes.filter((r) => r.messageOk && !r.error && !r.spliced).length;
   const spliced = cutOnes.filter((r) => r.spliced).length;

@@ -58,6 +58,11 @@ export class MessageAssembler implements Grammar {
   private begun = 0;
   /** The stop event went out. */
   stopped = false;
+
+  /** The usage the stop events so far carried, merged (null before any): live, do not mutate. */
+  get usageSoFar(): Readonly<UsageMetadata> | null {
+    return this.usage;
+  }
   message: UniMessage | undefined;
   /** Assemble mode streams no group of its own for the live message (it follows the output). */
   readonly openGroup = null;

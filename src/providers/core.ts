@@ -173,6 +173,19 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     this.grammar.push(input, this.emit);
   }
 
+  /** The counts the provider reported so far, merged (null before any): those written, then those its reader holds back. */
+  get reportedUsage(): UsageMetadata | null {
+    const written = this.grammar.usageSoFar;
+    const held = this.reader.usageSoFar?.() ?? null;
+    if (held === null) return written && { ...written };
+    const out: UsageMetadata = { cached_tokens: null, prompt_tokens: null, thoughts_tokens: null, response_tokens: null, ...written };
+    for (const m of ["cached_tokens", "prompt_tokens", "thoughts_tokens", "response_tokens"] as const) {
+      const v = held[m];
+      if (v !== undefined && v !== null) out[m] = v;
+    }
+    return out;
+  }
+
   stop(usage: Partial<UsageMetadata> | null, finish: FinishReason | null): void {
     this.said = true;
     if (usage) this.gotUsage = true;

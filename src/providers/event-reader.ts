@@ -44,4 +44,10 @@ export interface EventReader {
   read(value: unknown, sink: FragmentSink): void;
   /** The body ended: write what was held (OpenAI Chat's tool calls), or throw when the provider's own end never came. */
   end(sink: FragmentSink): void;
+  /**
+   * Counts the provider sent that the reader holds back until its end (Gemini's, on each chunk, the
+   * turn's so far), for the stream's `reportedUsage` before the end. Optional: a reader that writes
+   * counts as they come (`sink.stop(usage, null)`) has none held.
+   */
+  usageSoFar?(): Partial<UsageMetadata> | null;
 }

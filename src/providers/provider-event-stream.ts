@@ -6,11 +6,8 @@
 import type { ResponseEvents } from "../from-response.js";
 import { fail } from "../internal/describe.js";
 import { checkOptions, checkResponse, oneOf, PROVIDER_STREAM_OPTIONS } from "../internal/options.js";
-import { ReaderStream } from "../internal/reader-stream.js";
-import type { UniEvent } from "../schema.js";
-import { ProviderCore } from "./core.js";
 import { type ProviderName, PROVIDERS } from "./names.js";
-import { type ProviderStreamOptions, readProviderResponse, stallOf } from "./read.js";
+import { ProviderReaderStream, type ProviderStreamOptions, readProviderResponse } from "./read.js";
 import type { ProviderSpec } from "./spec.js";
 
 /** A provider's spec from its name (or the spec itself), checked: a wrong name says which are known. */
@@ -47,7 +44,7 @@ function specOf(name: string, provider: ProviderName | ProviderSpec): ProviderSp
  * console.log((await stream.message).content_items); // [{ type: "text.done", text: "Hi" }]
  * ```
  */
-export class ProviderEventStream extends ReaderStream<Uint8Array, UniEvent> {
+export class ProviderEventStream extends ProviderReaderStream {
   /**
    * Checks the provider and the options (a `TypeError` / `RangeError` naming a wrong one) and makes the stream.
    * @param provider `"openai-chat"`, `"openai-responses"`, `"anthropic"` or `"gemini"` (or a `ProviderSpec`)
@@ -56,8 +53,7 @@ export class ProviderEventStream extends ReaderStream<Uint8Array, UniEvent> {
   constructor(provider: ProviderName | ProviderSpec, options: ProviderStreamOptions = {}) {
     const spec = specOf("ProviderEventStream", provider);
     checkOptions("ProviderEventStream", options, PROVIDER_STREAM_OPTIONS);
-    const core = new ProviderCore(spec, options);
-    super(core, core, options, stallOf(spec, options));
+    super(spec, options);
   }
 }
 

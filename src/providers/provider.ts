@@ -8,6 +8,7 @@
  */
 import { UpstreamError } from "../errors.js";
 import type { ResponseEvents } from "../from-response.js";
+import type { UsageMetadata } from "../schema.js";
 import { follow } from "../internal/abort.js";
 import { streamedEvents } from "../internal/answer-events.js";
 import { fail } from "../internal/describe.js";
@@ -56,6 +57,12 @@ export interface ProviderEvents extends ResponseEvents {
    * arrived. Resolves once the read has ended (at once: nothing is asked of the provider).
    */
   stop(): Promise<void>;
+  /**
+   * The counts the provider reported so far, merged (null before any): Anthropic's input at
+   * `message_start`, Gemini's on each chunk, the whole usage once the stop event came. What an answer
+   * stopped or cut before its end cost, as far as the provider said (a getter; a copy).
+   */
+  readonly reportedUsage: UsageMetadata | null;
 }
 
 /** A provider: its name, its request builder and its stream. */
@@ -258,6 +265,9 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
       subscribe: events.subscribe,
       get timings() {
         return events.timings;
+      },
+      get reportedUsage() {
+        return reading.reportedUsage;
       },
       stop: () => {
         abort.abort(cancelledError(client, `the stream was stopped by the client: the request to ${client} was aborted`));

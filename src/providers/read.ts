@@ -9,7 +9,7 @@ import type { CoreStreamHooks, CoreStreamOptions } from "../internal/core-stream
 import { stalledError } from "../internal/http.js";
 import { ReaderStream } from "../internal/reader-stream.js";
 import { refusedEvents, streamedEvents } from "../internal/answer-events.js";
-import type { UniEvent } from "../schema.js";
+import type { UniEvent, UsageMetadata } from "../schema.js";
 import { ProviderCore, type ProviderCoreOptions } from "./core.js";
 import { providerRefusal } from "./refusal.js";
 import type { ProviderSpec } from "./spec.js";
@@ -38,9 +38,27 @@ export function providerStream(
   spec: ProviderSpec,
   options: ProviderStreamOptions,
   context?: BodyContext,
-): ReaderStream<Uint8Array, UniEvent> {
-  const core = new ProviderCore(spec, options, context);
-  return new ReaderStream(core, core, options, stallOf(spec, options));
+): ProviderReaderStream {
+  return new ProviderReaderStream(spec, options, context);
+}
+
+/** @internal A provider's reader as a stream (options already checked), with what the provider reported of its usage. */
+export class ProviderReaderStream extends ReaderStream<Uint8Array, UniEvent> {
+  readonly #core: ProviderCore;
+  constructor(spec: ProviderSpec, options: ProviderStreamOptions, context?: BodyContext) {
+    const core = new ProviderCore(spec, options, context);
+    super(core, core, options, stallOf(spec, options));
+    this.#core = core;
+  }
+
+  /**
+   * The counts the provider reported so far, merged (null before any): Anthropic's input at
+   * `message_start`, Gemini's on each chunk, every provider's whole usage once its stop came. What an
+   * answer stopped or cut before its end cost, as far as the provider said (a copy).
+   */
+  get reportedUsage(): UsageMetadata | null {
+    return this.#core.reportedUsage;
+  }
 }
 
 /** @internal What a provider's response said of its body: its status and the headers the diagnosis names. */

@@ -7,11 +7,12 @@
 // far as the provider honours the prefix). Anything else ends the stream with the first target's
 // error, as without continuation: two answers are never spliced (the continuing target's first item
 // must be text; its events pass the relay's own grammar check after this, in the stream's object).
-// The stop event's usage is the last target's plus the earlier targets' output before their cuts
-// (estimated from their text: a cut answer reports no count), since the quota settles from it.
+// The stop event's usage is the last target's plus what the earlier targets spent before their cuts:
+// their input as each reported it (Anthropic's `message_start`), their output estimated from their
+// text (a cut answer reports no output count), since the quota settles from it.
 import type { UniEvent } from "../schema.js";
 import { retryable, type ServeOptions } from "./fallback.js";
-import { type MmspBody, type RelayModel, startTarget, targetEvents } from "./models.js";
+import { type MmspBody, type RelayModel, type StartedTarget, startTarget, targetEvents } from "./models.js";
 import { follow } from "../internal/abort.js";
 import { textTokens } from "./usage-estimate.js";
 
@@ -96,17 +97,24 @@ function seam(
   }, still];
 }
 
-/** The stop event with `carried` output tokens of the earlier targets added to its `response_tokens` (none reported: left to the estimate). */
-function withCarried(event: UniEvent, carried: number): UniEvent {
+/**
+ * The stop event with what the earlier targets spent added: `input` to its `prompt_tokens`, `output`
+ * to its `response_tokens` (a count the last target did not report: left to the estimate).
+ */
+function withCarried(event: UniEvent, input: number, output: number): UniEvent {
   const usage = event.usage_metadata;
-  if (!usage || usage.response_tokens === null) return event;
-  return { ...event, usage_metadata: { ...usage, response_tokens: usage.response_tokens + carried } };
+  if (!usage) return event;
+  const add = (n: number | null, more: number): number | null => (n === null ? null : n + more);
+  return {
+    ...event,
+    usage_metadata: { ...usage, prompt_tokens: add(usage.prompt_tokens, input), response_tokens: add(usage.response_tokens, output) },
+  };
 }
 
 /**
  * `events` (the first target's, already started) continued past a failure by the targets of `rest`
  * that can continue a prefix, when `target` allows it (see the top). `signal` (a DELETE…) stops the
- * target being asked too.
+ * target being asked too; `serving.events` follows the target that serves (what it reports counts at an early end).
  */
 export function continued(
   target: RelayModel,
@@ -115,6 +123,7 @@ export function continued(
   body: MmspBody,
   signal: AbortSignal,
   options: ServeOptions,
+  serving?: { events: StartedTarget["events"] },
 ): ReadableStream<UniEvent> {
   if (
     target.continueOnFailure !== true ||
@@ -133,6 +142,8 @@ export function continued(
    * from that event (stream-cost.ts), and those tokens were spent.
    */
   let carried = 0;
+  /** The input the targets before the last one reported (each was asked the whole request). */
+  let carriedInput = 0;
 
   /** The next target that continues the answer so far, started, or null (none could: the error stands). */
   const next = async (failure: unknown): Promise<boolean> => {
@@ -170,6 +181,9 @@ export function continued(
       skip = answer.text.slice(prefix.length);
       carried = textTokens(answer.text);
       current = candidate;
+      const was = serving?.events.reportedUsage;
+      if (was) carriedInput += (was.cached_tokens ?? 0) + (was.prompt_tokens ?? 0);
+      if (serving) serving.events = start.started.events;
       reader = targetEvents(start.started).getReader();
       return true;
     }
@@ -190,7 +204,7 @@ export function continued(
         let event: UniEvent | null = r.value;
         if (skip !== "") [event, skip] = seam(answer, skip, r.value);
         if (event === null) continue;
-        if (event.event_type === "stop" && carried > 0) event = withCarried(event, carried);
+        if (event.event_type === "stop" && carried + carriedInput > 0) event = withCarried(event, carriedInput, carried);
         return controller.enqueue(answer.see(event));
       }
     },

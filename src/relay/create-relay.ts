@@ -54,6 +54,7 @@ import {
   PROVIDER_HEADER,
   type RelayModelsOption,
   type RelayRow,
+  reportedUsageOf,
   rowOf,
   targetsOf,
   unknownModel,
@@ -424,6 +425,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       if (cost) settle(cost.refused());
       return answer;
     }
+    cost?.follow(reportedUsageOf(answer));
     const { eventBytes } = limitsOf(env);
     const client = clientOf(answer);
     const served = answer.headers.get(PROVIDER_HEADER); // (the target that served: fallback.ts)

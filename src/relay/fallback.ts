@@ -114,6 +114,8 @@ export async function servedAnswer(
     }
     trace?.served(target);
     const rest = targets.slice(i + 1);
+    // (the target serving now: a continuation moves it on)
+    const serving = { events: start.started.events };
     const events = continued(
       target,
       targetEvents(start.started),
@@ -121,10 +123,12 @@ export async function servedAnswer(
       body,
       signal,
       options,
+      serving,
     );
     return sseAnswer(
       trace ? trace.follow(events) : events,
       target.provider.name,
+      () => serving.events.reportedUsage,
     );
   }
 }

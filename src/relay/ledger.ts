@@ -75,7 +75,7 @@ function added(row: LedgerRow, s: Settlement): void {
   row.requests++;
   row.input_tokens += s.input;
   row.output_tokens += s.output;
-  if (s.estimated) row.estimated_tokens += s.input + s.output;
+  row.estimated_tokens += s.estimated;
   if (s.stopped) row.stopped++;
 }
 
@@ -135,7 +135,6 @@ export class SqlLedger implements Ledger {
   }
 
   record(s: Settlement, now: number): void {
-    const estimated = s.estimated ? s.input + s.output : 0;
     this.#sql.exec(
       "INSERT INTO usage VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7) ON CONFLICT (principal, model, day) DO UPDATE SET " +
         "requests = requests + 1, input_tokens = input_tokens + ?4, output_tokens = output_tokens + ?5, " +
@@ -145,7 +144,7 @@ export class SqlLedger implements Ledger {
       dayOf(now),
       s.input,
       s.output,
-      estimated,
+      s.estimated,
       s.stopped ? 1 : 0,
     );
     this.#sql.exec("DELETE FROM usage WHERE day < ?", firstKept(now));

@@ -26,7 +26,7 @@ import type { Provider, ProviderEvents } from "../providers/provider.js";
 import { isRequestError } from "../providers/request-error.js";
 import { FOREIGN_THINKING, type ForeignThinking } from "../providers/history.js";
 import type { UniConfig } from "../providers/request.js";
-import type { UniEvent, UniMessage } from "../schema.js";
+import type { UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { checkRowSettings, configWithin, type RelayAllow } from "./ceilings.js";
 import { refusal, streamHeaders } from "./http.js";
 import type { Limits } from "./limits.js";
@@ -385,14 +385,27 @@ export function targetEvents(
 export function sseAnswer(
   events: ReadableStream<UniEvent>,
   provider: string,
+  reported?: () => UsageMetadata | null,
 ): Response {
   const headers = {
     ...streamHeaders("text/event-stream; charset=utf-8"),
     "x-mmsp-client": provider,
     [PROVIDER_HEADER]: provider,
   };
-  return new Response(events.pipeThrough(new SseEncoderStream()), {
+  const answer = new Response(events.pipeThrough(new SseEncoderStream()), {
     status: 200,
     headers,
   });
+  if (reported) REPORTED.set(answer, reported);
+  return answer;
 }
+
+/** What the provider serving each answer of sseAnswer reported so far (a side channel: the answer is read in the same isolate). */
+const REPORTED = new WeakMap<Response, () => UsageMetadata | null>();
+
+/**
+ * What the provider that serves `answer` (a Response of sseAnswer) reported of its usage so far: its
+ * events' `reportedUsage`, for the settlement of a stream that ends before its stop (stream-cost.ts).
+ * Undefined for an answer no provider of the table serves (an upstream MMSP server's).
+ */
+export const reportedUsageOf = (answer: Response): (() => UsageMetadata | null) | undefined => REPORTED.get(answer);

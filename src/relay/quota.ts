@@ -113,7 +113,8 @@ export interface Settlement {
   model: string;
   input: number;
   output: number;
-  estimated: boolean;
+  /** Of `input` + `output`, the tokens the relay's estimate counted. */
+  estimated: number;
   stopped: boolean;
 }
 

@@ -7,7 +7,7 @@
 // key); the object follows the stream's events with a StreamCost and settles at its end
 // (stream-object.ts). The stateless relay does the same around its pipe (`metered`).
 import { fromWireError, toWireError, type WireError } from "../errors.js";
-import type { UniEvent } from "../schema.js";
+import type { UniEvent, UsageMetadata } from "../schema.js";
 import type { Claim, Settlement } from "./quota.js";
 import { UsageMeter } from "./usage-estimate.js";
 import { parseJsonText } from "../internal/json.js";
@@ -44,8 +44,15 @@ export function ticketOf(text: string | null): Ticket | null {
 /** One stream's cost: its events followed, its ending error marked with the usage, its settlement. */
 export class StreamCost {
   readonly #meter: UsageMeter;
+  /** What the provider serving the stream reported so far (models.ts `reportedUsageOf`), when a provider serves it. */
+  #reported: () => UsageMetadata | null = () => null;
   constructor(readonly ticket: Ticket) {
     this.#meter = new UsageMeter(ticket.input);
+  }
+
+  /** Follows what the provider that serves the stream reports (its answer's `reportedUsageOf`). */
+  follow(reported: (() => UsageMetadata | null) | undefined): void {
+    if (reported) this.#reported = reported;
   }
 
   /** One event of the stream, as stored or sent. */
@@ -55,19 +62,19 @@ export class StreamCost {
 
   /** The error that ends the stream, with the usage so far (`usage_metadata`, `usage_estimated`). */
   mark(error: WireError): WireError {
-    const { usage_metadata, usage_estimated } = this.#meter.spent();
+    const { usage_metadata, usage_estimated } = this.#meter.spent(this.#reported());
     return { ...error, usage_metadata, usage_estimated };
   }
 
   /** The settlement of the stream as it stands. */
   settlement(): Settlement {
-    const { input, output, usage_estimated, stopped } = this.#meter.spent();
-    return { ...this.#base(), input, output, estimated: usage_estimated, stopped };
+    const { input, output, estimated, stopped } = this.#meter.spent(this.#reported());
+    return { ...this.#base(), input, output, estimated, stopped };
   }
 
   /** The settlement of a request refused before any event (the provider's refusal: nothing spent). */
   refused(): Settlement {
-    return { ...this.#base(), input: 0, output: 0, estimated: false, stopped: false };
+    return { ...this.#base(), input: 0, output: 0, estimated: 0, stopped: false };
   }
 
   #base(): Pick<Settlement, "id" | "principal" | "model"> {

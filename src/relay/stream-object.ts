@@ -43,7 +43,7 @@ import { clientFormat, refusal, streamHeaders } from "./http.js";
 import type { Settlement } from "./quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "./stream-cost.js";
 import { META_HEADER } from "./open-responses.js";
-import { PROVIDER_HEADER } from "./models.js";
+import { PROVIDER_HEADER, reportedUsageOf } from "./models.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";
@@ -223,6 +223,7 @@ export class RelayStreamObject<E = unknown> {
       return upstream; // a refusal: passed on, nothing kept
     }
     this.cost = cost;
+    cost?.follow(reportedUsageOf(upstream)); // (a provider of the models table: what it reports counts at an early end)
     const client = this.config.clientOf(upstream);
     this.authHash = binding;
     this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");

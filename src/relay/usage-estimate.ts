@@ -1,7 +1,9 @@
 // SPEC §10, "Principals and quotas": the estimates. Tokens are reserved before the provider is asked
 // (the request's input, estimated from its text, plus its `max_tokens`) and settled at the end with
 // the provider's usage (input = cached + prompt, output = thoughts + response); a stream that ends
-// otherwise is settled with an estimate of its output from the fragments stored, marked estimated.
+// otherwise is settled with what the provider reported so far (Anthropic's input at `message_start`,
+// Gemini's counts on each chunk: the provider's events' `reportedUsage`) and, for what it did not
+// report, the estimate (the output from the fragments stored), marked estimated.
 //
 // The estimate, the same everywhere: the UTF-8 bytes of the text / 4, rounded up (a token is about
 // four bytes of English; more bytes per token in other scripts, so it errs on the high side there).
@@ -73,6 +75,8 @@ export interface Spent {
   usage_metadata: UsageMetadata;
   /** Whether any count is the relay's estimate. */
   usage_estimated: boolean;
+  /** Of `input` + `output`, the tokens the relay's estimate counted (the rest the provider reported). */
+  estimated: number;
   /** Input tokens (cached + prompt). */
   input: number;
   /** Output tokens (thoughts + response). */
@@ -127,23 +131,49 @@ export class UsageMeter {
     else if (args !== undefined) this.#outBytes += utf8Bytes(JSON.stringify(args) ?? "");
   }
 
-  /** What the stream cost so far: the provider's usage when its stop event came, else the estimate. */
-  spent(): Spent {
+  /**
+   * What the stream cost so far: the provider's usage when its stop event came; else what the provider
+   * reported before it ended (`reported`: its events' `reportedUsage`), each count it did not report
+   * estimated: the input as the request's estimate, the output as the larger of the provider's count
+   * so far and the fragments' estimate (a count given early, like Anthropic's first output token, is
+   * no measure of what followed).
+   */
+  spent(reported: UsageMetadata | null = null): Spent {
     const r = this.#reported;
     if (r !== null) {
       const input = (r.cached_tokens ?? 0) + (r.prompt_tokens ?? 0);
       const output = (r.thoughts_tokens ?? 0) + (r.response_tokens ?? 0);
       // (a provider that gave no input count at all: the estimate stands in for it, said so)
       if (r.cached_tokens === null && r.prompt_tokens === null) {
-        return { usage_metadata: { ...r, prompt_tokens: this.input }, usage_estimated: true, input: this.input, output, stopped: false };
+        return {
+          usage_metadata: { ...r, prompt_tokens: this.input },
+          usage_estimated: true,
+          estimated: this.input,
+          input: this.input,
+          output,
+          stopped: false,
+        };
       }
-      return { usage_metadata: { ...r }, usage_estimated: false, input, output, stopped: false };
+      return { usage_metadata: { ...r }, usage_estimated: false, estimated: 0, input, output, stopped: false };
     }
-    const output = tokensOf(this.#outBytes) + this.#inlineOut * INLINE_DATA_TOKENS;
+    const cached = reported?.cached_tokens ?? null;
+    const prompt = reported?.prompt_tokens ?? null;
+    const inputReported = cached !== null || prompt !== null;
+    const input = inputReported ? (cached ?? 0) + (prompt ?? 0) : this.input;
+    const thoughts = reported?.thoughts_tokens ?? null;
+    const countedOut = (thoughts ?? 0) + (reported?.response_tokens ?? 0);
+    const estimatedOut = tokensOf(this.#outBytes) + this.#inlineOut * INLINE_DATA_TOKENS;
+    const output = Math.max(countedOut, estimatedOut);
     return {
-      usage_metadata: { cached_tokens: null, prompt_tokens: this.input, thoughts_tokens: null, response_tokens: output },
+      usage_metadata: {
+        cached_tokens: cached,
+        prompt_tokens: inputReported ? prompt : this.input,
+        thoughts_tokens: thoughts,
+        response_tokens: output - (thoughts ?? 0),
+      },
       usage_estimated: true,
-      input: this.input,
+      estimated: (inputReported ? 0 : input) + (estimatedOut > countedOut ? output : 0),
+      input,
       output,
       stopped: true,
     };

@@ -21,6 +21,7 @@ import * as providersCrossing from "./providers-crossing.ts";
 import * as providersHeld from "./providers-held.ts";
 import * as providersShortWay from "./providers-short-way.ts";
 import * as providersMore from "./providers-more.ts";
+import * as providersReported from "./providers-reported.ts";
 import * as providersWhole from "./providers-whole.ts";
 import * as providersDialects from "./providers-dialects.ts";
 import * as reader from "./reader.ts";
@@ -52,6 +53,7 @@ const groups: [string, Case[]][] = [
   ["testing", testing.cases],
   ["providers", providers.cases],
   ["providers-more", providersMore.cases],
+  ["providers-reported", providersReported.cases],
   ["providers-held", providersHeld.cases],
   ["providers-short-way", providersShortWay.cases],
   ["pollution", pollution.cases],

@@ -93,8 +93,10 @@ test("a cut mid-text continued through the stream object: one .done, the first p
   expect(asked.model).toBe(CLAUDE_2);
   expect(asked.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "Hello, provider" }] });
   // the stop event's usage: the first target's output before the cut counted too (stream-cost.ts)
-  const stop = events.at(-1) as { event_type: string; usage_metadata: { response_tokens: number } };
+  const stop = events.at(-1) as { event_type: string; usage_metadata: { response_tokens: number; prompt_tokens: number } };
   expect(stop.event_type).toBe("stop");
+  // the input: both targets' (12 each, as each message_start reported it: each was asked the request)
+  expect(stop.usage_metadata.prompt_tokens).toBe(12 + 12);
   // (the continuing Claude reports 6; "Hello, provider", 15 bytes before the cut, is 4 more at 4 bytes a token)
   expect(stop.usage_metadata.response_tokens).toBe(6 + 4);
   // a viewer who resumes from the start sees the one stream, byte for byte

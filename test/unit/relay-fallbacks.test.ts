@@ -128,6 +128,10 @@ test("a body that ends cleanly mid-text (no message_stop: STOP-LAST, as workerd 
   expect(before.length).toBeGreaterThan(0);
   const second = alone.usage_metadata!.response_tokens!; // (the fake's capture reports the same count continued or not)
   expect(events.at(-1)!.usage_metadata!.response_tokens).toBe(second + Math.ceil(new TextEncoder().encode(before).length / 4));
+  // and its input: the second target's plus the first's, as its message_start reported it (both were asked the request)
+  const input = alone.usage_metadata!.prompt_tokens!;
+  expect(input).toBeGreaterThan(0);
+  expect(events.at(-1)!.usage_metadata!.prompt_tokens).toBe(input + input);
 });
 
 test("without continueOnFailure a cut mid-text ends with the error, no second request", async () => {

@@ -31,6 +31,7 @@ test("a completed stream costs the provider's usage (input = cached + prompt, ou
   expect(meter.spent()).toEqual({
     usage_metadata: { cached_tokens: 2, prompt_tokens: 10, thoughts_tokens: 3, response_tokens: 4 },
     usage_estimated: false,
+    estimated: 0,
     input: 12,
     output: 7,
     stopped: false,
@@ -46,10 +47,46 @@ test("a stream that ends early costs its input estimate and its fragments' bytes
   expect(meter.spent()).toEqual({
     usage_metadata: { cached_tokens: null, prompt_tokens: 5, thoughts_tokens: null, response_tokens: 5 }, // (9 + 1 + 7 bytes, / 4 up)
     usage_estimated: true,
+    estimated: 10,
     input: 5,
     output: 5,
     stopped: true,
   });
+});
+
+test("a stream that ends early costs what the provider reported so far, each count it did not report estimated", () => {
+  const meter = new UsageMeter(5);
+  meter.see(delta({ type: "text.delta", text: "x".repeat(40) })); // 10 tokens by the estimate
+  // Anthropic's message_start: the input (12, 3 of them cached), an early output count of 1
+  const anthropic = { cached_tokens: 3, prompt_tokens: 12, thoughts_tokens: null, response_tokens: 1 };
+  expect(meter.spent(anthropic)).toEqual({
+    usage_metadata: { cached_tokens: 3, prompt_tokens: 12, thoughts_tokens: null, response_tokens: 10 },
+    usage_estimated: true,
+    estimated: 10, // the output only: the input is the provider's
+    input: 15,
+    output: 10,
+    stopped: true,
+  });
+  // Gemini's counts on its last chunk: the output counted past what the fragments say
+  const gemini = { cached_tokens: null, prompt_tokens: 7, thoughts_tokens: 20, response_tokens: 4 };
+  expect(meter.spent(gemini)).toEqual({
+    usage_metadata: { cached_tokens: null, prompt_tokens: 7, thoughts_tokens: 20, response_tokens: 4 },
+    usage_estimated: true,
+    estimated: 0,
+    input: 7,
+    output: 24,
+    stopped: true,
+  });
+  // output alone reported: the input is the estimate
+  expect(meter.spent({ cached_tokens: null, prompt_tokens: null, thoughts_tokens: null, response_tokens: 2 })).toMatchObject({
+    usage_metadata: { cached_tokens: null, prompt_tokens: 5, thoughts_tokens: null, response_tokens: 10 },
+    estimated: 15,
+    input: 5,
+    output: 10,
+  });
+  // the stop event's usage, once it came, is what counts
+  meter.see(stop({ cached_tokens: 0, prompt_tokens: 12, thoughts_tokens: null, response_tokens: 30 }));
+  expect(meter.spent(anthropic)).toMatchObject({ usage_estimated: false, estimated: 0, input: 12, output: 30, stopped: false });
 });
 
 test("the ending error carries usage_metadata and usage_estimated; an UpstreamError reads them back and writes them again (round trip)", () => {
@@ -93,14 +130,14 @@ test("the stateless pipe settles once: at the end, on an error (passed on marked
   const error = await reader.read().then(() => null, (e: unknown) => e);
   expect(error).toBeInstanceOf(UpstreamError);
   expect((error as UpstreamError).usageEstimated).toBe(true);
-  expect(settled).toEqual([{ id: "c", principal: "p", model: "m", input: 2, output: 1, estimated: true, stopped: true }]);
+  expect(settled).toEqual([{ id: "c", principal: "p", model: "m", input: 2, output: 1, estimated: 3, stopped: true }]);
   await reader.cancel().catch(() => {});
   expect(settled.length).toBe(1);
   // a client gone: settled at the cancel
   const gone: unknown[] = [];
   const live = metered(new ReadableStream<UniEvent>({ pull() {} }), new StreamCost({ id: "d", principal: "p", model: "m", input: 2 }), "up", (s) => gone.push(s));
   await live.cancel("client gone");
-  expect(gone).toMatchObject([{ id: "d", stopped: true, estimated: true }]);
+  expect(gone).toMatchObject([{ id: "d", stopped: true, estimated: 2 }]);
 });
 
 const claim = (over: Partial<Claim>): Claim => ({ id: "a", principal: "p", model: "m", tokens: 10, input: 2, until: Infinity, quota: {}, ...over });
@@ -118,7 +155,7 @@ test("the quota book: concurrentStreams freed by a settlement, expired claims dr
   // in a process: the ledger's tokens count against the day's budget
   const quotas = new ProcessQuotas();
   expect(await quotas.claim(claim({ id: "x", quota: { tokensPerDay: 15 } }))).toBeNull();
-  await quotas.settle({ id: "x", principal: "p", model: "m", input: 2, output: 6, estimated: false, stopped: false });
+  await quotas.settle({ id: "x", principal: "p", model: "m", input: 2, output: 6, estimated: 0, stopped: false });
   expect((await quotas.claim(claim({ id: "y", quota: { tokensPerDay: 15 } })))?.type).toBe("BudgetExceeded"); // 8 + 10 > 15
   expect(await quotas.usage("p")).toMatchObject([{ principal: "p", model: "m", requests: 1, input_tokens: 2, output_tokens: 6, estimated_tokens: 0, stopped: 0 }]);
 });

@@ -83,6 +83,10 @@ export class GeminiReader implements EventReader {
     if (this.usage !== null) sink.stop(this.usage, null);
   }
 
+  usageSoFar(): UsageMetadata | null {
+    return this.usage;
+  }
+
   private part(part: Rec, sink: FragmentSink): void {
     const signature = typeof part.thoughtSignature === "string" && part.thoughtSignature ? part.thoughtSignature : undefined;
     if (isRecord(part.functionCall)) return this.functionCall(part.functionCall, signature, sink);
