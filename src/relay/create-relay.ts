@@ -54,12 +54,12 @@ import {
   PROVIDER_HEADER,
   type RelayModelsOption,
   type RelayRow,
-  reportedUsageOf,
   rowOf,
   targetsOf,
   unknownModel,
 } from "./models.js";
 import { servedAnswer } from "./fallback.js";
+import { reportedUsageOf } from "./answer.js";
 import { StreamTrace, type TraceTracer } from "./tracing.js";
 import { type WatchdogEnv, watchdogOf } from "./watchdog.js";
 import { type CorsEnv, preflight, withCors } from "./cors.js";

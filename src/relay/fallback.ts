@@ -11,7 +11,8 @@ import { follow } from "../internal/abort.js";
 import type { UniEvent } from "../schema.js";
 import { continued } from "./continuation.js";
 import type { Limits } from "./limits.js";
-import { causeOf, type MmspBody, type RelayRow, sseAnswer, type StartedTarget, startTarget, targetEvents, targetsOf } from "./models.js";
+import { causeOf, type MmspBody, type RelayRow, type StartedTarget, startTarget, targetEvents, targetsOf } from "./models.js";
+import { sseAnswer } from "./answer.js";
 import type { StreamTrace } from "./tracing.js";
 import { firstEvent, LATE, type Watchdog } from "./watchdog.js";
 
@@ -116,9 +117,10 @@ export async function servedAnswer(
     const rest = targets.slice(i + 1);
     // (the target serving now: a continuation moves it on)
     const serving = { events: start.started.events };
+    const own = targetEvents(start.started);
     const events = continued(
       target,
-      targetEvents(start.started),
+      own,
       rest,
       body,
       signal,
@@ -128,7 +130,8 @@ export async function servedAnswer(
     return sseAnswer(
       trace ? trace.follow(events) : events,
       target.provider.name,
-      () => serving.events.reportedUsage,
+      // (no continuation: the provider reader's own events, checked by construction)
+      { reported: () => serving.events.reportedUsage, checked: events === own },
     );
   }
 }

@@ -1,6 +1,7 @@
 // The path every answer of POST /v1/stream takes, relayed or replayed: an upstream Response is read
-// by the package in validate mode (fromResponse: every event checked, the grammar enforced) and the
-// checked events are written back in the format the client asked for.
+// by the package in validate mode (fromResponse: every event checked, the grammar enforced; an answer
+// of the models table made in this isolate gives its events themselves, answer.ts) and the checked
+// events are written back in the format the client asked for.
 //
 //   upstream body ─ UniEventStream (validate) ─ SseEncoderStream / NdjsonEncoderStream ─▶ client
 //
@@ -10,7 +11,8 @@
 //   [DONE]` in SSE) and ends the body normally: the client never hangs and is never cut silently;
 // - a client that goes away cancels the body; the cancel runs back through the pipes to the
 //   upstream body (and the fetch's AbortSignal, see relay.ts), so the upstream request is cancelled.
-import { fromResponse, NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../index.js";
+import { NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../index.js";
+import { checkedEvents, streamHeaders } from "./answer.js";
 import { NDJSON_TYPES } from "../internal/media-type.js";
 
 export type ClientFormat = { format: "sse"; contentType: string } | { format: "ndjson"; contentType: string };
@@ -53,17 +55,12 @@ export interface StreamBackOptions {
 export function streamBack(upstream: Response, accept: string | null, options: StreamBackOptions): Response {
   const { format, contentType } = clientFormat(accept);
   const { client, signal, maxEventBytes, tap } = options;
-  const { readable: checked } = fromResponse(upstream, { client, signal, ...(maxEventBytes === undefined ? {} : { maxEventBytes }) });
+  const checked = checkedEvents(upstream, { client, signal, ...(maxEventBytes === undefined ? {} : { maxEventBytes }) });
   const readable = tap ? tap(checked) : checked;
   const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
     ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
     : new NdjsonEncoderStream();
   return new Response(readable.pipeThrough(encoder), { status: 200, headers: streamHeaders(contentType) });
-}
-
-/** The headers of a streamed answer: its type, and no cache or proxy buffering (live or replayed alike). */
-export function streamHeaders(contentType: string): Record<string, string> {
-  return { "content-type": contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 }
 
 /** A refusal in MMSP's shape, `{"error": {"type", "message"}}` (SPEC §1). */

@@ -18,7 +18,6 @@
 // aborting it (the signal), every bound. A request for a model the table does not name goes on to
 // the relay's `upstream` when it has one. `GET /v1/models` lists the table as MMSP's server does.
 import { UnsupportedParameterError, UpstreamError } from "../errors.js";
-import { SseEncoderStream } from "../encode.js";
 import { fail } from "../internal/describe.js";
 import { BOOLEAN, checkOptions } from "../internal/options.js";
 import { isRecord } from "../internal/values.js";
@@ -26,9 +25,9 @@ import type { Provider, ProviderEvents } from "../providers/provider.js";
 import { isRequestError } from "../providers/request-error.js";
 import { FOREIGN_THINKING, type ForeignThinking } from "../providers/history.js";
 import type { UniConfig } from "../providers/request.js";
-import type { UniEvent, UniMessage, UsageMetadata } from "../schema.js";
+import type { UniEvent, UniMessage } from "../schema.js";
 import { checkRowSettings, configWithin, type RelayAllow } from "./ceilings.js";
-import { refusal, streamHeaders } from "./http.js";
+import { refusal } from "./http.js";
 import type { Limits } from "./limits.js";
 import { withoutAddresses } from "./redact.js";
 import { secretsOf, UpstreamUnavailable, withoutSecrets } from "./secrets.js";
@@ -376,36 +375,3 @@ export function targetEvents(
     cancel: (reason) => reader.cancel(reason).catch(() => {}),
   }, { highWaterMark: 0 });
 }
-
-/**
- * An answer's events as MMSP SSE: an upstream `Response` like an MMSP server's (`x-mmsp-client`
- * and `x-mmsp-provider`: the provider that served it). An error after the first event becomes one
- * `{"error"}` event then `[DONE]` (the encoder's abort).
- */
-export function sseAnswer(
-  events: ReadableStream<UniEvent>,
-  provider: string,
-  reported?: () => UsageMetadata | null,
-): Response {
-  const headers = {
-    ...streamHeaders("text/event-stream; charset=utf-8"),
-    "x-mmsp-client": provider,
-    [PROVIDER_HEADER]: provider,
-  };
-  const answer = new Response(events.pipeThrough(new SseEncoderStream()), {
-    status: 200,
-    headers,
-  });
-  if (reported) REPORTED.set(answer, reported);
-  return answer;
-}
-
-/** What the provider serving each answer of sseAnswer reported so far (a side channel: the answer is read in the same isolate). */
-const REPORTED = new WeakMap<Response, () => UsageMetadata | null>();
-
-/**
- * What the provider that serves `answer` (a Response of sseAnswer) reported of its usage so far: its
- * events' `reportedUsage`, for the settlement of a stream that ends before its stop (stream-cost.ts).
- * Undefined for an answer no provider of the table serves (an upstream MMSP server's).
- */
-export const reportedUsageOf = (answer: Response): (() => UsageMetadata | null) | undefined => REPORTED.get(answer);

@@ -18,7 +18,7 @@
 import { fromResponse } from "../from-response.js";
 import { OpenResponsesEncoderStream, type OpenResponsesEvent, openResponsesSse } from "../encode.js";
 import { isRecord } from "../internal/values.js";
-import { streamHeaders } from "./http.js";
+import { streamHeaders } from "./answer.js";
 import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./open-responses-request.js";
 import { newStreamId, STREAM_ID } from "./resume.js";
 import { parseJsonText } from "../internal/json.js";

@@ -33,17 +33,18 @@
 //   DELETE https://stream/cancel                                a cancel (DELETE /v1/streams/<id>)
 // A subclass may add routes of its own (the repository's Worker keeps a chat's record in an object
 // named `chat:<HMAC of its creator and chat id>` of the same namespace: worker/chat-record.ts).
-import { encodeWireEvent, fromResponse, toWireError } from "../index.js";
+import { encodeWireEvent, toWireError } from "../index.js";
 import { sameHash } from "./bind.js";
 import type { Limits } from "./limits.js";
 import type { RelaySqlStorage, RelayState } from "./platform.js";
 import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
 import { EventLog } from "./event-log.js";
-import { clientFormat, refusal, streamHeaders } from "./http.js";
+import { clientFormat, refusal } from "./http.js";
 import type { Settlement } from "./quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "./stream-cost.js";
 import { META_HEADER } from "./open-responses.js";
-import { PROVIDER_HEADER, reportedUsageOf } from "./models.js";
+import { PROVIDER_HEADER } from "./models.js";
+import { checkedEvents, reportedUsageOf, streamHeaders } from "./answer.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";
@@ -273,7 +274,8 @@ export class RelayStreamObject<E = unknown> {
     // checked, bounded by MAX_STREAM_BYTES through bound(); the events of a turn, stored at its end or
     // past 256 Ki characters, and the window of the last ones written: event-log.ts)
     const limits = this.limits; // (read once: the env's bounds, parsed anew at each call)
-    const reader = fromResponse(upstream, { client, signal, maxEventBytes: limits.eventBytes }).readable.getReader();
+    // (an answer of the models table made in this isolate: its events themselves, answer.ts)
+    const reader = checkedEvents(upstream, { client, signal, maxEventBytes: limits.eventBytes }).getReader();
     try {
       for (;;) {
         const { done, value } = await reader.read();
