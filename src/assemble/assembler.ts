@@ -18,7 +18,7 @@ import { limitError } from "../internal/limits.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { GroupBuffer } from "./group.js";
-import { itemType, KIND_SPECS, onlyThoughts } from "./kinds.js";
+import { itemType, KIND_SPECS, type KindSpec, onlyThoughts } from "./kinds.js";
 import type { Grammar } from "./grammar.js";
 
 type Item = Record<string, unknown> & { type: string };
@@ -73,7 +73,7 @@ export class MessageAssembler implements Grammar {
   constructor(
     private readonly client: string,
     /** Bounds for hostile input (see `LimitOptions`): items in the message, nesting of fidelity and arguments. */
-    private readonly limits: { maxItems: number; maxDepth: number },
+    protected readonly limits: { maxItems: number; maxDepth: number },
   ) {}
 
   get started(): boolean {
@@ -239,10 +239,15 @@ export class MessageAssembler implements Grammar {
     if (!item || !g) return undefined;
     this.closed += g.characters;
     const spec = KIND_SPECS[item.kind];
-    const value = spec.join(g, this.client, this.limits.maxDepth);
+    const value = this.joined(spec, g);
     const done: Item = { ...g.first, type: `${item.kind}.done`, [spec.grows]: value };
     if (item.fidelity !== undefined) done.fidelity = item.fidelity;
     return this.event(done, createdAt);
+  }
+
+  /** The grown member of a closing group's `.done` (joined text, parsed arguments, bytes…). */
+  protected joined(spec: KindSpec, g: GroupBuffer): unknown {
+    return spec.join(g, this.client, this.limits.maxDepth);
   }
 
   protected event(item: Item, createdAt: number | undefined): UniEvent {

@@ -11,6 +11,27 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * Whether `JSON.parse(JSON.stringify(v))` gives `v` again, for a `v` that `JSON.parse` made: every number
+ * survives the trip but -0 (written `0`) and a number past a double (`1e400` read as Infinity, written
+ * `null`). A stack, not recursion: any depth.
+ */
+export function sameAfterJson(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return typeof v !== "number" || survives(v);
+  const stack: object[] = [v];
+  while (stack.length > 0) {
+    const x = stack.pop() as Record<string, unknown>;
+    for (const k in x) {
+      const y = x[k];
+      if (typeof y === "object" && y !== null) stack.push(y);
+      else if (typeof y === "number" && !survives(y)) return false;
+    }
+  }
+  return true;
+}
+
+const survives = (n: number): boolean => Number.isFinite(n) && !Object.is(n, -0);
+
 /** How many enumerable members `o` has (`for…in`: for a plain object, its own keys). */
 export function memberCount(o: object): number {
   let n = 0;

@@ -1,20 +1,25 @@
 /**
  * The provider core's assembler (issue #39): assemble mode's (assemble/assembler.ts) with a short way
  * for the common case of a provider's stream — a fragment that continues the item streaming now —
- * and the seed of a live message that starts late. Here, not in assemble/, so that only the
+ * one for a whole tool call whose arguments the reader holds parsed (`know`), and the seed of a live
+ * message that starts late. Here, not in assemble/, so that only the
  * providers' bundles carry it.
  */
 import { MessageAssembler } from "../assemble/assembler.js";
+import type { GroupBuffer } from "../assemble/group.js";
+import type { KindSpec } from "../assemble/kinds.js";
 import type { LiveSeed } from "../assemble/live-message.js";
-import { fidelityEqual } from "../internal/values.js";
+import { ITEM_MEMBER_DEPTH, nestsDeeper } from "../internal/limits.js";
+import { fidelityEqual, sameAfterJson } from "../internal/values.js";
 import type { UniEvent } from "../schema.js";
 
 type Item = Record<string, unknown> & { type: string };
 type Emit = (event: UniEvent) => void;
 
 /**
- * @internal For tests only: whether the assemblers made from now on take the short way (`continues`).
- * Off, every fragment goes the general way, so a test can compare the two on the same input.
+ * @internal For tests only: whether the assemblers made from now on take the short ways (`continues`,
+ * and `know`'s parsed arguments). Off, every fragment goes the general way and every `.done` is parsed
+ * from its text, so a test can compare the two on the same input.
  */
 export const shortWay = { on: true };
 
@@ -25,6 +30,31 @@ export class ProviderAssembler extends MessageAssembler {
     super(client, limits);
     // chosen once per stream, never asked per fragment
     this.continues = shortWay.on ? this.shortFragment : never;
+    this.knows = shortWay.on;
+  }
+
+  /** Whether a whole tool call's arguments the reader holds parsed are taken (`know`): the short way's too. */
+  private readonly knows: boolean;
+  /** The last whole tool call's arguments as the reader holds them: its text (the very string) and value. */
+  private known: { text: string; value: Record<string, unknown> } | undefined;
+
+  /**
+   * A tool call the reader wrote whole, its `arguments` text made by `JSON.stringify(value)` (Gemini's
+   * `functionCall.args`): its `.done` takes `value` instead of parsing the text again, when that gives
+   * the same (no -0, no number past a double: `sameAfterJson`) within the depth limit. Said after
+   * the fragment was written, so a call that closes the one before finds that one's still here.
+   */
+  know(text: string, value: Record<string, unknown>): void {
+    if (this.knows) this.known = { text, value };
+  }
+
+  protected override joined(spec: KindSpec, g: GroupBuffer): unknown {
+    const k = this.known;
+    if (k !== undefined && g.pieces.length === 1 && g.pieces[0] === k.text && g.kind === "tool_call") {
+      this.known = undefined;
+      if (!nestsDeeper(k.value, this.limits.maxDepth, ITEM_MEMBER_DEPTH) && sameAfterJson(k.value)) return k.value;
+    }
+    return super.joined(spec, g);
   }
 
   /**

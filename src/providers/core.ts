@@ -159,7 +159,7 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
 
   // ---- FragmentSink: what the provider's reader writes -------------------------------------------
 
-  item(item: DeltaItem, key: string): void {
+  item(item: DeltaItem, key: string, parsed?: Record<string, unknown>): void {
     // a fragment that continues the open item as it is: added and emitted at once (assembler.ts)
     if (this.grammar.continues(item as unknown as Record<string, unknown>, key, this.at, this.emit)) return;
     // the reader hands the fragment over (each is made for this call): its fidelity gains the key in place
@@ -171,6 +171,8 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     input.content_items[0] = item;
     input.created_at = this.at;
     this.grammar.push(input, this.emit);
+    // (after the push: the call it closed finds its own still known)
+    if (parsed !== undefined) this.grammar.know((item as { arguments: string }).arguments, parsed);
   }
 
   /** The counts the provider reported so far, merged (null before any): those written, then those its reader holds back. */

@@ -13,8 +13,10 @@ export interface FragmentSink {
   /**
    * One fragment of the answer. `key` names the provider's item it belongs to (an Anthropic block
    * index, a Responses `item_id` + part, a Gemini part's place…): a new key begins a new item (SPEC §5).
+   * `parsed`: a tool call written whole whose `arguments` text the reader made by `JSON.stringify(parsed)`
+   * (Gemini's `args`): its `.done` may take that value rather than parse the text again.
    */
-  item(item: DeltaItem, key: string): void;
+  item(item: DeltaItem, key: string, parsed?: Record<string, unknown>): void;
   /** Usage members and / or the finish reason, in pieces: a non-null member overwrites the one before (SPEC §5). */
   stop(usage: Partial<UsageMetadata> | null, finish: FinishReason | null): void;
   /** Something of the answer that has no UniEvent kind was skipped (a server-side tool block…): said, not fatal. */

@@ -13,7 +13,7 @@ import { GEMINI } from "../../dist/providers/gemini/spec.js";
 import { OPENAI_CHAT } from "../../dist/providers/openai-chat/spec.js";
 import { OPENAI_RESPONSES } from "../../dist/providers/openai-responses/spec.js";
 import { holds } from "../property.ts";
-import { assertEqual, byteStream, type Case, settle, splitAt, utf8, valuesStream } from "../harness.ts";
+import { assert, assertEqual, byteStream, type Case, settle, splitAt, utf8, valuesStream } from "../harness.ts";
 import { anthropicStream, cuts, geminiStream, openaiChatStream } from "../arbitraries.ts";
 import * as ant from "./providers/captures-anthropic.ts";
 import * as chat from "./providers/captures-openai-chat.ts";
@@ -110,4 +110,38 @@ export const cases: Case[] = [
     randomStream("openai-chat", openaiChatStream)],
   ["property: random Gemini streams (text and thoughts, signatures) give the same outcome both ways (issue #39)", () =>
     randomStream("gemini", geminiStream)],
+  ["property: random Gemini whole function calls (-0, numbers past a double, __proto__, nesting past maxDepth) give the same outcome both ways: the .done's arguments are what the text parses to", () =>
+    randomStream("gemini", geminiCalls)],
+  ["gemini: a whole call's .done takes the arguments the reader parsed only when the text gives them back (-0 is 0, 1e400 is null)", async () => {
+    const body = geminiCallBody(['{"a":-0,"b":[1e400,-1e-400],"c":{"__proto__":{"x":1}}}', '{"ok":[1,"two",{"three":3.5}]}']);
+    const r = await read("gemini", [utf8(body)], true);
+    assertEqual(r.error, undefined);
+    const calls = (r.message!.content_items as Json[]).map((i) => i.arguments);
+    assertEqual(JSON.stringify(calls), '[{"a":0,"b":[null,0],"c":{"__proto__":{"x":1}}},{"ok":[1,"two",{"three":3.5}]}]');
+    assert(Object.is(calls[0].a, 0), "-0 is 0, as the text parses");
+    assertEqual(Object.getPrototypeOf(calls[0].c), Object.prototype, "__proto__ stays data");
+    assertEqual(Object.hasOwn(calls[0].c, "__proto__"), true);
+  }],
 ];
+
+/** A Gemini stream of whole function calls whose `args` are the JSON texts `args` (written as they are). */
+function geminiCallBody(args: string[]): string {
+  const sse = (json: string) => `data: ${json}\r\n\r\n`;
+  const calls = args.map((a, i) =>
+    sse(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f${i}","args":${a}}}]},"index":0}],"modelVersion":"gemini-x"}`)
+  );
+  return calls.join("") +
+    sse(
+      '{"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"index":0,"finishReason":"STOP"}],' +
+        '"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":5},"modelVersion":"gemini-x"}',
+    );
+}
+
+/** Random streams of whole Gemini calls, their args raw JSON texts (fast-check's JSON, and texts that do not survive a parse and a write unchanged). */
+const geminiCalls: fc.Arbitrary<string> = fc.array(
+  fc.oneof(
+    fc.json({ maxDepth: 4 }).filter((t) => t.startsWith("{")),
+    fc.constantFrom('{"a":-0}', '{"a":1e400,"b":[-0.0]}', '{"__proto__":{"x":1},"a":2}', '{"n":-1e-400}', '{"d":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}'),
+  ),
+  { minLength: 1, maxLength: 4 },
+).map(geminiCallBody);

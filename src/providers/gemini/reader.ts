@@ -111,7 +111,7 @@ export class GeminiReader implements EventReader {
   }
 
   /** One fragment of the item `kind` names: a new item when the kind changes, when `begins`, or for a second signature. */
-  private put(item: DeltaItem, kind: string, begins: boolean, signature: string | undefined, sink: FragmentSink): void {
+  private put(item: DeltaItem, kind: string, begins: boolean, signature: string | undefined, sink: FragmentSink, parsed?: Rec): void {
     if (begins || kind !== this.kind || (signature !== undefined && this.signed)) {
       this.key++;
       this.kind = kind;
@@ -121,7 +121,7 @@ export class GeminiReader implements EventReader {
       (item as { fidelity?: Rec }).fidelity = { signature };
       this.signed = true;
     }
-    sink.item(item, String(this.key));
+    sink.item(item, String(this.key), parsed);
   }
 
   private functionCall(call: Rec, signature: string | undefined, sink: FragmentSink): void {
@@ -133,13 +133,9 @@ export class GeminiReader implements EventReader {
       if (call.willContinue !== true && partial.length === 0) {
         // generateContent sends a call whole: one fragment
         this.called = true;
-        const item: DeltaItem = {
-          type: "tool_call.delta",
-          name,
-          tool_call_id: id,
-          arguments: JSON.stringify(isRecord(call.args) ? call.args : {}),
-        };
-        return this.put(item, "call", true, signature, sink);
+        const args = isRecord(call.args) ? call.args : {};
+        const item: DeltaItem = { type: "tool_call.delta", name, tool_call_id: id, arguments: JSON.stringify(args) };
+        return this.put(item, "call", true, signature, sink, args);
       }
       this.streamed = { name, id, signature, args: new PartialArgs(call.args), held: 0 };
     } else if (this.streamed === undefined) {
