@@ -56,9 +56,12 @@ export async function startWranglerDev({ logPath, persistTo, vars = {}, ready = 
     for (let i = 0; i < 50 && !exited; i++) await sleep(100);
     if (!exited) kill("SIGKILL");
   };
-  for (let i = 0; i < 240 && !exited; i++) {
+  // (each try bounded: a Worker that failed at startup can leave a request open forever, and the
+  // whole wait is a minute, so a run never hangs on it)
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && !exited) {
     try {
-      if (await ready(base)) return { base, stop, pid: child.pid };
+      if (await Promise.race([ready(base), sleep(5_000, false, { ref: false })])) return { base, stop, pid: child.pid };
     } catch {}
     await sleep(250);
   }
