@@ -1,6 +1,7 @@
 // Arbitraries shared by the property cases: random valid public streams, their wire text in SSE and
 // NDJSON, and random chunkings.
 import fc from "fast-check";
+import { referenceParse } from "./json-reference.ts";
 import { AUDIO, delta, embedding, embeddingDone, EMBEDDINGS, inline, inlineDone, MINIMAX_TOOL, SEED_EXAMPLE, stop, text, textDone, thinking, thinkingDone, tool, toolDone, type Json } from "./fixtures.ts";
 
 export const unit = fc.constantFrom("a", "Z", " ", "é", "€", "😀", "中", "\n", "\r", '"', "\\", "\u2028", "\u0000");
@@ -24,7 +25,7 @@ export const group: fc.Arbitrary<Json[]> = fc.oneof(
       const size = Math.ceil(raw.length / n);
       const parts = Array.from({ length: n }, (_, i) => raw.slice(i * size, (i + 1) * size));
       const header = (i: number): [string, string] => (i === 0 || later === "both" ? ["fn", "call_1"] : later === "id" ? ["", "call_1"] : ["", ""]);
-      return [...parts.map((p, i) => delta(tool(...header(i), p))), delta(toolDone("fn", "call_1", JSON.parse(raw)))];
+      return [...parts.map((p, i) => delta(tool(...header(i), p))), delta(toolDone("fn", "call_1", referenceParse(raw) as Json))];
     }),
   fc.array(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 7 }), { minLength: 1, maxLength: 3 })
     .map((chunks) => [...chunks.map((c) => delta(inline(b64(c), "audio/wav"))), delta(inlineDone(b64(chunks.flat()), "audio/wav"))]),

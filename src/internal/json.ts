@@ -18,7 +18,14 @@ let keysKept: boolean | undefined;
 export function parseJsonText(text: string): unknown {
   const value: unknown = JSON.parse(text);
   if ((keysKept ??= probeKeysKept()) || typeof value !== "object" || value === null || !text.includes("\\")) return value;
-  return hasBackslashKey(value) ? readAgain(text) : value;
+  if (!hasBackslashKey(value)) return value;
+  try {
+    return readAgain(text);
+  } catch {
+    // nested past what a second reading's recursion reaches (thousands of levels): JSON.parse's value,
+    // which every caller's depth limit refuses as too deep, as it would without the second reading
+    return value;
+  }
 }
 
 /**

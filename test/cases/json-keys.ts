@@ -62,6 +62,19 @@ export const cases: Case[] = [
     const args = headed(head, { '"': { "\n": 2 } });
     assertEqual(keysOf(await call(args)), keysOf(args), "the arguments' keys");
   }],
+  ["json keys: a record nested past any depth whose keys hold a backslash is refused by the depth limit, as any other (not called invalid JSON)", async () => {
+    const depth = 20_000; // (past what a recursive second reading reaches in any runtime)
+    const args = "[".repeat(depth) + "1" + "]".repeat(depth);
+    const record = JSON.stringify(delta(toolDone("f", "t", { "\\": 0 }))).replace('{"\\\\":0}', `{"\\\\":${args}}`);
+    assertEqual(record.includes(args), true, "test bug: the deep arguments are in the record");
+    const stream = new UniEventStream();
+    const r = await settle(byteStream([utf8(`data: ${record}\n\n`)]).pipeThrough(stream), stream.message);
+    assertEqual({ name: (r.error as Json)?.name, rule: (r.error as Json)?.rule, limit: (r.error as Json)?.limit }, {
+      name: "StreamLimitError",
+      rule: "LIMIT",
+      limit: "maxDepth",
+    });
+  }],
   ["json keys: random keys full of escapes, read in turn, keep their names (MMSP tool calls)", async () => {
     const char = fc.constantFrom("\\", '"', "\n", "\u00e9", "\udf00", "a", "/", "\u0001");
     // mostly one character: a misread key has the length of the backslash key it is taken for

@@ -1,6 +1,7 @@
 // snapshot(): the message as it streams, with tool arguments filling in through PartialJsonParser.
 import { MessageAssemblerStream, UniEventBatchStream, UniEventStream, fromFetch, fromResponse, type MessageSnapshot } from "../../dist/index.js";
 import { assert, assertEqual, byteStream, utf8, valuesStream, type Case } from "../harness.ts";
+import { referenceParse } from "../json-reference.ts";
 import { AUDIO, AUDIO_BYTES, SEED_EXAMPLE, delta, inline, inlineDone, sse, stop, text, textDone, thinking, thinkingDone, tool, toolDone, USAGE } from "../fixtures.ts";
 
 const SSE_HEADERS = { headers: { "content-type": "text/event-stream" } };
@@ -42,7 +43,7 @@ async function snapshots(body: string): Promise<{ shots: any[]; stream: UniEvent
     const s = stream.snapshot();
     first ??= s;
     same &&= s === first;
-    shots.push(JSON.parse(JSON.stringify(s, (_k, v) => (v instanceof Uint8Array ? Array.from(v) : v))));
+    shots.push(referenceParse(JSON.stringify(s, (_k, v) => (v instanceof Uint8Array ? Array.from(v) : v))));
   }
   return { shots, stream, same };
 }
@@ -101,7 +102,7 @@ export const cases: Case[] = [
       const stream = new UniEventStream();
       const reader = byteStream(sse(events).split(/(?<=\n\n)/)).pipeThrough(stream).getReader();
       for (let i = 0; i < firstAt; i++) await reader.read();
-      const shot = JSON.parse(JSON.stringify(stream.snapshot()));
+      const shot = referenceParse(JSON.stringify(stream.snapshot())) as any;
       // (the reader may be an event ahead of what was read: compare what is settled either way)
       if (firstAt === 1) assertEqual([shot.content_items[0].text, shot.content_items[0].fidelity], ["Hi", { s: "1" }]);
       if (firstAt === 4) assertEqual([shot.content_items[1].name, shot.content_items[1].tool_call_id, shot.content_items[1].arguments.a.slice(0, 2)], ["f", "t", [1, 2]]);

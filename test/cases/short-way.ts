@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { holds } from "../property.ts";
 import { assertEqual, splitAt, utf8, type Case } from "../harness.ts";
 import { cuts } from "../arbitraries.ts";
+import { referenceParse } from "../json-reference.ts";
 import {
   delta, embedding, embeddingDone, inline, inlineDone, stop, text, textDone, thinking, thinkingDone, tool, toolDone, type Json,
 } from "../fixtures.ts";
@@ -60,7 +61,7 @@ function textGroup(middle: Json[], first = delta(text("a "))): Json[] {
 /** A tool call: its first (the header, `{"a":"`), N plain, the middle, N plain, `"}` and the `.done`. */
 function toolGroup(middle: Json[]): Json[] {
   const frags = [delta(tool("fn", "call_1", '{"a":"')), ...plainTool(N), ...middle, ...plainTool(N), delta(tool("", "", '"}'))];
-  const args = JSON.parse(frags.map((e) => itemOf(e).arguments).join(""));
+  const args = referenceParse(frags.map((e) => itemOf(e).arguments).join("")) as Json;
   return [...frags, delta(toolDone("fn", "call_1", args))];
 }
 
@@ -304,7 +305,7 @@ const randomGroup: fc.Arbitrary<Rec[]> = fc.constantFrom<GroupKind>("text", "too
     const joined = wrong === 0 ? grown.slice(1) : grown;
     let args: Json = {};
     try {
-      args = JSON.parse(joined);
+      args = referenceParse(joined) as Json;
     } catch {
       // (the arguments an entry broke: a .done that does not match)
     }
