@@ -213,7 +213,12 @@ export class CoreStream<I, O> implements ReadableWritablePair<O, I> {
     const ms = stalls ? stall.ms : idle;
     if (ms === undefined || this.settled) return;
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.interrupt(stalls ? stall.error(ms) : idleError(ms)), ms);
+    this.idleTimer = setTimeout(() => {
+      // The time is up, but input the isolate had no turn to deliver (it was busy elsewhere: workerd
+      // runs a process's isolates on one thread) goes first: one more turn, and the stream fails
+      // only if none came (its arrival disarms this timer). A busy isolate is not a silent source.
+      this.idleTimer = setTimeout(() => this.interrupt(stalls ? stall.error(ms) : idleError(ms)), 0);
+    }, ms);
   }
 
   private disarmIdle(): void {
