@@ -25,9 +25,11 @@ const GOAL = 4800;
  * (internal/secrets.ts +81), the held budget (limits.ts +23), the cut as a ConnectionError and the typed
  * Stop (http.ts, answer-events.ts +94), an UpstreamError's usage on every ending (errors.ts +86). Raised by name
  * (7,050 → 7,150) for outside JSON read with the keys it holds where V8 misreads escaped ones (internal/json.ts
- * +100: the probe, the look at the keys and the second reading). Growth past it fails.
+ * +100: the probe, the look at the keys and the second reading), then (7,150 → 7,180) for the usage counts'
+ * one module (internal/usage.ts +25: the merge, input and output tokens, which the assembler, the provider
+ * core, the spans and the relay each wrote). Growth past it fails.
  */
-const CEILING = 7150;
+const CEILING = 7180;
 const OUTSIDE_DIRS = new Set(["ai-sdk", "partial", "encode", "relay", "providers", "testing"]);
 const OUTSIDE_FILES = new Set(["schema.ts", "index.ts", "sse.ts", "ndjson.ts", "encode.ts", "partial-json.ts"]);
 

@@ -15,6 +15,7 @@
 import { EmptyResponseError, MmspError } from "../errors.js";
 import { Fault } from "../internal/fault.js";
 import { limitError } from "../internal/limits.js";
+import { mergeUsage, noUsage } from "../internal/usage.js";
 import { fidelityEqual, hasFidelity, isRecord } from "../internal/values.js";
 import type { DoneItem, FinishReason, Kind, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { GroupBuffer } from "./group.js";
@@ -23,8 +24,6 @@ import type { Grammar } from "./grammar.js";
 
 type Item = Record<string, unknown> & { type: string };
 type Emit = (event: UniEvent) => void;
-
-const USAGE_MEMBERS = ["cached_tokens", "prompt_tokens", "thoughts_tokens", "response_tokens"] as const;
 
 /** The item streaming now. */
 export interface OpenItem {
@@ -106,7 +105,7 @@ export class MessageAssembler implements Grammar {
     }
     if (event.event_type === "stop") {
       if (createdAt !== undefined) this.lastStopCreatedAt = createdAt;
-      this.mergeUsage(event.usage_metadata);
+      this.addUsage(event.usage_metadata);
       if (event.finish_reason != null) this.finish = event.finish_reason;
     }
   }
@@ -148,13 +147,9 @@ export class MessageAssembler implements Grammar {
     emit(event);
   }
 
-  private mergeUsage(usage: Partial<UsageMetadata> | null): void {
+  private addUsage(usage: Partial<UsageMetadata> | null): void {
     if (usage == null) return;
-    this.usage ??= { cached_tokens: null, prompt_tokens: null, thoughts_tokens: null, response_tokens: null };
-    for (const m of USAGE_MEMBERS) {
-      const v = usage[m];
-      if (v !== undefined && v !== null) this.usage[m] = v;
-    }
+    mergeUsage(this.usage ??= noUsage(), usage);
   }
 
   /** Handles one input fragment; its outputs go to `out`. */

@@ -21,6 +21,7 @@ import { joinBytes } from "../internal/bytes.js";
 import type { StreamCore } from "../internal/core.js";
 import { Fault, locate } from "../internal/fault.js";
 import { isRecord } from "../internal/values.js";
+import { mergeUsage, noUsage } from "../internal/usage.js";
 import { HeldBudget, limitError, type LimitOptions, resolveLimits } from "../internal/limits.js";
 import type { ReaderParts } from "../internal/reader-stream.js";
 import { endOf } from "../read/position.js";
@@ -180,11 +181,8 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     const written = this.grammar.usageSoFar;
     const held = this.reader.usageSoFar?.() ?? null;
     if (held === null) return written && { ...written };
-    const out: UsageMetadata = { cached_tokens: null, prompt_tokens: null, thoughts_tokens: null, response_tokens: null, ...written };
-    for (const m of ["cached_tokens", "prompt_tokens", "thoughts_tokens", "response_tokens"] as const) {
-      const v = held[m];
-      if (v !== undefined && v !== null) out[m] = v;
-    }
+    const out: UsageMetadata = { ...noUsage(), ...written };
+    mergeUsage(out, held);
     return out;
   }
 

@@ -9,6 +9,7 @@
 import { UpstreamError } from "../errors.js";
 import type { FinishReason, UsageMetadata } from "../schema.js";
 import type { Rule } from "../internal/options.js";
+import { inputTokens, outputTokens } from "../internal/usage.js";
 
 /** An attribute's value, as OpenTelemetry takes it. */
 export type TraceValue = string | number | boolean | string[] | number[];
@@ -102,8 +103,8 @@ export class ChatSpan {
   stop(stop: { usage_metadata?: UsageMetadata | null; finish_reason?: FinishReason | null }): void {
     const usage = stop.usage_metadata;
     if (usage) {
-      this.span.setAttribute("gen_ai.usage.input_tokens", (usage.cached_tokens ?? 0) + (usage.prompt_tokens ?? 0));
-      this.span.setAttribute("gen_ai.usage.output_tokens", (usage.thoughts_tokens ?? 0) + (usage.response_tokens ?? 0));
+      this.span.setAttribute("gen_ai.usage.input_tokens", inputTokens(usage));
+      this.span.setAttribute("gen_ai.usage.output_tokens", outputTokens(usage));
     }
     if (stop.finish_reason) {
       this.span.setAttribute("gen_ai.response.finish_reasons", [FINISH[stop.finish_reason] ?? "unknown"]);

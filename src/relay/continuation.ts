@@ -15,6 +15,7 @@ import { retryable, type ServeOptions } from "./fallback.js";
 import { type MmspBody, type RelayModel, type StartedTarget, startTarget, targetEvents } from "./models.js";
 import { follow } from "../internal/abort.js";
 import { textTokens } from "./usage-estimate.js";
+import { inputTokens } from "../internal/usage.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;
@@ -123,7 +124,7 @@ export function continued(
   body: MmspBody,
   signal: AbortSignal,
   options: ServeOptions,
-  serving?: { events: StartedTarget["events"] },
+  serving: { events: StartedTarget["events"] },
 ): ReadableStream<UniEvent> {
   if (
     target.continueOnFailure !== true ||
@@ -181,9 +182,9 @@ export function continued(
       skip = answer.text.slice(prefix.length);
       carried = textTokens(answer.text);
       current = candidate;
-      const was = serving?.events.reportedUsage;
-      if (was) carriedInput += (was.cached_tokens ?? 0) + (was.prompt_tokens ?? 0);
-      if (serving) serving.events = start.started.events;
+      const was = serving.events.reportedUsage;
+      if (was) carriedInput += inputTokens(was);
+      serving.events = start.started.events;
       reader = targetEvents(start.started).getReader();
       return true;
     }

@@ -15,6 +15,7 @@
 // `max_tokens`: the client's, else the row's ceiling (ceilings.ts), else DEFAULT_MAX_TOKENS.
 import type { UniEvent, UsageMetadata } from "../schema.js";
 import { isRecord } from "../internal/values.js";
+import { inputTokens, outputTokens } from "../internal/usage.js";
 
 /** UTF-8 bytes the estimate counts as one token. */
 export const BYTES_PER_TOKEN = 4;
@@ -141,8 +142,8 @@ export class UsageMeter {
   spent(reported: UsageMetadata | null = null): Spent {
     const r = this.#reported;
     if (r !== null) {
-      const input = (r.cached_tokens ?? 0) + (r.prompt_tokens ?? 0);
-      const output = (r.thoughts_tokens ?? 0) + (r.response_tokens ?? 0);
+      const input = inputTokens(r);
+      const output = outputTokens(r);
       // (a provider that gave no input count at all: the estimate stands in for it, said so)
       if (r.cached_tokens === null && r.prompt_tokens === null) {
         return {
