@@ -8,9 +8,11 @@
  * an object: after `{"\\":1}`, `{"\"":2}` gives `{"\\":2}`. Any code in the isolate can set this up, so
  * a tool call's arguments could arrive with a key renamed. The misread key always holds a backslash
  * (the one it is mistaken for does), so on a runtime where a probe shows the bug, a value from a text
- * with a backslash whose keys hold one is read again, its keys built from their characters. Elsewhere this is `JSON.parse` and one comparison. (A regular expression
- * that looks for an escape in a key instead of the keys cost Deno a quarter of its reading speed.)
+ * with a backslash whose keys hold one is read again, its keys built from their characters. Elsewhere
+ * this is `JSON.parse` and one comparison. (A regular expression that looks for an escape in a key
+ * instead of the keys cost Deno a quarter of its reading speed.)
  */
+
 /** Whether this runtime's `JSON.parse` keeps escaped keys (probed on first use). */
 let keysKept: boolean | undefined;
 
