@@ -11,7 +11,7 @@
 // their input as each reported it (Anthropic's `message_start`), their output estimated from their
 // text (a cut answer reports no output count), since the quota settles from it.
 import type { UniEvent } from "../schema.js";
-import { retryable, type ServeOptions } from "./fallback.js";
+import { logMove, retryable, type ServeOptions } from "./fallback.js";
 import { type MmspBody, type RelayModel, type StartedTarget, startTarget, targetEvents } from "./models.js";
 import { follow } from "../internal/abort.js";
 import { textTokens } from "./usage-estimate.js";
@@ -179,6 +179,7 @@ export function continued(
         continue;
       }
       options.trace?.continued(current, candidate, failure, answer.text.length);
+      if (options.nameOf) logMove(body.model, options.nameOf(current), options.nameOf(candidate), failure, "continuation");
       skip = answer.text.slice(prefix.length);
       carried = textTokens(answer.text);
       current = candidate;

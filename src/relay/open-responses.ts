@@ -101,7 +101,7 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
     const id = `resp_${location ? location[1] : newStreamId()}`;
     const events = encoded(answer, id, meta);
     const out = stream ? sse(events) : await resource(events);
-    for (const name of ["x-mmsp-provider"]) {
+    for (const name of ["x-mmsp-provider", "x-mmsp-target"]) {
       const value = answer.headers.get(name);
       if (value !== null) out.headers.set(name, value);
     }
