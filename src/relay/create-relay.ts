@@ -21,6 +21,7 @@
 // stream, whose object (or the stateless pipe) settles the claim when it ends (stream-cost.ts).
 import { type BindEnv, bindingOfText, credentialsOf } from "./bind.js";
 import { type AnonymousOption, anonymousRate, checkAnonymous, closedRefusal, type GateEnv } from "./gate.js";
+import { type AddressEnv, checkAddressOptions, type ClientAddressFunction, clientAddressOf, noAddressRefusal } from "./address.js";
 import { usageList } from "./ledger.js";
 import {
   adminRefusal,
@@ -29,6 +30,7 @@ import {
   keyPrincipal,
   type PrincipalEnv,
   principalOfVerdict,
+  RelayConfigError,
   type RelayPrincipal,
   type Resolved,
 } from "./principal.js";
@@ -55,6 +57,8 @@ import {
   type RelayModelsOption,
   type RelayRow,
   rowOf,
+  TARGET_HEADER,
+  targetName,
   targetsOf,
   unknownModel,
 } from "./models.js";
@@ -89,7 +93,7 @@ function parsedJson(bytes: Uint8Array): unknown {
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
  * is optional, and an option of `createRelay` given for the same thing wins over it.
  */
-export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv, WatchdogEnv {
+export interface RelayEnv extends AddressEnv, BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv, WatchdogEnv {
   /** The MMSP server to relay to (e.g. `https://mmsp.internal/v1`; the relay posts to `<it>/stream`), when `upstream` is not given. */
   MMSP_UPSTREAM?: string;
   /** The Durable Object namespace of the streams (the default binding name; see `binding`). Without it: stateless. */
@@ -112,6 +116,19 @@ export type RelayVerdict = Response | RelayPrincipal | null | undefined | void;
 export interface RelayContext {
   /** Keeps the Worker alive until `promise` settles. */
   waitUntil(promise: Promise<unknown>): void;
+  /** The client's address as the runtime saw it (see {@link RelayConnection}). */
+  clientAddress?: string | null | undefined;
+}
+
+/**
+ * What a server outside Cloudflare tells the relay's fetch of the connection (its third argument,
+ * where a Worker's `ctx` goes): `relay.fetch(request, env, { clientAddress })`. The kit's `serve`
+ * gives the socket's address; `Deno.serve((req, info) => relay.fetch(req, env, { clientAddress:
+ * info.remoteAddr.hostname }))`; Bun: `server.requestIP(req)?.address`.
+ */
+export interface RelayConnection {
+  /** The client's IP address as the runtime saw it (an anonymous client's principal is `anon:<it>`, an IPv6 one's /64). */
+  clientAddress: string | null | undefined;
 }
 
 /** The options of {@link createRelay}. Every one is optional; the defaults are the repository relay's. */
@@ -173,6 +190,21 @@ export interface RelayOptions<E extends object = RelayEnv> {
   credentials?: (request: Request, env: E) => string | null | Promise<string | null>;
   /** Bounds and lifetimes; each one given wins over its variable (see {@link RelayLimits}). */
   limits?: RelayLimits;
+  /**
+   * The client's address as the runtime saw it, for a relay outside Cloudflare (Node, Deno, Bun): an
+   * anonymous client's principal is `anon:<address>` (an IPv6 client's /64), its quota its own.
+   * Default: the address the relay's fetch is given (`{ clientAddress }`, see {@link RelayConnection}),
+   * on Cloudflare CF-Connecting-IP, else `trustedAddressHeader`'s; with none of these an anonymous
+   * request that needs its address (a model of the table under a quota, GET /v1/usage) is a 403
+   * saying how to give it. A header a client sends is never read unless named here.
+   */
+  clientAddress?: ClientAddressFunction<E>;
+  /**
+   * The header a proxy in front of the relay sets to the client's address (`"x-forwarded-for"`: its
+   * last entry, the one that proxy added), read outside Cloudflare when no address is given. Only
+   * behind a proxy that sets it: a client sets any header it likes. Default: the variable TRUSTED_ADDRESS_HEADER.
+   */
+  trustedAddressHeader?: string;
   /** The origins whose pages may call the relay: `"*"` or a list of exact origins. Default: the variable `CORS_ORIGINS`, else `"*"`. */
   cors?: { origins: "*" | readonly string[] };
   /**
@@ -187,8 +219,11 @@ export type RelayStreamObjectClass<E> = new (state: RelayState, env: E) => Relay
 
 /** What {@link createRelay} returns: the Worker's handler (`export default relay`) and its Durable Object class. */
 export interface Relay<E extends object = RelayEnv> {
-  /** The Worker's fetch handler. */
-  fetch(request: Request, env: E, ctx?: RelayContext): Promise<Response>;
+  /**
+   * The Worker's fetch handler. Outside Cloudflare its third argument may carry the client's address
+   * (`{ clientAddress }`, {@link RelayConnection}): the kit's `serve` passes the socket's.
+   */
+  fetch(request: Request, env: E, ctx?: RelayContext | RelayConnection): Promise<Response>;
   /** The Durable Object class: `export const RelayStream = relay.StreamObject` (wrangler.toml names it, binding STREAMS). */
   readonly StreamObject: RelayStreamObjectClass<E>;
   /** The Durable Object class of the quotas: `export const QuotaObject = relay.QuotaObject` (wrangler.toml: binding QUOTAS, a `new_sqlite_classes` migration). */
@@ -250,6 +285,10 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     if (fn !== undefined && typeof fn !== "function") throw new TypeError(`createRelay: \`${name}\` must be a function.`);
   }
   checkAnonymous(allowAnonymous);
+  const { clientAddress, trustedAddressHeader } = options;
+  checkAddressOptions(clientAddress, trustedAddressHeader);
+  /** The address the relay's fetch was given for a request (its third argument's `clientAddress`). */
+  const givenAddresses = new WeakMap<Request, string>();
   const given = options.quotas === undefined ? undefined : checkQuotas(options.quotas);
   const quotasFromEnv = (text: string | undefined): RelayQuotas => (text ? quotasOfVariable(text) : {});
   const quotasOf = (env: E): RelayQuotas => given ?? quotasFromEnv(ownValue(env as RelayEnv, "RELAY_QUOTAS"));
@@ -328,7 +367,9 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     const quotas = quotasOf(env);
     if (named) return { principal: named.principal, quota: named.quota ?? quotas.default, anonymous: false, keyInAuthorization };
     if (key !== null) return { principal: key, quota: quotas.default, anonymous: false, keyInAuthorization };
-    return { principal: anonymousPrincipal(request), quota: anonymousQuota(env), anonymous: true, keyInAuthorization };
+    const address = clientAddressOf(request, env, { given: givenAddresses.get(request), clientAddress, trustedAddressHeader });
+    const quota = anonymousQuota(env);
+    return { principal: anonymousPrincipal(address), quota, anonymous: true, addressless: address === null, keyInAuthorization };
   }
 
   /** The anonymous quota: `quotas.anonymous`, its `requestsPerMinute` `allowAnonymous`'s rate when it sets none. */
@@ -356,6 +397,8 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     if (row) {
       // closed to anonymous callers unless opened (gate.ts), then the claim on the principal's quota
       if (who.anonymous && !authorize && anonymousRate(allowAnonymous, env) === null) return closedRefusal(model!);
+      // (a quota per anonymous client needs to know the client: never one shared by every caller)
+      if (who.addressless && who.quota !== undefined) return noAddressRefusal();
       const asked = mmspBody(body);
       if (asked instanceof Response) return asked;
       const input = inputEstimate(asked.messages, asked.config);
@@ -429,6 +472,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     const { eventBytes } = limitsOf(env);
     const client = clientOf(answer);
     const served = answer.headers.get(PROVIDER_HEADER); // (the target that served: fallback.ts)
+    const servedTarget = answer.headers.get(TARGET_HEADER);
     const back = streamBack(answer, admitted.headers.get("accept"), {
       client,
       signal: controller.signal,
@@ -436,6 +480,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       ...(cost ? { tap: (events: ReadableStream<UniEvent>) => metered(events, cost, client, settle) } : {}),
     });
     if (served !== null) back.headers.set(PROVIDER_HEADER, served);
+    if (servedTarget !== null) back.headers.set(TARGET_HEADER, servedTarget);
     return back;
   }
 
@@ -491,6 +536,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       if (!row || !answer.ok) return answer;
       const out = new Response(answer.body, answer); // (the answer says which provider answered)
       out.headers.set(PROVIDER_HEADER, answer.headers.get(PROVIDER_HEADER) ?? targetsOf(row)[0]!.provider.name);
+      out.headers.set(TARGET_HEADER, answer.headers.get(TARGET_HEADER) ?? targetName(row, 0));
       return out;
     }
     if (pathname === "/v1/models" && tableOf) {
@@ -513,7 +559,12 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       }
       return existing(request, url, id, env, streams);
     }
-    return refusal(404, "NotFoundError", `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>.`);
+    return refusal(
+      404,
+      "NotFoundError",
+      `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /v1/responses, ` +
+        "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, GET /v1/models, GET /v1/usage.",
+    );
   }
 
   /** GET /v1/usage: the caller's principal's ledger, or with ?all=1 and ADMIN_KEY every principal's (ledger.ts). */
@@ -521,6 +572,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     if (url.searchParams.get("all") === "1") return (await adminRefusal(request, env)) ?? usageList(await quotaStore(env).usage(null));
     const who = await principalOf(request, "usage", env);
     if (who instanceof Response) return who;
+    if (who.addressless) return noAddressRefusal(); // (anon:unknown is every address-less caller's: no one's own)
     return usageList(await quotaStore(env).usage(who.principal));
   }
 
@@ -531,13 +583,33 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   }
 
   return {
-    async fetch(request: Request, env: E, ctx?: RelayContext): Promise<Response> {
+    async fetch(request: Request, env: E, ctx?: RelayContext | RelayConnection): Promise<Response> {
       if (request.method === "OPTIONS") return nosniff(preflight(request, corsEnv(env)));
       startedAt ||= Math.floor(Date.now() / 1000);
+      const given = ctx?.clientAddress;
+      if (given !== undefined && given !== null) {
+        if (typeof given !== "string") {
+          throw new TypeError("relay.fetch: `clientAddress` must be a string (the client's IP address), null or undefined.");
+        }
+        givenAddresses.set(request, given);
+      }
+      const workerCtx = ctx !== undefined && typeof (ctx as Partial<RelayContext>).waitUntil === "function"
+        ? ctx as RelayContext
+        : undefined;
       let answer: Response;
       try {
-        answer = (await routes?.(request, env, ctx)) ?? (await route(request, env, new URL(request.url)));
+        answer = (await routes?.(request, env, workerCtx)) ?? (await route(request, env, new URL(request.url)));
       } catch (e) {
+        if (e instanceof RelayConfigError) {
+          // the operator's to fix: the rule in the log; the client is told the relay is misconfigured, and where (never a value)
+          console.error(`relay: configuration error: ${e.message}`);
+          answer = refusal(
+            500,
+            "InternalError",
+            `The relay is misconfigured (${e.setting}): its operator must fix it (the relay's log says how).`,
+          );
+          return nosniff(withCors(answer, request, corsEnv(env)));
+        }
         // logged for the operator; the client gets no stack (it may name files, variables, the upstream)
         console.error("relay: unexpected error", e);
         answer = refusal(500, "InternalError", "The relay failed on this request (the error is in its log).");

@@ -8,7 +8,7 @@ import { providerModels } from "../../worker/models.ts";
 import worker from "../../worker/index.ts";
 import { createRelay, type RelayOptions } from "../../src/relay/index.ts";
 import { fromResponse, UpstreamError } from "../../src/index.ts";
-import { newTag, ORIGIN, readRecords, records, rest, streamIdOf } from "./relay.ts";
+import { EDGE, newTag, ORIGIN, readRecords, records, rest, streamIdOf } from "./relay.ts";
 
 type Env = typeof env & Record<string, unknown>;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -17,7 +17,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 function setup(options: Partial<RelayOptions<Env>> = {}, keys: Record<string, string> = {}, vars: Record<string, string> = {}) {
   const relay = createRelay<Env>({ models: providerModels as never, ...options });
   const e: Env = { ...env, ...vars, ...(Object.keys(keys).length ? { RELAY_KEYS: JSON.stringify(keys) } : {}) };
-  const call = (path: string, init: RequestInit = {}) => relay.fetch(new Request(`${ORIGIN}${path}`, init), e);
+  const call = (path: string, init: RequestInit = {}) => relay.fetch(new Request(`${ORIGIN}${path}`, { ...EDGE, ...init }), e);
   const post = (headers: Record<string, string>, tag: string, script = "text", config: object = {}) =>
     call("/v1/stream", {
       method: "POST",
@@ -167,7 +167,10 @@ test("a stopped stream: its error event carries usage_metadata (the provider's i
 
 test("anonymous quotas per client (allowAnonymous's perMinute): each CF-Connecting-IP its own count, held in QUOTAS", async () => {
   const { post, usage } = setup({ allowAnonymous: { perMinute: 1 } });
-  const [a, b] = [`198.51.100.${Math.floor(Math.random() * 250)}-${newTag()}`, `203.0.113.7-${newTag()}`];
+  // (two clients of this run only: a random /64 each, keyed as such)
+  const random64 = () => `2001:db8:${crypto.getRandomValues(new Uint16Array(2)).map((n) => n | 1).join(":").replace(/\d+/g, (n) => Number(n).toString(16))}`;
+  const [a64, b64] = [random64(), random64()];
+  const [a, b] = [`${a64}::1`, `${b64}:0:0:0:2`];
   const first = await post({ "cf-connecting-ip": a }, newTag());
   expect(first.status).toBe(200);
   await first.arrayBuffer();
@@ -178,7 +181,9 @@ test("anonymous quotas per client (allowAnonymous's perMinute): each CF-Connecti
   expect(other.status).toBe(200);
   await other.arrayBuffer();
   const mine = await until(() => usage({ "cf-connecting-ip": a }), (u) => u.data.length > 0);
-  expect(mine.data.map((r) => r.principal)).toEqual([`anon:${a}`]);
+  expect(mine.data.map((r) => r.principal)).toEqual([`anon:${a64}::/64`]);
+  // another address of a's /64 is a
+  expect((await post({ "cf-connecting-ip": `${a64}:ffff:ffff:ffff:ffff` }, newTag())).status).toBe(429);
 });
 
 test("concurrentStreams: a place is released when a stream ends, however it ends (stop, completion, the provider's refusal)", async () => {
@@ -225,6 +230,7 @@ test("/api/chat (the repository Worker, RELAY_QUOTAS): the chat's stream object 
   const chat = (tag: string) =>
     worker.fetch(
       new Request(`${ORIGIN}/api/chat`, {
+        ...EDGE,
         method: "POST",
         headers: { "content-type": "application/json", ...as(name) },
         body: JSON.stringify({
