@@ -27,6 +27,7 @@ import {
   adminRefusal,
   anonymousPrincipal,
   authorizationIsKey,
+  checkPrincipalEnv,
   keyPrincipal,
   type PrincipalEnv,
   principalOfVerdict,
@@ -237,6 +238,13 @@ export interface Relay<E extends object = RelayEnv> {
    * serves it (which settles it when the stream ends); remove it before sending the request elsewhere.
    */
   admit(request: Request, env: E): Promise<Request | Response>;
+  /**
+   * Checks the settings of `env` that can be wrong before any request (`RELAY_KEYS`: keys of 8
+   * characters or more, no `anon:` names): throws a `RelayConfigError` naming the setting and the
+   * rule (never a value). For a server with a start of its own (Node, Deno, Bun): call it there; a
+   * Worker's relay says the same at its first request (a 500, the rule in the log).
+   */
+  checkEnv(env: E): void;
 }
 
 /** `response` with `X-Content-Type-Options: nosniff` (a copy when its headers are immutable). */
@@ -619,5 +627,6 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     StreamObject,
     QuotaObject: RelayQuotaObject,
     admit,
+    checkEnv: (env: E) => checkPrincipalEnv(ownMembers(env) as PrincipalEnv),
   };
 }

@@ -98,6 +98,12 @@ function relayKeys(text: string): [string, string][] {
   return keys;
 }
 
+/** The principals' settings of `env` checked (RELAY_KEYS's rules): a RelayConfigError naming the setting and the rule, else nothing. */
+export function checkPrincipalEnv(env: PrincipalEnv): void {
+  const text = ownMembers(env).RELAY_KEYS;
+  if (text) relayKeys(text);
+}
+
 /**
  * The principal whose key the request offers (RELAY_KEYS, then RELAY_KEY), null when the relay has
  * no keys, or the 401 of a request that offers none of them.

@@ -8,7 +8,7 @@ import * as http from "node:http";
 import { readFileSync } from "node:fs";
 import { afterEach, expect, test, vi } from "vitest";
 import { anthropic } from "../../src/providers/index.ts";
-import { createRelay, type RelayModel } from "../../src/relay/index.ts";
+import { createRelay, RelayConfigError, type RelayModel } from "../../src/relay/index.ts";
 import { addressKey } from "../../src/relay/address.ts";
 import { CORS_EXPOSE_HEADERS } from "../../src/relay/cors.ts";
 import { connectionError } from "../../src/internal/http.ts";
@@ -181,6 +181,24 @@ test("a RELAY_KEYS name anon:<address> cannot take an anonymous client's quota: 
   expect((await answer.json()).error.message).toMatch(/misconfigured \(RELAY_KEYS\)/);
   expect(String(logged.mock.calls[0]?.[0])).toMatch(/names starting "anon:" are the relay's own/);
   expect(fake.requests).toHaveLength(0);
+});
+
+test("relay.checkEnv(env) says the same at a server's start: a RelayConfigError naming RELAY_KEYS and the rule, never a key", () => {
+  const relay = createRelay({ models: { fast: target().row } });
+  expect(() => relay.checkEnv({})).not.toThrow();
+  expect(() => relay.checkEnv({ RELAY_KEYS: JSON.stringify({ a: "long-enough-key" }) })).not.toThrow();
+  for (const [keys, rule] of [[{ a: "tiny" }, /8 characters or more/], [{ "anon:1.2.3.4": "long-enough-key" }, /anon:/], ["[1]", /JSON object/]] as const) {
+    let error: unknown;
+    try {
+      relay.checkEnv({ RELAY_KEYS: typeof keys === "string" ? keys : JSON.stringify(keys) });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RelayConfigError);
+    expect((error as RelayConfigError).setting).toBe("RELAY_KEYS");
+    expect((error as Error).message).toMatch(rule);
+    expect((error as Error).message).not.toMatch(/tiny|long-enough-key/);
+  }
 });
 
 // ---- the target that served, the log of each move --------------------------------------------
