@@ -19,6 +19,7 @@ import * as pollution from "./pollution.ts";
 import * as providers from "./providers.ts";
 import * as providersCounts from "./providers-counts.ts";
 import * as providersCrossing from "./providers-crossing.ts";
+import * as providersDoneLimit from "./providers-done-limit.ts";
 import * as providersHeld from "./providers-held.ts";
 import * as providersShortWay from "./providers-short-way.ts";
 import * as providersMore from "./providers-more.ts";
@@ -60,6 +61,7 @@ const groups: [string, Case[]][] = [
   ["pollution", pollution.cases],
   ["providers-whole", providersWhole.cases],
   ["providers-counts", providersCounts.cases],
+  ["providers-done-limit", providersDoneLimit.cases],
   ["providers-dialects", providersDialects.cases],
   ["providers-crossing", providersCrossing.cases],
 ];
