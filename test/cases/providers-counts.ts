@@ -2,9 +2,9 @@
 // within MAX_TOKEN_COUNT (a billion); any other (-1000000, 1e300, 1.5, "12"…) is `null` in the stop
 // event and in `reportedUsage`, with an `"invalid"` warning, for every provider, the counts made from
 // it (prompt − cached…) too. A relay settles with these counts (a hostile one handed tokens back).
-import { ProviderEventStream } from "../../dist/providers/index.js";
+import { gemini, ProviderEventStream } from "../../dist/providers/index.js";
 import { assert, assertEqual, type Case, utf8 } from "../harness.ts";
-import { run } from "./providers.ts";
+import { fakeFetch, run } from "./providers.ts";
 
 type Json = Record<string, any>;
 
@@ -169,5 +169,28 @@ const countCases: Case[] = [
     await gemReader.cancel();
   }],
 ];
+
+countCases.push(["counts: a factory's stream(): reportedUsage after a Stop and the stop event's usage hold null for a count that is none, with the warning", async () => {
+  // Gemini's counts are held until its end: a stopped answer reports them as they are, checked
+  const chunk = data(gemChunk("Hi", { promptTokenCount: -1_000_000, candidatesTokenCount: 1 }));
+  const waiting = fakeFetch(() =>
+    new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(utf8(chunk)) }), { headers: { "content-type": "text/event-stream" } })
+  );
+  const request = { model: "gemini-x", messages: [{ role: "user" as const, content_items: [{ type: "text.done" as const, text: "Hi" }] }] };
+  const stopped = gemini({ apiKey: "gem-test-0123456789", fetch: waiting.fetch }).stream(request);
+  stopped.message.catch(() => {});
+  const reader = stopped.readable.getReader();
+  await reader.read();
+  await stopped.stop();
+  assertEqual(stopped.reportedUsage, u(null, null, null, 1), "after a Stop: promptTokenCount −1000000 not reported");
+  // the whole answer through the factory: the warning comes through its onWarning
+  const warnings: Json[] = [];
+  const whole = fakeFetch(() => new Response(gemBody({ promptTokenCount: 1e300, candidatesTokenCount: 2 }), { headers: { "content-type": "text/event-stream" } }));
+  const events = gemini({ apiKey: "gem-test-0123456789", fetch: whole.fetch }).stream(request, { onWarning: (w: Json) => warnings.push(w) });
+  const message = await events.message;
+  assertEqual(message.usage_metadata, u(null, null, null, 2));
+  assertEqual(events.reportedUsage, message.usage_metadata);
+  assertEqual(warnings.map((w) => w.type), ["invalid"]);
+}]);
 
 export const cases: Case[] = countCases;
