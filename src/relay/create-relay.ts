@@ -284,12 +284,13 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const reserveOf = (config: MmspBody["config"], row: RelayRow, env: E): number =>
     outputReserve(config.max_tokens, targetsOf(row)[0]!.config?.max_tokens, limitsOf(env).defaultMaxTokens);
   /** Settles the claim of `request` (the client's or its admitted copy) as refused, unless its stream took it. */
-  const release = (request: Request, env: E): void => {
+  const release = (request: Request, env: E, ctx: RelayContext | undefined): void => {
     const held = admittedClaims.get(request);
     if (held === undefined || held.taken) return;
     held.taken = true;
-    quotaStore(env).settle(new StreamCost(ticketFrom(held.claim)).refused())
+    const settling = quotaStore(env).settle(new StreamCost(ticketFrom(held.claim)).refused())
       .catch((e) => console.error("relay: a refused request's claim could not be settled", e));
+    ctx?.waitUntil(settling);
   };
 
   const open = async (request: Request, env: E, signal: AbortSignal): Promise<Response> => {
@@ -564,7 +565,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
         answer = refusal(500, "InternalError", "The relay failed on this request (the error is in its log).");
       }
       // every path out after a claim but a stream that took it (a refusal, a throw) settles it as refused
-      if (!answer.ok) release(request, env);
+      if (!answer.ok) release(request, env, ctx);
       return nosniff(withCors(answer, request, corsEnv(env)));
     },
     StreamObject,
