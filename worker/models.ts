@@ -17,7 +17,9 @@ export function providerModels(env: Env): RelayModels {
   const table: Record<string, RelayRow> = {};
   const base = (url: string | undefined): { baseURL?: string } => (url ? { baseURL: url } : {});
   // (the rows' ceiling: MODEL_MAX_TOKENS, "none" for none, else 2048)
-  const ceiling = env.MODEL_MAX_TOKENS === "none" ? {} : { max_tokens: Number(env.MODEL_MAX_TOKENS) > 0 ? Number(env.MODEL_MAX_TOKENS) : 2048 };
+  const ceiling = env.MODEL_MAX_TOKENS === "none"
+    ? {}
+    : { max_tokens: Number(env.MODEL_MAX_TOKENS) > 0 ? Number(env.MODEL_MAX_TOKENS) : 2048 };
   if (env.ANTHROPIC_API_KEY) {
     table["claude-fast"] = {
       provider: anthropic({ apiKey: env.ANTHROPIC_API_KEY, ...base(env.ANTHROPIC_BASE_URL) }),
