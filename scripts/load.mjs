@@ -476,7 +476,7 @@ let failed = 0;
 const check = (ok, name) => {
   if (ok) passed++;
   else failed++;
-  if (!ok || tiny || name.includes("stopped by DELETE")) console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
+  if (!ok || tiny || name.includes("stopped by DELETE") || name.startsWith("budget:")) console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
 };
 for (const r of results) {
   const common = r.lost === 0 && r.duplicated === 0 && r.messageOk && r.upstream === r.upstreamExpected && !r.spliced;

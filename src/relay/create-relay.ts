@@ -47,6 +47,7 @@ import { DurableQuotas, RelayQuotaObject } from "./quota-object.js";
 import { CLAIM_HEADER, metered, StreamCost, ticketFrom, ticketHeader } from "./stream-cost.js";
 import { inputEstimate, outputReserve } from "./usage-estimate.js";
 import {
+  type MmspBody,
   mmspBody,
   modelOf,
   modelsList,
@@ -59,7 +60,6 @@ import {
   unknownModel,
 } from "./models.js";
 import { servedAnswer } from "./fallback.js";
-import type { MmspBody } from "./models.js";
 import { reportedUsageOf } from "./answer.js";
 import { StreamTrace, type TraceTracer } from "./tracing.js";
 import { type WatchdogEnv, watchdogOf } from "./watchdog.js";
