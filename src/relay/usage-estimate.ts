@@ -22,6 +22,7 @@
 // quota never takes tokens back, nor locks a principal out, on a stream's word.
 import type { UniEvent, UsageMetadata } from "../schema.js";
 import { isRecord } from "../internal/values.js";
+import { isTokenCount, MAX_TOKEN_COUNT } from "../internal/usage.js";
 
 /** UTF-8 bytes the estimate counts as one token. */
 export const BYTES_PER_TOKEN = 4;
@@ -33,12 +34,11 @@ export const INLINE_DATA_TOKENS = 1000;
  * and a long answer, a bound on what one request may spend.
  */
 export const DEFAULT_MAX_TOKENS = 16_384;
-/** The largest count the settlement takes from a stream (ten million: past any model's context and output together). */
-export const MAX_TRUSTED_TOKENS = 10_000_000;
+/** The largest count the settlement takes from a stream: the readers' own bound (internal/usage.ts), one rule for both. */
+export const MAX_TRUSTED_TOKENS = MAX_TOKEN_COUNT;
 
 /** `n` when it is a count the settlement may trust (a whole number in [0, MAX_TRUSTED_TOKENS]), else null: estimated instead. */
-export const trustedCount = (n: unknown): number | null =>
-  typeof n === "number" && Number.isInteger(n) && n >= 0 && n <= MAX_TRUSTED_TOKENS ? n : null;
+export const trustedCount = (n: unknown): number | null => (isTokenCount(n) ? n : null);
 
 /** The input tokens of `usage` as the settlement trusts them (cached + prompt; null: neither count trusted). */
 export function trustedInput(usage: UsageMetadata | null | undefined): number | null {

@@ -1,5 +1,5 @@
 // Issue #44, SPEC §9 and §10: a provider's usage count is kept only when it is a whole number ≥ 0
-// within MAX_TOKEN_COUNT (a billion); any other (-1000000, 1e300, 1.5, "12"…) is `null` in the stop
+// within MAX_TOKEN_COUNT (a hundred million); any other (-1000000, 1e300, 1.5, "12"…) is `null` in the stop
 // event and in `reportedUsage`, with an `"invalid"` warning, for every provider, the counts made from
 // it (prompt − cached…) too. A relay settles with these counts (a hostile one handed tokens back).
 import { gemini, ProviderEventStream } from "../../dist/providers/index.js";
@@ -54,7 +54,7 @@ const gemChunk = (text: string, usage: unknown, finish?: string): Json => ({
 /** Gemini: one chunk, "Hi" and `usage` (its counts written at the end: event 1). */
 const gemBody = (usage: unknown): string => data(gemChunk("Hi", usage, "STOP"));
 
-/** What no count is (SPEC §9): a whole number ≥ 0 within a billion tokens is; none of these. */
+/** What no count is (SPEC §9): a whole number ≥ 0 within a hundred million tokens is; none of these. */
 const HOSTILE: unknown[] = [-1_000_000, 1e300, 1.5, "12", 1_000_000_001, true, { n: 3 }, [4], -0.5];
 
 const u = (cached: number | null, prompt: number | null, thoughts: number | null, response: number | null) => ({
