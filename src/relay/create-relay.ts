@@ -50,6 +50,7 @@ import { DurableQuotas, RelayQuotaObject } from "./quota-object.js";
 import { CLAIM_HEADER, metered, StreamCost, ticketFrom, ticketHeader } from "./stream-cost.js";
 import { inputEstimate, outputReserve } from "./usage-estimate.js";
 import {
+  type MmspBody,
   mmspBody,
   modelOf,
   modelsList,
@@ -303,8 +304,12 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const tableOf = options.models === undefined ? undefined : modelTable(options.models);
   /** The row an admitted request's model has in the table (set by admit: the answer names its provider). */
   const admittedRows = new WeakMap<Request, RelayRow>();
-  /** The claim an admitted request made on its principal's quota (set by admit, settled at the stream's end). */
-  const admittedClaims = new WeakMap<Request, Claim>();
+  /**
+   * The claim an admitted request made on its principal's quota (set by admit for the request and
+   * its admitted copy; `taken` once the stream that settles it at its end has it). Every other path
+   * out settles it as refused (`release`): a claim is never left to expire.
+   */
+  const admittedClaims = new WeakMap<Request, { claim: Claim; taken: boolean }>();
   /** The principal of an admitted request (its stream's binding). */
   const admittedPrincipals = new WeakMap<Request, Resolved>();
   const inProcess = new ProcessQuotas();
@@ -322,6 +327,18 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const corsEnv = (env: E): CorsEnv => (corsOrigins === undefined ? env : { CORS_ORIGINS: corsOrigins });
   const limitsOf = (env: E) => limits(env, options.limits);
   const namespace = (env: E): RelayNamespace | undefined => ownValue(env as Record<string, unknown>, binding) as RelayNamespace | undefined;
+  /** The output a request of `row` reserves and asks every target for (usage-estimate.ts: one rule for the claim and the provider). */
+  const reserveOf = (config: MmspBody["config"], row: RelayRow, env: E): number =>
+    outputReserve(config.max_tokens, targetsOf(row)[0]!.config?.max_tokens, limitsOf(env).defaultMaxTokens);
+  /** Settles the claim of `request` (the client's or its admitted copy) as refused, unless its stream took it. */
+  const release = (request: Request, env: E, ctx: RelayContext | undefined): void => {
+    const held = admittedClaims.get(request);
+    if (held === undefined || held.taken) return;
+    held.taken = true;
+    const settling = quotaStore(env).settle(new StreamCost(ticketFrom(held.claim)).refused())
+      .catch((e) => console.error("relay: a refused request's claim could not be settled", e));
+    ctx?.waitUntil(settling);
+  };
 
   const open = async (request: Request, env: E, signal: AbortSignal): Promise<Response> => {
     const target = upstream ?? ownValue(env as RelayEnv, "MMSP_UPSTREAM");
@@ -338,7 +355,8 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
         // the row's targets in order (fallback.ts), watched (watchdog.ts), traced (tracing.ts)
         const { tracer } = options;
         const trace = tracer && new StreamTrace(tracer, body.model, targetsOf(row)[0]!, body.config.max_tokens);
-        return servedAnswer(row, body, signal, { bounds: limitsOf(env), watchdog: watchdogOf(env), trace });
+        const maxTokens = reserveOf(body.config, row, env); // (what admit reserved: each target is asked for it)
+        return servedAnswer(row, body, signal, { bounds: limitsOf(env), watchdog: watchdogOf(env), trace, maxTokens });
       }
       request = new Request(request, { body: bytes });
     }
@@ -373,8 +391,11 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     const named = principalOfVerdict(verdict);
     const keyInAuthorization = await authorizationIsKey(request, env);
     const quotas = quotasOf(env);
-    if (named) return { principal: named.principal, quota: named.quota ?? quotas.default, anonymous: false, keyInAuthorization };
-    if (key !== null) return { principal: key, quota: quotas.default, anonymous: false, keyInAuthorization };
+    // (a principal's own quota: the hook's, else `quotas.principals`' entry, else the default)
+    const quotaOf = (name: string): Quota | undefined =>
+      (quotas.principals ? ownValue(quotas.principals, name) : undefined) ?? quotas.default;
+    if (named) return { principal: named.principal, quota: named.quota ?? quotaOf(named.principal), anonymous: false, keyInAuthorization };
+    if (key !== null) return { principal: key, quota: quotaOf(key), anonymous: false, keyInAuthorization };
     const address = clientAddressOf(request, env, { given: givenAddresses.get(request), clientAddress, trustedAddressHeader });
     const quota = anonymousQuota(env);
     return { principal: anonymousPrincipal(address), quota, anonymous: true, addressless: address === null, keyInAuthorization };
@@ -410,8 +431,9 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       const asked = mmspBody(body);
       if (asked instanceof Response) return asked;
       const input = inputEstimate(asked.messages, asked.config);
-      // (one claim for the request, whichever target serves it: a fallback spends from it too)
-      const tokens = input + outputReserve(asked.config.max_tokens, targetsOf(row)[0]!.config?.max_tokens);
+      // (one claim for the request, whichever target serves it: a fallback spends from it too; the
+      // provider is asked for this output, no more: `open` passes the same reserve to every target)
+      const tokens = input + reserveOf(asked.config, row, env);
       claim = {
         id: crypto.randomUUID(),
         principal: who.principal,
@@ -431,7 +453,11 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     if (claim) headers.set(CLAIM_HEADER, ticketHeader(claim));
     const admitted = new Request(request.url, { method: "POST", headers, body, signal: request.signal });
     if (row) admittedRows.set(admitted, row);
-    if (claim) admittedClaims.set(admitted, claim);
+    if (claim) {
+      const held = { claim, taken: false };
+      admittedClaims.set(admitted, held);
+      admittedClaims.set(request, held);
+    }
     admittedPrincipals.set(admitted, who);
     return admitted;
   }
@@ -449,7 +475,10 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       headers,
       body: admitted.body,
     });
+    // (not ok: the route settles the claim as refused; the store takes a claim's settlement once)
     if (!answer.ok) return answer;
+    const held = admittedClaims.get(admitted);
+    if (held) held.taken = true; // (the stream's object settles it when the stream ends)
     const out = new Response(answer.body, answer);
     out.headers.set("content-location", streamPath(id));
     return out;
@@ -459,23 +488,15 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   async function stateless(admitted: Request, env: E): Promise<Response> {
     const controller = new AbortController();
     follow(controller, (admitted as { signal?: AbortSignal }).signal);
-    const claim = admittedClaims.get(admitted);
-    const cost = claim ? new StreamCost(ticketFrom(claim)) : null;
-    if (claim) admitted.headers.delete(CLAIM_HEADER); // (settled here: it goes no further)
+    const held = admittedClaims.get(admitted);
+    const cost = held && !held.taken ? new StreamCost(ticketFrom(held.claim)) : null;
+    if (held) admitted.headers.delete(CLAIM_HEADER); // (settled here: it goes no further)
     const settle = (s: Parameters<QuotaStore["settle"]>[0]): void => {
       quotaStore(env).settle(s).catch((e) => console.error("relay: a stream's usage could not be settled", e));
     };
-    let answer: Response;
-    try {
-      answer = await open(admitted, env, controller.signal);
-    } catch (e) {
-      if (cost) settle(cost.refused());
-      throw e;
-    }
-    if (!answer.ok) {
-      if (cost) settle(cost.refused());
-      return answer;
-    }
+    // (a refusal or a throw before the stream: the route settles the claim as refused)
+    const answer = await open(admitted, env, controller.signal);
+    if (!answer.ok) return answer;
     cost?.follow(reportedUsageOf(answer));
     const { eventBytes } = limitsOf(env);
     const client = clientOf(answer);
@@ -489,6 +510,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     });
     if (served !== null) back.headers.set(PROVIDER_HEADER, served);
     if (servedTarget !== null) back.headers.set(TARGET_HEADER, servedTarget);
+    if (held) held.taken = true; // (settled by `metered` at the stream's end)
     return back;
   }
 
@@ -616,12 +638,14 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
             "InternalError",
             `The relay is misconfigured (${e.setting}): its operator must fix it (the relay's log says how).`,
           );
-          return nosniff(withCors(answer, request, corsEnv(env)));
+        } else {
+          // logged for the operator; the client gets no stack (it may name files, variables, the upstream)
+          console.error("relay: unexpected error", e);
+          answer = refusal(500, "InternalError", "The relay failed on this request (the error is in its log).");
         }
-        // logged for the operator; the client gets no stack (it may name files, variables, the upstream)
-        console.error("relay: unexpected error", e);
-        answer = refusal(500, "InternalError", "The relay failed on this request (the error is in its log).");
       }
+      // every path out after a claim but a stream that took it (a refusal, a throw) settles it as refused
+      if (!answer.ok) release(request, env, workerCtx);
       return nosniff(withCors(answer, request, corsEnv(env)));
     },
     StreamObject,

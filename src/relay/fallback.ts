@@ -100,6 +100,8 @@ export interface ServeOptions {
   bounds: Pick<Limits, "eventBytes" | "events" | "streamBytes">;
   watchdog: Watchdog;
   trace?: StreamTrace | undefined;
+  /** The output the request's claim reserved (usage-estimate.ts `outputReserve`): each target is asked for at most this. */
+  maxTokens?: number | undefined;
   /** A target's name in the row (its `name`, else its index): set by servedAnswer for continuation.ts's log. */
   nameOf?: (target: RelayModel) => string;
 }
@@ -135,7 +137,7 @@ export async function servedAnswer(
       body,
       attempt.signal,
       options.bounds,
-      { stallMs: watchdog.stallMs, firstRead },
+      { stallMs: watchdog.stallMs, firstRead, maxTokens: options.maxTokens },
     );
     const failure = failureOf(start);
     if (

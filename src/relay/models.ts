@@ -293,6 +293,11 @@ export interface AskOptions {
   ) => Promise<ReadableStreamReadResult<UniEvent> | { error: unknown }>;
   /** The answer so far, asked to be continued: sent as the final assistant message. */
   prefix?: string;
+  /**
+   * The output the provider is asked for at most (`max_tokens`): what the request's claim reserved
+   * (what is left of it, for a continuation), or the client's / the row's when lower.
+   */
+  maxTokens?: number;
 }
 
 /**
@@ -311,6 +316,11 @@ export async function startTarget(
   const { provider } = target;
   const config = configWithin(target.config, target.allow, body.config);
   if (config instanceof Response) return { refused: config };
+  // (every provider is asked for a limit, never more than the claim reserved: usage-estimate.ts)
+  if (ask.maxTokens !== undefined) {
+    const own = config.max_tokens;
+    config.max_tokens = typeof own === "number" && own < ask.maxTokens ? own : ask.maxTokens;
+  }
   const messages = ask.prefix === undefined ? body.messages : [
     ...body.messages,
     {

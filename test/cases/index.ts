@@ -17,7 +17,9 @@ import * as partialJson from "./partial-json.ts";
 import * as paths from "./paths.ts";
 import * as pollution from "./pollution.ts";
 import * as providers from "./providers.ts";
+import * as providersCounts from "./providers-counts.ts";
 import * as providersCrossing from "./providers-crossing.ts";
+import * as providersDoneLimit from "./providers-done-limit.ts";
 import * as providersHeld from "./providers-held.ts";
 import * as providersShortWay from "./providers-short-way.ts";
 import * as providersMore from "./providers-more.ts";
@@ -58,6 +60,8 @@ const groups: [string, Case[]][] = [
   ["providers-short-way", providersShortWay.cases],
   ["pollution", pollution.cases],
   ["providers-whole", providersWhole.cases],
+  ["providers-counts", providersCounts.cases],
+  ["providers-done-limit", providersDoneLimit.cases],
   ["providers-dialects", providersDialects.cases],
   ["providers-crossing", providersCrossing.cases],
 ];

@@ -149,10 +149,13 @@ test("allowAnonymous: perMinute streams a client, then a 429 with Retry-After; a
   await other.arrayBuffer();
 });
 
-test("the anonymous quota's memory is bounded: 10 000 principals at most in a process, the oldest forgotten; a window ends after a minute", async () => {
+test("the anonymous quota's memory is bounded: 10 000 principals at most in a process, the oldest without an open claim forgotten; a window ends after a minute", async () => {
   const quotas = new ProcessQuotas();
   const claim = (principal: string, id = principal) => ({ id, principal, model: "m", tokens: 1, input: 1, until: Infinity, quota: { requestsPerMinute: 1 } });
-  for (let i = 0; i < 12_000; i++) await quotas.claim(claim(`anon:${i}`));
+  for (let i = 0; i < 12_000; i++) {
+    await quotas.claim(claim(`anon:${i}`));
+    await quotas.settle({ id: `anon:${i}`, principal: `anon:${i}`, model: "m", input: 0, output: 0, estimated: 0, stopped: false });
+  }
   expect(quotas.size).toBe(10_000);
   expect((await quotas.claim(claim("anon:11999", "again")))?.type).toBe("RateLimitError");
   const book = new QuotaBook();
