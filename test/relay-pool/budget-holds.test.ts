@@ -91,9 +91,9 @@ test("a quota object that restarts keeps its open claims (its storage, not its m
       }),
     );
     const freed = await refusedOf(await new RelayQuotaObject(state as unknown as RelayState).fetch(claim("c4", { concurrentStreams: 1, tokensPerDay: 150 })));
-    return { first, busy: busy?.type, overBudget: overBudget?.type, settled: settled.status, freed };
+    return { first, busy: busy?.type, overBudget: overBudget?.type, settled: await settled.json(), freed };
   });
-  expect(outcome).toEqual({ first: null, busy: "RateLimitError", overBudget: "BudgetExceeded", settled: 204, freed: null });
+  expect(outcome).toEqual({ first: null, busy: "RateLimitError", overBudget: "BudgetExceeded", settled: { recorded: true }, freed: null });
 });
 
 test("a RELAY_KEYS name anon:<ip> never spends the anonymous client of that address: it still gets its own whole quota", async () => {
