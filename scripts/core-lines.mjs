@@ -27,9 +27,12 @@ const GOAL = 4800;
  * (7,050 → 7,150) for outside JSON read with the keys it holds where V8 misreads escaped ones (internal/json.ts
  * +100: the probe, the look at the keys and the second reading), then (7,150 → 7,180) for the usage counts'
  * one module (internal/usage.ts +25: the merge, input and output tokens, which the assembler, the provider
- * core, the spans and the relay each wrote). Growth past it fails.
+ * core, the spans and the relay each wrote), then (7,180 → 7,250) for issue #44: a provider's counts kept
+ * only when they are counts, in one place (internal/usage.ts +29, errors.ts +4), a group's `.done` bounded
+ * by maxEventBytes as its fragments come (assemble/group.ts +18, assembler.ts +2) and the second JSON
+ * reading without recursion (internal/json.ts +17). Growth past it fails.
  */
-const CEILING = 7180;
+const CEILING = 7250;
 const OUTSIDE_DIRS = new Set(["ai-sdk", "partial", "encode", "relay", "providers", "testing"]);
 const OUTSIDE_FILES = new Set(["schema.ts", "index.ts", "sse.ts", "ndjson.ts", "encode.ts", "partial-json.ts"]);
 

@@ -30,7 +30,16 @@
 //                                                  answer mid-text (the other Claude continues it); the run
 //                                                  prints how many each path saved, and how many continued
 //                                                  answers were spliced (must be 0: the message is the one
-//                                                  whole expected text, no character repeated or lost)
+//                                                  whole expected text, no character repeated or lost).
+//                                                  Then the budget (issue #44): the rows set no max_tokens
+//                                                  (MODEL_MAX_TOKENS=none, DEFAULT_MAX_TOKENS=BUDGET_MAX),
+//                                                  and two more principals with their own tokensPerDay
+//                                                  (RELAY_QUOTAS `principals`) send BUDGET_ROUNDS rounds of
+//                                                  BUDGET_PARALLEL requests to a provider that reports
+//                                                  hostile counts (input -1 000 000, or 1e300) and spends
+//                                                  all the output it is asked for: every provider request
+//                                                  asks for BUDGET_MAX, and each principal's charge is
+//                                                  0 ≤ charged ≤ its budget
 //
 // Bounded: --timeout seconds for the whole run (default 120); it ends with
 // "<label>: N passed, N failed" (one check per stream, plus the totals).
@@ -159,7 +168,29 @@ const PRINCIPALS = 3;
 const principalOf = (k) => `load-p${k % PRINCIPALS}`;
 const keyOf = (name) => `relay-key-of-${name}`;
 const ADMIN_KEY = "load-admin-key-0123456789";
+// the budget phase (issue #44): principals with a day's budget, a provider reporting hostile input counts
+const BUDGET = 1000;
+const BUDGET_MAX = 200; // (DEFAULT_MAX_TOKENS: the rows set none)
+const BUDGET_ROUNDS = 2;
+const BUDGET_PARALLEL = 4;
+const HOSTILE = [{ principal: "load-b0", input: -1_000_000 }, { principal: "load-b1", input: 1e300 }];
+/** A hostile provider's answer: its input count `input`, the output it was asked for spent whole (BUDGET_MAX). */
+const hostileCaptureOf = (input) => {
+  const records = [
+    { type: "message_start", message: { id: "msg_b", type: "message", role: "assistant", content: [], usage: { input_tokens: input, output_tokens: 1 } } },
+    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "spent " } },
+    { type: "content_block_stop", index: 0 },
+    { type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { output_tokens: BUDGET_MAX } },
+    { type: "message_stop" },
+  ];
+  const body = records.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+  return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
+};
 if (PROVIDER) {
+  for (const { principal, input } of HOSTILE) {
+    for (let i = 0; i < BUDGET_ROUNDS * BUDGET_PARALLEL; i++) streams[`${principal}-${i}`] = { capture: hostileCaptureOf(input), ...pace };
+  }
   for (let k = 0; k < STREAMS; k++) {
     streams[`load-${k}`] = { capture: anthropicCaptureOf(k), ...pace };
     streams[`load-${k}:stop`] = { capture: anthropicCaptureOf(k), ...pace, cutAfterEvents: 2 + Math.ceil(EVENTS / 2), stallMs: 60_000 };
@@ -225,8 +256,13 @@ try {
       ANTHROPIC_BASE_URL: upstream.url,
       OPENAI_API_KEY: OPENAI_KEY,
       OPENAI_BASE_URL: `${upstream.url}/v1`,
-      RELAY_KEYS: JSON.stringify(Object.fromEntries(Array.from({ length: PRINCIPALS }, (_, i) => [principalOf(i), keyOf(principalOf(i))]))),
+      RELAY_KEYS: JSON.stringify(
+        Object.fromEntries([...Array.from({ length: PRINCIPALS }, (_, i) => principalOf(i)), ...HOSTILE.map((h) => h.principal)].map((p) => [p, keyOf(p)])),
+      ),
       ADMIN_KEY,
+      MODEL_MAX_TOKENS: "none",
+      DEFAULT_MAX_TOKENS: String(BUDGET_MAX),
+      RELAY_QUOTAS: JSON.stringify({ principals: Object.fromEntries(HOSTILE.map((h) => [h.principal, { tokensPerDay: BUDGET }])) }),
     }
     : { MMSP_UPSTREAM: upstreamBase };
   worker = await startWranglerDev({ logPath, persistTo: state, vars });
@@ -385,9 +421,46 @@ let ledger = [];
 if (PROVIDER) {
   for (let i = 0; i < 100; i++) {
     const answer = await fetch(`${base}/v1/usage?all=1`, { headers: { "x-relay-key": ADMIN_KEY } });
-    ledger = answer.ok ? (await answer.json()).data : [];
+    ledger = answer.ok ? (await answer.json()).data.filter((r) => r.principal.startsWith("load-p")) : [];
     if (ledger.reduce((n, r) => n + r.requests, 0) >= STREAMS) break;
     await sleep(100);
+  }
+}
+// the budget (issue #44): rounds of parallel requests per principal, each read whole as bytes (the
+// hostile counts reach the client as the provider's reader passed them on)
+const budget = [];
+if (PROVIDER) {
+  for (const { principal, input } of HOSTILE) {
+    const seen = { principal, input, admitted: 0, refused: 0, other: 0, retrying: 0, shouldRetry: [], charged: null };
+    for (let round = 0; round < BUDGET_ROUNDS; round++) {
+      await Promise.all(Array.from({ length: BUDGET_PARALLEL }, async (_, j) => {
+        const res = await fetch(`${base}/v1/stream`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-relay-key": keyOf(principal) },
+          body: JSON.stringify({
+            model: "claude-fast",
+            messages: [{ role: "user", content_items: [{ type: "text.done", text: `${principal}-${round * BUDGET_PARALLEL + j}` }] }],
+          }),
+        });
+        await res.arrayBuffer();
+        if (res.status === 200) seen.admitted++;
+        else if (res.status === 429) {
+          seen.refused++;
+          const [should, after] = [res.headers.get("x-should-retry"), Number(res.headers.get("retry-after"))];
+          seen.shouldRetry.push(`${should} (Retry-After ${after})`);
+          // (a day's budget spent: no SDK should sleep till midnight, x-should-retry says so past a minute)
+          if (after > 60 && should !== "false") seen.retrying++;
+        } else seen.other++; // (anything else: the check fails)
+      }));
+    }
+    for (let i = 0; i < 100; i++) {
+      const answer = await fetch(`${base}/v1/usage?all=1`, { headers: { "x-relay-key": ADMIN_KEY } });
+      const row = answer.ok ? (await answer.json()).data.find((r) => r.principal === principal) : undefined;
+      seen.charged = row ? row.input_tokens + row.output_tokens : null;
+      if (row && row.requests >= seen.admitted) break;
+      await sleep(100);
+    }
+    budget.push(seen);
   }
 }
 sampling = false;
@@ -403,7 +476,7 @@ let failed = 0;
 const check = (ok, name) => {
   if (ok) passed++;
   else failed++;
-  if (!ok || tiny || name.includes("stopped by DELETE")) console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
+  if (!ok || tiny || name.includes("stopped by DELETE") || name.startsWith("budget:")) console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
 };
 for (const r of results) {
   const common = r.lost === 0 && r.duplicated === 0 && r.messageOk && r.upstream === r.upstreamExpected && !r.spliced;
@@ -475,6 +548,22 @@ if (PROVIDER) {
       `${whole.length} whole streams, the fake provider counted ${providerTokens} (${carried} of them the cut answers' first parts): ` +
       `${providerTokens - exact} tokens unaccounted`,
   );
+  // the budget: every provider request asked for the reserve, each principal charged within its budget
+  const asked = fake.requests.filter((r) => r.model?.startsWith("load-b")).map((r) => r.json?.max_tokens);
+  check(
+    asked.length > 0 && asked.every((n) => n === BUDGET_MAX),
+    `budget: ${asked.length} provider requests of the rows without max_tokens, each asked for max_tokens ${
+      [...new Set(asked)].join(", ")
+    } (DEFAULT_MAX_TOKENS ${BUDGET_MAX})`,
+  );
+  for (const b of budget) {
+    const { principal, input, admitted, refused, other, retrying, charged } = b;
+    check(
+      charged !== null && charged >= 0 && charged <= BUDGET && admitted > 0 && refused > 0 && other === 0 && retrying === 0,
+      `budget: principal ${principal} (the provider reports input ${input}): charged ${charged} ≤ budget ${BUDGET}; ${admitted} admitted, ` +
+        `${refused} refused (x-should-retry: ${b.shouldRetry.join(", ")}), ${other} other answers`,
+    );
+  }
   // the failing targets: how many streams each path saved, and no continued answer spliced
   const refused = results.filter((r) => r.failure === "refuse");
   const byFallback = refused.filter((r) => r.messageOk && !r.error && r.served === "openai-chat").length;

@@ -24,6 +24,7 @@
 import type { FinishReason, UsageMetadata } from "./schema.js";
 import { isRecord } from "./internal/values.js";
 import { parseJsonText } from "./internal/json.js";
+import { isTokenCount } from "./internal/usage.js";
 
 /** Where a package-detected error happened. */
 export interface ErrorContext {
@@ -506,10 +507,13 @@ export function fromWireError(object: unknown, status: number | null = null, cli
   });
 }
 
-/** An error's `usage_metadata` as sent, when it is one: the four counts, each a whole number ≥ 0 or null (a missing one null). */
+/**
+ * An error's `usage_metadata` as sent, when it is one: the four counts, each a count to keep (a whole
+ * number ≥ 0 within `MAX_TOKEN_COUNT`, as a provider's: internal/usage.ts) or null (a missing one null).
+ */
 function usageOf(v: unknown): UsageMetadata | null {
   if (!isRecord(v)) return null;
-  const count = (n: unknown): number | null => (typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : null);
+  const count = (n: unknown): number | null => (isTokenCount(n) ? n : null);
   return {
     cached_tokens: count(v.cached_tokens),
     prompt_tokens: count(v.prompt_tokens),

@@ -24,7 +24,8 @@
 //                                      when none is active; `If-Match` as above
 //
 // One active answer per chat: a new POST for a chat cancels its previous stream if that is still
-// live. A chat belongs to its creator's credentials (bind.ts): its record is the object named by an
+// live. A chat belongs to its creator's credentials (bind.ts) and principal (the RELAY_KEYS name whose
+// key it sent, as a /v1/streams stream does): its record is the object named by an
 // HMAC of them and the chat id (recordName), so another client posting, resuming or cancelling the
 // same chat id reaches a record of its own: to it the chat does not exist (204, no ETag), and the
 // first is untouched. Without credentials a chat is kept only when its id has at least 16 characters
@@ -42,7 +43,7 @@ import {
   UIMessageConversionError,
 } from "../src/ai-sdk/index.ts";
 import { generateMessageId } from "../src/ai-sdk/ids.ts";
-import { bindingOf, credentialsOf, scopedName } from "../src/relay/bind.ts";
+import { bindingOfText, credentialsOf, scopedName } from "../src/relay/bind.ts";
 import type { Env } from "./env.ts";
 import { relay } from "../src/relay/upstream.ts";
 import { replay } from "./replay.ts";
@@ -136,16 +137,24 @@ async function parseChat(request: Request): Promise<ParsedChat | Response> {
 
 /**
  * POST /api/chat. `credentials`: the headers the client sent (before the relay's key was taken
- * out), which bind a kept chat and its streams (bind.ts).
+ * out), which bind a kept chat and its streams (bind.ts), with `principal` (the RELAY_KEYS name of
+ * the key it sent; null: none).
  */
-export async function chat(request: Request, url: URL, env: ChatEnv, credentials: Headers = request.headers): Promise<Response> {
+export async function chat(
+  request: Request,
+  url: URL,
+  env: ChatEnv,
+  credentials: Headers = request.headers,
+  principal: string | null = null,
+): Promise<Response> {
   if (request.method !== "POST") {
     return refusal(405, "MethodNotAllowed", "POST an AI SDK chat request to /api/chat.", { allow: "POST, OPTIONS" });
   }
   const parsed = await parseChat(request);
   if (parsed instanceof Response) return parsed;
-  const record = env.STREAMS && parsed.chatId !== undefined ? await recordName(credentials, parsed.chatId, env) : null;
-  if (env.STREAMS && record !== null) return keptChat(request, url, env, env.STREAMS, parsed, record, credentials);
+  const who = whoOf(credentials, principal);
+  const record = env.STREAMS && parsed.chatId !== undefined ? await recordName(who, parsed.chatId, env) : null;
+  if (env.STREAMS && record !== null) return keptChat(request, url, env, env.STREAMS, parsed, record, who);
 
   // Stateless: the MMSP request, sent down the /v1/stream path (relay or replay) as a request of its
   // own; it carries the client's signal, so a client that goes away also aborts the upstream fetch.
@@ -188,6 +197,16 @@ async function recordCall(
   });
 }
 
+/**
+ * Who a request is, as a chat's record and streams are bound to it: its credentials (bind.ts) and,
+ * with a key, its principal — in the words of create-relay.ts's bindingFor, so a chat's stream is its
+ * principal's at /v1/streams/<id> too. Null: no credentials, no key.
+ */
+export function whoOf(headers: Headers, principal: string | null): string | null {
+  const text = credentialsOf(headers);
+  return principal === null ? text : `${text ?? ""}\nprincipal: ${principal}`;
+}
+
 /** The shortest chat id kept for a client without credentials (the AI SDK's own are 16 random characters). */
 const MIN_ANONYMOUS_CHAT_ID = 16;
 
@@ -197,23 +216,22 @@ const MIN_ANONYMOUS_CHAT_ID = 16;
  * neither see, cancel nor replace the first. Null for a chat that is not kept: no credentials and an
  * id shorter than 16 characters (an id is then all that guards it, and a short one can be guessed).
  */
-async function recordName(credentials: Headers, chatId: string, env: ChatEnv): Promise<string | null> {
-  const who = credentialsOf(credentials);
+async function recordName(who: string | null, chatId: string, env: ChatEnv): Promise<string | null> {
   if (who === null && chatId.length < MIN_ANONYMOUS_CHAT_ID) return null;
   return `chat:${await scopedName(who, chatId, env)}`;
 }
 
-/** The headers for a stream's object: the credentials' binding to that stream, and `extra`. */
-async function toStream(credentials: Headers, streamId: string, env: ChatEnv, extra: Record<string, string> = {}): Promise<Headers> {
+/** The headers for a stream's object: the binding of who asks (whoOf) to that stream, and `extra`. */
+async function toStream(who: string | null, streamId: string, env: ChatEnv, extra: Record<string, string> = {}): Promise<Headers> {
   const headers = new Headers(extra);
-  const binding = await bindingOf(credentials, streamId, env);
+  const binding = await bindingOfText(who, streamId, env);
   if (binding !== null) headers.set(BINDING_HEADER, binding);
   return headers;
 }
 
 /** Cancels a stream (its object's cancel: upstream aborted, StreamCancelled), under the credentials' binding. */
-async function cancelKept(streams: DurableObjectNamespace, streamId: string, credentials: Headers, env: ChatEnv): Promise<Response> {
-  const headers = await toStream(credentials, streamId, env);
+async function cancelKept(streams: DurableObjectNamespace, streamId: string, who: string | null, env: ChatEnv): Promise<Response> {
+  const headers = await toStream(who, streamId, env);
   return streams.get(streams.idFromName(streamId)).fetch("https://stream/cancel", { method: "DELETE", headers });
 }
 
@@ -225,17 +243,17 @@ async function keptChat(
   streams: DurableObjectNamespace,
   parsed: ParsedChat,
   record: string,
-  credentials: Headers,
+  who: string | null,
 ): Promise<Response> {
   const messageId = parsed.messageId ?? generateMessageId();
   const streamId = newStreamId();
-  const begun = await recordCall(streams, record, "begin", { streamId, messageId }, await bindingOf(credentials, record, env));
+  const begun = await recordCall(streams, record, "begin", { streamId, messageId }, await bindingOfText(who, record, env));
   if (!begun.ok) return begun; // 403: another's chat
   const { previous } = (await begun.json()) as { previous: string | null };
-  if (previous !== null) await (await cancelKept(streams, previous, credentials, env)).arrayBuffer(); // one active answer per chat
+  if (previous !== null) await (await cancelKept(streams, previous, who, env)).arrayBuffer(); // one active answer per chat
 
   // the MMSP request, as POST /v1/stream would make it (the upstream gets Content-Type and Authorization)
-  const headers = await toStream(credentials, streamId, env, { "content-type": "application/json", accept: "text/event-stream" });
+  const headers = await toStream(who, streamId, env, { "content-type": "application/json", accept: "text/event-stream" });
   const authorization = request.headers.get("authorization"); // (the relay's own key is already taken out)
   if (authorization !== null) headers.set("authorization", authorization);
   const claim = request.headers.get(CLAIM_HEADER); // (the quota's claim: the object settles it at the stream's end)
@@ -250,7 +268,7 @@ async function keptChat(
     return answer; // a refusal: status and body as they came
   }
   const started = (await (await recordCall(streams, record, "started", { streamId })).json()) as { cancelled: boolean };
-  if (started.cancelled) await (await cancelKept(streams, streamId, credentials, env)).arrayBuffer(); // a DELETE came while it was created
+  if (started.cancelled) await (await cancelKept(streams, streamId, who, env)).arrayBuffer(); // a DELETE came while it was created
   return uiAnswer(answer, messageId, streamId);
 }
 
@@ -258,7 +276,13 @@ async function keptChat(
 const PENDING_WAIT_MS = 10_000;
 
 /** GET / DELETE /api/chat/<chatId>/stream (see the top). */
-export async function chatStream(request: Request, _url: URL, chatId: string, env: ChatEnv): Promise<Response> {
+export async function chatStream(
+  request: Request,
+  _url: URL,
+  chatId: string,
+  env: ChatEnv,
+  principal: string | null = null,
+): Promise<Response> {
   if (request.method !== "GET" && request.method !== "DELETE") {
     return refusal(405, "MethodNotAllowed", "GET /api/chat/<chatId>/stream resumes the chat's active answer, DELETE cancels it.", {
       allow: "GET, DELETE",
@@ -269,11 +293,12 @@ export async function chatStream(request: Request, _url: URL, chatId: string, en
   }
   const streams = env.STREAMS;
   if (!streams) return noContent(); // a stateless relay keeps no answer: none is active
-  const record = await recordName(request.headers, chatId, env);
+  const who = whoOf(request.headers, principal);
+  const record = await recordName(who, chatId, env);
   if (record === null) return noContent(); // a chat that is not kept (see recordName): none is active
   const ifMatch = ifMatchOf(request);
   const cancel = request.method === "DELETE";
-  const chatBinding = await bindingOf(request.headers, record, env);
+  const chatBinding = await bindingOfText(who, record, env);
   const deadline = Date.now() + PENDING_WAIT_MS;
   for (;;) {
     const active = await recordCall(streams, record, "active", { ifMatch, cancel }, chatBinding);
@@ -281,10 +306,10 @@ export async function chatStream(request: Request, _url: URL, chatId: string, en
     const { streamId, messageId, state } = (await active.json()) as { streamId: string; messageId: string; state: string };
     if (cancel) {
       if (state === "cancel") return noContent(); // being created: cancelled once it exists (keptChat)
-      const cancelled = await cancelKept(streams, streamId, request.headers, env);
+      const cancelled = await cancelKept(streams, streamId, who, env);
       return cancelled.status === 404 ? noContent() : cancelled; // 204
     }
-    const headers = await toStream(request.headers, streamId, env, { accept: "text/event-stream", "x-resume-after": "-1" });
+    const headers = await toStream(who, streamId, env, { accept: "text/event-stream", "x-resume-after": "-1" });
     if (ifMatch === undefined) headers.set("x-resume-live-only", "1");
     const answer = await streams.get(streams.idFromName(streamId)).fetch("https://stream/resume", { headers });
     if (answer.status === 404 && state !== "started" && Date.now() < deadline) {

@@ -27,4 +27,9 @@ export interface Env extends RelayEnv {
   OPENAI_BASE_URL?: string;
   /** The OpenAI model behind "gpt-fast" (default gpt-4.1-mini). */
   OPENAI_MODEL?: string;
+  /**
+   * The rows' `max_tokens` ceiling (default 2048); `"none"`: the rows set none, and a request that
+   * sets none reserves and asks for the relay's DEFAULT_MAX_TOKENS (the load run's budget phase).
+   */
+  MODEL_MAX_TOKENS?: string;
 }

@@ -79,13 +79,16 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
     // the AI SDK's useChat (chat.ts), admitted as a POST /v1/stream is
     if (request.method !== "POST") return chat(request, url, env);
     const admitted = await relay.admit(request, env);
-    return admitted instanceof Response ? admitted : chat(admitted, url, env, request.headers);
+    if (admitted instanceof Response) return admitted;
+    // (the key's principal binds the chat, as a /v1/streams stream is its principal's: admit let it through)
+    const key = await keyPrincipal(request, env);
+    return chat(admitted, url, env, request.headers, typeof key === "string" ? key : null);
   }
   const chatId = chatIdOf(pathname);
   if (chatId !== null) {
     // GET / DELETE /api/chat/<chatId>/stream: the relay's key guards them as it guards the POST
     const key = await keyPrincipal(request, env); // (RELAY_KEYS or RELAY_KEY)
-    return key instanceof Response ? key : chatStream(request, url, chatId, env);
+    return key instanceof Response ? key : chatStream(request, url, chatId, env, key); // (bound to the key's principal too)
   }
   if (request.method === "GET" || request.method === "HEAD") {
     if (pathname === "/" || pathname === "/index.html") {

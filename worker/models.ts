@@ -16,18 +16,22 @@ export function providerModels(env: Env): RelayModels {
   env = ownMembers(env); // (keys and base URLs from env's own members only: issue #34)
   const table: Record<string, RelayRow> = {};
   const base = (url: string | undefined): { baseURL?: string } => (url ? { baseURL: url } : {});
+  // (the rows' ceiling: MODEL_MAX_TOKENS, "none" for none, else 2048)
+  const ceiling = env.MODEL_MAX_TOKENS === "none"
+    ? {}
+    : { max_tokens: Number(env.MODEL_MAX_TOKENS) > 0 ? Number(env.MODEL_MAX_TOKENS) : 2048 };
   if (env.ANTHROPIC_API_KEY) {
     table["claude-fast"] = {
       provider: anthropic({ apiKey: env.ANTHROPIC_API_KEY, ...base(env.ANTHROPIC_BASE_URL) }),
       model: env.ANTHROPIC_MODEL || "claude-haiku-4-5",
-      config: { max_tokens: 2048 },
+      config: { ...ceiling },
     };
   }
   if (env.OPENAI_API_KEY) {
     table["gpt-fast"] = {
       provider: openaiChat({ apiKey: env.OPENAI_API_KEY, ...base(env.OPENAI_BASE_URL) }),
       model: env.OPENAI_MODEL || "gpt-4.1-mini",
-      config: { max_tokens: 2048 },
+      config: { ...ceiling },
     };
   }
   if (env.ANTHROPIC_API_KEY && env.OPENAI_API_KEY) {

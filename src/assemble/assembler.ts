@@ -68,6 +68,8 @@ export class MessageAssembler implements Grammar {
   answered = false;
   /** The characters of the closed items. */
   private closed = 0;
+  /** The largest `.done` a group may grow to (group.ts); a provider's assembler bounds it by `maxEventBytes`. */
+  protected maxDone = Infinity;
 
   constructor(
     private readonly client: string,
@@ -219,7 +221,7 @@ export class MessageAssembler implements Grammar {
       }
       if (this.begun >= this.limits.maxItems) throw limitError("maxItems", this.limits.maxItems, "the message's item count");
       this.begun++;
-      item.group = new GroupBuffer(kind, fields);
+      item.group = new GroupBuffer(kind, fields, this.maxDone);
       if (!KIND_SPECS[kind].thought) this.answered = true; // (the timings' first content)
     } else item.group.add(fields);
 

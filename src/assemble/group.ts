@@ -35,20 +35,38 @@ export class GroupBuffer {
   private at = 0;
   private adopted = 0;
 
+  /** The most `length` its `.done` may hold within `maxEventBytes` (base64 writes 4 characters per 3 bytes). */
+  private readonly room: number;
+
+  /**
+   * @param maxEventBytes the largest `.done` a reader of the stream takes (SPEC §9): past it, the
+   *   group is a `StreamLimitError` the moment its fragments pass it (default: no bound)
+   */
   constructor(
     readonly kind: Kind,
     readonly first: Item,
+    private readonly maxEventBytes = Infinity,
   ) {
     this.spec = KIND_SPECS[kind];
     this.grows = this.spec.grows;
+    this.room = this.spec.joins === "bytes" ? Math.floor(maxEventBytes / 4) * 3 : maxEventBytes;
     this.add(first);
   }
 
+  /**
+   * One more fragment. The one place a group's size is counted, on every path that grows one (the
+   * assembler's and the providers' short way): a `.done` is about as long as its fragments' text (their
+   * characters; the base64 of their bytes), so a group whose `.done` would pass `maxEventBytes` — an
+   * event no reader takes — is refused as its fragments pass it, not built from them at the end.
+   */
   add(item: Item): void {
     const piece = item[this.grows];
     this.pieces.push(piece);
     if (typeof piece === "string") this.length += piece.length;
     else if (piece instanceof Uint8Array) this.length += piece.length;
+    if (this.length > this.room) {
+      throw limitError("maxEventBytes", this.maxEventBytes, `the .done of the ${this.kind} item its fragments make`);
+    }
   }
 
   /** The UTF-16 units of its text (text, thinking, tool-call arguments; 0 for bytes and vectors). */

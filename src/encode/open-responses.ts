@@ -263,6 +263,18 @@ class Encoder implements StreamCore<UniEvent, OpenResponsesEvent> {
     this.send("error", { error: { type: errorType(type), code: type, message, param: null } });
     const usage = openResponsesUsage(wire.usage_metadata as UsageMetadata | undefined);
     const status = type === "StreamCancelled" ? "cancelled" : "failed";
+    // the item that was open: what it delivered so far, `incomplete` (the resource holds what was said)
+    const o = this.open;
+    if (o) {
+      this.open = null;
+      this.output.push(
+        o.kind === "text"
+          ? { type: "message", id: o.id, status: "incomplete", role: "assistant", content: [this.part(o.text, o.kind)] }
+          : o.kind === "thinking"
+          ? { type: "reasoning", id: o.id, summary: [], content: [this.part(o.text, o.kind)], status: "incomplete" }
+          : { type: "function_call", id: o.id, call_id: o.callId, name: o.name, arguments: o.text, status: "incomplete" },
+      );
+    }
     this.send("response.failed", { response: this.resource(status, { usage, error: { code: type, message } }) });
   }
 

@@ -123,13 +123,18 @@ function codeOf(error: unknown): string | null {
 
 /**
  * A request that got no answer → `ConnectionError` naming the host asked and the likely cause (the
- * platform's `TypeError: fetch failed` as its cause). Anything else (an abort, a TypeError of a bad
- * argument) is returned as it is.
+ * platform's `TypeError: fetch failed` as its cause; workerd's is a plain `Error: Network connection
+ * lost`). Anything else (an abort, a TypeError of a bad argument) is returned as it is — unless
+ * `anyThrow`: a request the package built itself (a provider's), where whatever its fetch throws
+ * before the answer's headers is no answer (SPEC §10: a fallback may mend it), whatever the runtime
+ * calls it.
  */
-export function connectionError(error: unknown, url: string): unknown {
-  if (!(error instanceof Error) || error.name === "AbortError" || error.name === "TimeoutError") return error;
+export function connectionError(error: unknown, url: string, anyThrow = false): unknown {
+  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) return error;
+  if (!(error instanceof Error) && !anyThrow) return error;
   const code = codeOf(error);
-  if (!code && !(error instanceof TypeError && NETWORK_FAILURE.test(error.message))) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (!code && !anyThrow && !NETWORK_FAILURE.test(message)) return error;
   let host: string, hostname: string;
   try {
     ({ host, hostname } = new URL(url, (globalThis as { location?: { href?: string } }).location?.href));
@@ -138,7 +143,9 @@ export function connectionError(error: unknown, url: string): unknown {
   }
   const hint = code && CONNECT_HINTS[code]
     ? CONNECT_HINTS[code](host, hostname)
-    : `the request failed before any answer (${error.message}): is the server running, the URL right, and (in a browser) does the server allow this origin (CORS)?`;
+    : `the request failed before any answer (${
+      message.slice(0, 300)
+    }): is the server running, the URL right, and (in a browser) does the server allow this origin (CORS)?`;
   return new ConnectionError({ host, code, message: `could not connect to ${host}: ${hint}`, cause: error });
 }
 

@@ -20,14 +20,9 @@ let keysKept: boolean | undefined;
 export function parseJsonText(text: string): unknown {
   const value: unknown = JSON.parse(text);
   if ((keysKept ??= probeKeysKept()) || typeof value !== "object" || value === null || !text.includes("\\")) return value;
-  if (!hasBackslashKey(value)) return value;
-  try {
-    return readAgain(text);
-  } catch {
-    // nested past what a second reading's recursion reaches (thousands of levels): JSON.parse's value,
-    // which every caller's depth limit refuses as too deep, as it would without the second reading
-    return value;
-  }
+  // (read again at any depth: the second reading keeps its own stack, so no caller, with a depth limit or
+  // without one, ever gets the misread value)
+  return hasBackslashKey(value) ? readAgain(text) : value;
 }
 
 /**
@@ -66,6 +61,8 @@ const DEEPEST = 64;
 /**
  * The value of a text `JSON.parse` accepted, its keys read from their characters: the structure walked
  * here, each string and other token given to `JSON.parse` alone (a token is never misread, a key is).
+ * Without recursion: the open objects and arrays are a stack of its own, so a text nested as deep as
+ * `JSON.parse` reads (20,000 levels and more) is read again whole, never a stack overflow.
  */
 export function readAgain(text: string): unknown {
   let i = 0;
@@ -77,33 +74,53 @@ export function readAgain(text: string): unknown {
     while (text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
     return JSON.parse(text.slice(start, ++i)) as string;
   };
-  const value = (): unknown => {
+  /** A member's key and its colon. */
+  const key = (): string => {
+    space();
+    const k = string();
+    space();
+    i++; // the colon
+    return k;
+  };
+  /** The objects and arrays open, innermost last; the key each open object's next value goes under. */
+  const open: (Record<string, unknown> | unknown[])[] = [];
+  const keys: string[] = [];
+  for (;;) {
+    // a value begins at i
     space();
     const c = text[i];
-    if (c === '"') return string();
-    if (c !== "{" && c !== "[") {
+    let v: unknown;
+    if (c === "{" || c === "[") {
+      const array = c === "[";
+      const o: Record<string, unknown> | unknown[] = array ? [] : {};
+      i++;
+      space();
+      if (text[i] !== (array ? "]" : "}")) {
+        open.push(o);
+        if (!array) keys.push(key());
+        continue; // its first value
+      }
+      i++;
+      v = o;
+    } else if (c === '"') v = string();
+    else {
       const start = i;
       while (i < text.length && !",]} \t\n\r".includes(text[i]!)) i++;
-      return JSON.parse(text.slice(start, i));
+      v = JSON.parse(text.slice(start, i));
     }
-    const array = c === "[";
-    const o: Record<string, unknown> | unknown[] = array ? [] : {};
-    i++;
-    space();
-    if (text[i] === (array ? "]" : "}")) return i++, o;
+    // the value goes into the container open last; each container it ends is the next such value
     for (;;) {
-      if (array) (o as unknown[]).push(value());
-      else {
-        space();
-        const k = string();
-        space();
-        i++; // the colon
-        // an own member whatever the key (`__proto__` too), the last of a repeated key winning, as JSON.parse does
-        Object.defineProperty(o, k, { value: value(), writable: true, enumerable: true, configurable: true });
-      }
+      const o = open.at(-1);
+      if (o === undefined) return v;
+      if (Array.isArray(o)) o.push(v);
+      // an own member whatever the key (`__proto__` too), the last of a repeated key winning, as JSON.parse does
+      else Object.defineProperty(o, keys.pop()!, { value: v, writable: true, enumerable: true, configurable: true });
       space();
-      if (text[i++] !== ",") return o;
+      if (text[i++] === ",") {
+        if (!Array.isArray(o)) keys.push(key());
+        break; // the next value
+      }
+      v = open.pop(); // its closing bracket
     }
-  };
-  return value();
+  }
 }

@@ -26,8 +26,11 @@ export const shortWay = { on: true };
 const never = (): boolean => false;
 
 export class ProviderAssembler extends MessageAssembler {
-  constructor(client: string, limits: { maxItems: number; maxDepth: number }) {
+  constructor(client: string, limits: { maxItems: number; maxDepth: number; maxEventBytes: number }) {
     super(client, limits);
+    // a provider's fragments are small records whose group the package joins: its .done must pass the
+    // readers of what the package writes (SPEC §9), counted as the fragments come (group.ts)
+    this.maxDone = limits.maxEventBytes;
     // chosen once per stream, never asked per fragment
     this.continues = shortWay.on ? this.shortFragment : never;
     this.knows = shortWay.on;

@@ -21,7 +21,7 @@ import { joinBytes } from "../internal/bytes.js";
 import type { StreamCore } from "../internal/core.js";
 import { Fault, locate } from "../internal/fault.js";
 import { isRecord } from "../internal/values.js";
-import { mergeUsage, noUsage } from "../internal/usage.js";
+import { keptCounts, MAX_TOKEN_COUNT, mergeUsage, noUsage } from "../internal/usage.js";
 import { HeldBudget, limitError, type LimitOptions, resolveLimits } from "../internal/limits.js";
 import type { ReaderParts } from "../internal/reader-stream.js";
 import { endOf } from "../read/position.js";
@@ -34,13 +34,21 @@ import type { ProviderSpec } from "./spec.js";
 
 /**
  * Something of a provider's answer said through `onWarning`: a part the reader skipped (it has no
- * UniEvent kind), or what a whole answer lacked (SPEC §9: the provider reached its own end without
- * reporting usage, or without a finish reason; the stop event then carries null counts, or `unknown`).
+ * UniEvent kind), what a whole answer lacked (SPEC §9: the provider reached its own end without
+ * reporting usage, or without a finish reason; the stop event then carries null counts, or `unknown`),
+ * or a count the provider sent that is no count (SPEC §9, §10: not a whole number ≥ 0 within
+ * `MAX_TOKEN_COUNT`; the stop event and `reportedUsage` carry `null` for it).
  */
 export interface ProviderWarning {
-  /** `"skipped"`: a part of the answer skipped; `"missing"`: usage or a finish reason the provider never sent. */
-  type: "skipped" | "missing";
-  /** 0-based index of the provider's event (SSE message) that carried it; for `"missing"`, the end (one past the last event). */
+  /**
+   * `"skipped"`: a part of the answer skipped; `"missing"`: usage or a finish reason the provider never
+   * sent; `"invalid"`: a usage count the provider sent that is not a whole number ≥ 0 within bounds (`null` instead).
+   */
+  type: "skipped" | "missing" | "invalid";
+  /**
+   * 0-based index of the provider's event (SSE message) that carried it; for `"missing"`, the end (one
+   * past the last event); for `"invalid"` counts the reader holds until the end (Gemini's), the end.
+   */
   eventIndex: number;
   /** A sentence saying what was skipped, or what was missing and what the stop event carries instead. */
   message: string;
@@ -176,22 +184,36 @@ export class ProviderCore implements StreamCore<Uint8Array, UniEvent>, ReaderPar
     if (parsed !== undefined) this.grammar.know((item as { arguments: string }).arguments, parsed);
   }
 
-  /** The counts the provider reported so far, merged (null before any): those written, then those its reader holds back. */
+  /**
+   * The counts the provider reported so far, merged (null before any): those written, then those its
+   * reader holds back — each a count to keep (an invalid one `null`, said when it is written: `stop`).
+   */
   get reportedUsage(): UsageMetadata | null {
     const written = this.grammar.usageSoFar;
     const held = this.reader.usageSoFar?.() ?? null;
     if (held === null) return written && { ...written };
     const out: UsageMetadata = { ...noUsage(), ...written };
-    mergeUsage(out, held);
+    mergeUsage(out, keptCounts(held));
     return out;
   }
 
+  /** Usage in pieces and / or the finish reason; every count checked here, whichever reader wrote it (one place). */
   stop(usage: Partial<UsageMetadata> | null, finish: FinishReason | null): void {
     this.said = true;
-    if (usage) this.gotUsage = true;
+    if (usage) {
+      this.gotUsage = true;
+      usage = keptCounts(usage, this.invalidCounts);
+    }
     if (finish) this.gotFinish = true;
     this.grammar.push(this.event("stop", [], usage as UsageMetadata | null, finish), this.emit);
   }
+
+  /** Counts that are no counts (SPEC §9, §10): null in the stop event, said through `onWarning`. */
+  private readonly invalidCounts = (members: string[]): void => {
+    const message = `${this.client} sent a usage count that is not a whole number of tokens from 0 to ${MAX_TOKEN_COUNT}: ` +
+      `${members.join(", ")} null instead`;
+    this.onWarning?.({ type: "invalid", eventIndex: this.framer.index, message });
+  };
 
   warn(message: string): void {
     this.said = true;

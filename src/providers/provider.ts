@@ -227,7 +227,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         // (a Request given to stream() follows no redirect either: the key's header would go along)
         response = await doFetch(req, { signal: abort.signal, redirect: "manual" });
       } catch (e) {
-        throw abort.signal.aborted ? abort.signal.reason : connectionError(e, req.url);
+        throw abort.signal.aborted ? abort.signal.reason : connectionError(e, req.url, true); // (any throw before headers: no answer)
       }
       if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
         response.body?.cancel().catch(() => {});

@@ -5,7 +5,8 @@
 // CONFIG_RULES (one table; the type makes it name every key of UniConfig):
 //
 //   ceiling  a number: the row's is the most a client may ask (over it, or no number: refused);
-//            no number in the row: the provider's default, the client may set it
+//            no number in the row: the provider's default, the client may set it (max_tokens
+//            excepted: the relay's DEFAULT_MAX_TOKENS, asked of every provider: usage-estimate.ts)
 //   level    thinking_level: at or below the row's in MMSP's order (no level in the row: "none")
 //   switch   fast_mode: on (any truthy value, as the builders read it) only when the row has it on
 //   subset   tools: some of the row's tools, each as the row defines it (none in the row: none)

@@ -2,7 +2,8 @@
 // mid-answer (a cut, an in-stream error of an overloaded or server kind, a stall: fallback.ts's
 // `retryable`) while the answer so far is text only (no tool call, no thinking, nothing else made or
 // open) moves to the next target that can continue an assistant prefix (`provider.continuesPrefix`),
-// asked with the request plus the text so far as its final assistant message. Its text goes on in
+// asked with the request plus the text so far as its final assistant message, and for what is left
+// of the claim's output (`max_tokens`: the reserve less the text so far; nothing left, no continuation). Its text goes on in
 // the same open `text` group: one `.done` holding both parts (nothing repeated or lost at the seam, as
 // far as the provider honours the prefix). Anything else ends the stream with the first target's
 // error, as without continuation: two answers are never spliced (the continuing target's first item
@@ -11,11 +12,10 @@
 // their input as each reported it (Anthropic's `message_start`), their output estimated from their
 // text (a cut answer reports no output count), since the quota settles from it.
 import type { UniEvent } from "../schema.js";
-import { retryable, type ServeOptions } from "./fallback.js";
+import { logMove, retryable, type ServeOptions } from "./fallback.js";
 import { type MmspBody, type RelayModel, type StartedTarget, startTarget, targetEvents } from "./models.js";
 import { follow } from "../internal/abort.js";
-import { textTokens } from "./usage-estimate.js";
-import { inputTokens } from "../internal/usage.js";
+import { textTokens, trustedInput } from "./usage-estimate.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;
@@ -157,6 +157,9 @@ export function continued(
       left = left.slice(1);
       if (candidate.provider.continuesPrefix !== true) continue;
       const prefix = answer.text.trimEnd();
+      // (what is left of the claim's output: the text so far was spent from it)
+      const maxTokens = options.maxTokens === undefined ? undefined : options.maxTokens - textTokens(answer.text);
+      if (maxTokens !== undefined && maxTokens < 1) return false;
       attempt = new AbortController();
       follow(attempt, signal);
       const start = await startTarget(
@@ -164,7 +167,7 @@ export function continued(
         body,
         attempt.signal,
         options.bounds,
-        { stallMs: options.watchdog.stallMs, prefix },
+        { stallMs: options.watchdog.stallMs, prefix, maxTokens },
       );
       if (signal.aborted) return false;
       const first = "started" in start ? start.started.first : null;
@@ -179,11 +182,12 @@ export function continued(
         continue;
       }
       options.trace?.continued(current, candidate, failure, answer.text.length);
+      if (options.nameOf) logMove(body.model, options.nameOf(current), options.nameOf(candidate), failure, "continuation");
       skip = answer.text.slice(prefix.length);
       carried = textTokens(answer.text);
       current = candidate;
       const was = serving.events.reportedUsage;
-      if (was) carriedInput += inputTokens(was);
+      carriedInput += trustedInput(was) ?? 0; // (a count the settlement would not trust carries nothing)
       serving.events = start.started.events;
       reader = targetEvents(start.started).getReader();
       return true;

@@ -18,8 +18,13 @@ export interface CorsEnv {
 
 /** Request headers a cross-origin page may send (Last-Event-ID: resuming; Authorization, X-Relay-Key: a key; If-Match: a chat's stream). */
 export const CORS_ALLOW_HEADERS = "Content-Type, Authorization, Accept, Last-Event-ID, X-Relay-Key, If-Match";
-/** Response headers a cross-origin page may read (Content-Location: where to resume; the AI SDK's stream marker; ETag: a chat answer's stream; X-MMSP-Provider: who answered). */
-export const CORS_EXPOSE_HEADERS = "Content-Location, X-Vercel-AI-UI-Message-Stream, ETag, X-MMSP-Provider";
+/**
+ * Response headers a cross-origin page may read (Content-Location: where to resume; the AI SDK's
+ * stream marker; ETag: a chat answer's stream; X-MMSP-Provider and X-MMSP-Target: who answered;
+ * Retry-After and X-Should-Retry: when a refused request may be sent again, and whether to).
+ */
+export const CORS_EXPOSE_HEADERS =
+  "Content-Location, X-Vercel-AI-UI-Message-Stream, ETag, X-MMSP-Provider, X-MMSP-Target, Retry-After, X-Should-Retry";
 /** DELETE: cancelling a stream (DELETE /v1/streams/<id>). */
 export const CORS_ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
 /** How long a browser may cache a preflight answer, in seconds. */

@@ -21,14 +21,17 @@
 // stream, whose object (or the stateless pipe) settles the claim when it ends (stream-cost.ts).
 import { type BindEnv, bindingOfText, credentialsOf } from "./bind.js";
 import { type AnonymousOption, anonymousRate, checkAnonymous, closedRefusal, type GateEnv } from "./gate.js";
+import { type AddressEnv, checkAddressOptions, type ClientAddressFunction, clientAddressOf, noAddressRefusal } from "./address.js";
 import { usageList } from "./ledger.js";
 import {
   adminRefusal,
   anonymousPrincipal,
   authorizationIsKey,
+  checkPrincipalEnv,
   keyPrincipal,
   type PrincipalEnv,
   principalOfVerdict,
+  RelayConfigError,
   type RelayPrincipal,
   type Resolved,
 } from "./principal.js";
@@ -47,6 +50,7 @@ import { DurableQuotas, RelayQuotaObject } from "./quota-object.js";
 import { CLAIM_HEADER, metered, StreamCost, ticketFrom, ticketHeader } from "./stream-cost.js";
 import { inputEstimate, outputReserve } from "./usage-estimate.js";
 import {
+  type MmspBody,
   mmspBody,
   modelOf,
   modelsList,
@@ -55,6 +59,8 @@ import {
   type RelayModelsOption,
   type RelayRow,
   rowOf,
+  TARGET_HEADER,
+  targetName,
   targetsOf,
   unknownModel,
 } from "./models.js";
@@ -89,7 +95,7 @@ function parsedJson(bytes: Uint8Array): unknown {
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
  * is optional, and an option of `createRelay` given for the same thing wins over it.
  */
-export interface RelayEnv extends BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv, WatchdogEnv {
+export interface RelayEnv extends AddressEnv, BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv, WatchdogEnv {
   /** The MMSP server to relay to (e.g. `https://mmsp.internal/v1`; the relay posts to `<it>/stream`), when `upstream` is not given. */
   MMSP_UPSTREAM?: string;
   /** The Durable Object namespace of the streams (the default binding name; see `binding`). Without it: stateless. */
@@ -112,6 +118,19 @@ export type RelayVerdict = Response | RelayPrincipal | null | undefined | void;
 export interface RelayContext {
   /** Keeps the Worker alive until `promise` settles. */
   waitUntil(promise: Promise<unknown>): void;
+  /** The client's address as the runtime saw it (see {@link RelayConnection}). */
+  clientAddress?: string | null | undefined;
+}
+
+/**
+ * What a server outside Cloudflare tells the relay's fetch of the connection (its third argument,
+ * where a Worker's `ctx` goes): `relay.fetch(request, env, { clientAddress })`. The kit's `serve`
+ * gives the socket's address; `Deno.serve((req, info) => relay.fetch(req, env, { clientAddress:
+ * info.remoteAddr.hostname }))`; Bun: `server.requestIP(req)?.address`.
+ */
+export interface RelayConnection {
+  /** The client's IP address as the runtime saw it (an anonymous client's principal is `anon:<it>`, an IPv6 one's /64). */
+  clientAddress: string | null | undefined;
 }
 
 /** The options of {@link createRelay}. Every one is optional; the defaults are the repository relay's. */
@@ -173,6 +192,21 @@ export interface RelayOptions<E extends object = RelayEnv> {
   credentials?: (request: Request, env: E) => string | null | Promise<string | null>;
   /** Bounds and lifetimes; each one given wins over its variable (see {@link RelayLimits}). */
   limits?: RelayLimits;
+  /**
+   * The client's address as the runtime saw it, for a relay outside Cloudflare (Node, Deno, Bun): an
+   * anonymous client's principal is `anon:<address>` (an IPv6 client's /64), its quota its own.
+   * Default: the address the relay's fetch is given (`{ clientAddress }`, see {@link RelayConnection}),
+   * on Cloudflare CF-Connecting-IP, else `trustedAddressHeader`'s; with none of these an anonymous
+   * request that needs its address (a model of the table under a quota, GET /v1/usage) is a 403
+   * saying how to give it. A header a client sends is never read unless named here.
+   */
+  clientAddress?: ClientAddressFunction<E>;
+  /**
+   * The header a proxy in front of the relay sets to the client's address (`"x-forwarded-for"`: its
+   * last entry, the one that proxy added), read outside Cloudflare when no address is given. Only
+   * behind a proxy that sets it: a client sets any header it likes. Default: the variable TRUSTED_ADDRESS_HEADER.
+   */
+  trustedAddressHeader?: string;
   /** The origins whose pages may call the relay: `"*"` or a list of exact origins. Default: the variable `CORS_ORIGINS`, else `"*"`. */
   cors?: { origins: "*" | readonly string[] };
   /**
@@ -187,8 +221,11 @@ export type RelayStreamObjectClass<E> = new (state: RelayState, env: E) => Relay
 
 /** What {@link createRelay} returns: the Worker's handler (`export default relay`) and its Durable Object class. */
 export interface Relay<E extends object = RelayEnv> {
-  /** The Worker's fetch handler. */
-  fetch(request: Request, env: E, ctx?: RelayContext): Promise<Response>;
+  /**
+   * The Worker's fetch handler. Outside Cloudflare its third argument may carry the client's address
+   * (`{ clientAddress }`, {@link RelayConnection}): the kit's `serve` passes the socket's.
+   */
+  fetch(request: Request, env: E, ctx?: RelayContext | RelayConnection): Promise<Response>;
   /** The Durable Object class: `export const RelayStream = relay.StreamObject` (wrangler.toml names it, binding STREAMS). */
   readonly StreamObject: RelayStreamObjectClass<E>;
   /** The Durable Object class of the quotas: `export const QuotaObject = relay.QuotaObject` (wrangler.toml: binding QUOTAS, a `new_sqlite_classes` migration). */
@@ -202,6 +239,13 @@ export interface Relay<E extends object = RelayEnv> {
    * serves it (which settles it when the stream ends); remove it before sending the request elsewhere.
    */
   admit(request: Request, env: E): Promise<Request | Response>;
+  /**
+   * Checks the settings of `env` that can be wrong before any request (`RELAY_KEYS`: keys of 8
+   * characters or more, no `anon:` names): throws a `RelayConfigError` naming the setting and the
+   * rule (never a value). For a server with a start of its own (Node, Deno, Bun): call it there; a
+   * Worker's relay says the same at its first request (a 500, the rule in the log).
+   */
+  checkEnv(env: E): void;
 }
 
 /** `response` with `X-Content-Type-Options: nosniff` (a copy when its headers are immutable). */
@@ -250,14 +294,22 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     if (fn !== undefined && typeof fn !== "function") throw new TypeError(`createRelay: \`${name}\` must be a function.`);
   }
   checkAnonymous(allowAnonymous);
+  const { clientAddress, trustedAddressHeader } = options;
+  checkAddressOptions(clientAddress, trustedAddressHeader);
+  /** The address the relay's fetch was given for a request (its third argument's `clientAddress`). */
+  const givenAddresses = new WeakMap<Request, string>();
   const given = options.quotas === undefined ? undefined : checkQuotas(options.quotas);
   const quotasFromEnv = (text: string | undefined): RelayQuotas => (text ? quotasOfVariable(text) : {});
   const quotasOf = (env: E): RelayQuotas => given ?? quotasFromEnv(ownValue(env as RelayEnv, "RELAY_QUOTAS"));
   const tableOf = options.models === undefined ? undefined : modelTable(options.models);
   /** The row an admitted request's model has in the table (set by admit: the answer names its provider). */
   const admittedRows = new WeakMap<Request, RelayRow>();
-  /** The claim an admitted request made on its principal's quota (set by admit, settled at the stream's end). */
-  const admittedClaims = new WeakMap<Request, Claim>();
+  /**
+   * The claim an admitted request made on its principal's quota (set by admit for the request and
+   * its admitted copy; `taken` once the stream that settles it at its end has it). Every other path
+   * out settles it as refused (`release`): a claim is never left to expire.
+   */
+  const admittedClaims = new WeakMap<Request, { claim: Claim; taken: boolean }>();
   /** The principal of an admitted request (its stream's binding). */
   const admittedPrincipals = new WeakMap<Request, Resolved>();
   const inProcess = new ProcessQuotas();
@@ -275,6 +327,18 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const corsEnv = (env: E): CorsEnv => (corsOrigins === undefined ? env : { CORS_ORIGINS: corsOrigins });
   const limitsOf = (env: E) => limits(env, options.limits);
   const namespace = (env: E): RelayNamespace | undefined => ownValue(env as Record<string, unknown>, binding) as RelayNamespace | undefined;
+  /** The output a request of `row` reserves and asks every target for (usage-estimate.ts: one rule for the claim and the provider). */
+  const reserveOf = (config: MmspBody["config"], row: RelayRow, env: E): number =>
+    outputReserve(config.max_tokens, targetsOf(row)[0]!.config?.max_tokens, limitsOf(env).defaultMaxTokens);
+  /** Settles the claim of `request` (the client's or its admitted copy) as refused, unless its stream took it. */
+  const release = (request: Request, env: E, ctx: RelayContext | undefined): void => {
+    const held = admittedClaims.get(request);
+    if (held === undefined || held.taken) return;
+    held.taken = true;
+    const settling = quotaStore(env).settle(new StreamCost(ticketFrom(held.claim)).refused())
+      .catch((e) => console.error("relay: a refused request's claim could not be settled", e));
+    ctx?.waitUntil(settling);
+  };
 
   const open = async (request: Request, env: E, signal: AbortSignal): Promise<Response> => {
     const target = upstream ?? ownValue(env as RelayEnv, "MMSP_UPSTREAM");
@@ -291,7 +355,8 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
         // the row's targets in order (fallback.ts), watched (watchdog.ts), traced (tracing.ts)
         const { tracer } = options;
         const trace = tracer && new StreamTrace(tracer, body.model, targetsOf(row)[0]!, body.config.max_tokens);
-        return servedAnswer(row, body, signal, { bounds: limitsOf(env), watchdog: watchdogOf(env), trace });
+        const maxTokens = reserveOf(body.config, row, env); // (what admit reserved: each target is asked for it)
+        return servedAnswer(row, body, signal, { bounds: limitsOf(env), watchdog: watchdogOf(env), trace, maxTokens });
       }
       request = new Request(request, { body: bytes });
     }
@@ -326,9 +391,14 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     const named = principalOfVerdict(verdict);
     const keyInAuthorization = await authorizationIsKey(request, env);
     const quotas = quotasOf(env);
-    if (named) return { principal: named.principal, quota: named.quota ?? quotas.default, anonymous: false, keyInAuthorization };
-    if (key !== null) return { principal: key, quota: quotas.default, anonymous: false, keyInAuthorization };
-    return { principal: anonymousPrincipal(request), quota: anonymousQuota(env), anonymous: true, keyInAuthorization };
+    // (a principal's own quota: the hook's, else `quotas.principals`' entry, else the default)
+    const quotaOf = (name: string): Quota | undefined =>
+      (quotas.principals ? ownValue(quotas.principals, name) : undefined) ?? quotas.default;
+    if (named) return { principal: named.principal, quota: named.quota ?? quotaOf(named.principal), anonymous: false, keyInAuthorization };
+    if (key !== null) return { principal: key, quota: quotaOf(key), anonymous: false, keyInAuthorization };
+    const address = clientAddressOf(request, env, { given: givenAddresses.get(request), clientAddress, trustedAddressHeader });
+    const quota = anonymousQuota(env);
+    return { principal: anonymousPrincipal(address), quota, anonymous: true, addressless: address === null, keyInAuthorization };
   }
 
   /** The anonymous quota: `quotas.anonymous`, its `requestsPerMinute` `allowAnonymous`'s rate when it sets none. */
@@ -356,11 +426,14 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     if (row) {
       // closed to anonymous callers unless opened (gate.ts), then the claim on the principal's quota
       if (who.anonymous && !authorize && anonymousRate(allowAnonymous, env) === null) return closedRefusal(model!);
+      // (a quota per anonymous client needs to know the client: never one shared by every caller)
+      if (who.addressless && who.quota !== undefined) return noAddressRefusal();
       const asked = mmspBody(body);
       if (asked instanceof Response) return asked;
       const input = inputEstimate(asked.messages, asked.config);
-      // (one claim for the request, whichever target serves it: a fallback spends from it too)
-      const tokens = input + outputReserve(asked.config.max_tokens, targetsOf(row)[0]!.config?.max_tokens);
+      // (one claim for the request, whichever target serves it: a fallback spends from it too; the
+      // provider is asked for this output, no more: `open` passes the same reserve to every target)
+      const tokens = input + reserveOf(asked.config, row, env);
       claim = {
         id: crypto.randomUUID(),
         principal: who.principal,
@@ -380,7 +453,11 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     if (claim) headers.set(CLAIM_HEADER, ticketHeader(claim));
     const admitted = new Request(request.url, { method: "POST", headers, body, signal: request.signal });
     if (row) admittedRows.set(admitted, row);
-    if (claim) admittedClaims.set(admitted, claim);
+    if (claim) {
+      const held = { claim, taken: false };
+      admittedClaims.set(admitted, held);
+      admittedClaims.set(request, held);
+    }
     admittedPrincipals.set(admitted, who);
     return admitted;
   }
@@ -398,7 +475,10 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       headers,
       body: admitted.body,
     });
+    // (not ok: the route settles the claim as refused; the store takes a claim's settlement once)
     if (!answer.ok) return answer;
+    const held = admittedClaims.get(admitted);
+    if (held) held.taken = true; // (the stream's object settles it when the stream ends)
     const out = new Response(answer.body, answer);
     out.headers.set("content-location", streamPath(id));
     return out;
@@ -408,27 +488,20 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   async function stateless(admitted: Request, env: E): Promise<Response> {
     const controller = new AbortController();
     follow(controller, (admitted as { signal?: AbortSignal }).signal);
-    const claim = admittedClaims.get(admitted);
-    const cost = claim ? new StreamCost(ticketFrom(claim)) : null;
-    if (claim) admitted.headers.delete(CLAIM_HEADER); // (settled here: it goes no further)
+    const held = admittedClaims.get(admitted);
+    const cost = held && !held.taken ? new StreamCost(ticketFrom(held.claim)) : null;
+    if (held) admitted.headers.delete(CLAIM_HEADER); // (settled here: it goes no further)
     const settle = (s: Parameters<QuotaStore["settle"]>[0]): void => {
       quotaStore(env).settle(s).catch((e) => console.error("relay: a stream's usage could not be settled", e));
     };
-    let answer: Response;
-    try {
-      answer = await open(admitted, env, controller.signal);
-    } catch (e) {
-      if (cost) settle(cost.refused());
-      throw e;
-    }
-    if (!answer.ok) {
-      if (cost) settle(cost.refused());
-      return answer;
-    }
+    // (a refusal or a throw before the stream: the route settles the claim as refused)
+    const answer = await open(admitted, env, controller.signal);
+    if (!answer.ok) return answer;
     cost?.follow(reportedUsageOf(answer));
     const { eventBytes } = limitsOf(env);
     const client = clientOf(answer);
     const served = answer.headers.get(PROVIDER_HEADER); // (the target that served: fallback.ts)
+    const servedTarget = answer.headers.get(TARGET_HEADER);
     const back = streamBack(answer, admitted.headers.get("accept"), {
       client,
       signal: controller.signal,
@@ -436,6 +509,8 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       ...(cost ? { tap: (events: ReadableStream<UniEvent>) => metered(events, cost, client, settle) } : {}),
     });
     if (served !== null) back.headers.set(PROVIDER_HEADER, served);
+    if (servedTarget !== null) back.headers.set(TARGET_HEADER, servedTarget);
+    if (held) held.taken = true; // (settled by `metered` at the stream's end)
     return back;
   }
 
@@ -491,6 +566,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       if (!row || !answer.ok) return answer;
       const out = new Response(answer.body, answer); // (the answer says which provider answered)
       out.headers.set(PROVIDER_HEADER, answer.headers.get(PROVIDER_HEADER) ?? targetsOf(row)[0]!.provider.name);
+      out.headers.set(TARGET_HEADER, answer.headers.get(TARGET_HEADER) ?? targetName(row, 0));
       return out;
     }
     if (pathname === "/v1/models" && tableOf) {
@@ -513,7 +589,12 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       }
       return existing(request, url, id, env, streams);
     }
-    return refusal(404, "NotFoundError", `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>.`);
+    return refusal(
+      404,
+      "NotFoundError",
+      `No route for ${request.method} ${pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /v1/responses, ` +
+        "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, GET /v1/models, GET /v1/usage.",
+    );
   }
 
   /** GET /v1/usage: the caller's principal's ledger, or with ?all=1 and ADMIN_KEY every principal's (ledger.ts). */
@@ -521,6 +602,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     if (url.searchParams.get("all") === "1") return (await adminRefusal(request, env)) ?? usageList(await quotaStore(env).usage(null));
     const who = await principalOf(request, "usage", env);
     if (who instanceof Response) return who;
+    if (who.addressless) return noAddressRefusal(); // (anon:unknown is every address-less caller's: no one's own)
     return usageList(await quotaStore(env).usage(who.principal));
   }
 
@@ -531,21 +613,44 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   }
 
   return {
-    async fetch(request: Request, env: E, ctx?: RelayContext): Promise<Response> {
+    async fetch(request: Request, env: E, ctx?: RelayContext | RelayConnection): Promise<Response> {
       if (request.method === "OPTIONS") return nosniff(preflight(request, corsEnv(env)));
       startedAt ||= Math.floor(Date.now() / 1000);
+      const given = ctx?.clientAddress;
+      if (given !== undefined && given !== null) {
+        if (typeof given !== "string") {
+          throw new TypeError("relay.fetch: `clientAddress` must be a string (the client's IP address), null or undefined.");
+        }
+        givenAddresses.set(request, given);
+      }
+      const workerCtx = ctx !== undefined && typeof (ctx as Partial<RelayContext>).waitUntil === "function"
+        ? ctx as RelayContext
+        : undefined;
       let answer: Response;
       try {
-        answer = (await routes?.(request, env, ctx)) ?? (await route(request, env, new URL(request.url)));
+        answer = (await routes?.(request, env, workerCtx)) ?? (await route(request, env, new URL(request.url)));
       } catch (e) {
-        // logged for the operator; the client gets no stack (it may name files, variables, the upstream)
-        console.error("relay: unexpected error", e);
-        answer = refusal(500, "InternalError", "The relay failed on this request (the error is in its log).");
+        if (e instanceof RelayConfigError) {
+          // the operator's to fix: the rule in the log; the client is told the relay is misconfigured, and where (never a value)
+          console.error(`relay: configuration error: ${e.message}`);
+          answer = refusal(
+            500,
+            "InternalError",
+            `The relay is misconfigured (${e.setting}): its operator must fix it (the relay's log says how).`,
+          );
+        } else {
+          // logged for the operator; the client gets no stack (it may name files, variables, the upstream)
+          console.error("relay: unexpected error", e);
+          answer = refusal(500, "InternalError", "The relay failed on this request (the error is in its log).");
+        }
       }
+      // every path out after a claim but a stream that took it (a refusal, a throw) settles it as refused
+      if (!answer.ok) release(request, env, workerCtx);
       return nosniff(withCors(answer, request, corsEnv(env)));
     },
     StreamObject,
     QuotaObject: RelayQuotaObject,
     admit,
+    checkEnv: (env: E) => checkPrincipalEnv(ownMembers(env) as PrincipalEnv),
   };
 }

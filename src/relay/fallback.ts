@@ -2,7 +2,9 @@
 // refusal that a retry may mend (408, 409, 429, 5xx, 529), no answer (no connection, an in-stream
 // error of an overloaded or server kind, a stall) or no first event within FIRST_EVENT_S moves to
 // the next target; 400, 401/403 (the operator's key), 404, 413 and every other refusal do not. The
-// last target's refusal is the relay's answer; `x-mmsp-provider` names the target that served.
+// last target's refusal is the relay's answer; `x-mmsp-provider` names the provider that served,
+// `x-mmsp-target` the target (its `name`, else its index in the row); each move to another target
+// (a fallback, a continuation) is one line of the log naming the failed target and why (no content, no key).
 // After the first event, continuation.ts decides (a row's `continueOnFailure`). The claim on the
 // principal's quota is the request's (create-relay.ts): a fallback spends from it, as the stream
 // its stop event settles, whichever target served.
@@ -11,7 +13,18 @@ import { follow } from "../internal/abort.js";
 import type { UniEvent } from "../schema.js";
 import { continued } from "./continuation.js";
 import type { Limits } from "./limits.js";
-import { causeOf, type MmspBody, type RelayRow, type StartedTarget, startTarget, targetEvents, targetsOf } from "./models.js";
+import {
+  causeOf,
+  type MmspBody,
+  type RelayModel,
+  type RelayRow,
+  type StartedTarget,
+  startTarget,
+  TARGET_HEADER,
+  targetEvents,
+  targetName,
+  targetsOf,
+} from "./models.js";
 import { sseAnswer } from "./answer.js";
 import type { StreamTrace } from "./tracing.js";
 import { firstEvent, LATE, type Watchdog } from "./watchdog.js";
@@ -34,6 +47,26 @@ export function retryable(seen: unknown): boolean {
   if (error.status !== null) return RETRYABLE(error.status);
   return error.errorType !== null && error.errorType !== "StreamCancelled" &&
     RETRYABLE_TYPE.test(error.errorType);
+}
+
+/** Why a target failed, for the log: the error's kind, status, type or rule; never its message (it may quote the request). */
+export function whyOf(seen: unknown): string {
+  const error = causeOf(seen);
+  if (error instanceof ConnectionError) return `no connection${error.code ? ` (${error.code})` : ""}`;
+  if (error instanceof StreamProtocolError) return `a broken stream (${error.rule})`;
+  if (error instanceof UpstreamError) {
+    return error.status === null
+      ? `an error event ${error.errorType ?? "UpstreamError"}`
+      : `HTTP ${error.status} ${error.errorType ?? ""}`.trim();
+  }
+  return error instanceof Error ? error.name : "a failure";
+}
+
+/** The log's line of a move from target `from` to `to` of model `model`'s row (a fallback or a continuation). */
+export function logMove(model: string, from: string, to: string, failure: unknown, how: "fallback" | "continuation"): void {
+  const what = how === "fallback" ? "failed before its first event" : "failed mid-answer";
+  const next = how === "fallback" ? "asking" : "continuing with";
+  console.warn(`relay: model ${JSON.stringify(model.slice(0, 200))}: target ${from} ${what} (${whyOf(failure)}); ${next} target ${to}`);
 }
 
 /** The error of a target silent past FIRST_EVENT_S (a retry may mend it). */
@@ -67,6 +100,10 @@ export interface ServeOptions {
   bounds: Pick<Limits, "eventBytes" | "events" | "streamBytes">;
   watchdog: Watchdog;
   trace?: StreamTrace | undefined;
+  /** The output the request's claim reserved (usage-estimate.ts `outputReserve`): each target is asked for at most this. */
+  maxTokens?: number | undefined;
+  /** A target's name in the row (its `name`, else its index): set by servedAnswer for continuation.ts's log. */
+  nameOf?: (target: RelayModel) => string;
 }
 
 /**
@@ -83,6 +120,7 @@ export async function servedAnswer(
 ): Promise<Response> {
   const targets = targetsOf(row);
   const { trace, watchdog } = options;
+  const nameOf = (target: RelayModel): string => targetName(row, targets.indexOf(target));
   for (let i = 0;; i++) {
     const target = targets[i]!;
     const last = i === targets.length - 1;
@@ -99,7 +137,7 @@ export async function servedAnswer(
       body,
       attempt.signal,
       options.bounds,
-      { stallMs: watchdog.stallMs, firstRead },
+      { stallMs: watchdog.stallMs, firstRead, maxTokens: options.maxTokens },
     );
     const failure = failureOf(start);
     if (
@@ -107,6 +145,7 @@ export async function servedAnswer(
     ) {
       release(attempt, "started" in start ? start.started : undefined, failure);
       trace?.fallback(target, targets[i + 1]!, failure);
+      logMove(body.model, targetName(row, i), targetName(row, i + 1), failure, "fallback");
       continue;
     }
     if ("refused" in start) {
@@ -124,14 +163,16 @@ export async function servedAnswer(
       rest,
       body,
       signal,
-      options,
+      { ...options, nameOf },
       serving,
     );
-    return sseAnswer(
+    const answer = sseAnswer(
       trace ? trace.follow(events) : events,
       target.provider.name,
       // (no continuation: the provider reader's own events, checked by construction)
       { reported: () => serving.events.reportedUsage, checked: events === own },
     );
+    answer.headers.set(TARGET_HEADER, targetName(row, i)); // (the target that serves from the first event)
+    return answer;
   }
 }

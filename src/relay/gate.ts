@@ -4,8 +4,8 @@
 // variable ALLOW_ANONYMOUS=true) opens it to anyone, for a public demo, with a rate limit per client.
 //
 // The rate is the `requestsPerMinute` of the anonymous quota (quota.ts, SPEC §10) of each client
-// (principal "anon:" + CF-Connecting-IP), held like every quota: in the QUOTAS Durable Object
-// namespace for the whole deployment, else in the process (the stateless relay).
+// (principal "anon:" + its address as the runtime saw it, address.ts), held like every quota: in the
+// QUOTAS Durable Object namespace for the whole deployment, else in the process (the stateless relay).
 import { refusal } from "./http.js";
 import { ownValue } from "../internal/values.js";
 

@@ -22,6 +22,7 @@ export {
   createRelay,
   type Relay,
   type RelayAction,
+  type RelayConnection,
   type RelayContext,
   type RelayEnv,
   type RelayOptions,
@@ -39,7 +40,8 @@ export type { TraceSpan, TraceTracer, TraceValue } from "./tracing.js";
 export type { WatchdogEnv } from "./watchdog.js";
 export type { AllowedSetting, RelayAllow } from "./ceilings.js";
 export type { AnonymousOption, GateEnv } from "./gate.js";
-export type { PrincipalEnv, RelayPrincipal } from "./principal.js";
+export { type PrincipalEnv, RelayConfigError, type RelayPrincipal } from "./principal.js";
+export { type AddressEnv, addressKey, type ClientAddressFunction } from "./address.js";
 export type { Quota, RelayQuotas } from "./quota.js";
 export { RelayQuotaObject } from "./quota-object.js";
 export type { LedgerRow } from "./ledger.js";

@@ -7,7 +7,7 @@
 //
 // Two homes, one row shape: SqlLedger in a Durable Object's SQLite storage (quota-object.ts: each
 // principal's object, and one object for all), MemoryLedger in the stateless relay's process
-// (bounded: MAX_ROWS, the oldest day forgotten first).
+// (bounded: MAX_ROWS, the oldest row forgotten first, never one of a principal holding an open claim).
 import type { RelaySqlStorage } from "./platform.js";
 import type { Settlement } from "./quota.js";
 
@@ -53,7 +53,7 @@ export interface Ledger {
 }
 
 /** Rows one process keeps (~200 bytes each). */
-const MAX_ROWS = 50_000;
+export const MAX_ROWS = 50_000;
 
 const byKey = (a: LedgerRow, b: LedgerRow): number =>
   a.principal < b.principal
@@ -82,6 +82,21 @@ function added(row: LedgerRow, s: Settlement): void {
 /** The ledger in a process (the stateless relay). */
 export class MemoryLedger implements Ledger {
   readonly #rows = new Map<string, LedgerRow>();
+  /** The first day kept at the last purge of older rows. */
+  #purged = "";
+  /** Tokens per principal and day (JSON [principal, day]): `spent` without a walk of every row. */
+  readonly #totals = new Map<string, number>();
+
+  #forget(key: string, r: LedgerRow): void {
+    this.#rows.delete(key);
+    const total = JSON.stringify([r.principal, r.day]);
+    const left = (this.#totals.get(total) ?? 0) - r.input_tokens - r.output_tokens;
+    if (left > 0) this.#totals.set(total, left);
+    else this.#totals.delete(total);
+  }
+
+  /** @param held whether a principal holds an open claim now: its rows are never the ones forgotten past MAX_ROWS (its day's spend stays). */
+  constructor(readonly held: (principal: string) => boolean = () => false) {}
 
   record(s: Settlement, now: number): void {
     const day = dayOf(now);
@@ -89,8 +104,21 @@ export class MemoryLedger implements Ledger {
     let row = this.#rows.get(key);
     if (row === undefined) {
       const first = firstKept(now);
-      for (const [k, r] of this.#rows) if (r.day < first) this.#rows.delete(k);
-      if (this.#rows.size >= MAX_ROWS) this.#rows.delete(this.#rows.keys().next().value!);
+      if (first !== this.#purged) {
+        // (once a day: a walk of every row per new row would make a full ledger quadratic)
+        for (const [k, r] of this.#rows) if (r.day < first) this.#forget(k, r);
+        this.#purged = first;
+      }
+      if (this.#rows.size >= MAX_ROWS) {
+        // the oldest row of a principal without an open claim (none: the ledger grows past the bound
+        // by the principals that hold one, as many as the streams open now)
+        for (const [k, r] of this.#rows) {
+          if (!this.held(r.principal)) {
+            this.#forget(k, r);
+            break;
+          }
+        }
+      }
       row = {
         principal: s.principal,
         model: s.model,
@@ -104,6 +132,8 @@ export class MemoryLedger implements Ledger {
       this.#rows.set(key, row);
     }
     added(row, s);
+    const total = JSON.stringify([s.principal, day]);
+    this.#totals.set(total, (this.#totals.get(total) ?? 0) + s.input + s.output);
   }
 
   rows(principal: string | null): LedgerRow[] {
@@ -115,9 +145,7 @@ export class MemoryLedger implements Ledger {
   }
 
   spent(principal: string, day: string): number {
-    let n = 0;
-    for (const r of this.#rows.values()) if (r.principal === principal && r.day === day) n += r.input_tokens + r.output_tokens;
-    return n;
+    return this.#totals.get(JSON.stringify([principal, day])) ?? 0;
   }
 }
 

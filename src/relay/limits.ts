@@ -11,6 +11,7 @@ import { mediaType } from "../internal/media-type.js";
 import { seconds } from "./resume.js";
 import { refusal } from "./http.js";
 import { ownMembers } from "../internal/values.js";
+import { DEFAULT_MAX_TOKENS } from "./usage-estimate.js";
 
 /** The variables the bounds are read from (each unset, empty or invalid: its default). */
 export interface LimitsEnv {
@@ -32,6 +33,8 @@ export interface LimitsEnv {
   STREAM_TTL_S?: string;
   /** Seconds without a client reading (pulling its answer) after which a stream stops its upstream (default 60). */
   ABANDON_S?: string;
+  /** The output tokens reserved and asked of the provider when neither the client nor the row sets `max_tokens` (default 16 384). */
+  DEFAULT_MAX_TOKENS?: string;
 }
 
 /**
@@ -63,6 +66,12 @@ export interface RelayLimits {
    * also the longest wait for the upstream's headers, UpstreamTimeout (ABANDON_S; 60).
    */
   abandonSeconds?: number;
+  /**
+   * The output tokens a request of the models table reserves on its principal's quota, and asks of
+   * the provider, when neither the client's `config.max_tokens` nor the row's sets it
+   * (DEFAULT_MAX_TOKENS; 16 384).
+   */
+  defaultMaxTokens?: number;
 }
 
 /** The bounds in effect (milliseconds and counts). */
@@ -77,6 +86,8 @@ export interface Limits {
   clients: number;
   ttlMs: number;
   abandonMs: number;
+  /** The output reserved and asked for when neither the client nor the row says (usage-estimate.ts `outputReserve`). */
+  defaultMaxTokens: number;
 }
 
 const MiB = 1024 * 1024;
@@ -118,6 +129,7 @@ export function limits(env: LimitsEnv, options: RelayLimits = {}): Limits {
     clients: given(options.maxClients) ?? count(env.MAX_CLIENTS, 32),
     ttlMs: (givenSeconds(options.streamTtlSeconds) ?? seconds(env.STREAM_TTL_S, 300)) * 1000,
     abandonMs: (givenSeconds(options.abandonSeconds) ?? seconds(env.ABANDON_S, 60)) * 1000,
+    defaultMaxTokens: given(options.defaultMaxTokens) ?? count(env.DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOKENS),
   };
 }
 

@@ -35,6 +35,11 @@ import { parseJsonText } from "../internal/json.js";
 
 /** One row of the models table: who answers a model name, as which of its models, with which defaults. */
 export interface RelayModel {
+  /**
+   * The target's name in `x-mmsp-target` and the relay's log (`"claude-eu"`): 1 to 100 letters,
+   * digits and `_ . : -`; default its index in the row (`"0"`, `"1"`…).
+   */
+  name?: string;
   /** The provider (`anthropic({ apiKey: env.ANTHROPIC_API_KEY })`, `openaiChat(…)`…). */
   provider: Provider;
   /** The provider's own model id (`"claude-haiku-4-5"`): what the provider is asked for. */
@@ -75,6 +80,13 @@ export type RelayModelsOption<E> = RelayModels | ((env: E) => RelayModels);
 
 /** The header that names the provider of an answer (`x-mmsp-provider: anthropic`), for the client and its logs. */
 export const PROVIDER_HEADER = "x-mmsp-provider";
+/** The header that names the row's target that served an answer (`x-mmsp-target: 1`, or the target's `name`). */
+export const TARGET_HEADER = "x-mmsp-target";
+/** What a target's `name` may be (it goes into a header and the log as it is). */
+const TARGET_NAME = /^[\w.:-]{1,100}$/;
+
+/** The name of the target at `index` of `row`: its `name`, else its index. */
+export const targetName = (row: RelayRow, index: number): string => targetsOf(row)[index]?.name ?? String(index);
 
 /** A table checked at the boundary: each row a provider, a model id, a config object (a `TypeError` naming the row otherwise). */
 export function checkModels(table: unknown, where = "createRelay: `models`"): RelayModels {
@@ -98,6 +110,9 @@ function checkTarget(value: unknown, at: string): void {
   }
   if (typeof row.model !== "string" || row.model === "") {
     fail(TypeError, `${at}.model`, "the provider's model id, a non-empty string", row.model);
+  }
+  if (row.name !== undefined && (typeof row.name !== "string" || !TARGET_NAME.test(row.name))) {
+    fail(TypeError, `${at}.name`, "1 to 100 letters, digits, _ . : or - (or left out: its index names it)", row.name);
   }
   if (row.config !== undefined && !isRecord(row.config)) {
     fail(TypeError, `${at}.config`, "an object of MMSP config defaults (or left out)", row.config);
@@ -278,6 +293,11 @@ export interface AskOptions {
   ) => Promise<ReadableStreamReadResult<UniEvent> | { error: unknown }>;
   /** The answer so far, asked to be continued: sent as the final assistant message. */
   prefix?: string;
+  /**
+   * The output the provider is asked for at most (`max_tokens`): what the request's claim reserved
+   * (what is left of it, for a continuation), or the client's / the row's when lower.
+   */
+  maxTokens?: number;
 }
 
 /**
@@ -296,6 +316,11 @@ export async function startTarget(
   const { provider } = target;
   const config = configWithin(target.config, target.allow, body.config);
   if (config instanceof Response) return { refused: config };
+  // (every provider is asked for a limit, never more than the claim reserved: usage-estimate.ts)
+  if (ask.maxTokens !== undefined) {
+    const own = config.max_tokens;
+    config.max_tokens = typeof own === "number" && own < ask.maxTokens ? own : ask.maxTokens;
+  }
   const messages = ask.prefix === undefined ? body.messages : [
     ...body.messages,
     {

@@ -14,7 +14,9 @@
 //                                         then the resource as it ended (status `cancelled`)
 //
 // The response id is `resp_<stream id>`. What the resource echoes of the request (model, instructions,
-// tools…) and its creation time ride with the stream (the object keeps the x-stream-meta header).
+// tools…) and its creation time ride with the stream (the object keeps the x-stream-meta header),
+// percent-encoded UTF-8 JSON: a header value is Latin-1 only, and what a client sent (instructions in
+// any script, its tools, its metadata) goes into no header as it is.
 import { fromResponse } from "../from-response.js";
 import { OpenResponsesEncoderStream, type OpenResponsesEvent, openResponsesSse } from "../encode.js";
 import { isRecord } from "../internal/values.js";
@@ -93,7 +95,7 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
     if (admitted instanceof Response) return admitted.ok ? admitted : ask instanceof Response ? ask : openResponsesRefusal(admitted);
     const { stream, echo, mmsp } = ask as Exclude<typeof ask, Response | undefined>;
     const meta: Meta = { model: mmsp.model, createdAt: Math.floor(Date.now() / 1000), echo };
-    admitted.headers.set(META_HEADER, JSON.stringify(meta));
+    admitted.headers.set(META_HEADER, encodeURIComponent(JSON.stringify(meta)));
     admitted.headers.set("accept", "text/event-stream");
     const answer = await hooks.stream(request, admitted, env);
     if (!answer.ok) return openResponsesRefusal(answer);
@@ -101,7 +103,7 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
     const id = `resp_${location ? location[1] : newStreamId()}`;
     const events = encoded(answer, id, meta);
     const out = stream ? sse(events) : await resource(events);
-    for (const name of ["x-mmsp-provider"]) {
+    for (const name of ["x-mmsp-provider", "x-mmsp-target"]) {
       const value = answer.headers.get(name);
       if (value !== null) out.headers.set(name, value);
     }
@@ -145,7 +147,7 @@ function startingAfter(n: number): TransformStream<OpenResponsesEvent, OpenRespo
 
 function metaOf(text: string | null): Meta {
   try {
-    const m = parseJsonText(text ?? "");
+    const m = parseJsonText(decodeURIComponent(text ?? ""));
     if (isRecord(m) && typeof m.model === "string" && Number.isInteger(m.createdAt) && isRecord(m.echo)) {
       return { model: m.model, createdAt: m.createdAt as number, echo: m.echo };
     }

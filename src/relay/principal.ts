@@ -2,7 +2,8 @@
 //   what `authorize` returns (`{ principal, quota? }`), else
 //   the name of the RELAY_KEYS entry whose key the request offers (a secret: a JSON object name → key), else
 //   "relay-key" for RELAY_KEY, else
-//   "anon:" + CF-Connecting-IP (one shared "anon:unknown" without it) for an anonymous caller.
+//   "anon:" + the client's address (address.ts: what the runtime saw, an IPv6 client's /64) for an
+//   anonymous caller; without one (library mode, no address given) a request that needs it is refused.
 // With RELAY_KEYS or RELAY_KEY set, a request that offers none of their keys is a 401 (bind.ts's
 // words); a key is offered as `x-relay-key: <key>` or `Authorization: Bearer <key>` and compared
 // through HMACs (bind.ts). A principal's quota: the one `authorize` gave, else createRelay's
@@ -37,11 +38,31 @@ export interface Resolved {
   quota: Quota | undefined;
   /** No key and no principal from `authorize`. */
   anonymous: boolean;
+  /** Anonymous, and the runtime gave no client address (address.ts): its principal is no one client's. */
+  addressless?: boolean;
   /** The request's Authorization carries the relay's key: not to be forwarded. */
   keyInAuthorization: boolean;
 }
 
-/** RELAY_KEYS parsed (once per text): [name, key] pairs. A malformed value is the operator's error: thrown (a 500, logged). */
+/**
+ * A setting of the relay that cannot work (RELAY_KEYS with a short key…): the operator's to fix. The
+ * relay answers a 500 that says it is misconfigured and names the setting (never a value), and logs
+ * this message, which names the rule.
+ */
+export class RelayConfigError extends Error {
+  override name = "RelayConfigError";
+  /** The setting at fault (`"RELAY_KEYS"`). */
+  readonly setting: string;
+  constructor(setting: string, message: string) {
+    super(`${setting}: ${message}`);
+    this.setting = setting;
+  }
+}
+
+/** The shortest key RELAY_KEYS takes (a shorter one is guessed). */
+export const MIN_KEY_LENGTH = 8;
+
+/** RELAY_KEYS parsed (once per text): [name, key] pairs. A value that breaks the rules is a RelayConfigError (the relay's 500, logged). */
 const parsedKeys = new Map<string, [string, string][]>();
 function relayKeys(text: string): [string, string][] {
   let keys = parsedKeys.get(text);
@@ -53,17 +74,34 @@ function relayKeys(text: string): [string, string][] {
     value = undefined;
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new TypeError("RELAY_KEYS must be a JSON object of principal names to keys.");
+    throw new RelayConfigError("RELAY_KEYS", 'must be a JSON object of principal names to keys ({"app-1": "<key>", …}).');
   }
   keys = Object.entries(value as Record<string, unknown>).map(([name, key]) => {
-    if (typeof key !== "string" || key.length < 8 || name === "" || name.startsWith("anon:")) {
-      throw new TypeError("RELAY_KEYS: each entry must be a name (not empty, not anon:…) → a key of 8 characters or more.");
+    const at = `the entry ${JSON.stringify(name.slice(0, 100))}`;
+    if (name === "") throw new RelayConfigError("RELAY_KEYS", "a principal's name must not be empty.");
+    if (name.startsWith("anon:")) {
+      throw new RelayConfigError(
+        "RELAY_KEYS",
+        `${at}: names starting "anon:" are the relay's own (anonymous clients, anon:<address>): choose another name.`,
+      );
+    }
+    if (typeof key !== "string" || key.length < MIN_KEY_LENGTH) {
+      throw new RelayConfigError(
+        "RELAY_KEYS",
+        `${at}: each key must be a string of ${MIN_KEY_LENGTH} characters or more (a long random one: openssl rand -hex 32).`,
+      );
     }
     return [name, key];
   });
   parsedKeys.clear(); // (one value per deployment: no growth)
   parsedKeys.set(text, keys);
   return keys;
+}
+
+/** The principals' settings of `env` checked (RELAY_KEYS's rules): a RelayConfigError naming the setting and the rule, else nothing. */
+export function checkPrincipalEnv(env: PrincipalEnv): void {
+  const text = ownMembers(env).RELAY_KEYS;
+  if (text) relayKeys(text);
 }
 
 /**
@@ -73,11 +111,12 @@ function relayKeys(text: string): [string, string][] {
 export async function keyPrincipal(request: Request, env: PrincipalEnv & { RELAY_KEY?: string }): Promise<string | null | Response> {
   env = ownMembers(env); // (own variables only: one a polluted Object.prototype holds is not read, issue #34)
   if (!env.RELAY_KEYS) return env.RELAY_KEY ? ((await keyRefusal(request, env)) ?? "relay-key") : null;
+  const keys = relayKeys(env.RELAY_KEYS); // (checked on every request, with a key or not: a bad value is said at the first)
   const offered = offeredKey(request.headers);
   if (offered !== null) {
     let found: string | null = null;
     // (every entry compared, whichever matches: the time says nothing of which)
-    for (const [name, key] of relayKeys(env.RELAY_KEYS)) if ((await sameSecret(offered, key)) && found === null) found = name;
+    for (const [name, key] of keys) if ((await sameSecret(offered, key)) && found === null) found = name;
     if (found !== null) return found;
     if (env.RELAY_KEY && (await sameSecret(offered, env.RELAY_KEY))) return "relay-key";
   }
@@ -106,14 +145,23 @@ export function principalOfVerdict(verdict: unknown): RelayPrincipal | null {
   return { principal, quota: checkQuota(quota, "authorize: `quota`") };
 }
 
-/** The anonymous principal of a request: its connecting IP (Cloudflare's header), else one shared name. */
-export function anonymousPrincipal(request: Request): string {
-  return `anon:${(request.headers.get("cf-connecting-ip") ?? "unknown").slice(0, 64)}`;
+/** The anonymous principal of a client address's key (address.ts), or of none (one shared name, "anon:unknown"). */
+export function anonymousPrincipal(address: string | null): string {
+  return `anon:${(address ?? "unknown").slice(0, 64)}`;
 }
 
 /** The key of `GET /v1/usage?all=1` offered and right: null; else the 401 to answer. */
 export async function adminRefusal(request: Request, env: PrincipalEnv): Promise<Response | null> {
   env = ownMembers(env); // (own variables only: one a polluted Object.prototype holds is not read, issue #34)
-  if (env.ADMIN_KEY) return keyRefusal(request, { RELAY_KEY: env.ADMIN_KEY });
+  if (env.ADMIN_KEY) {
+    if ((await keyRefusal(request, { RELAY_KEY: env.ADMIN_KEY })) === null) return null;
+    return refusal(
+      401,
+      "AuthenticationError",
+      "GET /v1/usage?all=1 (every principal's usage) needs admin rights: send the relay's ADMIN_KEY as x-relay-key: <key> or " +
+        "Authorization: Bearer <key> (without ?all=1, GET /v1/usage lists your own principal's usage).",
+      { "www-authenticate": 'Bearer realm="mmsp-streams relay admin"' },
+    );
+  }
   return refusal(403, "PermissionDeniedError", "GET /v1/usage?all=1 needs ADMIN_KEY set on the relay (and offered as its key).");
 }

@@ -8,12 +8,12 @@
 //
 // Requests from the Worker (and from a stream's object, which settles its stream's claim):
 //   POST https://quota/claim   a Claim          → {"refused": Refused | null}
-//   POST https://quota/settle  a Settlement     → 204
+//   POST https://quota/settle  a Settlement     → {"recorded": boolean} (once per claim: quota.ts `recorded`)
 //   GET  https://quota/usage[?principal=<name>] → the ledger's rows
 import { type Ledger, type LedgerRow, SqlLedger } from "./ledger.js";
 import { dayOf } from "./ledger.js";
 import type { RelayNamespace, RelaySqlStorage, RelayState } from "./platform.js";
-import { type Claim, QuotaBook, type QuotaStore, type Refused, type Settlement } from "./quota.js";
+import { type Claim, QuotaBook, type QuotaStore, recorded, type Refused, type Settlement } from "./quota.js";
 import { refusal } from "./http.js";
 
 /** The Durable Object class of the quotas (see the top): `export const QuotaObject = relay.QuotaObject`. */
@@ -45,10 +45,12 @@ export class RelayQuotaObject {
     }
     if (pathname === "/settle" && request.method === "POST") {
       const s = (await request.json()) as Settlement;
-      this.#book.release(s.id);
+      const wasOpen = this.#book.release(s.id);
       this.#sql.exec("DELETE FROM claims WHERE id = ?", s.id);
-      this.#ledger.record(s, Date.now());
-      return new Response(null, { status: 204 });
+      // (the "all" object holds no claims: the Worker asks it only after the principal's recorded)
+      const record = recorded(wasOpen, s) || searchParams.get("mirror") === "1";
+      if (record) this.#ledger.record(s, Date.now());
+      return Response.json({ recorded: record });
     }
     if (pathname === "/usage" && request.method === "GET") return Response.json(this.#ledger.rows(searchParams.get("principal")));
     return refusal(404, "NotFoundError", "No such route in the quota object.");
@@ -75,7 +77,10 @@ export class DurableQuotas implements QuotaStore {
   }
 
   async settle(s: Settlement): Promise<void> {
-    await Promise.all([this.#post(`principal:${s.principal}`, "settle", s), this.#post("all", "settle", s)]);
+    const answer = await this.#post(`principal:${s.principal}`, "settle", s);
+    // (an object of an earlier version answers 204: recorded)
+    const done = answer.status === 204 || ((await answer.json()) as { recorded?: boolean }).recorded === true;
+    if (done) await this.#post("all", "settle?mirror=1", s);
   }
 
   async usage(principal: string | null): Promise<LedgerRow[]> {

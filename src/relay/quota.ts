@@ -8,7 +8,9 @@
 // Durable Object per principal (quota-object.ts: the whole deployment's limit) or, for the stateless
 // relay (Node, Deno, Bun: no namespace), in ProcessQuotas here (one process's limit; bounded memory).
 // A claim that is never settled (its stream's object restarted, an isolate gone) expires at its
-// `until` (the stream's longest life and a minute): a place is never held for ever.
+// `until` (the stream's longest life and a minute): a place is never held for ever. Every path out of
+// a request after its claim settles it (create-relay.ts), once: a claim settled again as refused
+// (the stream's object and the Worker both saw the refusal) is not counted twice (`recorded`).
 import { refusal } from "./http.js";
 import { dayOf, type Ledger, type LedgerRow, MemoryLedger, nextDayMs } from "./ledger.js";
 import { parseJsonText } from "../internal/json.js";
@@ -23,15 +25,23 @@ export interface Quota {
   tokensPerDay?: number;
 }
 
-/** createRelay's `quotas`: the quota of a principal that `authorize` gives none (`default`), and of anonymous clients. */
+/** createRelay's `quotas`: the quota of named principals, of any other with a key (`default`), and of anonymous clients. */
 export interface RelayQuotas {
-  /** The quota of every principal with a key (RELAY_KEYS, RELAY_KEY, or `authorize` without its own). */
+  /** The quota of every principal with a key (RELAY_KEYS, RELAY_KEY, or `authorize` without its own) that `principals` does not name. */
   default?: Quota;
-  /** The quota of each anonymous client (`"anon:" + CF-Connecting-IP`); `allowAnonymous`'s `perMinute` is its `requestsPerMinute`. */
+  /** The quota of each anonymous client (`"anon:" + its address`); `allowAnonymous`'s `perMinute` is its `requestsPerMinute`. */
   anonymous?: Quota;
+  /**
+   * Quotas of named principals (a RELAY_KEYS name, or the principal `authorize` names without a quota
+   * of its own): `{ alice: { tokensPerDay: 2000000 } }`, each in place of `default`.
+   */
+  principals?: Readonly<Record<string, Quota>>;
 }
 
 const QUOTA_KEYS = ["requestsPerMinute", "concurrentStreams", "tokensPerDay"] as const;
+
+/** The name of member `key` of the setting `where` (``createRelay: `quotas` `` → ``createRelay: `quotas.key` ``). */
+const member = (where: string, key: string): string => (where.endsWith("`") ? `${where.slice(0, -1)}.${key}\`` : `${where}.${key}`);
 
 /** A quota checked at the boundary (`where` names it in the TypeError). */
 export function checkQuota(quota: unknown, where: string): Quota | undefined {
@@ -41,27 +51,48 @@ export function checkQuota(quota: unknown, where: string): Quota | undefined {
   }
   for (const [key, value] of Object.entries(quota)) {
     if (!(QUOTA_KEYS as readonly string[]).includes(key)) {
-      throw new TypeError(`${where}.${key} is no quota setting (${QUOTA_KEYS.join(", ")}).`);
+      throw new TypeError(`${member(where, key)} is no quota setting (${QUOTA_KEYS.join(", ")}).`);
     }
     if (value !== undefined && (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)) {
-      throw new TypeError(`${where}.${key} must be a whole number ≥ 0.`);
+      throw new TypeError(`${member(where, key)} must be a whole number ≥ 0.`);
     }
   }
   return quota as Quota;
 }
 
-/** createRelay's `quotas` checked at the boundary. */
-export function checkQuotas(option: unknown): RelayQuotas {
+/** createRelay's `quotas` (or RELAY_QUOTAS: `where`) checked at the boundary. */
+export function checkQuotas(option: unknown, where = "createRelay: `quotas`"): RelayQuotas {
   if (option === undefined) return {};
-  if (option === null || typeof option !== "object") {
-    throw new TypeError("createRelay: `quotas` must be an object { default?, anonymous? }.");
+  if (option === null || typeof option !== "object" || Array.isArray(option)) {
+    throw new TypeError(`${where} must be an object { default?, anonymous?, principals? }.`);
   }
-  const { default: byDefault, anonymous, ...rest } = option as Record<string, unknown>;
+  const at = (key: string): string => member(where, key);
+  const { default: byDefault, anonymous, principals, ...rest } = option as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
-  if (extra !== undefined) throw new TypeError(`createRelay: \`quotas.${extra}\` is not a setting (default, anonymous).`);
+  if (extra !== undefined) throw new TypeError(`${at(extra)} is not a setting (default, anonymous, principals).`);
+  let named: Record<string, Quota> | undefined;
+  if (principals !== undefined) {
+    if (principals === null || typeof principals !== "object" || Array.isArray(principals)) {
+      throw new TypeError(`${at("principals")} must be an object of principal names to quotas ({ "alice": { "tokensPerDay": 1000000 } }).`);
+    }
+    named = Object.create(null) as Record<string, Quota>;
+    for (const [name, quota] of Object.entries(principals)) {
+      if (name === "" || name.startsWith("anon:")) {
+        throw new TypeError(
+          `${at("principals")} names ${
+            JSON.stringify(name.slice(0, 100))
+          }: a principal's name, not empty nor "anon:…" (that is \`anonymous\`).`,
+        );
+      }
+      const checked = checkQuota(quota, at(`principals[${JSON.stringify(name.slice(0, 100))}]`));
+      if (checked === undefined) throw new TypeError(`${at(`principals[${JSON.stringify(name.slice(0, 100))}]`)} must be a quota object.`);
+      named[name] = checked;
+    }
+  }
   return {
-    default: checkQuota(byDefault, "createRelay: `quotas.default`"),
-    anonymous: checkQuota(anonymous, "createRelay: `quotas.anonymous`"),
+    default: checkQuota(byDefault, at("default")),
+    anonymous: checkQuota(anonymous, at("anonymous")),
+    ...(named ? { principals: named } : {}),
   };
 }
 
@@ -80,9 +111,9 @@ export function quotasOfVariable(text: string): RelayQuotas {
     try {
       value = parseJsonText(text);
     } catch {
-      throw new TypeError('RELAY_QUOTAS must be JSON: {"default": {…}, "anonymous": {…}}.');
+      throw new TypeError('RELAY_QUOTAS must be JSON: {"default": {…}, "anonymous": {…}, "principals": {"<name>": {…}}}.');
     }
-    quotas = checkQuotas(value);
+    quotas = checkQuotas(value, "RELAY_QUOTAS");
     fromVariable.clear(); // (one value per deployment: no growth)
     fromVariable.set(text, quotas);
   }
@@ -125,9 +156,20 @@ export interface Refused {
   retryAfter: number;
 }
 
-/** The 429 of a refused claim, in MMSP's error shape, with `Retry-After`. */
+/**
+ * The longest wait (seconds) after which a client's SDK is left to retry by itself: past it (a day's
+ * budget spent, a minute's window nearly whole) the 429 says `x-should-retry: false`, which the OpenAI
+ * and Anthropic SDKs obey (they would otherwise sleep the whole Retry-After, up to a day, per retry).
+ */
+export const RETRY_WITHIN_S = 60;
+
+/** The 429 of a refused claim, in MMSP's error shape, with `Retry-After` (and `x-should-retry: false` past RETRY_WITHIN_S). */
 export function refusedAnswer(r: Refused): Response {
-  return refusal(429, r.type, r.message, { "retry-after": String(Math.max(1, Math.ceil(r.retryAfter))) });
+  const seconds = Math.max(1, Math.ceil(r.retryAfter));
+  return refusal(429, r.type, r.message, {
+    "retry-after": String(seconds),
+    ...(seconds > RETRY_WITHIN_S ? { "x-should-retry": "false" } : {}),
+  });
 }
 
 const WINDOW_MS = 60_000;
@@ -177,9 +219,19 @@ export class QuotaBook {
     return null;
   }
 
-  /** Frees a claim's place and its reserved tokens (the ledger then holds what it cost). */
-  release(id: string): void {
-    this.open.delete(id);
+  /**
+   * Frees a claim's place and its reserved tokens (the ledger then holds what it cost); whether it was
+   * open. A settlement is recorded when its claim was open or it spent tokens: a claim settled twice
+   * as refused (its stream's object and the Worker both saw the refusal) counts once.
+   */
+  release(id: string): boolean {
+    return this.open.delete(id);
+  }
+
+  /** Whether the book holds an open claim (one not yet expired): its principal is not forgotten. */
+  holds(now: number): boolean {
+    for (const c of this.open.values()) if (c.until > now) return true;
+    return false;
   }
 }
 
@@ -193,20 +245,36 @@ export interface QuotaStore {
   usage(principal: string | null): Promise<LedgerRow[]>;
 }
 
-/** Principals one process keeps books for (the oldest forgotten first: bounded memory). */
-const MAX_BOOKS = 10_000;
+/** Whether a settlement is recorded: its claim was open, or it spent tokens (see QuotaBook `release`). */
+export const recorded = (wasOpen: boolean, s: Settlement): boolean => wasOpen || s.input + s.output > 0;
+
+/**
+ * Principals one process keeps books for: past it the oldest book without an open claim is forgotten
+ * (bounded memory); a principal holding a claim never is (its claim, and its ledger rows, would go
+ * with it: the books are bounded by the streams open then).
+ */
+export const MAX_BOOKS = 10_000;
 
 /** The quotas and the ledger of the stateless relay, in its process (see the top). */
 export class ProcessQuotas implements QuotaStore {
   readonly #books = new Map<string, QuotaBook>();
-  readonly #ledger: Ledger = new MemoryLedger();
+  readonly #ledger: Ledger = new MemoryLedger((principal) => this.#books.get(principal)?.holds(Date.now()) ?? false);
 
   #book(principal: string): QuotaBook {
     let book = this.#books.get(principal);
     if (book !== undefined) this.#books.delete(principal); // (re-inserted last: the Map's order is the age)
     else book = new QuotaBook();
     this.#books.set(principal, book);
-    if (this.#books.size > MAX_BOOKS) this.#books.delete(this.#books.keys().next().value!);
+    if (this.#books.size > MAX_BOOKS) {
+      const now = Date.now();
+      for (const [name, old] of this.#books) {
+        if (old === book) break;
+        if (!old.holds(now)) {
+          this.#books.delete(name);
+          break;
+        }
+      }
+    }
     return book;
   }
 
@@ -216,8 +284,8 @@ export class ProcessQuotas implements QuotaStore {
   }
 
   settle(s: Settlement): Promise<void> {
-    this.#books.get(s.principal)?.release(s.id);
-    this.#ledger.record(s, Date.now());
+    const wasOpen = this.#books.get(s.principal)?.release(s.id) ?? false;
+    if (recorded(wasOpen, s)) this.#ledger.record(s, Date.now());
     return Promise.resolve();
   }
 

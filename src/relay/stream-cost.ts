@@ -26,14 +26,14 @@ export interface Ticket {
 /** What a stream's settlement needs of `claim`. */
 export const ticketFrom = (claim: Claim): Ticket => ({ id: claim.id, principal: claim.principal, model: claim.model, input: claim.input });
 
-/** The header value of a claim. */
-export const ticketHeader = (claim: Claim): string => JSON.stringify(ticketFrom(claim));
+/** The header value of a claim: its JSON percent-encoded (a principal's or a model's name may be any text; a header is Latin-1). */
+export const ticketHeader = (claim: Claim): string => encodeURIComponent(JSON.stringify(ticketFrom(claim)));
 
 /** The ticket of a CLAIM_HEADER value (set by the Worker only), or null. */
 export function ticketOf(text: string | null): Ticket | null {
   if (text === null) return null;
   try {
-    const t = parseJsonText(text) as Partial<Ticket>;
+    const t = parseJsonText(decodeURIComponent(text)) as Partial<Ticket>;
     const ok = typeof t.id === "string" && typeof t.principal === "string" && typeof t.model === "string" && typeof t.input === "number";
     return ok ? (t as Ticket) : null;
   } catch {

@@ -43,7 +43,7 @@ import { clientFormat, refusal } from "./http.js";
 import type { Settlement } from "./quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "./stream-cost.js";
 import { META_HEADER } from "./open-responses.js";
-import { PROVIDER_HEADER } from "./models.js";
+import { PROVIDER_HEADER, TARGET_HEADER } from "./models.js";
 import { checkedEvents, reportedUsageOf, streamHeaders } from "./answer.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
@@ -245,6 +245,8 @@ export class RelayStreamObject<E = unknown> {
     // the target that served (a models row's fallback.ts), for the Worker's x-mmsp-provider
     const served = upstream.headers.get(PROVIDER_HEADER);
     if (served !== null && /^[\w.:-]{1,100}$/.test(served)) answer.headers.set(PROVIDER_HEADER, served);
+    const target = upstream.headers.get(TARGET_HEADER);
+    if (target !== null && /^[\w.:-]{1,100}$/.test(target)) answer.headers.set(TARGET_HEADER, target);
     return answer;
   }
 

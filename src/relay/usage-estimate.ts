@@ -12,17 +12,40 @@
 //           whatever its size (its base64 says nothing of what the provider charges for it)
 //   output  the fragments streamed: text, thinking, a tool call's name and arguments; an inline data
 //           fragment INLINE_DATA_TOKENS
-// `max_tokens`: the client's, else the row's ceiling (ceilings.ts), else DEFAULT_MAX_TOKENS.
+// `max_tokens`: the client's, else the row's ceiling (ceilings.ts), else the relay's default
+// (DEFAULT_MAX_TOKENS, or the operator's: limits.ts). That number is reserved AND asked of the provider
+// (models.ts `startTarget`): what a provider may spend is what was reserved for it.
+//
+// A count is trusted only as a whole number in [0, MAX_TRUSTED_TOKENS] (`trustedCount`): any other
+// (negative, fractional, huge, not a number) is as if the provider had not given it, and its estimate
+// stands in, marked estimated. That holds for a provider of the table and an MMSP upstream alike: the
+// quota never takes tokens back, nor locks a principal out, on a stream's word.
 import type { UniEvent, UsageMetadata } from "../schema.js";
 import { isRecord } from "../internal/values.js";
-import { inputTokens, outputTokens } from "../internal/usage.js";
+import { isTokenCount, MAX_TOKEN_COUNT } from "../internal/usage.js";
 
 /** UTF-8 bytes the estimate counts as one token. */
 export const BYTES_PER_TOKEN = 4;
 /** What an inline data item (an image, audio) counts, in or out. */
 export const INLINE_DATA_TOKENS = 1000;
-/** The output reserved when neither the client nor the row sets `max_tokens`. */
-export const DEFAULT_MAX_TOKENS = 4096;
+/**
+ * The output reserved, and asked of the provider, when neither the client nor the row sets
+ * `max_tokens` (the operator's DEFAULT_MAX_TOKENS replaces it): room for a reasoning model's thinking
+ * and a long answer, a bound on what one request may spend.
+ */
+export const DEFAULT_MAX_TOKENS = 16_384;
+/** The largest count the settlement takes from a stream: the readers' own bound (internal/usage.ts), one rule for both. */
+export const MAX_TRUSTED_TOKENS = MAX_TOKEN_COUNT;
+
+/** `n` when it is a count the settlement may trust (a whole number in [0, MAX_TRUSTED_TOKENS]), else null: estimated instead. */
+export const trustedCount = (n: unknown): number | null => (isTokenCount(n) ? n : null);
+
+/** The input tokens of `usage` as the settlement trusts them (cached + prompt; null: neither count trusted). */
+export function trustedInput(usage: UsageMetadata | null | undefined): number | null {
+  const cached = trustedCount(usage?.cached_tokens);
+  const prompt = trustedCount(usage?.prompt_tokens);
+  return cached === null && prompt === null ? null : (cached ?? 0) + (prompt ?? 0);
+}
 
 /** The UTF-8 length of `text`, counted without encoding it. */
 function utf8Bytes(text: string): number {
@@ -62,12 +85,17 @@ export function inputEstimate(messages: unknown, config: unknown): number {
   return tokensOf(bytes) + inline * INLINE_DATA_TOKENS;
 }
 
-/** The output a request may spend: its `max_tokens`, else the row's ceiling, else DEFAULT_MAX_TOKENS. */
-export function outputReserve(asked: unknown, ceiling: unknown): number {
+/**
+ * The output a request may spend, reserved on its claim and asked of every provider that serves it:
+ * its `max_tokens` (within the row's ceiling), else the row's ceiling, else `byDefault` (the relay's
+ * DEFAULT_MAX_TOKENS). The one place this number is made (create-relay.ts calls it for the claim and
+ * for the provider's request alike).
+ */
+export function outputReserve(asked: unknown, ceiling: unknown, byDefault: number = DEFAULT_MAX_TOKENS): number {
   const n = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.ceil(v) : undefined);
   const own = n(asked);
   const row = n(ceiling);
-  return own !== undefined && row !== undefined ? Math.min(own, row) : own ?? row ?? DEFAULT_MAX_TOKENS;
+  return own !== undefined && row !== undefined ? Math.min(own, row) : own ?? row ?? byDefault;
 }
 
 /** What a stream cost, as the ledger and the ending error event say it. */
@@ -134,49 +162,43 @@ export class UsageMeter {
 
   /**
    * What the stream cost so far: the provider's usage when its stop event came; else what the provider
-   * reported before it ended (`reported`: its events' `reportedUsage`), each count it did not report
-   * estimated: the input as the request's estimate, the output as the larger of the provider's count
-   * so far and the fragments' estimate (a count given early, like Anthropic's first output token, is
-   * no measure of what followed).
+   * reported before it ended (`reported`: its events' `reportedUsage`). Each count is taken only when
+   * trusted (`trustedCount`); an input not given is the request's estimate, an output not given the
+   * fragments' estimate, marked estimated. Before the stop, the output is the larger of the provider's
+   * count so far and the fragments' estimate (a count given early, like Anthropic's first output
+   * token, is no measure of what followed).
    */
   spent(reported: UsageMetadata | null = null): Spent {
-    const r = this.#reported;
-    if (r !== null) {
-      const input = inputTokens(r);
-      const output = outputTokens(r);
-      // (a provider that gave no input count at all: the estimate stands in for it, said so)
-      if (r.cached_tokens === null && r.prompt_tokens === null) {
-        return {
-          usage_metadata: { ...r, prompt_tokens: this.input },
-          usage_estimated: true,
-          estimated: this.input,
-          input: this.input,
-          output,
-          stopped: false,
-        };
-      }
-      return { usage_metadata: { ...r }, usage_estimated: false, estimated: 0, input, output, stopped: false };
-    }
-    const cached = reported?.cached_tokens ?? null;
-    const prompt = reported?.prompt_tokens ?? null;
-    const inputReported = cached !== null || prompt !== null;
-    const input = inputReported ? (cached ?? 0) + (prompt ?? 0) : this.input;
-    const thoughts = reported?.thoughts_tokens ?? null;
-    const countedOut = (thoughts ?? 0) + (reported?.response_tokens ?? 0);
-    const estimatedOut = tokensOf(this.#outBytes) + this.#inlineOut * INLINE_DATA_TOKENS;
-    const output = Math.max(countedOut, estimatedOut);
+    const stop = this.#reported;
+    const u = stop ?? reported;
+    const cached = trustedCount(u?.cached_tokens);
+    const prompt = trustedCount(u?.prompt_tokens);
+    const thoughts = trustedCount(u?.thoughts_tokens);
+    const response = trustedCount(u?.response_tokens);
+    const inputGiven = cached !== null || prompt !== null;
+    const input = inputGiven ? (cached ?? 0) + (prompt ?? 0) : this.input;
+    const counted = (thoughts ?? 0) + (response ?? 0);
+    const fragments = tokensOf(this.#outBytes) + this.#inlineOut * INLINE_DATA_TOKENS;
+    // (after the stop its counts stand when given; before it, or none given, the fragments' estimate)
+    const outputGiven = stop !== null && (thoughts !== null || response !== null);
+    const output = outputGiven ? counted : Math.max(counted, fragments);
+    const outputEstimated = !outputGiven && fragments > counted;
+    const estimated = (inputGiven ? 0 : input) + (outputEstimated ? output : 0);
+    // (a count given but not trusted counts as estimated too: the settlement did not take it)
+    const untrusted = u !== null && [u.cached_tokens, u.prompt_tokens, u.thoughts_tokens, u.response_tokens]
+      .some((n) => n !== null && trustedCount(n) === null);
     return {
       usage_metadata: {
         cached_tokens: cached,
-        prompt_tokens: inputReported ? prompt : this.input,
+        prompt_tokens: inputGiven ? prompt : this.input,
         thoughts_tokens: thoughts,
-        response_tokens: output - (thoughts ?? 0),
+        response_tokens: outputGiven ? response : output - (thoughts ?? 0),
       },
-      usage_estimated: true,
-      estimated: (inputReported ? 0 : input) + (estimatedOut > countedOut ? output : 0),
+      usage_estimated: stop === null || untrusted || !inputGiven || !outputGiven,
+      estimated,
       input,
       output,
-      stopped: true,
+      stopped: stop === null,
     };
   }
 }

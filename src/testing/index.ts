@@ -31,4 +31,4 @@ export { fakeMmspServer, type FakeMmspServerOptions, type FakeStream } from "./f
 export { fakeProvider, type FakeProviderOptions } from "./fake-provider.js";
 export type { AnswerEnd, FakeServer, RequestRecord } from "./request-log.js";
 export { type ProblemKind, PROVIDER_ROUTES, type ProviderName, type ProviderRoute, PROVIDERS } from "./routes.js";
-export { type NodeHttp, serve, type Served, type ServeOptions } from "./serve.js";
+export { type NodeHttp, serve, type ServeConnection, type Served, type ServeOptions } from "./serve.js";

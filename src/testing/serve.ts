@@ -5,6 +5,11 @@
  * web-only and bundles for a browser or a Worker unchanged). Node's request becomes a web `Request`
  * (its `signal` aborts when the client goes away) and the `Response` is written as it streams: a
  * replayed cut destroys the connection, so a reader sees a real cut.
+ *
+ * The handler is called as a Worker's fetch handler is: `(request, env, connection)`, `env` the
+ * option `env` (undefined when not given), `connection.clientAddress` the client's address as the
+ * socket has it — so `serve(relay.fetch, { env, http })` serves a relay of mmsp-streams/relay that
+ * knows its anonymous clients' addresses (a header a client sets is not one).
  */
 import { fail } from "../internal/describe.js";
 
@@ -18,6 +23,8 @@ export interface NodeIncoming {
   method?: string;
   url?: string;
   rawHeaders: string[];
+  /** The connection: its peer's address. */
+  readonly socket?: { readonly remoteAddress?: string | undefined } | null;
   on(event: "data" | "end" | "error", listener: (chunk?: never) => void): unknown;
 }
 /** Node's `ServerResponse`, as `serve` writes it. */
@@ -54,6 +61,12 @@ export interface ServeOptions {
   http?: NodeHttp;
 }
 
+/** What `serve` tells the handler of a request's connection (a relay's fetch reads `clientAddress`). */
+export interface ServeConnection {
+  /** The client's IP address as the socket has it (null when the server gives none). */
+  clientAddress: string | null;
+}
+
 /** A handler listening on a port. */
 export interface Served {
   /** `http://<hostname>:<port>`: the base URL to give a client (`baseURL`, `fromFetch`'s URL). */
@@ -64,15 +77,20 @@ export interface Served {
   close(): Promise<void>;
 }
 
-type Handler = (request: Request) => Response | Promise<Response>;
+/** A fetch-shaped handler: `(request)`, or a Worker's `(request, env, ctx)` (a relay's fetch). */
+type Handler<E> = (request: Request, env: E, connection: ServeConnection) => Response | Promise<Response>;
+type DenoHandler = (request: Request, info: { remoteAddr?: { hostname?: string } }) => Response | Promise<Response>;
+type BunHandler = (request: Request, server: { requestIP?(request: Request): { address: string } | null }) => Response | Promise<Response>;
 interface DenoServe {
-  serve(options: { port: number; hostname: string; onListen(): void }, handler: Handler): {
+  serve(options: { port: number; hostname: string; onListen(): void }, handler: DenoHandler): {
     addr: { port: number };
     shutdown(): Promise<void>;
   };
 }
 interface BunServe {
-  serve(options: { port: number; hostname: string; idleTimeout: number; fetch: Handler }): { port: number; stop(force: boolean): unknown };
+  serve(
+    options: { port: number; hostname: string; idleTimeout: number; fetch: BunHandler },
+  ): { port: number; stop(force: boolean): unknown };
 }
 
 /**
@@ -90,24 +108,33 @@ interface BunServe {
  * await server.close();
  * ```
  */
-export async function serve(handler: Handler, options: ServeOptions = {}): Promise<Served> {
+export async function serve<E = undefined>(handler: Handler<E>, options: ServeOptions & { env?: E } = {}): Promise<Served> {
   if (typeof handler !== "function") fail(TypeError, "serve: handler", "a function (request) => Response (a fake server)", handler);
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(RangeError, "serve: options.port", "an integer from 0 to 65535", port);
   const hostname = options.hostname ?? "127.0.0.1";
+  const env = options.env as E;
   const at = (p: number): string => `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${p}`;
   const g = globalThis as { Deno?: Partial<DenoServe>; Bun?: Partial<BunServe> };
   if (!options.http && typeof g.Deno?.serve === "function") {
     let listening!: () => void;
     const ready = new Promise<void>((resolve) => (listening = resolve));
-    // (one argument: a fake is also fetch(input, init), and Deno's second argument is no RequestInit)
-    const server = g.Deno.serve({ port, hostname, onListen: () => listening() }, (request) => handler(request));
+    // (Deno's second argument is no RequestInit, which a fake's fetch(input, init) would take it for)
+    const server = g.Deno.serve(
+      { port, hostname, onListen: () => listening() },
+      (request, info) => handler(request, env, { clientAddress: info?.remoteAddr?.hostname ?? null }),
+    );
     await ready;
     return { url: at(server.addr.port), port: server.addr.port, close: () => server.shutdown() };
   }
   if (!options.http && typeof g.Bun?.serve === "function") {
     // (idleTimeout 0: a paced stream may stay silent longer than Bun's default 10 s)
-    const server = g.Bun.serve({ port, hostname, idleTimeout: 0, fetch: (request) => handler(request) });
+    const server = g.Bun.serve({
+      port,
+      hostname,
+      idleTimeout: 0,
+      fetch: (request, bun) => handler(request, env, { clientAddress: bun?.requestIP?.(request)?.address ?? null }),
+    });
     return { url: at(server.port), port: server.port, close: async () => void server.stop(true) };
   }
   if (!options.http) {
@@ -116,7 +143,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
         "(the package imports no Node module itself; Deno and Bun need none)",
     );
   }
-  const server = options.http.createServer((req, res) => void answer(handler, req, res));
+  const server = options.http.createServer((req, res) => void answer(handler, env, req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, resolve);
@@ -134,7 +161,7 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
 }
 
 /** One Node request → `handler` → its response written as it streams. */
-async function answer(handler: Handler, req: NodeIncoming, res: NodeOutgoing): Promise<void> {
+async function answer<E>(handler: Handler<E>, env: E, req: NodeIncoming, res: NodeOutgoing): Promise<void> {
   const left = new AbortController();
   /** Wakes a write waiting for the socket (drained, or closed). */
   let wake: (() => void) | null = null;
@@ -157,7 +184,7 @@ async function answer(handler: Handler, req: NodeIncoming, res: NodeOutgoing): P
   try {
     const url = new URL(req.url ?? "/", `http://${headers.get("host") ?? "localhost"}`);
     const init = { method, headers, body, signal: left.signal, duplex: "half" } as RequestInit;
-    response = await handler(new Request(url, init));
+    response = await handler(new Request(url, init), env, { clientAddress: req.socket?.remoteAddress ?? null });
   } catch (error) {
     response = new Response(`serve: the handler failed: ${error instanceof Error ? error.message : String(error)}`, { status: 500 });
   }

@@ -17,9 +17,12 @@ import * as partialJson from "./partial-json.ts";
 import * as paths from "./paths.ts";
 import * as pollution from "./pollution.ts";
 import * as providers from "./providers.ts";
+import * as providersCounts from "./providers-counts.ts";
 import * as providersCrossing from "./providers-crossing.ts";
+import * as providersDoneLimit from "./providers-done-limit.ts";
 import * as providersHeld from "./providers-held.ts";
 import * as providersShortWay from "./providers-short-way.ts";
+import * as providersThinking from "./providers-thinking.ts";
 import * as providersMore from "./providers-more.ts";
 import * as providersReported from "./providers-reported.ts";
 import * as providersWhole from "./providers-whole.ts";
@@ -56,8 +59,11 @@ const groups: [string, Case[]][] = [
   ["providers-reported", providersReported.cases],
   ["providers-held", providersHeld.cases],
   ["providers-short-way", providersShortWay.cases],
+  ["providers-thinking", providersThinking.cases],
   ["pollution", pollution.cases],
   ["providers-whole", providersWhole.cases],
+  ["providers-counts", providersCounts.cases],
+  ["providers-done-limit", providersDoneLimit.cases],
   ["providers-dialects", providersDialects.cases],
   ["providers-crossing", providersCrossing.cases],
 ];

@@ -7,7 +7,7 @@
 // Each object starts with a key of its own case, so the shapes a case teaches V8 stay its own.
 import fc from "fast-check";
 import { UniEventStream } from "../../dist/index.js";
-import { ProviderEventStream } from "../../dist/providers/index.js";
+import { fromProviderResponse, ProviderEventStream } from "../../dist/providers/index.js";
 import { assertEqual, byteStream, type Case, settle, utf8 } from "../harness.ts";
 import { delta, type Json, sse, stop, tool, toolDone } from "../fixtures.ts";
 import { holds } from "../property.ts";
@@ -74,6 +74,27 @@ export const cases: Case[] = [
       rule: "LIMIT",
       limit: "maxDepth",
     });
+  }],
+  // issue #44: the second reading recursed, so past the stack's reach a caller with no depth limit (a
+  // refusal's body: errors.ts, providers/no-stream.ts) got JSON.parse's misread value back
+  ["json keys: a provider's JSON error document nested 20,000 levels after a misread key keeps the keys it holds (no depth limit there)", async () => {
+    const head = "json-keys: refusal";
+    const depth = 20_000;
+    // the misreading set up where it exists: an object of the same keys with a backslash key at that place
+    // (V8 misreads along the whole path of keys it met; runtimes without the bug read on)
+    JSON.parse(`{"error":{"${head}":0,"\\\\":0,"type":"x","message":"y"}}`);
+    const body = `{"error":{"${head}":0,"\\"":${"[".repeat(depth)}1${"]".repeat(depth)},"type":"invalid_request_error","message":"no"}}`;
+    for (const [status, what] of [[200, "a 2xx JSON document (no-stream.ts)"], [400, "a refusal (errors.ts)"]] as const) {
+      const { readable, message } = fromProviderResponse("openai-chat", new Response(body, { status, headers: { "content-type": "application/json" } }));
+      const r = await settle(readable, message);
+      const error = r.error as { name?: string; error?: Json } | undefined;
+      assertEqual(error?.name, "UpstreamError", what);
+      assertEqual(Object.keys(error!.error!), [head, '"', "type", "message"], `${what}: the keys the text holds`);
+      let v: unknown = error!.error!['"'];
+      let levels = 0;
+      while (Array.isArray(v)) (v = v[0], levels++);
+      assertEqual([levels, v], [depth, 1], `${what}: the nesting read whole`);
+    }
   }],
   ["json keys: random keys full of escapes, read in turn, keep their names (MMSP tool calls)", async () => {
     const char = fc.constantFrom("\\", '"', "\n", "\u00e9", "\udf00", "a", "/", "\u0001");

@@ -2,9 +2,11 @@
 // and remembered as the chat's active stream; GET /api/chat/<chatId>/stream replays its UI message
 // stream from the start (the same bytes, the same message id), 204 once none is active; DELETE
 // cancels it (the upstream aborted within a second, StreamCancelled for every viewer); the chat's
-// credentials bind it; If-Match names one stream (412 when a newer answer replaced it).
-import { SELF } from "cloudflare:test";
+// credentials bind it, and its key's principal (RELAY_KEYS: another key reads and stops nothing);
+// If-Match names one stream (412 when a newer answer replaced it).
+import { env, SELF } from "cloudflare:test";
 import { expect, test } from "vitest";
+import worker from "../../worker/index.ts";
 import { newTag, readRecords, rest, upstreamCancelled, upstreamRequests, ORIGIN } from "./relay.ts";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -183,4 +185,33 @@ test("bad chat paths are 404s; other methods 405; a POST without an id stays sta
   expect(res.status).toBe(200);
   expect(res.headers.get("etag")).toBeNull();
   await res.arrayBuffer();
+});
+
+test("RELAY_KEYS with two keys: a chat is its key's principal's — the other key's GET is a 204 that reads nothing, its DELETE changes nothing", async () => {
+  const keys = { alice: "alice-key-0000000001", bob: "bob-key-000000000002" };
+  const keyed = { ...env, RELAY_KEYS: JSON.stringify(keys) } as typeof env & { RELAY_KEYS: string };
+  const as = (name: keyof typeof keys) => ({ "x-relay-key": keys[name] });
+  const call = (url: string, init: RequestInit = {}) => worker.fetch(new Request(url, init), keyed);
+  const tag = newTag();
+  const chatId = `shared-${tag}`; // (a chat id both know)
+  const first = await call(`${ORIGIN}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...as("alice") },
+    body: JSON.stringify({ id: chatId, trigger: "submit-message", messages: [user], model: "endless", config: { tag } }),
+  });
+  expect(first.status).toBe(200);
+  const { reader } = await readRecords(first.body!, 2);
+  // bob: none active for him, nothing read; his DELETE is a 204 that stops nothing
+  const peek = await call(streamUrl(chatId), { headers: as("bob") });
+  expect(peek.status).toBe(204);
+  expect(await text(peek)).toBe("");
+  expect((await call(streamUrl(chatId), { method: "DELETE", headers: as("bob") })).status).toBe(204);
+  expect(await upstreamCancelled(tag, 300)).toBeNull();
+  // alice's own GET reads it; her DELETE stops it
+  const mine = await call(streamUrl(chatId), { headers: as("alice") });
+  expect(mine.status).toBe(200);
+  await mine.body!.cancel();
+  expect((await call(streamUrl(chatId), { method: "DELETE", headers: as("alice") })).status).toBe(204);
+  expect(await upstreamCancelled(tag, 1000)).not.toBeNull();
+  await reader.cancel();
 });

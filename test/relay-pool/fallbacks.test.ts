@@ -6,7 +6,7 @@
 // mid-tool-call ended with the typed error and no second request, a stall, a DELETE while the
 // continuing target is asked.
 import { env } from "cloudflare:test";
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 import worker from "../../worker/index.ts";
 import { newTag, ORIGIN, readBack, readRecords, records, rest, streamIdOf, textOf } from "./relay.ts";
 
@@ -62,6 +62,38 @@ test("an unreachable first target: the next one serves", async () => {
   expect(answer.headers.get("x-mmsp-provider")).toBe("openai-chat");
   expect(textOfMessage((await readBack(await textOf(answer))).message)).toBe(WHOLE);
   expect((await providerSaw(tag)).count).toBe(1); // (the first never reached a server)
+});
+
+test("a first target workerd cannot reach (a plain Error: Network connection lost): the next one serves, x-mmsp-target names it", async () => {
+  const tag = newTag();
+  const warned = vi.spyOn(console, "warn").mockImplementation(() => {});
+  try {
+    const answer = await post(tag, "lost-first");
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-mmsp-provider")).toBe("openai-chat");
+    expect(answer.headers.get("x-mmsp-target")).toBe("1");
+    expect(textOfMessage((await readBack(await textOf(answer))).message)).toBe(WHOLE);
+    expect((await providerSaw(tag)).count).toBe(1); // (the first never reached a server)
+    expect(warned.mock.calls.map((c) => String(c[0]))).toContain(
+      'relay: model "fast": target 0 failed before its first event (no connection); asking target 1',
+    );
+  } finally {
+    warned.mockRestore();
+  }
+});
+
+test("two Anthropic targets of a row: x-mmsp-target tells which served (the third, after Claude and GPT refused)", async () => {
+  const tag = newTag();
+  const answer = await post(tag, "refuse-two-first");
+  expect(answer.status).toBe(200);
+  expect(answer.headers.get("x-mmsp-provider")).toBe("anthropic");
+  expect(answer.headers.get("x-mmsp-target")).toBe("2");
+  expect(textOfMessage((await readBack(await textOf(answer))).message)).toBe(WHOLE);
+  expect(JSON.parse((await providerSaw(tag)).body).model).toBe(CLAUDE_2);
+  // (no fallback: the row's first target)
+  const plain = await post(newTag(), "text");
+  expect(plain.headers.get("x-mmsp-target")).toBe("0");
+  await plain.arrayBuffer();
 });
 
 test("a first target silent past FIRST_EVENT_S: its request aborted, the next one serves", async () => {

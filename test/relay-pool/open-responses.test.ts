@@ -16,7 +16,7 @@ import * as ANTHROPIC from "../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../cases/providers/captures-openai-responses.ts";
-import { newTag, ORIGIN, upstreamCancelled } from "./relay.ts";
+import { EDGE, newTag, ORIGIN, upstreamCancelled } from "./relay.ts";
 
 const RELAY_KEY = "relay-key-for-tests";
 const keyed = { ...env, RELAY_KEY } as typeof env & { RELAY_KEY: string };
@@ -110,6 +110,15 @@ describe.each(["claude-fast", "gpt-fast"])("Open Responses through the stream ob
     const events = parse(text);
     expect(events.at(-2)!.type).toBe("error");
     expect(events.at(-1)!.response.status).toBe("cancelled");
+    // the resource holds what was delivered: the text so far in an incomplete message (issue #44)
+    const delivered = events.filter((e) => e.type === "response.output_text.delta").map((e) => e.delta).join("");
+    expect(delivered).not.toBe("");
+    const said = { type: "message", status: "incomplete", role: "assistant", content: [{ type: "output_text", text: delivered, annotations: [] }] };
+    expect(resource.output).toMatchObject([said]);
+    expect(events.at(-1)!.response.output).toMatchObject([said]);
+    const again = (await (await keyedFetch(`/v1/responses/${id}`)).json()) as Record<string, any>;
+    expect(again.status).toBe("cancelled");
+    expect(again.output).toMatchObject([said]);
   });
 
   test("a refusal is the spec's error shape: an unknown response id, an unsupported member", async () => {
@@ -136,6 +145,7 @@ test.each(BACKENDS)("the stateless relay in workerd answers POST /v1/responses f
   const post = (stream: boolean) =>
     relay.fetch(
       new Request(`${ORIGIN}/v1/responses`, {
+        ...EDGE,
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ model: "m", instructions: "Be brief.", input: "Hi", stream }),

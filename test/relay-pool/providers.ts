@@ -23,7 +23,9 @@
 // tag's n-th provider request (the first is the row's first target, Claude):
 //   refuse-first     the first a 429, the others the text answer
 //   silent-first     the first sends nothing for 8 s (past FIRST_EVENT_S), the others the text answer
-//   unreachable-first  (observer.js) the first never reaches a server: its fetch rejects
+//   refuse-two-first the first two a 429 (Claude, GPT), the third (the row's other Claude) the text answer
+//   unreachable-first  (observer.js) the first never reaches a server: its fetch rejects (a TypeError)
+//   lost-first       (observer.js) the same with workerd's own words: a plain Error "Network connection lost."
 //   cut-first        (Anthropic) the first's body ends after 3 text deltas (no message_stop: a cut)
 //   cut-then-silent  the same, then the second (the continuing target) sends nothing for 8 s
 //   cut-tool-first   (Anthropic) the first's body ends inside a tool call's arguments
@@ -220,6 +222,7 @@ export async function providerApi(request: Request, path: string): Promise<Respo
       headers: { "content-type": "application/json" },
     });
   }
+  if (script === "refuse-two-first" && entry.count < 2) return rateLimited(isAnthropic, key);
   const first = entry.count === 0; // (the tag's first provider request: the row's first target)
   const anthropicOnly = isAnthropic || !/^(cut|stall)/.test(script);
   if (anthropicOnly && (first || script === "stall" || script === "cut-then-silent")) {

@@ -6,9 +6,9 @@ import { env } from "cloudflare:test";
 import { expect, test } from "vitest";
 import { providerModels } from "../../worker/models.ts";
 import worker from "../../worker/index.ts";
-import { createRelay, type RelayOptions } from "../../src/relay/index.ts";
+import { createRelay, type RelayModel, type RelayOptions } from "../../src/relay/index.ts";
 import { fromResponse, UpstreamError } from "../../src/index.ts";
-import { newTag, ORIGIN, readRecords, records, rest, streamIdOf } from "./relay.ts";
+import { EDGE, newTag, ORIGIN, readRecords, records, rest, streamIdOf } from "./relay.ts";
 
 type Env = typeof env & Record<string, unknown>;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -17,7 +17,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 function setup(options: Partial<RelayOptions<Env>> = {}, keys: Record<string, string> = {}, vars: Record<string, string> = {}) {
   const relay = createRelay<Env>({ models: providerModels as never, ...options });
   const e: Env = { ...env, ...vars, ...(Object.keys(keys).length ? { RELAY_KEYS: JSON.stringify(keys) } : {}) };
-  const call = (path: string, init: RequestInit = {}) => relay.fetch(new Request(`${ORIGIN}${path}`, init), e);
+  const call = (path: string, init: RequestInit = {}) => relay.fetch(new Request(`${ORIGIN}${path}`, { ...EDGE, ...init }), e);
   const post = (headers: Record<string, string>, tag: string, script = "text", config: object = {}) =>
     call("/v1/stream", {
       method: "POST",
@@ -37,8 +37,8 @@ function setup(options: Partial<RelayOptions<Env>> = {}, keys: Record<string, st
 }
 
 /** What the scripted providers saw of a tag. */
-async function providerSaw(tag: string): Promise<{ count: number }> {
-  return (await (await fetch(`http://upstream.test/__provider?tag=${tag}`)).json()) as { count: number };
+async function providerSaw(tag: string): Promise<{ count: number; body: string }> {
+  return (await (await fetch(`http://upstream.test/__provider?tag=${tag}`)).json()) as { count: number; body: string };
 }
 
 /** Polls `read` until `ok` (a settlement is written after the stream's end, in the object's waitUntil). */
@@ -161,13 +161,18 @@ test("a stopped stream: its error event carries usage_metadata (the provider's i
   expect(row.estimated_tokens).toBe(row.output_tokens); // (the input is the provider's count)
   // ?all=1 needs ADMIN_KEY, and lists this principal among all
   expect((await call("/v1/usage?all=1", { headers: as(name) })).status).toBe(401);
-  const everyone = await usage({ "x-relay-key": "admin-key-0123456789" }, "?all=1");
-  expect(everyone.data.some((r) => r.principal === name && r.stopped === 1)).toBe(true);
+  // (the "all" object's copy is written once the principal's object recorded it)
+  const listed = (u: { data: Record<string, unknown>[] }) => u.data.some((r) => r.principal === name && r.stopped === 1);
+  const everyone = await until(() => usage({ "x-relay-key": "admin-key-0123456789" }, "?all=1"), listed);
+  expect(listed(everyone)).toBe(true);
 });
 
 test("anonymous quotas per client (allowAnonymous's perMinute): each CF-Connecting-IP its own count, held in QUOTAS", async () => {
   const { post, usage } = setup({ allowAnonymous: { perMinute: 1 } });
-  const [a, b] = [`198.51.100.${Math.floor(Math.random() * 250)}-${newTag()}`, `203.0.113.7-${newTag()}`];
+  // (two clients of this run only: a random /64 each, keyed as such)
+  const random64 = () => `2001:db8:${crypto.getRandomValues(new Uint16Array(2)).map((n) => n | 1).join(":").replace(/\d+/g, (n) => Number(n).toString(16))}`;
+  const [a64, b64] = [random64(), random64()];
+  const [a, b] = [`${a64}::1`, `${b64}:0:0:0:2`];
   const first = await post({ "cf-connecting-ip": a }, newTag());
   expect(first.status).toBe(200);
   await first.arrayBuffer();
@@ -178,7 +183,9 @@ test("anonymous quotas per client (allowAnonymous's perMinute): each CF-Connecti
   expect(other.status).toBe(200);
   await other.arrayBuffer();
   const mine = await until(() => usage({ "cf-connecting-ip": a }), (u) => u.data.length > 0);
-  expect(mine.data.map((r) => r.principal)).toEqual([`anon:${a}`]);
+  expect(mine.data.map((r) => r.principal)).toEqual([`anon:${a64}::/64`]);
+  // another address of a's /64 is a
+  expect((await post({ "cf-connecting-ip": `${a64}:ffff:ffff:ffff:ffff` }, newTag())).status).toBe(429);
 });
 
 test("concurrentStreams: a place is released when a stream ends, however it ends (stop, completion, the provider's refusal)", async () => {
@@ -225,6 +232,7 @@ test("/api/chat (the repository Worker, RELAY_QUOTAS): the chat's stream object 
   const chat = (tag: string) =>
     worker.fetch(
       new Request(`${ORIGIN}/api/chat`, {
+        ...EDGE,
         method: "POST",
         headers: { "content-type": "application/json", ...as(name) },
         body: JSON.stringify({
@@ -247,4 +255,109 @@ test("/api/chat (the repository Worker, RELAY_QUOTAS): the chat's stream object 
   await second.arrayBuffer();
   const rows = await until(() => setup({}, { [name]: keyOf(name) }).usage(as(name)), (u) => Number(u.data[0]?.requests) === 2);
   expect(rows.data).toMatchObject([{ principal: name, requests: 2, input_tokens: 24, output_tokens: 12 }]);
+});
+
+// Issue #44, "The budget", in workerd with the Durable Objects (QUOTAS, STREAMS).
+const openRow = (e: Env) => ({ "claude-fast": { ...(providerModels(e as never)["claude-fast"] as RelayModel), config: {} } });
+
+test("a row without max_tokens (stateless in workerd, QUOTAS): the provider is asked for the reserve (DEFAULT_MAX_TOKENS) and the claim holds that much; a spent day says x-should-retry: false", async () => {
+  const name = `reserve-${newTag()}`;
+  // (the stream objects of STREAMS are the repository Worker's, with its own table: this relay is stateless)
+  const { post } = setup({ models: openRow as never, quotas: { default: { tokensPerDay: 3000 } } }, { [name]: keyOf(name) }, {
+    DEFAULT_MAX_TOKENS: "2500",
+    STREAMS: undefined as never,
+  });
+  const tag = newTag();
+  const first = await post(as(name), tag);
+  expect(first.status).toBe(200);
+  await first.arrayBuffer();
+  expect(JSON.parse((await providerSaw(tag)).body).max_tokens).toBe(2500);
+  // one more fits (18 spent, 2 500 and the input reserved); a third while it is open does not
+  const second = await until(async () => {
+    const r = await post(as(name), newTag(), "endless");
+    if (r.status !== 200) await r.arrayBuffer();
+    return r;
+  }, (r) => r.status === 200);
+  expect(second.status).toBe(200);
+  const { reader } = await readRecords(second.body!, 2);
+  const third = await post(as(name), newTag());
+  expect(third.status).toBe(429);
+  expect(((await third.json()) as { error: { type: string } }).error.type).toBe("BudgetExceeded");
+  expect(third.headers.get("x-should-retry")).toBe(Number(third.headers.get("retry-after")) > 60 ? "false" : null);
+  await reader.cancel();
+});
+
+test("Open Responses with instructions in Chinese through the stream's object: answered, replayed with its echo, the claim settled (concurrentStreams 1)", async () => {
+  const name = `zh-${newTag()}`;
+  const { call } = setup({ quotas: { default: { concurrentStreams: 1 } } }, { [name]: keyOf(name) });
+  const ask = (tag: string) =>
+    call("/v1/responses", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...as(name) },
+      body: JSON.stringify({ model: "claude-fast", input: `tag:${tag}`, instructions: "请用中文回答", metadata: { 名前: "アリス" } }),
+    });
+  const answer = await ask(newTag());
+  expect(answer.status, await answer.clone().text()).toBe(200);
+  const resource = (await answer.json()) as { id: string; instructions: string; metadata: Record<string, string> };
+  expect(resource.instructions).toBe("请用中文回答");
+  const replay = (await (await call(`/v1/responses/${resource.id}`, { headers: as(name) })).json()) as typeof resource;
+  expect([replay.instructions, replay.metadata]).toEqual(["请用中文回答", { 名前: "アリス" }]);
+  const next = await until(async () => {
+    const r = await ask(newTag());
+    await r.arrayBuffer();
+    return r;
+  }, (r) => r.status === 200);
+  expect(next.status).toBe(200);
+});
+
+test("every path out after a claim settles it: a stream object that cannot be reached, a provider's refusal settled once (QUOTAS)", async () => {
+  const name = `lost-${newTag()}`;
+  const { relay, usage } = setup({ quotas: { default: { concurrentStreams: 1 } } }, { [name]: keyOf(name) });
+  const lost = {
+    ...env,
+    RELAY_KEYS: JSON.stringify({ [name]: keyOf(name) }),
+    STREAMS: { idFromName: (n: string) => n, get: () => ({ fetch: () => Promise.reject(new Error("Network connection lost")) }) },
+  } as unknown as Env;
+  const ask = (e: Env, script = "text") =>
+    relay.fetch(
+      new Request(`${ORIGIN}/v1/stream`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...as(name) },
+        body: JSON.stringify({ model: "claude-fast", messages: [{ role: "user", content_items: [{ type: "text.done", text: `tag:${newTag()} script:${script}` }] }] }),
+      }),
+      e,
+    );
+  expect((await ask(lost)).status).toBe(500);
+  const again = await until(() => ask(lost), (r) => r.status !== 429);
+  expect(again.status).toBe(500);
+  // the provider's refusal: the stream's object settles the claim, the Worker's settlement of it again is not counted
+  const refused = await until(async () => {
+    const r = await ask({ ...env, RELAY_KEYS: JSON.stringify({ [name]: keyOf(name) }) } as Env, "refuse");
+    await r.arrayBuffer();
+    return r;
+  }, (r) => r.headers.get("x-mmsp-provider") === null && r.status === 429 && r.headers.get("retry-after") === null);
+  expect(refused.status).toBe(429);
+  const done = await until(async () => {
+    const r = await ask({ ...env, RELAY_KEYS: JSON.stringify({ [name]: keyOf(name) }) } as Env);
+    await r.arrayBuffer();
+    return r;
+  }, (r) => r.status === 200);
+  expect(done.status).toBe(200);
+  const rows = await until(() => usage(as(name)), (u) => Number(u.data[0]?.input_tokens) === 12);
+  expect(rows.data).toMatchObject([{ principal: name, requests: 4, input_tokens: 12, output_tokens: 6 }]);
+});
+
+test("quotas per principal in RELAY_QUOTAS: the named principal's own limit, the others the default", async () => {
+  const [alice, bob] = [`alice-${newTag()}`, `bob-${newTag()}`];
+  const quotas = JSON.stringify({ default: { requestsPerMinute: 5 }, principals: { [alice]: { requestsPerMinute: 1 } } });
+  const { post } = setup({}, { [alice]: keyOf(alice), [bob]: keyOf(bob) }, { RELAY_QUOTAS: quotas });
+  const first = await post(as(alice), newTag());
+  expect(first.status).toBe(200);
+  await first.arrayBuffer();
+  expect((await post(as(alice), newTag())).status).toBe(429);
+  for (let i = 0; i < 2; i++) {
+    const ok = await post(as(bob), newTag());
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+  }
 });

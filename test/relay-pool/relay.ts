@@ -5,6 +5,12 @@ import { expect } from "vitest";
 import { fromResponse, toWireEvent, type UniEvent, type UniMessage } from "../../src/index.ts";
 
 export const ORIGIN = "https://relay.test";
+/**
+ * What a request from Cloudflare's edge carries and a Request a test makes does not: `request.cf`
+ * (the relay then reads CF-Connecting-IP, which the edge sets; without it the relay is in library
+ * mode, where an anonymous client's address must be given: src/relay/address.ts).
+ */
+export const EDGE = { cf: { colo: "TST" } } as RequestInit;
 
 /** A fresh tag: the scripted upstream counts the requests that carry it (test/relay-pool/upstream.ts). */
 export const newTag = (): string => crypto.randomUUID();

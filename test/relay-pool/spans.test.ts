@@ -8,7 +8,7 @@ import { expect, test } from "vitest";
 import { fromResponse } from "../../src/index.ts";
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
 import { createRelay } from "../../src/relay/index.ts";
-import { newTag } from "./relay.ts";
+import { EDGE, newTag } from "./relay.ts";
 
 const KEY = "sk-ant-test-KEY-must-not-leak-0001";
 const exporter = new InMemorySpanExporter();
@@ -34,6 +34,7 @@ async function spanOf(script: string) {
   const tag = newTag();
   const answer = await relay.fetch(
     new Request("https://relay.test/v1/stream", {
+      ...EDGE,
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({

@@ -3,7 +3,7 @@
 // Deno 2.9, workerd: the shared cases in test/cases/json-keys.ts set the misreading up there): on any
 // JSON text the two give the same value, the same key order, `__proto__` an own member.
 import fc from "fast-check";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { parseJsonText, readAgain } from "../../src/internal/json.ts";
 
 /** `v` with every object's keys in order, so an equality that ignores order cannot pass a reordering. */
@@ -59,5 +59,53 @@ describe("parseJsonText", () => {
   test("gives JSON.parse's value for a text with escaped keys", () => {
     const t = '{"\\"":1,"x":[{"\\n":2}]}';
     expect(ordered(parseJsonText(t))).toEqual(ordered(JSON.parse(t)));
+  });
+});
+
+// Issue #44: the second reading recursed, so a text nested past the stack's reach gave JSON.parse's
+// misread value back (the fallback) to callers with no depth limit (errors.ts, providers/no-stream.ts).
+describe("the second reading at any depth", () => {
+  const DEPTH = 20_000;
+  const deep = "[".repeat(DEPTH) + '{"\\"":1}' + "]".repeat(DEPTH);
+
+  /** How deep `v` nests (its arrays' first members), walked without recursion; and the innermost value. */
+  function innermost(v: unknown): [number, unknown] {
+    let d = 0;
+    while (Array.isArray(v)) (v = v[0], d++);
+    return [d, v];
+  }
+
+  test("readAgain reads a text nested 20,000 levels whole, its innermost key as the text holds it", () => {
+    const [depth, inner] = innermost(readAgain(deep));
+    expect(depth).toBe(DEPTH);
+    expect(Object.keys(inner as object)).toEqual(['"']);
+    const [objDepth] = innermost((readAgain(`{"\\\\":${deep},"a":[]}`) as Record<string, unknown>)["\\"]);
+    expect(objDepth).toBe(DEPTH);
+  });
+
+  test("parseJsonText on a runtime that misreads escaped keys: a text nested 20,000 levels gives the keys the text holds, never the misread value", async () => {
+    const real = JSON.parse;
+    // the misreading, as V8 does it after a backslash key (test/cases/json-keys.ts): `"` read as `\`,
+    // in an object within a few levels of the top (the probe's, and this text's)
+    const misread = (v: unknown, level = 0): unknown => {
+      if (level > 3 || v === null || typeof v !== "object") return v;
+      if (Array.isArray(v)) return v.map((x) => misread(x, level + 1));
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k === '"' ? "\\" : k, misread(x, level + 1)]));
+    };
+    JSON.parse = ((t: string) => misread(real(t))) as typeof JSON.parse;
+    try {
+      vi.resetModules();
+      const { parseJsonText: fresh } = await import("../../src/internal/json.ts");
+      const text = `{"error":{"\\"":${deep},"type":"x"}}`;
+      expect(Object.keys((JSON.parse(text) as { error: object }).error), "test bug: JSON.parse misreads here").toEqual(["\\", "type"]);
+      const error = (fresh(text) as { error: Record<string, unknown> }).error;
+      expect(Object.keys(error)).toEqual(['"', "type"]);
+      const [depth, inner] = innermost(error['"']);
+      expect(depth).toBe(DEPTH);
+      expect(Object.keys(inner as object)).toEqual(['"']);
+    } finally {
+      JSON.parse = real;
+      vi.resetModules();
+    }
   });
 });

@@ -8,6 +8,7 @@ import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
 import { OpenResponsesEncoderStream, type OpenResponsesEvent } from "../../src/encode.ts";
 import type { UniEvent } from "../../src/index.ts";
+import { UpstreamError } from "../../src/errors.ts";
 import { anthropic, gemini, openaiChat, openaiResponses, type Provider, ProviderEventStream } from "../../src/providers/index.ts";
 import { createRelay } from "../../src/relay/index.ts";
 import { fakeProvider, parseCapture, type ProviderName } from "../../src/testing/index.ts";
@@ -119,6 +120,48 @@ test("a thinking item's encrypted_content goes out only when its maker is the Re
   expect((await done({ encrypted_content: "E", provider: "anthropic" })).encrypted_content).toBeUndefined();
 });
 
+test("a stream stopped mid-answer: the cancelled resource holds what was delivered (an incomplete message, its output_text so far)", async () => {
+  const stopped = new UpstreamError({
+    client: "relay",
+    status: null,
+    errorType: "StreamCancelled",
+    error: { type: "StreamCancelled", message: "stopped" },
+    message: "stopped",
+  });
+  const done = [ev([{ type: "thinking.delta", thinking: "hm" }]), ev([{ type: "thinking.done", thinking: "hm" }])];
+  /** The events, then the error (pulled one by one: an error at once would drop what is queued). */
+  const failing = (events: UniEvent[]) => {
+    let i = 0;
+    return new ReadableStream<UniEvent>({ pull: (c) => (i < events.length ? c.enqueue(events[i++]!) : c.error(stopped)) });
+  };
+  const source = failing([...done, ev([{ type: "text.delta", text: "Hello, " }]), ev([{ type: "text.delta", text: "wor" }])]);
+  const out: OpenResponsesEvent[] = [];
+  const r = source.pipeThrough(new OpenResponsesEncoderStream({ id: "resp_x", createdAt: 5 })).getReader();
+  for (let x = await r.read(); !x.done; x = await r.read()) out.push(x.value);
+  const last = out.at(-1)!;
+  expect(last.type).toBe("response.failed");
+  const resource = last.response as Record<string, any>;
+  expect(resource.status).toBe("cancelled");
+  expect(resource.output).toHaveLength(2);
+  expect(resource.output[0]).toMatchObject({ type: "reasoning", content: [{ type: "reasoning_text", text: "hm" }] });
+  expect(resource.output[1]).toEqual({
+    type: "message",
+    id: "msg_x_1",
+    status: "incomplete",
+    role: "assistant",
+    content: [{ type: "output_text", text: "Hello, wor", annotations: [] }],
+  });
+  expect(checkResource(resource), ajv.errorsText(checkResource.errors)).toBe(true);
+  // a tool call cut mid-arguments: its arguments so far, incomplete
+  const cut = failing([ev([{ type: "tool_call.delta", tool_call_id: "call_1", name: "f", arguments: '{"a":' } as never])]);
+  const events: OpenResponsesEvent[] = [];
+  const t = cut.pipeThrough(new OpenResponsesEncoderStream({ id: "resp_y", createdAt: 5 })).getReader();
+  for (let x = await t.read(); !x.done; x = await t.read()) events.push(x.value);
+  expect((events.at(-1)!.response as Record<string, any>).output).toEqual([
+    { type: "function_call", id: "fc_y_0", call_id: "call_1", name: "f", arguments: '{"a":', status: "incomplete" },
+  ]);
+});
+
 test("usage: input = cached + prompt, output = thoughts + response; the same events give the same bytes", async () => {
   const events = [ev([{ type: "text.delta", text: "a" }]), ev([{ type: "text.done", text: "a" }]), ev([], true)];
   const a = await encodeAll(events);
@@ -152,7 +195,7 @@ function relayFor(backend: (typeof BACKENDS)[number]) {
   const provider = backend.make(fake as unknown as typeof fetch);
   const relay = createRelay({
     models: { text: { provider, model: "text-model" }, tools: { provider, model: "tool-model", allow: { tools: true } } },
-    allowAnonymous: true,
+    allowAnonymous: true, clientAddress: () => "203.0.113.9",
   });
   return { relay, fake };
 }

@@ -44,7 +44,7 @@ const post = (model = "fb") =>
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ model, messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }], config: { max_tokens: 64 } }),
   });
-const relayOf = (models: RelayModels, tracer?: never) => createRelay({ models, allowAnonymous: true, ...(tracer ? { tracer } : {}) });
+const relayOf = (models: RelayModels, tracer?: never) => createRelay({ models, allowAnonymous: true, clientAddress: () => "203.0.113.9", ...(tracer ? { tracer } : {}) });
 const read = (answer: Response) => fromResponse(answer, { client: "relay" });
 
 test("a 429 then a success: the second target serves, x-mmsp-provider names it", async () => {
@@ -203,7 +203,7 @@ test("spans (the real @opentelemetry/sdk-trace-base): chat <model>, the GenAI at
   const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("relay-test");
   const a = target("anthropic", { refuse: 529 });
   const b = target("anthropic", {}, {}, "claude-b");
-  const answer = await createRelay({ models: { fb: [a.row, b.row] }, allowAnonymous: true, tracer }).fetch(post(), {});
+  const answer = await createRelay({ models: { fb: [a.row, b.row] }, allowAnonymous: true, clientAddress: () => "203.0.113.9", tracer }).fetch(post(), {});
   await read(answer).message;
   const [span] = exporter.getFinishedSpans();
   expect(span!.name).toBe("chat fb");
@@ -231,7 +231,7 @@ test("a span of a stream that fails: error status with the error's type", async 
   const exporter = new InMemorySpanExporter();
   const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("relay-test");
   const a = target("anthropic", { cutAfterEvents: 6, stallMs: Infinity });
-  await read(await createRelay({ models: { fb: a.row }, allowAnonymous: true, tracer }).fetch(post(), { STALL_S: "0.05" })).message.catch(() => {});
+  await read(await createRelay({ models: { fb: a.row }, allowAnonymous: true, clientAddress: () => "203.0.113.9", tracer }).fetch(post(), { STALL_S: "0.05" })).message.catch(() => {});
   const [span] = exporter.getFinishedSpans();
   expect(span!.status.code).toBe(2);
   expect(span!.attributes["error.type"]).toBe("StreamStalled");

@@ -21,6 +21,7 @@ function setup(options: Parameters<typeof createRelay>[0] = {}) {
   const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
   const relay = createRelay({
     models: { fast: { provider, model: "claude-test", config: { max_tokens: 77 } }, slow: { provider, model: "claude-slow" } },
+    clientAddress: () => "203.0.113.9", // (Node: the address a server would give; see the address tests)
     ...options,
   });
   return { relay, fake };
@@ -52,7 +53,11 @@ test("a row's foreignThinking (issue #36) is checked at the boundary and passed 
   expect(() => createRelay({ models: { a: { provider, model: "m", foreignThinking: "keep" as never } } })).toThrow(/\["a"\]\.foreignThinking/);
   const fake = fakeProvider("anthropic", { streams: { "claude-test": capture } });
   const claude = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
-  const relay = createRelay({ models: { t: { provider: claude, model: "claude-test", foreignThinking: "text" } }, allowAnonymous: true });
+  const relay = createRelay({
+    models: { t: { provider: claude, model: "claude-test", foreignThinking: "text" } },
+    allowAnonymous: true,
+    clientAddress: () => "203.0.113.9",
+  });
   const thought = { type: "thinking.done", thinking: "Gemini thought so.", fidelity: { signature: "g", provider: "gemini", model: "gemini-3-pro-preview" } };
   const messages = [...ask("t").messages, { role: "assistant", content_items: [thought] }, ...ask("t").messages];
   expect((await relay.fetch(post({ model: "t", messages }), {})).status).toBe(200);
@@ -104,6 +109,7 @@ test("the provider's 401 about the operator's key: a 502 UpstreamUnavailable for
   const relay = createRelay({
     models: { fast: { provider: anthropic({ apiKey: "sk-wrong-key", baseURL: "https://api.anthropic.test", fetch: fake }), model: "m" } },
     allowAnonymous: true,
+    clientAddress: () => "203.0.113.9",
   });
   const logged = vi.spyOn(console, "error").mockImplementation(() => {});
   try {
@@ -131,22 +137,25 @@ test("stateless: the client going away aborts the provider's request (the fake's
 
 test("allowAnonymous: perMinute streams a client, then a 429 with Retry-After; another client counts apart", async () => {
   const { relay } = setup({ allowAnonymous: { perMinute: 1 } });
-  const from = (ip: string) => ({ "cf-connecting-ip": ip });
-  const first = await relay.fetch(post(ask("fast"), from("203.0.113.1")), {});
+  const from = (ip: string) => ({ clientAddress: ip }); // (the address the server saw: the relay's fetch is told it)
+  const first = await relay.fetch(post(ask("fast")), {}, from("203.0.113.1"));
   expect(first.status).toBe(200);
   await first.arrayBuffer();
-  const second = await relay.fetch(post(ask("fast"), from("203.0.113.1")), {});
+  const second = await relay.fetch(post(ask("fast")), {}, from("203.0.113.1"));
   expect(second.status).toBe(429);
   expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
-  const other = await relay.fetch(post(ask("fast"), from("203.0.113.2")), {});
+  const other = await relay.fetch(post(ask("fast")), {}, from("203.0.113.2"));
   expect(other.status).toBe(200);
   await other.arrayBuffer();
 });
 
-test("the anonymous quota's memory is bounded: 10 000 principals at most in a process, the oldest forgotten; a window ends after a minute", async () => {
+test("the anonymous quota's memory is bounded: 10 000 principals at most in a process, the oldest without an open claim forgotten; a window ends after a minute", async () => {
   const quotas = new ProcessQuotas();
   const claim = (principal: string, id = principal) => ({ id, principal, model: "m", tokens: 1, input: 1, until: Infinity, quota: { requestsPerMinute: 1 } });
-  for (let i = 0; i < 12_000; i++) await quotas.claim(claim(`anon:${i}`));
+  for (let i = 0; i < 12_000; i++) {
+    await quotas.claim(claim(`anon:${i}`));
+    await quotas.settle({ id: `anon:${i}`, principal: `anon:${i}`, model: "m", input: 0, output: 0, estimated: 0, stopped: false });
+  }
   expect(quotas.size).toBe(10_000);
   expect((await quotas.claim(claim("anon:11999", "again")))?.type).toBe("RateLimitError");
   const book = new QuotaBook();
@@ -172,7 +181,7 @@ function chatSetup(rows: Record<string, object>, options: Parameters<typeof crea
   const fake = fakeProvider("openai-chat", { streams: { "gpt-test": chatCapture }, key: KEY });
   const provider = openaiChat({ apiKey: KEY, baseURL: "https://api.openai.test/v1", fetch: fake });
   const models = Object.fromEntries(Object.entries(rows).map(([name, row]) => [name, { provider, model: "gpt-test", ...row }]));
-  return { relay: createRelay({ models, ...options }), fake };
+  return { relay: createRelay({ models, clientAddress: () => "203.0.113.9", ...options }), fake };
 }
 /** The status, the refusal's JSON (when not 200) and what the provider was asked (the last request's body, or undefined). */
 async function answer(relay: ReturnType<typeof createRelay>, fake: ReturnType<typeof fakeProvider>, model: string, config: object) {

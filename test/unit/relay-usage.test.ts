@@ -20,7 +20,9 @@ test("the input estimate: UTF-8 bytes of the strings / 4 rounded up; an inline d
   expect(inputEstimate(image, {})).toBe(1 + 1000); // ("user": 1 token; the image's base64 is not counted)
   expect(outputReserve(100, 2048)).toBe(100);
   expect(outputReserve(undefined, 2048)).toBe(2048);
-  expect(outputReserve(undefined, undefined)).toBe(4096);
+  expect(outputReserve(undefined, undefined)).toBe(16_384);
+  expect(outputReserve(undefined, undefined, 3000)).toBe(3000);
+  expect(outputReserve(5000, undefined, 3000)).toBe(5000);
 });
 
 test("a completed stream costs the provider's usage (input = cached + prompt, output = thoughts + response), not estimated", () => {

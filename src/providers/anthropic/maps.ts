@@ -6,7 +6,7 @@
  */
 import type { FinishReason, UsageMetadata } from "../../schema.js";
 import { ownValue } from "../../internal/values.js";
-import { count } from "../wire.js";
+import { count, minus } from "../wire.js";
 
 /** `stop_reason` → finish reason; anything else (`refusal`, `pause_turn`, new reasons) is `unknown`. */
 export const FINISH: Readonly<Record<string, FinishReason>> = {
@@ -22,7 +22,7 @@ export const finishOf = (reason: string): FinishReason => ownValue(FINISH, reaso
 /**
  * One usage piece: `cached_tokens` = `cache_read_input_tokens`; `prompt_tokens` = `input_tokens` +
  * `cache_creation_input_tokens`; `thoughts_tokens` = `output_tokens_details.thinking_tokens` where
- * sent; `response_tokens` = `output_tokens` − thinking. `message_start`'s output count (a placeholder,
+ * sent; `response_tokens` = `output_tokens` − thinking (never below 0: wire.ts `minus`). `message_start`'s output count (a placeholder,
  * usually 1) is not the answer's: `output` says whether this piece's output side counts.
  */
 export function usageOf(usage: Record<string, unknown>, output: boolean): Partial<UsageMetadata> {
@@ -34,9 +34,8 @@ export function usageOf(usage: Record<string, unknown>, output: boolean): Partia
   if (output) {
     const details = usage.output_tokens_details;
     const thinking = typeof details === "object" && details !== null ? count((details as Record<string, unknown>).thinking_tokens) : null;
-    const out = count(usage.output_tokens);
     piece.thoughts_tokens = thinking;
-    piece.response_tokens = out === null ? null : out - (thinking ?? 0);
+    piece.response_tokens = minus(count(usage.output_tokens), thinking);
   }
   return piece;
 }

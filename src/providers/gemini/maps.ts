@@ -4,7 +4,7 @@
  */
 import { isRecord } from "../../internal/values.js";
 import type { FinishReason, UsageMetadata } from "../../schema.js";
-import { count } from "../wire.js";
+import { count, minus, zeroNull } from "../wire.js";
 
 /**
  * A candidate's `finishReason` → the finish reason; any other (`SAFETY`, `RECITATION`,
@@ -27,10 +27,10 @@ export function finishOf(finishReason: string, called: boolean): FinishReason {
  * null as MMSP writes it.
  */
 const USAGE: { readonly [M in keyof UsageMetadata]: (u: Record<string, unknown>) => number | null } = {
-  cached_tokens: (u) => count(u.cachedContentTokenCount) || null,
-  prompt_tokens: (u) => Math.max(0, (count(u.promptTokenCount) ?? 0) - (count(u.cachedContentTokenCount) ?? 0)),
-  thoughts_tokens: (u) => count(u.thoughtsTokenCount) || null,
-  response_tokens: (u) => count(u.candidatesTokenCount) || null,
+  cached_tokens: (u) => zeroNull(count(u.cachedContentTokenCount)),
+  prompt_tokens: (u) => minus(count(u.promptTokenCount), count(u.cachedContentTokenCount)),
+  thoughts_tokens: (u) => zeroNull(count(u.thoughtsTokenCount)),
+  response_tokens: (u) => zeroNull(count(u.candidatesTokenCount)),
 };
 
 /**

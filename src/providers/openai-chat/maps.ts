@@ -5,7 +5,7 @@
  */
 import type { FinishReason, UsageMetadata } from "../../schema.js";
 import { ownValue } from "../../internal/values.js";
-import { count } from "../wire.js";
+import { count, minus, zeroNull } from "../wire.js";
 
 /** `finish_reason` → finish reason (`content_filter` is a stop, as MMSP maps it); anything else is `unknown`. */
 export const FINISH: Readonly<Record<string, FinishReason>> = {
@@ -27,17 +27,16 @@ const member = (
 /**
  * `cached_tokens` = `prompt_tokens_details.cached_tokens` or null; `prompt_tokens` = `prompt_tokens`
  * − cached; `thoughts_tokens` = `completion_tokens_details.reasoning_tokens` or null;
- * `response_tokens` = `completion_tokens` − reasoning. (MMSP reads a count of 0 as null: `|| null`.)
+ * `response_tokens` = `completion_tokens` − reasoning, never below 0 (wire.ts `minus`). (MMSP reads a
+ * count of 0 as null.)
  */
 export function usageOf(usage: Record<string, unknown>): UsageMetadata {
-  const cached = count(member(usage.prompt_tokens_details, "cached_tokens")) || null;
-  const reasoning = count(member(usage.completion_tokens_details, "reasoning_tokens")) || null;
-  const prompt = count(usage.prompt_tokens);
-  const completion = count(usage.completion_tokens);
+  const cached = zeroNull(count(member(usage.prompt_tokens_details, "cached_tokens")));
+  const reasoning = zeroNull(count(member(usage.completion_tokens_details, "reasoning_tokens")));
   return {
     cached_tokens: cached,
-    prompt_tokens: prompt === null ? null : prompt - (cached ?? 0),
+    prompt_tokens: minus(count(usage.prompt_tokens), cached),
     thoughts_tokens: reasoning,
-    response_tokens: completion === null ? null : completion - (reasoning ?? 0),
+    response_tokens: minus(count(usage.completion_tokens), reasoning),
   };
 }

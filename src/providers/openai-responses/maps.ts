@@ -4,7 +4,7 @@
  */
 import { isRecord } from "../../internal/values.js";
 import type { FinishReason, UsageMetadata } from "../../schema.js";
-import { count } from "../wire.js";
+import { count, minus } from "../wire.js";
 
 /**
  * The finish reason of `response.completed` / `response.incomplete` (by `incomplete_details.reason`).
@@ -27,8 +27,6 @@ interface Counts {
   output: number | null;
   reasoning: number;
 }
-
-const minus = (a: number | null, b: number): number | null => (a === null ? null : Math.max(0, a - b));
 
 /** SPEC §9, OpenAI Responses (`response.completed`): each member from the response's `usage`. */
 const USAGE: { readonly [M in keyof UsageMetadata]: (c: Counts) => number | null } = {
