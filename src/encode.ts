@@ -39,3 +39,13 @@ export {
   openResponsesSse,
   openResponsesUsage,
 } from "./encode/open-responses.js";
+export {
+  CHAT_FINISH,
+  chatCompletion,
+  type ChatCompletionsEncoderOptions,
+  ChatCompletionsEncoderStream,
+  chatCompletionsError,
+  chatCompletionsUsage,
+  type ChatReasoningField,
+  reasoningDetails,
+} from "./encode/chat-completions.js";
