@@ -49,3 +49,11 @@ export {
   type ChatReasoningField,
   reasoningDetails,
 } from "./encode/chat-completions.js";
+export {
+  GEMINI_FINISH,
+  type GeminiEncoderOptions,
+  GeminiEncoderStream,
+  geminiError,
+  geminiResponse,
+  geminiUsage,
+} from "./encode/gemini.js";

@@ -10,48 +10,11 @@ import { describe, expect, test } from "vitest";
 import { chatCompletion, chatCompletionsError, ChatCompletionsEncoderStream, type ChatCompletionsEncoderOptions } from "../../src/encode.ts";
 import { EmptyResponseError, UpstreamError } from "../../src/errors.ts";
 import type { UniEvent, UniMessage } from "../../src/index.ts";
-import { ProviderEventStream } from "../../src/providers/index.ts";
-import type { ProviderName } from "../../src/testing/index.ts";
 import { streamEvents } from "../arbitraries.ts";
 import * as ANTHROPIC from "../cases/providers/captures-anthropic.ts";
-import * as CHAT from "../cases/providers/captures-openai-chat.ts";
-import * as DIALECTS from "../cases/providers/captures-openai-chat-dialects.ts";
-import * as GEMINI from "../cases/providers/captures-gemini.ts";
-import * as RESPONSES from "../cases/providers/captures-openai-responses.ts";
+import { CAPTURES, readProvider } from "./encoder-captures.ts";
 
 type Rec = Record<string, unknown>;
-
-/** Every shared capture: [name, provider, SSE body]. */
-export const CAPTURES: [string, ProviderName, string][] = [];
-for (const [provider, module] of [
-  ["anthropic", ANTHROPIC],
-  ["openai-chat", CHAT],
-  ["openai-chat", DIALECTS],
-  ["gemini", GEMINI],
-  ["openai-responses", RESPONSES],
-] as const) {
-  for (const [name, value] of Object.entries(module)) {
-    if (typeof value === "string" && /^(event|data):/m.test(value)) CAPTURES.push([`${provider} ${name}`, provider, value]);
-  }
-}
-
-const utf8 = new TextEncoder();
-const bodyOf = (text: string | Uint8Array): ReadableStream<Uint8Array> =>
-  new ReadableStream({ start: (c) => (c.enqueue(typeof text === "string" ? utf8.encode(text) : text), c.close()) });
-
-/** A provider's body read by the package: its events and its message (or the error). */
-export async function readProvider(provider: ProviderName, body: string | Uint8Array): Promise<{ events: UniEvent[]; message?: UniMessage; error?: unknown }> {
-  const reader = new ProviderEventStream(provider);
-  const events: UniEvent[] = [];
-  const r = bodyOf(body).pipeThrough(reader).getReader();
-  try {
-    for (let x = await r.read(); !x.done; x = await r.read()) events.push(x.value);
-    return { events, message: await reader.message };
-  } catch (error) {
-    reader.message.catch(() => {});
-    return { events, error };
-  }
-}
 
 /** Events through the encoder: the body's text. */
 async function encode(events: UniEvent[], options: ChatCompletionsEncoderOptions = {}, fail?: unknown): Promise<string> {
@@ -83,7 +46,8 @@ function chatView(m: UniMessage) {
   const texts = m.content_items.flatMap((i) => (i.type === "text.done" ? [i.text] : []));
   const u = m.usage_metadata;
   return {
-    content: texts.length ? texts.join("") : null,
+    // (Chat cannot tell empty text from none)
+    content: texts.join("") || null,
     tool_calls: m.content_items.flatMap((i) => (i.type === "tool_call.done" ? [{ id: i.tool_call_id, name: i.name, arguments: i.arguments }] : [])),
     usage: {
       prompt_tokens: n(u?.cached_tokens) + n(u?.prompt_tokens),
@@ -128,7 +92,7 @@ function roundView(m: UniMessage, original = true) {
 }
 
 /** A message a Chat reader refuses as empty: no text and no tool call (only thinking, images, audio, vectors). */
-const empty = (m: UniMessage): boolean => !m.content_items.some((i) => i.type === "text.done" || i.type === "tool_call.done");
+const empty = (m: UniMessage): boolean => !m.content_items.some((i) => (i.type === "text.done" && i.text) || i.type === "tool_call.done");
 
 /** The package's Chat reader reading the encoder's body gives back the message (or refuses it as empty, as it should). */
 async function expectRoundTrip(body: string, message: UniMessage): Promise<void> {
