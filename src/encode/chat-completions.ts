@@ -13,6 +13,7 @@
  */
 import { CoreStream } from "../internal/core-stream.js";
 import type { StreamCore } from "../internal/core.js";
+import { BOOLEAN, checkOptions, FUNCTION, integer, NON_EMPTY_STRING, oneOf, type OptionSpec } from "../internal/options.js";
 import { isRecord } from "../internal/values.js";
 import type { FinishReason, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { errorParts } from "./wire-error.js";
@@ -37,6 +38,16 @@ export interface ChatCompletionsEncoderOptions {
   /** Told about an item Chat Completions has no place for (images, audio, embeddings), which is left out. */
   onWarning?: (message: string) => void;
 }
+
+/** The options' rules (checked at the boundary). */
+const OPTIONS: OptionSpec = {
+  id: NON_EMPTY_STRING,
+  model: { must: "a string", type: (v) => typeof v === "string" },
+  created: /*#__PURE__*/ integer(2 ** 40),
+  includeUsage: BOOLEAN,
+  reasoningField: /*#__PURE__*/ oneOf(["reasoning_content", "reasoning"]),
+  onWarning: FUNCTION,
+};
 
 /** A finish reason → Chat's `finish_reason` (SPEC §9 read backwards; `unknown` has no value of its own: `stop`). */
 export const CHAT_FINISH: Readonly<Record<FinishReason, string>> = {
@@ -230,8 +241,9 @@ class Encoder implements StreamCore<UniEvent, Uint8Array> {
  * ```
  */
 export class ChatCompletionsEncoderStream extends CoreStream<UniEvent, Uint8Array> {
-  /** Makes the encoder (`id`, `model` and `created` name every chunk). */
+  /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the encoder (`id`, `model` and `created` name every chunk). */
   constructor(options: ChatCompletionsEncoderOptions = {}) {
+    checkOptions("ChatCompletionsEncoderStream", options, OPTIONS);
     super(new Encoder(options));
   }
 }
@@ -253,6 +265,7 @@ export function chatCompletion(
   message: UniMessage,
   options: Omit<ChatCompletionsEncoderOptions, "includeUsage"> = {},
 ): Rec & { choices: Rec[] } {
+  checkOptions("chatCompletion", options, OPTIONS);
   let content: string | null = null;
   const reasoning: Partial<Record<ChatReasoningField, string>> = {};
   const details: Rec[] = [];

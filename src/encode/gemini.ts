@@ -12,6 +12,7 @@
 import { encodeBase64 } from "../decode/base64.js";
 import { CoreStream } from "../internal/core-stream.js";
 import type { StreamCore } from "../internal/core.js";
+import { checkOptions, FUNCTION, type OptionSpec } from "../internal/options.js";
 import { isRecord } from "../internal/values.js";
 import type { FinishReason, StreamDoneItem, UniEvent, UniMessage, UsageMetadata } from "../schema.js";
 import { errorParts } from "./wire-error.js";
@@ -27,6 +28,10 @@ export interface GeminiEncoderOptions {
   /** Told about an item Gemini has no part for (embeddings), which is left out. */
   onWarning?: (message: string) => void;
 }
+
+const anyString = { must: "a string", type: (v: unknown) => typeof v === "string" };
+/** The options' rules (checked at the boundary). */
+const OPTIONS: OptionSpec = { modelVersion: anyString, responseId: anyString, onWarning: FUNCTION };
 
 /** A finish reason → a candidate's `finishReason` (SPEC §9 read backwards: a turn that calls functions stops with `STOP`). */
 export const GEMINI_FINISH: Readonly<Record<FinishReason, string>> = {
@@ -174,8 +179,9 @@ class Encoder implements StreamCore<UniEvent, Uint8Array> {
  * ```
  */
 export class GeminiEncoderStream extends CoreStream<UniEvent, Uint8Array> {
-  /** Makes the encoder (`modelVersion` and `responseId` name every chunk). */
+  /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the encoder (`modelVersion` and `responseId` name every chunk). */
   constructor(options: GeminiEncoderOptions = {}) {
+    checkOptions("GeminiEncoderStream", options, OPTIONS);
     super(new Encoder(options));
   }
 }
@@ -194,6 +200,7 @@ export class GeminiEncoderStream extends CoreStream<UniEvent, Uint8Array> {
  * ```
  */
 export function geminiResponse(message: UniMessage, options: GeminiEncoderOptions = {}): Rec & { candidates: Rec[] } {
+  checkOptions("geminiResponse", options, OPTIONS);
   const parts: Rec[] = [];
   for (const item of message.content_items) {
     if (item.type === "text.done") parts.push(signed({ text: item.text }, item.fidelity));

@@ -221,6 +221,13 @@ describe("ChatCompletionsEncoderStream", () => {
     expect(await encode([first])).toMatch(/data: \{"error":\{"message":"the stream ended before its stop event"/);
   });
 
+  test("the options are checked at the boundary: an unknown one and a wrong value are named", () => {
+    expect(() => new ChatCompletionsEncoderStream({ includeUsuage: true } as never)).toThrow(/unknown option "includeUsuage".*includeUsage/);
+    expect(() => new ChatCompletionsEncoderStream({ reasoningField: "thinking" as never })).toThrow(RangeError);
+    expect(() => new ChatCompletionsEncoderStream({ created: -1 })).toThrow(RangeError);
+    expect(() => chatCompletion({ role: "assistant", content_items: [] }, { model: 5 as never })).toThrow(TypeError);
+  });
+
   test("chatCompletionsError: the status each error stands for, OpenAI's type, an OpenAI error relayed as it was read", () => {
     expect(chatCompletionsError(new UpstreamError({ client: "x", status: 404, errorType: "NotFoundError", error: { type: "NotFoundError", message: "no" }, message: "no" })))
       .toEqual({ status: 404, body: { error: { message: "no", type: "invalid_request_error", param: null, code: "NotFoundError" } } });

@@ -214,6 +214,11 @@ describe("GeminiEncoderStream", () => {
     expect(await encode([first])).toMatch(/data: \{"error":\{"code":500,"message":"the stream ended before its stop event","status":"INTERNAL"\}\}/);
   });
 
+  test("the options are checked at the boundary: an unknown one and a wrong value are named", () => {
+    expect(() => new GeminiEncoderStream({ model: "m" } as never)).toThrow(/unknown option "model"/);
+    expect(() => geminiResponse({ role: "assistant", content_items: [] }, { responseId: 1 as never })).toThrow(TypeError);
+  });
+
   test("geminiError: the code and Google's status word; a Gemini error relayed as it was read", () => {
     expect(geminiError(new UpstreamError({ client: "x", status: 404, errorType: "NotFoundError", error: { type: "NotFoundError", message: "no" }, message: "no" })))
       .toEqual({ status: 404, body: { error: { code: 404, message: "no", status: "NOT_FOUND" } } });
