@@ -39,3 +39,21 @@ export {
   openResponsesSse,
   openResponsesUsage,
 } from "./encode/open-responses.js";
+export {
+  CHAT_FINISH,
+  chatCompletion,
+  type ChatCompletionsEncoderOptions,
+  ChatCompletionsEncoderStream,
+  chatCompletionsError,
+  chatCompletionsUsage,
+  type ChatReasoningField,
+  reasoningDetails,
+} from "./encode/chat-completions.js";
+export {
+  GEMINI_FINISH,
+  type GeminiEncoderOptions,
+  GeminiEncoderStream,
+  geminiError,
+  geminiResponse,
+  geminiUsage,
+} from "./encode/gemini.js";
