@@ -28,11 +28,12 @@ test("a chat changes provider between two turns: both answers stream; the second
   expect(answer.content_items[0]).toEqual({
     type: "thinking.done",
     thinking: "A greeting is due.",
-    fidelity: { signature: THINKING_SIGNATURE, provider: "anthropic", model: "claude-haiku-4-5-20251001" },
+    // (Claude 4 and later give a summary of their thinking: SPEC §9, issue #46)
+    fidelity: { signature: THINKING_SIGNATURE, provider: "anthropic", model: "claude-haiku-4-5-20251001", summary: true },
   });
   expect(answer.content_items[1]).toEqual({ type: "text.done", text: "Hello, provider world!" });
   // the stream as the Durable Object stored it: replayed whole, the thinking keeps where it came from
-  const stamped = { signature: THINKING_SIGNATURE, provider: "anthropic", model: "claude-haiku-4-5-20251001" };
+  const stamped = { signature: THINKING_SIGNATURE, provider: "anthropic", model: "claude-haiku-4-5-20251001", summary: true };
   const headers = { "x-relay-key": RELAY_KEY };
   const resumed = await worker.fetch(new Request(`${ORIGIN}/v1/streams/${streamIdOf(first)}`, { headers }), keyed);
   expect(resumed.status).toBe(200);
