@@ -39,3 +39,13 @@ export {
   openResponsesSse,
   openResponsesUsage,
 } from "./encode/open-responses.js";
+export {
+  type AnthropicContentBlock,
+  type AnthropicMessage,
+  anthropicMessage,
+  type AnthropicMessagesEncoderOptions,
+  AnthropicMessagesEncoderStream,
+  anthropicMessagesError,
+  anthropicStopReason,
+  anthropicUsage,
+} from "./encode/anthropic-messages.js";

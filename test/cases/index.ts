@@ -5,6 +5,7 @@ import * as base64 from "./base64.ts";
 import * as chunking from "./chunking.ts";
 import * as contract from "./contract.ts";
 import * as encode from "./encode.ts";
+import * as encodeAnthropic from "./encode-anthropic.ts";
 import * as framing from "./framing.ts";
 import * as fromFetch from "./from-fetch.ts";
 import * as grammar from "./grammar.ts";
@@ -48,6 +49,7 @@ const groups: [string, Case[]][] = [
   ["smoke", smoke.cases],
   ["assemble", assemble.cases],
   ["encode", encode.cases],
+  ["encode-anthropic", encodeAnthropic.cases],
   ["paths", paths.cases],
   ["short-way", shortWay.cases],
   ["contract", contract.cases],
