@@ -36,11 +36,11 @@ export const CASES = [
   { name: "PartialJsonParser via mmsp-streams/partial-json", code: `export { PartialJsonParser } from "mmsp-streams/partial-json";`, budget: 4 * KB },
   { name: "SseEncoderStream + toWireError", code: `export { SseEncoderStream, toWireError } from "mmsp-streams";`, budget: 5 * KB },
   { name: "SseEncoderStream + toWireError via mmsp-streams/encode", code: `export { SseEncoderStream, toWireError } from "mmsp-streams/encode";`, budget: 5 * KB },
-  // issue #47: the Anthropic Messages encoder with its non-streamed message and error shape (errors.js, the stream shell, its own module)
+  // issue #47: the Anthropic Messages encoder with its non-streamed message and error shape (its module, errors.js, the stream shell, the option checks)
   {
     name: "AnthropicMessagesEncoderStream + anthropicMessage + anthropicMessagesError via mmsp-streams/encode",
     code: `export { AnthropicMessagesEncoderStream, anthropicMessage, anthropicMessagesError } from "mmsp-streams/encode";`,
-    budget: 5 * KB,
+    budget: 5.75 * KB,
   },
   // not budgeted in the issue; guards the claim that an import that never validates leaves zod out
   { name: "KINDS alone (no zod)", code: `export { KINDS } from "mmsp-streams";`, budget: 256 },

@@ -32,6 +32,8 @@
 import { toWireError, UpstreamError } from "../errors.js";
 import { CoreStream } from "../internal/core-stream.js";
 import type { StreamCore } from "../internal/core.js";
+import { checkOptions, FUNCTION, integer, NON_EMPTY_STRING, type OptionSpec } from "../internal/options.js";
+import { MAX_TOKEN_COUNT } from "../internal/usage.js";
 import type { FinishReason, TextDone, ThinkingDone, ToolCallDone, UniEvent, UsageMetadata } from "../schema.js";
 
 /** The thinking text the `anthropic` reader writes for a `redacted_thinking` block (its `data` is the signature). */
@@ -161,6 +163,14 @@ export function anthropicMessagesError(
   return { status: status ?? STATUS_OF[type]!, body: { type: "error", error: { type, message } } };
 }
 
+/** The options' rules (checked where the encoder or the message is made). */
+const OPTIONS: OptionSpec = {
+  id: NON_EMPTY_STRING,
+  model: { must: "a string", type: (v) => typeof v === "string" },
+  inputTokens: /*#__PURE__*/ integer(MAX_TOKEN_COUNT),
+  onWarning: FUNCTION,
+};
+
 /** The group being written: its block's index and kind; a thinking block waits while its text may be the redacted mark. */
 interface Open {
   index: number;
@@ -182,7 +192,8 @@ class Encoder implements StreamCore<UniEvent, Uint8Array> {
   private open: Open | null = null;
   private readonly utf8 = new TextEncoder();
 
-  constructor(private readonly options: AnthropicMessagesEncoderOptions, private readonly write: boolean) {
+  constructor(private readonly options: AnthropicMessagesEncoderOptions, private readonly write: boolean, name: string) {
+    checkOptions(name, options, OPTIONS);
     const id = options.id ??
       `msg_${Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("")}`;
     this.message = {
@@ -385,9 +396,9 @@ class Encoder implements StreamCore<UniEvent, Uint8Array> {
  * ```
  */
 export class AnthropicMessagesEncoderStream extends CoreStream<UniEvent, Uint8Array> {
-  /** Makes the encoder (`id`, `model` and `inputTokens` make `message_start`). */
+  /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the encoder (`id`, `model` and `inputTokens` make `message_start`). */
   constructor(options: AnthropicMessagesEncoderOptions = {}) {
-    super(new Encoder(options, true));
+    super(new Encoder(options, true, "AnthropicMessagesEncoderStream"));
   }
 }
 
@@ -411,7 +422,7 @@ export class AnthropicMessagesEncoderStream extends CoreStream<UniEvent, Uint8Ar
  * ```
  */
 export function anthropicMessage(events: Iterable<UniEvent>, options: AnthropicMessagesEncoderOptions = {}): AnthropicMessage {
-  const encoder = new Encoder(options, false);
+  const encoder = new Encoder(options, false, "anthropicMessage");
   const none = (): void => {};
   for (const event of events) encoder.push(event, none);
   if (!encoder.ended) {

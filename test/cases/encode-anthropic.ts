@@ -5,7 +5,7 @@
 // input_json_delta, message_delta's stop_reason and usage, event: error).
 import fc from "fast-check";
 import { holds } from "../property.ts";
-import { AnthropicMessagesEncoderStream, anthropicMessagesError } from "../../dist/encode.js";
+import { anthropicMessage, AnthropicMessagesEncoderStream, anthropicMessagesError } from "../../dist/encode.js";
 import { EmptyResponseError, StreamProtocolError, UpstreamError } from "../../dist/index.js";
 import { assert, assertEqual, assertError, type Case, collect } from "../harness.ts";
 import { anthropicStream, streamEvents } from "../arbitraries.ts";
@@ -253,5 +253,34 @@ export const cases: Case[] = [
     assertEqual(anthropicMessagesError(broken).status, 500);
     assertEqual(anthropicMessagesError(broken).body.error.type, "api_error");
     assertEqual(anthropicMessagesError("x"), { status: 500, body: { type: "error", error: { type: "api_error", message: "x" } } });
+  }],
+  ["the options are checked where the encoder or the message is made: a TypeError or RangeError naming the wrong one", async () => {
+    const threw = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error("no error");
+    };
+    const e1 = threw(() => new AnthropicMessagesEncoderStream({ inputTokens: -1 } as any));
+    assert(e1 instanceof RangeError && /AnthropicMessagesEncoderStream: options\.inputTokens/.test(e1.message), e1.message);
+    const e2 = threw(() => new AnthropicMessagesEncoderStream({ modle: "m" } as any));
+    assert(e2 instanceof TypeError && /unknown option "modle".*"model"|model/.test(e2.message), e2.message);
+    const e3 = threw(() => anthropicMessage([], { id: 7 } as any));
+    assert(e3 instanceof TypeError && /anthropicMessage: options\.id/.test(e3.message), e3.message);
+    const e4 = threw(() => anthropicMessage([]));
+    assert(e4 instanceof TypeError && /without their stop event/.test(e4.message), e4.message);
+    const message = anthropicMessage([ev({ type: "text.done", text: "a" }), stopEv("length", usage(1, 2, null, 3))] as any[], { id: "msg_2", model: "m", inputTokens: 9 });
+    assertEqual(message, {
+      id: "msg_2",
+      type: "message",
+      role: "assistant",
+      model: "m",
+      content: [{ type: "text", text: "a" }],
+      stop_reason: "max_tokens",
+      stop_sequence: null,
+      usage: { input_tokens: 2, output_tokens: 3, cache_read_input_tokens: 1 },
+    });
   }],
 ];
