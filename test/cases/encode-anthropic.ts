@@ -283,4 +283,17 @@ export const cases: Case[] = [
       usage: { input_tokens: 2, output_tokens: 3, cache_read_input_tokens: 1 },
     });
   }],
+  ["an item Messages has no block for is left out and said through onWarning; the blocks after it keep their indexes from 0", async () => {
+    const warnings: string[] = [];
+    const image = new Uint8Array([1, 2]);
+    const text = await encodeAnthropic([
+      ev({ type: "inline_data.delta", data: image, mime_type: "image/png" }),
+      ev({ type: "inline_data.done", data: image, mime_type: "image/png" }),
+      ev({ type: "text.delta", text: "a" }),
+      ev({ type: "text.done", text: "a" }),
+      stopEv("stop", usage(null, 1, null, 1)),
+    ], undefined, { model: "m", onWarning: (w: string) => warnings.push(w) });
+    assertEqual(warnings, ["Anthropic Messages has no content block for inline_data.done: left out."]);
+    assertEqual(data(text).filter((d) => d.type === "content_block_start").map((d) => d.index), [0]);
+  }],
 ];
