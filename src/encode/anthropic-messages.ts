@@ -34,6 +34,7 @@ import { CoreStream } from "../internal/core-stream.js";
 import type { StreamCore } from "../internal/core.js";
 import { checkOptions, FUNCTION, integer, NON_EMPTY_STRING, type OptionSpec } from "../internal/options.js";
 import { MAX_TOKEN_COUNT } from "../internal/usage.js";
+import { ownValue } from "../internal/values.js";
 import type { FinishReason, TextDone, ThinkingDone, ToolCallDone, UniEvent, UsageMetadata } from "../schema.js";
 
 /** The thinking text the `anthropic` reader writes for a `redacted_thinking` block (its `data` is the signature). */
@@ -123,8 +124,6 @@ const TYPE_OF: Readonly<Record<string, string>> = {
   BudgetExceeded: "rate_limit_error",
 };
 
-const own = (table: Readonly<Record<string, unknown>>, key: unknown): boolean => typeof key === "string" && Object.hasOwn(table, key);
-
 /** The Anthropic type of an HTTP error status: the reference's, other 4xx `invalid_request_error`, 503 `overloaded_error`, other 5xx `api_error`. */
 function typeOfStatus(status: number): string {
   for (const type in STATUS_OF) if (STATUS_OF[type] === status) return type;
@@ -152,13 +151,10 @@ export function anthropicMessagesError(
   const wire = toWireError(error) as Record<string, unknown>;
   const given = error instanceof UpstreamError ? error.status : wire.status;
   const status = typeof given === "number" && Number.isInteger(given) && given >= 400 && given <= 599 ? given : null;
-  const type = own(STATUS_OF, wire.type)
-    ? (wire.type as string)
-    : own(TYPE_OF, wire.type)
-    ? TYPE_OF[wire.type as string]!
-    : status !== null
-    ? typeOfStatus(status)
-    : "api_error";
+  const named = typeof wire.type === "string" ? wire.type : "";
+  const type = ownValue(STATUS_OF, named) !== undefined
+    ? named
+    : ownValue(TYPE_OF, named) ?? (status !== null ? typeOfStatus(status) : "api_error");
   const message = typeof wire.message === "string" && wire.message !== "" ? wire.message : type;
   return { status: status ?? STATUS_OF[type]!, body: { type: "error", error: { type, message } } };
 }
