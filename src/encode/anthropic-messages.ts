@@ -35,7 +35,7 @@ import type { StreamCore } from "../internal/core.js";
 import { checkOptions, FUNCTION, integer, NON_EMPTY_STRING, type OptionSpec } from "../internal/options.js";
 import { MAX_TOKEN_COUNT } from "../internal/usage.js";
 import { ownValue } from "../internal/values.js";
-import type { FinishReason, TextDone, ThinkingDone, ToolCallDone, UniEvent, UsageMetadata } from "../schema.js";
+import type { FinishReason, StreamedMessage, TextDone, ThinkingDone, ToolCallDone, UniEvent, UsageMetadata } from "../schema.js";
 
 /** The thinking text the `anthropic` reader writes for a `redacted_thinking` block (its `data` is the signature). */
 const REDACTED_THINKING = "_REDACTED_THINKING";
@@ -400,8 +400,9 @@ export class AnthropicMessagesEncoderStream extends CoreStream<UniEvent, Uint8Ar
 
 /**
  * The non-streamed Messages answer of the same events (the message the stream's events build, as the
- * SDK's `finalMessage()` has it): content blocks, `stop_reason`, usage. The events are a whole public
- * stream; a `TypeError` when they end without their stop event.
+ * SDK's `finalMessage()` has it): content blocks, `stop_reason`, usage. From the events of a whole
+ * public stream (a `TypeError` when they end without their stop event), or from the message a reader
+ * built (`stream.message`: its done items, usage and finish reason).
  *
  * @example
  * ```ts
@@ -417,10 +418,23 @@ export class AnthropicMessagesEncoderStream extends CoreStream<UniEvent, Uint8Ar
  * console.log(message.content, message.stop_reason); // [ { type: 'text', text: 'Hi' } ] end_turn
  * ```
  */
-export function anthropicMessage(events: Iterable<UniEvent>, options: AnthropicMessagesEncoderOptions = {}): AnthropicMessage {
+export function anthropicMessage(
+  events: Iterable<UniEvent> | StreamedMessage,
+  options: AnthropicMessagesEncoderOptions = {},
+): AnthropicMessage {
   const encoder = new Encoder(options, false, "anthropicMessage");
   const none = (): void => {};
-  for (const event of events) encoder.push(event, none);
+  if (Symbol.iterator in events) { for (const event of events) encoder.push(event, none); }
+  else {
+    for (const item of events.content_items) {
+      encoder.push({ role: "assistant", event_type: "delta", content_items: [item], usage_metadata: null, finish_reason: null }, none);
+    }
+    const usage_metadata = events.usage_metadata ?? null;
+    encoder.push(
+      { role: "assistant", event_type: "stop", content_items: [], usage_metadata, finish_reason: events.finish_reason ?? null },
+      none,
+    );
+  }
   if (!encoder.ended) {
     throw new TypeError("anthropicMessage: the events end without their stop event (a whole public stream is one message)");
   }

@@ -9,7 +9,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { AnthropicMessagesEncoderStream, anthropicMessage, type AnthropicMessagesEncoderOptions } from "../../src/encode.ts";
-import type { UniEvent } from "../../src/index.ts";
+import type { StreamedMessage, UniEvent } from "../../src/index.ts";
 import { ProviderEventStream } from "../../src/providers/index.ts";
 import type { ProviderName } from "../../src/testing/index.ts";
 import { anthropicStream, streamEvents } from "../arbitraries.ts";
@@ -141,6 +141,7 @@ async function sameFinalMessage(provider: ProviderName, body: string): Promise<v
   const final = await stream.finalMessage();
   expect(fromSdk(final)).toEqual(fromPackage(r.message!));
   expect(bare(final)).toEqual(anthropicMessage(r.events, OPTIONS));
+  expect(anthropicMessage(r.message as StreamedMessage, OPTIONS), "from the reader's message as from its events").toEqual(bare(final));
 }
 
 test("a random public stream: the SDK's final message is the package's message and anthropicMessage()'s (property)", async () => {
