@@ -12,7 +12,7 @@ import { KINDS, providerCorpus } from "./providers/corpora.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const opt = options(process.argv.slice(2));
-const ROUNDS = Number(opt("rounds", 9));
+const ROUNDS = Number(opt("rounds", 15));
 const gc = globalThis.gc;
 if (!gc) console.error("WARNING: no --expose-gc: the gc regime is the steady one");
 
@@ -61,16 +61,20 @@ function floor() {
   });
 }
 
-async function time(run, regime) {
-  const runs = [];
-  for (let i = 0; i < (regime === "steady" ? 3 : 1); i++) await run(); // warm-up
-  for (let i = 0; i < ROUNDS; i++) {
-    if (regime === "gc" && gc) gc();
-    const t = performance.now();
-    await run();
-    runs.push(performance.now() - t);
+/** Both contenders' medians, their runs interleaved (the order alternating each round: a busy machine's noise falls on both). */
+async function time(runs, regime) {
+  const times = runs.map(() => []);
+  for (let i = 0; i < (regime === "steady" ? 3 : 1); i++) for (const run of runs) await run(); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [...runs.keys()].reverse() : [...runs.keys()];
+    for (const k of order) {
+      if (regime === "gc" && gc) gc();
+      const t = performance.now();
+      await runs[k]();
+      times[k].push(performance.now() - t);
+    }
   }
-  return runs.sort((a, b) => a - b)[runs.length >> 1];
+  return times.map((t) => t.sort((a, b) => a - b)[t.length >> 1]);
 }
 
 console.log(`Anthropic Messages encoder vs its floor (Node ${process.version}, median of ${ROUNDS})`);
@@ -81,8 +85,10 @@ for (const kind of KINDS) {
   const b = await drain(fromArray(chunks).pipeThrough(floor()));
   if (a !== b) throw new Error(`${kind}: the encoder wrote ${a} bytes, the floor ${b}`);
   for (const regime of ["steady", "gc"]) {
-    const encoder = await time(() => drain(fromArray(events).pipeThrough(new AnthropicMessagesEncoderStream(OPTIONS))), regime);
-    const base = await time(() => drain(fromArray(chunks).pipeThrough(floor())), regime);
+    const [encoder, base] = await time([
+      () => drain(fromArray(events).pipeThrough(new AnthropicMessagesEncoderStream(OPTIONS))),
+      () => drain(fromArray(chunks).pipeThrough(floor())),
+    ], regime);
     console.log(`| anthropic/${kind} | ${events.length} | ${regime} | ${encoder.toFixed(2)} | ${base.toFixed(2)} | ${(base / encoder).toFixed(2)}× |`);
   }
 }
