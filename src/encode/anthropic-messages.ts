@@ -23,7 +23,9 @@
  * `cache_read_input_tokens` = `cached_tokens`, `output_tokens` = thoughts + response,
  * `output_tokens_details.thinking_tokens` = `thoughts_tokens`; a null count is left out (`output_tokens`,
  * which the API always sends, is 0 then). Items with no Anthropic block (images, audio, embeddings) are
- * left out with a warning. An error on the writable side is Anthropic's `event: error`
+ * left out with a warning, and an item that says nothing (empty text; empty thinking without a
+ * signature) is no block: the API sends none such. A block starts at its group's first fragment that
+ * says something (a thinking group waits while its text may still be the redacted mark). An error on the writable side is Anthropic's `event: error`
  * (`{type: "error", error: {type, message}}`, {@link anthropicMessagesError}) and nothing after it,
  * as the API does. No `ping`: keep-alives are the server's.
  *
