@@ -39,6 +39,12 @@ export const CASES = [
   // issue #47's encoder stages, each alone (guards growth, and that one pulls in no other encoder)
   { name: "ChatCompletionsEncoderStream via mmsp-streams/encode", code: `export { ChatCompletionsEncoderStream, chatCompletion, chatCompletionsError } from "mmsp-streams/encode";`, budget: 6 * KB }, // 5.80 KB measured (4.62 before the option checks)
   { name: "GeminiEncoderStream via mmsp-streams/encode", code: `export { GeminiEncoderStream, geminiResponse, geminiError } from "mmsp-streams/encode";`, budget: 5.6 * KB }, // 5.37 KB measured (4.51 before the option checks)
+  // issue #47: the Anthropic Messages encoder with its non-streamed message and error shape (its module, errors.js, the stream shell, the option checks)
+  {
+    name: "AnthropicMessagesEncoderStream + anthropicMessage + anthropicMessagesError via mmsp-streams/encode",
+    code: `export { AnthropicMessagesEncoderStream, anthropicMessage, anthropicMessagesError } from "mmsp-streams/encode";`,
+    budget: 5.75 * KB,
+  },
   // not budgeted in the issue; guards the claim that an import that never validates leaves zod out
   { name: "KINDS alone (no zod)", code: `export { KINDS } from "mmsp-streams";`, budget: 256 },
   // not budgeted in the issue: the MMSP reader's framing as stages, with the diagnosis (guards growth:

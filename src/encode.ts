@@ -57,3 +57,13 @@ export {
   geminiResponse,
   geminiUsage,
 } from "./encode/gemini.js";
+export {
+  type AnthropicContentBlock,
+  type AnthropicMessage,
+  anthropicMessage,
+  type AnthropicMessagesEncoderOptions,
+  AnthropicMessagesEncoderStream,
+  anthropicMessagesError,
+  anthropicStopReason,
+  anthropicUsage,
+} from "./encode/anthropic-messages.js";

@@ -6,6 +6,7 @@ import * as chunking from "./chunking.ts";
 import * as contract from "./contract.ts";
 import * as encode from "./encode.ts";
 import * as encodeProviders from "./encode-providers.ts";
+import * as encodeAnthropic from "./encode-anthropic.ts";
 import * as framing from "./framing.ts";
 import * as fromFetch from "./from-fetch.ts";
 import * as grammar from "./grammar.ts";
@@ -50,6 +51,7 @@ const groups: [string, Case[]][] = [
   ["assemble", assemble.cases],
   ["encode", encode.cases],
   ["encode-providers", encodeProviders.cases],
+  ["encode-anthropic", encodeAnthropic.cases],
   ["paths", paths.cases],
   ["short-way", shortWay.cases],
   ["contract", contract.cases],
