@@ -49,7 +49,7 @@ import { relay } from "../src/relay/upstream.ts";
 import { replay } from "./replay.ts";
 import { newStreamId } from "../src/relay/resume.ts";
 import { BINDING_HEADER } from "../src/relay/stream-object.ts";
-import { CLAIM_HEADER } from "../src/relay/stream-cost.ts";
+import { CLAIM_HEADER } from "../src/relay/accounting/stream-cost.ts";
 import { refusal } from "../src/relay/http.ts";
 import { ownValue } from "../src/internal/values.ts";
 

@@ -15,7 +15,7 @@ import type { UniEvent } from "../schema.js";
 import { logMove, retryable, type ServeOptions } from "./fallback.js";
 import { type MmspBody, type RelayModel, type StartedTarget, startTarget, targetEvents } from "./models.js";
 import { follow } from "../internal/abort.js";
-import { textTokens, trustedInput } from "./usage-estimate.js";
+import { textTokens, trustedInput } from "./accounting/usage-estimate.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;

@@ -22,7 +22,7 @@
 import { type BindEnv, bindingOfText, credentialsOf } from "./bind.js";
 import { type AnonymousOption, anonymousRate, checkAnonymous, closedRefusal, type GateEnv } from "./gate.js";
 import { type AddressEnv, checkAddressOptions, type ClientAddressFunction, clientAddressOf, noAddressRefusal } from "./address.js";
-import { usageList } from "./ledger.js";
+import { usageList } from "./accounting/ledger.js";
 import {
   adminRefusal,
   anonymousPrincipal,
@@ -45,10 +45,10 @@ import {
   type QuotaStore,
   refusedAnswer,
   type RelayQuotas,
-} from "./quota.js";
-import { DurableQuotas, RelayQuotaObject } from "./quota-object.js";
-import { CLAIM_HEADER, metered, StreamCost, ticketFrom, ticketHeader } from "./stream-cost.js";
-import { inputEstimate, outputReserve } from "./usage-estimate.js";
+} from "./accounting/quota.js";
+import { DurableQuotas, RelayQuotaObject } from "./accounting/quota-object.js";
+import { CLAIM_HEADER, metered, StreamCost, ticketFrom, ticketHeader } from "./accounting/stream-cost.js";
+import { inputEstimate, outputReserve } from "./accounting/usage-estimate.js";
 import {
   type MmspBody,
   mmspBody,

@@ -11,7 +11,7 @@ import { mediaType } from "../internal/media-type.js";
 import { seconds } from "./resume.js";
 import { refusal } from "./http.js";
 import { ownMembers } from "../internal/values.js";
-import { DEFAULT_MAX_TOKENS } from "./usage-estimate.js";
+import { DEFAULT_MAX_TOKENS } from "./accounting/usage-estimate.js";
 
 /** The variables the bounds are read from (each unset, empty or invalid: its default). */
 export interface LimitsEnv {

@@ -12,7 +12,7 @@
 import { ownMembers } from "../internal/values.js";
 import { bearerToken, keyRefusal, offeredKey, sameSecret } from "./bind.js";
 import { refusal } from "./http.js";
-import { checkQuota, type Quota } from "./quota.js";
+import { checkQuota, type Quota } from "./accounting/quota.js";
 import { parseJsonText } from "../internal/json.js";
 
 /** The variables of the principals. */

@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
 import { anthropic } from "../../src/providers/index.ts";
 import { createRelay } from "../../src/relay/index.ts";
-import { metered, StreamCost } from "../../src/relay/stream-cost.ts";
+import { metered, StreamCost } from "../../src/relay/accounting/stream-cost.ts";
 import { watchdogOf } from "../../src/relay/watchdog.ts";
-import type { Settlement } from "../../src/relay/quota.ts";
+import type { Settlement } from "../../src/relay/accounting/quota.ts";
 import type { UniEvent } from "../../src/schema.ts";
 import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
 

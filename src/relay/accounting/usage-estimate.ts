@@ -1,3 +1,5 @@
+// Accounting: SPEC §10 "Principals and quotas" (tokens reserved, estimated, and counts trusted within bounds).
+//
 // SPEC §10, "Principals and quotas": the estimates. Tokens are reserved before the provider is asked
 // (the request's input, estimated from its text, plus its `max_tokens`) and settled at the end with
 // the provider's usage (input = cached + prompt, output = thoughts + response); a stream that ends
@@ -20,9 +22,9 @@
 // (negative, fractional, huge, not a number) is as if the provider had not given it, and its estimate
 // stands in, marked estimated. That holds for a provider of the table and an MMSP upstream alike: the
 // quota never takes tokens back, nor locks a principal out, on a stream's word.
-import type { UniEvent, UsageMetadata } from "../schema.js";
-import { isRecord } from "../internal/values.js";
-import { isTokenCount, MAX_TOKEN_COUNT } from "../internal/usage.js";
+import type { UniEvent, UsageMetadata } from "../../schema.js";
+import { isRecord } from "../../internal/values.js";
+import { isTokenCount, MAX_TOKEN_COUNT } from "../../internal/usage.js";
 
 /** UTF-8 bytes the estimate counts as one token. */
 export const BYTES_PER_TOKEN = 4;

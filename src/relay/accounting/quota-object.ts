@@ -1,3 +1,5 @@
+// Accounting: SPEC §10 "Principals and quotas" (held for the whole deployment in one Durable Object per principal).
+//
 // SPEC §10, "Principals and quotas": a quota is held for the whole deployment in one Durable Object
 // per principal (binding QUOTAS, class `createRelay(...).QuotaObject`), so a limit holds whichever
 // isolate or location a request comes through: every claim of a principal is decided by its one
@@ -12,9 +14,9 @@
 //   GET  https://quota/usage[?principal=<name>] → the ledger's rows
 import { type Ledger, type LedgerRow, SqlLedger } from "./ledger.js";
 import { dayOf } from "./ledger.js";
-import type { RelayNamespace, RelaySqlStorage, RelayState } from "./platform.js";
+import type { RelayNamespace, RelaySqlStorage, RelayState } from "../platform.js";
 import { type Claim, QuotaBook, type QuotaStore, recorded, type Refused, type Settlement } from "./quota.js";
-import { refusal } from "./http.js";
+import { refusal } from "../http.js";
 
 /** The Durable Object class of the quotas (see the top): `export const QuotaObject = relay.QuotaObject`. */
 export class RelayQuotaObject {

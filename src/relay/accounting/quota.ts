@@ -1,3 +1,5 @@
+// Accounting: SPEC §10 "Principals and quotas" (a principal's quota: its claim before the provider is asked, its settlement after).
+//
 // SPEC §10, "Principals and quotas": a quota (`requestsPerMinute`, `concurrentStreams`,
 // `tokensPerDay`) is checked before the provider is called: 429 `RateLimitError` (rate,
 // concurrency) or 429 `BudgetExceeded` (tokens), each with `Retry-After`. Tokens are reserved (the
@@ -11,9 +13,12 @@
 // `until` (the stream's longest life and a minute): a place is never held for ever. Every path out of
 // a request after its claim settles it (create-relay.ts), once: a claim settled again as refused
 // (the stream's object and the Worker both saw the refusal) is not counted twice (`recorded`).
-import { refusal } from "./http.js";
-import { dayOf, type Ledger, type LedgerRow, MemoryLedger, nextDayMs } from "./ledger.js";
-import { parseJsonText } from "../internal/json.js";
+import { refusal } from "../http.js";
+import { dayOf, type Ledger, type LedgerRow, MemoryLedger, nextDayMs, type Settlement } from "./ledger.js";
+import { parseJsonText } from "../../internal/json.js";
+
+/** What a claim is settled with (beside the ledger that records it: ledger.ts). */
+export type { Settlement };
 
 /** A principal's limits; each one left out is no limit. */
 export interface Quota {
@@ -135,18 +140,6 @@ export interface Claim {
   until: number;
   /** The limits it is checked against. */
   quota: Quota;
-}
-
-/** What a claim is settled with: what the stream cost (usage-estimate.ts `Spent`). */
-export interface Settlement {
-  id: string;
-  principal: string;
-  model: string;
-  input: number;
-  output: number;
-  /** Of `input` + `output`, the tokens the relay's estimate counted. */
-  estimated: number;
-  stopped: boolean;
 }
 
 /** A refusal of a claim: its type, its words and the seconds until it may succeed. */

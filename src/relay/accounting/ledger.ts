@@ -1,3 +1,5 @@
+// Accounting: SPEC §10 "Principals and quotas" (GET /v1/usage: what each principal spent, per model and day).
+//
 // SPEC §10, "Principals and quotas", the ledger: `GET /v1/usage` lists the caller's principal,
 // `GET /v1/usage?all=1` with `ADMIN_KEY` every principal's, as
 //   {"object": "list", "data": [{principal, model, day, requests, input_tokens, output_tokens, estimated_tokens, stopped}]}
@@ -8,8 +10,19 @@
 // Two homes, one row shape: SqlLedger in a Durable Object's SQLite storage (quota-object.ts: each
 // principal's object, and one object for all), MemoryLedger in the stateless relay's process
 // (bounded: MAX_ROWS, the oldest row forgotten first, never one of a principal holding an open claim).
-import type { RelaySqlStorage } from "./platform.js";
-import type { Settlement } from "./quota.js";
+import type { RelaySqlStorage } from "../platform.js";
+
+/** What a claim is settled with: what the stream cost (usage-estimate.ts `Spent`). */
+export interface Settlement {
+  id: string;
+  principal: string;
+  model: string;
+  input: number;
+  output: number;
+  /** Of `input` + `output`, the tokens the relay's estimate counted. */
+  estimated: number;
+  stopped: boolean;
+}
 
 /** One row of the ledger. */
 export interface LedgerRow {

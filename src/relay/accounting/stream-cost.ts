@@ -1,3 +1,5 @@
+// Accounting: SPEC §10 "Principals and quotas" (every way out after a claim settles it, once).
+//
 // SPEC §10, "Principals and quotas", and SPEC §8's last sentence: a stream's claim is settled when the
 // stream ends, however it ends — with the provider's usage after its stop event, else with what the
 // relay estimates (usage-estimate.ts), marked estimated — and the error event that ends a stream
@@ -6,11 +8,11 @@
 // The Worker hands a stream's object its claim in CLAIM_HEADER (what settling needs: no quota, no
 // key); the object follows the stream's events with a StreamCost and settles at its end
 // (stream-object.ts). The stateless relay does the same around its pipe (`metered`).
-import { fromWireError, toWireError, type WireError } from "../errors.js";
-import type { UniEvent, UsageMetadata } from "../schema.js";
+import { fromWireError, toWireError, type WireError } from "../../errors.js";
+import type { UniEvent, UsageMetadata } from "../../schema.js";
 import type { Claim, Settlement } from "./quota.js";
 import { UsageMeter } from "./usage-estimate.js";
-import { parseJsonText } from "../internal/json.js";
+import { parseJsonText } from "../../internal/json.js";
 
 /** The header through which the Worker hands a stream's object its claim (removed from every client's request). */
 export const CLAIM_HEADER = "x-relay-claim";
