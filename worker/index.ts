@@ -38,8 +38,8 @@
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
 import { createRelay } from "../src/relay/index.ts";
 import { keyPrincipal } from "../src/relay/principal.ts";
-import { refusal } from "../src/relay/http.ts";
-import { BINDING_HEADER } from "../src/relay/stream-object.ts";
+import { refusal } from "../src/relay/refusal.ts";
+import { BINDING_HEADER } from "../src/relay/stream/stream-object.ts";
 import { openUpstream } from "../src/relay/upstream.ts";
 import { ownValue } from "../src/internal/values.ts";
 import { chat, chatIdOf, chatStream } from "./chat.ts";

@@ -11,7 +11,7 @@
 //     anonymous quota, its usage) is then refused with the ways to give it (create-relay.ts).
 // An IPv6 client is keyed by its /64 (one host holds a whole /64: one client, however many addresses
 // it takes from it); an IPv4-mapped IPv6 address is the IPv4 address.
-import { refusal } from "./http.js";
+import { refusal } from "./refusal.js";
 import { ownValue } from "../internal/values.js";
 
 /** The variable of the trusted header. */

@@ -16,7 +16,7 @@
 // RELAY_KEY set: every request to a stream (POST /v1/stream, POST /api/chat, and their resumes and
 // cancels) needs `x-relay-key: <key>` or `Authorization: Bearer <key>` (401 otherwise). That
 // Authorization is the relay's, not the upstream's: it is not forwarded upstream.
-import { refusal } from "./http.js";
+import { refusal } from "./refusal.js";
 import { ownValue } from "../internal/values.js";
 import { hexBytes } from "../framing/head.js";
 

@@ -6,7 +6,7 @@
 // The rate is the `requestsPerMinute` of the anonymous quota (quota.ts, SPEC §10) of each client
 // (principal "anon:" + its address as the runtime saw it, address.ts), held like every quota: in the
 // QUOTAS Durable Object namespace for the whole deployment, else in the process (the stateless relay).
-import { refusal } from "./http.js";
+import { refusal } from "./refusal.js";
 import { ownValue } from "../internal/values.js";
 
 /** The variables of the gate. */

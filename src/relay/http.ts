@@ -13,29 +13,8 @@
 //   upstream body (and the fetch's AbortSignal, see relay.ts), so the upstream request is cancelled.
 import { NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../index.js";
 import { checkedEvents, streamHeaders } from "./answer.js";
-import { NDJSON_TYPES } from "../internal/media-type.js";
+import { clientFormat } from "./stream/client-format.js";
 
-export type ClientFormat = { format: "sse"; contentType: string } | { format: "ndjson"; contentType: string };
-
-/**
- * The format the request's `Accept` asks for: NDJSON when it names an NDJSON / JSON Lines type
- * (answered with that type) preferred over `text/event-stream`; SSE otherwise (the MMSP default).
- */
-export function clientFormat(accept: string | null): ClientFormat {
-  let best: { type: string; q: number } | null = null;
-  let sseQ = 0;
-  for (const part of (accept ?? "").split(",")) {
-    const [rawType, ...params] = part.split(";");
-    const type = rawType!.trim().toLowerCase();
-    const qParam = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith("q="));
-    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
-    if (!(q > 0)) continue;
-    if (type === "text/event-stream") sseQ = Math.max(sseQ, q);
-    else if (NDJSON_TYPES.includes(type) && (best === null || q > best.q)) best = { type, q };
-  }
-  if (best !== null && best.q >= sseQ) return { format: "ndjson", contentType: best.type };
-  return { format: "sse", contentType: "text/event-stream; charset=utf-8" };
-}
 
 /** MMSP's keep-alive period: a silent model still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
@@ -61,9 +40,4 @@ export function streamBack(upstream: Response, accept: string | null, options: S
     ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
     : new NdjsonEncoderStream();
   return new Response(readable.pipeThrough(encoder), { status: 200, headers: streamHeaders(contentType) });
-}
-
-/** A refusal in MMSP's shape, `{"error": {"type", "message"}}` (SPEC §1). */
-export function refusal(status: number, type: string, message: string, headers: HeadersInit = {}): Response {
-  return Response.json({ error: { type, message } }, { status, headers });
 }

@@ -31,7 +31,7 @@ export {
 } from "./create-relay.js";
 export type { UpstreamFunction } from "./upstream.js";
 export type { RelayLimits } from "./limits.js";
-export { RelayStreamObject } from "./stream-object.js";
+export { RelayStreamObject } from "./stream/stream-object.js";
 export type { BindEnv } from "./bind.js";
 export type { CorsEnv } from "./cors.js";
 export type { LimitsEnv } from "./limits.js";

@@ -8,8 +8,8 @@ import { joinBytes } from "../internal/bytes.js";
 import { DEFAULT_LIMITS } from "../internal/limits.js";
 import { boundMessage, type JsonBounds, JsonBoundsScan } from "./json-bounds.js";
 import { mediaType } from "../internal/media-type.js";
-import { seconds } from "./resume.js";
-import { refusal } from "./http.js";
+import { seconds } from "./stream/resume.js";
+import { refusal } from "./refusal.js";
 import { ownMembers } from "../internal/values.js";
 import { DEFAULT_MAX_TOKENS } from "./accounting/usage-estimate.js";
 

@@ -27,7 +27,7 @@ import { FOREIGN_THINKING, type ForeignThinking } from "../providers/history.js"
 import type { UniConfig } from "../providers/request.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { checkRowSettings, configWithin, type RelayAllow } from "./ceilings.js";
-import { refusal } from "./http.js";
+import { refusal } from "./refusal.js";
 import type { Limits } from "./limits.js";
 import { withoutAddresses } from "./redact.js";
 import { secretsOf, UpstreamUnavailable, withoutSecrets } from "./secrets.js";

@@ -22,7 +22,7 @@ import { OpenResponsesEncoderStream, type OpenResponsesEvent, openResponsesSse }
 import { isRecord } from "../internal/values.js";
 import { streamHeaders } from "./answer.js";
 import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./open-responses-request.js";
-import { newStreamId, STREAM_ID } from "./resume.js";
+import { newStreamId, STREAM_ID } from "./stream/resume.js";
 import { parseJsonText } from "../internal/json.js";
 
 /** The header that carries a stream's Open Responses settings to its object and back (stream-object.ts keeps it). */

@@ -11,7 +11,7 @@
 // `requestsPerMinute` when it sets none).
 import { ownMembers } from "../internal/values.js";
 import { bearerToken, keyRefusal, offeredKey, sameSecret } from "./bind.js";
-import { refusal } from "./http.js";
+import { refusal } from "./refusal.js";
 import { checkQuota, type Quota } from "./accounting/quota.js";
 import { parseJsonText } from "../internal/json.js";
 

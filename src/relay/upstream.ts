@@ -11,7 +11,8 @@
 // names no URL (MMSP_UPSTREAM may hold `user:password@`).
 import { follow } from "../internal/abort.js";
 import { isJsonDocumentType, mediaType } from "../internal/media-type.js";
-import { refusal, streamBack } from "./http.js";
+import { streamBack } from "./http.js";
+import { refusal } from "./refusal.js";
 import { isHttpUrl, redact } from "./redact.js";
 import { parseJsonText } from "../internal/json.js";
 

@@ -5,7 +5,7 @@
 // No first event within FIRST_EVENT_S (default 30): the next target, as for a refusal that a retry
 // may mend. 0 turns either off.
 import { ownValue } from "../internal/values.js";
-import { seconds } from "./resume.js";
+import { seconds } from "./stream/resume.js";
 
 /** The variables of the watchdog (seconds, decimals allowed). */
 export interface WatchdogEnv {

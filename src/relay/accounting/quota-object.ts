@@ -16,7 +16,7 @@ import { type Ledger, type LedgerRow, SqlLedger } from "./ledger.js";
 import { dayOf } from "./ledger.js";
 import type { RelayNamespace, RelaySqlStorage, RelayState } from "../platform.js";
 import { type Claim, QuotaBook, type QuotaStore, recorded, type Refused, type Settlement } from "./quota.js";
-import { refusal } from "../http.js";
+import { refusal } from "../refusal.js";
 
 /** The Durable Object class of the quotas (see the top): `export const QuotaObject = relay.QuotaObject`. */
 export class RelayQuotaObject {

@@ -13,7 +13,7 @@
 // `until` (the stream's longest life and a minute): a place is never held for ever. Every path out of
 // a request after its claim settles it (create-relay.ts), once: a claim settled again as refused
 // (the stream's object and the Worker both saw the refusal) is not counted twice (`recorded`).
-import { refusal } from "../http.js";
+import { refusal } from "../refusal.js";
 import { dayOf, type Ledger, type LedgerRow, MemoryLedger, nextDayMs, type Settlement } from "./ledger.js";
 import { parseJsonText } from "../../internal/json.js";
 

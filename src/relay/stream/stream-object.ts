@@ -1,3 +1,5 @@
+// The stream: SPEC §8 and §10 "A stream outlives its object" (the Durable Object that keeps one stream).
+//
 // One stream, one Durable Object (SQLite storage). The object makes the stream's one upstream
 // request, reads it through the package (validate mode: every event checked, the grammar enforced),
 // appends every checked event to storage (the events of one turn in one go, at its end: event-log.ts),
@@ -33,18 +35,19 @@
 //   DELETE https://stream/cancel                                a cancel (DELETE /v1/streams/<id>)
 // A subclass may add routes of its own (the repository's Worker keeps a chat's record in an object
 // named `chat:<HMAC of its creator and chat id>` of the same namespace: worker/chat-record.ts).
-import { encodeWireEvent, toWireError } from "../index.js";
-import { sameHash } from "./bind.js";
-import type { Limits } from "./limits.js";
-import type { RelaySqlStorage, RelayState } from "./platform.js";
+import { encodeWireEvent, toWireError } from "../../index.js";
+import { sameHash } from "../bind.js";
+import type { Limits } from "../limits.js";
+import type { RelaySqlStorage, RelayState } from "../platform.js";
 import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
 import { EventLog } from "./event-log.js";
-import { clientFormat, refusal } from "./http.js";
-import type { Settlement } from "./accounting/quota.js";
-import { CLAIM_HEADER, StreamCost, ticketOf } from "./accounting/stream-cost.js";
-import { META_HEADER } from "./open-responses.js";
-import { PROVIDER_HEADER, TARGET_HEADER } from "./models.js";
-import { checkedEvents, reportedUsageOf, streamHeaders } from "./answer.js";
+import { clientFormat } from "./client-format.js";
+import { refusal } from "../refusal.js";
+import type { Settlement } from "../accounting/quota.js";
+import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
+import { META_HEADER } from "../open-responses.js";
+import { PROVIDER_HEADER, TARGET_HEADER } from "../models.js";
+import { checkedEvents, reportedUsageOf, streamHeaders } from "../answer.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";

@@ -1,8 +1,10 @@
+// The stream: SPEC §8 (stream ids, Last-Event-ID, the resume path).
+//
 // The parts of resuming that are not the Durable Object itself: stream ids, the Last-Event-ID a
 // client sends, and the frames each event goes out in (SSE with `id: <n>`, or an NDJSON line,
 // resumed by line count). Who may resume: bind.ts.
 
-import { hexBytes } from "../framing/head.js";
+import { hexBytes } from "../../framing/head.js";
 
 /** A stream id: 128 random bits as 32 lowercase hex digits (unguessable; the URL names it). */
 export function newStreamId(): string {

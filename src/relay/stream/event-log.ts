@@ -1,3 +1,5 @@
+// The stream: SPEC §8 (the stream's events, stored in order, each with its id).
+//
 // A stream's events as its Durable Object keeps them (stream-object.ts): the `events` table, written
 // a batch at a time, and the last events written held in memory to serve the live viewers.
 //
@@ -9,7 +11,7 @@
 // - Serving: `part(seq, part)` answers from the events last written while they are held (at most
 //   WINDOW_CHARS, the oldest dropped first), else from storage: a live viewer costs no read, a viewer
 //   behind the window reads storage as before.
-import type { RelaySqlStorage } from "./platform.js";
+import type { RelaySqlStorage } from "../platform.js";
 import type { Framer } from "./resume.js";
 
 /**
