@@ -43,7 +43,7 @@ import {
   UIMessageConversionError,
 } from "../src/ai-sdk/index.ts";
 import { generateMessageId } from "../src/ai-sdk/ids.ts";
-import { bindingOfText, credentialsOf, scopedName } from "../src/relay/bind.ts";
+import { bindingOfText, credentialsOf, scopedName } from "../src/relay/admission/bind.ts";
 import type { Env } from "./env.ts";
 import { relay } from "../src/relay/upstream.ts";
 import { replay } from "./replay.ts";

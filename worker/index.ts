@@ -37,7 +37,7 @@
 // BIND_SECRET, MAX_BODY_BYTES, MAX_STREAM_S, MAX_EVENTS, MAX_STREAM_BYTES, MAX_CLIENTS.
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
 import { createRelay } from "../src/relay/index.ts";
-import { keyPrincipal } from "../src/relay/principal.ts";
+import { keyPrincipal } from "../src/relay/admission/principal.ts";
 import { refusal } from "../src/relay/refusal.ts";
 import { BINDING_HEADER } from "../src/relay/stream/stream-object.ts";
 import { openUpstream } from "../src/relay/upstream.ts";

@@ -19,9 +19,9 @@
 // body → for a model of the table: closed to anonymous callers unless opened (gate.ts), its claim
 // on the principal's quota (quota.ts; the Durable Object of quota-object.ts, or this process) → the
 // stream, whose object (or the stateless pipe) settles the claim when it ends (stream-cost.ts).
-import { type BindEnv, bindingOfText, credentialsOf } from "./bind.js";
-import { type AnonymousOption, anonymousRate, checkAnonymous, closedRefusal, type GateEnv } from "./gate.js";
-import { type AddressEnv, checkAddressOptions, type ClientAddressFunction, clientAddressOf, noAddressRefusal } from "./address.js";
+import { type BindEnv, bindingOfText, credentialsOf } from "./admission/bind.js";
+import { type AnonymousOption, anonymousRate, checkAnonymous, closedRefusal, type GateEnv } from "./admission/gate.js";
+import { type AddressEnv, checkAddressOptions, type ClientAddressFunction, clientAddressOf, noAddressRefusal } from "./admission/address.js";
 import { usageList } from "./accounting/ledger.js";
 import {
   adminRefusal,
@@ -34,7 +34,7 @@ import {
   RelayConfigError,
   type RelayPrincipal,
   type Resolved,
-} from "./principal.js";
+} from "./admission/principal.js";
 import {
   checkQuotas,
   type Claim,
@@ -68,12 +68,12 @@ import { servedAnswer } from "./fallback.js";
 import { reportedUsageOf } from "./answer.js";
 import { StreamTrace, type TraceTracer } from "./tracing.js";
 import { type WatchdogEnv, watchdogOf } from "./watchdog.js";
-import { type CorsEnv, preflight, withCors } from "./cors.js";
+import { type CorsEnv, preflight, withCors } from "./admission/cors.js";
 import { follow } from "../internal/abort.js";
 import type { UniEvent } from "../schema.js";
 import { streamBack } from "./http.js";
 import { refusal } from "./refusal.js";
-import { limits, type LimitsEnv, readJsonBody, type RelayLimits } from "./limits.js";
+import { limits, type LimitsEnv, readJsonBody, type RelayLimits } from "./admission/limits.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { lastEventId, newStreamId, STREAM_ID, streamIdOf, streamPath } from "./stream/resume.js";
 import { BINDING_HEADER, RelayStreamObject, type StreamObjectConfig, URL_HEADER } from "./stream/stream-object.js";

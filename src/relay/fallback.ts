@@ -12,7 +12,7 @@ import { ConnectionError, StreamProtocolError, UpstreamError } from "../errors.j
 import { follow } from "../internal/abort.js";
 import type { UniEvent } from "../schema.js";
 import { continued } from "./continuation.js";
-import type { Limits } from "./limits.js";
+import type { Limits } from "./admission/limits.js";
 import {
   causeOf,
   type MmspBody,

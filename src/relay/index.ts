@@ -30,18 +30,18 @@ export {
   type RelayVerdict,
 } from "./create-relay.js";
 export type { UpstreamFunction } from "./upstream.js";
-export type { RelayLimits } from "./limits.js";
+export type { RelayLimits } from "./admission/limits.js";
 export { RelayStreamObject } from "./stream/stream-object.js";
-export type { BindEnv } from "./bind.js";
-export type { CorsEnv } from "./cors.js";
-export type { LimitsEnv } from "./limits.js";
+export type { BindEnv } from "./admission/bind.js";
+export type { CorsEnv } from "./admission/cors.js";
+export type { LimitsEnv } from "./admission/limits.js";
 export type { RelayModel, RelayModels, RelayModelsOption, RelayRow } from "./models.js";
 export type { TraceSpan, TraceTracer, TraceValue } from "./tracing.js";
 export type { WatchdogEnv } from "./watchdog.js";
 export type { AllowedSetting, RelayAllow } from "./ceilings.js";
-export type { AnonymousOption, GateEnv } from "./gate.js";
-export { type PrincipalEnv, RelayConfigError, type RelayPrincipal } from "./principal.js";
-export { type AddressEnv, addressKey, type ClientAddressFunction } from "./address.js";
+export type { AnonymousOption, GateEnv } from "./admission/gate.js";
+export { type PrincipalEnv, RelayConfigError, type RelayPrincipal } from "./admission/principal.js";
+export { type AddressEnv, addressKey, type ClientAddressFunction } from "./admission/address.js";
 export type { Quota, RelayQuotas } from "./accounting/quota.js";
 export { RelayQuotaObject } from "./accounting/quota-object.js";
 export type { LedgerRow } from "./accounting/ledger.js";

@@ -28,7 +28,7 @@ import type { UniConfig } from "../providers/request.js";
 import type { UniEvent, UniMessage } from "../schema.js";
 import { checkRowSettings, configWithin, type RelayAllow } from "./ceilings.js";
 import { refusal } from "./refusal.js";
-import type { Limits } from "./limits.js";
+import type { Limits } from "./admission/limits.js";
 import { withoutAddresses } from "./redact.js";
 import { secretsOf, UpstreamUnavailable, withoutSecrets } from "./secrets.js";
 import { parseJsonText } from "../internal/json.js";

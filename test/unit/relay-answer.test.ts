@@ -10,7 +10,7 @@ import { fromResponse, SseEncoderStream, type UniEvent } from "../../src/index.t
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
 import { checkedEvents, reportedUsageOf, takeEvents } from "../../src/relay/answer.ts";
 import { servedAnswer } from "../../src/relay/fallback.ts";
-import { limits } from "../../src/relay/limits.ts";
+import { limits } from "../../src/relay/admission/limits.ts";
 import { type MmspBody, type RelayModel } from "../../src/relay/models.ts";
 import { watchdogOf } from "../../src/relay/watchdog.ts";
 import { fakeProvider, parseCapture } from "../../src/testing/index.ts";

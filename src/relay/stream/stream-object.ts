@@ -36,8 +36,8 @@
 // A subclass may add routes of its own (the repository's Worker keeps a chat's record in an object
 // named `chat:<HMAC of its creator and chat id>` of the same namespace: worker/chat-record.ts).
 import { encodeWireEvent, toWireError } from "../../index.js";
-import { sameHash } from "../bind.js";
-import type { Limits } from "../limits.js";
+import { sameHash } from "../admission/bind.js";
+import type { Limits } from "../admission/limits.js";
 import type { RelaySqlStorage, RelayState } from "../platform.js";
 import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
 import { EventLog } from "./event-log.js";

@@ -1,3 +1,5 @@
+// Admission: SPEC §10 "Principals and quotas" (who a request spends for: a key, `authorize`, or anonymous).
+//
 // SPEC §10, "Principals and quotas": every request spends for one principal —
 //   what `authorize` returns (`{ principal, quota? }`), else
 //   the name of the RELAY_KEYS entry whose key the request offers (a secret: a JSON object name → key), else
@@ -9,11 +11,11 @@
 // through HMACs (bind.ts). A principal's quota: the one `authorize` gave, else createRelay's
 // `quotas.default` (a key) or `quotas.anonymous` (anonymous; `allowAnonymous`'s `perMinute` is its
 // `requestsPerMinute` when it sets none).
-import { ownMembers } from "../internal/values.js";
+import { ownMembers } from "../../internal/values.js";
 import { bearerToken, keyRefusal, offeredKey, sameSecret } from "./bind.js";
-import { refusal } from "./refusal.js";
-import { checkQuota, type Quota } from "./accounting/quota.js";
-import { parseJsonText } from "../internal/json.js";
+import { refusal } from "../refusal.js";
+import { checkQuota, type Quota } from "../accounting/quota.js";
+import { parseJsonText } from "../../internal/json.js";
 
 /** The variables of the principals. */
 export interface PrincipalEnv {

@@ -1,3 +1,5 @@
+// Admission: SPEC §10 "Principals and quotas" (an anonymous caller's address: the runtime's, never a header a client sets).
+//
 // The address of an anonymous client (SPEC §10: its principal is "anon:" + that address), from what
 // the runtime saw and never from a header the client can set. In order:
 //   the address the relay's fetch was given (`relay.fetch(request, env, { clientAddress })`: the
@@ -11,8 +13,8 @@
 //     anonymous quota, its usage) is then refused with the ways to give it (create-relay.ts).
 // An IPv6 client is keyed by its /64 (one host holds a whole /64: one client, however many addresses
 // it takes from it); an IPv4-mapped IPv6 address is the IPv4 address.
-import { refusal } from "./refusal.js";
-import { ownValue } from "../internal/values.js";
+import { refusal } from "../refusal.js";
+import { ownValue } from "../../internal/values.js";
 
 /** The variable of the trusted header. */
 export interface AddressEnv {

@@ -1,3 +1,5 @@
+// Admission: SPEC §8 and §10 (a stream is its creator's: resume and cancel bring the same credentials).
+//
 // Who may use a stream, and who may create one.
 //
 // A stream is bound to the credentials its creating request carried: the headers of BIND_HEADERS that
@@ -16,9 +18,9 @@
 // RELAY_KEY set: every request to a stream (POST /v1/stream, POST /api/chat, and their resumes and
 // cancels) needs `x-relay-key: <key>` or `Authorization: Bearer <key>` (401 otherwise). That
 // Authorization is the relay's, not the upstream's: it is not forwarded upstream.
-import { refusal } from "./refusal.js";
-import { ownValue } from "../internal/values.js";
-import { hexBytes } from "../framing/head.js";
+import { refusal } from "../refusal.js";
+import { ownValue } from "../../internal/values.js";
+import { hexBytes } from "../../framing/head.js";
 
 /** The variables of the credential binding and the relay's key. */
 export interface BindEnv {

@@ -1,17 +1,19 @@
+// Admission: SPEC §1 and §8 (a request's and a stream's bounds: body, events, bytes, clients, lifetimes).
+//
 // The relay's bounds, each a variable with a default (docs/guide/relay.md, "Safe by default"), and the checks of a POST
 // body made before anything is forwarded: JSON only (415: a cross-site form posts text/plain with no
 // preflight), at most MAX_BODY_BYTES, counted while the body streams in (413; a Content-Length is
 // not trusted alone: a chunked body has none, and a client may lie), and within the JSON bounds
 // (json-bounds.ts: depth, values, MAX_INLINE_BYTES for one string), scanned as it streams in (400).
 // Reading stops at the first bound passed; a refused body goes nowhere.
-import { joinBytes } from "../internal/bytes.js";
-import { DEFAULT_LIMITS } from "../internal/limits.js";
+import { joinBytes } from "../../internal/bytes.js";
+import { DEFAULT_LIMITS } from "../../internal/limits.js";
 import { boundMessage, type JsonBounds, JsonBoundsScan } from "./json-bounds.js";
-import { mediaType } from "../internal/media-type.js";
-import { seconds } from "./stream/resume.js";
-import { refusal } from "./refusal.js";
-import { ownMembers } from "../internal/values.js";
-import { DEFAULT_MAX_TOKENS } from "./accounting/usage-estimate.js";
+import { mediaType } from "../../internal/media-type.js";
+import { seconds } from "../stream/resume.js";
+import { refusal } from "../refusal.js";
+import { ownMembers } from "../../internal/values.js";
+import { DEFAULT_MAX_TOKENS } from "../accounting/usage-estimate.js";
 
 /** The variables the bounds are read from (each unset, empty or invalid: its default). */
 export interface LimitsEnv {

@@ -1,3 +1,5 @@
+// Admission: SPEC §10 "Principals and quotas" (the models table closed to anonymous callers unless opened).
+//
 // Who may make a provider-backed relay spend its operator's money. A relay with a models table is
 // closed by default: without RELAY_KEY (bind.ts checks it) or an `authorize` hook, a request for a
 // provider-backed model is a 401 that names the settings that open it. `allowAnonymous` (or the
@@ -6,8 +8,8 @@
 // The rate is the `requestsPerMinute` of the anonymous quota (quota.ts, SPEC §10) of each client
 // (principal "anon:" + its address as the runtime saw it, address.ts), held like every quota: in the
 // QUOTAS Durable Object namespace for the whole deployment, else in the process (the stateless relay).
-import { refusal } from "./refusal.js";
-import { ownValue } from "../internal/values.js";
+import { refusal } from "../refusal.js";
+import { ownValue } from "../../internal/values.js";
 
 /** The variables of the gate. */
 export interface GateEnv {

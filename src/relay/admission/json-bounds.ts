@@ -1,3 +1,5 @@
+// Admission: SPEC §1 server side (a request body's bounds, scanned before it is parsed).
+//
 // What a request body may cost before JSON.parse sees it. A scan over the body's bytes as they
 // stream in, one pass, constant memory, that stops at the first bound it passes: the nesting depth,
 // the number of values, the length of one string (an inline image's base64 or data: URL is one

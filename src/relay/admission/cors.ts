@@ -1,3 +1,5 @@
+// Admission: SPEC §1 server side (the pages that may call the relay; the headers a browser client may send and read).
+//
 // CORS for the relay's routes, so a page on another origin can call them (and read the headers a
 // resuming reader needs). One module, reused by every route: `preflight()` answers OPTIONS,
 // `withCors()` adds the headers to any answer.
@@ -8,7 +10,7 @@
 // ("https://app.example, http://localhost:5173"), each answered with its own origin and
 // `Vary: Origin`, so caches keep one answer per origin.
 
-import { ownValue } from "../internal/values.js";
+import { ownValue } from "../../internal/values.js";
 
 /** The variable of the allowed origins. */
 export interface CorsEnv {
