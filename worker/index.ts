@@ -40,7 +40,7 @@ import { createRelay } from "../src/relay/index.ts";
 import { keyPrincipal } from "../src/relay/admission/principal.ts";
 import { refusal } from "../src/relay/refusal.ts";
 import { BINDING_HEADER } from "../src/relay/stream/stream-object.ts";
-import { openUpstream } from "../src/relay/upstream.ts";
+import { openUpstream } from "../src/relay/routing/upstream.ts";
 import { ownValue } from "../src/internal/values.ts";
 import { chat, chatIdOf, chatStream } from "./chat.ts";
 import { chatRecord, chatRecordAlarm } from "./chat-record.ts";

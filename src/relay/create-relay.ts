@@ -63,11 +63,11 @@ import {
   targetName,
   targetsOf,
   unknownModel,
-} from "./models.js";
-import { servedAnswer } from "./fallback.js";
-import { reportedUsageOf } from "./answer.js";
-import { StreamTrace, type TraceTracer } from "./tracing.js";
-import { type WatchdogEnv, watchdogOf } from "./watchdog.js";
+} from "./routing/models.js";
+import { servedAnswer } from "./routing/fallback.js";
+import { reportedUsageOf } from "./routing/answer.js";
+import { StreamTrace, type TraceTracer } from "./routing/tracing.js";
+import { type WatchdogEnv, watchdogOf } from "./routing/watchdog.js";
 import { type CorsEnv, preflight, withCors } from "./admission/cors.js";
 import { follow } from "../internal/abort.js";
 import type { UniEvent } from "../schema.js";
@@ -77,8 +77,8 @@ import { limits, type LimitsEnv, readJsonBody, type RelayLimits } from "./admiss
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { lastEventId, newStreamId, STREAM_ID, streamIdOf, streamPath } from "./stream/resume.js";
 import { BINDING_HEADER, RelayStreamObject, type StreamObjectConfig, URL_HEADER } from "./stream/stream-object.js";
-import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js";
-import { isHttpUrl } from "./redact.js";
+import { callUpstream, openUpstream, type UpstreamFunction } from "./routing/upstream.js";
+import { isHttpUrl } from "./routing/redact.js";
 import { ownMembers, ownValue } from "../internal/values.js";
 import { META_HEADER, openResponsesRoutes } from "./open-responses.js";
 import { parseJsonText } from "../internal/json.js";

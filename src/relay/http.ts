@@ -12,7 +12,7 @@
 // - a client that goes away cancels the body; the cancel runs back through the pipes to the
 //   upstream body (and the fetch's AbortSignal, see relay.ts), so the upstream request is cancelled.
 import { NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../index.js";
-import { checkedEvents, streamHeaders } from "./answer.js";
+import { checkedEvents, streamHeaders } from "./routing/answer.js";
 import { clientFormat } from "./stream/client-format.js";
 
 

@@ -29,16 +29,16 @@ export {
   type RelayStreamObjectClass,
   type RelayVerdict,
 } from "./create-relay.js";
-export type { UpstreamFunction } from "./upstream.js";
+export type { UpstreamFunction } from "./routing/upstream.js";
 export type { RelayLimits } from "./admission/limits.js";
 export { RelayStreamObject } from "./stream/stream-object.js";
 export type { BindEnv } from "./admission/bind.js";
 export type { CorsEnv } from "./admission/cors.js";
 export type { LimitsEnv } from "./admission/limits.js";
-export type { RelayModel, RelayModels, RelayModelsOption, RelayRow } from "./models.js";
-export type { TraceSpan, TraceTracer, TraceValue } from "./tracing.js";
-export type { WatchdogEnv } from "./watchdog.js";
-export type { AllowedSetting, RelayAllow } from "./ceilings.js";
+export type { RelayModel, RelayModels, RelayModelsOption, RelayRow } from "./routing/models.js";
+export type { TraceSpan, TraceTracer, TraceValue } from "./routing/tracing.js";
+export type { WatchdogEnv } from "./routing/watchdog.js";
+export type { AllowedSetting, RelayAllow } from "./routing/ceilings.js";
 export type { AnonymousOption, GateEnv } from "./admission/gate.js";
 export { type PrincipalEnv, RelayConfigError, type RelayPrincipal } from "./admission/principal.js";
 export { type AddressEnv, addressKey, type ClientAddressFunction } from "./admission/address.js";

@@ -20,7 +20,7 @@
 import { fromResponse } from "../from-response.js";
 import { OpenResponsesEncoderStream, type OpenResponsesEvent, openResponsesSse } from "../encode.js";
 import { isRecord } from "../internal/values.js";
-import { streamHeaders } from "./answer.js";
+import { streamHeaders } from "./routing/answer.js";
 import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./open-responses-request.js";
 import { newStreamId, STREAM_ID } from "./stream/resume.js";
 import { parseJsonText } from "../internal/json.js";

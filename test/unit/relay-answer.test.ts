@@ -8,11 +8,11 @@ import fc from "fast-check";
 import { expect, test, vi } from "vitest";
 import { fromResponse, SseEncoderStream, type UniEvent } from "../../src/index.ts";
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
-import { checkedEvents, reportedUsageOf, takeEvents } from "../../src/relay/answer.ts";
-import { servedAnswer } from "../../src/relay/fallback.ts";
+import { checkedEvents, reportedUsageOf, takeEvents } from "../../src/relay/routing/answer.ts";
+import { servedAnswer } from "../../src/relay/routing/fallback.ts";
 import { limits } from "../../src/relay/admission/limits.ts";
-import { type MmspBody, type RelayModel } from "../../src/relay/models.ts";
-import { watchdogOf } from "../../src/relay/watchdog.ts";
+import { type MmspBody, type RelayModel } from "../../src/relay/routing/models.ts";
+import { watchdogOf } from "../../src/relay/routing/watchdog.ts";
 import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
 
 const KEY = "sk-unit-answer-KEY-0123456789";

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
 import { anthropic } from "../../src/providers/index.ts";
 import { createRelay, type RelayModel } from "../../src/relay/index.ts";
-import { configWithin } from "../../src/relay/ceilings.ts";
+import { configWithin } from "../../src/relay/routing/ceilings.ts";
 import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
 
 const KEY = "sk-ant-ceilings-KEY-0000";

@@ -7,7 +7,7 @@ import { expect, test, vi } from "vitest";
 import { anthropic, openaiChat } from "../../src/providers/index.ts";
 import { createRelay, type RelayEnv } from "../../src/relay/index.ts";
 import { ProcessQuotas, QuotaBook } from "../../src/relay/accounting/quota.ts";
-import { configWithin } from "../../src/relay/ceilings.ts";
+import { configWithin } from "../../src/relay/routing/ceilings.ts";
 import type { UniConfig } from "../../src/providers/index.ts";
 import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
 

@@ -6,7 +6,7 @@ import { expect, test } from "vitest";
 import { anthropic } from "../../src/providers/index.ts";
 import { createRelay } from "../../src/relay/index.ts";
 import { metered, StreamCost } from "../../src/relay/accounting/stream-cost.ts";
-import { watchdogOf } from "../../src/relay/watchdog.ts";
+import { watchdogOf } from "../../src/relay/routing/watchdog.ts";
 import type { Settlement } from "../../src/relay/accounting/quota.ts";
 import type { UniEvent } from "../../src/schema.ts";
 import { fakeProvider, parseCapture } from "../../src/testing/index.ts";

@@ -46,8 +46,8 @@ import { refusal } from "../refusal.js";
 import type { Settlement } from "../accounting/quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
 import { META_HEADER } from "../open-responses.js";
-import { PROVIDER_HEADER, TARGET_HEADER } from "../models.js";
-import { checkedEvents, reportedUsageOf, streamHeaders } from "../answer.js";
+import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
+import { checkedEvents, reportedUsageOf, streamHeaders } from "../routing/answer.js";
 
 /** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";

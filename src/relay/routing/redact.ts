@@ -1,3 +1,5 @@
+// Routing: SPEC §10 "The provider's problems stay the operator's" (no address or URL of the provider in what a client sees).
+//
 // The one redaction of the addresses in what the relay prints (a 502's message, a provider's text, a log line): an
 // upstream's address may hold `user:password@`, with a scheme (`https://admin:pw@host/v1`) or
 // without one (`admin:pw@host/v1`, a variable set by hand), and an error message may quote it.

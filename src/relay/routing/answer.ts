@@ -1,3 +1,4 @@
+// Routing: SPEC §10 "Fallbacks" (an answer of the models table, read as events or as MMSP bytes).
 /**
  * An answer of the `models` table (fallback.ts serves it) as an upstream `Response` like an MMSP
  * server's: MMSP SSE, `x-mmsp-client` and `x-mmsp-provider` naming the provider that served it, an
@@ -13,9 +14,9 @@
  * - what the provider serving it reported of its usage so far (`reportedUsageOf`), for the
  *   settlement of a stream that ends before its stop (stream-cost.ts).
  */
-import { SseEncoderStream } from "../encode.js";
-import { fromResponse, MessageAssemblerStream } from "../index.js";
-import type { UniEvent, UsageMetadata } from "../schema.js";
+import { SseEncoderStream } from "../../encode.js";
+import { fromResponse, MessageAssemblerStream } from "../../index.js";
+import type { UniEvent, UsageMetadata } from "../../schema.js";
 import { PROVIDER_HEADER } from "./models.js";
 
 /** An answer's events, taken: whether they are a provider reader's own (checked by construction). */

@@ -1,3 +1,5 @@
+// Routing: SPEC §10 "A row's settings are the operator's" (a row's numbers are ceilings, its costly settings need `allow`).
+//
 // SPEC §10, "A row's settings are the operator's": what a client's `config` may do to a models row's.
 // The relay spends its operator's money, so the row's `config` is not a set of defaults the client
 // overrides at will: a number in it is a ceiling the client may lower, never raise; a setting that
@@ -21,9 +23,9 @@
 // provider's own refusal is. A key of no rule (a typo, a newer MMSP's) is passed on: every builder refuses it by name
 // (request.ts `refuseConfig`). The merge makes a null-prototype object of own keys only, so a
 // `__proto__` in the client's JSON stays a key (and is refused as one), never a prototype.
-import { fail } from "../internal/describe.js";
-import { isRecord, ownValue } from "../internal/values.js";
-import { THINKING_LEVELS, type UniConfig } from "../providers/request.js";
+import { fail } from "../../internal/describe.js";
+import { isRecord, ownValue } from "../../internal/values.js";
+import { THINKING_LEVELS, type UniConfig } from "../../providers/request.js";
 
 type Rule = "ceiling" | "level" | "switch" | "subset" | "row" | "free";
 

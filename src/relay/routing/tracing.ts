@@ -1,11 +1,13 @@
+// Routing: SPEC §10 "Traces" (one span per stream of the models table).
+//
 // SPEC §10 "Traces", the relay's part: one span per stream (providers/tracing.ts's ChatSpan, shared
 // with the providers' factories), with an event per fallback or continuation (fallback.ts,
 // continuation.ts) and the provider that served; ended with the stream, however it ends.
-import type { UniEvent } from "../schema.js";
-import { ChatSpan, errorType, type TraceTracer } from "../providers/tracing.js";
+import type { UniEvent } from "../../schema.js";
+import { ChatSpan, errorType, type TraceTracer } from "../../providers/tracing.js";
 import type { RelayModel } from "./models.js";
 
-export type { TraceSpan, TraceTracer, TraceValue } from "../providers/tracing.js";
+export type { TraceSpan, TraceTracer, TraceValue } from "../../providers/tracing.js";
 
 /** One stream's span, fed by fallback.ts and continuation.ts, ended with the stream. */
 export class StreamTrace {

@@ -1,3 +1,5 @@
+// Routing: SPEC §10 "Fallbacks" (after it, with `continueOnFailure`: the answer continued by the next target).
+//
 // SPEC §10 "Fallbacks", after the first event: with a target's `continueOnFailure`, a failure
 // mid-answer (a cut, an in-stream error of an overloaded or server kind, a stall: fallback.ts's
 // `retryable`) while the answer so far is text only (no tool call, no thinking, nothing else made or
@@ -11,11 +13,11 @@
 // The stop event's usage is the last target's plus what the earlier targets spent before their cuts:
 // their input as each reported it (Anthropic's `message_start`), their output estimated from their
 // text (a cut answer reports no output count), since the quota settles from it.
-import type { UniEvent } from "../schema.js";
-import { logMove, retryable, type ServeOptions } from "./fallback.js";
+import type { UniEvent } from "../../schema.js";
+import { logMove, retryable, type ServeOptions } from "./retry.js";
 import { type MmspBody, type RelayModel, type StartedTarget, startTarget, targetEvents } from "./models.js";
-import { follow } from "../internal/abort.js";
-import { textTokens, trustedInput } from "./accounting/usage-estimate.js";
+import { follow } from "../../internal/abort.js";
+import { textTokens, trustedInput } from "../accounting/usage-estimate.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;

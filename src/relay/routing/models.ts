@@ -1,3 +1,6 @@
+// Routing: SPEC §10 "A row's settings are the operator's" and "The provider's problems stay the operator's" (the models table: a row,
+// its targets, its provider's call).
+//
 // The relay as an MMSP server (createRelay's `models`): a table from the model names clients send to
 // a provider made by mmsp-streams/providers, the provider's own model id and per-model defaults.
 //
@@ -17,21 +20,21 @@
 // so the Durable Object path stays as it is: one provider request per stream, resume, DELETE
 // aborting it (the signal), every bound. A request for a model the table does not name goes on to
 // the relay's `upstream` when it has one. `GET /v1/models` lists the table as MMSP's server does.
-import { UnsupportedParameterError, UpstreamError } from "../errors.js";
-import { fail } from "../internal/describe.js";
-import { BOOLEAN, checkOptions } from "../internal/options.js";
-import { isRecord } from "../internal/values.js";
-import type { Provider, ProviderEvents } from "../providers/provider.js";
-import { isRequestError } from "../providers/request-error.js";
-import { FOREIGN_THINKING, type ForeignThinking } from "../providers/history.js";
-import type { UniConfig } from "../providers/request.js";
-import type { UniEvent, UniMessage } from "../schema.js";
+import { UnsupportedParameterError, UpstreamError } from "../../errors.js";
+import { fail } from "../../internal/describe.js";
+import { BOOLEAN, checkOptions } from "../../internal/options.js";
+import { isRecord } from "../../internal/values.js";
+import type { Provider, ProviderEvents } from "../../providers/provider.js";
+import { isRequestError } from "../../providers/request-error.js";
+import { FOREIGN_THINKING, type ForeignThinking } from "../../providers/history.js";
+import type { UniConfig } from "../../providers/request.js";
+import type { UniEvent, UniMessage } from "../../schema.js";
 import { checkRowSettings, configWithin, type RelayAllow } from "./ceilings.js";
-import { refusal } from "./refusal.js";
-import type { Limits } from "./admission/limits.js";
+import { refusal } from "../refusal.js";
+import type { Limits } from "../admission/limits.js";
 import { withoutAddresses } from "./redact.js";
 import { secretsOf, UpstreamUnavailable, withoutSecrets } from "./secrets.js";
-import { parseJsonText } from "../internal/json.js";
+import { parseJsonText } from "../../internal/json.js";
 
 /** One row of the models table: who answers a model name, as which of its models, with which defaults. */
 export interface RelayModel {

@@ -1,3 +1,5 @@
+// Routing: SPEC §10 "The provider's problems stay the operator's" (every key cut out of what is stored, served and logged).
+//
 // What of a provider's failure reaches a relay's client (SPEC §10). A provider cuts its key out of a
 // refusal; an error *inside* a 200 stream (Anthropic's `event: error`, a Chat chunk with `error`) is
 // the provider's object as sent, and a provider that echoes what it got would put the key in the
@@ -6,8 +8,8 @@
 // package's one rule (internal/secrets.ts). An error whose text is not the package's own (a
 // platform's fetch or body error, a ConnectionError naming the provider's host) is not passed on at
 // all: the client is told the provider is unavailable, the operator's log has the error.
-import { MmspError, toWireError, UpstreamError } from "../errors.js";
-import { cutSecrets, cutSecretsIn, errorWithoutSecrets, secretsOf } from "../internal/secrets.js";
+import { MmspError, toWireError, UpstreamError } from "../../errors.js";
+import { cutSecrets, cutSecretsIn, errorWithoutSecrets, secretsOf } from "../../internal/secrets.js";
 import { withoutAddresses } from "./redact.js";
 
 export { secretsOf };

@@ -1,11 +1,13 @@
+// Routing: SPEC §10 "Stalls" and "Fallbacks" (FIRST_EVENT_S, STALL_S).
+//
 // SPEC §10 "Stalls" (and the first-event deadline of "Fallbacks"): how long the relay waits for a
 // provider. No provider byte for STALL_S (default 60) while a stream is open: the provider's request
 // is aborted (its `stallMs`, the providers' own watchdog: an `UpstreamError` of type StreamStalled),
 // then a fallback or a continuation (fallback.ts, continuation.ts), else that error ends the stream.
 // No first event within FIRST_EVENT_S (default 30): the next target, as for a refusal that a retry
 // may mend. 0 turns either off.
-import { ownValue } from "../internal/values.js";
-import { seconds } from "./stream/resume.js";
+import { ownValue } from "../../internal/values.js";
+import { seconds } from "../stream/resume.js";
 
 /** The variables of the watchdog (seconds, decimals allowed). */
 export interface WatchdogEnv {

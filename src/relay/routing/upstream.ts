@@ -1,3 +1,5 @@
+// Routing: SPEC §10 "The provider's problems stay the operator's" (the upstream MMSP server's call and refusals).
+//
 // POST /v1/stream with an upstream URL (createRelay's `upstream`, or MMSP_UPSTREAM): the request goes
 // to `${upstream}/stream` (body as is, Content-Type and Authorization forwarded); with an upstream
 // function, callUpstream() calls it and vouches for its answer in the same way. openUpstream() makes that one request (the stream's
@@ -9,12 +11,12 @@
 // replaced by an MMSP refusal `{"error": {"type": "HTTPError", "message": "HTTP <status>: …"}}`, so
 // no upstream markup runs on the relay's origin; an upstream that cannot be reached is a 502 that
 // names no URL (MMSP_UPSTREAM may hold `user:password@`).
-import { follow } from "../internal/abort.js";
-import { isJsonDocumentType, mediaType } from "../internal/media-type.js";
-import { streamBack } from "./http.js";
-import { refusal } from "./refusal.js";
+import { follow } from "../../internal/abort.js";
+import { isJsonDocumentType, mediaType } from "../../internal/media-type.js";
+import { streamBack } from "../http.js";
+import { refusal } from "../refusal.js";
 import { isHttpUrl, redact } from "./redact.js";
-import { parseJsonText } from "../internal/json.js";
+import { parseJsonText } from "../../internal/json.js";
 
 /** How much of a JSON refusal body is passed on (a larger one is wrapped like a non-JSON one). */
 const MAX_REFUSAL_CHARS = 64 * 1024;

@@ -1,3 +1,5 @@
+// Routing: SPEC §10 "Fallbacks" (before the first event: the next target).
+//
 // SPEC §10 "Fallbacks": a row's targets tried in order. Before the first event reaches the stream, a
 // refusal that a retry may mend (408, 409, 429, 5xx, 529), no answer (no connection, an in-stream
 // error of an overloaded or server kind, a stall) or no first event within FIRST_EVENT_S moves to
@@ -8,13 +10,12 @@
 // After the first event, continuation.ts decides (a row's `continueOnFailure`). The claim on the
 // principal's quota is the request's (create-relay.ts): a fallback spends from it, as the stream
 // its stop event settles, whichever target served.
-import { ConnectionError, StreamProtocolError, UpstreamError } from "../errors.js";
-import { follow } from "../internal/abort.js";
-import type { UniEvent } from "../schema.js";
+import { UpstreamError } from "../../errors.js";
+import { follow } from "../../internal/abort.js";
+import type { UniEvent } from "../../schema.js";
 import { continued } from "./continuation.js";
-import type { Limits } from "./admission/limits.js";
+import { logMove, retryable, type ServeOptions } from "./retry.js";
 import {
-  causeOf,
   type MmspBody,
   type RelayModel,
   type RelayRow,
@@ -26,48 +27,7 @@ import {
   targetsOf,
 } from "./models.js";
 import { sseAnswer } from "./answer.js";
-import type { StreamTrace } from "./tracing.js";
-import { firstEvent, LATE, type Watchdog } from "./watchdog.js";
-
-/** Statuses of a refusal that another target may not repeat (SPEC §10; 529: Anthropic's overloaded). */
-const RETRYABLE = (status: number): boolean =>
-  status === 408 || status === 409 || status === 429 ||
-  (status >= 500 && status <= 599);
-/** An error event inside a stream (no status) of a kind that a retry may mend: overloaded, a server's, a rate limit, a stall. */
-const RETRYABLE_TYPE = /overload|server|internal|unavailable|api_error|rate_?limit|timeout|stalled|resource_exhausted/i;
-
-/** Whether `error` (a target's, before or during its answer) is one another target may mend. */
-export function retryable(seen: unknown): boolean {
-  const error = causeOf(seen); // (the provider's own error, not what the client is told of it)
-  if (error instanceof ConnectionError) return true;
-  // a body that ended before the provider's own end (message_stop, [DONE]): a cut, which a proxy or
-  // the runtime often delivers as a clean end rather than a broken connection (workerd does)
-  if (error instanceof StreamProtocolError) return error.rule === "STOP-LAST";
-  if (!(error instanceof UpstreamError)) return false;
-  if (error.status !== null) return RETRYABLE(error.status);
-  return error.errorType !== null && error.errorType !== "StreamCancelled" &&
-    RETRYABLE_TYPE.test(error.errorType);
-}
-
-/** Why a target failed, for the log: the error's kind, status, type or rule; never its message (it may quote the request). */
-export function whyOf(seen: unknown): string {
-  const error = causeOf(seen);
-  if (error instanceof ConnectionError) return `no connection${error.code ? ` (${error.code})` : ""}`;
-  if (error instanceof StreamProtocolError) return `a broken stream (${error.rule})`;
-  if (error instanceof UpstreamError) {
-    return error.status === null
-      ? `an error event ${error.errorType ?? "UpstreamError"}`
-      : `HTTP ${error.status} ${error.errorType ?? ""}`.trim();
-  }
-  return error instanceof Error ? error.name : "a failure";
-}
-
-/** The log's line of a move from target `from` to `to` of model `model`'s row (a fallback or a continuation). */
-export function logMove(model: string, from: string, to: string, failure: unknown, how: "fallback" | "continuation"): void {
-  const what = how === "fallback" ? "failed before its first event" : "failed mid-answer";
-  const next = how === "fallback" ? "asking" : "continuing with";
-  console.warn(`relay: model ${JSON.stringify(model.slice(0, 200))}: target ${from} ${what} (${whyOf(failure)}); ${next} target ${to}`);
-}
+import { firstEvent, LATE } from "./watchdog.js";
 
 /** The error of a target silent past FIRST_EVENT_S (a retry may mend it). */
 const lateError = (client: string, ms: number): UpstreamError => {
@@ -93,17 +53,6 @@ function release(
 ): void {
   attempt.abort(why);
   started?.reader.cancel(why).catch(() => {});
-}
-
-/** How `servedAnswer` asks: the relay's bounds, the watchdog, the trace (tracing.ts) if any. */
-export interface ServeOptions {
-  bounds: Pick<Limits, "eventBytes" | "events" | "streamBytes">;
-  watchdog: Watchdog;
-  trace?: StreamTrace | undefined;
-  /** The output the request's claim reserved (usage-estimate.ts `outputReserve`): each target is asked for at most this. */
-  maxTokens?: number | undefined;
-  /** A target's name in the row (its `name`, else its index): set by servedAnswer for continuation.ts's log. */
-  nameOf?: (target: RelayModel) => string;
 }
 
 /**
