@@ -45,7 +45,7 @@ import {
 import { generateMessageId } from "../src/ai-sdk/ids.ts";
 import { bindingOfText, credentialsOf, scopedName } from "../src/relay/admission/bind.ts";
 import type { Env } from "./env.ts";
-import { relay } from "../src/relay/routing/upstream.ts";
+import { relay } from "../src/relay/doors/mmsp/http.ts";
 import { replay } from "./replay.ts";
 import { newStreamId } from "../src/relay/stream/resume.ts";
 import { BINDING_HEADER } from "../src/relay/stream/stream-object.ts";

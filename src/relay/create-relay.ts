@@ -71,7 +71,7 @@ import { type WatchdogEnv, watchdogOf } from "./routing/watchdog.js";
 import { type CorsEnv, preflight, withCors } from "./admission/cors.js";
 import { follow } from "../internal/abort.js";
 import type { UniEvent } from "../schema.js";
-import { streamBack } from "./http.js";
+import { streamBack } from "./doors/mmsp/http.js";
 import { refusal } from "./refusal.js";
 import { limits, type LimitsEnv, readJsonBody, type RelayLimits } from "./admission/limits.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
@@ -80,7 +80,7 @@ import { BINDING_HEADER, RelayStreamObject, type StreamObjectConfig, URL_HEADER 
 import { callUpstream, openUpstream, type UpstreamFunction } from "./routing/upstream.js";
 import { isHttpUrl } from "./routing/redact.js";
 import { ownMembers, ownValue } from "../internal/values.js";
-import { META_HEADER, openResponsesRoutes } from "./open-responses.js";
+import { META_HEADER, openResponsesRoutes } from "./doors/open-responses/door.js";
 import { parseJsonText } from "../internal/json.js";
 
 /** A JSON body's value (admit read it within the bounds; not JSON: undefined, refused by the translation). */

@@ -3,7 +3,7 @@
 // POST /v1/stream with an upstream URL (createRelay's `upstream`, or MMSP_UPSTREAM): the request goes
 // to `${upstream}/stream` (body as is, Content-Type and Authorization forwarded); with an upstream
 // function, callUpstream() calls it and vouches for its answer in the same way. openUpstream() makes that one request (the stream's
-// Durable Object uses it, stream-object.ts); relay() is the stateless path (no STREAMS binding): the
+// Durable Object uses it, stream-object.ts); relay() (doors/mmsp/http.ts) is the stateless path (no STREAMS binding): the
 // answer comes back through streamBack() and ends with the client.
 //
 // What comes back is the relay's to vouch for: a refusal whose body is JSON goes on as JSON (with
@@ -11,9 +11,7 @@
 // replaced by an MMSP refusal `{"error": {"type": "HTTPError", "message": "HTTP <status>: …"}}`, so
 // no upstream markup runs on the relay's origin; an upstream that cannot be reached is a 502 that
 // names no URL (MMSP_UPSTREAM may hold `user:password@`).
-import { follow } from "../../internal/abort.js";
 import { isJsonDocumentType, mediaType } from "../../internal/media-type.js";
-import { streamBack } from "../http.js";
 import { refusal } from "../refusal.js";
 import { isHttpUrl, redact } from "./redact.js";
 import { parseJsonText } from "../../internal/json.js";
@@ -85,16 +83,4 @@ export async function upstreamRefusal(upstream: Response): Promise<Response> {
   const what = type === "" ? "a body without a Content-Type" : `a ${type.replace(/[^\w.+/-]/g, "")} body`;
   const message = `HTTP ${upstream.status}: the MMSP server refused the request with ${what} (${text.length} characters), not passed on`;
   return Response.json({ error: { type: "HTTPError", message } }, { status: upstream.status, headers });
-}
-
-/** The stateless relay: the upstream's answer streamed back; the client going away cancels it. */
-export async function relay(request: Request, upstreamBase: string): Promise<Response> {
-  // Cancels the upstream request when the client goes away before the answer's headers (and,
-  // with the enable_request_signal flag, at any time); after that, cancelling the answer's body
-  // also cancels the upstream body through the pipes.
-  const controller = new AbortController();
-  follow(controller, (request as { signal?: AbortSignal }).signal);
-  const upstream = await openUpstream(request, upstreamBase, controller.signal);
-  if (!upstream.ok) return upstream;
-  return streamBack(upstream, request.headers.get("accept"), { client: "upstream", signal: controller.signal });
 }

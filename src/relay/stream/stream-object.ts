@@ -45,7 +45,7 @@ import { clientFormat } from "./client-format.js";
 import { refusal } from "../refusal.js";
 import type { Settlement } from "../accounting/quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
-import { META_HEADER } from "../open-responses.js";
+import { META_HEADER } from "../doors/open-responses/door.js";
 import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
 import { checkedEvents, reportedUsageOf, streamHeaders } from "../routing/answer.js";
 

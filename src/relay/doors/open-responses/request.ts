@@ -1,13 +1,15 @@
+// The Open Responses door: SPEC §10 "Doors: the APIs a client speaks" (its request onto the relay's one request).
+//
 // An Open Responses request (POST /v1/responses: `model`, `input`, `instructions`, `tools`,
 // `tool_choice`, `max_output_tokens`, `reasoning`, `stream`…) → MMSP's `{model, messages, config}`,
 // so the relay serves it through the same rows, ceilings, quotas and stream objects as /v1/stream.
 // What has no MMSP meaning is refused by name before anything is asked (the spec's error shape,
 // `param` naming it), never dropped. Errors in the spec's shape: `{"error": {message, type, param, code}}`.
-import { openResponsesErrorType } from "../encode.js";
-import { isRecord, ownValue } from "../internal/values.js";
-import type { ThinkingLevel, ToolSchema, UniConfig } from "../providers/request.js";
-import type { DoneItem, UniMessage } from "../schema.js";
-import { parseJsonText } from "../internal/json.js";
+import { openResponsesErrorType } from "../../../encode.js";
+import { isRecord, ownValue } from "../../../internal/values.js";
+import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
+import type { DoneItem, UniMessage } from "../../../schema.js";
+import { parseJsonText } from "../../../internal/json.js";
 
 type Json = Record<string, unknown>;
 

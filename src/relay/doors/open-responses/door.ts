@@ -1,3 +1,5 @@
+// The Open Responses door: SPEC §10 "Doors: the APIs a client speaks" (/v1/responses, its resume and cancel).
+//
 // The relay speaking Open Responses (issue #41): the routes of the spec, served by the relay's MMSP
 // path (create-relay.ts composes them):
 //
@@ -17,13 +19,13 @@
 // tools…) and its creation time ride with the stream (the object keeps the x-stream-meta header),
 // percent-encoded UTF-8 JSON: a header value is Latin-1 only, and what a client sent (instructions in
 // any script, its tools, its metadata) goes into no header as it is.
-import { fromResponse } from "../from-response.js";
-import { OpenResponsesEncoderStream, type OpenResponsesEvent, openResponsesSse } from "../encode.js";
-import { isRecord } from "../internal/values.js";
-import { streamHeaders } from "./routing/answer.js";
-import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./open-responses-request.js";
-import { newStreamId, STREAM_ID } from "./stream/resume.js";
-import { parseJsonText } from "../internal/json.js";
+import { fromResponse } from "../../../from-response.js";
+import { OpenResponsesEncoderStream, type OpenResponsesEvent, openResponsesSse } from "../../../encode.js";
+import { isRecord } from "../../../internal/values.js";
+import { streamHeaders } from "../../routing/answer.js";
+import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./request.js";
+import { newStreamId, STREAM_ID } from "../../stream/resume.js";
+import { parseJsonText } from "../../../internal/json.js";
 
 /** The header that carries a stream's Open Responses settings to its object and back (stream-object.ts keeps it). */
 export const META_HEADER = "x-stream-meta";

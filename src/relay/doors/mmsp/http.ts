@@ -1,3 +1,5 @@
+// The MMSP door: SPEC §1 and §10 "Doors" (POST /v1/stream: the checked events written back as SSE or NDJSON).
+//
 // The path every answer of POST /v1/stream takes, relayed or replayed: an upstream Response is read
 // by the package in validate mode (fromResponse: every event checked, the grammar enforced; an answer
 // of the models table made in this isolate gives its events themselves, answer.ts) and the checked
@@ -11,9 +13,11 @@
 //   [DONE]` in SSE) and ends the body normally: the client never hangs and is never cut silently;
 // - a client that goes away cancels the body; the cancel runs back through the pipes to the
 //   upstream body (and the fetch's AbortSignal, see relay.ts), so the upstream request is cancelled.
-import { NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../index.js";
-import { checkedEvents, streamHeaders } from "./routing/answer.js";
-import { clientFormat } from "./stream/client-format.js";
+import { NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../../../index.js";
+import { checkedEvents, streamHeaders } from "../../routing/answer.js";
+import { clientFormat } from "../../stream/client-format.js";
+import { follow } from "../../../internal/abort.js";
+import { openUpstream } from "../../routing/upstream.js";
 
 
 /** MMSP's keep-alive period: a silent model still sends bytes, so proxies do not time out. */
@@ -40,4 +44,16 @@ export function streamBack(upstream: Response, accept: string | null, options: S
     ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
     : new NdjsonEncoderStream();
   return new Response(readable.pipeThrough(encoder), { status: 200, headers: streamHeaders(contentType) });
+}
+
+/** The stateless relay: the upstream's answer streamed back; the client going away cancels it. */
+export async function relay(request: Request, upstreamBase: string): Promise<Response> {
+  // Cancels the upstream request when the client goes away before the answer's headers (and,
+  // with the enable_request_signal flag, at any time); after that, cancelling the answer's body
+  // also cancels the upstream body through the pipes.
+  const controller = new AbortController();
+  follow(controller, (request as { signal?: AbortSignal }).signal);
+  const upstream = await openUpstream(request, upstreamBase, controller.signal);
+  if (!upstream.ok) return upstream;
+  return streamBack(upstream, request.headers.get("accept"), { client: "upstream", signal: controller.signal });
 }
