@@ -18,17 +18,17 @@
  *
  * @module
  */
-export {
-  createRelay,
-  type Relay,
-  type RelayAction,
-  type RelayConnection,
-  type RelayContext,
-  type RelayEnv,
-  type RelayOptions,
-  type RelayStreamObjectClass,
-  type RelayVerdict,
-} from "./create-relay.js";
+export { createRelay } from "./create-relay.js";
+export type {
+  Relay,
+  RelayAction,
+  RelayConnection,
+  RelayContext,
+  RelayEnv,
+  RelayOptions,
+  RelayStreamObjectClass,
+  RelayVerdict,
+} from "./options.js";
 export type { UpstreamFunction } from "./routing/upstream.js";
 export type { RelayLimits } from "./admission/limits.js";
 export { RelayStreamObject } from "./stream/stream-object.js";

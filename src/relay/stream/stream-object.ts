@@ -45,14 +45,12 @@ import { clientFormat } from "./client-format.js";
 import { refusal } from "../refusal.js";
 import type { Settlement } from "../accounting/quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
-import { META_HEADER } from "../doors/open-responses/door.js";
+import { BINDING_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
 import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
 import { checkedEvents, reportedUsageOf, streamHeaders } from "../routing/answer.js";
 
-/** The header through which the Worker hands a request's credential binding to the object (bind.ts). */
-export const BINDING_HEADER = "x-stream-binding";
-/** The header through which the Worker hands the object the creating request's public URL. */
-export const URL_HEADER = "x-relay-url";
+/** (the headers the Worker hands the object: headers.ts) */
+export { BINDING_HEADER, URL_HEADER } from "./headers.js";
 
 /** What a stream's object needs from `createRelay` (create-relay.ts). */
 export interface StreamObjectConfig<E> {

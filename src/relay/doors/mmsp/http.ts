@@ -19,7 +19,6 @@ import { clientFormat } from "../../stream/client-format.js";
 import { follow } from "../../../internal/abort.js";
 import { openUpstream } from "../../routing/upstream.js";
 
-
 /** MMSP's keep-alive period: a silent model still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
 

@@ -27,8 +27,10 @@ import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./re
 import { newStreamId, STREAM_ID } from "../../stream/resume.js";
 import { parseJsonText } from "../../../internal/json.js";
 
-/** The header that carries a stream's Open Responses settings to its object and back (stream-object.ts keeps it). */
-export const META_HEADER = "x-stream-meta";
+import { META_HEADER } from "../../stream/headers.js";
+
+/** (the header that carries a stream's Open Responses settings to its object and back: stream/headers.ts) */
+export { META_HEADER };
 
 /** What a response resource echoes, kept with its stream. */
 interface Meta {
