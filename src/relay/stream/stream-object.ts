@@ -38,16 +38,15 @@
 import { encodeWireEvent, toWireError } from "../../index.js";
 import { sameHash } from "../admission/bind.js";
 import type { Limits } from "../admission/limits.js";
-import type { RelaySqlStorage, RelayState } from "../platform.js";
-import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
-import { EventLog } from "./event-log.js";
-import { clientFormat } from "./client-format.js";
+import type { RelayState } from "../platform.js";
+import { StreamStore } from "./store.js";
+import { Viewers } from "./viewers.js";
 import { refusal } from "../refusal.js";
 import type { Settlement } from "../accounting/quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
 import { BINDING_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
 import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
-import { checkedEvents, reportedUsageOf, streamHeaders } from "../routing/answer.js";
+import { checkedEvents, reportedUsageOf } from "../routing/answer.js";
 
 /** (the headers the Worker hands the object: headers.ts) */
 export { BINDING_HEADER, URL_HEADER } from "./headers.js";
@@ -64,21 +63,12 @@ export interface StreamObjectConfig<E> {
   settle?(env: E, settlement: Settlement): Promise<void>;
 }
 
-/** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
-const KEEP_ALIVE_MS = 15_000;
-
 /** Why the object stopped reading before the upstream's end; its wire type is `type`. */
 class StreamStopped extends Error {
   constructor(readonly type: string, message: string) {
     super(message);
   }
   override name = "StreamStopped";
-}
-
-/** One client's answer: whether it is waiting for an event now, and how to wake it. */
-interface Viewer {
-  pulling: boolean;
-  wake: (() => void) | null;
 }
 
 /**
@@ -92,30 +82,16 @@ export class RelayStreamObject<E = unknown> {
   /** The Worker's bindings and variables. */
   protected readonly env: E;
   private readonly config: StreamObjectConfig<E>;
-  private readonly sql: RelaySqlStorage;
-  /** The stream exists (created, not expired). */
-  private exists = false;
+  /** What the object keeps in storage (store.ts). */
+  private readonly store: StreamStore;
+  /** The clients it serves (viewers.ts). */
+  private readonly viewers = new Viewers();
   /** The creating request waits for the upstream's headers (nothing stored yet). */
   private pending = false;
-  /** The events (event-log.ts: stored a batch per turn, the last ones held to serve), and their JSON's size (UTF-16 units, ~bytes). */
-  private readonly log: EventLog;
-  private bytes = 0;
-  /** The end of the turn that took events not yet stored (their flush), while one is due. */
-  private flushing: ReturnType<typeof setTimeout> | null = null;
   /** When this instance began reading the upstream (MAX_STREAM_S counts from here). */
   private startedAt = 0;
-  private ended = false;
-  private authHash: string | null = null;
-  /** When an ended stream is deleted (ms since the epoch). */
-  private expiresAt = 0;
-  /** Clients connected now (reading or not). */
-  private readonly viewers = new Set<Viewer>();
-  /** When a client last pulled its answer (or left, or the stream began): the abandon clock. */
-  private lastRead = 0;
   /** Aborts the upstream reading; set while this instance reads it. */
   private upstream: AbortController | null = null;
-  /** Wakes the answers waiting for the next event (or the end). */
-  private wake: (() => void)[] = [];
   /** The stream's cost, while it runs with a claim on a quota (stream-cost.ts): settled at its end. */
   private cost: StreamCost | null = null;
 
@@ -128,14 +104,8 @@ export class RelayStreamObject<E = unknown> {
     this.state = state;
     this.env = env;
     this.config = config;
-    this.sql = state.storage.sql;
-    this.log = new EventLog(this.sql);
+    this.store = new StreamStore(state.storage.sql, () => this.viewers.notify(), (e: unknown) => this.upstream?.abort(e));
     this.load();
-  }
-
-  /** Events stored (the next stored event's index): what the answers may send. */
-  private get count(): number {
-    return this.log.count;
   }
 
   /** How long an ended stream is kept. */
@@ -155,27 +125,15 @@ export class RelayStreamObject<E = unknown> {
 
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */
   protected get holdsStream(): boolean {
-    return this.exists || this.pending;
+    return this.store.exists || this.pending;
   }
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). */
   private load(): void {
-    const tables = this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'stream'").toArray();
-    if (tables.length === 0) return;
-    const row = this.sql.exec<{ state: string; auth_hash: string | null; expires_at: number | null }>(
-      "SELECT state, auth_hash, expires_at FROM stream WHERE id = 0",
-    ).toArray()[0];
-    if (!row) return;
-    this.exists = true;
-    this.authHash = row.auth_hash;
-    this.log.count = Number(this.sql.exec<{ n: number | null }>("SELECT MAX(seq) + 1 AS n FROM events").one().n ?? 0);
-    this.log.forget(this.log.count);
-    this.ended = row.state === "ended";
-    this.expiresAt = row.expires_at ?? 0;
     // Stored as live, but no instance reads its upstream any more (the object was restarted): the
     // stream can never complete, so it ends here, with an error its readers can act on.
-    if (!this.ended) {
-      this.append(
+    if (this.store.load()) {
+      this.store.append(
         JSON.stringify({
           error: { type: "StreamInterrupted", message: "the relay lost this stream's upstream connection (its object restarted)" },
         }),
@@ -195,7 +153,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** The creating request: the upstream request, then the answer (the stream from event 0). */
   private async create(request: Request): Promise<Response> {
-    if (this.exists || this.pending) return refusal(409, "ConflictError", "This stream id is taken.");
+    if (this.store.exists || this.pending) return refusal(409, "ConflictError", "This stream id is taken.");
     // The body is read whole first (the Worker checked its size), so the upstream request does not
     // depend on this request's connection, which ends when the client goes away. The upstream gets
     // the client's request as the Worker admitted it, at its public URL, without the internal headers.
@@ -227,22 +185,12 @@ export class RelayStreamObject<E = unknown> {
     this.cost = cost;
     cost?.follow(reportedUsageOf(upstream)); // (a provider of the models table: what it reports counts at an early end)
     const client = this.config.clientOf(upstream);
-    this.authHash = binding;
-    this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
-    if (meta !== null) {
-      this.sql.exec("CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, value TEXT NOT NULL)");
-      this.sql.exec("INSERT OR REPLACE INTO meta (id, value) VALUES (0, ?)", meta);
-    }
-    this.sql.exec(
-      "CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))",
-    );
-    this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
-    this.exists = true;
+    this.store.create(binding, meta);
     this.upstream = reading;
-    this.lastRead = Date.now();
+    this.viewers.lastRead = Date.now();
     this.state.waitUntil(this.read(upstream, client, reading.signal));
     await this.schedule();
-    const answer = this.answer(0, request.headers.get("accept"));
+    const answer = this.viewers.answer(this.store, 0, request.headers.get("accept"), this.store.meta());
     // the target that served (a models row's fallback.ts), for the Worker's x-mmsp-provider
     const served = upstream.headers.get(PROVIDER_HEADER);
     if (served !== null && /^[\w.:-]{1,100}$/.test(served)) answer.headers.set(PROVIDER_HEADER, served);
@@ -261,7 +209,7 @@ export class RelayStreamObject<E = unknown> {
   private async awaitHeaders(reading: AbortController, open: () => Promise<Response>): Promise<Response> {
     this.pending = true;
     this.upstream = reading;
-    this.lastRead = this.startedAt = Date.now();
+    this.viewers.lastRead = this.startedAt = Date.now();
     try {
       await this.schedule();
       return await open();
@@ -283,17 +231,17 @@ export class RelayStreamObject<E = unknown> {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        if (this.ended) {
+        if (this.store.ended) {
           // stopped (stop()): its event is the last one
           await reader.cancel().catch(() => {}); // (the abort's error, already known)
           break;
         }
-        this.append(encodeWireEvent(value));
+        this.store.append(encodeWireEvent(value));
         this.cost?.see(value);
         this.bound(limits);
       }
     } catch (e) {
-      if (this.ended) return; // stopped: the abort's own error is not stored
+      if (this.store.ended) return; // stopped: the abort's own error is not stored
       let json: string;
       try {
         const error = toWireError(e);
@@ -301,7 +249,7 @@ export class RelayStreamObject<E = unknown> {
       } catch {
         json = JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
       }
-      this.append(json);
+      this.store.append(json);
     } finally {
       this.upstream = null;
       this.end();
@@ -310,38 +258,11 @@ export class RelayStreamObject<E = unknown> {
 
   /** Stops the stream when it holds more events or bytes than the bounds allow. */
   private bound({ events, streamBytes }: Limits): void {
-    if (this.log.taken >= events) {
+    if (this.store.log.taken >= events) {
       this.stop("StreamLimitExceeded", `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`);
-    } else if (this.bytes > streamBytes) {
+    } else if (this.store.bytes > streamBytes) {
       this.stop("StreamLimitExceeded", `the stream passed ${streamBytes} bytes (MAX_STREAM_BYTES): the relay stopped its upstream request`);
     }
-  }
-
-  /**
-   * Takes one event (counted now) to be stored at the end of this turn with the others it brought
-   * (or now, when they weigh enough); the answers waiting for it are woken once it is stored.
-   */
-  private append(json: string): void {
-    this.bytes += json.length;
-    if (this.log.add(json)) this.flush();
-    else {
-      this.flushing ??= setTimeout(() => {
-        this.flushing = null;
-        try {
-          this.flush();
-        } catch (e) {
-          this.upstream?.abort(e); // (storage failed: the stream cannot go on)
-        }
-      }, 0);
-    }
-  }
-
-  /** Stores the events taken and not yet stored (one statement per batch), then wakes the answers. */
-  private flush(): void {
-    if (this.flushing !== null) clearTimeout(this.flushing);
-    this.flushing = null;
-    this.log.flush();
-    this.notify();
   }
 
   /**
@@ -349,8 +270,8 @@ export class RelayStreamObject<E = unknown> {
    * request aborted. False when the stream had already ended.
    */
   private stop(type: string, message: string): boolean {
-    if (!this.exists || this.ended) return false;
-    this.append(JSON.stringify({ error: this.cost ? this.cost.mark({ type, message }) : { type, message } }));
+    if (!this.store.exists || this.store.ended) return false;
+    this.store.append(JSON.stringify({ error: this.cost ? this.cost.mark({ type, message }) : { type, message } }));
     this.end();
     this.upstream?.abort(new StreamStopped(type, message));
     this.upstream = null;
@@ -359,14 +280,13 @@ export class RelayStreamObject<E = unknown> {
 
   /** Marks the stream ended (kept for the TTL, then deleted by the alarm). */
   private end(): void {
-    if (this.ended) return;
-    this.flush(); // (every event before the state that says the stream ended)
-    this.ended = true;
+    if (this.store.ended) return;
+    this.store.flush(); // (every event before the state that says the stream ended)
+    this.store.ended = true;
     if (this.cost) this.settle(this.cost.settlement());
     this.cost = null;
-    this.expiresAt = Date.now() + this.ttlMs;
-    this.sql.exec("UPDATE stream SET state = 'ended', expires_at = ? WHERE id = 0", this.expiresAt);
-    this.notify();
+    this.store.markEnded(Date.now() + this.ttlMs);
+    this.viewers.notify();
     void this.schedule();
   }
 
@@ -376,39 +296,14 @@ export class RelayStreamObject<E = unknown> {
     if (settling) this.state.waitUntil(settling.catch((e) => console.error("relay: a stream's usage could not be settled", e)));
   }
 
-  /** Wakes every answer waiting for the next event. */
-  private notify(): void {
-    const waiting = this.wake;
-    this.wake = [];
-    for (const wake of waiting) wake();
-  }
-
-  /** Resolves true at the next event (or the end, or the viewer leaving), false after `ms` without one. */
-  private changed(ms: number, viewer: Viewer): Promise<boolean> {
-    return new Promise((resolve) => {
-      // (a wake left in this.wake after its timer fired must not clear a newer one)
-      const wake = (): void => {
-        clearTimeout(timer);
-        if (viewer.wake === wake) viewer.wake = null;
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        if (viewer.wake === wake) viewer.wake = null;
-        resolve(false);
-      }, ms);
-      viewer.wake = wake;
-      this.wake.push(wake);
-    });
-  }
-
   /**
    * 404 for a stream that does not exist and, the same, for one bound to other credentials (no
    * oracle of which ids exist); null when `request` may use it.
    */
   private refuse(request: Request): Response | null {
     const binding = request.headers.get(BINDING_HEADER);
-    const mine = this.authHash === null || (binding !== null && sameHash(binding, this.authHash));
-    if (!this.exists || !mine) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
+    const mine = this.store.authHash === null || (binding !== null && sameHash(binding, this.store.authHash));
+    if (!this.store.exists || !mine) return refusal(404, "NotFoundError", "No such stream: it never existed, or it ended and expired.");
     return null;
   }
 
@@ -425,7 +320,7 @@ export class RelayStreamObject<E = unknown> {
     const refused = this.refuse(request);
     if (refused) return refused;
     // a chat's resume (GET /api/chat/<chatId>/stream) wants a live stream only: 204 once it ended
-    if (request.headers.get("x-resume-live-only") !== null && this.ended) return new Response(null, { status: 204 });
+    if (request.headers.get("x-resume-live-only") !== null && this.store.ended) return new Response(null, { status: 204 });
     const max = this.limits.clients;
     if (this.viewers.size >= max) {
       return refusal(429, "RateLimitError", `This stream has ${max} clients connected (MAX_CLIENTS): try again when one has left.`, {
@@ -433,86 +328,19 @@ export class RelayStreamObject<E = unknown> {
       });
     }
     const after = Number(request.headers.get("x-resume-after") ?? -1);
-    if (after >= this.count) {
-      return refusal(400, "InvalidRequestError", `Last-Event-ID ${after} is past the last event sent so far (${this.count - 1}).`);
+    if (after >= this.store.count) {
+      return refusal(400, "InvalidRequestError", `Last-Event-ID ${after} is past the last event sent so far (${this.store.count - 1}).`);
     }
-    return this.answer(after + 1, request.headers.get("accept"));
-  }
-
-  /** The streamed answer to one client: stored events from `from`, then live ones, then the end. */
-  private answer(from: number, accept: string | null): Response {
-    const { format, contentType } = clientFormat(accept);
-    const framer: Framer = format === "sse" ? SSE_FRAMER : NDJSON_FRAMER;
-    const utf8 = new TextEncoder();
-    let next = from;
-    let connected = true;
-    const viewer: Viewer = { pulling: false, wake: null };
-    this.viewers.add(viewer);
-    const leave = (): void => {
-      if (!connected) return;
-      connected = false;
-      this.viewers.delete(viewer);
-      this.lastRead = Date.now();
-      viewer.wake?.(); // a pull waiting for the next event ends now, not at the next keep-alive
-    };
-    // A pull is the client asking for more: its time is the abandon clock (see schedule()).
-    const pull = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
-      viewer.pulling = true;
-      this.lastRead = Date.now();
-      try {
-        await send(controller);
-      } finally {
-        viewer.pulling = false;
-        this.lastRead = Date.now();
-      }
-    };
-    let part = 0; // the next part of event `next` to send (0: its head first)
-    const send = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
-      for (;;) {
-        if (!connected) return; // cancelled while waiting: nothing more to send
-        if (next < this.count) {
-          // one slice: whole small events, or the next parts of a large one (at most ~2 parts);
-          // none when deleted under us (expired): the answer ends
-          const slice = this.log.slice(next, part, framer);
-          next = slice.seq;
-          part = slice.part;
-          if (slice.text) return controller.enqueue(utf8.encode(slice.text));
-        }
-        if (this.ended || next < this.count) {
-          if (framer.end) controller.enqueue(utf8.encode(framer.end));
-          controller.close();
-          return leave();
-        }
-        if (!(await this.changed(KEEP_ALIVE_MS, viewer)) && connected && framer.keepAlive) {
-          return controller.enqueue(utf8.encode(framer.keepAlive));
-        }
-      }
-    };
-    const body = new ReadableStream<Uint8Array>({ pull, cancel: () => leave() }, { highWaterMark: 0 });
-    const headers = new Headers(streamHeaders(contentType));
-    const meta = this.meta();
-    if (meta !== null) headers.set(META_HEADER, meta);
-    return new Response(body, { status: 200, headers });
-  }
-
-  /** The stream's Open Responses settings (open-responses.ts), or null for an MMSP stream. */
-  private meta(): string | null {
-    const tables = this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray();
-    if (tables.length === 0) return null;
-    return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE id = 0").toArray()[0]?.value ?? null;
-  }
-
-  /** Since when no client has read: now while one is waiting for an event, else the last pull. */
-  private idleSince(now: number): number {
-    for (const v of this.viewers) if (v.pulling) return now;
-    return this.lastRead;
+    return this.viewers.answer(this.store, after + 1, request.headers.get("accept"), this.store.meta());
   }
 
   /** One alarm for both deadlines: abandonment while live or pending (checked again until it is due), expiry once ended. */
   private async schedule(): Promise<void> {
-    if (this.ended && !this.pending) await this.state.storage.setAlarm(this.expiresAt);
+    if (this.store.ended && !this.pending) await this.state.storage.setAlarm(this.store.expiresAt);
     else if (this.upstream) {
-      await this.state.storage.setAlarm(Math.min(this.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs));
+      await this.state.storage.setAlarm(
+        Math.min(this.viewers.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs),
+      );
     }
   }
 
@@ -523,7 +351,7 @@ export class RelayStreamObject<E = unknown> {
       const s = this.limits.streamMs / 1000;
       return ["StreamLimitExceeded", `the stream ran for ${s} s (MAX_STREAM_S): the relay stopped its upstream request`];
     }
-    if (now < this.idleSince(now) + this.abandonMs) return null;
+    if (now < this.viewers.idleSince(now) + this.abandonMs) return null;
     const s = this.abandonMs / 1000;
     // (waiting for the headers, no client reads: the clock runs from the request, see awaitHeaders)
     if (this.pending) return ["UpstreamTimeout", `the upstream sent no answer within ${s} s (ABANDON_S): the relay stopped its request`];
@@ -539,25 +367,21 @@ export class RelayStreamObject<E = unknown> {
       else await this.schedule();
       return;
     }
-    if (!this.exists) return; // (nothing kept: a subclass may keep something else, see holdsStream)
-    if (!this.ended) {
+    if (!this.store.exists) return; // (nothing kept: a subclass may keep something else, see holdsStream)
+    if (!this.store.ended) {
       const due = this.overdue(now);
       if (due) this.stop(...due);
       else await this.schedule();
       return;
     }
     // a client still reading an expired stream keeps it a while longer (one that stopped reading does not)
-    const reading = this.viewers.size > 0 && now < this.idleSince(now) + this.abandonMs;
-    if (reading || now < this.expiresAt) {
-      if (reading) this.expiresAt = Math.max(this.expiresAt, now + this.ttlMs);
-      await this.state.storage.setAlarm(this.expiresAt);
+    const reading = this.viewers.size > 0 && now < this.viewers.idleSince(now) + this.abandonMs;
+    if (reading || now < this.store.expiresAt) {
+      if (reading) this.store.expiresAt = Math.max(this.store.expiresAt, now + this.ttlMs);
+      await this.state.storage.setAlarm(this.store.expiresAt);
       return;
     }
     await this.state.storage.deleteAll();
-    this.exists = false;
-    this.log.count = 0;
-    this.log.forget(0);
-    this.ended = false;
-    this.authHash = null;
+    this.store.forget();
   }
 }
