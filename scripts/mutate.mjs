@@ -42,8 +42,8 @@ const opt = (name, fallback) => {
   return i < 0 ? fallback : args[i + 1];
 };
 const flag = (name) => args.includes(`--${name}`);
-const files = (opt("files", "") || readdirSync(RELAY).filter((f) => f.endsWith(".ts")).join(","))
-  .split(",").map((f) => f.trim()).filter(Boolean).map((f) => (f.includes("/") ? f : `src/relay/${f}`));
+const files = (opt("files", "") || readdirSync(RELAY, { recursive: true }).filter((f) => f.endsWith(".ts")).join(","))
+  .split(",").map((f) => f.trim()).filter(Boolean).map((f) => (f.startsWith("src/") ? f : `src/relay/${f}`));
 const sample = Number(opt("sample", "0"));
 const seed = Number(opt("seed", "1"));
 const suites = opt("suites", "unit,relay-pool").split(",");
@@ -66,7 +66,7 @@ const RELAY_POOL_TESTS = {
   "ceilings.ts": ["models.test.ts"],
   "gate.ts": ["quotas.test.ts", "models.test.ts"],
 };
-const unitTests = readdirSync(join(ROOT, "test/unit"))
+const unitTests = readdirSync(join(ROOT, "test/unit"), { recursive: true })
   .filter((f) => f.endsWith(".test.ts") && readFileSync(join(ROOT, "test/unit", f), "utf8").includes("src/relay/"))
   .map((f) => `test/unit/${f}`);
 

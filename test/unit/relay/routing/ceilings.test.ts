@@ -3,13 +3,13 @@
 // Asking for exactly a ceiling is within it; a row whose `fast_mode` is false does not offer it.
 import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
-import { anthropic } from "../../src/providers/index.ts";
-import { createRelay, type RelayModel } from "../../src/relay/index.ts";
-import { configWithin } from "../../src/relay/routing/ceilings.ts";
-import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
+import { anthropic } from "../../../../src/providers/index.ts";
+import { createRelay, type RelayModel } from "../../../../src/relay/index.ts";
+import { configWithin } from "../../../../src/relay/routing/ceilings.ts";
+import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 
 const KEY = "sk-ant-ceilings-KEY-0000";
-const capture = parseCapture(readFileSync(new URL("../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
+const capture = parseCapture(readFileSync(new URL("../../../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
 const ENV = { RELAY_KEY: "relay-key-ceilings" };
 
 function setup(rows: Record<string, Partial<RelayModel>>) {

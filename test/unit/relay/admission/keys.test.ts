@@ -4,12 +4,12 @@
 // against the kit's fakeProvider.
 import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
-import { anthropic } from "../../src/providers/index.ts";
-import { createRelay } from "../../src/relay/index.ts";
-import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
+import { anthropic } from "../../../../src/providers/index.ts";
+import { createRelay } from "../../../../src/relay/index.ts";
+import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 
 const KEY = "sk-ant-keys-KEY-00000000";
-const capture = parseCapture(readFileSync(new URL("../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
+const capture = parseCapture(readFileSync(new URL("../../../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
 
 function setup() {
   const fake = fakeProvider("anthropic", { streams: { "claude-test": capture }, key: KEY });

@@ -3,7 +3,7 @@
 // not need a Durable Object. A fake namespace records what the handler sends the stream's object.
 // (The object itself runs in workerd: test/relay, test/relay-pool, scripts/relay-consumer.mjs.)
 import { expect, test } from "vitest";
-import { createRelay, type RelayEnv, type RelayNamespace } from "../../src/relay/index.ts";
+import { createRelay, type RelayEnv, type RelayNamespace } from "../../../src/relay/index.ts";
 
 const ORIGIN = "https://relay.test";
 const sse = (...events: object[]): string => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";

@@ -4,16 +4,16 @@
 // upstream, against the test kit's fakeProvider (its `.requests`: the key arrived, the stop aborted).
 import { readFileSync } from "node:fs";
 import { expect, test, vi } from "vitest";
-import { anthropic, openaiChat } from "../../src/providers/index.ts";
-import { createRelay, type RelayEnv } from "../../src/relay/index.ts";
-import { ProcessQuotas, QuotaBook } from "../../src/relay/accounting/quota.ts";
-import { configWithin } from "../../src/relay/routing/ceilings.ts";
-import type { UniConfig } from "../../src/providers/index.ts";
-import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
+import { anthropic, openaiChat } from "../../../../src/providers/index.ts";
+import { createRelay, type RelayEnv } from "../../../../src/relay/index.ts";
+import { ProcessQuotas, QuotaBook } from "../../../../src/relay/accounting/quota.ts";
+import { configWithin } from "../../../../src/relay/routing/ceilings.ts";
+import type { UniConfig } from "../../../../src/providers/index.ts";
+import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 
 const KEY = "sk-ant-unit-KEY-never-shown-7777";
 const ORIGIN = "https://relay.test";
-const capture = parseCapture(readFileSync(new URL("../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
+const capture = parseCapture(readFileSync(new URL("../../../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
 const endless = { capture, pace: 20 };
 
 function setup(options: Parameters<typeof createRelay>[0] = {}) {
@@ -174,7 +174,7 @@ test("GET /v1/models: the table in order, behind RELAY_KEY when set", async () =
 
 // SPEC §10 "A row's settings are the operator's" (issue #34): the row's numbers are ceilings, a
 // costlier setting needs the row's `allow`, and a model name is a row only as the table's own entry.
-const chatCapture = parseCapture(readFileSync(new URL("../../samples/providers/openai-chat.sse", import.meta.url), "utf8"));
+const chatCapture = parseCapture(readFileSync(new URL("../../../../samples/providers/openai-chat.sse", import.meta.url), "utf8"));
 const WEATHER = { name: "weather", description: "The weather in a city.", parameters: { type: "object", properties: {} } };
 
 function chatSetup(rows: Record<string, object>, options: Parameters<typeof createRelay>[0] = {}) {

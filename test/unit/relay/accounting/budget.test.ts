@@ -6,21 +6,21 @@
 import { readFileSync } from "node:fs";
 import OpenAI from "openai";
 import { expect, test } from "vitest";
-import { fromResponse } from "../../src/index.ts";
-import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from "../../src/providers/index.ts";
-import { createRelay, type RelayModel, type RelayModels } from "../../src/relay/index.ts";
-import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
-import { checkQuotas, type Claim, MAX_BOOKS, ProcessQuotas, quotasOfVariable } from "../../src/relay/accounting/quota.ts";
-import { MAX_ROWS } from "../../src/relay/accounting/ledger.ts";
-import { DEFAULT_MAX_TOKENS, inputEstimate, MAX_TRUSTED_TOKENS, trustedCount, UsageMeter } from "../../src/relay/accounting/usage-estimate.ts";
-import type { UniEvent } from "../../src/schema.ts";
-import * as geminiCaptures from "../cases/providers/captures-gemini.ts";
-import * as responsesCaptures from "../cases/providers/captures-openai-responses.ts";
+import { fromResponse } from "../../../../src/index.ts";
+import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from "../../../../src/providers/index.ts";
+import { createRelay, type RelayModel, type RelayModels } from "../../../../src/relay/index.ts";
+import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
+import { checkQuotas, type Claim, MAX_BOOKS, ProcessQuotas, quotasOfVariable } from "../../../../src/relay/accounting/quota.ts";
+import { MAX_ROWS } from "../../../../src/relay/accounting/ledger.ts";
+import { DEFAULT_MAX_TOKENS, inputEstimate, MAX_TRUSTED_TOKENS, trustedCount, UsageMeter } from "../../../../src/relay/accounting/usage-estimate.ts";
+import type { UniEvent } from "../../../../src/schema.ts";
+import * as geminiCaptures from "../../../cases/providers/captures-gemini.ts";
+import * as responsesCaptures from "../../../cases/providers/captures-openai-responses.ts";
 
 const ORIGIN = "https://relay.test";
 const KEYS = JSON.stringify({ alice: "alice-key-0123456789", bob: "bob-key-01234567890" });
-const anthropicCapture = parseCapture(readFileSync(new URL("../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
-const chatCapture = parseCapture(readFileSync(new URL("../../samples/providers/openai-chat.sse", import.meta.url), "utf8"));
+const anthropicCapture = parseCapture(readFileSync(new URL("../../../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
+const chatCapture = parseCapture(readFileSync(new URL("../../../../samples/providers/openai-chat.sse", import.meta.url), "utf8"));
 
 const MESSAGES = [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }];
 const post = (model: string, config: object = {}, key = "alice-key-0123456789") =>

@@ -4,12 +4,12 @@
 // answer whose stream failed is the spec's error with a failing status, never a 200 (open-responses.ts).
 import { readFileSync } from "node:fs";
 import { expect, test, vi } from "vitest";
-import { anthropic, openaiChat } from "../../src/providers/index.ts";
-import { createRelay, type RelayModel, type RelayModels } from "../../src/relay/index.ts";
-import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
+import { anthropic, openaiChat } from "../../../../src/providers/index.ts";
+import { createRelay, type RelayModel, type RelayModels } from "../../../../src/relay/index.ts";
+import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 
-const anthropicCapture = parseCapture(readFileSync(new URL("../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
-const chatCapture = parseCapture(readFileSync(new URL("../../samples/providers/openai-chat.sse", import.meta.url), "utf8"));
+const anthropicCapture = parseCapture(readFileSync(new URL("../../../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
+const chatCapture = parseCapture(readFileSync(new URL("../../../../samples/providers/openai-chat.sse", import.meta.url), "utf8"));
 const ENV = { RELAY_KEY: "relay-key-failures-01" };
 
 function target(kind: "anthropic" | "openai-chat", faults: Record<string, unknown> = {}) {

@@ -7,15 +7,15 @@
 import * as http from "node:http";
 import { readFileSync } from "node:fs";
 import { afterEach, expect, test, vi } from "vitest";
-import { anthropic } from "../../src/providers/index.ts";
-import { createRelay, RelayConfigError, type RelayModel } from "../../src/relay/index.ts";
-import { addressKey } from "../../src/relay/admission/address.ts";
-import { CORS_EXPOSE_HEADERS } from "../../src/relay/admission/cors.ts";
-import { connectionError } from "../../src/internal/http.ts";
-import { ConnectionError } from "../../src/errors.ts";
-import { fakeProvider, parseCapture, serve } from "../../src/testing/index.ts";
+import { anthropic } from "../../../../src/providers/index.ts";
+import { createRelay, RelayConfigError, type RelayModel } from "../../../../src/relay/index.ts";
+import { addressKey } from "../../../../src/relay/admission/address.ts";
+import { CORS_EXPOSE_HEADERS } from "../../../../src/relay/admission/cors.ts";
+import { connectionError } from "../../../../src/internal/http.ts";
+import { ConnectionError } from "../../../../src/errors.ts";
+import { fakeProvider, parseCapture, serve } from "../../../../src/testing/index.ts";
 
-const capture = parseCapture(readFileSync(new URL("../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
+const capture = parseCapture(readFileSync(new URL("../../../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
 const ORIGIN = "https://relay.test";
 
 afterEach(() => vi.restoreAllMocks());

@@ -3,13 +3,13 @@
 // real @opentelemetry/sdk-trace-base), against the kit's fake providers (refuse, cut, stall, prefix).
 import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
-import { fromResponse } from "../../src/index.ts";
-import { anthropic, openaiChat, ProviderEventStream } from "../../src/providers/index.ts";
-import { createRelay, type RelayModel, type RelayModels } from "../../src/relay/index.ts";
-import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
+import { fromResponse } from "../../../../src/index.ts";
+import { anthropic, openaiChat, ProviderEventStream } from "../../../../src/providers/index.ts";
+import { createRelay, type RelayModel, type RelayModels } from "../../../../src/relay/index.ts";
+import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 
-const capture = parseCapture(readFileSync(new URL("../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
-const chatCapture = parseCapture(readFileSync(new URL("../../samples/providers/openai-chat.sse", import.meta.url), "utf8"));
+const capture = parseCapture(readFileSync(new URL("../../../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
+const chatCapture = parseCapture(readFileSync(new URL("../../../../samples/providers/openai-chat.sse", import.meta.url), "utf8"));
 const sse = (events: object[]): string => events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 const toolCapture = parseCapture(sse([
   { type: "message_start", message: { usage: { input_tokens: 5, output_tokens: 1 } } },

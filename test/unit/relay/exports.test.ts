@@ -9,17 +9,17 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import ts from "typescript";
 import { expect, test } from "vitest";
-import * as relayModule from "../../src/relay/index.ts";
-import { createRelay, type RelayEnv } from "../../src/relay/index.ts";
+import * as relayModule from "../../../src/relay/index.ts";
+import { createRelay, type RelayEnv } from "../../../src/relay/index.ts";
 
-const ENTRY = decodeURIComponent(new URL("../../src/relay/index.ts", import.meta.url).pathname);
+const ENTRY = decodeURIComponent(new URL("../../../src/relay/index.ts", import.meta.url).pathname);
 
 /**
  * `value` as the file `name` of test/unit/__snapshots__/ holds it (reviewed by hand: regenerate with
  * UPDATE_RELAY_API=1 only for a change of the public API that is meant).
  */
 function expectPinned(name: string, value: string): void {
-  const file = new URL(`./__snapshots__/${name}`, import.meta.url);
+  const file = new URL(`../__snapshots__/${name}`, import.meta.url);
   const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
   if (env.UPDATE_RELAY_API === "1") writeFileSync(file, value);
   expect(value).toBe(readFileSync(file, "utf8"));

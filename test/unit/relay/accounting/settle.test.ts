@@ -3,16 +3,16 @@
 // (watchdog.ts: STALL_S 60 s, FIRST_EVENT_S 30 s, "0" none).
 import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
-import { anthropic } from "../../src/providers/index.ts";
-import { createRelay } from "../../src/relay/index.ts";
-import { metered, StreamCost } from "../../src/relay/accounting/stream-cost.ts";
-import { watchdogOf } from "../../src/relay/routing/watchdog.ts";
-import type { Settlement } from "../../src/relay/accounting/quota.ts";
-import type { UniEvent } from "../../src/schema.ts";
-import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
+import { anthropic } from "../../../../src/providers/index.ts";
+import { createRelay } from "../../../../src/relay/index.ts";
+import { metered, StreamCost } from "../../../../src/relay/accounting/stream-cost.ts";
+import { watchdogOf } from "../../../../src/relay/routing/watchdog.ts";
+import type { Settlement } from "../../../../src/relay/accounting/quota.ts";
+import type { UniEvent } from "../../../../src/schema.ts";
+import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 
 const KEY = "sk-ant-settle-KEY-000000";
-const capture = parseCapture(readFileSync(new URL("../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
+const capture = parseCapture(readFileSync(new URL("../../../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
 const turn = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
 
 test("the stateless relay settles a stream the client cancels once: one request in the ledger, its place freed", async () => {

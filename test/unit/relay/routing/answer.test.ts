@@ -6,18 +6,18 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { expect, test, vi } from "vitest";
-import { fromResponse, SseEncoderStream, type UniEvent } from "../../src/index.ts";
-import { anthropic, openaiChat } from "../../src/providers/index.ts";
-import { checkedEvents, reportedUsageOf, takeEvents } from "../../src/relay/routing/answer.ts";
-import { servedAnswer } from "../../src/relay/routing/fallback.ts";
-import { limits } from "../../src/relay/admission/limits.ts";
-import { type MmspBody, type RelayModel } from "../../src/relay/routing/models.ts";
-import { watchdogOf } from "../../src/relay/routing/watchdog.ts";
-import { fakeProvider, parseCapture } from "../../src/testing/index.ts";
+import { fromResponse, SseEncoderStream, type UniEvent } from "../../../../src/index.ts";
+import { anthropic, openaiChat } from "../../../../src/providers/index.ts";
+import { checkedEvents, reportedUsageOf, takeEvents } from "../../../../src/relay/routing/answer.ts";
+import { servedAnswer } from "../../../../src/relay/routing/fallback.ts";
+import { limits } from "../../../../src/relay/admission/limits.ts";
+import { type MmspBody, type RelayModel } from "../../../../src/relay/routing/models.ts";
+import { watchdogOf } from "../../../../src/relay/routing/watchdog.ts";
+import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 
 const KEY = "sk-unit-answer-KEY-0123456789";
 vi.spyOn(console, "error").mockImplementation(() => {}); // (the relay logs each provider failure; the cuts here are on purpose)
-const sample = (name: string) => parseCapture(readFileSync(new URL(`../../samples/providers/${name}.sse`, import.meta.url), "utf8"));
+const sample = (name: string) => parseCapture(readFileSync(new URL(`../../../../samples/providers/${name}.sse`, import.meta.url), "utf8"));
 const CAPTURES = { anthropic: sample("anthropic"), "openai-chat": sample("openai-chat") };
 const events = (name: keyof typeof CAPTURES): number => new TextDecoder().decode(CAPTURES[name].body).split("\n\n").filter((r) => r.trim()).length;
 

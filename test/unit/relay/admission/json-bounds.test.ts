@@ -2,7 +2,7 @@
 // chunking, brackets inside strings (escaped quotes included) not counted, and the first bound
 // passed named with its byte.
 import { expect, test } from "vitest";
-import { JsonBoundsScan, type JsonBounds } from "../../src/relay/admission/json-bounds.ts";
+import { JsonBoundsScan, type JsonBounds } from "../../../../src/relay/admission/json-bounds.ts";
 
 const BOUNDS: JsonBounds = { depth: 4, values: 10, stringBytes: 8 };
 const utf8 = new TextEncoder();

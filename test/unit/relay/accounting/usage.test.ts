@@ -2,11 +2,11 @@
 // usage (stream-cost.ts), the usage fields of an error read back (errors.ts: fromWireError /
 // toWireError round trip), the quota book's decisions and the in-process ledger.
 import { expect, test } from "vitest";
-import { fromWireError, toWireError, UpstreamError } from "../../src/errors.ts";
-import type { UniEvent } from "../../src/schema.ts";
-import { inputEstimate, outputReserve, UsageMeter } from "../../src/relay/accounting/usage-estimate.ts";
-import { metered, StreamCost } from "../../src/relay/accounting/stream-cost.ts";
-import { type Claim, ProcessQuotas, QuotaBook } from "../../src/relay/accounting/quota.ts";
+import { fromWireError, toWireError, UpstreamError } from "../../../../src/errors.ts";
+import type { UniEvent } from "../../../../src/schema.ts";
+import { inputEstimate, outputReserve, UsageMeter } from "../../../../src/relay/accounting/usage-estimate.ts";
+import { metered, StreamCost } from "../../../../src/relay/accounting/stream-cost.ts";
+import { type Claim, ProcessQuotas, QuotaBook } from "../../../../src/relay/accounting/quota.ts";
 
 const delta = (item: object): UniEvent => ({ role: "assistant", event_type: "delta", content_items: [item as never], usage_metadata: null, finish_reason: null });
 const stop = (usage: object): UniEvent => ({ role: "assistant", event_type: "stop", content_items: [], usage_metadata: usage as never, finish_reason: "stop" });
