@@ -31,4 +31,6 @@ try {
 } finally {
   await mf.dispose();
 }
-process.exit(failed === 0 ? 0 : 1);
+// (after stdout has drained: a pipe's writes are asynchronous, and an exit drops what is queued past its
+// 64 KiB, the summary line included, as a CI run's wrangler-dev step did)
+process.stdout.write("", () => process.exit(failed === 0 ? 0 : 1));

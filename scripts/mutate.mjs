@@ -3,7 +3,7 @@
 // notices is killed, one every test passes survived. Not in CI (minutes per dozen mutants).
 //
 //   npm run mutate -- [--files quota.ts,ledger.ts] [--sample 60 --seed 7] [--suites unit,relay-pool]
-//                     [--max-minutes 35] [--timeout-s 240] [--list] [--json out.json]
+//                     [--max-minutes 35] [--timeout-s 240] [--list] [--json out.json] [--match "ledger.ts:147 "]
 //
 // Why not Stryker: both suites import src/ (vitest transforms it, no build), and the relay-pool
 // suite runs in workerd (vitest-pool-workers), where Stryker's vitest runner cannot switch its
@@ -50,6 +50,8 @@ const suites = opt("suites", "unit,relay-pool").split(",");
 const maxMs = Number(opt("max-minutes", "35")) * 60_000;
 const timeoutMs = Number(opt("timeout-s", "240")) * 1000;
 const jsonOut = opt("json", "");
+/** Only the mutants whose "file:line kind: what" holds one of these (e.g. a survivor again, after a test is added). */
+const match = (opt("match", "") || "").split("|").filter(Boolean);
 for (const f of files) if (!existsSync(join(ROOT, f))) throw new Error(`mutate: no file ${f}`);
 for (const s of suites) if (s !== "unit" && s !== "relay-pool") throw new Error(`mutate: --suites takes unit and relay-pool, not ${s}`);
 
@@ -140,7 +142,7 @@ function shuffled(list, s) {
   return out;
 }
 
-const all = files.flatMap(mutantsOf);
+const all = files.flatMap(mutantsOf).filter((m) => match.length === 0 || match.some((p) => `${m.file}:${m.line} ${m.kind}: ${m.what}`.includes(p)));
 let chosen = sample > 0 ? shuffled(all, seed).slice(0, sample) : all;
 chosen = chosen.sort((a, b) => (a.file === b.file ? a.start - b.start : a.file < b.file ? -1 : 1));
 const byKind = (list) => Object.entries(list.reduce((m, x) => ((m[x.kind] = (m[x.kind] ?? 0) + 1), m), {})).map(([k, n]) => `${k} ${n}`).join(", ");

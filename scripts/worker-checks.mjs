@@ -104,5 +104,7 @@ if (process.argv[1] && import.meta.url === new URL(process.argv[1], "file://").h
   for (const r of results) console.log(`${r.ok ? "✓" : "✗"} [${label}] ${r.name}${r.ok ? "" : "\n" + r.error}`);
   const passed = results.filter((r) => r.ok).length;
   console.log(`${label}: ${passed} passed, ${results.length - passed} failed`);
-  process.exit(results.length - passed === 0 ? 0 : 1);
+  // (after stdout has drained: a pipe's writes are asynchronous, and an exit drops what is queued past its
+  // 64 KiB, the summary line included, as a CI run's wrangler-dev step did)
+  process.stdout.write("", () => process.exit(results.length - passed === 0 ? 0 : 1));
 }

@@ -39,6 +39,7 @@ export type { EventReader, FragmentSink } from "./event-reader.js";
 export type { ResponseEvents } from "../from-response.js";
 export { openaiChat, type OpenAIChatOptions } from "./openai-chat/index.js";
 export { anthropic, type AnthropicOptions } from "./anthropic/index.js";
+export type { ThinkingMode } from "./anthropic/models.js";
 export { openaiResponses } from "./openai-responses/index.js";
 export { gemini } from "./gemini/index.js";
 export type { Provider, ProviderEvents, ProviderOptions } from "./provider.js";

@@ -85,9 +85,9 @@ export function fakeProvider(provider: ProviderName, options: FakeProviderOption
       );
     }
     if (!isRecord(entry.json)) return refuse("invalid", "The request body must be a JSON object.");
-    const broken = rules(entry.json);
-    if (broken !== undefined) return refuse("invalid", broken);
     const model = route.model(url, entry.json);
+    const broken = rules(entry.json, model);
+    if (broken !== undefined) return refuse("invalid", broken);
     entry.model = model;
     const stream = model === undefined ? undefined : streams.get(model);
     if (!stream) {

@@ -6,14 +6,20 @@
  * `store: false`, a Gemini `functionResponse` without a name or a current-turn call without its
  * signature, a Chat `reasoning_details` entry whose `signature` or `data` a compatible server never
  * issued (OpenRouter hands them to the model's own API, which refuses another's). "Issued" means:
- * found in one of the fake's own captures (what it would have sent).
+ * found in one of the fake's own captures (what it would have sent). And Anthropic's thinking rules
+ * (its extended- and adaptive-thinking guides, by the model's name: providers/anthropic/models.ts):
+ * `adaptive` on a Claude before 4.6, `enabled` on Claude 4.7 and later, a `budget_tokens` missing,
+ * below 1,024 or not below `max_tokens`, and with thinking on, a last assistant turn that calls tools
+ * without beginning with its thinking block; Gemini's: a current-turn call without its signature
+ * (Gemini 3 and later: 2.x takes it).
  */
 import { isRecord } from "../internal/values.js";
+import { claudeVersion, MIN_BUDGET_TOKENS, refusesEnabled } from "../providers/anthropic/models.js";
 import type { Capture } from "./capture.js";
 import type { ProviderName } from "./routes.js";
 
-/** A request refused: the message the provider's 400 carries. */
-export type RuleCheck = (body: Record<string, unknown>) => string | undefined;
+/** A request refused: the message the provider's 400 carries (`model`: the one the request names, in its URL or body). */
+export type RuleCheck = (body: Record<string, unknown>, model?: string) => string | undefined;
 
 type Json = Record<string, unknown>;
 
@@ -42,14 +48,54 @@ export function providerRules(provider: ProviderName, captures: Capture[]): Rule
   const issued = issuedBy(captures.map((c) => decoder.decode(c.body)));
   switch (provider) {
     case "anthropic":
-      return (body) => anthropicRules(body, issued);
+      return (body) => thinkingRules(body) ?? anthropicRules(body, issued);
     case "openai-chat":
       return (body) => chatRules(body, issued);
     case "openai-responses":
       return (body) => responsesRules(body, issued);
     case "gemini":
-      return (body) => geminiRules(body, issued);
+      return (body, model) => geminiRules(body, issued, model);
   }
+}
+
+/** Anthropic's extended-thinking guide, where its 400s send a reader. */
+const THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
+
+/** Anthropic's thinking settings for the model the body names, and the tool-use turn thinking needs (its 400s' messages). */
+function thinkingRules(body: Json): string | undefined {
+  const thinking = body.thinking;
+  if (!isRecord(thinking) || (thinking.type !== "adaptive" && thinking.type !== "enabled")) return undefined;
+  const model = typeof body.model === "string" ? body.model : "";
+  const version = claudeVersion(model);
+  if (thinking.type === "adaptive" && version && (version[0] < 4 || (version[0] === 4 && version[1] < 6))) {
+    return "adaptive thinking is not supported on this model";
+  }
+  if (thinking.type === "enabled") {
+    if (refusesEnabled(model)) {
+      return '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.';
+    }
+    const budget = thinking.budget_tokens;
+    if (budget === undefined) return "thinking.enabled.budget_tokens: Field required";
+    if (typeof budget !== "number" || !Number.isInteger(budget)) return "thinking.enabled.budget_tokens: Input should be a valid integer";
+    if (budget < MIN_BUDGET_TOKENS) return `thinking.enabled.budget_tokens: Input should be greater than or equal to ${MIN_BUDGET_TOKENS}`;
+    if (typeof body.max_tokens === "number" && body.max_tokens <= budget) {
+      return `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${THINKING_DOCS}#max-tokens-and-context-window-size`;
+    }
+  }
+  const messages = list(body.messages);
+  for (let n = messages.length - 1; n >= 0; n--) {
+    const message = messages[n];
+    if (!isRecord(message) || message.role !== "assistant") continue;
+    const blocks = records(message.content);
+    const first = blocks[0]?.type;
+    if (blocks.some((b) => b.type === "tool_use") && first !== "thinking" && first !== "redacted_thinking") {
+      return `messages.${n}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${
+        String(first)
+      }\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at ${THINKING_DOCS}`;
+    }
+    break;
+  }
+  return undefined;
 }
 
 function anthropicRules(body: Json, issued: (v: unknown) => boolean): string | undefined {
@@ -147,7 +193,10 @@ function responsesRules(body: Json, issued: (v: unknown) => boolean): string | u
   return undefined;
 }
 
-function geminiRules(body: Json, issued: (v: unknown) => boolean): string | undefined {
+/** Whether a Gemini model is one of the 1.x or 2.x generations, which take a call without its signature. */
+const signatureOptional = (model: string | undefined): boolean => /gemini-[12](?:\b|\.)/.test(model ?? "");
+
+function geminiRules(body: Json, issued: (v: unknown) => boolean, model?: string): string | undefined {
   const contents = list(body.contents);
   // the current turn begins after the last user content that is not only function responses
   let turn = 0;
@@ -170,7 +219,7 @@ function geminiRules(body: Json, issued: (v: unknown) => boolean): string | unde
         return `* ${at}.function_response.name: Name cannot be empty.`;
       }
       if (isRecord(p.functionCall)) {
-        if (firstCall && n >= turn && signature === undefined) {
+        if (firstCall && n >= turn && signature === undefined && !signatureOptional(model)) {
           return `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`${
             String(p.functionCall.name)
           }\` , position ${m + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;

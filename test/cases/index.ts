@@ -22,6 +22,7 @@ import * as providersCrossing from "./providers-crossing.ts";
 import * as providersDoneLimit from "./providers-done-limit.ts";
 import * as providersHeld from "./providers-held.ts";
 import * as providersShortWay from "./providers-short-way.ts";
+import * as providersThinking from "./providers-thinking.ts";
 import * as providersMore from "./providers-more.ts";
 import * as providersReported from "./providers-reported.ts";
 import * as providersWhole from "./providers-whole.ts";
@@ -58,6 +59,7 @@ const groups: [string, Case[]][] = [
   ["providers-reported", providersReported.cases],
   ["providers-held", providersHeld.cases],
   ["providers-short-way", providersShortWay.cases],
+  ["providers-thinking", providersThinking.cases],
   ["pollution", pollution.cases],
   ["providers-whole", providersWhole.cases],
   ["providers-counts", providersCounts.cases],

@@ -44,7 +44,7 @@ export const cases: Case[] = [
     const r = await run("openai-responses", resp.REASONING_SUMMARIES);
     const first = "**Reading the question**\n\nThe user asks for a sum.";
     const second = "**Adding**\n\n2 + 2 is 4.";
-    const fidelity = { channel: "summary", encrypted_content: resp.ENCRYPTED, part_lengths: [first.length, second.length], provider: "openai-responses", model: "gpt-5.1-2025-11-13" };
+    const fidelity = { channel: "summary", summary: true, encrypted_content: resp.ENCRYPTED, part_lengths: [first.length, second.length], provider: "openai-responses", model: "gpt-5.1-2025-11-13" };
     assertEqual(r.items, [
       thinking("**Reading the question**"),
       thinking("\n\nThe user asks for a sum."),
@@ -143,7 +143,7 @@ export const cases: Case[] = [
   ["gemini: thought parts → thinking; the thoughtSignature on the last, empty text part → that text's fidelity.signature byte for byte", async () => {
     const r = await run("gemini", gem.THOUGHTS_SIGNED);
     assertEqual(r.message.content_items, [
-      { type: "thinking.done", thinking: "**Considering the question**\n\nThe user wants a haiku." },
+      { type: "thinking.done", thinking: "**Considering the question**\n\nThe user wants a haiku.", fidelity: { summary: true } },
       { type: "text.done", text: "Autumn moonlight—\na worm digs silently", fidelity: { signature: gem.SIGNATURE, ...FROM_GEMINI } },
     ]);
     assertEqual(r.message.usage_metadata, usage(null, 8, 230, 17));
@@ -152,7 +152,8 @@ export const cases: Case[] = [
     const r = await run("gemini", gem.PARALLEL_CALLS);
     assertEqual(r.items, [
       thinking("I need both cities."),
-      { type: "thinking.done", thinking: "I need both cities." },
+      { type: "thinking.delta", thinking: "", fidelity: { summary: true } }, // (Gemini's thoughts are summaries: the mark as the item ends)
+      { type: "thinking.done", thinking: "I need both cities.", fidelity: { summary: true } },
       tool("get_weather", "get_weather", '{"city":"Paris"}', { signature: gem.SIGNATURE, ...FROM_GEMINI }),
       { type: "tool_call.done", name: "get_weather", tool_call_id: "get_weather", arguments: { city: "Paris" }, fidelity: { signature: gem.SIGNATURE, ...FROM_GEMINI } },
       tool("get_weather", "call_2", '{"city":"Tokyo","units":["c","f"]}'),

@@ -107,11 +107,11 @@ export const cases: Case[] = [
     const r = await run("anthropic", ant.THINKING);
     const thought = "Let me solve this step by step:\n\n1. First break down 27 * 453\n2. 453 = 400 + 50 + 3";
     assertEqual(r.message.content_items, [
-      { type: "thinking.done", thinking: thought, fidelity: { signature: ant.SIGNATURE, ...FROM_ANTHROPIC } },
+      { type: "thinking.done", thinking: thought, fidelity: { signature: ant.SIGNATURE, summary: true, ...FROM_ANTHROPIC } },
       { type: "text.done", text: "27 * 453 = 12,231" },
     ]);
     assertEqual(r.message.usage_metadata, { cached_tokens: 1200, prompt_tokens: 95, thoughts_tokens: 250, response_tokens: 60 });
-    assertEqual(r.items[2], { type: "thinking.delta", thinking: "", fidelity: { signature: ant.SIGNATURE, ...FROM_ANTHROPIC } }, "the signature rides an empty fragment");
+    assertEqual(r.items[2], { type: "thinking.delta", thinking: "", fidelity: { signature: ant.SIGNATURE, summary: true, ...FROM_ANTHROPIC } }, "the signature rides an empty fragment");
   }],
   ["anthropic: redacted_thinking → thinking \"_REDACTED_THINKING\" with its data as the signature", async () => {
     const r = await run("anthropic", ant.REDACTED);
@@ -426,8 +426,8 @@ function factoryCases(): Case[] {
         system: "sys",
         temperature: 1,
         top_p: 0.5,
-        output_config: { effort: "medium" },
-        thinking: { type: "adaptive" },
+        // (Claude Sonnet 4.5 takes no adaptive thinking: enabled, at medium's budget; issue #46)
+        thinking: { type: "enabled", budget_tokens: 8192 },
         tools: [{ name: "get_weather", description: "w", input_schema: { type: "object" } }],
         tool_choice: { type: "tool", name: "get_weather" },
         messages: [

@@ -91,9 +91,10 @@ test("a quota object that restarts keeps its open claims (its storage, not its m
       }),
     );
     const freed = await refusedOf(await new RelayQuotaObject(state as unknown as RelayState).fetch(claim("c4", { concurrentStreams: 1, tokensPerDay: 150 })));
-    return { first, busy: busy?.type, overBudget: overBudget?.type, settled: settled.status, freed };
+    const unknown = await after.fetch(new Request("https://quota/nothing"));
+    return { first, busy: busy?.type, overBudget: overBudget?.type, settled: await settled.json(), freed, unknown: unknown.status };
   });
-  expect(outcome).toEqual({ first: null, busy: "RateLimitError", overBudget: "BudgetExceeded", settled: 204, freed: null });
+  expect(outcome).toEqual({ first: null, busy: "RateLimitError", overBudget: "BudgetExceeded", settled: { recorded: true }, freed: null, unknown: 404 });
 });
 
 test("a RELAY_KEYS name anon:<ip> never spends the anonymous client of that address: it still gets its own whole quota", async () => {

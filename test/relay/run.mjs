@@ -1020,4 +1020,6 @@ try {
   await upstream.close();
 }
 console.log(`relay: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+// (after stdout has drained: a pipe's writes are asynchronous, and an exit drops what is queued past its
+// 64 KiB, the summary line included, as a CI run's wrangler-dev step did)
+process.stdout.write("", () => process.exit(failed === 0 && passed > 0 ? 0 : 1));

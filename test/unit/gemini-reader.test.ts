@@ -31,7 +31,7 @@ describe("GeminiReader", () => {
   test("thought parts → thinking; the signature on the last, empty text part is that text item's fidelity", () => {
     const r = read(C.THOUGHTS_SIGNED);
     expect(r.message!.content_items).toEqual([
-      { type: "thinking.done", thinking: "**Considering the question**\n\nThe user wants a haiku." },
+      { type: "thinking.done", thinking: "**Considering the question**\n\nThe user wants a haiku.", fidelity: { summary: true } },
       { type: "text.done", text: "Autumn moonlight—\na worm digs silently", fidelity: { signature: C.SIGNATURE } },
     ]);
     expect(r.message!.usage_metadata).toEqual({ cached_tokens: null, prompt_tokens: 8, thoughts_tokens: 230, response_tokens: 17 });
@@ -53,7 +53,7 @@ describe("GeminiReader", () => {
     const r = read(C.PARALLEL_CALLS);
     expect(r.error).toBeUndefined();
     expect(r.message!.content_items).toEqual([
-      { type: "thinking.done", thinking: "I need both cities." },
+      { type: "thinking.done", thinking: "I need both cities.", fidelity: { summary: true } },
       { type: "tool_call.done", name: "get_weather", tool_call_id: "get_weather", arguments: { city: "Paris" }, fidelity: { signature: C.SIGNATURE } },
       { type: "tool_call.done", name: "get_weather", tool_call_id: "call_2", arguments: { city: "Tokyo", units: ["c", "f"] } },
     ]);

@@ -28,7 +28,7 @@ describe("ResponsesReader", () => {
       {
         type: "thinking.done",
         thinking: `${first}\n\n${second}`,
-        fidelity: { channel: "summary", encrypted_content: C.ENCRYPTED, part_lengths: [first.length, second.length] },
+        fidelity: { channel: "summary", summary: true, encrypted_content: C.ENCRYPTED, part_lengths: [first.length, second.length] },
       },
       { type: "text.done", text: "4" },
     ]);

@@ -1,6 +1,7 @@
 /** `anthropic()`: the Anthropic Messages provider (and any server that speaks its API). */
-import { NON_EMPTY_STRING } from "../../internal/options.js";
+import { NON_EMPTY_STRING, oneOf } from "../../internal/options.js";
 import { makeProvider, type Provider, type ProviderOptions } from "../provider.js";
+import type { ThinkingMode } from "./models.js";
 import { FAST_MODE_BETA, messagesBody } from "./request.js";
 import { ANTHROPIC } from "./spec.js";
 
@@ -8,6 +9,11 @@ import { ANTHROPIC } from "./spec.js";
 export interface AnthropicOptions extends ProviderOptions {
   /** The `anthropic-version` header; default `"2023-06-01"`. */
   version?: string;
+  /**
+   * The thinking mode every request takes, whatever the model's name says (models.ts: `adaptive` from
+   * Claude 4.6 on, `enabled` with `budget_tokens` before): for a gateway's own name of a model.
+   */
+  thinkingMode?: ThinkingMode;
 }
 
 /**
@@ -31,6 +37,7 @@ export interface AnthropicOptions extends ProviderOptions {
  */
 export function anthropic(options: AnthropicOptions): Provider {
   const version = options?.version ?? "2023-06-01";
+  const mode = options?.thinkingMode;
   return makeProvider(
     "anthropic",
     {
@@ -40,11 +47,11 @@ export function anthropic(options: AnthropicOptions): Provider {
       continuesPrefix: true, // (a final assistant message is a prefill: the answer goes on from it)
       auth: (apiKey) => ({ "x-api-key": apiKey, "anthropic-version": version, "anthropic-dangerous-direct-browser-access": "true" }),
       body: (model, request, config, history) => ({
-        body: messagesBody(ANTHROPIC.name, model, request.messages, config, history),
+        body: messagesBody(ANTHROPIC.name, model, request.messages, config, history, mode),
         headers: config.fast_mode ? { "anthropic-beta": FAST_MODE_BETA } : undefined,
       }),
     },
     options,
-    { version: NON_EMPTY_STRING },
+    { version: NON_EMPTY_STRING, thinkingMode: oneOf(["adaptive", "enabled"]) },
   );
 }

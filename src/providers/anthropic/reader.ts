@@ -2,25 +2,34 @@
  * Anthropic Messages' stream (`message_start`, `content_block_start` / `_delta` / `_stop`,
  * `message_delta`, `message_stop`, `ping`, `error`) → SPEC §5 fragments, each block keyed by its
  * `index`. Thinking signatures (`signature_delta`) and `redacted_thinking` data pass byte for byte as
- * `fidelity.signature`; blocks with no UniEvent kind (`server_tool_use`, tool results run by the
+ * `fidelity.signature`; a thinking block of a model that summarizes its thinking (models.ts, by the
+ * model `message_start` names) says `fidelity.summary: true` with its signature; blocks with no UniEvent kind (`server_tool_use`, tool results run by the
  * server…) are skipped with a warning; the stream is whole only at `message_stop`.
  */
 import { isRecord } from "../../internal/values.js";
 import type { EventReader, FragmentSink } from "../event-reader.js";
 import { eventObject, outOfOrder, streamedError, truncated } from "../wire.js";
 import { finishOf, usageOf } from "./maps.js";
+import { summarizesThinking } from "./models.js";
 
 /** The thinking text MMSP writes for a `redacted_thinking` block (its `data` is the signature). */
 export const REDACTED_THINKING = "_REDACTED_THINKING";
 
-/** What a block that began is, for its deltas: a kind the package writes, or skipped. */
-type Block = { kind: "text" | "thinking" | "tool_call"; input?: unknown; deltas: number } | { kind: "skipped" };
+/**
+ * What a block that began is, for its deltas: a kind the package writes, or skipped. A thinking
+ * block's `said`: it wrote a fragment; `marked`: one of them carried its fidelity.
+ */
+type Block =
+  | { kind: "text" | "thinking" | "tool_call"; input?: unknown; deltas: number; said?: boolean; marked?: boolean }
+  | { kind: "skipped" };
 
 /** The reader of one Messages stream. */
 export class AnthropicReader implements EventReader {
   private readonly blocks = new Map<number, Block>();
   private started = false;
   private stopped = false;
+  /** The model `message_start` named gives its thinking as a summary (models.ts): its thinking's fidelity says `summary: true`. */
+  private summary: { summary: true } | undefined;
 
   constructor(private readonly client: string) {}
 
@@ -31,6 +40,8 @@ export class AnthropicReader implements EventReader {
       case "message_start": {
         if (this.started) return sink.warn("a second message_start was ignored (the first one's usage is kept)");
         this.started = true;
+        const model = isRecord(event.message) ? event.message.model : undefined;
+        if (typeof model === "string" && summarizesThinking(model)) this.summary = { summary: true };
         const usage = isRecord(event.message) ? event.message.usage : undefined;
         if (isRecord(usage)) sink.stop(usageOf(usage, false), null);
         return;
@@ -82,11 +93,11 @@ export class AnthropicReader implements EventReader {
         if (typeof block.text === "string" && block.text !== "") sink.item({ type: "text.delta", text: block.text }, key);
         return;
       case "thinking": {
-        this.blocks.set(index, { kind: "thinking", deltas: 0 });
         const thinking = typeof block.thinking === "string" ? block.thinking : "";
         const signature = typeof block.signature === "string" && block.signature !== "" ? block.signature : undefined;
+        this.blocks.set(index, { kind: "thinking", deltas: 0, said: thinking !== "" || !!signature, marked: !!signature });
         if (thinking !== "" || signature) {
-          sink.item({ type: "thinking.delta", thinking, ...(signature ? { fidelity: { signature } } : {}) }, key);
+          sink.item({ type: "thinking.delta", thinking, ...(signature ? { fidelity: { signature, ...this.summary } } : {}) }, key);
         }
         return;
       }
@@ -118,10 +129,12 @@ export class AnthropicReader implements EventReader {
       case "text_delta":
         return sink.item({ type: "text.delta", text: String(delta.text ?? "") }, key);
       case "thinking_delta":
+        block.said = true;
         return sink.item({ type: "thinking.delta", thinking: String(delta.thinking ?? "") }, key);
       case "signature_delta":
         // the signature as sent: never re-serialised (anthropic-sdk-python #1598)
-        return sink.item({ type: "thinking.delta", thinking: "", fidelity: { signature: delta.signature } }, key);
+        block.said = block.marked = true;
+        return sink.item({ type: "thinking.delta", thinking: "", fidelity: { signature: delta.signature, ...this.summary } }, key);
       case "input_json_delta":
         return sink.item({ type: "tool_call.delta", name: "", tool_call_id: "", arguments: String(delta.partial_json ?? "") }, key);
       default:
@@ -134,6 +147,11 @@ export class AnthropicReader implements EventReader {
     const index = this.index(event);
     const block = this.blocks.get(index);
     if (block === undefined) throw outOfOrder(`content_block_stop of block ${index}, which never began`);
+    // a summary's thinking that no signature came for (a gateway's): the mark alone, as its fidelity
+    if (block.kind === "thinking" && block.said && !block.marked && this.summary) {
+      block.marked = true;
+      sink.item({ type: "thinking.delta", thinking: "", fidelity: { ...this.summary } }, String(index));
+    }
     // a gateway that sends a tool call's input whole in its start (and no deltas): the input is its arguments
     if (block.kind === "tool_call" && block.deltas === 0 && isRecord(block.input) && Object.keys(block.input).length > 0) {
       sink.item({ type: "tool_call.delta", name: "", tool_call_id: "", arguments: JSON.stringify(block.input) }, String(index));

@@ -7,6 +7,7 @@
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
 import { base64Of, dataUrl, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import { budgetTokens, type ThinkingMode, thinkingModeOf } from "./models.js";
 import { REDACTED_THINKING } from "./reader.js";
 
 type Json = Record<string, unknown>;
@@ -34,32 +35,70 @@ function toolChoice(client: string, choice: NonNullable<UniConfig["tool_choice"]
   return { type: choice === "required" ? "any" : choice };
 }
 
-/** The body's settings from MMSP's config. */
+/** The body's settings from MMSP's config (thinking aside: `thinkingOf`). */
 function settings(client: string, config: UniConfig): Json {
   refuseConfig(client, config);
   const body: Json = { stream: true, max_tokens: config.max_tokens ?? DEFAULT_MAX_TOKENS };
   if (config.system_prompt !== undefined) body.system = config.system_prompt;
   if (config.temperature !== undefined) body.temperature = config.temperature;
   if (config.top_p !== undefined) body.top_p = config.top_p;
-  let thinking: Json | undefined;
-  const level = config.thinking_level === undefined ? undefined : thinkingLevel(client, config.thinking_level);
-  if (level === "none") thinking = { type: "disabled" };
-  else if (level !== undefined) {
-    thinking = { type: "adaptive" };
-    body.output_config = { effort: level };
-  }
-  if (config.thinking_summary !== undefined) {
-    // display lives on the thinking block: a summary asked for alone selects adaptive thinking; a disabled block takes none
-    thinking ??= { type: "adaptive" };
-    if (thinking.type !== "disabled") thinking.display = config.thinking_summary ? "summarized" : "omitted";
-  }
-  if (thinking) body.thinking = thinking;
   if (config.tools !== undefined) {
     body.tools = config.tools.map(({ parameters, ...tool }) => (parameters === undefined ? tool : { ...tool, input_schema: parameters }));
   }
   if (config.tool_choice !== undefined) body.tool_choice = toolChoice(client, config.tool_choice);
   if (config.fast_mode) body.speed = "fast";
   return body;
+}
+
+/**
+ * Whether the history's last assistant turn calls tools without beginning with its own thinking block:
+ * with thinking on, the Messages API refuses it (its thinking was another provider's, or dropped).
+ */
+function unthoughtToolTurn(messages: { role: string; content: Json[] }[]): boolean {
+  for (let m = messages.length - 1; m >= 0; m--) {
+    const { role, content } = messages[m]!;
+    if (role !== "assistant") continue;
+    const first = content[0]?.type;
+    return content.some((b) => b.type === "tool_use") && first !== "thinking" && first !== "redacted_thinking";
+  }
+  return false;
+}
+
+/**
+ * `thinking` (and `output_config.effort`) for the model (models.ts): `adaptive` at `thinking_level`'s
+ * effort from Claude 4.6 on, `enabled` with the level's `budget_tokens` before (`mode` forces one).
+ * Thinking goes `disabled` where it cannot be sent: `enabled` with `max_tokens` ≤ 1,024 (no budget
+ * fits below it), and a history whose last assistant turn calls tools without its thinking block.
+ */
+function thinkingOf(
+  client: string,
+  model: string,
+  config: UniConfig,
+  body: Json,
+  messages: { role: string; content: Json[] }[],
+  mode: ThinkingMode | undefined,
+): void {
+  const level = config.thinking_level === undefined ? undefined : thinkingLevel(client, config.thinking_level);
+  if (level === undefined && config.thinking_summary === undefined) return;
+  let thinking: Json;
+  if (level === "none") thinking = { type: "disabled" };
+  else if ((mode ?? thinkingModeOf(model)) === "adaptive") {
+    thinking = { type: "adaptive" };
+    if (level !== undefined) body.output_config = { effort: level };
+  } else {
+    // (a summary asked for alone thinks at the medium level's budget)
+    const budget = budgetTokens(level ?? "medium", body.max_tokens as number);
+    thinking = budget === undefined ? { type: "disabled" } : { type: "enabled", budget_tokens: budget };
+  }
+  if (thinking.type !== "disabled" && unthoughtToolTurn(messages)) {
+    thinking = { type: "disabled" };
+    delete body.output_config;
+  }
+  // display lives on the thinking block; a disabled block takes none
+  if (config.thinking_summary !== undefined && thinking.type !== "disabled") {
+    thinking.display = config.thinking_summary ? "summarized" : "omitted";
+  }
+  body.thinking = thinking;
 }
 
 /** Inline bytes → an image or a PDF document block. */
@@ -109,11 +148,20 @@ const TARGET: TargetRules = {
   assistantMedia: false,
 };
 
-/** The Messages body for MMSP's request (`history`: what to do with another provider's items). */
-export function messagesBody(client: string, model: string, input: UniMessage[], config: UniConfig, history: HistoryOptions = {}): Json {
+/** The Messages body for MMSP's request (`history`: what to do with another provider's items; `mode`: the thinking mode forced). */
+export function messagesBody(
+  client: string,
+  model: string,
+  input: UniMessage[],
+  config: UniConfig,
+  history: HistoryOptions = {},
+  mode?: ThinkingMode,
+): Json {
   const messages = historyFor(client, TARGET, model, input, history).map((m) => ({
     role: m.role,
     content: m.content_items.map((item) => block(client, item)).filter((b) => b !== undefined),
   }));
-  return { model, ...settings(client, config), messages };
+  const body = settings(client, config);
+  thinkingOf(client, model, config, body, messages, mode);
+  return { model, ...body, messages };
 }

@@ -28,6 +28,11 @@ interface StreamedCall {
   held: number;
 }
 
+/** Whether `id` is one the reader made for a call of `name` without one (`GeminiReader.idOf`): it goes back to Gemini without an id. */
+export function isMadeId(id: string, name: string): boolean {
+  return id === name || (id.startsWith(`${name}_`) && /^[1-9]\d*$/.test(id.slice(name.length + 1)));
+}
+
 /** Gemini's event reader (one per stream). */
 export class GeminiReader implements EventReader {
   /** The item streaming now: its key (a counter) and what continues it. */
@@ -41,6 +46,8 @@ export class GeminiReader implements EventReader {
   private streamed: StreamedCall | undefined;
   /** The last chunk's usage. */
   private usage: UsageMetadata | null = null;
+  /** The calls' ids so far (a call without one gets one made from its name: `idOf`). */
+  private readonly ids = new Set<string>();
 
   constructor(private readonly client: string) {}
 
@@ -54,6 +61,7 @@ export class GeminiReader implements EventReader {
       for (const part of parts) if (isRecord(part)) this.part(part, sink);
       if (typeof candidate.finishReason === "string" && candidate.finishReason) {
         this.flush(sink);
+        this.closeThought(sink);
         this.ended = true;
         const finish = finishOf(candidate.finishReason, this.called);
         if (finish === "unknown") {
@@ -113,15 +121,26 @@ export class GeminiReader implements EventReader {
   /** One fragment of the item `kind` names: a new item when the kind changes, when `begins`, or for a second signature. */
   private put(item: DeltaItem, kind: string, begins: boolean, signature: string | undefined, sink: FragmentSink, parsed?: Rec): void {
     if (begins || kind !== this.kind || (signature !== undefined && this.signed)) {
+      this.closeThought(sink);
       this.key++;
       this.kind = kind;
       this.signed = false;
     }
     if (signature !== undefined) {
-      (item as { fidelity?: Rec }).fidelity = { signature };
+      (item as { fidelity?: Rec }).fidelity = kind === "thought" ? { signature, summary: true } : { signature };
       this.signed = true;
     }
     sink.item(item, String(this.key), parsed);
+  }
+
+  /**
+   * Gemini's thoughts are summaries (SPEC §9): a thought item's fidelity says `summary: true`, with its
+   * signature when one came, else alone as the item ends (a later signature then begins a new item).
+   */
+  private closeThought(sink: FragmentSink): void {
+    if (this.kind !== "thought" || this.signed) return;
+    this.signed = true;
+    sink.item({ type: "thinking.delta", thinking: "", fidelity: { summary: true } }, String(this.key));
   }
 
   private functionCall(call: Rec, signature: string | undefined, sink: FragmentSink): void {
@@ -129,7 +148,8 @@ export class GeminiReader implements EventReader {
     const partial = Array.isArray(call.partialArgs) ? call.partialArgs : [];
     if (name) {
       this.flush(sink);
-      const id = text(call.id) || name; // MMSP: a call without an id is named by its function
+      const id = text(call.id) || this.idOf(name);
+      this.ids.add(id);
       if (call.willContinue !== true && partial.length === 0) {
         // generateContent sends a call whole: one fragment
         this.called = true;
@@ -152,6 +172,17 @@ export class GeminiReader implements EventReader {
       open.args.add(arg);
     }
     if (call.willContinue !== true) this.flush(sink);
+  }
+
+  /**
+   * The id of a call Gemini sent without one (SPEC §9): its function's name for the first such call,
+   * `<name>_2`, `<name>_3`… for the next (the first of those not taken in the message), so it is
+   * unique in the message and the same each time the stream is read (geminiCallId names it back).
+   */
+  private idOf(name: string): string {
+    let id = name;
+    for (let k = 2; this.ids.has(id); k++) id = `${name}_${k}`;
+    return id;
   }
 
   /** Writes the streamed call that is open, now whole. */

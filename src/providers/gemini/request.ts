@@ -10,6 +10,7 @@ import { isRecord } from "../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
 import { base64Of, dataUrl, refuseConfig, type ThinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import { isMadeId } from "./reader.js";
 
 type Json = Record<string, unknown>;
 type Part = Json;
@@ -172,14 +173,39 @@ function imagePart(url: string): Part {
     : { fileData: { mimeType: imageTypeOf(url), fileUri: url } };
 }
 
+/**
+ * The function responses of a user turn that answer calls sent without ids (Gemini pairs those by
+ * order), put in the order of their calls: the places they hold in the turn stay theirs.
+ */
+function inCallOrder(parts: Part[], order: Map<string, number>): void {
+  const at: number[] = [];
+  parts.forEach((p, k) => {
+    const r = p.functionResponse as Json | undefined;
+    if (r !== undefined && r.id === undefined && order.has(r.callId as string)) at.push(k);
+  });
+  const sorted = at.map((k) => parts[k]!).sort((a, b) => order.get(callIdOf(a))! - order.get(callIdOf(b))!);
+  at.forEach((k, n) => (parts[k] = sorted[n]!));
+}
+const callIdOf = (p: Part): string => (p.functionResponse as Json).callId as string;
+
 /** The messages → `contents` (MMSP's `transformUniMessageToModelInput`). */
 function contentsOf(client: string, messages: UniMessage[]): Json[] {
   // a functionResponse needs the function's name, which a tool result does not carry: the call's
   const names = new Map<string, string>();
+  /** The calls of the last model turn sent without ids, by the id they were read with: their order. */
+  let order = new Map<string, number>();
   return messages.map((message, m) => {
     const parts: Part[] = message.content_items.map((item: DoneItem, i) =>
       partOf(client, item, `messages[${m}].content_items[${i}]`, names)
     );
+    if (message.role === "user") inCallOrder(parts, order);
+    else {
+      order = new Map();
+      message.content_items.forEach((item) => {
+        if (item.type === "tool_call.done" && isMadeId(item.tool_call_id, item.name)) order.set(item.tool_call_id, order.size);
+      });
+    }
+    for (const p of parts) if (p.functionResponse) delete (p.functionResponse as Json).callId;
     if (message.role === "assistant") {
       const first = parts.find((p) => p.functionCall !== undefined);
       if (first !== undefined && first.thoughtSignature === undefined) first.thoughtSignature = UNSIGNED_CALL;
@@ -206,18 +232,23 @@ function partOf(client: string, item: DoneItem, where: string, names: Map<string
       return { inlineData: { mimeType: item.mime_type, data: base64Of(item.data) }, thought: true, ...signed };
     case "tool_call.done":
       names.set(item.tool_call_id, item.name);
-      // a call Gemini sent without an id was named by its function: it goes back without one
+      // a call Gemini sent without an id was given one made from its name (reader.ts): it goes back without one
       return {
-        functionCall: { ...(item.tool_call_id !== item.name ? { id: item.tool_call_id } : {}), name: item.name, args: item.arguments },
+        functionCall: {
+          ...(isMadeId(item.tool_call_id, item.name) ? {} : { id: item.tool_call_id }),
+          name: item.name,
+          args: item.arguments,
+        },
         ...signed,
       };
     case "tool_result.done": {
       if (!item.tool_call_id) throw new TypeError(`${client}: ${where}: a tool result needs its tool_call_id`);
       const name = names.get(item.tool_call_id) ?? item.tool_call_id;
       const images = (item.images ?? []).map(imagePart);
+      const made = isMadeId(item.tool_call_id, name);
       return {
         functionResponse: {
-          ...(item.tool_call_id !== name ? { id: item.tool_call_id } : {}),
+          ...(made ? { callId: item.tool_call_id } : { id: item.tool_call_id }), // (callId: the ordering's only, removed before sending)
           name,
           response: { result: item.text },
           ...(images.length > 0 ? { parts: images } : {}),

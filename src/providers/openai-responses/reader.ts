@@ -26,10 +26,11 @@ const REPLAYED = ["encrypted_content", "signature", "format"] as const;
 /** Between two summaries (or reasoning texts) of one reasoning item, in the joined thinking. */
 export const PART_SEPARATOR = "\n\n";
 
-/** What was streamed of one reasoning item: the index of its part streaming now, each part's length. */
+/** What was streamed of one reasoning item: the index of its part streaming now, each part's length, whether any was raw reasoning. */
 interface Reasoning {
   part: number | undefined;
   lengths: number[];
+  raw: boolean;
 }
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp" };
@@ -67,9 +68,9 @@ export class ResponsesReader implements EventReader {
       case "response.refusal.delta": // a refusal is the answer's text (SPEC §9)
         return sink.item({ type: "text.delta", text: text(e.delta) }, text(e.item_id));
       case "response.reasoning_summary_text.delta":
-        return this.thinking(text(e.item_id), e.summary_index, text(e.delta), sink);
+        return this.thinking(text(e.item_id), e.summary_index, text(e.delta), false, sink);
       case "response.reasoning_text.delta":
-        return this.thinking(text(e.item_id), e.content_index, text(e.delta), sink);
+        return this.thinking(text(e.item_id), e.content_index, text(e.delta), true, sink);
       case "response.function_call_arguments.delta":
         return this.args(text(e.item_id), text(e.delta), sink);
       case "response.function_call_arguments.done":
@@ -171,9 +172,10 @@ export class ResponsesReader implements EventReader {
     }
   }
 
-  private thinking(id: string, part: unknown, delta: string, sink: FragmentSink): void {
+  private thinking(id: string, part: unknown, delta: string, raw: boolean, sink: FragmentSink): void {
     let r = this.reasoning.get(id);
-    if (r === undefined) this.reasoning.set(id, r = { part: undefined, lengths: [] });
+    if (r === undefined) this.reasoning.set(id, r = { part: undefined, lengths: [], raw });
+    r.raw ||= raw;
     const index = typeof part === "number" ? part : 0;
     if (r.part !== index) {
       if (r.lengths.length > 0) sink.item({ type: "thinking.delta", thinking: PART_SEPARATOR }, id);
@@ -201,10 +203,16 @@ export class ResponsesReader implements EventReader {
   }
 }
 
-/** The fidelity of a finished reasoning item (MMSP's, plus each streamed part's length), or undefined when it has none. */
+/**
+ * The fidelity of a finished reasoning item (MMSP's, plus each streamed part's length), or undefined
+ * when it has none. Thinking that is the reasoning's summary (`reasoning_summary_text`, no raw
+ * `reasoning_text`) is marked `summary: true` (SPEC §9).
+ */
 function reasoningFidelity(item: Rec, streamed: Reasoning | undefined): Rec | undefined {
   const fidelity: Rec = {};
-  if (Array.isArray(item.summary) && item.summary.length > 0) fidelity.channel = "summary";
+  const summarized = Array.isArray(item.summary) && item.summary.length > 0;
+  if (summarized) fidelity.channel = "summary";
+  if (streamed ? !streamed.raw : summarized) fidelity.summary = true;
   for (const key of REPLAYED) if (item[key] != null) fidelity[key] = item[key];
   if (streamed && streamed.lengths.length > 1) fidelity.part_lengths = streamed.lengths;
   return Object.keys(fidelity).length > 0 ? fidelity : undefined;

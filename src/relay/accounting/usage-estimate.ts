@@ -56,7 +56,7 @@ function utf8Bytes(text: string): number {
     const c = text.charCodeAt(i);
     if (c >= 0x800 && (c < 0xd800 || c > 0xdfff)) n += 2;
     else if (c >= 0x80 && c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff) n += 1, i++; // (a pair: 4 bytes for 2 units)
+    else if (c >= 0xd800 && c <= 0xdbff) n += 2, i++; // (a pair: 4 bytes for 2 units)
   }
   return n;
 }

@@ -52,9 +52,15 @@ export interface Resolved {
  * this message, which names the rule.
  */
 export class RelayConfigError extends Error {
+  /** `"RelayConfigError"`. */
   override name = "RelayConfigError";
   /** The setting at fault (`"RELAY_KEYS"`). */
   readonly setting: string;
+  /**
+   * A configuration error of `setting`.
+   * @param setting the setting at fault
+   * @param message the rule it breaks (never a value of it)
+   */
   constructor(setting: string, message: string) {
     super(`${setting}: ${message}`);
     this.setting = setting;

@@ -1,4 +1,4 @@
-// The bounded scan of a request body (src/relay/json-bounds.ts): the same verdict whatever the
+// The bounded scan of a request body (src/relay/admission/json-bounds.ts): the same verdict whatever the
 // chunking, brackets inside strings (escaped quotes included) not counted, and the first bound
 // passed named with its byte.
 import { expect, test } from "vitest";

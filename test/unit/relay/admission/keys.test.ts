@@ -3,7 +3,7 @@
 // entry (whose principal then spends), and it goes no further than the relay. In Node, stateless,
 // against the kit's fakeProvider.
 import { readFileSync } from "node:fs";
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 import { anthropic } from "../../../../src/providers/index.ts";
 import { createRelay } from "../../../../src/relay/index.ts";
 import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
@@ -53,4 +53,35 @@ test("a RELAY_KEYS key offered as Authorization: Bearer <key> spends for its nam
   expect(usage.status).toBe(200);
   expect(((await usage.json()) as { data: unknown[] }).data).toMatchObject([{ principal: "bob", model: "fast", requests: 1 }]);
   expect((await post({ authorization: "Bearer carol-key-0123456789" }, env)).status).toBe(401);
+});
+
+test("the relay's key in Authorization goes no further than the relay (RELAY_KEY or a RELAY_KEYS key); another Authorization is the upstream's", async () => {
+  const relay = createRelay({ upstream: "https://mmsp.internal/v1" });
+  const admit = async (headers: Record<string, string>, env: object) => {
+    const admitted = await relay.admit(
+      new Request("https://relay.test/v1/stream", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "{}" }),
+      env,
+    );
+    expect(admitted, JSON.stringify(headers)).toBeInstanceOf(Request);
+    return (admitted as Request).headers.get("authorization");
+  };
+  const one = { RELAY_KEY: "relay-key-bearer-0002" };
+  const many = { RELAY_KEYS: JSON.stringify({ app: "app-key-0123456789" }) };
+  expect(await admit({ authorization: "Bearer relay-key-bearer-0002" }, one)).toBeNull();
+  expect(await admit({ authorization: "Bearer app-key-0123456789" }, many)).toBeNull();
+  expect(await admit({ "x-relay-key": "app-key-0123456789", authorization: "Bearer the-upstream-token" }, many)).toBe("Bearer the-upstream-token");
+  expect(await admit({ authorization: "Bearer the-upstream-token" }, {})).toBe("Bearer the-upstream-token");
+});
+
+test("a RELAY_KEYS key under 8 characters admits nobody: the request is not served and the provider not asked", async () => {
+  const { fake, post } = setup();
+  const logged = vi.spyOn(console, "error").mockImplementation(() => {}); // (a configuration error is the operator's: logged)
+  try {
+    const answer = await post({ "x-relay-key": "short" }, { RELAY_KEYS: JSON.stringify({ app: "short" }) });
+    expect(answer.status).not.toBe(200);
+    await answer.arrayBuffer();
+    expect(fake.requests).toHaveLength(0);
+  } finally {
+    logged.mockRestore();
+  }
 });

@@ -1,4 +1,4 @@
-// An answer of the models table (src/relay/answer.ts) read its two ways: its events taken directly
+// An answer of the models table (src/relay/routing/answer.ts) read its two ways: its events taken directly
 // (what the stream's object and the stateless pipe do in the isolate that made it) and its SSE body
 // read by fromResponse (what they did before, and what any other reader of the Response gets). On
 // random provider streams — whole, cut after any event, in any chunking, Anthropic and OpenAI Chat —

@@ -1,4 +1,4 @@
-// Issue #44, "Tests that see the money": a row's ceilings and switches (src/relay/ceilings.ts) at
+// Issue #44, "Tests that see the money": a row's ceilings and switches (src/relay/routing/ceilings.ts) at
 // their edges, in Node through createRelay (stateless, keyed: RELAY_KEY) and the kit's fakeProvider.
 // Asking for exactly a ceiling is within it; a row whose `fast_mode` is false does not offer it.
 import { readFileSync } from "node:fs";
@@ -67,4 +67,15 @@ test("a row with fast_mode: false does not offer the fast tier: a client's fast_
   expect((within as Response).status).toBe(400);
   // allow names it: then it is the row's operator's choice
   expect(configWithin({ fast_mode: false }, { fast_mode: true }, { fast_mode: true })).toMatchObject({ fast_mode: true });
+});
+
+test("tools other than a list (a name, an object, null) are refused as tools the row does not offer: a 400, not the relay's 500", async () => {
+  const weather = { name: "get_weather", description: "The weather of a city", parameters: { type: "object", properties: {} } };
+  const { ask } = setup({ tooled: { config: { tools: [weather] } } });
+  for (const tools of ["get_weather", weather, null, 1]) {
+    const refused = await ask("tooled", { tools });
+    expect(refused.status, JSON.stringify(tools)).toBe(400);
+    expect(refused.error).toMatchObject({ type: "UnsupportedParameterError", parameter: "tools" });
+    expect(refused.asked).toBeUndefined();
+  }
 });
