@@ -3,7 +3,7 @@
 // - the runtime exports of src/relay/index.ts, by name and kind;
 // - the types: every export of the entry as the TypeScript checker sees it, each interface member by
 //   member with its type written out (the options, the env variables, the Relay's members…), compared
-//   with test/unit/__snapshots__/relay-api.txt (a change there is a change of the public API: review it);
+//   with test/unit/relay/__snapshots__/relay-api.txt (a change there is a change of the public API: review it);
 // - what a client sees of the routes and headers: each route answers (no "No route"), a preflight
 //   allows and exposes the same headers, and the 404 names the same routes.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -15,11 +15,11 @@ import { createRelay, type RelayEnv } from "../../../src/relay/index.ts";
 const ENTRY = decodeURIComponent(new URL("../../../src/relay/index.ts", import.meta.url).pathname);
 
 /**
- * `value` as the file `name` of test/unit/__snapshots__/ holds it (reviewed by hand: regenerate with
+ * `value` as the file `name` of test/unit/relay/__snapshots__/ holds it (reviewed by hand: regenerate with
  * UPDATE_RELAY_API=1 only for a change of the public API that is meant).
  */
 function expectPinned(name: string, value: string): void {
-  const file = new URL(`../__snapshots__/${name}`, import.meta.url);
+  const file = new URL(`./__snapshots__/${name}`, import.meta.url);
   const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
   if (env.UPDATE_RELAY_API === "1") writeFileSync(file, value);
   expect(value).toBe(readFileSync(file, "utf8"));
