@@ -15,7 +15,8 @@
 // text (a cut answer reports no output count), since the quota settles from it.
 import type { UniEvent } from "../../schema.js";
 import { logMove, retryable, type ServeOptions } from "./retry.js";
-import { type MmspBody, type RelayModel, type StartedTarget, startTarget, targetEvents } from "./models.js";
+import type { MmspBody, RelayModel } from "./models.js";
+import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { follow } from "../../internal/abort.js";
 import { textTokens, trustedInput } from "../accounting/usage-estimate.js";
 

@@ -15,17 +15,8 @@ import { follow } from "../../internal/abort.js";
 import type { UniEvent } from "../../schema.js";
 import { continued } from "./continuation.js";
 import { logMove, retryable, type ServeOptions } from "./retry.js";
-import {
-  type MmspBody,
-  type RelayModel,
-  type RelayRow,
-  type StartedTarget,
-  startTarget,
-  TARGET_HEADER,
-  targetEvents,
-  targetName,
-  targetsOf,
-} from "./models.js";
+import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
+import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { sseAnswer } from "./answer.js";
 import { firstEvent, LATE } from "./watchdog.js";
 

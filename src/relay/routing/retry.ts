@@ -5,7 +5,8 @@
 // and how a row's answer is asked for (ServeOptions).
 import { ConnectionError, StreamProtocolError, UpstreamError } from "../../errors.js";
 import type { Limits } from "../admission/limits.js";
-import { causeOf, type RelayModel } from "./models.js";
+import type { RelayModel } from "./models.js";
+import { causeOf } from "./target.js";
 import type { StreamTrace } from "./tracing.js";
 import type { Watchdog } from "./watchdog.js";
 
