@@ -80,6 +80,64 @@ function quotaStores<E>(): (env: E) => QuotaStore {
   };
 }
 
+/** What the relay reads of its options and of `env` for each request (an option given wins over its variable). */
+function readersOf<E extends object>(options: RelayOptions<E>) {
+  const { binding = "STREAMS", cors } = options;
+  const given = options.quotas === undefined ? undefined : checkQuotas(options.quotas);
+  const quotasFromEnv = (text: string | undefined): RelayQuotas => (text ? quotasOfVariable(text) : {});
+  const corsOrigins = cors === undefined ? undefined : cors.origins === "*" ? "*" : cors.origins.join(", ");
+  return {
+    binding,
+    quotasOf: (env: E): RelayQuotas => given ?? quotasFromEnv(ownValue(env as RelayEnv, "RELAY_QUOTAS")),
+    tableOf: options.models === undefined ? undefined : modelTable(options.models),
+    corsEnv: (env: E): CorsEnv => (corsOrigins === undefined ? env : { CORS_ORIGINS: corsOrigins }),
+    limitsOf: (env: E) => limits(env, options.limits),
+    namespace: (env: E): RelayNamespace | undefined => ownValue(env as Record<string, unknown>, binding) as RelayNamespace | undefined,
+  };
+}
+
+type Route<E> = (request: Request, env: E, url: URL) => Promise<Response | null>;
+
+/** The routes tried in order: the first answer, else the 404 that names them all. */
+function routeTable<E>(table: readonly Route<E>[]): (request: Request, env: E, url: URL) => Promise<Response> {
+  return async (request, env, url) => {
+    for (const door of table) {
+      const answered = await door(request, env, url);
+      if (answered) return answered;
+    }
+    return refusal(
+      404,
+      "NotFoundError",
+      `No route for ${request.method} ${url.pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /v1/responses, ` +
+        "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, GET /v1/models, GET /v1/usage.",
+    );
+  };
+}
+
+/** The fetch's third argument: the client's address it gives (kept for admission), and the Worker's ctx when it is one. */
+function connectionOf(request: Request, ctx: RelayContext | RelayConnection | undefined, admitted: Admitted): RelayContext | undefined {
+  const given = ctx?.clientAddress;
+  if (given !== undefined && given !== null) {
+    if (typeof given !== "string") {
+      throw new TypeError("relay.fetch: `clientAddress` must be a string (the client's IP address), null or undefined.");
+    }
+    admitted.addresses.set(request, given);
+  }
+  return ctx !== undefined && typeof (ctx as Partial<RelayContext>).waitUntil === "function" ? ctx as RelayContext : undefined;
+}
+
+/** What a request that made the relay throw is answered: a 500 without a stack (the error in the log). */
+function thrownAnswer(e: unknown): Response {
+  if (e instanceof RelayConfigError) {
+    // the operator's to fix: the rule in the log; the client is told the relay is misconfigured, and where (never a value)
+    console.error(`relay: configuration error: ${e.message}`);
+    return refusal(500, "InternalError", `The relay is misconfigured (${e.setting}): its operator must fix it (the relay's log says how).`);
+  }
+  // logged for the operator; the client gets no stack (it may name files, variables, the upstream)
+  console.error("relay: unexpected error", e);
+  return refusal(500, "InternalError", "The relay failed on this request (the error is in its log).");
+}
+
 /**
  * The relay as a Worker: a fetch handler and the Durable Object class that keeps each stream
  * resumable, made from one set of options. Safe by default as the repository's relay: a key to
@@ -99,26 +157,14 @@ function quotaStores<E>(): (env: E) => QuotaStore {
 export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E> = {}): Relay<E> {
   // the options checked (options.ts), then what each room reads of them and of env
   options = checkedOptions(options);
-  const { upstream, binding = "STREAMS", authorize, credentials, routes, cors, allowAnonymous } = options;
-  const given = options.quotas === undefined ? undefined : checkQuotas(options.quotas);
-  const quotasFromEnv = (text: string | undefined): RelayQuotas => (text ? quotasOfVariable(text) : {});
-  const quotasOf = (env: E): RelayQuotas => given ?? quotasFromEnv(ownValue(env as RelayEnv, "RELAY_QUOTAS"));
-  const tableOf = options.models === undefined ? undefined : modelTable(options.models);
+  const { binding, quotasOf, tableOf, corsEnv, limitsOf, namespace } = readersOf(options);
   const quotaStore = quotaStores<E>();
   let startedAt = 0; // (read at the first request: a Worker's clock stands still outside one)
-  const corsOrigins = cors === undefined ? undefined : cors.origins === "*" ? "*" : cors.origins.join(", ");
-  const corsEnv = (env: E): CorsEnv => (corsOrigins === undefined ? env : { CORS_ORIGINS: corsOrigins });
-  const limitsOf = (env: E) => limits(env, options.limits);
-  const namespace = (env: E): RelayNamespace | undefined => ownValue(env as Record<string, unknown>, binding) as RelayNamespace | undefined;
 
   // the pipeline: door → admission → routing → the stream → accounting
   const admitted = new Admitted();
   const admit = admission<E>({
-    authorize,
-    credentials,
-    allowAnonymous,
-    clientAddress: options.clientAddress,
-    trustedAddressHeader: options.trustedAddressHeader,
+    ...options,
     quotasOf,
     quotaStore,
     limitsOf,
@@ -129,12 +175,12 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     },
     reserveOf: (config, row, env) => reserveOf(config, row, limitsOf(env)),
   }, admitted);
-  const { open, clientOf } = routing<E>({ upstream, tableOf, tracer: options.tracer, limitsOf });
+  const { open, clientOf } = routing<E>({ upstream: options.upstream, tableOf, tracer: options.tracer, limitsOf });
   const stream = streams<E>({ admission: admit, admitted, open, clientOf, limitsOf, quotaStore });
   const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf, settle: (env, s) => quotaStore(env).settle(s) };
 
   // the route table: a door per API a client speaks, then the relay's own routes
-  const table: ((request: Request, env: E, url: URL) => Promise<Response | null>)[] = [
+  const route = routeTable<E>([
     openResponsesRoutes<E>({
       admit: admit.admit,
       stream: async (request, admittedRequest, env) => {
@@ -150,20 +196,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     }),
     mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding, tableOf, startedAt: () => startedAt }),
     usageRoute<E>({ admission: admit, quotaStore }),
-  ];
-
-  async function route(request: Request, env: E, url: URL): Promise<Response> {
-    for (const door of table) {
-      const answered = await door(request, env, url);
-      if (answered) return answered;
-    }
-    return refusal(
-      404,
-      "NotFoundError",
-      `No route for ${request.method} ${url.pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /v1/responses, ` +
-        "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, GET /v1/models, GET /v1/usage.",
-    );
-  }
+  ]);
 
   class StreamObject extends RelayStreamObject<E> {
     constructor(state: RelayState, env: E) {
@@ -175,33 +208,12 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     async fetch(request: Request, env: E, ctx?: RelayContext | RelayConnection): Promise<Response> {
       if (request.method === "OPTIONS") return nosniff(preflight(request, corsEnv(env)));
       startedAt ||= Math.floor(Date.now() / 1000);
-      const given = ctx?.clientAddress;
-      if (given !== undefined && given !== null) {
-        if (typeof given !== "string") {
-          throw new TypeError("relay.fetch: `clientAddress` must be a string (the client's IP address), null or undefined.");
-        }
-        admitted.addresses.set(request, given);
-      }
-      const workerCtx = ctx !== undefined && typeof (ctx as Partial<RelayContext>).waitUntil === "function"
-        ? ctx as RelayContext
-        : undefined;
+      const workerCtx = connectionOf(request, ctx, admitted);
       let answer: Response;
       try {
-        answer = (await routes?.(request, env, workerCtx)) ?? (await route(request, env, new URL(request.url)));
+        answer = (await options.routes?.(request, env, workerCtx)) ?? (await route(request, env, new URL(request.url)));
       } catch (e) {
-        if (e instanceof RelayConfigError) {
-          // the operator's to fix: the rule in the log; the client is told the relay is misconfigured, and where (never a value)
-          console.error(`relay: configuration error: ${e.message}`);
-          answer = refusal(
-            500,
-            "InternalError",
-            `The relay is misconfigured (${e.setting}): its operator must fix it (the relay's log says how).`,
-          );
-        } else {
-          // logged for the operator; the client gets no stack (it may name files, variables, the upstream)
-          console.error("relay: unexpected error", e);
-          answer = refusal(500, "InternalError", "The relay failed on this request (the error is in its log).");
-        }
+        answer = thrownAnswer(e);
       }
       // every path out after a claim but a stream that took it (a refusal, a throw) settles it as refused
       if (!answer.ok) admit.release(request, env, workerCtx && ((promise) => workerCtx.waitUntil(promise)));

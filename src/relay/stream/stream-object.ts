@@ -123,6 +123,31 @@ export class RelayStreamObject<E = unknown> {
     return this.config.limits(this.env);
   }
 
+  // (what the parts hold, as the object's own: its tests in workerd read and move these clocks)
+  private get count(): number {
+    return this.store.count;
+  }
+  private get ended(): boolean {
+    return this.store.ended;
+  }
+  private get expiresAt(): number {
+    return this.store.expiresAt;
+  }
+  private set expiresAt(ms: number) {
+    this.store.expiresAt = ms;
+  }
+  private get lastRead(): number {
+    return this.viewers.lastRead;
+  }
+  private set lastRead(ms: number) {
+    this.viewers.lastRead = ms;
+  }
+
+  /** The streamed answer to one client (viewers.ts): stored events from `from`, then live ones, then the end. */
+  private answer(from: number, accept: string | null): Response {
+    return this.viewers.answer(this.store, from, accept, this.store.meta());
+  }
+
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */
   protected get holdsStream(): boolean {
     return this.store.exists || this.pending;
@@ -187,10 +212,10 @@ export class RelayStreamObject<E = unknown> {
     const client = this.config.clientOf(upstream);
     this.store.create(binding, meta);
     this.upstream = reading;
-    this.viewers.lastRead = Date.now();
+    this.lastRead = Date.now();
     this.state.waitUntil(this.read(upstream, client, reading.signal));
     await this.schedule();
-    const answer = this.viewers.answer(this.store, 0, request.headers.get("accept"), this.store.meta());
+    const answer = this.answer(0, request.headers.get("accept"));
     // the target that served (a models row's fallback.ts), for the Worker's x-mmsp-provider
     const served = upstream.headers.get(PROVIDER_HEADER);
     if (served !== null && /^[\w.:-]{1,100}$/.test(served)) answer.headers.set(PROVIDER_HEADER, served);
@@ -209,7 +234,7 @@ export class RelayStreamObject<E = unknown> {
   private async awaitHeaders(reading: AbortController, open: () => Promise<Response>): Promise<Response> {
     this.pending = true;
     this.upstream = reading;
-    this.viewers.lastRead = this.startedAt = Date.now();
+    this.lastRead = this.startedAt = Date.now();
     try {
       await this.schedule();
       return await open();
@@ -231,7 +256,7 @@ export class RelayStreamObject<E = unknown> {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        if (this.store.ended) {
+        if (this.ended) {
           // stopped (stop()): its event is the last one
           await reader.cancel().catch(() => {}); // (the abort's error, already known)
           break;
@@ -241,7 +266,7 @@ export class RelayStreamObject<E = unknown> {
         this.bound(limits);
       }
     } catch (e) {
-      if (this.store.ended) return; // stopped: the abort's own error is not stored
+      if (this.ended) return; // stopped: the abort's own error is not stored
       let json: string;
       try {
         const error = toWireError(e);
@@ -270,7 +295,7 @@ export class RelayStreamObject<E = unknown> {
    * request aborted. False when the stream had already ended.
    */
   private stop(type: string, message: string): boolean {
-    if (!this.store.exists || this.store.ended) return false;
+    if (!this.store.exists || this.ended) return false;
     this.store.append(JSON.stringify({ error: this.cost ? this.cost.mark({ type, message }) : { type, message } }));
     this.end();
     this.upstream?.abort(new StreamStopped(type, message));
@@ -280,7 +305,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** Marks the stream ended (kept for the TTL, then deleted by the alarm). */
   private end(): void {
-    if (this.store.ended) return;
+    if (this.ended) return;
     this.store.flush(); // (every event before the state that says the stream ended)
     this.store.ended = true;
     if (this.cost) this.settle(this.cost.settlement());
@@ -320,7 +345,7 @@ export class RelayStreamObject<E = unknown> {
     const refused = this.refuse(request);
     if (refused) return refused;
     // a chat's resume (GET /api/chat/<chatId>/stream) wants a live stream only: 204 once it ended
-    if (request.headers.get("x-resume-live-only") !== null && this.store.ended) return new Response(null, { status: 204 });
+    if (request.headers.get("x-resume-live-only") !== null && this.ended) return new Response(null, { status: 204 });
     const max = this.limits.clients;
     if (this.viewers.size >= max) {
       return refusal(429, "RateLimitError", `This stream has ${max} clients connected (MAX_CLIENTS): try again when one has left.`, {
@@ -328,15 +353,15 @@ export class RelayStreamObject<E = unknown> {
       });
     }
     const after = Number(request.headers.get("x-resume-after") ?? -1);
-    if (after >= this.store.count) {
-      return refusal(400, "InvalidRequestError", `Last-Event-ID ${after} is past the last event sent so far (${this.store.count - 1}).`);
+    if (after >= this.count) {
+      return refusal(400, "InvalidRequestError", `Last-Event-ID ${after} is past the last event sent so far (${this.count - 1}).`);
     }
-    return this.viewers.answer(this.store, after + 1, request.headers.get("accept"), this.store.meta());
+    return this.answer(after + 1, request.headers.get("accept"));
   }
 
   /** One alarm for both deadlines: abandonment while live or pending (checked again until it is due), expiry once ended. */
   private async schedule(): Promise<void> {
-    if (this.store.ended && !this.pending) await this.state.storage.setAlarm(this.store.expiresAt);
+    if (this.ended && !this.pending) await this.state.storage.setAlarm(this.expiresAt);
     else if (this.upstream) {
       await this.state.storage.setAlarm(
         Math.min(this.viewers.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs),
@@ -368,7 +393,7 @@ export class RelayStreamObject<E = unknown> {
       return;
     }
     if (!this.store.exists) return; // (nothing kept: a subclass may keep something else, see holdsStream)
-    if (!this.store.ended) {
+    if (!this.ended) {
       const due = this.overdue(now);
       if (due) this.stop(...due);
       else await this.schedule();
@@ -376,9 +401,9 @@ export class RelayStreamObject<E = unknown> {
     }
     // a client still reading an expired stream keeps it a while longer (one that stopped reading does not)
     const reading = this.viewers.size > 0 && now < this.viewers.idleSince(now) + this.abandonMs;
-    if (reading || now < this.store.expiresAt) {
-      if (reading) this.store.expiresAt = Math.max(this.store.expiresAt, now + this.ttlMs);
-      await this.state.storage.setAlarm(this.store.expiresAt);
+    if (reading || now < this.expiresAt) {
+      if (reading) this.expiresAt = Math.max(this.expiresAt, now + this.ttlMs);
+      await this.state.storage.setAlarm(this.expiresAt);
       return;
     }
     await this.state.storage.deleteAll();

@@ -39,6 +39,11 @@ export class Viewers {
     return this.viewers.size;
   }
 
+  /** The clients connected now. */
+  [Symbol.iterator](): IterableIterator<Viewer> {
+    return this.viewers.values();
+  }
+
   /** Wakes every answer waiting for the next event. */
   notify(): void {
     const waiting = this.wake;
