@@ -19,6 +19,9 @@ import { clientFormat } from "../../stream/client-format.js";
 import { follow } from "../../../internal/abort.js";
 import { openUpstream } from "../../routing/upstream.js";
 
+/** (the format a client asks for: the stream's own rule, stream/client-format.ts) */
+export { clientFormat };
+
 /** MMSP's keep-alive period: a silent model still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
 
