@@ -32,7 +32,7 @@ import { limits } from "./admission/limits.js";
 import { checkPrincipalEnv, type PrincipalEnv, RelayConfigError } from "./admission/principal.js";
 import { checkQuotas, ProcessQuotas, quotasOfVariable, type QuotaStore, type RelayQuotas } from "./accounting/quota.js";
 import { DurableQuotas, RelayQuotaObject } from "./accounting/quota-object.js";
-import { usageRoute } from "./accounting/usage-route.js";
+import { usageRoute } from "./doors/mmsp/usage.js";
 import { mmspDoor } from "./doors/mmsp/door.js";
 import { META_HEADER, openResponsesRoutes } from "./doors/open-responses/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";

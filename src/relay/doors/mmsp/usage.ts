@@ -1,11 +1,11 @@
-// Accounting: SPEC §10 "Principals and quotas" (GET /v1/usage lists the caller's principal's ledger,
-// GET /v1/usage?all=1 with ADMIN_KEY every principal's).
-import type { Admission } from "../admission/admit.js";
-import { noAddressRefusal } from "../admission/address.js";
-import { adminRefusal, type PrincipalEnv } from "../admission/principal.js";
-import { refusal } from "../refusal.js";
-import { usageList } from "./ledger.js";
-import type { QuotaStore } from "./quota.js";
+// The MMSP door: SPEC §10 "Principals and quotas" (GET /v1/usage lists the caller's principal's ledger,
+// GET /v1/usage?all=1 with ADMIN_KEY every principal's: the books of accounting/, read through the door).
+import type { Admission } from "../../admission/admit.js";
+import { noAddressRefusal } from "../../admission/address.js";
+import { adminRefusal, type PrincipalEnv } from "../../admission/principal.js";
+import { refusal } from "../../refusal.js";
+import { usageList } from "../../accounting/ledger.js";
+import type { QuotaStore } from "../../accounting/quota.js";
 
 /** What GET /v1/usage needs of the rest: who the caller is, and where the books are. */
 export interface UsageParts<E extends object> {
