@@ -33,7 +33,8 @@ import { checkPrincipalEnv, type PrincipalEnv, RelayConfigError } from "./admiss
 import { checkQuotas, ProcessQuotas, quotasOfVariable, type QuotaStore, type RelayQuotas } from "./accounting/quota.js";
 import { DurableQuotas, RelayQuotaObject } from "./accounting/quota-object.js";
 import { usageRoute } from "./doors/mmsp/usage.js";
-import { mmspDoor } from "./doors/mmsp/door.js";
+import type { Door } from "./doors/door.js";
+import { mmspDoor, modelsRoute } from "./doors/mmsp/door.js";
 import { META_HEADER, openResponsesRoutes } from "./doors/open-responses/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
@@ -96,21 +97,15 @@ function readersOf<E extends object>(options: RelayOptions<E>) {
   };
 }
 
-type Route<E> = (request: Request, env: E, url: URL) => Promise<Response | null>;
-
-/** The routes tried in order: the first answer, else the 404 that names them all. */
-function routeTable<E>(table: readonly Route<E>[]): (request: Request, env: E, url: URL) => Promise<Response> {
+/** The doors tried in order: the first answer, else the 404 that names every door's routes. */
+function routeTable<E>(doors: readonly Door<E>[], listed: readonly Door<E>[]): (request: Request, env: E, url: URL) => Promise<Response> {
+  const routes = listed.flatMap((door) => door.routes).join(", ");
   return async (request, env, url) => {
-    for (const door of table) {
-      const answered = await door(request, env, url);
+    for (const door of doors) {
+      const answered = await door.answer(request, env, url);
       if (answered) return answered;
     }
-    return refusal(
-      404,
-      "NotFoundError",
-      `No route for ${request.method} ${url.pathname}: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /v1/responses, ` +
-        "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, GET /v1/models, GET /v1/usage.",
-    );
+    return refusal(404, "NotFoundError", `No route for ${request.method} ${url.pathname}: ${routes}.`);
   };
 }
 
@@ -180,8 +175,9 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf, settle: (env, s) => quotaStore(env).settle(s) };
 
   // the route table: a door per API a client speaks, then the relay's own routes
-  const route = routeTable<E>([
-    openResponsesRoutes<E>({
+  const openResponses: Door<E> = {
+    routes: ["POST /v1/responses", "GET /v1/responses/<id>", "POST /v1/responses/<id>/cancel"],
+    answer: openResponsesRoutes<E>({
       admit: admit.admit,
       stream: async (request, admittedRequest, env) => {
         const ns = namespace(env);
@@ -194,9 +190,11 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
         return ns ? stream.existing(request, new URL(request.url), id, env, ns) : null;
       },
     }),
-    mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding, tableOf, startedAt: () => startedAt }),
-    usageRoute<E>({ admission: admit, quotaStore }),
-  ]);
+  };
+  const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
+  const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt });
+  const usage = usageRoute<E>({ admission: admit, quotaStore });
+  const route = routeTable<E>([openResponses, mmsp, models, usage], [mmsp, openResponses, models, usage]);
 
   class StreamObject extends RelayStreamObject<E> {
     constructor(state: RelayState, env: E) {

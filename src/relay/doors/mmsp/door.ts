@@ -3,6 +3,7 @@
 // lists the models table). MMSP is the relay's own request shape and wire: this door translates
 // nothing, it admits, hands on to the stream, and names the provider and target that answered.
 import type { Admission, Admitted } from "../../admission/admit.js";
+import type { Door } from "../door.js";
 import type { RelayNamespace } from "../../platform.js";
 import { refusal } from "../../refusal.js";
 import { keyPrincipal } from "../../admission/principal.js";
@@ -18,14 +19,11 @@ export interface MmspDoorParts<E extends object> {
   namespace(env: E): RelayNamespace | undefined;
   /** The name of the namespace's binding (for the refusal of a relay that keeps no streams). */
   binding: string;
-  tableOf: ((env: E) => RelayModels) | undefined;
-  /** When the relay started (the `created` of GET /v1/models' entries). */
-  startedAt(): number;
 }
 
-/** The MMSP door: answers its routes, or null for a request it does not know. */
-export function mmspDoor<E extends object>(parts: MmspDoorParts<E>) {
-  const { admission, admitted, streams, namespace, binding, tableOf } = parts;
+/** The MMSP door: POST /v1/stream, GET and DELETE /v1/streams/<id>. */
+export function mmspDoor<E extends object>(parts: MmspDoorParts<E>): Door<E> {
+  const { admission, admitted, streams, namespace, binding } = parts;
 
   /** POST /v1/stream: admitted, then a stream (or the stateless pipe); the answer names its provider and target. */
   async function create(request: Request, env: E, url: URL): Promise<Response> {
@@ -52,18 +50,28 @@ export function mmspDoor<E extends object>(parts: MmspDoorParts<E>) {
     return streams.existing(request, url, id, env, ns);
   }
 
-  /** GET /v1/models, with a models table: the models it serves (SPEC §1). */
-  async function models(request: Request, env: E, table: (env: E) => RelayModels): Promise<Response> {
-    if (request.method !== "GET") return refusal(405, "MethodNotAllowed", "GET /v1/models lists the models.", { allow: "GET" });
-    const refused = await keyPrincipal(request, env);
-    return refused instanceof Response ? refused : modelsList(table(env), parts.startedAt());
-  }
+  return {
+    routes: ["POST /v1/stream", "GET or DELETE /v1/streams/<id>"],
+    answer: async (request, env, url) => {
+      if (url.pathname === "/v1/stream") return create(request, env, url);
+      const id = streamIdOf(url.pathname);
+      return id === null ? null : existing(request, env, url, id);
+    },
+  };
+}
 
-  return async (request: Request, env: E, url: URL): Promise<Response | null> => {
-    const { pathname } = url;
-    if (pathname === "/v1/stream") return create(request, env, url);
-    if (pathname === "/v1/models" && tableOf) return models(request, env, tableOf);
-    const id = streamIdOf(pathname);
-    return id === null ? null : existing(request, env, url, id);
+/** GET /v1/models, with a models table: the models it serves (SPEC §1); without one, no route. */
+export function modelsRoute<E extends object>(
+  parts: { tableOf: ((env: E) => RelayModels) | undefined; startedAt(): number },
+): Door<E> {
+  const { tableOf, startedAt } = parts;
+  return {
+    routes: ["GET /v1/models"],
+    answer: async (request, env, url) => {
+      if (url.pathname !== "/v1/models" || !tableOf) return null;
+      if (request.method !== "GET") return refusal(405, "MethodNotAllowed", "GET /v1/models lists the models.", { allow: "GET" });
+      const refused = await keyPrincipal(request, env);
+      return refused instanceof Response ? refused : modelsList(tableOf(env), startedAt());
+    },
   };
 }

@@ -4,6 +4,7 @@ import type { Admission } from "../../admission/admit.js";
 import { noAddressRefusal } from "../../admission/address.js";
 import { adminRefusal, type PrincipalEnv } from "../../admission/principal.js";
 import { refusal } from "../../refusal.js";
+import type { Door } from "../door.js";
 import { usageList } from "../../accounting/ledger.js";
 import type { QuotaStore } from "../../accounting/quota.js";
 
@@ -13,10 +14,10 @@ export interface UsageParts<E extends object> {
   quotaStore(env: E): QuotaStore;
 }
 
-/** The route of GET /v1/usage: its answer, or null for another path. */
-export function usageRoute<E extends object>(parts: UsageParts<E>) {
+/** The route of GET /v1/usage. */
+export function usageRoute<E extends object>(parts: UsageParts<E>): Door<E> {
   const { admission, quotaStore } = parts;
-  return async (request: Request, env: E, url: URL): Promise<Response | null> => {
+  const answer = async (request: Request, env: E, url: URL): Promise<Response | null> => {
     if (url.pathname !== "/v1/usage") return null;
     if (request.method !== "GET") return refusal(405, "MethodNotAllowed", "GET /v1/usage lists the usage.", { allow: "GET" });
     if (url.searchParams.get("all") === "1") {
@@ -27,4 +28,5 @@ export function usageRoute<E extends object>(parts: UsageParts<E>) {
     if (who.addressless) return noAddressRefusal(); // (anon:unknown is every address-less caller's: no one's own)
     return usageList(await quotaStore(env).usage(who.principal));
   };
+  return { routes: ["GET /v1/usage"], answer };
 }
