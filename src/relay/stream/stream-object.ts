@@ -124,18 +124,22 @@ export class RelayStreamObject<E = unknown> {
   }
 
   // (what the parts hold, as the object's own: its tests in workerd read and move these clocks)
+  /** Events stored (store.ts): what the answers may send. */
   private get count(): number {
     return this.store.count;
   }
+  /** Whether the stream ended (store.ts). */
   private get ended(): boolean {
     return this.store.ended;
   }
+  /** When an ended stream is deleted (store.ts; ms since the epoch). */
   private get expiresAt(): number {
     return this.store.expiresAt;
   }
   private set expiresAt(ms: number) {
     this.store.expiresAt = ms;
   }
+  /** When a client last read (viewers.ts): the abandon clock. */
   private get lastRead(): number {
     return this.viewers.lastRead;
   }
