@@ -226,7 +226,7 @@ test("relay mode, kept answers: DefaultChatTransport's abort only leaves (the up
 test("CORS: the preflight allows POST and the requested headers; answers carry Access-Control-Allow-Origin", async () => {
   const pre = await fetch(`${replayBase}/api/chat`, { method: "OPTIONS", headers: { origin: "http://app.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, authorization" } });
   assert.equal(pre.status, 204);
-  // the relay's one CORS module (src/relay/cors.ts): any origin by default (CORS_ORIGINS narrows it)
+  // the relay's one CORS module (src/relay/admission/cors.ts): any origin by default (CORS_ORIGINS narrows it)
   assert.ok(["*", "http://app.example"].includes(pre.headers.get("access-control-allow-origin")), pre.headers.get("access-control-allow-origin"));
   assert.match(pre.headers.get("access-control-allow-methods"), /POST/);
   assert.match(pre.headers.get("access-control-allow-headers").toLowerCase(), /content-type.*authorization/);

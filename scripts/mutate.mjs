@@ -42,8 +42,11 @@ const opt = (name, fallback) => {
   return i < 0 ? fallback : args[i + 1];
 };
 const flag = (name) => args.includes(`--${name}`);
-const files = (opt("files", "") || readdirSync(RELAY).filter((f) => f.endsWith(".ts")).join(","))
-  .split(",").map((f) => f.trim()).filter(Boolean).map((f) => (f.includes("/") ? f : `src/relay/${f}`));
+const relayFiles = readdirSync(RELAY, { recursive: true }).filter((f) => f.endsWith(".ts"));
+// (a file of src/relay/ by its path there, or by its name alone: quota.ts is accounting/quota.ts)
+const relayPath = (f) => `src/relay/${f.includes("/") ? f : relayFiles.find((r) => r.split("/").pop() === f) ?? f}`;
+const files = (opt("files", "") || relayFiles.join(","))
+  .split(",").map((f) => f.trim()).filter(Boolean).map((f) => (f.startsWith("src/") ? f : relayPath(f)));
 const sample = Number(opt("sample", "0"));
 const seed = Number(opt("seed", "1"));
 const suites = opt("suites", "unit,relay-pool").split(",");
@@ -68,7 +71,7 @@ const RELAY_POOL_TESTS = {
   "ceilings.ts": ["models.test.ts"],
   "gate.ts": ["quotas.test.ts", "models.test.ts"],
 };
-const unitTests = readdirSync(join(ROOT, "test/unit"))
+const unitTests = readdirSync(join(ROOT, "test/unit"), { recursive: true })
   .filter((f) => f.endsWith(".test.ts") && readFileSync(join(ROOT, "test/unit", f), "utf8").includes("src/relay/"))
   .map((f) => `test/unit/${f}`);
 

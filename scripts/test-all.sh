@@ -73,6 +73,7 @@ run_step snippets         plain  node scripts/check-snippets.mjs     # every ts/
 run_step web-only         plain  node scripts/check-web-only.mjs        # dist/index.js bundles without Node built-ins
 run_step web-only-ai-sdk  plain  node scripts/check-web-only.mjs dist/ai-sdk/index.js  # the mmsp-streams/ai-sdk subpath too
 run_step web-only-relay   plain  node scripts/check-web-only.mjs dist/relay/index.js   # and mmsp-streams/relay (no node:*, no cloudflare:workers needed)
+run_step import-circles   plain  node scripts/import-circles.mjs          # no import circle in src/relay/ (type-only included), none of value imports in src/
 run_step web-only-testing plain  node scripts/check-web-only.mjs dist/testing/index.js # and mmsp-streams/testing (the test kit runs in every runtime)
 run_step web-only-providers plain node scripts/check-web-only.mjs dist/providers/index.js  # and mmsp-streams/providers (web fetch and streams only)
 run_step typecheck-ai-sdk check  npx tsc -p test/ai-sdk                 # the adapter's declared types vs the real `ai` package's

@@ -22,10 +22,10 @@
 // after the last begin).
 import type { Env } from "./env.ts";
 import type { RelayState } from "../src/relay/platform.ts";
-import { sameHash } from "../src/relay/bind.ts";
-import { limits } from "../src/relay/limits.ts";
-import { seconds } from "../src/relay/resume.ts";
-import { refusal } from "../src/relay/http.ts";
+import { sameHash } from "../src/relay/admission/bind.ts";
+import { limits } from "../src/relay/admission/limits.ts";
+import { seconds } from "../src/relay/stream/resume.ts";
+import { refusal } from "../src/relay/refusal.ts";
 
 interface Row {
   stream_id: string | null;

@@ -43,14 +43,14 @@ import {
   UIMessageConversionError,
 } from "../src/ai-sdk/index.ts";
 import { generateMessageId } from "../src/ai-sdk/ids.ts";
-import { bindingOfText, credentialsOf, scopedName } from "../src/relay/bind.ts";
+import { bindingOfText, credentialsOf, scopedName } from "../src/relay/admission/bind.ts";
 import type { Env } from "./env.ts";
-import { relay } from "../src/relay/upstream.ts";
+import { relay } from "../src/relay/doors/mmsp/http.ts";
 import { replay } from "./replay.ts";
-import { newStreamId } from "../src/relay/resume.ts";
-import { BINDING_HEADER } from "../src/relay/stream-object.ts";
-import { CLAIM_HEADER } from "../src/relay/stream-cost.ts";
-import { refusal } from "../src/relay/http.ts";
+import { newStreamId } from "../src/relay/stream/resume.ts";
+import { BINDING_HEADER } from "../src/relay/stream/stream-object.ts";
+import { CLAIM_HEADER } from "../src/relay/accounting/stream-cost.ts";
+import { refusal } from "../src/relay/refusal.ts";
 import { ownValue } from "../src/internal/values.ts";
 
 /** The variables chat.ts reads (a subset of the relay's Env). */

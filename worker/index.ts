@@ -2,9 +2,9 @@
 // itself is the library's (mmsp-streams/relay, src/relay/: createRelay); this Worker adds its own
 // routes on top (routes below) and the samples' replay as the upstream when MMSP_UPSTREAM is unset.
 //
-//   POST /v1/stream        creates a stream: a Durable Object (src/relay/stream-object.ts, binding
+//   POST /v1/stream        creates a stream: a Durable Object (src/relay/stream/stream-object.ts, binding
 //                          STREAMS) makes the one request to `${MMSP_UPSTREAM}/stream`
-//                          (src/relay/upstream.ts), or, without MMSP_UPSTREAM, replays the built-in
+//                          (src/relay/routing/upstream.ts), or, without MMSP_UPSTREAM, replays the built-in
 //                          sample chosen by the body's `model` (replay.ts); the stream is checked by
 //                          the package, stored event by event and written back as SSE (`id: <n>` on
 //                          every event), or as NDJSON when `Accept` asks for it;
@@ -13,34 +13,34 @@
 //                          when its key is set; "fast", Claude then GPT, when both are) is answered
 //                          by that provider instead (its name in
 //                          `x-mmsp-provider`); without RELAY_KEY or ALLOW_ANONYMOUS=true those are a 401
-//   POST /v1/responses     the same, spoken as Open Responses (src/relay/open-responses.ts; resume:
+//   POST /v1/responses     the same, spoken as Open Responses (src/relay/doors/open-responses/door.ts; resume:
 //                          GET /v1/responses/<id>?stream=true&starting_after=<n>, stop: POST …/<id>/cancel)
 //   GET /v1/models         the provider table's models (SPEC §1)
 //   GET /v1/usage          the caller's principal's usage of the provider-backed models; ?all=1 with
-//                          ADMIN_KEY every principal's (src/relay/ledger.ts; quotas: RELAY_QUOTAS, QUOTAS)
+//                          ADMIN_KEY every principal's (src/relay/accounting/ledger.ts; quotas: RELAY_QUOTAS, QUOTAS)
 //   GET /v1/streams/<id>   resumes it: `Last-Event-ID: <n>` (or `?last_event_id=<n>`) → events n+1…,
-//                          then live to the end (src/relay/resume.ts)
+//                          then live to the end (src/relay/stream/resume.ts)
 //   DELETE /v1/streams/<id> cancels it (SPEC §8): the upstream request aborted, the stream ended with
 //                          a StreamCancelled error event for every viewer and resume (204)
 //   POST /api/chat         the AI SDK's useChat: a UI message stream (chat.ts), kept like a /v1/stream
 //                          answer; GET / DELETE /api/chat/<chatId>/stream resume / cancel it
-//   OPTIONS *              CORS preflights (src/relay/cors.ts; every answer carries the CORS headers)
+//   OPTIONS *              CORS preflights (src/relay/admission/cors.ts; every answer carries the CORS headers)
 //   GET /                  the demo page (page/index.html); GET /demo.js its script (page/demo.ts + src/)
 //
 // Without the STREAMS binding the relay is stateless: no resume, and a client that goes away cancels
 // the upstream request.
 // Safe by default (the library's): a POST must be application/json (415) and at most MAX_BODY_BYTES
-// (413), within the JSON bounds (400), and every request to a stream carry RELAY_KEY when one is set (401); the stream's bounds (src/relay/limits.ts);
-// credentials bind a stream to its creator (src/relay/bind.ts); every answer carries nosniff, the page
+// (413), within the JSON bounds (400), and every request to a stream carry RELAY_KEY when one is set (401); the stream's bounds (src/relay/admission/limits.ts);
+// credentials bind a stream to its creator (src/relay/admission/bind.ts); every answer carries nosniff, the page
 // a Content-Security-Policy; a request that makes the relay throw is a 500 refusal without a stack.
 // Variables (env.ts): MMSP_UPSTREAM, SAMPLE_PACE_MS, STREAM_TTL_S, ABANDON_S, CORS_ORIGINS, RELAY_KEY,
 // BIND_SECRET, MAX_BODY_BYTES, MAX_STREAM_S, MAX_EVENTS, MAX_STREAM_BYTES, MAX_CLIENTS.
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
 import { createRelay } from "../src/relay/index.ts";
-import { keyPrincipal } from "../src/relay/principal.ts";
-import { refusal } from "../src/relay/http.ts";
-import { BINDING_HEADER } from "../src/relay/stream-object.ts";
-import { openUpstream } from "../src/relay/upstream.ts";
+import { keyPrincipal } from "../src/relay/admission/principal.ts";
+import { refusal } from "../src/relay/refusal.ts";
+import { BINDING_HEADER } from "../src/relay/stream/stream-object.ts";
+import { openUpstream } from "../src/relay/routing/upstream.ts";
 import { ownValue } from "../src/internal/values.ts";
 import { chat, chatIdOf, chatStream } from "./chat.ts";
 import { chatRecord, chatRecordAlarm } from "./chat-record.ts";
@@ -149,7 +149,7 @@ export class StreamObject extends relay.StreamObject {
   }
 }
 
-/** The library's quota object (src/relay/quota-object.ts): one per principal, binding QUOTAS. */
+/** The library's quota object (src/relay/accounting/quota-object.ts): one per principal, binding QUOTAS. */
 export const QuotaObject = relay.QuotaObject;
 
 export default { fetch: relay.fetch };

@@ -1,4 +1,4 @@
-// The Worker's provider-backed models (createRelay's `models`, src/relay/models.ts): one model per
+// The Worker's provider-backed models (createRelay's `models`, src/relay/routing/models.ts): one model per
 // provider whose key is set as a secret (`npx wrangler secret put ANTHROPIC_API_KEY`, or `.dev.vars`
 // under `npm run dev`). A model whose key is unset is not in the table (its name goes on to the
 // upstream or the samples like any other). `*_BASE_URL` points a provider at a compatible server or

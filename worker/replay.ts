@@ -3,7 +3,8 @@
 // stand-in for the upstream (sampleUpstream(), used by the stream's Durable Object), or, on the
 // stateless path (no STREAMS binding), answered through the same streamBack() as a relayed upstream.
 import { SAMPLES } from "./generated/assets.ts";
-import { refusal, streamBack } from "../src/relay/http.ts";
+import { streamBack } from "../src/relay/doors/mmsp/http.ts";
+import { refusal } from "../src/relay/refusal.ts";
 
 /** Model name → sample file. `sample-<file>` works for every sample; these are the short names. */
 const ALIASES: Record<string, string> = {

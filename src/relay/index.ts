@@ -18,31 +18,31 @@
  *
  * @module
  */
-export {
-  createRelay,
-  type Relay,
-  type RelayAction,
-  type RelayConnection,
-  type RelayContext,
-  type RelayEnv,
-  type RelayOptions,
-  type RelayStreamObjectClass,
-  type RelayVerdict,
-} from "./create-relay.js";
-export type { UpstreamFunction } from "./upstream.js";
-export type { RelayLimits } from "./limits.js";
-export { RelayStreamObject } from "./stream-object.js";
-export type { BindEnv } from "./bind.js";
-export type { CorsEnv } from "./cors.js";
-export type { LimitsEnv } from "./limits.js";
-export type { RelayModel, RelayModels, RelayModelsOption, RelayRow } from "./models.js";
-export type { TraceSpan, TraceTracer, TraceValue } from "./tracing.js";
-export type { WatchdogEnv } from "./watchdog.js";
-export type { AllowedSetting, RelayAllow } from "./ceilings.js";
-export type { AnonymousOption, GateEnv } from "./gate.js";
-export { type PrincipalEnv, RelayConfigError, type RelayPrincipal } from "./principal.js";
-export { type AddressEnv, addressKey, type ClientAddressFunction } from "./address.js";
-export type { Quota, RelayQuotas } from "./quota.js";
-export { RelayQuotaObject } from "./quota-object.js";
-export type { LedgerRow } from "./ledger.js";
+export { createRelay } from "./create-relay.js";
+export type {
+  Relay,
+  RelayAction,
+  RelayConnection,
+  RelayContext,
+  RelayEnv,
+  RelayOptions,
+  RelayStreamObjectClass,
+  RelayVerdict,
+} from "./options.js";
+export type { UpstreamFunction } from "./routing/upstream.js";
+export type { RelayLimits } from "./admission/limits.js";
+export { RelayStreamObject } from "./stream/stream-object.js";
+export type { BindEnv } from "./admission/bind.js";
+export type { CorsEnv } from "./admission/cors.js";
+export type { LimitsEnv } from "./admission/limits.js";
+export type { RelayModel, RelayModels, RelayModelsOption, RelayRow } from "./routing/models.js";
+export type { TraceSpan, TraceTracer, TraceValue } from "./routing/tracing.js";
+export type { WatchdogEnv } from "./routing/watchdog.js";
+export type { AllowedSetting, RelayAllow } from "./routing/ceilings.js";
+export type { AnonymousOption, GateEnv } from "./admission/gate.js";
+export { type PrincipalEnv, RelayConfigError, type RelayPrincipal } from "./admission/principal.js";
+export { type AddressEnv, addressKey, type ClientAddressFunction } from "./admission/address.js";
+export type { Quota, RelayQuotas } from "./accounting/quota.js";
+export { RelayQuotaObject } from "./accounting/quota-object.js";
+export type { LedgerRow } from "./accounting/ledger.js";
 export type { RelayNamespace, RelayObjectId, RelaySqlCursor, RelaySqlStorage, RelayState, RelayStorage, RelayStub } from "./platform.js";

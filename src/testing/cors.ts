@@ -4,7 +4,7 @@
  * request that carries an `Origin` gets the CORS headers. Requests without an `Origin` (a server's
  * fetch, a test) get the answer untouched.
  */
-import { isPreflight } from "../relay/cors.js";
+import { isPreflight } from "../relay/admission/cors.js";
 
 /** What a server allows a page: the methods and the response headers it may read. */
 export interface CorsPolicy {

@@ -10,7 +10,7 @@ import { isRecord } from "../internal/values.js";
 import { type Capture, captureFormat, checkCapture } from "./capture.js";
 import { bodyEvents } from "./records.js";
 import { replay, type ReplayOptions } from "./replay.js";
-import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "../relay/cors.js";
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from "../relay/admission/cors.js";
 import { withCors } from "./cors.js";
 import { type FakeServer, fakeServer, logRequest, tracked } from "./request-log.js";
 import { MMSP_ERRORS, mmspErrorEvent, type ProblemKind } from "./routes.js";

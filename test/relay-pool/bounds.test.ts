@@ -1,4 +1,4 @@
-// What one request may cost (src/relay/limits.ts, json-bounds.ts): a body past MAX_BODY_BYTES is a
+// What one request may cost (src/relay/admission/limits.ts, json-bounds.ts): a body past MAX_BODY_BYTES is a
 // 413, one that nests too deep, holds too many values or a string past MAX_INLINE_BYTES a 400, in
 // MMSP's refusal shape, on both routes (/v1/stream, /api/chat); the scan stops at the first bound
 // (the refusal names the byte, far before the body's end) and a refused body never goes upstream.

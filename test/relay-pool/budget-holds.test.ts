@@ -8,8 +8,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { expect, test, vi } from "vitest";
 import { providerModels } from "../../worker/models.ts";
 import { createRelay, type RelayOptions } from "../../src/relay/index.ts";
-import { RelayQuotaObject } from "../../src/relay/quota-object.ts";
-import { inputEstimate } from "../../src/relay/usage-estimate.ts";
+import { RelayQuotaObject } from "../../src/relay/accounting/quota-object.ts";
+import { inputEstimate } from "../../src/relay/accounting/usage-estimate.ts";
 import type { RelayState } from "../../src/relay/platform.ts";
 import { newTag, ORIGIN } from "./relay.ts";
 

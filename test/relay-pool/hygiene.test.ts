@@ -5,7 +5,7 @@
 import { env, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { expect, test, vi } from "vitest";
 import { createRelay } from "../../src/relay/index.ts";
-import { openUpstream } from "../../src/relay/upstream.ts";
+import { openUpstream } from "../../src/relay/routing/upstream.ts";
 import worker from "../../worker/index.ts";
 import { newTag, ORIGIN, upstreamCancelled, upstreamRequests } from "./relay.ts";
 

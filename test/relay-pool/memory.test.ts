@@ -1,4 +1,4 @@
-// What a stream's object holds (src/relay/stream-object.ts): a large event is stored in parts and
+// What a stream's object holds (src/relay/stream/stream-object.ts): a large event is stored in parts and
 // sent in slices, so one viewer never holds an event whole (a client that does not read pins one
 // slice); an upstream event past MAX_EVENT_BYTES ends the stream (StreamLimitError) instead of
 // being held. The figures (memory of many non-reading viewers, of a long stream) are printed by

@@ -1,5 +1,5 @@
 // A hostile provider meets the relay's bounds (issue #34): the provider's reader gets them
-// (src/relay/models.ts providerLimits), so what it holds back stops at MAX_EVENT_BYTES — OpenAI Chat
+// (src/relay/routing/models.ts providerLimits), so what it holds back stops at MAX_EVENT_BYTES — OpenAI Chat
 // tool-call arguments waiting for a call that never ends (no finish_reason), one event with no line
 // end — as a StreamLimitError event stored by the stream's Durable Object, not held to the body's
 // end. The figures (bytes read from the provider, memory) are printed by scripts/relay-bounds.mjs.

@@ -8,7 +8,7 @@ export const ORIGIN = "https://relay.test";
 /**
  * What a request from Cloudflare's edge carries and a Request a test makes does not: `request.cf`
  * (the relay then reads CF-Connecting-IP, which the edge sets; without it the relay is in library
- * mode, where an anonymous client's address must be given: src/relay/address.ts).
+ * mode, where an anonymous client's address must be given: src/relay/admission/address.ts).
  */
 export const EDGE = { cf: { colo: "TST" } } as RequestInit;
 

@@ -116,10 +116,10 @@ const closedPort = await new Promise((resolve) => {
 // ---- the Worker in workerd ---------------------------------------------------------------------------
 
 const { script, compatibilityDate, compatibilityFlags } = await bundleWorker();
-// src/relay/http.ts (streamBack) on its own, for Node: the pipe behaviour without workerd (which also tears a
+// src/relay/doors/mmsp/http.ts (streamBack) on its own, for Node: the pipe behaviour without workerd (which also tears a
 // request's pending I/O down when its client disconnects, and so would hide a pipe that ignores cancel)
 const streamModule = await build({
-  entryPoints: [new URL("src/relay/http.ts", root).pathname],
+  entryPoints: [new URL("src/relay/doors/mmsp/http.ts", root).pathname],
   bundle: true,
   format: "esm",
   platform: "node",
@@ -521,7 +521,7 @@ test("routes: GET / (the demo page, with its config), GET /demo.js, GET /v1/stre
 });
 
 
-// ---- resumable streams (src/relay/stream-object.ts) --------------------------------------------------
+// ---- resumable streams (src/relay/stream/stream-object.ts) --------------------------------------------------
 
 const get = (which, path, headers = {}) => fetch(new URL(path, urls[which]), { headers });
 /** The upstream requests made since `before` for `model`. */

@@ -1,0 +1,126 @@
+// Accounting: SPEC §10 "Principals and quotas" (every way out after a claim settles it, once).
+//
+// SPEC §10, "Principals and quotas", and SPEC §8's last sentence: a stream's claim is settled when the
+// stream ends, however it ends — with the provider's usage after its stop event, else with what the
+// relay estimates (usage-estimate.ts), marked estimated — and the error event that ends a stream
+// early carries `usage_metadata` (the four counts as far as known) and `usage_estimated`.
+//
+// The Worker hands a stream's object its claim in CLAIM_HEADER (what settling needs: no quota, no
+// key); the object follows the stream's events with a StreamCost and settles at its end
+// (stream-object.ts). The stateless relay does the same around its pipe (`metered`).
+import { fromWireError, toWireError, type WireError } from "../../errors.js";
+import type { UniEvent, UsageMetadata } from "../../schema.js";
+import type { Claim, Settlement } from "./quota.js";
+import { UsageMeter } from "./usage-estimate.js";
+import { parseJsonText } from "../../internal/json.js";
+
+/** The header through which the Worker hands a stream's object its claim (removed from every client's request). */
+export const CLAIM_HEADER = "x-relay-claim";
+
+/** What a stream's settlement needs of its claim. */
+export interface Ticket {
+  id: string;
+  principal: string;
+  model: string;
+  input: number;
+}
+
+/** What a stream's settlement needs of `claim`. */
+export const ticketFrom = (claim: Claim): Ticket => ({ id: claim.id, principal: claim.principal, model: claim.model, input: claim.input });
+
+/** The header value of a claim: its JSON percent-encoded (a principal's or a model's name may be any text; a header is Latin-1). */
+export const ticketHeader = (claim: Claim): string => encodeURIComponent(JSON.stringify(ticketFrom(claim)));
+
+/** The ticket of a CLAIM_HEADER value (set by the Worker only), or null. */
+export function ticketOf(text: string | null): Ticket | null {
+  if (text === null) return null;
+  try {
+    const t = parseJsonText(decodeURIComponent(text)) as Partial<Ticket>;
+    const ok = typeof t.id === "string" && typeof t.principal === "string" && typeof t.model === "string" && typeof t.input === "number";
+    return ok ? (t as Ticket) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One stream's cost: its events followed, its ending error marked with the usage, its settlement. */
+export class StreamCost {
+  readonly #meter: UsageMeter;
+  /** What the provider serving the stream reported so far (models.ts `reportedUsageOf`), when a provider serves it. */
+  #reported: () => UsageMetadata | null = () => null;
+  constructor(readonly ticket: Ticket) {
+    this.#meter = new UsageMeter(ticket.input);
+  }
+
+  /** Follows what the provider that serves the stream reports (its answer's `reportedUsageOf`). */
+  follow(reported: (() => UsageMetadata | null) | undefined): void {
+    if (reported) this.#reported = reported;
+  }
+
+  /** One event of the stream, as stored or sent. */
+  see(event: UniEvent): void {
+    this.#meter.see(event);
+  }
+
+  /** The error that ends the stream, with the usage so far (`usage_metadata`, `usage_estimated`). */
+  mark(error: WireError): WireError {
+    const { usage_metadata, usage_estimated } = this.#meter.spent(this.#reported());
+    return { ...error, usage_metadata, usage_estimated };
+  }
+
+  /** The settlement of the stream as it stands. */
+  settlement(): Settlement {
+    const { input, output, estimated, stopped } = this.#meter.spent(this.#reported());
+    return { ...this.#base(), input, output, estimated, stopped };
+  }
+
+  /** The settlement of a request refused before any event (the provider's refusal: nothing spent). */
+  refused(): Settlement {
+    return { ...this.#base(), input: 0, output: 0, estimated: 0, stopped: false };
+  }
+
+  #base(): Pick<Settlement, "id" | "principal" | "model"> {
+    return { id: this.ticket.id, principal: this.ticket.principal, model: this.ticket.model };
+  }
+}
+
+/**
+ * The stateless relay's events with their cost followed: settled once, at the end, the error or the
+ * cancel (the client gone); an error passed on marked with the usage (an UpstreamError as the
+ * next reader sees it).
+ */
+export function metered(
+  readable: ReadableStream<UniEvent>,
+  cost: StreamCost,
+  client: string,
+  settle: (s: Settlement) => void,
+): ReadableStream<UniEvent> {
+  const reader = readable.getReader();
+  let settled = false;
+  const end = (): void => {
+    if (!settled) settle(cost.settlement());
+    settled = true;
+  };
+  return new ReadableStream<UniEvent>({
+    async pull(controller) {
+      let r: ReadableStreamReadResult<UniEvent>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        const marked = fromWireError(cost.mark(toWireError(e)), null, client);
+        end();
+        throw marked;
+      }
+      if (r.done) {
+        end();
+        return controller.close();
+      }
+      cost.see(r.value);
+      controller.enqueue(r.value);
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason).catch(() => {});
+    },
+  }, { highWaterMark: 0 });
+}

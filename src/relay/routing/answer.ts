@@ -1,0 +1,101 @@
+// Routing: SPEC §10 "Fallbacks" (an answer of the models table, read as events or as MMSP bytes).
+/**
+ * An answer of the `models` table (fallback.ts serves it) as an upstream `Response` like an MMSP
+ * server's: MMSP SSE, `x-mmsp-client` and `x-mmsp-provider` naming the provider that served it, an
+ * error after the first event one `{"error"}` event then `[DONE]` (the encoder's abort).
+ *
+ * The relay reads its own answers in the same isolate (the stream's object, the stateless pipe), so
+ * two side channels go with each, kept beside the Response, never in it:
+ * - its events themselves (`takeEvents`): a reader that takes them skips writing each event as SSE
+ *   and reading it back (what the stream's object spent most of its CPU on per event, issue #39); the
+ *   SSE body is made only when it is read, so one of the two ever runs. `checked`: they are a
+ *   provider reader's own, checked by construction; else (a continuation joined two targets' events)
+ *   the reader checks them as it would the body's;
+ * - what the provider serving it reported of its usage so far (`reportedUsageOf`), for the
+ *   settlement of a stream that ends before its stop (stream-cost.ts).
+ */
+import { SseEncoderStream } from "../../encode.js";
+import { fromResponse, MessageAssemblerStream } from "../../index.js";
+import type { UniEvent, UsageMetadata } from "../../schema.js";
+import { PROVIDER_HEADER } from "./models.js";
+
+/** An answer's events, taken: whether they are a provider reader's own (checked by construction). */
+export interface TakenEvents {
+  events: ReadableStream<UniEvent>;
+  checked: boolean;
+}
+
+interface AnswerParts {
+  /** The events, unless the SSE body was read first (then null); once taken, the body is never made. */
+  take(): TakenEvents | null;
+  reported?: () => UsageMetadata | null;
+}
+
+const PARTS = new WeakMap<Response, AnswerParts>();
+
+/** The headers of a streamed answer: its type, and no cache or proxy buffering (live or replayed alike). */
+export function streamHeaders(contentType: string): Record<string, string> {
+  return { "content-type": contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
+}
+
+/** `events` as the answer of `provider` (see the top); `reported`: what the serving provider reported so far. */
+export function sseAnswer(
+  events: ReadableStream<UniEvent>,
+  provider: string,
+  { reported, checked = false }: { reported?: () => UsageMetadata | null; checked?: boolean } = {},
+): Response {
+  const headers = {
+    ...streamHeaders("text/event-stream; charset=utf-8"),
+    "x-mmsp-client": provider,
+    [PROVIDER_HEADER]: provider,
+  };
+  let encoded: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let taken = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (taken) return controller.error(new TypeError("relay: this answer's events were taken (takeEvents): its body is not made"));
+      encoded ??= events.pipeThrough(new SseEncoderStream()).getReader();
+      const r = await encoded.read();
+      if (r.done) controller.close();
+      else controller.enqueue(r.value);
+    },
+    // (the events taken: their reader cancels them, not this body)
+    cancel: (reason) => (taken ? undefined : encoded ? encoded.cancel(reason) : events.cancel(reason)),
+  }, { highWaterMark: 0 });
+  const answer = new Response(body, { status: 200, headers });
+  PARTS.set(answer, {
+    take: () => {
+      if (encoded !== undefined || taken) return null;
+      taken = true;
+      return { events, checked };
+    },
+    reported,
+  });
+  return answer;
+}
+
+/** The events of an answer of sseAnswer, taken instead of its body; null for any other Response or a body already read. */
+export const takeEvents = (answer: Response): TakenEvents | null => PARTS.get(answer)?.take() ?? null;
+
+/**
+ * An upstream answer's checked events, as the relay reads every answer (the stream's object, the
+ * stateless pipe): an answer of sseAnswer's events themselves, through the grammar check unless a
+ * provider reader made them all; any other answer's body read by `fromResponse` (framing, decoding,
+ * the checks, `maxEventBytes`).
+ */
+export function checkedEvents(
+  upstream: Response,
+  options: { client: string; signal?: AbortSignal; maxEventBytes?: number },
+): ReadableStream<UniEvent> {
+  const direct = takeEvents(upstream);
+  if (direct === null) return fromResponse(upstream, options).readable;
+  if (direct.checked) return direct.events;
+  const { client, signal } = options;
+  return direct.events.pipeThrough(new MessageAssemblerStream(signal ? { client, signal } : { client }));
+}
+
+/**
+ * What the provider that serves `answer` (a Response of sseAnswer) reported of its usage so far: its
+ * events' `reportedUsage`. Undefined for an answer no provider of the table serves (an upstream MMSP server's).
+ */
+export const reportedUsageOf = (answer: Response): (() => UsageMetadata | null) | undefined => PARTS.get(answer)?.reported;

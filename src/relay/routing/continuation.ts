@@ -1,0 +1,224 @@
+// Routing: SPEC §10 "Fallbacks" (after it, with `continueOnFailure`: the answer continued by the next target).
+//
+// SPEC §10 "Fallbacks", after the first event: with a target's `continueOnFailure`, a failure
+// mid-answer (a cut, an in-stream error of an overloaded or server kind, a stall: fallback.ts's
+// `retryable`) while the answer so far is text only (no tool call, no thinking, nothing else made or
+// open) moves to the next target that can continue an assistant prefix (`provider.continuesPrefix`),
+// asked with the request plus the text so far as its final assistant message, and for what is left
+// of the claim's output (`max_tokens`: the reserve less the text so far; nothing left, no continuation). Its text goes on in
+// the same open `text` group: one `.done` holding both parts (nothing repeated or lost at the seam, as
+// far as the provider honours the prefix). Anything else ends the stream with the first target's
+// error, as without continuation: two answers are never spliced (the continuing target's first item
+// must be text; its events pass the relay's own grammar check after this, in the stream's object).
+// The stop event's usage is the last target's plus what the earlier targets spent before their cuts:
+// their input as each reported it (Anthropic's `message_start`), their output estimated from their
+// text (a cut answer reports no output count), since the quota settles from it.
+import type { UniEvent } from "../../schema.js";
+import { logMove, retryable, type ServeOptions } from "./retry.js";
+import type { MmspBody, RelayModel } from "./models.js";
+import { type StartedTarget, startTarget, targetEvents } from "./target.js";
+import { follow } from "../../internal/abort.js";
+import { textTokens, trustedInput } from "../accounting/usage-estimate.js";
+
+type Item = UniEvent["content_items"][number] & {
+  text?: string;
+  fidelity?: unknown;
+};
+
+/** The answer so far, as continuation needs it. */
+class Answer {
+  /** Every text so far (each group's, in order): the prefix a continuing target is asked with. */
+  text = "";
+  /** Only text items came (open or done). */
+  textOnly = true;
+  /** The open group's kind, or null between groups. */
+  open: string | null = null;
+  /** The open text group's text and fidelity (its `.done` is rebuilt from them: a continued group spans two targets). */
+  group = "";
+  groupFidelity: unknown = undefined;
+
+  /** One event out; returns the event to send (a text `.done` rebuilt from the whole group). */
+  see(event: UniEvent): UniEvent {
+    const item = event.content_items[0] as Item | undefined;
+    if (item === undefined) return event;
+    const kind = item.type.slice(0, item.type.lastIndexOf("."));
+    if (kind !== "text") this.textOnly = false;
+    if (item.type === "text.delta") {
+      if (this.open !== "text") {
+        [this.group, this.groupFidelity] = ["", undefined];
+      }
+      this.open = "text";
+      this.group += item.text ?? "";
+      this.text += item.text ?? "";
+      if (nonEmpty(item.fidelity)) this.groupFidelity ??= item.fidelity;
+      return event;
+    }
+    if (item.type === "text.done") {
+      this.open = null;
+      const { fidelity: _, ...rest } = item;
+      const done = nonEmpty(this.groupFidelity)
+        ? { ...rest, text: this.group, fidelity: this.groupFidelity }
+        : { ...rest, text: this.group };
+      return {
+        ...event,
+        content_items: [done as UniEvent["content_items"][number]],
+      };
+    }
+    this.open = item.type.endsWith(".done") ? null : kind;
+    return event;
+  }
+}
+
+const nonEmpty = (f: unknown): boolean => typeof f === "object" && f !== null && Object.keys(f).length > 0;
+
+/**
+ * A continuing target's first text: the whitespace the prefix left out (`skip`) dropped where it
+ * repeats it, its fidelity dropped when the open group has one (FIDELITY-ONCE). Returns the event
+ * (null: nothing left of it) and what is still to skip.
+ */
+function seam(
+  answer: Answer,
+  skip: string,
+  event: UniEvent,
+): [UniEvent | null, string] {
+  const item = event.content_items[0] as Item | undefined;
+  if (item?.type !== "text.delta") return [event, ""];
+  let text = item.text ?? "";
+  let at = 0;
+  while (at < skip.length && at < text.length && text[at] === skip[at]) at++;
+  const still = at === text.length ? skip.slice(at) : "";
+  text = text.slice(at);
+  const fidelity = nonEmpty(item.fidelity) && answer.open === "text" &&
+      nonEmpty(answer.groupFidelity)
+    ? undefined
+    : item.fidelity;
+  if (text === "" && !nonEmpty(fidelity)) return [null, still];
+  const { fidelity: _, ...rest } = item;
+  const out = nonEmpty(fidelity) ? { ...rest, text, fidelity } : { ...rest, text };
+  return [{
+    ...event,
+    content_items: [out as UniEvent["content_items"][number]],
+  }, still];
+}
+
+/**
+ * The stop event with what the earlier targets spent added: `input` to its `prompt_tokens`, `output`
+ * to its `response_tokens` (a count the last target did not report: left to the estimate).
+ */
+function withCarried(event: UniEvent, input: number, output: number): UniEvent {
+  const usage = event.usage_metadata;
+  if (!usage) return event;
+  const add = (n: number | null, more: number): number | null => (n === null ? null : n + more);
+  return {
+    ...event,
+    usage_metadata: { ...usage, prompt_tokens: add(usage.prompt_tokens, input), response_tokens: add(usage.response_tokens, output) },
+  };
+}
+
+/**
+ * `events` (the first target's, already started) continued past a failure by the targets of `rest`
+ * that can continue a prefix, when `target` allows it (see the top). `signal` (a DELETE…) stops the
+ * target being asked too; `serving.events` follows the target that serves (what it reports counts at an early end).
+ */
+export function continued(
+  target: RelayModel,
+  events: ReadableStream<UniEvent>,
+  rest: readonly RelayModel[],
+  body: MmspBody,
+  signal: AbortSignal,
+  options: ServeOptions,
+  serving: { events: StartedTarget["events"] },
+): ReadableStream<UniEvent> {
+  if (
+    target.continueOnFailure !== true ||
+    !rest.some((t) => t.provider.continuesPrefix === true)
+  ) return events;
+  const answer = new Answer();
+  let reader = events.getReader();
+  let current = target;
+  let left = rest;
+  /** Bytes of whitespace the prefix left out (a provider refuses a prefill ending in whitespace), skipped in the next target's first text. */
+  let skip = "";
+  let attempt: AbortController | null = null;
+  /**
+   * The output of the targets before the last one (their text before each cut, estimated: a cut
+   * answer never reports its count), added to the stop event's `response_tokens`: the quota settles
+   * from that event (stream-cost.ts), and those tokens were spent.
+   */
+  let carried = 0;
+  /** The input the targets before the last one reported (each was asked the whole request). */
+  let carriedInput = 0;
+
+  /** The next target that continues the answer so far, started, or null (none could: the error stands). */
+  const next = async (failure: unknown): Promise<boolean> => {
+    if (
+      current.continueOnFailure !== true || !answer.textOnly ||
+      !retryable(failure) || signal.aborted
+    ) return false;
+    while (left.length > 0) {
+      const candidate = left[0]!;
+      left = left.slice(1);
+      if (candidate.provider.continuesPrefix !== true) continue;
+      const prefix = answer.text.trimEnd();
+      // (what is left of the claim's output: the text so far was spent from it)
+      const maxTokens = options.maxTokens === undefined ? undefined : options.maxTokens - textTokens(answer.text);
+      if (maxTokens !== undefined && maxTokens < 1) return false;
+      attempt = new AbortController();
+      follow(attempt, signal);
+      const start = await startTarget(
+        candidate,
+        body,
+        attempt.signal,
+        options.bounds,
+        { stallMs: options.watchdog.stallMs, prefix, maxTokens },
+      );
+      if (signal.aborted) return false;
+      const first = "started" in start ? start.started.first : null;
+      const firstItem = first && !("error" in first) && !first.done ? first.value.content_items[0] : undefined;
+      // the continuation must begin with text when a text group is open (anything else would close it: a splice)
+      const fits = firstItem?.type === "text.delta";
+      if (!("started" in start) || !fits) {
+        attempt.abort(failure);
+        if ("started" in start) {
+          start.started.reader.cancel(failure).catch(() => {});
+        }
+        continue;
+      }
+      options.trace?.continued(current, candidate, failure, answer.text.length);
+      if (options.nameOf) logMove(body.model, options.nameOf(current), options.nameOf(candidate), failure, "continuation");
+      skip = answer.text.slice(prefix.length);
+      carried = textTokens(answer.text);
+      current = candidate;
+      const was = serving.events.reportedUsage;
+      carriedInput += trustedInput(was) ?? 0; // (a count the settlement would not trust carries nothing)
+      serving.events = start.started.events;
+      reader = targetEvents(start.started).getReader();
+      return true;
+    }
+    return false;
+  };
+
+  return new ReadableStream<UniEvent>({
+    async pull(controller) {
+      for (;;) {
+        let r: ReadableStreamReadResult<UniEvent>;
+        try {
+          r = await reader.read();
+        } catch (e) {
+          if (await next(e)) continue;
+          throw e;
+        }
+        if (r.done) return controller.close();
+        let event: UniEvent | null = r.value;
+        if (skip !== "") [event, skip] = seam(answer, skip, r.value);
+        if (event === null) continue;
+        if (event.event_type === "stop" && carried + carriedInput > 0) event = withCarried(event, carriedInput, carried);
+        return controller.enqueue(answer.see(event));
+      }
+    },
+    cancel: (reason) => {
+      attempt?.abort(reason);
+      return reader.cancel(reason).catch(() => {});
+    },
+  }, { highWaterMark: 0 });
+}

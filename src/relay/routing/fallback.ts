@@ -1,0 +1,118 @@
+// Routing: SPEC §10 "Fallbacks" (before the first event: the next target).
+//
+// SPEC §10 "Fallbacks": a row's targets tried in order. Before the first event reaches the stream, a
+// refusal that a retry may mend (408, 409, 429, 5xx, 529), no answer (no connection, an in-stream
+// error of an overloaded or server kind, a stall) or no first event within FIRST_EVENT_S moves to
+// the next target; 400, 401/403 (the operator's key), 404, 413 and every other refusal do not. The
+// last target's refusal is the relay's answer; `x-mmsp-provider` names the provider that served,
+// `x-mmsp-target` the target (its `name`, else its index in the row); each move to another target
+// (a fallback, a continuation) is one line of the log naming the failed target and why (no content, no key).
+// After the first event, continuation.ts decides (a row's `continueOnFailure`). The claim on the
+// principal's quota is the request's (create-relay.ts): a fallback spends from it, as the stream
+// its stop event settles, whichever target served.
+import { UpstreamError } from "../../errors.js";
+import { follow } from "../../internal/abort.js";
+import type { UniEvent } from "../../schema.js";
+import { continued } from "./continuation.js";
+import { logMove, retryable, type ServeOptions } from "./retry.js";
+import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
+import { type StartedTarget, startTarget, targetEvents } from "./target.js";
+import { sseAnswer } from "./answer.js";
+import { firstEvent, LATE } from "./watchdog.js";
+
+/** The error of a target silent past FIRST_EVENT_S (a retry may mend it). */
+const lateError = (client: string, ms: number): UpstreamError => {
+  const message = `${client} sent no first event within ${ms} ms (FIRST_EVENT_S): the relay asked the next target`;
+  return new UpstreamError({
+    client,
+    status: null,
+    errorType: "UpstreamTimeout",
+    error: { type: "UpstreamTimeout", message },
+    message,
+  });
+};
+
+/** What a try of one target ends with: the error that makes the next one asked, if any. */
+const failureOf = (start: Awaited<ReturnType<typeof startTarget>>): unknown =>
+  "refused" in start ? start.error : "error" in start.started.first ? start.started.first.error : undefined;
+
+/** Lets a target go: its request aborted, its reader cancelled. */
+function release(
+  attempt: AbortController,
+  started: StartedTarget | undefined,
+  why: unknown,
+): void {
+  attempt.abort(why);
+  started?.reader.cancel(why).catch(() => {});
+}
+
+/**
+ * The answer of a row: its targets tried in order until one streams (see the top), its events then
+ * continued past a failure when the row allows it (continuation.ts); the refusal of the last target
+ * tried otherwise. `signal` (a DELETE, a bound, the client gone) stops every target, the one being
+ * asked included.
+ */
+export async function servedAnswer(
+  row: RelayRow,
+  body: MmspBody,
+  signal: AbortSignal,
+  options: ServeOptions,
+): Promise<Response> {
+  const targets = targetsOf(row);
+  const { trace, watchdog } = options;
+  const nameOf = (target: RelayModel): string => targetName(row, targets.indexOf(target));
+  for (let i = 0;; i++) {
+    const target = targets[i]!;
+    const last = i === targets.length - 1;
+    const attempt = new AbortController();
+    follow(attempt, signal);
+    const firstRead = last || watchdog.firstEventMs === undefined
+      ? undefined
+      : async (read: Promise<ReadableStreamReadResult<UniEvent>>) => {
+        const r = await firstEvent(read, watchdog.firstEventMs);
+        return r === LATE ? { error: lateError(target.provider.name, watchdog.firstEventMs!) } : r;
+      };
+    const start = await startTarget(
+      target,
+      body,
+      attempt.signal,
+      options.bounds,
+      { stallMs: watchdog.stallMs, firstRead, maxTokens: options.maxTokens },
+    );
+    const failure = failureOf(start);
+    if (
+      !last && !signal.aborted && failure !== undefined && retryable(failure)
+    ) {
+      release(attempt, "started" in start ? start.started : undefined, failure);
+      trace?.fallback(target, targets[i + 1]!, failure);
+      logMove(body.model, targetName(row, i), targetName(row, i + 1), failure, "fallback");
+      continue;
+    }
+    if ("refused" in start) {
+      trace?.refused(target, start.refused.status, failure);
+      return start.refused;
+    }
+    trace?.served(target);
+    const rest = targets.slice(i + 1);
+    // (the target serving now: a continuation moves it on)
+    const serving = { events: start.started.events };
+    const own = targetEvents(start.started);
+    const events = continued(
+      target,
+      own,
+      rest,
+      body,
+      signal,
+      { ...options, nameOf },
+      serving,
+    );
+    const answer = sseAnswer(
+      trace ? trace.follow(events) : events,
+      target.provider.name,
+      // (no continuation: the provider reader's own events, checked by construction)
+      { reported: () => serving.events.reportedUsage, checked: events === own },
+    );
+    answer.headers.set(TARGET_HEADER, targetName(row, i)); // (the target that serves from the first event)
+    return answer;
+  }
+}

@@ -1,0 +1,133 @@
+// The stream: SPEC §8 (any number of clients served what is stored: a client resuming after event n
+// gets n+1… from storage, then follows the live stream; each in the format it asked for).
+//
+// The part of a stream's object that serves its viewers (stream-object.ts is the shell): one answer
+// per client, pulled (a pull is the client asking for more: its time is the abandon clock, see
+// `idleSince`), woken at each stored event or the end, kept alive by MMSP's keep-alive.
+import { streamHeaders } from "../routing/answer.js";
+import { clientFormat } from "./client-format.js";
+import type { EventLog } from "./event-log.js";
+import { META_HEADER } from "./headers.js";
+import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
+
+/** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
+const KEEP_ALIVE_MS = 15_000;
+
+/** One client's answer: whether it is waiting for an event now, and how to wake it. */
+interface Viewer {
+  pulling: boolean;
+  wake: (() => void) | null;
+}
+
+/** What the viewers read of the stream: its stored events and whether it ended. */
+export interface ServedStream {
+  readonly log: EventLog;
+  readonly ended: boolean;
+}
+
+/** The clients of one stream: their answers, their wake-ups, when one last read. */
+export class Viewers {
+  /** Clients connected now (reading or not). */
+  private readonly viewers = new Set<Viewer>();
+  /** Wakes the answers waiting for the next event (or the end). */
+  private wake: (() => void)[] = [];
+  /** When a client last pulled its answer (or left, or the stream began): the abandon clock. */
+  lastRead = 0;
+
+  /** How many clients are connected now. */
+  get size(): number {
+    return this.viewers.size;
+  }
+
+  /** The clients connected now. */
+  [Symbol.iterator](): IterableIterator<Viewer> {
+    return this.viewers.values();
+  }
+
+  /** Wakes every answer waiting for the next event. */
+  notify(): void {
+    const waiting = this.wake;
+    this.wake = [];
+    for (const wake of waiting) wake();
+  }
+
+  /** Since when no client has read: now while one is waiting for an event, else the last pull. */
+  idleSince(now: number): number {
+    for (const v of this.viewers) if (v.pulling) return now;
+    return this.lastRead;
+  }
+
+  /** Resolves true at the next event (or the end, or the viewer leaving), false after `ms` without one. */
+  private changed(ms: number, viewer: Viewer): Promise<boolean> {
+    return new Promise((resolve) => {
+      // (a wake left in this.wake after its timer fired must not clear a newer one)
+      const wake = (): void => {
+        clearTimeout(timer);
+        if (viewer.wake === wake) viewer.wake = null;
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        if (viewer.wake === wake) viewer.wake = null;
+        resolve(false);
+      }, ms);
+      viewer.wake = wake;
+      this.wake.push(wake);
+    });
+  }
+
+  /** The streamed answer to one client: stored events from `from`, then live ones, then the end. */
+  answer(stream: ServedStream, from: number, accept: string | null, meta: string | null): Response {
+    const { format, contentType } = clientFormat(accept);
+    const framer: Framer = format === "sse" ? SSE_FRAMER : NDJSON_FRAMER;
+    const utf8 = new TextEncoder();
+    const { log } = stream;
+    let next = from;
+    let connected = true;
+    const viewer: Viewer = { pulling: false, wake: null };
+    this.viewers.add(viewer);
+    const leave = (): void => {
+      if (!connected) return;
+      connected = false;
+      this.viewers.delete(viewer);
+      this.lastRead = Date.now();
+      viewer.wake?.(); // a pull waiting for the next event ends now, not at the next keep-alive
+    };
+    // A pull is the client asking for more: its time is the abandon clock (see idleSince()).
+    const pull = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+      viewer.pulling = true;
+      this.lastRead = Date.now();
+      try {
+        await send(controller);
+      } finally {
+        viewer.pulling = false;
+        this.lastRead = Date.now();
+      }
+    };
+    let part = 0; // the next part of event `next` to send (0: its head first)
+    const send = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+      for (;;) {
+        if (!connected) return; // cancelled while waiting: nothing more to send
+        if (next < log.count) {
+          // one slice: whole small events, or the next parts of a large one (at most ~2 parts);
+          // none when deleted under us (expired): the answer ends
+          const slice = log.slice(next, part, framer);
+          next = slice.seq;
+          part = slice.part;
+          if (slice.text) return controller.enqueue(utf8.encode(slice.text));
+        }
+        if (stream.ended || next < log.count) {
+          if (framer.end) controller.enqueue(utf8.encode(framer.end));
+          controller.close();
+          return leave();
+        }
+        if (!(await this.changed(KEEP_ALIVE_MS, viewer)) && connected && framer.keepAlive) {
+          return controller.enqueue(utf8.encode(framer.keepAlive));
+        }
+      }
+    };
+    const body = new ReadableStream<Uint8Array>({ pull, cancel: () => leave() }, { highWaterMark: 0 });
+    const headers = new Headers(streamHeaders(contentType));
+    if (meta !== null) headers.set(META_HEADER, meta);
+    return new Response(body, { status: 200, headers });
+  }
+}
