@@ -87,17 +87,6 @@ export function offeredKey(headers: Headers): string | null {
   return headers.get("x-relay-key") ?? bearerToken(headers);
 }
 
-/**
- * Whether Authorization carries the relay's key (and so is not forwarded upstream), whether or not
- * `x-relay-key` offers it too: the key never leaves the relay.
- */
-export async function authorizationIsRelayKey(headers: Headers, env: BindEnv): Promise<boolean> {
-  const relayKey = ownValue(env, "RELAY_KEY");
-  if (!relayKey) return false;
-  const key = bearerToken(headers);
-  return key !== null && (await sameSecret(key, relayKey));
-}
-
 /** Two secrets compared through their HMACs: the time taken says nothing about either. */
 export async function sameSecret(a: string, b: string): Promise<boolean> {
   return sameHash(await hmac("relay-key", a), await hmac("relay-key", b));
