@@ -192,6 +192,7 @@ function cellsOf(relayUrl, portkeyUrl, upstreamUrl) {
   return cells;
 }
 
+let retries = 0;
 /** `n` requests of `cell` at CONCURRENCY, each read whole and checked; bounded by TIMEOUT each and CELL_TIMEOUT in all. */
 async function drive(cell, n) {
   const deadline = Date.now() + CELL_TIMEOUT;
@@ -200,7 +201,16 @@ async function drive(cell, n) {
     for (let guard = 0; guard < n && next < n; guard++) {
       next++;
       if (Date.now() > deadline) throw new Error(`${cell.gateway} ${cell.door} ${cell.u.key}: over --cell-timeout=${CELL_TIMEOUT}`);
-      const res = await fetch(cell.url, { ...cell.init, signal: AbortSignal.timeout(TIMEOUT) });
+      let res;
+      try {
+        res = await fetch(cell.url, { ...cell.init, signal: AbortSignal.timeout(TIMEOUT) });
+      } catch (e) {
+        // a kept-alive connection the server closed as it was reused (the keep-alive race, the gateway idle
+        // during the other's cells): nothing of the request reached the gateway, so it is sent again, once
+        if (e?.cause?.code !== "UND_ERR_SOCKET") throw e;
+        retries++;
+        res = await fetch(cell.url, { ...cell.init, signal: AbortSignal.timeout(TIMEOUT) });
+      }
       const text = await res.text();
       if (res.status !== 200 || !text.includes(cell.end) || !text.includes(cell.u.last)) {
         throw new Error(`${cell.gateway} ${cell.door} ${cell.u.key}: HTTP ${res.status}, not the whole answer: …${text.slice(-300)}`);
@@ -258,7 +268,7 @@ try {
       cell.peakKb = Math.max(cell.peakKb, m1.peakKb);
       cell.hwmReset &&= m0.hwmReset && m1.hwmReset;
     }
-    log(`round ${r + 1}/${ROUNDS} done; load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+    log(`round ${r + 1}/${ROUNDS} done (${retries} requests sent again after a closed kept-alive connection); load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
   }
 
   // ---- the tables ----
@@ -269,7 +279,7 @@ try {
   const ratio = (p, r) => (p === null || r === null ? "—" : `${(p / r).toFixed(2)}×`);
   const none = "— (no door yet)";
   const lines = [
-    `Node ${process.version}, ${started.toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, @portkey-ai/gateway ${pkgVersion("@portkey-ai/gateway")} (@hono/node-server ${pkgVersion("@hono/node-server")}); load average ${load0.map((x) => x.toFixed(2)).join(" ")} at the start, ${load1.map((x) => x.toFixed(2)).join(" ")} at the end. Each cell: ${REQUESTS} requests at concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds after ${WARMUP} warm-up requests; ${DELTAS}-delta upstream streams (events per stream: ${UPSTREAMS.map((u) => `${u.label} ${events[u.key]}`).join(", ")}). µs/event = the gateway process's user+system CPU ÷ upstream events; Portkey ÷ relay > 1 = the relay is cheaper.`,
+    `Node ${process.version}, ${started.toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, @portkey-ai/gateway ${pkgVersion("@portkey-ai/gateway")} (@hono/node-server ${pkgVersion("@hono/node-server")}); load average ${load0.map((x) => x.toFixed(2)).join(" ")} at the start, ${load1.map((x) => x.toFixed(2)).join(" ")} at the end. Each cell: ${REQUESTS} requests at concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds after ${WARMUP} warm-up requests; ${DELTAS}-delta upstream streams (events per stream: ${UPSTREAMS.map((u) => `${u.label} ${events[u.key]}`).join(", ")}). µs/event = the gateway process's user+system CPU ÷ upstream events; Portkey ÷ relay > 1 = the relay is cheaper. Requests sent again after a kept-alive connection closed under them: ${retries}.`,
     "",
     "| upstream → client | relay `/v1/stream` (MMSP) | relay `/v1/responses` | relay Chat Completions | relay Messages | relay Gemini | Portkey `/v1/chat/completions` | Portkey `/v1/messages` | Portkey chat ÷ relay MMSP | Portkey chat ÷ relay Responses |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
