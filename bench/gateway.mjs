@@ -21,7 +21,7 @@
 // Prints a markdown table (µs/event, Portkey ÷ relay: > 1 = the relay is cheaper), then wall time and
 // peak RSS per cell. Needs `npm run build` first (it runs the built dist/).
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,6 +76,7 @@ function start(name, args) {
   return child;
 }
 let stopping = false;
+let ok = false;
 
 /** The child's first stdout line, as JSON (within `ms`). */
 function firstLine(child, ms = 20_000) {
@@ -304,10 +305,13 @@ try {
   }
   lines.push("");
   console.log(lines.join("\n"));
+  ok = true;
 } finally {
   stopping = true;
   killAll();
   closeSync(logFd);
+  // the processes' output is kept only for a run that failed (its path is in the error)
+  if (ok) rmSync(logPath, { force: true });
 }
 
 function pkgVersion(name) {
