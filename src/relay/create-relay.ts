@@ -45,17 +45,6 @@ import { RelayStreamObject, type StreamObjectConfig } from "./stream/stream-obje
 import { streams } from "./stream/streams.js";
 import { ownMembers, ownValue } from "../internal/values.js";
 
-export type {
-  Relay,
-  RelayAction,
-  RelayConnection,
-  RelayContext,
-  RelayEnv,
-  RelayOptions,
-  RelayStreamObjectClass,
-  RelayVerdict,
-} from "./options.js";
-
 /** `response` with `X-Content-Type-Options: nosniff` (a copy when its headers are immutable). */
 function nosniff(response: Response): Response {
   try {

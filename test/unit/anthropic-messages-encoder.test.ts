@@ -13,27 +13,11 @@ import type { StreamedMessage, UniEvent } from "../../src/index.ts";
 import { ProviderEventStream } from "../../src/providers/index.ts";
 import type { ProviderName } from "../../src/testing/index.ts";
 import { anthropicStream, streamEvents } from "../arbitraries.ts";
-import * as ANTHROPIC from "../cases/providers/captures-anthropic.ts";
-import * as CHAT from "../cases/providers/captures-openai-chat.ts";
-import * as DIALECTS from "../cases/providers/captures-openai-chat-dialects.ts";
-import * as GEMINI from "../cases/providers/captures-gemini.ts";
-import * as RESPONSES from "../cases/providers/captures-openai-responses.ts";
+import { CAPTURES as captures } from "./encoder-captures.ts";
 
 type Json = Record<string, any>;
 const OPTIONS: AnthropicMessagesEncoderOptions = { id: "msg_test", model: "claude-sonnet-4-5" };
 
-const captures: [string, ProviderName, string][] = [];
-for (const [provider, module] of [
-  ["anthropic", ANTHROPIC],
-  ["openai-chat", CHAT],
-  ["openai-chat", DIALECTS],
-  ["gemini", GEMINI],
-  ["openai-responses", RESPONSES],
-] as const) {
-  for (const [name, value] of Object.entries(module)) {
-    if (typeof value === "string" && /^(event|data):/m.test(value)) captures.push([`${provider} ${name}`, provider, value]);
-  }
-}
 
 /** A capture read by the package: its events, its message, its error. */
 async function read(provider: ProviderName, body: string): Promise<{ events: UniEvent[]; message?: Json; error?: any }> {

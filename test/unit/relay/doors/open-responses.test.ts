@@ -14,10 +14,10 @@ import { createRelay } from "../../../../src/relay/index.ts";
 import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
-import * as DIALECTS from "../../../cases/providers/captures-openai-chat-dialects.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
 import { errorBody, responseResource, streamingEvents } from "../../../fixtures/open-responses-schema.ts";
+import { CAPTURES as captures } from "../../encoder-captures.ts";
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 const checkResource = ajv.compile(responseResource);
@@ -51,19 +51,6 @@ function expectStateMachine(events: OpenResponsesEvent[], where: string): void {
   }
 }
 
-const captures: [string, ProviderName, string][] = [];
-for (const [provider, module] of [
-  ["anthropic", ANTHROPIC],
-  ["openai-chat", CHAT],
-  ["openai-chat", DIALECTS],
-  ["gemini", GEMINI],
-  ["openai-responses", RESPONSES],
-] as const) {
-  for (const [name, value] of Object.entries(module)) {
-    // (the captures are the modules' SSE bodies; other exports are signatures, helpers, tables)
-    if (typeof value === "string" && /^(event|data):/m.test(value)) captures.push([`${provider} ${name}`, provider, value]);
-  }
-}
 
 /** A capture read as the provider's stream, then encoded. */
 async function reencode(provider: ProviderName, body: string): Promise<OpenResponsesEvent[]> {
