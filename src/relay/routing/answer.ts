@@ -14,6 +14,7 @@
  * - what the provider serving it reported of its usage so far (`reportedUsageOf`), for the
  *   settlement of a stream that ends before its stop (stream-cost.ts).
  */
+import { through } from "../../internal/through.js";
 import { SseEncoderStream } from "../../encode.js";
 import { fromResponse, MessageAssemblerStream } from "../../index.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";
@@ -54,7 +55,7 @@ export function sseAnswer(
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (taken) return controller.error(new TypeError("relay: this answer's events were taken (takeEvents): its body is not made"));
-      encoded ??= events.pipeThrough(new SseEncoderStream()).getReader();
+      encoded ??= through(events, new SseEncoderStream()).getReader();
       const r = await encoded.read();
       if (r.done) controller.close();
       else controller.enqueue(r.value);
@@ -91,7 +92,7 @@ export function checkedEvents(
   if (direct === null) return fromResponse(upstream, options).readable;
   if (direct.checked) return direct.events;
   const { client, signal } = options;
-  return direct.events.pipeThrough(new MessageAssemblerStream(signal ? { client, signal } : { client }));
+  return through(direct.events, new MessageAssemblerStream(signal ? { client, signal } : { client }));
 }
 
 /**

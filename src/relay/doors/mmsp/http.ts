@@ -13,6 +13,7 @@
 //   [DONE]` in SSE) and ends the body normally: the client never hangs and is never cut silently;
 // - a client that goes away cancels the body; the cancel runs back through the pipes to the
 //   upstream body (and the fetch's AbortSignal, see relay.ts), so the upstream request is cancelled.
+import { through } from "../../../internal/through.js";
 import { NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../../../index.js";
 import { checkedEvents, streamHeaders } from "../../routing/answer.js";
 import { clientFormat } from "../../stream/client-format.js";
@@ -45,7 +46,7 @@ export function streamBack(upstream: Response, accept: string | null, options: S
   const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
     ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
     : new NdjsonEncoderStream();
-  return new Response(readable.pipeThrough(encoder), { status: 200, headers: streamHeaders(contentType) });
+  return new Response(through(readable, encoder), { status: 200, headers: streamHeaders(contentType) });
 }
 
 /** The stateless relay: the upstream's answer streamed back; the client going away cancels it. */

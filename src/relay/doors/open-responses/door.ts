@@ -23,6 +23,7 @@ import { fromResponse } from "../../../from-response.js";
 import { OpenResponsesEncoderStream, type OpenResponsesEvent, openResponsesSse } from "../../../encode.js";
 import { isRecord } from "../../../internal/values.js";
 import { streamHeaders } from "../../routing/answer.js";
+import { through } from "../../../internal/through.js";
 import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./request.js";
 import { newStreamId, STREAM_ID } from "../../stream/resume.js";
 import { parseJsonText } from "../../../internal/json.js";
@@ -87,7 +88,7 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
       await events.cancel();
       return openResponsesError(400, "InvalidRequestError", "starting_after must be a sequence number (0, 1, 2, …).", "starting_after");
     }
-    return sse(after === null ? events : events.pipeThrough(startingAfter(Number(after))));
+    return sse(after === null ? events : through(events, startingAfter(Number(after))));
   };
 
   async function create(request: Request, env: E): Promise<Response> {
@@ -119,11 +120,11 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
 function encoded(answer: Response, id: string, meta: Meta): ReadableStream<OpenResponsesEvent> {
   const { readable, message } = fromResponse(answer, { client: "relay" });
   message.catch(() => {}); // (the readable carries a failure to the encoder, which writes it; the message is not read)
-  return readable.pipeThrough(new OpenResponsesEncoderStream({ id, model: meta.model, createdAt: meta.createdAt, request: meta.echo }));
+  return through(readable, new OpenResponsesEncoderStream({ id, model: meta.model, createdAt: meta.createdAt, request: meta.echo }));
 }
 
 function sse(events: ReadableStream<OpenResponsesEvent>): Response {
-  return new Response(events.pipeThrough(openResponsesSse()), { status: 200, headers: streamHeaders(SSE_TYPE) });
+  return new Response(through(events, openResponsesSse()), { status: 200, headers: streamHeaders(SSE_TYPE) });
 }
 
 /** The events read to the end: the terminal event's response resource (a failure: the spec's error, 502). */
