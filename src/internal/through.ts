@@ -17,7 +17,8 @@ export interface Stage<I, O> {
 export function through<I, O>(source: ReadableStream<I>, stage: Stage<I, O>): ReadableStream<O> {
   const reader = source.getReader();
   const writer = stage.writable.getWriter();
-  writer.closed.catch(() => {}); // (an abort's or a cancel's error: handled where it happens)
+  // the stage errored (its reader left, or it failed): the source is cancelled now, not at its next chunk
+  writer.closed.catch((e) => reader.cancel(e).catch(() => {}));
   void (async () => {
     try {
       for (let r = await reader.read(); !r.done; r = await reader.read()) await writer.write(r.value);
