@@ -41,7 +41,8 @@ test("a source's error aborts the stage's writable: a stage with an abort hook w
     pull: (c) => (++n === 1 ? c.enqueue(1) : c.error(new Error("upstream broke"))),
   }, { highWaterMark: 0 });
   const got: string[] = [];
-  for await (const s of through(source, stage)) got.push(s);
+  const out = through(source, stage).getReader();
+  for (let r = await out.read(); !r.done; r = await out.read()) got.push(r.value);
   expect(got).toEqual(["n1", "error"]);
   expect((seen as Error).message).toBe("upstream broke");
 });
