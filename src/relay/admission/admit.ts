@@ -113,7 +113,14 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
   }
 
   /** The claim of a request for `row`, made on its principal's quota, or the refusal to answer. */
-  async function claimOf(who: Resolved, model: string, row: RelayRow, body: Uint8Array, env: E, counting = false): Promise<Claim | Response> {
+  async function claimOf(
+    who: Resolved,
+    model: string,
+    row: RelayRow,
+    body: Uint8Array,
+    env: E,
+    counting = false,
+  ): Promise<Claim | Response> {
     // closed to anonymous callers unless opened (gate.ts), then the claim on the principal's quota
     if (who.anonymous && !authorize && anonymousRate(allowAnonymous, env) === null) return closedRefusal(model);
     // (a quota per anonymous client needs to know the client: never one shared by every caller)

@@ -61,7 +61,7 @@ class CallIds {
   /** The id of a call (its own, or one made from its name as the gemini reader makes it). */
   call(name: string, id: unknown): string {
     let made = typeof id === "string" && id !== "" ? id : name;
-    if (made === name) for (let k = 2; this.made.has(made); k++) made = `${name}_${k}`;
+    if (made === name) { for (let k = 2; this.made.has(made); k++) made = `${name}_${k}`; }
     this.made.add(made);
     const open = this.open.get(name) ?? [];
     open.push(made);
@@ -96,7 +96,13 @@ function itemOf(part: unknown, at: string, role: "user" | "assistant", ids: Call
     if (typeof name !== "string" || name === "") refuse(`${at}.functionCall.name must be a non-empty string.`);
     if (args !== undefined && args !== null && !isRecord(args)) refuse(`${at}.functionCall.args must be an object.`);
     const fidelity = signed(part);
-    return { type: "tool_call.done", name: name as string, arguments: (args ?? {}) as Json, tool_call_id: ids.call(name as string, id), ...fidelity };
+    return {
+      type: "tool_call.done",
+      name: name as string,
+      arguments: (args ?? {}) as Json,
+      tool_call_id: ids.call(name as string, id),
+      ...fidelity,
+    };
   }
   if (isRecord(part.functionResponse)) {
     const { name, response, id } = part.functionResponse;
@@ -110,7 +116,11 @@ function itemOf(part: unknown, at: string, role: "user" | "assistant", ids: Call
   const kind = Object.keys(part).find((k) => k !== "thoughtSignature" && k !== "thought" && part[k] !== undefined && part[k] !== null);
   // (a part with only a signature: Gemini's empty signed part, whose signature no item can carry alone)
   if (kind === undefined) return undefined;
-  return refuse(`${at}.${kind.slice(0, 64)} is not supported by this relay (it serves text, thought, inlineData and fileData images, functionCall, functionResponse).`);
+  return refuse(
+    `${at}.${
+      kind.slice(0, 64)
+    } is not supported by this relay (it serves text, thought, inlineData and fileData images, functionCall, functionResponse).`,
+  );
 }
 
 /** `contents` → MMSP messages (a turn without a role is the user's, as Gemini reads a one-turn request). */

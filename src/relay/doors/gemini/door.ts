@@ -22,7 +22,7 @@ import { GeminiEncoderStream, geminiError, geminiResponse } from "../../../encod
 import { through } from "../../../internal/through.js";
 import { inputEstimate } from "../../accounting/usage-estimate.js";
 import { streamHeaders } from "../../routing/answer.js";
-import { geminiAsk, type GeminiAsk } from "./request.js";
+import { type GeminiAsk, geminiAsk } from "./request.js";
 import { googleError, googleRefusal } from "./refused.js";
 
 /** What createRelay lends the door. */
@@ -80,7 +80,9 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
     const asked = ask as GeminiAsk;
     if (method === "countTokens") {
       await hooks.release(admitted, env);
-      return Response.json({ totalTokens: inputEstimate(asked.messages, asked.config) }, { headers: { "x-relay-token-count": "estimate" } });
+      return Response.json({ totalTokens: inputEstimate(asked.messages, asked.config) }, {
+        headers: { "x-relay-token-count": "estimate" },
+      });
     }
     admitted.headers.set("accept", "text/event-stream");
     const answer = await hooks.stream(keyed, admitted, env);

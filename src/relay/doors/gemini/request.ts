@@ -9,7 +9,7 @@ import { isRecord } from "../../../internal/values.js";
 import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
 import type { UniMessage } from "../../../schema.js";
 import { messagesOf, systemOf } from "./contents.js";
-import { googleError, GeminiRefused, refuse } from "./refused.js";
+import { GeminiRefused, googleError, refuse } from "./refused.js";
 
 type Json = Record<string, unknown>;
 
@@ -46,7 +46,9 @@ function ask(body: unknown, model: string): GeminiAsk {
   for (const key of Object.keys(body)) {
     if (!KNOWN.has(key) && given(body[key])) {
       refuse(
-        `'${key.slice(0, 64)}' is not supported by this relay (it serves contents, systemInstruction, tools, toolConfig, generationConfig, ` +
+        `'${
+          key.slice(0, 64)
+        }' is not supported by this relay (it serves contents, systemInstruction, tools, toolConfig, generationConfig, ` +
           "safetySettings without thresholds, labels).",
       );
     }
@@ -102,7 +104,9 @@ function jsonSchemaOf(schema: unknown): Json {
     const out: Json = {};
     for (const key of Object.keys(v)) {
       const value = v[key];
-      out[key] = key === "type" && typeof value === "string" ? value.toLowerCase() : key === "properties" && isRecord(value)
+      out[key] = key === "type" && typeof value === "string"
+        ? value.toLowerCase()
+        : key === "properties" && isRecord(value)
         ? Object.fromEntries(Object.keys(value).map((k) => [k, walk(value[k])]))
         : walk(value);
     }
@@ -163,7 +167,9 @@ function generationOf(generation: unknown, config: UniConfig): void {
         if (!Array.isArray(g[key]) || (g[key] as unknown[]).length > 0) refuse(`${at(key)} is not supported (no stop sequences).`);
         break;
       case "responseMimeType":
-        if (g[key] !== "text/plain") refuse(`${at(key)} ${String(g[key]).slice(0, 64)} is not supported: structured output is not offered here.`);
+        if (g[key] !== "text/plain") {
+          refuse(`${at(key)} ${String(g[key]).slice(0, 64)} is not supported: structured output is not offered here.`);
+        }
         break;
       case "responseModalities":
         if (!Array.isArray(g[key]) || (g[key] as unknown[]).some((m) => m !== "TEXT")) refuse(`${at(key)}: only TEXT is supported.`);
@@ -183,7 +189,7 @@ function generationOf(generation: unknown, config: UniConfig): void {
   }
 }
 
-/** `thinkingConfig`: `includeThoughts` → thoughts shown; `thinkingLevel`, or `thinkingBudget` by its size, → the thinking level. */
+/** `thinkingConfig`: `includeThoughts` accepted; `thinkingLevel`, or `thinkingBudget` by its size, → the thinking level. */
 function thinkingOf(thinking: unknown, config: UniConfig): void {
   if (!isRecord(thinking)) return refuse("generationConfig.thinkingConfig must be an object.");
   for (const key of Object.keys(thinking)) {
@@ -191,9 +197,10 @@ function thinkingOf(thinking: unknown, config: UniConfig): void {
       refuse(`generationConfig.thinkingConfig.${key.slice(0, 64)} is not supported.`);
     }
   }
-  if (given(thinking.includeThoughts)) {
-    if (typeof thinking.includeThoughts !== "boolean") refuse("generationConfig.thinkingConfig.includeThoughts must be a boolean.");
-    config.thinking_summary = thinking.includeThoughts as boolean;
+  // (includeThoughts asks for nothing the relay must do: the thoughts a provider streams are written as
+  // thought parts either way; whether a provider is asked to summarize them is its row's thinking_summary)
+  if (given(thinking.includeThoughts) && typeof thinking.includeThoughts !== "boolean") {
+    refuse("generationConfig.thinkingConfig.includeThoughts must be a boolean.");
   }
   if (given(thinking.thinkingLevel)) {
     const level = typeof thinking.thinkingLevel === "string" && Object.hasOwn(LEVELS, thinking.thinkingLevel)
@@ -203,7 +210,9 @@ function thinkingOf(thinking: unknown, config: UniConfig): void {
     config.thinking_level = level;
   } else if (given(thinking.thinkingBudget)) {
     const budget = thinking.thinkingBudget;
-    if (!Number.isInteger(budget) || (budget as number) < -1) refuse("generationConfig.thinkingConfig.thinkingBudget must be -1, 0 or a token count.");
+    if (!Number.isInteger(budget) || (budget as number) < -1) {
+      refuse("generationConfig.thinkingConfig.thinkingBudget must be -1, 0 or a token count.");
+    }
     const b = budget as number;
     config.thinking_level = b === 0 ? "none" : b === -1 || b > 8192 ? "high" : b > 1024 ? "medium" : "low";
   }

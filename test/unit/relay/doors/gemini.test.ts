@@ -24,9 +24,27 @@ const KEY = "sk-unit-gemini-door-KEY";
 
 /** Each provider behind the relay: its factory and the captures its fake answers (text, a tool call, thinking). */
 const BACKENDS: { name: ProviderName; make: (fetch: typeof globalThis.fetch) => Provider; text: string; tool: string; think: string }[] = [
-  { name: "gemini", make: (f) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch: f }), text: GEMINI.TEXT, tool: GEMINI.PARALLEL_CALLS, think: GEMINI.THOUGHTS_SIGNED },
-  { name: "anthropic", make: (f) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: f }), text: ANTHROPIC.TEXT, tool: ANTHROPIC.TOOL_USE, think: ANTHROPIC.THINKING },
-  { name: "openai-chat", make: (f) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: f }), text: CHAT.TEXT, tool: CHAT.PARALLEL_TOOLS_ONE_CHUNK, think: CHAT.REASONING_CONTENT },
+  {
+    name: "gemini",
+    make: (f) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch: f }),
+    text: GEMINI.TEXT,
+    tool: GEMINI.PARALLEL_CALLS,
+    think: GEMINI.THOUGHTS_SIGNED,
+  },
+  {
+    name: "anthropic",
+    make: (f) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: f }),
+    text: ANTHROPIC.TEXT,
+    tool: ANTHROPIC.TOOL_USE,
+    think: ANTHROPIC.THINKING,
+  },
+  {
+    name: "openai-chat",
+    make: (f) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: f }),
+    text: CHAT.TEXT,
+    tool: CHAT.PARALLEL_TOOLS_ONE_CHUNK,
+    think: CHAT.REASONING_CONTENT,
+  },
   {
     name: "openai-responses",
     make: (f) => openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: f }),
@@ -44,12 +62,21 @@ afterAll(async () => {
 /** A relay over `backend`'s fake (rows: text, tools, think), served on 127.0.0.1. */
 async function relayFor(backend: (typeof BACKENDS)[number], more: Partial<RelayOptions> = {}, env: Record<string, string> = {}) {
   const fake = fakeProvider(backend.name, {
-    streams: { "text-model": parseCapture(backend.text), "tool-model": parseCapture(backend.tool), "think-model": parseCapture(backend.think) },
+    streams: {
+      "text-model": parseCapture(backend.text),
+      "tool-model": parseCapture(backend.tool),
+      "think-model": parseCapture(backend.think),
+    },
     key: KEY,
   });
   const provider = backend.make(fake as unknown as typeof fetch);
   const relay = createRelay({
-    models: { text: { provider, model: "text-model" }, tools: { provider, model: "tool-model" }, think: { provider, model: "think-model" } },
+    models: {
+      text: { provider, model: "text-model" },
+      // (a client's tools and a thinking level need the row's allow until SPEC §10 says otherwise: issue #46)
+      tools: { provider, model: "tool-model", allow: { tools: true, thinking_level: true } },
+      think: { provider, model: "think-model", allow: { thinking_level: true } },
+    },
     allowAnonymous: true,
     clientAddress: () => "203.0.113.7",
     ...more,
@@ -102,7 +129,9 @@ describe.each(BACKENDS)("the Gemini door backed by $name: @google/genai", (backe
     contents.push({ role: "model", parts });
     contents.push({
       role: "user",
-      parts: calls.map((c, k) => ({ functionResponse: { id: c.functionCall.id, name: c.functionCall.name, response: { result: `sunny-${k}` } } })),
+      parts: calls.map((c, k) => ({
+        functionResponse: { id: c.functionCall.id, name: c.functionCall.name, response: { result: `sunny-${k}` } },
+      })),
     });
     let text = "";
     for await (const chunk of await ai.models.generateContentStream({ model: "tools", contents, config })) text += chunk.text ?? "";
@@ -129,7 +158,11 @@ describe.each(BACKENDS)("the Gemini door backed by $name: @google/genai", (backe
     const { ai, url } = await relayFor(backend);
     const counted = await ai.models.countTokens({ model: "text", contents: "How many tokens is this sentence?" });
     expect(counted.totalTokens).toBeGreaterThan(0);
-    const answer = await fetch(`${url}/v1beta/models/text:countTokens`, { method: "POST", body: JSON.stringify({ contents: [{ parts: [{ text: "x" }] }] }), headers: { "content-type": "application/json" } });
+    const answer = await fetch(`${url}/v1beta/models/text:countTokens`, {
+      method: "POST",
+      body: JSON.stringify({ contents: [{ parts: [{ text: "x" }] }] }),
+      headers: { "content-type": "application/json" },
+    });
     expect(answer.headers.get("x-relay-token-count")).toBe("estimate");
   });
 
@@ -139,13 +172,15 @@ describe.each(BACKENDS)("the Gemini door backed by $name: @google/genai", (backe
     const result = await generateText({
       model: google("tools"),
       prompt: "Weather in Paris?",
-      tools: {
-        get_weather: tool({
-          description: "The weather in a city",
-          inputSchema: jsonSchema<{ city?: string; location?: string }>({ type: "object", properties: { city: { type: "string" } } }),
+      // (every name the captures' calls use: each backend's fake answers its own capture)
+      tools: Object.fromEntries(["get_weather", "get_time", "a", "b"].map((name) => [
+        name,
+        tool({
+          description: `The tool ${name}`,
+          inputSchema: jsonSchema<Record<string, unknown>>({ type: "object", properties: { city: { type: "string" } } }),
           execute: async () => "sunny-ai-sdk",
         }),
-      },
+      ])),
       stopWhen: stepCountIs(2),
     });
     expect(result.steps[0]!.toolCalls.length).toBeGreaterThan(0);
@@ -163,8 +198,18 @@ describe("the Gemini door's mapping", () => {
     const { url, fake } = await relayFor(BACKENDS[2]!);
     const contents = [
       { role: "user", parts: [{ text: "Two cities" }] },
-      { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_weather", args: { city: "Tokyo" } } }] },
-      { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { result: "P-sunny" } } }, { functionResponse: { name: "get_weather", response: { result: "T-rain" } } }] },
+      {
+        role: "model",
+        parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }, {
+          functionCall: { name: "get_weather", args: { city: "Tokyo" } },
+        }],
+      },
+      {
+        role: "user",
+        parts: [{ functionResponse: { name: "get_weather", response: { result: "P-sunny" } } }, {
+          functionResponse: { name: "get_weather", response: { result: "T-rain" } },
+        }],
+      },
     ];
     const answer = await post(`${url}/v1beta/models/tools:generateContent`, { contents, tools: [{ functionDeclarations: [WEATHER] }] });
     expect(answer.status, await answer.clone().text()).toBe(200);
@@ -209,7 +254,10 @@ describe("the Gemini door's mapping", () => {
     [{ ...hello, generationConfig: { stopSequences: ["END"] } }, "generationConfig.stopSequences"],
     [{ ...hello, tools: [{ googleSearch: {} }] }, "tools[0].googleSearch"],
     [{ ...hello, cachedContent: "cachedContents/abc" }, "'cachedContent'"],
-    [{ ...hello, safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "BLOCK_LOW_AND_ABOVE" }] }, "safetySettings[0].threshold"],
+    [
+      { ...hello, safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "BLOCK_LOW_AND_ABOVE" }] },
+      "safetySettings[0].threshold",
+    ],
     [{ contents: [{ role: "user", parts: [{ executableCode: { code: "1" } }] }] }, "contents[0].parts[0].executableCode"],
     [{ contents: [{ role: "system", parts: [{ text: "x" }] }] }, "contents[0].role"],
     [{ contents: [{ role: "user", parts: [{ functionResponse: { name: "f", response: {} } }] }] }, "contents[0].parts[0].functionResponse"],
@@ -253,7 +301,9 @@ describe("the Gemini door's mapping", () => {
 
   test("countTokens counts against requestsPerMinute, not the day's tokens", async () => {
     const { url } = await relayFor(BACKENDS[0]!, { quotas: { anonymous: { requestsPerMinute: 2, tokensPerDay: 1 } } });
-    const first = await post(`${url}/v1beta/models/text:countTokens`, { contents: [{ parts: [{ text: "a long enough sentence to count" }] }] });
+    const first = await post(`${url}/v1beta/models/text:countTokens`, {
+      contents: [{ parts: [{ text: "a long enough sentence to count" }] }],
+    });
     expect(first.status, await first.clone().text()).toBe(200);
     const generate = await post(`${url}/v1beta/models/text:generateContent`, hello);
     expect(generate.status).toBe(429); // (the day's token budget: one token)
