@@ -24,11 +24,11 @@ const RELAY_KEY = "relay-key-for-tests";
 const keyed = { ...env, RELAY_KEY } as typeof env & { RELAY_KEY: string };
 type Rec = Record<string, any>;
 
-const ask = (model: string, method: string, text: string, extra: object = {}): Promise<Response> =>
+const ask = (model: string, method: string, text: string, extra: object = {}, more: Record<string, string> = {}): Promise<Response> =>
   worker.fetch(
     new Request(`${ORIGIN}/v1beta/models/${model}:${method}${method === "streamGenerateContent" ? "?alt=sse" : ""}`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-goog-api-key": RELAY_KEY },
+      headers: { "content-type": "application/json", "x-goog-api-key": RELAY_KEY, ...more },
       body: JSON.stringify({ contents: [{ role: "user", parts: [{ text }] }], ...extra }),
     }),
     keyed,
@@ -38,15 +38,16 @@ const ask = (model: string, method: string, text: string, extra: object = {}): P
 async function chunks(answer: Response): Promise<Rec[]> {
   expect(answer.headers.get("content-type")).toMatch(/^text\/event-stream/);
   const text = new TextDecoder().decode(await answer.arrayBuffer());
-  return text.split(/\r?\n\r?\n/).filter(Boolean).map((r) => JSON.parse(r.replace(/^data: /, "")) as Rec);
+  // (a kept stream's answer puts `id: <n>` before the last chunk of each event)
+  return text.split(/\r?\n\r?\n/).filter(Boolean).map((r) => JSON.parse(r.replace(/^id: \d+\n/, "").replace(/^data: /, "")) as Rec);
 }
 const partsOf = (cs: Rec[]): Rec[] => cs.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
 
 describe.each(["claude-fast", "gpt-fast"])("the Gemini door through the stream object: %s", (model) => {
-  test("streamGenerateContent?alt=sse: Gemini's chunks, the text, STOP and usage last; the stream object named", async () => {
+  test("streamGenerateContent?alt=sse: Gemini's chunks, the text, STOP and usage last; not kept unless asked", async () => {
     const answer = await ask(model, "streamGenerateContent", `tag:${newTag()} script:text`);
     expect(answer.status).toBe(200);
-    expect(answer.headers.get("content-location")).toMatch(/^\/v1\/streams\/[0-9a-f]{32}$/);
+    expect(answer.headers.get("content-location")).toBeNull();
     const cs = await chunks(answer);
     expect(partsOf(cs).map((p) => p.text).join("")).toBe("Hello, provider world!");
     expect(cs.at(-1)!.candidates[0].finishReason).toBe("STOP");
@@ -60,6 +61,15 @@ describe.each(["claude-fast", "gpt-fast"])("the Gemini door through the stream o
     expect(body.candidates[0].content.parts.map((p: Rec) => p.text).join("")).toBe("Hello, provider world!");
     expect(body.modelVersion).toBe(model);
   });
+});
+
+test("x-mmsp-keep: 1 keeps the stream in its object: Content-Location names it, each event's last chunk carries its id", async () => {
+  const answer = await ask("claude-fast", "streamGenerateContent", `tag:${newTag()} script:text`, {}, { "x-mmsp-keep": "1" });
+  expect(answer.headers.get("content-location")).toMatch(/^\/v1\/streams\/[0-9a-f]{32}$/);
+  const text = new TextDecoder().decode(await answer.clone().arrayBuffer());
+  expect(text).toMatch(/^id: \d+\ndata: /m);
+  const cs = await chunks(answer);
+  expect(partsOf(cs).map((p) => p.text).join("")).toBe("Hello, provider world!");
 });
 
 test("a Claude thinking turn: the thought part carries its signature", async () => {
