@@ -299,6 +299,19 @@ describe("the Gemini door's mapping", () => {
     expect((await ai.models.generateContent({ model: "text", contents: "hi" })).text!.length).toBeGreaterThan(0);
   });
 
+  test("CORS: a browser's preflight for x-goog-api-key and x-goog-api-client is allowed", async () => {
+    const { relay } = await relayFor(BACKENDS[0]!, { cors: { origins: "*" } });
+    const headers = {
+      origin: "https://page.test",
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "x-goog-api-key, x-goog-api-client",
+    };
+    const pre = await relay.fetch(new Request("https://relay.test/v1beta/models/text:generateContent", { method: "OPTIONS", headers }), {});
+    const allowed = (pre.headers.get("access-control-allow-headers") ?? "").toLowerCase();
+    expect(allowed).toContain("x-goog-api-key");
+    expect(allowed).toContain("x-goog-api-client");
+  });
+
   test("countTokens counts against requestsPerMinute, not the day's tokens", async () => {
     const { url } = await relayFor(BACKENDS[0]!, { quotas: { anonymous: { requestsPerMinute: 2, tokensPerDay: 1 } } });
     const first = await post(`${url}/v1beta/models/text:countTokens`, {
