@@ -36,6 +36,7 @@ import { usageRoute } from "./doors/mmsp/usage.js";
 import type { Door } from "./doors/door.js";
 import { mmspDoor, modelsRoute } from "./doors/mmsp/door.js";
 import { META_HEADER, openResponsesRoutes } from "./doors/open-responses/door.js";
+import { MESSAGES_ROUTES, messagesRoutes } from "./doors/anthropic-messages/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { refusal } from "./refusal.js";
@@ -164,26 +165,41 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf, settle: (env, s) => quotaStore(env).settle(s) };
 
   // the route table: a door per API a client speaks, then the relay's own routes
+  // (another API's door: its admitted request streamed as POST /v1/stream's, by an object or the stateless pipe)
+  const doorStream = async (request: Request, admittedRequest: Request, env: E): Promise<Response> => {
+    const ns = namespace(env);
+    if (ns) return stream.create(request, admittedRequest, new URL(request.url), env, ns);
+    admittedRequest.headers.delete(META_HEADER); // (kept by a stream object only: never sent upstream)
+    return stream.stateless(admittedRequest, env);
+  };
   const openResponses: Door<E> = {
     routes: ["POST /v1/responses", "GET /v1/responses/<id>", "POST /v1/responses/<id>/cancel"],
     answer: openResponsesRoutes<E>({
       admit: admit.admit,
-      stream: async (request, admittedRequest, env) => {
-        const ns = namespace(env);
-        if (ns) return stream.create(request, admittedRequest, new URL(request.url), env, ns);
-        admittedRequest.headers.delete(META_HEADER); // (kept by a stream object only: never sent upstream)
-        return stream.stateless(admittedRequest, env);
-      },
+      stream: doorStream,
       existing: (request, id, env) => {
         const ns = namespace(env);
         return ns ? stream.existing(request, new URL(request.url), id, env, ns) : null;
       },
     }),
   };
+  const messages: Door<E> = {
+    routes: MESSAGES_ROUTES,
+    answer: messagesRoutes<E>({
+      admit: admit.admit,
+      stream: doorStream,
+      serves: (admittedRequest) => tableOf === undefined || admitted.rows.has(admittedRequest),
+      settle: (request, env) => {
+        let settling: Promise<unknown> | undefined;
+        admit.release(request, env, (promise) => (settling = promise));
+        return settling?.then(() => {}) ?? Promise.resolve();
+      },
+    }),
+  };
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt });
   const usage = usageRoute<E>({ admission: admit, quotaStore });
-  const route = routeTable<E>([openResponses, mmsp, models, usage], [mmsp, openResponses, models, usage]);
+  const route = routeTable<E>([openResponses, messages, mmsp, models, usage], [mmsp, openResponses, messages, models, usage]);
 
   class StreamObject extends RelayStreamObject<E> {
     constructor(state: RelayState, env: E) {

@@ -82,9 +82,9 @@ export function bearerToken(headers: Headers): string | null {
   return m ? m[1]! : null;
 }
 
-/** The key a request offers: `x-relay-key`, or the token of `Authorization: Bearer <key>`. */
+/** The key a request offers: `x-relay-key`, the token of `Authorization: Bearer <key>`, or `x-api-key` (Anthropic's clients'). */
 export function offeredKey(headers: Headers): string | null {
-  return headers.get("x-relay-key") ?? bearerToken(headers);
+  return headers.get("x-relay-key") ?? bearerToken(headers) ?? headers.get("x-api-key");
 }
 
 /** Two secrets compared through their HMACs: the time taken says nothing about either. */
