@@ -27,6 +27,7 @@ import { inputEstimate } from "../../accounting/usage-estimate.js";
 import { streamHeaders } from "../../routing/answer.js";
 import { newStreamId } from "../../stream/resume.js";
 import { type MessagesAsk, messagesAsk, messagesError, messagesRefusal } from "./request.js";
+import { sealStage } from "./seal.js";
 
 /** What createRelay lends these routes. */
 export interface MessagesHooks<E> {
@@ -83,7 +84,8 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     };
     const { readable, message } = fromResponse(answer, { client: "relay" });
     message.catch(() => {}); // (the readable carries a failure to the encoder, which writes it; the message is not read)
-    const out = ask.stream ? sse(through(readable, new AnthropicMessagesEncoderStream(options))) : await whole(readable, options);
+    const events = through(readable, sealStage()); // (another provider's signatures sealed with their provenance: seal.ts)
+    const out = ask.stream ? sse(through(events, new AnthropicMessagesEncoderStream(options))) : await whole(events, options);
     for (const name of ["x-mmsp-provider", "x-mmsp-target"]) {
       const value = answer.headers.get(name);
       if (value !== null) out.headers.set(name, value);

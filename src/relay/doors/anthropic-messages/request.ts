@@ -15,6 +15,7 @@ import { isRecord } from "../../../internal/values.js";
 import { BUDGET_TOKENS } from "../../../providers/anthropic/models.js";
 import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
+import { unsealed } from "./seal.js";
 
 type Json = Record<string, unknown>;
 
@@ -265,10 +266,10 @@ function assistantBlock(b: Json, where: string): DoneItem {
     }
     return { type: "tool_call.done", name: b.name, arguments: b.input, tool_call_id: b.id };
   }
-  // (a signature is Anthropic's: it goes back to that provider only, SPEC §9)
+  // (a signature is Anthropic's, or sealed with its maker's name: it goes back to that provider only, SPEC §9)
   if (b.type === "thinking") {
     if (typeof b.thinking !== "string") return refuse(`${where}.thinking: must be a string.`);
-    const fidelity = typeof b.signature === "string" && b.signature !== "" ? { signature: b.signature, provider: "anthropic" } : undefined;
+    const fidelity = typeof b.signature === "string" && b.signature !== "" ? unsealed(b.signature) : undefined;
     return { type: "thinking.done", thinking: b.thinking, ...(fidelity ? { fidelity } : {}) };
   }
   if (b.type === "redacted_thinking") {

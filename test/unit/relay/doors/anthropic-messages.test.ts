@@ -306,3 +306,58 @@ describe("refusals are Messages' error shape, naming the member, with x-should-r
     expect(((await answer.json()) as { type: string }).type).toBe("error");
   });
 });
+
+describe("provider-bound values through a Messages client's history (SPEC §9)", () => {
+  /** A relay whose row is the Responses fake answering reasoning with encrypted content. */
+  function responsesRelay() {
+    const fake = fakeProvider("openai-responses", { streams: { "reasoning-model": parseCapture(RESPONSES.REASONING_SUMMARIES) }, key: KEY });
+    const provider = openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
+    const relay = createRelay({
+      models: { "claude-sonnet-4-5": { provider, model: "reasoning-model", allow: { thinking_level: true } } },
+      allowAnonymous: true,
+      clientAddress: () => "203.0.113.9",
+    });
+    return { relay, fake };
+  }
+
+  test("another provider's encrypted reasoning is sealed into the thinking block's signature, and reaches its maker again intact", async () => {
+    const { relay, fake } = responsesRelay();
+    const client = sdk(relay);
+    const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 } };
+    const first = await client.messages.stream({ ...ask, messages: [{ role: "user", content: "2 + 2?" }] }).finalMessage();
+    const thinking = first.content.find((b) => b.type === "thinking");
+    expect(thinking?.type === "thinking" && thinking.signature).toMatch(/^mmsp1\./);
+    expect(JSON.stringify(first)).not.toContain(RESPONSES.ENCRYPTED); // (not written as if it were Anthropic's)
+    await client.messages.stream({
+      ...ask,
+      messages: [{ role: "user", content: "2 + 2?" }, { role: "assistant", content: first.content }, { role: "user", content: "And 3 + 3?" }],
+    }).finalMessage();
+    expect(fake.requests).toHaveLength(2);
+    expect(JSON.stringify(fake.requests[1]!.json)).toContain(RESPONSES.ENCRYPTED);
+  });
+
+  test("an Anthropic signature is written as it is; a sealed one altered goes without proof", async () => {
+    const { relay, fake } = relayFor();
+    const signed = (signature: string) => ({
+      model: "claude-sonnet-4-5",
+      max_tokens: 4096,
+      thinking: { type: "enabled" as const, budget_tokens: 2048 },
+      tools: [WEATHER],
+      messages: [
+        { role: "user" as const, content: "Weather?" },
+        {
+          role: "assistant" as const,
+          content: [
+            { type: "thinking" as const, thinking: "t", signature },
+            { type: "tool_use" as const, id: "toolu_1", name: "get_weather", input: { location: "Paris" } },
+          ],
+        },
+        { role: "user" as const, content: [{ type: "tool_result" as const, tool_use_id: "toolu_1", content: "sunny" }] },
+      ],
+    });
+    await sdk(relay).messages.create(signed(ANTHROPIC.SIGNATURE));
+    expect(JSON.stringify(fake.requests[0]!.json)).toContain(ANTHROPIC.SIGNATURE);
+    await sdk(relay).messages.create(signed("mmsp1.not-json"));
+    expect(JSON.stringify(fake.requests[1]!.json)).not.toContain("mmsp1.");
+  });
+});
