@@ -361,3 +361,42 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
     expect(JSON.stringify(fake.requests[1]!.json)).not.toContain("mmsp1.");
   });
 });
+
+describe("a provider's failure reaches the client in Messages' own shape", () => {
+  function failing() {
+    const fake = fakeProvider("anthropic", { streams: { "broken-model": parseCapture(ANTHROPIC.ERROR_MID_STREAM) }, key: KEY });
+    const provider = anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: fake as unknown as typeof fetch });
+    return createRelay({
+      models: { "claude-haiku-4-5": { provider, model: "broken-model" }, "claude-gone": { provider, model: "no-such-model" } },
+      allowAnonymous: true,
+      clientAddress: () => "203.0.113.9",
+    });
+  }
+  const ask = (model: string) => ({ model, max_tokens: 256, messages: [{ role: "user" as const, content: "Hi" }] });
+
+  test("streamed: the text so far, then `event: error` (the SDK throws its APIError)", async () => {
+    const stream = sdk(failing()).messages.stream(ask("claude-haiku-4-5"));
+    let text = "";
+    stream.on("text", (t) => (text += t));
+    const e = await stream.finalMessage().catch((x: unknown) => x);
+    expect(text).toBe("Partial");
+    expect(e).toBeInstanceOf(Anthropic.APIError);
+    expect(String((e as Error).message)).toContain("verloaded");
+  });
+
+  test("not streamed: the error object with an error status, not an empty 200", async () => {
+    const answer = await failing().fetch(
+      new Request(`${ORIGIN}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ask("claude-haiku-4-5")) }),
+      {},
+    );
+    expect(answer.status).toBeGreaterThanOrEqual(500);
+    expect(await answer.json()).toMatchObject({ type: "error", error: { type: expect.any(String), message: expect.stringContaining("verloaded") } });
+  });
+
+  test("refused by the provider before any byte: its refusal in Messages' shape", async () => {
+    const e = await sdk(failing()).messages.create(ask("claude-gone")).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(Anthropic.APIError);
+    expect((e as InstanceType<typeof Anthropic.APIError>).status).toBeGreaterThanOrEqual(400);
+    expect((e as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: "error", error: { type: expect.any(String) } });
+  });
+});
