@@ -17,34 +17,54 @@
 //                                     with nothing spent
 //   HEAD /                            200: the probe Claude Code sends before its first request
 //
-// Refusals are Messages' `{type: "error", error: {type, message}}` with `x-should-retry` (request.ts).
-// The message id is `msg_<stream id>` (the stream's, when a stream object keeps it).
-import { anthropicMessage, AnthropicMessagesEncoderStream, anthropicMessagesError } from "../../../encode.js";
-import { fromResponse } from "../../../from-response.js";
-import { through } from "../../../internal/through.js";
-import type { UniEvent } from "../../../schema.js";
+// Refusals are Messages' `{type: "error", error: {type, message}}` with `x-should-retry` (request.ts):
+// the door's error shape, which the route table applies to every refusal of its routes. Messages has
+// no cancel of its own: a stream is kept (resumable, stoppable by DELETE /v1/streams/<id>) only when the
+// request asks with `x-mmsp-keep: 1`; else the client going away aborts the provider. The answer is
+// written by the door's encoding (encoding.ts) where the stream's events are.
+import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { inputEstimate } from "../../accounting/usage-estimate.js";
-import { streamHeaders } from "../../routing/answer.js";
-import { newStreamId } from "../../stream/resume.js";
-import { type MessagesAsk, messagesAsk, messagesError, messagesRefusal } from "./request.js";
-import { sealStage } from "./seal.js";
+import type { DoorStreamOptions } from "../../stream/streams.js";
+import { asksKept } from "../../stream/streams.js";
+import { MESSAGES_ENCODING, messagesEncoding, messagesMetaText } from "./encoding.js";
+import { type MessagesAsk, messagesAsk, messagesError } from "./request.js";
 
 /** What createRelay lends these routes. */
 export interface MessagesHooks<E> {
   /** Admits a POST as /v1/stream does, its JSON body first translated (or refused) by `translate`. */
   admit(request: Request, env: E, translate: (body: unknown) => unknown | Response): Promise<Request | Response>;
-  /** The MMSP answer to an admitted request: the stream object's (its Content-Location names it) or the stateless pipe's. */
-  stream(request: Request, admitted: Request, env: E): Promise<Response>;
+  /** The door's answer to an admitted request (stream/streams.ts `answer`): kept in a stream's object when asked and the relay has them, else stateless. */
+  answer(request: Request, admitted: Request, env: E, options: DoorStreamOptions): Promise<Response>;
   /** Whether the relay serves the admitted request's model (a row of its table, or any model without one). */
   serves(admitted: Request): boolean;
   /** Settles the claim of a request that asked no provider (count_tokens) as one with nothing spent. */
   settle(request: Request, env: E): Promise<void>;
 }
 
+/**
+ * What the Messages door declares (doors/door.ts): its clients' key in `x-api-key` (besides the
+ * relay's own headers: Claude Code's ANTHROPIC_AUTH_TOKEN is `Authorization: Bearer`); the headers of
+ * Anthropic's SDKs allowed to browsers; Messages' error shape; no cancel of its own.
+ */
+export const MESSAGES_DECLARES: DoorDeclaration = {
+  keyHeaders: [{ name: "x-api-key" }],
+  cors: {
+    allow: ["X-Api-Key", "Anthropic-Version", "Anthropic-Beta", "Anthropic-Dangerous-Direct-Browser-Access", "X-Mmsp-Keep"],
+    allowPrefixes: ["x-stainless-"],
+    expose: ["Request-Id", "X-Mmsp-Tokens-Estimated"],
+  },
+  errorShape: (r: RelayRefusal) => messagesError(r.status, r.type, r.message, r.headers),
+  cancel: false,
+  encodings: { [MESSAGES_ENCODING]: messagesEncoding },
+};
+
 /** The door's routes, as the 404 of an unknown path names them. */
 export const MESSAGES_ROUTES = ["POST /v1/messages", "POST /v1/messages/count_tokens", "HEAD /"];
 
-const SSE_TYPE = "text/event-stream; charset=utf-8";
+/** The Messages door: its routes, and what it declares. */
+export function messagesDoor<E>(hooks: MessagesHooks<E>): Door<E> {
+  return { ...MESSAGES_DECLARES, routes: MESSAGES_ROUTES, answer: messagesRoutes(hooks) };
+}
 
 /** The routes: an answer for /v1/messages, its count_tokens and HEAD /; null for any other path or method. */
 export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
@@ -53,7 +73,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     const count = url.pathname === "/v1/messages/count_tokens";
     if (!count && url.pathname !== "/v1/messages") return null;
     if (request.method !== "POST") {
-      return messagesError(405, "invalid_request_error", `POST a Messages request to ${url.pathname}.`, { allow: "POST" });
+      return inDoorShape(messagesError(405, "invalid_request_error", `POST a Messages request to ${url.pathname}.`, { allow: "POST" }));
     }
     return count ? countTokens(request, env) : create(request, env);
   };
@@ -65,7 +85,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
       ask = messagesAsk(body, count);
       return ask instanceof Response ? ask : ask.mmsp;
     });
-    if (admitted instanceof Response) return admitted === ask ? admitted : messagesRefusal(admitted);
+    if (admitted instanceof Response) return admitted === ask ? inDoorShape(admitted) : admitted; // (a refusal: the route table shapes it)
     return [admitted, ask as MessagesAsk];
   }
 
@@ -74,23 +94,17 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     if (made instanceof Response) return made;
     const [admittedRequest, ask] = made;
     admittedRequest.headers.set("accept", "text/event-stream");
-    const answer = await hooks.stream(request, admittedRequest, env);
-    if (!answer.ok) return messagesRefusal(answer);
-    const location = /^\/v1\/streams\/([0-9a-f]{32})$/.exec(answer.headers.get("content-location") ?? "");
-    const options = {
-      id: `msg_${location ? location[1] : newStreamId()}`,
-      model: ask.mmsp.model,
-      inputTokens: inputEstimate(ask.mmsp.messages, ask.mmsp.config),
-    };
-    const { readable, message } = fromResponse(answer, { client: "relay" });
-    message.catch(() => {}); // (the readable carries a failure to the encoder, which writes it; the message is not read)
-    const events = through(readable, sealStage()); // (another provider's signatures sealed with their provenance: seal.ts)
-    const out = ask.stream ? sse(through(events, new AnthropicMessagesEncoderStream(options))) : await whole(events, options);
-    for (const name of ["x-mmsp-provider", "x-mmsp-target"]) {
-      const value = answer.headers.get(name);
-      if (value !== null) out.headers.set(name, value);
-    }
-    return out;
+    const meta = { model: ask.mmsp.model, inputTokens: inputEstimate(ask.mmsp.messages, ask.mmsp.config) };
+    const kept = asksKept(request);
+    const answer = await hooks.answer(request, admittedRequest, env, {
+      name: MESSAGES_ENCODING,
+      encoding: messagesEncoding,
+      meta: messagesMetaText(meta),
+      kept, // (Messages has no cancel: kept only when asked, x-mmsp-keep: 1)
+      whole: !ask.stream,
+      ids: kept,
+    });
+    return answer;
   }
 
   async function countTokens(request: Request, env: E): Promise<Response> {
@@ -99,64 +113,12 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     const [admittedRequest, ask] = made;
     await hooks.settle(request, env);
     if (!hooks.serves(admittedRequest)) {
-      return messagesError(
-        404,
-        "not_found_error",
-        `model: ${ask.mmsp.model.slice(0, 128)} is not a model this relay serves (GET /v1/models lists them).`,
+      const model = ask.mmsp.model.slice(0, 128);
+      return inDoorShape(
+        messagesError(404, "not_found_error", `model: ${model} is not a model this relay serves (GET /v1/models lists them).`),
       );
     }
     const input_tokens = inputEstimate(ask.mmsp.messages, ask.mmsp.config);
     return Response.json({ input_tokens }, { headers: { "x-mmsp-tokens-estimated": "true" } });
   }
-}
-
-function sse(bytes: ReadableStream<Uint8Array>): Response {
-  return new Response(through(bytes, pingAfterStart()), { status: 200, headers: streamHeaders(SSE_TYPE) });
-}
-
-/** The events read to the end: one message object, or the error they ended with in Messages' shape. */
-async function whole(events: ReadableStream<UniEvent>, options: { id: string; model: string; inputTokens: number }): Promise<Response> {
-  const all: UniEvent[] = [];
-  const reader = events.getReader();
-  try {
-    for (let r = await reader.read(); !r.done; r = await reader.read()) all.push(r.value);
-  } catch (e) {
-    const { status, body } = anthropicMessagesError(e);
-    return messagesError(status, body.error.type, body.error.message);
-  }
-  return Response.json(anthropicMessage(all, options));
-}
-
-const PING = new TextEncoder().encode('event: ping\ndata: {"type":"ping"}\n\n');
-
-/** A `ping` event after `message_start`, as the API sends one (clients expect it there; it says nothing). */
-function pingAfterStart(): TransformStream<Uint8Array, Uint8Array> {
-  let seen = new Uint8Array(0);
-  let done = false;
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (done) return controller.enqueue(chunk);
-      const joined = new Uint8Array(seen.length + chunk.length);
-      joined.set(seen);
-      joined.set(chunk, seen.length);
-      const end = endOfFirstRecord(joined);
-      if (end < 0) {
-        seen = joined;
-        return;
-      }
-      done = true;
-      controller.enqueue(joined.subarray(0, end));
-      if (new TextDecoder().decode(joined.subarray(0, 20)).startsWith("event: message_start")) controller.enqueue(PING);
-      if (end < joined.length) controller.enqueue(joined.subarray(end));
-    },
-    flush(controller) {
-      if (!done && seen.length > 0) controller.enqueue(seen);
-    },
-  });
-}
-
-/** The index just past the first `\n\n` of `bytes`, or -1. */
-function endOfFirstRecord(bytes: Uint8Array): number {
-  for (let i = 1; i < bytes.length; i++) if (bytes[i] === 10 && bytes[i - 1] === 10) return i + 1;
-  return -1;
 }

@@ -71,23 +71,6 @@ export function messagesError(status: number, type: string, message: string, hea
   return Response.json(body, { status, headers: out });
 }
 
-/** An MMSP refusal (`{"error": {type, message}}`) re-shaped as Messages', status and headers kept. */
-export async function messagesRefusal(answer: Response): Promise<Response> {
-  let body: unknown;
-  try {
-    body = await answer.json();
-  } catch {
-    body = undefined;
-  }
-  const e = isRecord(body) && isRecord(body.error) ? body.error : {};
-  const type = typeof e.type === "string" ? e.type : "";
-  const message = typeof e.message === "string" ? e.message : `HTTP ${answer.status}`;
-  const headers = new Headers(answer.headers);
-  headers.delete("content-length");
-  headers.delete("content-type");
-  return messagesError(answer.status, type, message, headers);
-}
-
 /** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve; `count`: a count_tokens body (no max_tokens, no stream). */
 export function messagesAsk(body: unknown, count = false): MessagesAsk | Response {
   try {

@@ -39,14 +39,10 @@ function sealed(item: ContentItem): ContentItem {
   return { ...item, fidelity: { signature: PREFIX + toBase64Url(JSON.stringify(fidelity)) } };
 }
 
-/** The UniEvents with other providers' thinking sealed, for the Messages encoder. */
-export function sealStage(): TransformStream<UniEvent, UniEvent> {
-  return new TransformStream({
-    transform(event, controller) {
-      const items = event.content_items.map(sealed);
-      controller.enqueue(items.some((item, i) => item !== event.content_items[i]) ? { ...event, content_items: items } : event);
-    },
-  });
+/** The event with other providers' thinking sealed, for the Messages encoder (the event itself when nothing is). */
+export function sealedEvent(event: UniEvent): UniEvent {
+  const items = event.content_items.map(sealed);
+  return items.some((item, i) => item !== event.content_items[i]) ? { ...event, content_items: items } : event;
 }
 
 /**

@@ -400,3 +400,17 @@ describe("a provider's failure reaches the client in Messages' own shape", () =>
     expect((e as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: "error", error: { type: expect.any(String) } });
   });
 });
+
+test("a browser's preflight for the Anthropic SDK's headers (x-api-key, anthropic-version, anthropic-beta, x-stainless-*) allows them", async () => {
+  const { relay } = relayFor();
+  const requested = "content-type, x-api-key, anthropic-version, anthropic-beta, anthropic-dangerous-direct-browser-access, x-stainless-os";
+  const pre = await relay.fetch(
+    new Request(`${ORIGIN}/v1/messages`, {
+      method: "OPTIONS",
+      headers: { origin: "https://page.test", "access-control-request-method": "POST", "access-control-request-headers": requested },
+    }),
+    {},
+  );
+  const allowed = (pre.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/,\s*/);
+  for (const name of requested.split(", ")) expect(allowed, name).toContain(name);
+});
