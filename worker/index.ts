@@ -104,7 +104,7 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
   if (
     pathname === "/v1/stream" || pathname === "/v1/models" || pathname === "/v1/usage" || pathname.startsWith("/v1/streams/") ||
     pathname === "/v1/responses" || pathname.startsWith("/v1/responses/") ||
-    pathname === "/v1/messages" || pathname === "/v1/messages/count_tokens"
+    pathname === "/v1/messages" || pathname.startsWith("/v1/messages/")
   ) {
     return undefined; // the library's
   }

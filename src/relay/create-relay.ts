@@ -197,6 +197,10 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       admit.release(request, env, (promise) => (settling = promise));
       return settling?.then(() => {}) ?? Promise.resolve();
     },
+    existing: (request, id, env, door) => {
+      const ns = namespace(env);
+      return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
+    },
   });
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt, keyOf: admit.keyOf });

@@ -7,7 +7,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { env } from "cloudflare:test";
 import { describe, expect, test } from "vitest";
 import worker from "../../worker/index.ts";
-import { newTag, ORIGIN } from "./relay.ts";
+import { newTag, ORIGIN, upstreamCancelled } from "./relay.ts";
 
 const RELAY_KEY = "relay-key-for-tests";
 const keyed = { ...env, RELAY_KEY } as typeof env & { RELAY_KEY: string };
@@ -74,4 +74,51 @@ test("HEAD / answers 200 (Claude Code's probe); GET / is still the demo page", a
   expect(page.status).toBe(200);
   expect(page.headers.get("content-type")).toMatch(/^text\/html/);
   await page.arrayBuffer();
+});
+
+describe("a kept Messages stream (x-mmsp-keep: 1): event ids, Content-Location, Last-Event-ID resume, DELETE", () => {
+  const post = (tag: string, script: string): Promise<Response> =>
+    worker.fetch(
+      new Request(`${ORIGIN}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": RELAY_KEY, "x-mmsp-keep": "1" },
+        body: JSON.stringify({ model: "claude-fast", max_tokens: 1024, stream: true, messages: [{ role: "user", content: `tag:${tag} script:${script}` }] }),
+      }),
+      keyed,
+    );
+  const at = (path: string, init: RequestInit = {}): Promise<Response> => {
+    const headers = new Headers(init.headers);
+    headers.set("x-api-key", RELAY_KEY);
+    return worker.fetch(new Request(`${ORIGIN}${path}`, { ...init, headers }), keyed);
+  };
+
+  test("resumed after an event id: the rest of the same Messages stream", async () => {
+    const answer = await post(newTag(), "text");
+    expect(answer.status).toBe(200);
+    const location = answer.headers.get("content-location")!;
+    expect(location).toMatch(/^\/v1\/messages\/msg_[0-9a-f]{32}$/);
+    const text = await answer.text();
+    const records = text.split("\n\n").filter(Boolean);
+    const ids = records.map((r) => /^id: (\d+)$/m.exec(r)?.[1]).filter((x): x is string => x !== undefined);
+    expect(ids.length).toBeGreaterThan(2);
+    const cut = records.findIndex((r) => r.startsWith(`id: ${ids[0]}\n`));
+    const resumed = await at(location, { headers: { "last-event-id": ids[0]! } });
+    expect(resumed.status).toBe(200);
+    expect(await resumed.text()).toBe(records.slice(cut + 1).map((r) => `${r}\n\n`).join(""));
+  });
+
+  test("DELETE at its Content-Location stops the provider's request", async () => {
+    const tag = newTag();
+    const answer = await post(tag, "endless");
+    const location = answer.headers.get("content-location")!;
+    const reader = answer.body!.getReader();
+    let text = "";
+    while (!text.includes("text_delta")) text += new TextDecoder().decode((await reader.read()).value);
+    const stopped = await at(location, { method: "DELETE" });
+    expect(stopped.status).toBeLessThan(300);
+    await stopped.arrayBuffer();
+    expect(await upstreamCancelled(tag, 5000), "the provider's request was aborted").not.toBeNull();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+    expect(text).toContain("event: error");
+  });
 });

@@ -24,6 +24,8 @@
 // written by the door's encoding (encoding.ts) where the stream's events are.
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { inputEstimate } from "../../accounting/usage-estimate.js";
+import type { DoorAsk } from "../../stream/door-answer.js";
+import { STREAM_ID } from "../../stream/resume.js";
 import type { DoorStreamOptions } from "../../stream/streams.js";
 import { asksKept } from "../../stream/streams.js";
 import { MESSAGES_ENCODING, messagesEncoding, messagesMetaText } from "./encoding.js";
@@ -39,6 +41,8 @@ export interface MessagesHooks<E> {
   serves(admitted: Request): boolean;
   /** Settles the claim of a request that asked no provider (count_tokens) as one with nothing spent. */
   settle(request: Request, env: E): Promise<void>;
+  /** GET (a resume, Last-Event-ID) or DELETE of kept stream `id`, a GET in the door's encoding; null when the relay keeps no streams. */
+  existing(request: Request, id: string, env: E, door?: Omit<DoorAsk, "id">): Promise<Response> | null;
 }
 
 /**
@@ -59,7 +63,9 @@ export const MESSAGES_DECLARES: DoorDeclaration = {
 };
 
 /** The door's routes, as the 404 of an unknown path names them. */
-export const MESSAGES_ROUTES = ["POST /v1/messages", "POST /v1/messages/count_tokens", "HEAD /"];
+export const MESSAGES_ROUTES = ["POST /v1/messages", "POST /v1/messages/count_tokens", "GET or DELETE /v1/messages/<id>", "HEAD /"];
+
+const KEPT = /^\/v1\/messages\/msg_([^/]+)$/;
 
 /** The Messages door: its routes, and what it declares. */
 export function messagesDoor<E>(hooks: MessagesHooks<E>): Door<E> {
@@ -70,6 +76,8 @@ export function messagesDoor<E>(hooks: MessagesHooks<E>): Door<E> {
 export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
   return async (request: Request, env: E, url: URL): Promise<Response | null> => {
     if (url.pathname === "/") return request.method === "HEAD" ? new Response(null, { status: 200 }) : null;
+    const kept = KEPT.exec(url.pathname);
+    if (kept) return existing(request, env, kept[1]!);
     const count = url.pathname === "/v1/messages/count_tokens";
     if (!count && url.pathname !== "/v1/messages") return null;
     if (request.method !== "POST") {
@@ -104,7 +112,33 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
       whole: !ask.stream,
       ids: kept,
     });
+    const location = /^\/v1\/streams\/([0-9a-f]{32})$/.exec(answer.headers.get("content-location") ?? "");
+    if (answer.ok && location) answer.headers.set("content-location", `/v1/messages/msg_${location[1]}`); // (resumed and stopped there)
     return answer;
+  }
+
+  /** A kept message's stream: GET resumes it (Last-Event-ID) in Messages' encoding, DELETE stops it (SPEC §8). */
+  async function existing(request: Request, env: E, id: string): Promise<Response> {
+    if (request.method !== "GET" && request.method !== "DELETE") {
+      return inDoorShape(
+        messagesError(405, "invalid_request_error", "GET resumes a kept message's stream, DELETE stops it.", { allow: "GET, DELETE" }),
+      );
+    }
+    if (!STREAM_ID.test(id)) {
+      return inDoorShape(messagesError(404, "not_found_error", "No such message stream: its id is msg_ and 32 hex digits."));
+    }
+    const door = request.method === "GET" ? { name: MESSAGES_ENCODING, after: null, whole: false, ids: true } : undefined;
+    const answer = hooks.existing(request, id, env, door);
+    if (answer === null) {
+      return inDoorShape(
+        messagesError(404, "not_found_error", "This relay keeps no streams (no stream Durable Object binding): nothing to resume or stop."),
+      );
+    }
+    const out = await answer;
+    if (!out.ok || door === undefined) return out;
+    const resumed = new Response(out.body, out); // (a stream object's answer: its headers are immutable)
+    resumed.headers.delete("content-location");
+    return resumed;
   }
 
   async function countTokens(request: Request, env: E): Promise<Response> {

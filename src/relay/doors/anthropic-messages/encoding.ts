@@ -49,10 +49,19 @@ const optionsOf = (context: EncodingContext) => {
   return { id: `msg_${context.id}`, model: meta.model, inputTokens: meta.inputTokens };
 };
 
-const PING = new TextEncoder().encode('event: ping\ndata: {"type":"ping"}\n\n');
+const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
+const utf8 = new TextDecoder();
 
-/** The Messages encoder core, with a `ping` after `message_start` and other providers' proof sealed. */
-class MessagesCore implements StreamCore<UniEvent, Uint8Array> {
+/** The encoder's bytes (whole UTF-8: one write of whole records) as one output per SSE record. */
+const records = (emit: (record: string) => void) => (bytes: Uint8Array): void => {
+  for (const record of utf8.decode(bytes).split("\n\n")) if (record !== "") emit(`${record}\n\n`);
+};
+
+/**
+ * The Messages encoder core, with a `ping` after `message_start` and other providers' proof sealed;
+ * each output one SSE record (a kept answer's `id: n` goes on the last record an event wrote).
+ */
+class MessagesCore implements StreamCore<UniEvent, string> {
   private readonly inner: AnthropicMessagesEncoderCore;
   constructor(context: EncodingContext) {
     this.inner = new AnthropicMessagesEncoderCore(optionsOf(context));
@@ -60,18 +69,18 @@ class MessagesCore implements StreamCore<UniEvent, Uint8Array> {
   get finished(): boolean {
     return this.inner.finished;
   }
-  start(emit: (bytes: Uint8Array) => void): void {
-    this.inner.start(emit);
+  start(emit: (record: string) => void): void {
+    this.inner.start(records(emit));
     emit(PING);
   }
-  push(event: UniEvent, emit: (bytes: Uint8Array) => void): void {
-    this.inner.push(sealedEvent(event), emit);
+  push(event: UniEvent, emit: (record: string) => void): void {
+    this.inner.push(sealedEvent(event), records(emit));
   }
-  abort(reason: unknown, emit: (bytes: Uint8Array) => void): void {
-    this.inner.abort(reason, emit);
+  abort(reason: unknown, emit: (record: string) => void): void {
+    this.inner.abort(reason, records(emit));
   }
-  end(emit: (bytes: Uint8Array) => void): void {
-    this.inner.end(emit);
+  end(emit: (record: string) => void): void {
+    this.inner.end(records(emit));
   }
 }
 
@@ -88,14 +97,12 @@ async function whole(events: ReadableStream<UniEvent>, context: EncodingContext)
   }
 }
 
-const utf8 = new TextDecoder();
-
 /** The Messages door's encoding (see the top). */
-export const messagesEncoding: DoorEncoding<Uint8Array> = {
+export const messagesEncoding: DoorEncoding<string> = {
   contentType: "text/event-stream; charset=utf-8",
   sse: true,
   core: (context) => new MessagesCore(context),
-  frame: (bytes) => utf8.decode(bytes),
+  frame: (record) => record,
   end: "",
   whole,
 };
