@@ -36,6 +36,7 @@ import { usageRoute } from "./doors/mmsp/usage.js";
 import type { Door } from "./doors/door.js";
 import { mmspDoor, modelsRoute } from "./doors/mmsp/door.js";
 import { META_HEADER, openResponsesRoutes } from "./doors/open-responses/door.js";
+import { chatCompletionsRoutes } from "./doors/chat-completions/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { refusal } from "./refusal.js";
@@ -180,10 +181,26 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       },
     }),
   };
+  const chatCompletions: Door<E> = {
+    routes: ["POST /v1/chat/completions"],
+    answer: chatCompletionsRoutes<E>({
+      admit: admit.admit,
+      stream: (request, admittedRequest, env) => {
+        const ns = namespace(env);
+        return ns ? stream.create(request, admittedRequest, new URL(request.url), env, ns) : stream.stateless(admittedRequest, env);
+      },
+    }),
+  };
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt });
   const usage = usageRoute<E>({ admission: admit, quotaStore });
-  const route = routeTable<E>([openResponses, mmsp, models, usage], [mmsp, openResponses, models, usage]);
+  const route = routeTable<E>([openResponses, chatCompletions, mmsp, models, usage], [
+    mmsp,
+    openResponses,
+    chatCompletions,
+    models,
+    usage,
+  ]);
 
   class StreamObject extends RelayStreamObject<E> {
     constructor(state: RelayState, env: E) {

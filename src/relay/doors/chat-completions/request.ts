@@ -1,0 +1,330 @@
+// The Chat Completions door: SPEC §10 "Doors: the APIs a client speaks" (its request onto the relay's one request).
+//
+// An OpenAI Chat Completions request (POST /v1/chat/completions: `model`, `messages`, `tools`,
+// `tool_choice`, `max_completion_tokens`, `reasoning_effort`, `stream`…) → MMSP's `{model, messages,
+// config}`, so it is served through the same rows, ceilings, quotas and stream objects as /v1/stream.
+// Every member of the API is classified (issue #46's rule, the table in docs/guide/chat-completions.md):
+// one that asks for nothing is accepted, one the relay can do is done, one it cannot do is refused by
+// name before anything is asked (OpenAI's error shape, `param` naming it), never dropped.
+// Reasoning a client carries back (`reasoning_content` / `reasoning`, `reasoning_details`) goes back as
+// thinking; `reasoning_details` entries are the Chat API's own provider's (SPEC §9: an unsealed value is
+// the door's API's provider's), so after a fallback no other provider is sent them.
+import { isRecord, ownValue } from "../../../internal/values.js";
+import { parseJsonText } from "../../../internal/json.js";
+import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
+import type { DoneItem, UniMessage } from "../../../schema.js";
+
+type Json = Record<string, unknown>;
+
+/** What the relay keeps of a Chat Completions request besides the MMSP body: its answer's shape. */
+export interface ChatAsk {
+  /** The MMSP request. */
+  mmsp: { model: string; messages: UniMessage[]; config: UniConfig };
+  /** Answer as `chat.completion.chunk` SSE (true) or one `chat.completion`. */
+  stream: boolean;
+  /** The usage chunk before `[DONE]` (`stream_options.include_usage`). */
+  includeUsage: boolean;
+}
+
+/** OpenAI's error `type` for an HTTP status (as its SDK and servers spell it). */
+function errorType(status: number): string {
+  if (status === 401 || status === 403) return "authentication_error";
+  if (status === 404) return "not_found_error";
+  if (status === 429) return "rate_limit_exceeded";
+  return status >= 500 ? "server_error" : "invalid_request_error";
+}
+
+/** A refusal in OpenAI's error shape `{"error": {message, type, param, code}}`; `code` the MMSP type. */
+export function chatError(status: number, code: string, message: string, param: string | null = null, headers?: HeadersInit): Response {
+  return Response.json({ error: { message, type: errorType(status), param, code } }, { status, headers });
+}
+
+/** An MMSP refusal (`{"error": {type, message, parameter?}}`) re-shaped as OpenAI's, status and headers kept. */
+export async function chatRefusal(answer: Response): Promise<Response> {
+  let body: unknown;
+  try {
+    body = await answer.json();
+  } catch {
+    body = undefined;
+  }
+  const e = isRecord(body) && isRecord(body.error) ? body.error : {};
+  const code = typeof e.type === "string" ? e.type : "HTTPError";
+  const message = typeof e.message === "string" ? e.message : `HTTP ${answer.status}`;
+  const param = typeof e.parameter === "string" ? e.parameter : null;
+  const headers = new Headers(answer.headers);
+  headers.delete("content-length");
+  headers.delete("content-type");
+  return chatError(answer.status, code, message, param, headers);
+}
+
+/** The members that ask for nothing the relay must do (accepted whatever their value; none reaches a provider). */
+const NOTHING = new Set(["user", "metadata", "safety_identifier", "prompt_cache_key"]);
+
+/**
+ * The members accepted when they ask for the default only (their value here, or null): each asks for
+ * something the relay's providers are not asked for, so any other value is refused by name.
+ */
+const DEFAULT_ONLY: Readonly<Record<string, (v: unknown) => boolean>> = {
+  n: (v) => v === 1,
+  store: (v) => v === false,
+  logprobs: (v) => v === false,
+  parallel_tool_calls: (v) => v === true,
+  frequency_penalty: (v) => v === 0,
+  presence_penalty: (v) => v === 0,
+  logit_bias: (v) => isRecord(v) && Object.keys(v).length === 0,
+  modalities: (v) => Array.isArray(v) && v.length === 1 && v[0] === "text",
+  response_format: (v) => isRecord(v) && v.type === "text",
+  verbosity: (v) => v === "medium",
+  prompt_cache_retention: (v) => v === "in_memory",
+};
+
+/** What each default-only member's refusal says. */
+const WHY: Readonly<Record<string, string>> = {
+  n: "only n: 1 is supported (one choice).",
+  store: "store: true is not supported: this relay stores no completions.",
+  logprobs: "logprobs are not supported by this relay.",
+  parallel_tool_calls: "parallel_tool_calls: false is not supported.",
+  frequency_penalty: "frequency_penalty is not supported (only 0).",
+  presence_penalty: "presence_penalty is not supported (only 0).",
+  logit_bias: "logit_bias is not supported.",
+  modalities: 'only modalities: ["text"] is supported.',
+  response_format: 'response_format json_schema / json_object is not supported: the relay\'s providers are asked for no structured output (only {"type": "text"}).',
+  verbosity: 'only verbosity: "medium" (the default) is supported.',
+  prompt_cache_retention: 'only prompt_cache_retention: "in_memory" is supported.',
+};
+
+/** The members the relay maps (below). */
+const MAPPED = new Set([
+  "model",
+  "messages",
+  "stream",
+  "stream_options",
+  "tools",
+  "tool_choice",
+  "max_tokens",
+  "max_completion_tokens",
+  "temperature",
+  "top_p",
+  "reasoning_effort",
+  "service_tier",
+]);
+
+const EFFORT: Readonly<Record<string, ThinkingLevel>> = {
+  none: "none",
+  minimal: "low",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "xhigh",
+};
+
+class Refused extends Error {
+  constructor(readonly param: string, message: string) {
+    super(message);
+  }
+}
+
+const refuse = (param: string, message: string): never => {
+  throw new Refused(param, message);
+};
+
+/** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve. */
+export function chatAsk(body: unknown): ChatAsk | Response {
+  try {
+    return ask(body);
+  } catch (e) {
+    if (e instanceof Refused) return chatError(400, "InvalidRequestError", e.message, e.param);
+    throw e;
+  }
+}
+
+function ask(body: unknown): ChatAsk {
+  if (!isRecord(body)) return refuse("body", "The request body must be a JSON object.");
+  for (const key of Object.keys(body)) {
+    const value = body[key];
+    if (value === null || value === undefined || MAPPED.has(key) || NOTHING.has(key)) continue;
+    const check = ownValue(DEFAULT_ONLY, key);
+    if (check) {
+      if (!check(value)) refuse(key, WHY[key]!);
+      continue;
+    }
+    refuse(
+      key,
+      `'${key.slice(0, 64)}' is not supported by this relay (see the Chat Completions door's table of members in its guide).`,
+    );
+  }
+  const { model } = body;
+  if (typeof model !== "string" || model === "") refuse("model", "model must be a non-empty string.");
+  if (body.stream != null && typeof body.stream !== "boolean") refuse("stream", "stream must be a boolean.");
+  const config: UniConfig = {};
+  const system: string[] = [];
+  const messages = messagesOf(body.messages, system);
+  if (system.length > 0) config.system_prompt = system.join("\n\n");
+  if (body.tools != null) config.tools = toolsOf(body.tools);
+  if (body.tool_choice != null) config.tool_choice = toolChoiceOf(body.tool_choice);
+  const limit = outputLimit(body);
+  if (limit !== undefined) config.max_tokens = limit;
+  for (const key of ["temperature", "top_p"] as const) {
+    if (body[key] == null) continue;
+    if (typeof body[key] !== "number") refuse(key, `${key} must be a number.`);
+    config[key] = body[key] as number;
+  }
+  if (body.reasoning_effort != null) {
+    const level = typeof body.reasoning_effort === "string" ? ownValue(EFFORT, body.reasoning_effort) : undefined;
+    if (level === undefined) refuse("reasoning_effort", `reasoning_effort must be one of ${Object.keys(EFFORT).join(", ")}.`);
+    config.thinking_level = level;
+  }
+  if (body.service_tier != null) {
+    const tier = body.service_tier;
+    if (tier === "priority") config.fast_mode = true;
+    else if (tier !== "auto" && tier !== "default") refuse("service_tier", 'service_tier must be auto, default or priority (the provider\'s fast tier).');
+  }
+  let includeUsage = false;
+  if (body.stream_options != null) {
+    const o = body.stream_options;
+    if (!isRecord(o)) return refuse("stream_options", "stream_options must be an object.");
+    if (o.include_usage != null && typeof o.include_usage !== "boolean") refuse("stream_options.include_usage", "include_usage must be a boolean.");
+    includeUsage = o.include_usage === true;
+  }
+  return { mmsp: { model: model as string, messages, config }, stream: body.stream === true, includeUsage };
+}
+
+/** `max_completion_tokens` (or the older `max_tokens`; both must agree) → the output limit the relay reserves. */
+function outputLimit(body: Json): number | undefined {
+  let limit: number | undefined;
+  for (const key of ["max_completion_tokens", "max_tokens"] as const) {
+    const v = body[key];
+    if (v == null) continue;
+    if (!Number.isInteger(v) || (v as number) < 1) refuse(key, `${key} must be a positive integer.`);
+    if (limit !== undefined && limit !== v) refuse(key, "max_tokens and max_completion_tokens differ: send one.");
+    limit = v as number;
+  }
+  return limit;
+}
+
+function toolsOf(tools: unknown): ToolSchema[] {
+  if (!Array.isArray(tools)) return refuse("tools", "tools must be an array.");
+  return tools.map((t, i) => {
+    const at = `tools[${i}]`;
+    if (!isRecord(t) || t.type !== "function" || !isRecord(t.function)) {
+      return refuse(at, `${at}: only function tools are supported ({type: "function", function: {name, …}}).`);
+    }
+    const f = t.function;
+    if (typeof f.name !== "string" || f.name === "") return refuse(`${at}.function.name`, `${at}.function.name must be a non-empty string.`);
+    if (f.strict === true) refuse(`${at}.function.strict`, `${at}.function.strict: true is not supported (no provider is asked for strict schemas).`);
+    const tool: ToolSchema = { name: f.name, description: typeof f.description === "string" ? f.description : "" };
+    if (isRecord(f.parameters)) tool.parameters = f.parameters;
+    return tool;
+  });
+}
+
+function toolChoiceOf(choice: unknown): UniConfig["tool_choice"] {
+  if (choice === "auto" || choice === "required" || choice === "none") return choice;
+  if (isRecord(choice) && choice.type === "function" && isRecord(choice.function) && typeof choice.function.name === "string") {
+    return [choice.function.name];
+  }
+  const allowed = isRecord(choice) && choice.type === "allowed_tools" && isRecord(choice.allowed_tools) ? choice.allowed_tools : undefined;
+  if (allowed && Array.isArray(allowed.tools) && (allowed.mode === "auto" || allowed.mode === "required")) {
+    const names = allowed.tools.map((t) => (isRecord(t) && t.type === "function" && isRecord(t.function) ? t.function.name : undefined));
+    if (names.length > 0 && names.every((n): n is string => typeof n === "string")) return names;
+  }
+  return refuse("tool_choice", 'tool_choice must be auto, required, none, {type: "function", function: {name}} or allowed function tools.');
+}
+
+/** `messages` → MMSP messages (consecutive turns of one role join one message); system and developer text goes to `system`. */
+function messagesOf(input: unknown, system: string[]): UniMessage[] {
+  if (!Array.isArray(input) || input.length === 0) return refuse("messages", "messages must be a non-empty array.");
+  const messages: UniMessage[] = [];
+  const push = (role: "user" | "assistant", items: DoneItem[]): void => {
+    if (items.length === 0) return;
+    const last = messages.at(-1);
+    if (last && last.role === role) last.content_items.push(...items);
+    else messages.push({ role, content_items: items });
+  };
+  input.forEach((m, i) => {
+    const at = `messages[${i}]`;
+    if (!isRecord(m)) return refuse(at, `${at} must be a message object.`);
+    if (m.role === "system" || m.role === "developer") return system.push(textOf(m.content, at));
+    if (m.role === "user") return push("user", userContent(m.content, at));
+    if (m.role === "assistant") return push("assistant", assistantItems(m, at));
+    if (m.role === "tool") {
+      if (typeof m.tool_call_id !== "string" || m.tool_call_id === "") return refuse(`${at}.tool_call_id`, `${at}.tool_call_id must be a string.`);
+      return push("user", [{ type: "tool_result.done", text: textOf(m.content, at), tool_call_id: m.tool_call_id }]);
+    }
+    if (m.role === "function") return refuse(`${at}.role`, `${at}: function messages (the deprecated functions API) are not supported: use tools.`);
+    return refuse(`${at}.role`, `${at}.role must be system, developer, user, assistant or tool.`);
+  });
+  return messages;
+}
+
+/** An assistant turn: its reasoning (carried back), its text, its tool calls, in that order. */
+function assistantItems(m: Json, at: string): DoneItem[] {
+  const items: DoneItem[] = [];
+  for (const field of ["reasoning_content", "reasoning"] as const) {
+    const text = m[field];
+    if (text == null) continue;
+    if (typeof text !== "string") return refuse(`${at}.${field}`, `${at}.${field} must be a string.`);
+    if (text) items.push({ type: "thinking.done", thinking: text, fidelity: { reasoning_field: field } });
+    break; // (a client keeping both writes the same text twice)
+  }
+  if (m.reasoning_details != null) {
+    if (!Array.isArray(m.reasoning_details) || !m.reasoning_details.every(isRecord)) {
+      return refuse(`${at}.reasoning_details`, `${at}.reasoning_details must be an array of objects.`);
+    }
+    if (m.reasoning_details.length > 0) {
+      items.push({ type: "thinking.done", thinking: "", fidelity: { reasoning_details: m.reasoning_details, provider: "openai-chat" } });
+    }
+  }
+  if (m.content != null) {
+    const text = textOf(m.content, at, true);
+    if (text) items.push({ type: "text.done", text });
+  }
+  if (m.function_call != null) refuse(`${at}.function_call`, `${at}.function_call (the deprecated functions API) is not supported: use tool_calls.`);
+  if (m.audio != null) refuse(`${at}.audio`, `${at}.audio is not supported.`);
+  if (m.tool_calls != null) {
+    if (!Array.isArray(m.tool_calls)) return refuse(`${at}.tool_calls`, `${at}.tool_calls must be an array.`);
+    m.tool_calls.forEach((c, j) => items.push(toolCallOf(c, `${at}.tool_calls[${j}]`)));
+  }
+  return items;
+}
+
+function toolCallOf(c: unknown, at: string): DoneItem {
+  if (!isRecord(c) || c.type !== "function" || typeof c.id !== "string" || !isRecord(c.function)) {
+    return refuse(at, `${at}: a tool call needs id, type: "function" and function {name, arguments}.`);
+  }
+  const { name, arguments: text } = c.function;
+  if (typeof name !== "string" || typeof text !== "string") return refuse(`${at}.function`, `${at}.function needs name and arguments (a JSON string).`);
+  let args: unknown;
+  try {
+    args = text === "" ? {} : parseJsonText(text);
+  } catch {
+    args = undefined;
+  }
+  if (!isRecord(args)) return refuse(`${at}.function.arguments`, `${at}.function.arguments must be a JSON object's text.`);
+  return { type: "tool_call.done", name, arguments: args, tool_call_id: c.id };
+}
+
+/** A message's content as text: a string, or its text parts joined (a refusal part too in an assistant turn). */
+function textOf(content: unknown, at: string, assistant = false): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return refuse(`${at}.content`, `${at}.content must be a string or an array of parts.`);
+  return content.map((p, j) => {
+    if (isRecord(p) && p.type === "text" && typeof p.text === "string") return p.text;
+    if (assistant && isRecord(p) && p.type === "refusal" && typeof p.refusal === "string") return p.refusal;
+    return refuse(`${at}.content[${j}]`, `${at}.content[${j}]: only text parts are supported here.`);
+  }).join("");
+}
+
+/** A user turn's content: text and images (`image_url` parts: an http(s) or data URL). */
+function userContent(content: unknown, at: string): DoneItem[] {
+  if (typeof content === "string") return [{ type: "text.done", text: content }];
+  if (!Array.isArray(content)) return refuse(`${at}.content`, `${at}.content must be a string or an array of parts.`);
+  return content.map((p, j): DoneItem => {
+    const where = `${at}.content[${j}]`;
+    if (isRecord(p) && p.type === "text" && typeof p.text === "string") return { type: "text.done", text: p.text };
+    if (isRecord(p) && p.type === "image_url" && isRecord(p.image_url) && typeof p.image_url.url === "string") {
+      return { type: "image_url.done", image_url: p.image_url.url };
+    }
+    return refuse(where, `${where}: only text and image_url parts are supported (not input_audio or file).`);
+  });
+}
