@@ -8,7 +8,7 @@
 // in the API's own formats: `chat.completion.chunk` SSE (ChatCompletionsEncoderStream) when `stream`
 // is true, else one `chat.completion` (chatCompletion); every refusal in OpenAI's error shape.
 import { fromResponse } from "../../../from-response.js";
-import { ChatCompletionsEncoderStream, chatCompletion, chatCompletionsError } from "../../../encode.js";
+import { chatCompletion, ChatCompletionsEncoderStream, chatCompletionsError } from "../../../encode.js";
 import { through } from "../../../internal/through.js";
 import { streamHeaders } from "../../routing/answer.js";
 import { newStreamId } from "../../stream/resume.js";

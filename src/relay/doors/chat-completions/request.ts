@@ -88,7 +88,8 @@ const WHY: Readonly<Record<string, string>> = {
   presence_penalty: "presence_penalty is not supported (only 0).",
   logit_bias: "logit_bias is not supported.",
   modalities: 'only modalities: ["text"] is supported.',
-  response_format: 'response_format json_schema / json_object is not supported: the relay\'s providers are asked for no structured output (only {"type": "text"}).',
+  response_format:
+    'response_format json_schema / json_object is not supported: the relay\'s providers are asked for no structured output (only {"type": "text"}).',
   verbosity: 'only verbosity: "medium" (the default) is supported.',
   prompt_cache_retention: 'only prompt_cache_retention: "in_memory" is supported.',
 };
@@ -177,13 +178,17 @@ function ask(body: unknown): ChatAsk {
   if (body.service_tier != null) {
     const tier = body.service_tier;
     if (tier === "priority") config.fast_mode = true;
-    else if (tier !== "auto" && tier !== "default") refuse("service_tier", 'service_tier must be auto, default or priority (the provider\'s fast tier).');
+    else if (tier !== "auto" && tier !== "default") {
+      refuse("service_tier", "service_tier must be auto, default or priority (the provider's fast tier).");
+    }
   }
   let includeUsage = false;
   if (body.stream_options != null) {
     const o = body.stream_options;
     if (!isRecord(o)) return refuse("stream_options", "stream_options must be an object.");
-    if (o.include_usage != null && typeof o.include_usage !== "boolean") refuse("stream_options.include_usage", "include_usage must be a boolean.");
+    if (o.include_usage != null && typeof o.include_usage !== "boolean") {
+      refuse("stream_options.include_usage", "include_usage must be a boolean.");
+    }
     includeUsage = o.include_usage === true;
   }
   return { mmsp: { model: model as string, messages, config }, stream: body.stream === true, includeUsage };
@@ -210,8 +215,12 @@ function toolsOf(tools: unknown): ToolSchema[] {
       return refuse(at, `${at}: only function tools are supported ({type: "function", function: {name, …}}).`);
     }
     const f = t.function;
-    if (typeof f.name !== "string" || f.name === "") return refuse(`${at}.function.name`, `${at}.function.name must be a non-empty string.`);
-    if (f.strict === true) refuse(`${at}.function.strict`, `${at}.function.strict: true is not supported (no provider is asked for strict schemas).`);
+    if (typeof f.name !== "string" || f.name === "") {
+      return refuse(`${at}.function.name`, `${at}.function.name must be a non-empty string.`);
+    }
+    if (f.strict === true) {
+      refuse(`${at}.function.strict`, `${at}.function.strict: true is not supported (no provider is asked for strict schemas).`);
+    }
     const tool: ToolSchema = { name: f.name, description: typeof f.description === "string" ? f.description : "" };
     if (isRecord(f.parameters)) tool.parameters = f.parameters;
     return tool;
@@ -248,10 +257,14 @@ function messagesOf(input: unknown, system: string[]): UniMessage[] {
     if (m.role === "user") return push("user", userContent(m.content, at));
     if (m.role === "assistant") return push("assistant", assistantItems(m, at));
     if (m.role === "tool") {
-      if (typeof m.tool_call_id !== "string" || m.tool_call_id === "") return refuse(`${at}.tool_call_id`, `${at}.tool_call_id must be a string.`);
+      if (typeof m.tool_call_id !== "string" || m.tool_call_id === "") {
+        return refuse(`${at}.tool_call_id`, `${at}.tool_call_id must be a string.`);
+      }
       return push("user", [{ type: "tool_result.done", text: textOf(m.content, at), tool_call_id: m.tool_call_id }]);
     }
-    if (m.role === "function") return refuse(`${at}.role`, `${at}: function messages (the deprecated functions API) are not supported: use tools.`);
+    if (m.role === "function") {
+      return refuse(`${at}.role`, `${at}: function messages (the deprecated functions API) are not supported: use tools.`);
+    }
     return refuse(`${at}.role`, `${at}.role must be system, developer, user, assistant or tool.`);
   });
   return messages;
@@ -279,7 +292,9 @@ function assistantItems(m: Json, at: string): DoneItem[] {
     const text = textOf(m.content, at, true);
     if (text) items.push({ type: "text.done", text });
   }
-  if (m.function_call != null) refuse(`${at}.function_call`, `${at}.function_call (the deprecated functions API) is not supported: use tool_calls.`);
+  if (m.function_call != null) {
+    refuse(`${at}.function_call`, `${at}.function_call (the deprecated functions API) is not supported: use tool_calls.`);
+  }
   if (m.audio != null) refuse(`${at}.audio`, `${at}.audio is not supported.`);
   if (m.tool_calls != null) {
     if (!Array.isArray(m.tool_calls)) return refuse(`${at}.tool_calls`, `${at}.tool_calls must be an array.`);
@@ -293,7 +308,9 @@ function toolCallOf(c: unknown, at: string): DoneItem {
     return refuse(at, `${at}: a tool call needs id, type: "function" and function {name, arguments}.`);
   }
   const { name, arguments: text } = c.function;
-  if (typeof name !== "string" || typeof text !== "string") return refuse(`${at}.function`, `${at}.function needs name and arguments (a JSON string).`);
+  if (typeof name !== "string" || typeof text !== "string") {
+    return refuse(`${at}.function`, `${at}.function needs name and arguments (a JSON string).`);
+  }
   let args: unknown;
   try {
     args = text === "" ? {} : parseJsonText(text);
