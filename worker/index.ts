@@ -103,14 +103,14 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
   }
   if (
     pathname === "/v1/stream" || pathname === "/v1/models" || pathname === "/v1/usage" || pathname.startsWith("/v1/streams/") ||
-    pathname === "/v1/responses" || pathname.startsWith("/v1/responses/")
+    pathname === "/v1/responses" || pathname.startsWith("/v1/responses/") || pathname === "/v1/chat/completions"
   ) {
     return undefined; // the library's
   }
   return refusal(
     404,
     "NotFoundError",
-    `No route for ${request.method} ${pathname}: POST /v1/stream, POST /v1/responses, GET /v1/models, GET /v1/usage, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
+    `No route for ${request.method} ${pathname}: POST /v1/stream, POST /v1/responses, POST /v1/chat/completions, GET /v1/models, GET /v1/usage, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
   );
 }
 
