@@ -345,3 +345,37 @@ describe("the members of a Chat Completions request: mapped, accepted, or refuse
     expect(await unknown.text()).toContain("POST /v1/chat/completions");
   });
 });
+
+test("the relay's key is the SDK's apiKey (Authorization: Bearer); a spent day is the SDK's RateLimitError, x-should-retry kept", async () => {
+  const fake = fakeProvider("anthropic", { streams: { "text-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
+  const provider = anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: fake as unknown as typeof fetch });
+  const relay = createRelay({ models: { text: { provider, model: "text-model" } }, quotas: { default: { tokensPerDay: 10 } } });
+  const env = { RELAY_KEY: "relay-key-for-the-chat-door-0123" };
+  const seen: Response[] = [];
+  const sdk = (apiKey: string) =>
+    new OpenAI({
+      apiKey,
+      baseURL: `${ORIGIN}/v1`,
+      fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+        const answer = await relay.fetch(new Request(input as RequestInfo, init), env);
+        seen.push(answer.clone());
+        return answer;
+      },
+    });
+  const wrongKey = await sdk("not-the-key").chat.completions.create({ model: "text", messages: [{ role: "user", content: "Hi" }] }).catch((
+    e,
+  ) => e);
+  expect(wrongKey).toBeInstanceOf(OpenAI.AuthenticationError);
+  seen.length = 0;
+  const spent = await sdk(env.RELAY_KEY).chat.completions.create({ model: "text", messages: [{ role: "user", content: "Hi" }] }).catch((
+    e,
+  ) => e);
+  expect(spent).toBeInstanceOf(OpenAI.RateLimitError);
+  expect(spent.error).toMatchObject({ type: "rate_limit_exceeded" });
+  const retryAfter = Number(seen[0]!.headers.get("retry-after"));
+  expect(retryAfter).toBeGreaterThan(0);
+  // (a day's budget: Retry-After is the seconds to UTC midnight; past a minute the SDK is told not to retry, and does not)
+  expect(seen[0]!.headers.get("x-should-retry")).toBe(retryAfter > 60 ? "false" : null);
+  if (retryAfter > 60) expect(seen).toHaveLength(1);
+  expect(fake.requests).toHaveLength(0);
+});
