@@ -379,3 +379,27 @@ test("the relay's key is the SDK's apiKey (Authorization: Bearer); a spent day i
   if (retryAfter > 60) expect(seen).toHaveLength(1);
   expect(fake.requests).toHaveLength(0);
 });
+
+test("a provider failing mid-answer: the streamed answer ends with OpenAI's error chunk (the SDK throws), the whole one is an error status", async () => {
+  const fake = fakeProvider("openai-chat", { streams: { "bad-model": parseCapture(CHAT.ERROR_MID_STREAM) }, key: KEY });
+  const provider = openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
+  const relay = createRelay({
+    models: { bad: { provider, model: "bad-model" } },
+    allowAnonymous: true,
+    clientAddress: () => "203.0.113.9",
+  });
+  const client = openaiFor(relay);
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Hi" }];
+  let text = "";
+  const streamed = await (async () => {
+    for await (const chunk of await client.chat.completions.create({ model: "bad", messages, stream: true })) {
+      text += chunk.choices[0]?.delta.content ?? "";
+    }
+  })().catch((e) => e);
+  expect(streamed).toBeInstanceOf(OpenAI.APIError);
+  expect(text.length).toBeGreaterThan(0); // (what came before the failure was delivered)
+  const whole = await client.chat.completions.create({ model: "bad", messages }).catch((e) => e);
+  expect(whole).toBeInstanceOf(OpenAI.APIError);
+  expect(whole.status).toBeGreaterThanOrEqual(500);
+  expect(typeof whole.error.message).toBe("string");
+});
