@@ -197,6 +197,10 @@ describe.each(BACKENDS)("POST /v1/chat/completions backed by $name", (backend) =
     messages.push(message as OpenAI.ChatCompletionMessageParam, { role: "user", content: "And 28 * 453?" });
     const second = await client.chat.completions.create({ model: "think", messages, reasoning_effort: "high" });
     expect(second.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    // the reasoning carried back reaches the Chat API's own provider in its field
+    if (backend.name === "openai-chat") {
+      expect(fake.requests.at(-1)!.json).toMatchObject({ messages: [{}, { reasoning_content: "The user greets me." }, {}] });
+    }
   });
 
   test("LangChain's default ChatOpenAI, streaming with bindTools: the tool calls assembled", async () => {
