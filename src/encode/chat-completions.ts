@@ -298,8 +298,8 @@ export function chatCompletion(
   };
 }
 
-/** The OpenAI error `type` of an HTTP status. */
-const openaiType = (status: number): string =>
+/** The OpenAI error `type` of an HTTP status (the relay's Chat Completions door writes its refusals with it too). */
+export const openaiType = (status: number): string =>
   status === 401 || status === 403
     ? "authentication_error"
     : status === 429

@@ -6,6 +6,7 @@
 // Every member of the API is classified (issue #46's rule, the table in docs/guide/chat-completions.md):
 // one that asks for nothing is accepted, one the relay can do is done, one it cannot do is refused by
 // name before anything is asked (OpenAI's error shape, `param` naming it), never dropped.
+import { openaiType } from "../../../encode/chat-completions.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
 import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
 import type { UniMessage } from "../../../schema.js";
@@ -23,17 +24,9 @@ export interface ChatAsk {
   includeUsage: boolean;
 }
 
-/** OpenAI's error `type` for an HTTP status (as its SDK and servers spell it). */
-function errorType(status: number): string {
-  if (status === 401 || status === 403) return "authentication_error";
-  if (status === 404) return "not_found_error";
-  if (status === 429) return "rate_limit_exceeded";
-  return status >= 500 ? "server_error" : "invalid_request_error";
-}
-
 /** A refusal in OpenAI's error shape `{"error": {message, type, param, code}}`; `code` the MMSP type. */
 export function chatError(status: number, code: string, message: string, param: string | null = null, headers?: HeadersInit): Response {
-  return Response.json({ error: { message, type: errorType(status), param, code } }, { status, headers });
+  return Response.json({ error: { message, type: openaiType(status), param, code } }, { status, headers });
 }
 
 /** An MMSP refusal (`{"error": {type, message, parameter?}}`) re-shaped as OpenAI's, status and headers kept. */
