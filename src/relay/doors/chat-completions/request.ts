@@ -29,24 +29,6 @@ export function chatError(status: number, code: string, message: string, param: 
   return Response.json({ error: { message, type: openaiType(status), param, code } }, { status, headers });
 }
 
-/** An MMSP refusal (`{"error": {type, message, parameter?}}`) re-shaped as OpenAI's, status and headers kept. */
-export async function chatRefusal(answer: Response): Promise<Response> {
-  let body: unknown;
-  try {
-    body = await answer.json();
-  } catch {
-    body = undefined;
-  }
-  const e = isRecord(body) && isRecord(body.error) ? body.error : {};
-  const code = typeof e.type === "string" ? e.type : "HTTPError";
-  const message = typeof e.message === "string" ? e.message : `HTTP ${answer.status}`;
-  const param = typeof e.parameter === "string" ? e.parameter : null;
-  const headers = new Headers(answer.headers);
-  headers.delete("content-length");
-  headers.delete("content-type");
-  return chatError(answer.status, code, message, param, headers);
-}
-
 /** The members that ask for nothing the relay must do (accepted whatever their value; none reaches a provider). */
 const NOTHING = new Set(["user", "metadata", "safety_identifier", "prompt_cache_key"]);
 
