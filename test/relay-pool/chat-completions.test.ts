@@ -18,11 +18,12 @@ import { EDGE, newTag, ORIGIN } from "./relay.ts";
 const RELAY_KEY = "relay-key-for-tests";
 const keyed = { ...env, RELAY_KEY } as typeof env & { RELAY_KEY: string };
 
-/** The SDK with the relay's key as its API key (Authorization: Bearer), its requests to the Worker. */
+/** The SDK with the relay's key as its API key (Authorization: Bearer), its requests to the Worker, its streams kept (x-mmsp-keep: 1). */
 const client = new OpenAI({
   apiKey: RELAY_KEY,
   baseURL: `${ORIGIN}/v1`,
   maxRetries: 0,
+  defaultHeaders: { "x-mmsp-keep": "1" },
   fetch: (input: RequestInfo | URL, init?: RequestInit) => worker.fetch(new Request(input as RequestInfo, init), keyed),
 });
 
@@ -58,6 +59,29 @@ describe.each(["claude-fast", "gpt-fast"])(
       });
       expect(whole.choices[0]!.message.content).toBe("Hello, provider world!");
       expect(whole.model).toBe(model);
+    });
+
+    test("kept (x-mmsp-keep: 1): Content-Location names the stream, each event's last chunk carries its id; without: neither", async () => {
+      const ask = (keep: boolean) =>
+        worker.fetch(
+          new Request(`${ORIGIN}/v1/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${RELAY_KEY}`, ...(keep ? { "x-mmsp-keep": "1" } : {}) },
+            body: JSON.stringify({ model, messages: [{ role: "user", content: `tag:${newTag()} script:text` }], stream: true }),
+          }),
+          keyed,
+        );
+      const kept = await ask(true);
+      expect(kept.status).toBe(200);
+      const location = kept.headers.get("content-location") ?? "";
+      expect(location).toMatch(/^\/v1\/streams\/[0-9a-f]{32}$/);
+      const text = new TextDecoder().decode(await kept.arrayBuffer());
+      expect(text).toMatch(/^id: \d+$/m);
+      expect(text).toContain(`"id":"chatcmpl-${location.slice("/v1/streams/".length)}"`);
+      expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+      const passing = await ask(false);
+      expect(passing.headers.get("content-location")).toBeNull();
+      expect(new TextDecoder().decode(await passing.arrayBuffer())).not.toMatch(/^id: /m);
     });
 
     test("a refusal is OpenAI's error, read by the SDK as its typed error", async () => {
