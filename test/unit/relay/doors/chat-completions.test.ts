@@ -407,3 +407,31 @@ test("a provider failing mid-answer: the streamed answer ends with OpenAI's erro
   expect(whole.status).toBeGreaterThanOrEqual(500);
   expect(typeof whole.error.message).toBe("string");
 });
+
+test("Stop: the client going away mid-stream (the SDK's abort) aborts the provider's request (the API has no cancel route)", async () => {
+  const fake = fakeProvider("openai-chat", {
+    streams: { "slow-model": { capture: parseCapture(CHAT.TEXT), stallMs: Infinity } },
+    key: KEY,
+  });
+  const provider = openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
+  const relay = createRelay({
+    models: { slow: { provider, model: "slow-model" } },
+    allowAnonymous: true,
+    clientAddress: () => "203.0.113.9",
+  });
+  const controller = new AbortController();
+  const stream = await openaiFor(relay).chat.completions.create(
+    { model: "slow", messages: [{ role: "user", content: "Hi" }], stream: true },
+    { signal: controller.signal },
+  );
+  let text = "";
+  const read = (async () => {
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      if (text) controller.abort();
+    }
+  })().catch((e) => e);
+  expect(await read).toBeInstanceOf(Error);
+  expect(text.length).toBeGreaterThan(0);
+  expect(await fake.requests[0]!.ended).toBe("aborted");
+});
