@@ -42,6 +42,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: "Deploying your relay", link: "/guide/deploying" },
       { text: "Serving Open Responses", link: "/guide/open-responses" },
       { text: "Serving Chat Completions", link: "/guide/chat-completions" },
+      { text: "Serving Gemini's API", link: "/guide/gemini" },
       { text: "Writing Anthropic Messages", link: "/guide/anthropic-messages" },
       { text: "When a provider fails", link: "/guide/failures" },
       { text: "Quotas and usage", link: "/guide/quotas" },

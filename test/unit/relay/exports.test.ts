@@ -158,6 +158,9 @@ test("the routes a client sees: each answers as a route (not the 404 of no route
     ["GET", `/v1/responses/${id}`],
     ["POST", `/v1/responses/${id}/cancel`],
     ["POST", "/v1/chat/completions"],
+    ["POST", "/v1beta/models/m:streamGenerateContent?alt=sse"],
+    ["POST", "/v1beta/models/m:generateContent"],
+    ["POST", "/v1beta/models/m:countTokens"],
     ["GET", "/v1/models"],
     ["GET", "/v1/usage"],
   ];
@@ -166,7 +169,8 @@ test("the routes a client sees: each answers as a route (not the 404 of no route
   const answer = await relay.fetch(new Request(`${ORIGIN}/v1/elsewhere`), {});
   expect((await answer.json()).error.message).toBe(
     "No route for GET /v1/elsewhere: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /v1/responses, " +
-      "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, POST /v1/chat/completions, GET /v1/models, GET /v1/usage.",
+      "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, POST /v1/chat/completions, POST /v1beta/models/<model>:streamGenerateContent?alt=sse, " +
+      "POST /v1beta/models/<model>:generateContent, POST /v1beta/models/<model>:countTokens, GET /v1/models, GET /v1/usage.",
   );
 });
 
