@@ -37,6 +37,7 @@ import { usageRoute } from "./doors/mmsp/usage.js";
 import { type Door, encodingsOf, shapedAnswer } from "./doors/door.js";
 import { mmspDoor, modelsRoute } from "./doors/mmsp/door.js";
 import { openResponsesDoor } from "./doors/open-responses/door.js";
+import { chatCompletionsDoor } from "./doors/chat-completions/door.js";
 import { geminiDoor } from "./doors/gemini/door.js";
 import { messagesDoor } from "./doors/anthropic-messages/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
@@ -210,11 +211,12 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
     },
   });
+  const chatCompletions = chatCompletionsDoor<E>({ admit: admit.admit, answer: stream.answer });
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt, keyOf: admit.keyOf });
   const usage = usageRoute<E>({ admission: admit, quotaStore });
-  const doors = [openResponses, messages, gemini, mmsp, models, usage];
-  const route = routeTable<E>(doors, [mmsp, openResponses, messages, gemini, models, usage], thrownAnswer);
+  const doors = [openResponses, chatCompletions, messages, gemini, mmsp, models, usage];
+  const route = routeTable<E>(doors, [mmsp, openResponses, chatCompletions, messages, gemini, models, usage], thrownAnswer);
   // what the doors declare, composed once: the headers a key is read from, CORS's headers
   const keyHeaders = keyHeadersWith(doors);
   const cors = corsPolicy(doors);
