@@ -143,7 +143,9 @@ function overRow(key: string, rule: Rule, own: unknown, value: unknown): Respons
       return !value || own ? undefined : notOffered(shown(value));
     case "union": {
       // (the client's tools are its own; the row's are added to them, so a name in both would be two tools of one name)
-      if (!Array.isArray(value)) return refused("InvalidRequestError", key, `config.${key} must be a list of tools { name, description, parameters? }.`);
+      if (!Array.isArray(value)) {
+        return refused("InvalidRequestError", key, `config.${key} must be a list of tools { name, description, parameters? }.`);
+      }
       const names = new Set((Array.isArray(own) ? own : []).map((tool) => tool.name));
       const both = value.find((tool) => isRecord(tool) && names.has(tool.name));
       return both === undefined ? undefined : refused(

@@ -46,7 +46,8 @@ export const ACCEPTED: Readonly<Record<string, Check>> = {
   background: either("background", [false], "the relay answers in the foreground (stream: true, then GET /v1/responses/<id> resumes)"),
   presence_penalty: either("presence_penalty", [0], "penalties are not offered by every provider (send 0 or leave it out)"),
   frequency_penalty: either("frequency_penalty", [0], "penalties are not offered by every provider (send 0 or leave it out)"),
-  max_tool_calls: () => "max_tool_calls is not supported: a response is one model turn (its tool calls come back to the client, which decides).",
+  max_tool_calls: () =>
+    "max_tool_calls is not supported: a response is one model turn (its tool calls come back to the client, which decides).",
 };
 
 /** The members request.ts maps onto MMSP's request (each checked and refused by name there). */
@@ -88,7 +89,9 @@ export function includeOf(value: unknown): Included | string {
   if (!Array.isArray(value)) return "include must be an array.";
   for (const entry of value) {
     if (entry === "reasoning.encrypted_content") included.encryptedReasoning = true;
-    else return `include: ${JSON.stringify(entry)?.slice(0, 64)} is not supported (the relay can include reasoning.encrypted_content only).`;
+    else {return `include: ${
+        JSON.stringify(entry)?.slice(0, 64)
+      } is not supported (the relay can include reasoning.encrypted_content only).`;}
   }
   return included;
 }

@@ -12,7 +12,7 @@ import type { ThinkingLevel, UniConfig } from "../../../providers/request.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
 import { parseJsonText } from "../../../internal/json.js";
 import { type Included, includeOf, memberRefusal } from "./members.js";
-import { CUSTOM_INPUT, Refused, refuse, toolChoiceOf, toolsOf } from "./tools.js";
+import { CUSTOM_INPUT, refuse, Refused, toolChoiceOf, toolsOf } from "./tools.js";
 
 type Json = Record<string, unknown>;
 
@@ -200,7 +200,12 @@ function inputMessages(input: unknown, system: string[]): UniMessage[] {
       if (typeof item.call_id !== "string" || typeof item.name !== "string" || typeof item.input !== "string") {
         return refuse(at, `${at}: a custom_tool_call needs call_id, name and input (a string).`);
       }
-      return push("assistant", [{ type: "tool_call.done", name: item.name, arguments: { [CUSTOM_INPUT]: item.input }, tool_call_id: item.call_id }]);
+      return push("assistant", [{
+        type: "tool_call.done",
+        name: item.name,
+        arguments: { [CUSTOM_INPUT]: item.input },
+        tool_call_id: item.call_id,
+      }]);
     }
     if (type === "function_call_output" || type === "custom_tool_call_output") {
       if (typeof item.call_id !== "string") return refuse(`${at}.call_id`, `${at}.call_id must be a string.`);

@@ -89,11 +89,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const WEATHER_SCHEMA = {
-  type: "object",
-  properties: { city: { type: "string" } },
+  type: "object" as const,
+  properties: { city: { type: "string" as const } },
   required: ["city"],
-  additionalProperties: false,
-} as const;
+  additionalProperties: false as const,
+};
 
 /** What the fake Anthropic API was last asked. */
 const lastAsked = (): Record<string, any> => fake.requests.at(-1)!.json as Record<string, any>;
@@ -203,7 +203,7 @@ describe("openai responses.stream", () => {
     const first = await client.responses.stream({ model: "claude-tools", input, tools }).finalResponse();
     const call = first.output.find((i) => i.type === "function_call");
     expect(call).toMatchObject({ name: "get_weather", arguments: '{"city": "Paris"}' });
-    input.push(...first.output, { type: "function_call_output", call_id: (call as { call_id: string }).call_id, output: "Sunny in Paris" });
+    input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: "function_call_output", call_id: (call as { call_id: string }).call_id, output: "Sunny in Paris" });
     let deltas = "";
     const stream = client.responses.stream({ model: "claude-tools", input, tools });
     stream.on("response.output_text.delta", (e) => (deltas += e.delta));
