@@ -374,7 +374,18 @@ function toolChoiceEcho(choice: unknown): unknown {
 /** `text` as the resource echoes it: its `format` (the spec requires it; plain text when not sent). */
 function textEcho(text: unknown): Record<string, unknown> {
   if (!isObject(text)) return { format: { type: "text" } };
-  return { ...text, format: isObject(text.format) ? text.format : { type: "text" } };
+  const f = text.format;
+  const format = !isObject(f) ? { type: "text" } : f.type === "json_schema"
+    // (the spec's JsonSchemaResponseFormat: every member required)
+    ? {
+      type: "json_schema",
+      name: f.name ?? "output",
+      description: f.description ?? null,
+      schema: f.schema ?? null,
+      strict: f.strict ?? false,
+    }
+    : f;
+  return { ...text, format };
 }
 
 /** `reasoning` as the resource echoes it: `effort` and `summary` (the spec requires both; "minimal" is served as "low"). */

@@ -119,7 +119,7 @@ function ask(body: unknown): OpenResponsesAsk {
     if (typeof body[key] !== "number") refuse(key, `${key} must be a number.`);
     config[key] = body[key] as number;
   }
-  textFormat(body.text);
+  textSettings(body.text, config);
   if (body.reasoning != null) {
     const r = body.reasoning;
     if (!isRecord(r)) return refuse("reasoning", "reasoning must be an object.");
@@ -135,7 +135,9 @@ function ask(body: unknown): OpenResponsesAsk {
     }
   }
   const echo: Json = {};
-  for (const key of ["instructions", "tools", "tool_choice", "max_output_tokens", "reasoning", "temperature", "top_p", "metadata"]) {
+  for (
+    const key of ["instructions", "tools", "tool_choice", "max_output_tokens", "reasoning", "temperature", "top_p", "metadata", "text"]
+  ) {
     if (body[key] != null) echo[key] = body[key];
   }
   return {
@@ -147,15 +149,26 @@ function ask(body: unknown): OpenResponsesAsk {
   };
 }
 
-/** `text`: plain text asks nothing (`{}`, `format: {type: "text"}`, `verbosity: "medium"`). */
-function textFormat(text: unknown): void {
+/** `text` → structured output (`format`: `json_schema`, `json_object`; `text` asks nothing) and `verbosity`. */
+function textSettings(text: unknown, config: UniConfig): void {
   if (text === undefined || text === null) return;
   if (!isRecord(text)) return refuse("text", "text must be an object.");
   const format = text.format;
-  if (format !== undefined && format !== null && !(isRecord(format) && format.type === "text")) {
-    refuse("text.format", 'text.format: only {type: "text"} is supported.');
+  if (isRecord(format) && format.type === "json_schema") {
+    if (!isRecord(format.schema)) refuse("text.format.schema", "text.format.schema must be a JSON Schema object.");
+    const out: NonNullable<UniConfig["output_format"]> = { type: "json_schema", schema: format.schema as Record<string, unknown> };
+    if (typeof format.name === "string") out.name = format.name;
+    if (typeof format.description === "string") out.description = format.description;
+    if (typeof format.strict === "boolean") out.strict = format.strict;
+    config.output_format = out;
+  } else if (isRecord(format) && format.type === "json_object") {
+    config.output_format = { type: "json_object" };
+  } else if (format !== undefined && format !== null && !(isRecord(format) && format.type === "text")) {
+    refuse("text.format", 'text.format must be {type: "text"}, {type: "json_object"} or {type: "json_schema", name, schema}.');
   }
-  if (text.verbosity != null && text.verbosity !== "medium") refuse("text.verbosity", 'text.verbosity: only "medium" is supported.');
+  const { verbosity } = text;
+  if (verbosity === "low" || verbosity === "high") config.verbosity = verbosity;
+  else if (verbosity != null && verbosity !== "medium") refuse("text.verbosity", "text.verbosity must be low, medium or high.");
 }
 
 /** `input` → MMSP messages (consecutive items of one role join one message); system and developer text goes to `system`. */

@@ -221,5 +221,7 @@ describe("structured output", () => {
       output: Output.object({ schema: jsonSchema<{ city: string; sunny: boolean }>({ type: "object", properties: { city: { type: "string" }, sunny: { type: "boolean" } }, required: ["city", "sunny"], additionalProperties: false }) }),
     });
     expect(output).toEqual({ city: "Paris", sunny: true });
+    // (Anthropic's structured output: output_config.format, the schema the client sent)
+    expect(lastAsked().output_config).toMatchObject({ format: { type: "json_schema", schema: { required: ["city", "sunny"] } } });
   });
 });
