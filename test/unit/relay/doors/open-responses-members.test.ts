@@ -110,7 +110,7 @@ describe("custom tools (free-form input: Codex's apply_patch)", () => {
     expect(types).toContain("response.custom_tool_call_input.delta");
     expect(events.find((e) => e.type === "response.custom_tool_call_input.done").input).toBe(PATCH);
     expect(types).not.toContain("response.function_call_arguments.delta");
-    const item = events.findLast((e) => e.type === "response.output_item.done").item;
+    const item = events.filter((e) => e.type === "response.output_item.done").at(-1).item;
     expect(item).toMatchObject({ type: "custom_tool_call", call_id: "call_patch", name: "apply_patch", input: PATCH });
     // (custom tools and their calls are OpenAI's, beyond the spec's document: only the events it has without them are checked)
     for (const e of events.filter((e) => streamingEvents[e.type] && !("response" in e) && !("item" in e))) {
