@@ -101,9 +101,11 @@ export class RelayStreamObject<E = unknown> {
   }
 
   // (what the parts hold, as the object's own: its tests in workerd read and move these clocks)
+  /** What the object keeps in storage (store.ts). */
   private get store(): StreamStore {
     return this.ctx.store;
   }
+  /** The clients it serves (viewers.ts). */
   private get viewers(): Viewers {
     return this.ctx.viewers;
   }
