@@ -5,7 +5,8 @@
 // what was delivered) and releases its claim (the principal's next stream, concurrentStreams 1, is
 // admitted at once, not half an hour later); the first connection ends instead of idling on
 // keep-alives. The repository Worker's "claude-fast" against the scripted Anthropic of providers.ts
-// (`script:endless`: text deltas every 5 ms for 8 s, input 12 reported at its start).
+// (`script:endless`: text deltas every 5 ms for 8 s, input 12 reported at its start). And the duty
+// itself: claim, target, running usage and request (a large body in parts) stored with the stream.
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect, test } from "vitest";
 import { providerModels } from "../../worker/models.ts";
@@ -142,4 +143,30 @@ test("an instance whose storage is gone under a live stream (reset, but its code
   const rest = await Promise.race([readUntil(reader, (t) => t.includes("[DONE]")), sleep(20_000).then(() => null)]);
   expect(rest, "the connection ended within 20 s").not.toBeNull();
   expect(rest!.end).toBe("errored");
+}, 60_000);
+
+test("a stream's duty is in its storage: its claim, its target and its request, a large body in parts of at most 1 MiB (a SQLite value holds 2 MB), no key kept", async () => {
+  const name = `duty-${newTag()}`;
+  const key = `key-of-${name}`;
+  const { post } = setup(key, name);
+  const tag = `${newTag()} ${"filler ".repeat(3 * 1024 * 1024 / 7)}`; // (a 3 MiB message)
+  const answer = await post(tag, "text");
+  expect(answer.status).toBe(200);
+  await answer.arrayBuffer();
+  const stub = env.STREAMS.get(env.STREAMS.idFromName(streamIdOf(answer)));
+  const kept = await runInDurableObject(stub, async (instance, state) => {
+    const sql = state.storage.sql;
+    const parts = sql.exec<{ n: number }>("SELECT length(data) AS n FROM request ORDER BY part").toArray().map((r) => r.n);
+    const duty = sql.exec<{ ticket: string | null; target: string | null; usage: string | null; headers: string }>("SELECT ticket, target, usage, headers FROM duty").one();
+    const request = (instance as { ctx: { store: { request(): Request | null } } }).ctx.store.request()!;
+    return { parts, duty, body: await request.text() };
+  });
+  expect(kept.parts.length).toBeGreaterThanOrEqual(3);
+  for (const n of kept.parts) expect(n).toBeLessThanOrEqual(1024 * 1024);
+  expect(kept.parts.reduce((a, b) => a + b, 0)).toBe(new TextEncoder().encode(kept.body).byteLength);
+  expect(kept.body).toContain(tag); // (the request put together again, whole)
+  expect(JSON.parse(decodeURIComponent(kept.duty.ticket!))).toMatchObject({ principal: name, model: "claude-fast" });
+  expect(kept.duty.target).toBe("0"); // (the row's first target, x-mmsp-target)
+  expect(JSON.parse(kept.duty.usage!)).toMatchObject({ settlement: { principal: name, input: 12, output: 6 } });
+  expect(kept.duty.headers).not.toContain(key); // (the client's key never stored)
 }, 60_000);
