@@ -170,3 +170,17 @@ test("a stream's duty is in its storage: its claim, its target and its request, 
   expect(JSON.parse(kept.duty.usage!)).toMatchObject({ settlement: { principal: name, input: 12, output: 6 } });
   expect(kept.duty.headers).not.toContain(key); // (the client's key never stored)
 }, 60_000);
+
+test("a live stream's object sets its alarm at most 10 s ahead: reset with no client coming back, it starts again within seconds, to end and settle the stream", async () => {
+  const name = `watch-${newTag()}`;
+  const { post } = setup(`key-of-${name}`, name);
+  const first = await post(newTag(), "endless");
+  expect(first.status).toBe(200);
+  const reader = first.body!.getReader();
+  await readUntil(reader, (t) => recordsOf(t).length >= 3);
+  const stub = env.STREAMS.get(env.STREAMS.idFromName(streamIdOf(first)));
+  const [alarm, now] = await runInDurableObject(stub, async (_instance, state) => [await state.storage.getAlarm(), Date.now()] as const);
+  expect(alarm).not.toBeNull();
+  expect(alarm! - now).toBeLessThanOrEqual(10_000); // (ABANDON_S is 60 s here: before #48 the alarm came a minute later)
+  await reader.cancel();
+}, 60_000);

@@ -11,6 +11,14 @@ import type { Settlement } from "../accounting/quota.js";
 import { snapshotOf, StreamCost, ticketOf } from "../accounting/stream-cost.js";
 import { limitsOf, type Live, type StreamContext, StreamStopped } from "./parts.js";
 
+/**
+ * While a stream is live its alarm comes at least this often (SPEC §10 "A stream outlives its object"):
+ * an object reset under it (a deploy, an eviction, a crash) starts again within this long even when
+ * no client comes back, and ends and settles the stream then (stream-object.ts `load`), its claim
+ * released within seconds, not at ABANDON_S.
+ */
+const WATCH_MS = 10_000;
+
 /** Ending, settling and the alarm of one stream's object. */
 export class StreamEnding<E> {
   constructor(private readonly ctx: StreamContext<E>, private readonly live: Live) {}
@@ -74,7 +82,10 @@ export class StreamEnding<E> {
     if (store.ended && !this.live.pending) await state.storage.setAlarm(store.expiresAt);
     else if (this.live.upstream) {
       const limits = limitsOf(this.ctx);
-      await state.storage.setAlarm(Math.min(viewers.idleSince(Date.now()) + limits.abandonMs, this.live.startedAt + limits.streamMs));
+      const now = Date.now();
+      await state.storage.setAlarm(
+        Math.min(viewers.idleSince(now) + limits.abandonMs, this.live.startedAt + limits.streamMs, now + WATCH_MS),
+      );
     }
   }
 
