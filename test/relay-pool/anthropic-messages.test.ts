@@ -12,12 +12,9 @@ import { newTag, ORIGIN, upstreamCancelled } from "./relay.ts";
 const RELAY_KEY = "relay-key-for-tests";
 const keyed = { ...env, RELAY_KEY } as typeof env & { RELAY_KEY: string };
 
-const client = new Anthropic({
-  apiKey: RELAY_KEY,
-  baseURL: ORIGIN,
-  maxRetries: 0,
-  fetch: (input: RequestInfo | URL, init?: RequestInit) => worker.fetch(new Request(input as RequestInfo, init), keyed),
-});
+/** The Worker as the SDK's fetch. */
+const viaWorker = (input: RequestInfo | URL, init?: RequestInit) => worker.fetch(new Request(input as RequestInfo, init), keyed);
+const client = new Anthropic({ apiKey: RELAY_KEY, baseURL: ORIGIN, maxRetries: 0, fetch: viaWorker });
 
 describe.each(["claude-fast", "gpt-fast"])("Messages through the stream object: %s", (model) => {
   test("messages.stream: message_start, the text, stop_reason end_turn, usage", async () => {
@@ -61,7 +58,7 @@ test("a refusal is Messages' error shape: over the row's max_tokens ceiling, a w
   const over = await client.messages.create({ model: "claude-fast", max_tokens: 4096, messages: [{ role: "user", content: "x" }] })
     .catch((e: unknown) => e);
   expect(over).toBeInstanceOf(Anthropic.BadRequestError);
-  const wrong = new Anthropic({ apiKey: "wrong", baseURL: ORIGIN, maxRetries: 0, fetch: client.fetch as typeof fetch });
+  const wrong = new Anthropic({ apiKey: "wrong", baseURL: ORIGIN, maxRetries: 0, fetch: viaWorker });
   const refused = await wrong.messages.create({ model: "claude-fast", max_tokens: 64, messages: [{ role: "user", content: "x" }] })
     .catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(Anthropic.AuthenticationError);
