@@ -155,7 +155,7 @@ export class RelayStreamObject<E = unknown> {
   private answer(from: number, accept: string | null, door: string | null = null): Response | Promise<Response> {
     const ask = doorAskOf(door);
     if (ask === null) return this.viewers.answer(this.store, from, accept, this.store.meta());
-    return storedDoorAnswer((n) => this.viewers.events(this.store, n), ask, this.config.encodings, this.store.meta(), from);
+    return storedDoorAnswer(this.viewers, this.store, ask, this.config.encodings, this.store.meta(), from);
   }
 
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */

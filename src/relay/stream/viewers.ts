@@ -124,7 +124,7 @@ export class Viewers {
   }
 
   /** One client following the stream from `from`: each slice of stored events given to `sink`, then its end. */
-  private follow<T>(stream: ServedStream, from: number, framer: Framer, sink: Sink<T>): ReadableStream<T> {
+  follow<T>(stream: ServedStream, from: number, framer: Framer, sink: Sink<T>): ReadableStream<T> {
     const { log } = stream;
     let next = from;
     let connected = true;
@@ -153,6 +153,7 @@ export class Viewers {
       for (;;) {
         if (!connected) return; // cancelled while waiting: nothing more to send
         if (sink.failure) return controller.error(sink.failure.error), leave(); // (what came before it was read)
+        if (sink.closed) return controller.close(), leave(); // (the sink wrote its end)
         if (next < log.count) {
           // one slice: whole small events, or the next parts of a large one (at most ~2 parts);
           // none when deleted under us (expired): the answer ends
@@ -182,9 +183,11 @@ export class Viewers {
  * Where a client's slices of stored events go: its body's chunks (`text`: whether it gave one);
  * `failure`: the stream's error, raised once what came before it is read (an error drops the queue).
  */
-interface Sink<T> {
+export interface Sink<T> {
   text(text: string, controller: ReadableStreamDefaultController<T>): boolean;
   failure?: { error: unknown };
+  /** The sink wrote its end (a door's answer after the stream's error): the body closes at the next pull. */
+  closed?: boolean;
   end(controller: ReadableStreamDefaultController<T>): void;
   keepAlive: T | null;
 }

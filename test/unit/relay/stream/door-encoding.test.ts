@@ -16,6 +16,7 @@ import { type DoorEncoding, encodedBody, type EncodingContext, mmspEncoding } fr
 import type { EventLog } from "../../../../src/relay/stream/event-log.ts";
 import type { Framer } from "../../../../src/relay/stream/resume.ts";
 import { Viewers } from "../../../../src/relay/stream/viewers.ts";
+import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
 import { streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
 
@@ -24,13 +25,20 @@ type Json = Record<string, any>;
 const bytesOf = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 /** The arbitraries' wire events as UniEvents (inline data as bytes). */
 const uni = (events: Json[]): UniEvent[] =>
-  events.map((e) => ({ ...e, content_items: e.content_items.map((i: Json) => (typeof i.data === "string" ? { ...i, data: bytesOf(i.data) } : i)) })) as UniEvent[];
+  events.map((e) => ({
+    ...e,
+    content_items: e.content_items.map((i: Json) => (typeof i.data === "string" ? { ...i, data: bytesOf(i.data) } : i)),
+  })) as UniEvent[];
 
 /** A stream: its events, and the error that cut it (after `cut` events), if any. */
 const cases = fc.tuple(
   streamEvents,
   fc.option(
-    fc.tuple(fc.nat(), fc.constantFrom("StreamCancelled", "ProviderError", "StreamLimitExceeded", "RateLimitError"), fc.string({ maxLength: 20 })),
+    fc.tuple(
+      fc.nat(),
+      fc.constantFrom("StreamCancelled", "ProviderError", "StreamLimitExceeded", "RateLimitError"),
+      fc.string({ maxLength: 20 }),
+    ),
     { nil: undefined },
   ),
 ).map(([events, cut]) => {
@@ -56,7 +64,18 @@ function staged(events: UniEvent[], error: Json | null, encoder: "open-responses
   const { readable, message } = fromResponse(mmspSse(events, error), { client: "relay" });
   message.catch(() => {});
   const bytes = encoder === "open-responses"
-    ? through(through(readable, new OpenResponsesEncoderStream({ id: `resp_${ID}`, model: "m-1", createdAt: 1_800_000_000, request: { instructions: "be brief", tools: [] } })), openResponsesSse())
+    ? through(
+      through(
+        readable,
+        new OpenResponsesEncoderStream({
+          id: `resp_${ID}`,
+          model: "m-1",
+          createdAt: 1_800_000_000,
+          request: { instructions: "be brief", tools: [] },
+        }),
+      ),
+      openResponsesSse(),
+    )
     : through(readable, encoder === "sse" ? new SseEncoderStream() : new NdjsonEncoderStream());
   return new Response(bytes).text();
 }
@@ -87,8 +106,26 @@ function stored(events: UniEvent[], error: Json | null, encoding: DoorEncoding):
       return { text, seq, part: 0 };
     },
   } as unknown as EventLog;
-  const viewers = new Viewers();
-  return new Response(encodedBody(viewers.events({ log, ended: true }, 0), encoding, context)).text();
+  const ask = { name: "door", id: ID, after: null, whole: false, ids: false };
+  const answer = storedDoorAnswer(new Viewers(), { log, ended: true }, ask, { door: encoding }, META, 0) as Response;
+  return answer.text();
+}
+
+/** The stream object's whole answer: the stored events read as events by the encoding's `whole`. */
+async function storedWhole(events: UniEvent[], error: Json | null): Promise<unknown> {
+  const rows = events.map(encodeWireEvent);
+  if (error) rows.push(JSON.stringify({ error: toWireError(fromWireError({ error }, null, "anthropic")) }));
+  const log = {
+    count: rows.length,
+    slice(seq: number, _part: number, framer: Framer) {
+      let text = "";
+      for (let n = 0; n < 64 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
+      return { text, seq, part: 0 };
+    },
+  } as unknown as EventLog;
+  const ask = { name: "door", id: ID, after: null, whole: true, ids: false };
+  const answer = await storedDoorAnswer(new Viewers(), { log, ended: true }, ask, { door: openResponsesEncoding as DoorEncoding }, META, 0);
+  return [answer.status, await answer.json()];
 }
 
 describe("a door's encoding run where the events are writes what the staged path wrote (issue #49)", () => {
@@ -110,6 +147,25 @@ describe("a door's encoding run where the events are writes what the staged path
       );
     });
   }
+
+  test("Open Responses' whole answer (its resource) from the stored events is the staged path's last event's resource", async () => {
+    await holds(
+      fc.asyncProperty(cases, async ({ events: wire, error }) => {
+        const events = uni(wire);
+        const frames = (await staged(events, error, "open-responses")).split("\n\n").filter((f) => f.startsWith("event: "));
+        const last = JSON.parse(frames.at(-1)!.split("\n")[1]!.slice(6));
+        const [status, body] = (await storedWhole(events, error)) as [number, Json];
+        if (last.response.status === "failed") {
+          expect(status).toBe(502);
+          expect(body.error).toEqual(JSON.parse(frames.at(-2)!.split("\n")[1]!.slice(6)).error);
+        } else {
+          expect(status).toBe(200);
+          expect(body).toEqual(last.response);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
 
   test("Open Responses' starting_after keeps the events after that sequence number, as the staged path filtered them", async () => {
     await holds(
@@ -134,7 +190,8 @@ describe("a door's encoding run where the events are writes what the staged path
     expect(ids).toEqual(events.map((_, n) => n).filter((n) => ids.includes(n)));
     expect(ids.at(-1)).toBe(events.length - 1);
     const cut = ids[Math.floor(ids.length / 2)]!;
-    const resumed = await new Response(encodedBody(streamOf(events), openResponsesEncoding, { ...context, ids: true, resumeAfter: cut })).text();
+    const resumed = await new Response(encodedBody(streamOf(events), openResponsesEncoding, { ...context, ids: true, resumeAfter: cut }))
+      .text();
     expect(all.endsWith(resumed)).toBe(true);
     expect(all.slice(0, all.length - resumed.length)).toMatch(new RegExp(`id: ${cut}\\n[^\\n]*\\n[^\\n]*\\n\\n$`));
   });
