@@ -53,6 +53,23 @@ export function doorAskOf(text: string | null): DoorAsk | null {
   };
 }
 
+/**
+ * What a stream's object keeps as its meta: the door's meta, and for a stream kept at its client's
+ * asking (`ids`) the door's ask before it, so a resume of GET /v1/streams/<id> (Last-Event-ID) is
+ * answered in the door's encoding too.
+ */
+export function keptMeta(ask: DoorAsk, meta: string | null): string | null {
+  return ask.ids ? `${doorAskText(ask)}\n${meta ?? ""}` : meta;
+}
+
+/** A stream's kept meta read back: the door's ask it keeps (if any) and the door's meta. */
+export function doorOf(header: string | null, kept: string | null): { ask: DoorAsk | null; meta: string | null } {
+  const nl = kept === null ? -1 : kept.indexOf("\n");
+  const stored = nl < 0 ? null : doorAskOf(kept!.slice(0, nl));
+  const meta = stored === null ? kept : kept!.slice(nl + 1) || null;
+  return { ask: doorAskOf(header) ?? stored, meta };
+}
+
 /** The answer a door's encoding writes of `events`: its stream, or its whole answer. */
 export async function encodedAnswer(
   events: ReadableStream<UniEvent>,

@@ -46,7 +46,7 @@ import type { Settlement } from "../accounting/quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
 import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
 import type { DoorEncoding } from "./encoding.js";
-import { doorAskOf, storedDoorAnswer } from "./door-answer.js";
+import { doorOf, storedDoorAnswer } from "./door-answer.js";
 import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
 import { checkedEvents, reportedUsageOf } from "../routing/answer.js";
 
@@ -153,9 +153,9 @@ export class RelayStreamObject<E = unknown> {
 
   /** The streamed answer to one client (viewers.ts): stored events from `from`, then live ones, then the end; a door's in its encoding. */
   private answer(from: number, accept: string | null, door: string | null = null): Response | Promise<Response> {
-    const ask = doorAskOf(door);
-    if (ask === null) return this.viewers.answer(this.store, from, accept, this.store.meta());
-    return storedDoorAnswer(this.viewers, this.store, ask, this.config.encodings, this.store.meta(), from);
+    const { ask, meta } = doorOf(door, this.store.meta()); // (a stream kept at its client's asking: its door's, door-answer.ts)
+    if (ask === null) return this.viewers.answer(this.store, from, accept, meta);
+    return storedDoorAnswer(this.viewers, this.store, ask, this.config.encodings, meta, from);
   }
 
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */

@@ -19,7 +19,7 @@ import { checkedEvents } from "../routing/answer.js";
 import { mmspBack } from "../doors/mmsp/http.js";
 import { clientFormat } from "./client-format.js";
 import type { DoorEncoding } from "./encoding.js";
-import { type DoorAsk, doorAskText, encodedAnswer } from "./door-answer.js";
+import { type DoorAsk, doorAskText, encodedAnswer, keptMeta } from "./door-answer.js";
 import type { RelayNamespace } from "../platform.js";
 import { refusal } from "../refusal.js";
 import { reportedUsageOf } from "../routing/answer.js";
@@ -78,7 +78,11 @@ export function streams<E extends object>(parts: StreamParts<E>) {
   ): Promise<Response> {
     const id = newStreamId();
     const headers = new Headers(admittedRequest.headers);
-    if (door) headers.set(DOOR_HEADER, doorAskText({ ...door, id }));
+    if (door) {
+      headers.set(DOOR_HEADER, doorAskText({ ...door, id }));
+      const meta = keptMeta({ ...door, id }, headers.get(META_HEADER));
+      if (meta !== null) headers.set(META_HEADER, meta);
+    }
     const bound = await admission.bindingFor(request, id, env, admitted.principals.get(admittedRequest)!);
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     headers.set(URL_HEADER, request.url);
@@ -173,7 +177,11 @@ export function streams<E extends object>(parts: StreamParts<E>) {
     const accept = request.headers.get("accept");
     if (accept !== null) headers.set("accept", accept);
     headers.set("x-resume-after", String(after));
-    if (door) headers.set(DOOR_HEADER, doorAskText({ ...door, id }));
+    if (door) {
+      headers.set(DOOR_HEADER, doorAskText({ ...door, id }));
+      const meta = keptMeta({ ...door, id }, headers.get(META_HEADER));
+      if (meta !== null) headers.set(META_HEADER, meta);
+    }
     const answer = await stub.fetch("https://stream/resume", { headers });
     if (!answer.ok) return answer;
     const out = new Response(answer.body, answer);

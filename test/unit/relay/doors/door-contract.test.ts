@@ -10,6 +10,8 @@ import { type Door, encodingsOf, inDoorShape, shapedAnswer } from "../../../../s
 import { OPEN_RESPONSES_DECLARES } from "../../../../src/relay/doors/open-responses/door.ts";
 import { createRelay } from "../../../../src/relay/index.ts";
 import { refusal } from "../../../../src/relay/refusal.ts";
+import { doorAskText, doorOf, keptMeta } from "../../../../src/relay/stream/door-answer.ts";
+import { asksKept } from "../../../../src/relay/stream/streams.ts";
 
 const KEY = "k".repeat(32);
 const messagesDoor = { keyHeaders: [{ name: "x-api-key" }], cors: { allow: ["anthropic-version"], allowPrefixes: ["x-stainless-"] } };
@@ -95,5 +97,24 @@ describe("encodings: every door's, by name, for the stream's object", () => {
     expect(encodingsOf([OPEN_RESPONSES_DECLARES, {}])["open-responses"]).toBe(e);
     const other = { ...e };
     expect(() => encodingsOf([OPEN_RESPONSES_DECLARES, { encodings: { "open-responses": other } } as Partial<Door<unknown>>])).toThrow(TypeError);
+  });
+});
+
+describe("a stream kept at its client's asking keeps its door's ask: a resume of /v1/streams/<id> is in the door's encoding", () => {
+  const ask = { name: "chat", id: "0".repeat(32), after: null, whole: false, ids: true };
+  test("kept with the meta, read back; a door's own request wins; a stream kept by its door's cancel keeps its meta alone", () => {
+    const kept = keptMeta(ask, "m%20eta");
+    expect(doorOf(null, kept)).toEqual({ ask, meta: "m%20eta" });
+    expect(doorOf(null, keptMeta(ask, null))).toEqual({ ask, meta: null });
+    const own = doorAskText({ ...ask, name: "other", ids: false });
+    expect(doorOf(own, kept).ask!.name).toBe("other");
+    expect(keptMeta({ ...ask, ids: false }, "m")).toBe("m");
+    expect(doorOf(null, "m")).toEqual({ ask: null, meta: "m" });
+    expect(doorOf(null, null)).toEqual({ ask: null, meta: null });
+  });
+  test("x-mmsp-keep: 1 asks for it", () => {
+    expect(asksKept(new Request("https://relay.test/", { headers: { "x-mmsp-keep": "1" } }))).toBe(true);
+    expect(asksKept(new Request("https://relay.test/", { headers: { "x-mmsp-keep": "0" } }))).toBe(false);
+    expect(asksKept(new Request("https://relay.test/"))).toBe(false);
   });
 });
