@@ -6,7 +6,7 @@
 // client's request): the stream's id, the door's resume position, whether the answer is the whole
 // one and whether it carries event ids. The stateless path and the object write the answer the same
 // way from the events they have (encodedAnswer).
-import { streamHeaders } from "../routing/answer.js";
+import { streamHeaders } from "./headers.js";
 import type { UniEvent } from "../../schema.js";
 import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext } from "./encoding.js";
 import { refusal } from "../refusal.js";

@@ -44,11 +44,10 @@ import { Viewers } from "./viewers.js";
 import { refusal } from "../refusal.js";
 import type { Settlement } from "../accounting/quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
-import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
+import { BINDING_HEADER, DOOR_HEADER, META_HEADER, PROVIDER_HEADER, TARGET_HEADER, URL_HEADER } from "./headers.js";
 import type { DoorEncoding } from "./encoding.js";
 import { doorOf, storedDoorAnswer } from "./door-answer.js";
-import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
-import { checkedEvents, reportedUsageOf } from "../routing/answer.js";
+import { checkedEvents, reportedUsageOf } from "./answer.js";
 
 /** (the headers the Worker hands the object: headers.ts) */
 export { BINDING_HEADER, URL_HEADER } from "./headers.js";

@@ -15,16 +15,13 @@ import type { QuotaStore } from "../accounting/quota.js";
 import { CLAIM_HEADER, metered, StreamCost, ticketFrom } from "../accounting/stream-cost.js";
 import type { Admission, Admitted } from "../admission/admit.js";
 import type { Limits } from "../admission/limits.js";
-import { checkedEvents } from "../routing/answer.js";
-import { mmspBack } from "../doors/mmsp/http.js";
-import { clientFormat } from "./client-format.js";
+import { checkedEvents, reportedUsageOf } from "./answer.js";
+import { clientFormat, mmspBack } from "./client-format.js";
 import type { DoorEncoding } from "./encoding.js";
 import { type DoorAsk, doorAskText, encodedAnswer, keptMeta } from "./door-answer.js";
 import type { RelayNamespace } from "../platform.js";
 import { refusal } from "../refusal.js";
-import { reportedUsageOf } from "../routing/answer.js";
-import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
-import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
+import { BINDING_HEADER, DOOR_HEADER, META_HEADER, PROVIDER_HEADER, TARGET_HEADER, URL_HEADER } from "./headers.js";
 import { lastEventId, newStreamId, STREAM_ID, streamPath } from "./resume.js";
 
 /** What the stream step needs of the rest: admission's records and checks, routing's `open`, the books. */

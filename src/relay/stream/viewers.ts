@@ -4,7 +4,7 @@
 // The part of a stream's object that serves its viewers (stream-object.ts is the shell): one answer
 // per client, pulled (a pull is the client asking for more: its time is the abandon clock, see
 // `idleSince`), woken at each stored event or the end, kept alive by MMSP's keep-alive.
-import { streamHeaders } from "../routing/answer.js";
+import { streamHeaders } from "./headers.js";
 import { clientFormat } from "./client-format.js";
 import type { EventLog } from "./event-log.js";
 import { META_HEADER } from "./headers.js";
