@@ -19,6 +19,7 @@
 //   node bench/gateway.mjs [--requests=200 --concurrency=4 --rounds=5 --warmup=20 --deltas=200]
 //                          [--timeout=30000 (ms per request) --cell-timeout=300000 (ms per cell)]
 //   node bench/gateway.mjs --quick     # a smoke run: 20 requests, 2 rounds, 4 warm-up
+//   node bench/gateway.mjs --ab=<another build's dist/>   # its relay too (B), in its own process: A/B in one run
 // Prints a markdown table (µs/event, Portkey ÷ relay: > 1 = the relay is cheaper), then wall time and
 // peak RSS per cell. Needs `npm run build` first (it runs the built dist/).
 import { execFileSync, spawn } from "node:child_process";
@@ -43,6 +44,8 @@ const WARMUP = int("warmup", quick ? 4 : 20, 0, 100_000);
 const DELTAS = int("deltas", 200, 4, 100_000);
 const TIMEOUT = int("timeout", 30_000, 100, 600_000);
 const CELL_TIMEOUT = int("cell-timeout", 300_000, 1_000, 3_600_000);
+const AB = opt("ab", null);
+if (AB !== null && typeof AB !== "string") throw new TypeError("--ab=<path to another build's dist/>");
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 if (!existsSync(here("../dist/relay/index.js"))) throw new Error("bench:gateway runs the built package: `npm run build` first");
@@ -143,46 +146,48 @@ function mark(child, ms = 10_000) {
 
 // ---- the cells ------------------------------------------------------------------------------------------------
 const HI = { role: "user", content_items: [{ type: "text.done", text: "Hi" }] };
-function cellsOf(relayUrl, portkeyUrl, upstreamUrl) {
+function cellsOf(relayUrl, portkeyUrl, upstreamUrl, relayBUrl) {
   const cells = [];
   for (const u of UPSTREAMS) {
     const relayHeaders = { "content-type": "application/json", authorization: "Bearer bench-relay-key" };
-    cells.push({
-      gateway: "relay",
-      door: "stream",
-      u,
-      url: `${relayUrl}/v1/stream`,
-      init: { method: "POST", headers: relayHeaders, body: JSON.stringify({ model: u.relayModel, messages: [HI] }) },
-      end: '"event_type":"stop"',
-    });
-    cells.push({
-      gateway: "relay",
-      door: "responses",
-      u,
-      url: `${relayUrl}/v1/responses`,
-      init: { method: "POST", headers: relayHeaders, body: JSON.stringify({ model: u.relayModel, input: "Hi", stream: true }) },
-      end: '"type":"response.completed"',
-    });
-    cells.push({
-      gateway: "relay",
-      door: "chat",
-      u,
-      url: `${relayUrl}/v1/chat/completions`,
-      init: { method: "POST", headers: relayHeaders, body: JSON.stringify({ model: u.relayModel, messages: [{ role: "user", content: "Hi" }], stream: true }) },
-      end: `"finish_reason":"${u.key === "anthropic-tools" ? "tool_calls" : "stop"}"`,
-    });
-    cells.push({
-      gateway: "relay",
-      door: "gemini",
-      u,
-      url: `${relayUrl}/v1beta/models/${u.relayModel}:streamGenerateContent?alt=sse`,
-      init: {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-goog-api-key": "bench-relay-key" },
-        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
-      },
-      end: '"finishReason"',
-    });
+    for (const [gateway, url] of relayBUrl ? [["relay", relayUrl], ["relayB", relayBUrl]] : [["relay", relayUrl]]) {
+      cells.push({
+        gateway,
+        door: "stream",
+        u,
+        url: `${url}/v1/stream`,
+        init: { method: "POST", headers: relayHeaders, body: JSON.stringify({ model: u.relayModel, messages: [HI] }) },
+        end: '"event_type":"stop"',
+      });
+      cells.push({
+        gateway,
+        door: "responses",
+        u,
+        url: `${url}/v1/responses`,
+        init: { method: "POST", headers: relayHeaders, body: JSON.stringify({ model: u.relayModel, input: "Hi", stream: true }) },
+        end: '"type":"response.completed"',
+      });
+      cells.push({
+        gateway,
+        door: "chat",
+        u,
+        url: `${url}/v1/chat/completions`,
+        init: { method: "POST", headers: relayHeaders, body: JSON.stringify({ model: u.relayModel, messages: [{ role: "user", content: "Hi" }], stream: true }) },
+        end: `"finish_reason":"${u.key === "anthropic-tools" ? "tool_calls" : "stop"}"`,
+      });
+      cells.push({
+        gateway,
+        door: "gemini",
+        u,
+        url: `${url}/v1beta/models/${u.relayModel}:streamGenerateContent?alt=sse`,
+        init: {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-goog-api-key": "bench-relay-key" },
+          body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
+        },
+        end: '"finishReason"',
+      });
+    }
     const [provider, model, path] = u.portkey;
     const portkeyHeaders = {
       "content-type": "application/json",
@@ -260,14 +265,17 @@ try {
   const upstreamUrl = `http://127.0.0.1:${upPort}`;
   const relay = start("relay", [here("./gateway/relay-server.mjs"), `--upstream=${upstreamUrl}`]);
   const { port: relayPort } = await firstLine(relay);
+  const relayB = AB ? start("relay B", [here("./gateway/relay-server.mjs"), `--upstream=${upstreamUrl}`, `--dist=${AB}`]) : null;
+  const relayBUrl = relayB ? `http://127.0.0.1:${(await firstLine(relayB)).port}` : null;
   const pkPort = await freePort();
   const portkey = start("portkey", [here("./gateway/portkey-server.mjs"), `--port=${pkPort}`, "--headless"]);
   const relayUrl = `http://127.0.0.1:${relayPort}`;
   const portkeyUrl = `http://127.0.0.1:${pkPort}`;
   await ready(`${relayUrl}/v1/models`, relay);
   await ready(`${portkeyUrl}/`, portkey);
-  const proc = { relay, portkey };
-  const cells = cellsOf(relayUrl, portkeyUrl, upstreamUrl);
+  if (relayB) await ready(`${relayBUrl}/v1/models`, relayB);
+  const proc = { relay, portkey, relayB };
+  const cells = cellsOf(relayUrl, portkeyUrl, upstreamUrl, relayBUrl);
   log(`${cells.length} cells, ${REQUESTS} requests each at concurrency ${CONCURRENCY}, ${ROUNDS} rounds after ${WARMUP} warm-up requests per cell; load ${load0.map((x) => x.toFixed(2)).join(" ")}`);
 
   for (const cell of cells) {
@@ -325,6 +333,19 @@ try {
   const wm = (c) => (c ? `${(median(c.wall) / 1000).toFixed(2)} s · ${(c.peakKb / 1024).toFixed(0)} MB` : "—");
   for (const u of UPSTREAMS) {
     lines.push(`| ${u.label} | ${wm(find("relay", "stream", u))} | ${wm(find("relay", "responses", u))} | ${wm(find("portkey", "chat", u))} | ${wm(find("portkey", "messages", u))} |`);
+  }
+  if (relayB) {
+    lines.push(
+      "",
+      `A/B: A = this checkout's dist/ (commit ${commit}), B = ${AB}, each relay its own process, the cells interleaved; B ÷ A > 1 = A is cheaper.`,
+      "",
+      "| upstream | `/v1/stream` A | `/v1/stream` B | B ÷ A | `/v1/responses` A | `/v1/responses` B | B ÷ A |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    );
+    for (const u of UPSTREAMS) {
+      const [sa, sb, oa, ob] = [["relay", "stream"], ["relayB", "stream"], ["relay", "responses"], ["relayB", "responses"]].map(([g, d]) => us(find(g, d, u)));
+      lines.push(`| ${u.label} | ${fx(sa)} µs | ${fx(sb)} µs | ${ratio(sb, sa)} | ${fx(oa)} µs | ${fx(ob)} µs | ${ratio(ob, oa)} |`);
+    }
   }
   lines.push("");
   console.log(lines.join("\n"));

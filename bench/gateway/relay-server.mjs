@@ -3,12 +3,17 @@
 // targets are the fake upstream (bench/gateway/fake-upstream.mjs) — Anthropic, OpenAI Chat, Gemini —
 // served by the kit's `serve` on 127.0.0.1. Prints one JSON line { port }, serves until killed; the
 // bench's meter (meter.mjs) answers on IPC.
-//   node bench/gateway/relay-server.mjs --upstream=http://127.0.0.1:PORT
+//   node bench/gateway/relay-server.mjs --upstream=http://127.0.0.1:PORT [--dist=<another build's dist/>: the A/B's B]
 import http from "node:http";
-import { createRelay } from "../../dist/relay/index.js";
-import { anthropic, gemini, openaiChat } from "../../dist/providers/index.js";
-import { serve } from "../../dist/testing/index.js";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { installMeter } from "./meter.mjs";
+
+const dist = process.argv.find((a) => a.startsWith("--dist="))?.slice("--dist=".length);
+const from = (path) => (dist ? pathToFileURL(resolve(dist, path)).href : new URL(`../../dist/${path}`, import.meta.url).href);
+const { createRelay } = await import(from("relay/index.js"));
+const { anthropic, gemini, openaiChat } = await import(from("providers/index.js"));
+const { serve } = await import(from("testing/index.js"));
 
 const upstream = process.argv.find((a) => a.startsWith("--upstream="))?.split("=")[1];
 if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(upstream ?? "")) throw new Error(`--upstream: http://127.0.0.1:PORT, got ${upstream}`);

@@ -78,16 +78,66 @@ function parsedJson(bytes: Uint8Array): unknown {
   }
 }
 
+/** The anonymous quota: `quotas.anonymous`, its `requestsPerMinute` `allowAnonymous`'s rate when it sets none. */
+function anonymousQuota<E extends object>(parts: AdmissionParts<E>, env: E): Quota | undefined {
+  const { anonymous } = parts.quotasOf(env);
+  const perMinute = anonymous?.requestsPerMinute ?? anonymousRate(parts.allowAnonymous, env) ?? undefined;
+  return perMinute === undefined ? anonymous : { ...anonymous, requestsPerMinute: perMinute };
+}
+
+/** The claim of a request for `row`, made on its principal's quota, or the refusal to answer. */
+async function claimOf<E extends object>(
+  parts: AdmissionParts<E>,
+  who: Resolved,
+  model: string,
+  row: RelayRow,
+  body: Uint8Array,
+  env: E,
+  counting = false,
+): Promise<Claim | Response> {
+  // closed to anonymous callers unless opened (gate.ts), then the claim on the principal's quota
+  if (who.anonymous && !parts.authorize && anonymousRate(parts.allowAnonymous, env) === null) return closedRefusal(model);
+  // (a quota per anonymous client needs to know the client: never one shared by every caller)
+  if (who.addressless && who.quota !== undefined) return noAddressRefusal();
+  const asked = mmspBody(body);
+  if (asked instanceof Response) return asked;
+  const input = inputEstimate(asked.messages, asked.config);
+  // (one claim for the request, whichever target serves it: a fallback spends from it too; the
+  // provider is asked for this output, no more: `open` passes the same reserve to every target)
+  // (a count of tokens, not a stream: it counts against requestsPerMinute only, reserving no tokens)
+  const tokens = counting ? 0 : input + parts.reserveOf(asked.config, row, env);
+  const claim: Claim = {
+    id: crypto.randomUUID(),
+    principal: who.principal,
+    model,
+    tokens,
+    input,
+    until: Date.now() + parts.limitsOf(env).streamMs + 60_000,
+    quota: counting ? { requestsPerMinute: who.quota?.requestsPerMinute } : who.quota ?? {},
+  };
+  const refused = await parts.quotaStore(env).claim(claim);
+  return refused ? refusedAnswer(refused) : claim;
+}
+
+/** Settles the claim of `request` (the client's or its admitted copy) as refused, unless its stream took it. */
+function release<E extends object>(
+  quotaStore: (env: E) => QuotaStore,
+  admitted: Admitted,
+  request: Request,
+  env: E,
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined,
+): void {
+  const held = admitted.claims.get(request);
+  if (held === undefined || held.taken) return;
+  held.taken = true;
+  const settling = quotaStore(env).settle(new StreamCost(ticketFrom(held.claim)).refused())
+    .catch((e) => console.error("relay: a refused request's claim could not be settled", e));
+  waitUntil?.(settling);
+}
+
 /** The admission step of a relay: its principals, its `admit`, the binding of a stream, the release of a claim. */
 export function admission<E extends object>(parts: AdmissionParts<E>, admitted: Admitted) {
-  const { authorize, credentials, allowAnonymous, clientAddress, trustedAddressHeader, quotasOf, quotaStore } = parts;
-
-  /** The anonymous quota: `quotas.anonymous`, its `requestsPerMinute` `allowAnonymous`'s rate when it sets none. */
-  function anonymousQuota(env: E): Quota | undefined {
-    const { anonymous } = quotasOf(env);
-    const perMinute = anonymous?.requestsPerMinute ?? anonymousRate(allowAnonymous, env) ?? undefined;
-    return perMinute === undefined ? anonymous : { ...anonymous, requestsPerMinute: perMinute };
-  }
+  const { authorize, credentials, clientAddress, trustedAddressHeader, quotasOf } = parts;
 
   /** The principal a request spends for (principal.ts), or the refusal to answer. */
   async function principalOf(request: Request, action: RelayAction, env: E): Promise<Resolved | Response> {
@@ -108,41 +158,8 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
     }
     if (key !== null) return { principal: key, quota: quotaOf(key), anonymous: false, keyInAuthorization, keyIn };
     const address = clientAddressOf(request, env, { given: admitted.addresses.get(request), clientAddress, trustedAddressHeader });
-    const quota = anonymousQuota(env);
+    const quota = anonymousQuota(parts, env);
     return { principal: anonymousPrincipal(address), quota, anonymous: true, addressless: address === null, keyInAuthorization, keyIn };
-  }
-
-  /** The claim of a request for `row`, made on its principal's quota, or the refusal to answer. */
-  async function claimOf(
-    who: Resolved,
-    model: string,
-    row: RelayRow,
-    body: Uint8Array,
-    env: E,
-    counting = false,
-  ): Promise<Claim | Response> {
-    // closed to anonymous callers unless opened (gate.ts), then the claim on the principal's quota
-    if (who.anonymous && !authorize && anonymousRate(allowAnonymous, env) === null) return closedRefusal(model);
-    // (a quota per anonymous client needs to know the client: never one shared by every caller)
-    if (who.addressless && who.quota !== undefined) return noAddressRefusal();
-    const asked = mmspBody(body);
-    if (asked instanceof Response) return asked;
-    const input = inputEstimate(asked.messages, asked.config);
-    // (one claim for the request, whichever target serves it: a fallback spends from it too; the
-    // provider is asked for this output, no more: `open` passes the same reserve to every target)
-    // (a count of tokens, not a stream: it counts against requestsPerMinute only, reserving no tokens)
-    const tokens = counting ? 0 : input + parts.reserveOf(asked.config, row, env);
-    const claim: Claim = {
-      id: crypto.randomUUID(),
-      principal: who.principal,
-      model,
-      tokens,
-      input,
-      until: Date.now() + parts.limitsOf(env).streamMs + 60_000,
-      quota: counting ? { requestsPerMinute: who.quota?.requestsPerMinute } : who.quota ?? {},
-    };
-    const refused = await quotaStore(env).claim(claim);
-    return refused ? refusedAnswer(refused) : claim;
   }
 
   /**
@@ -163,7 +180,7 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
     const found = parts.rowOfBody(body, env);
     let claim: Claim | undefined;
     if (found) {
-      const made = await claimOf(who, found.model, found.row, body, env, counting);
+      const made = await claimOf(parts, who, found.model, found.row, body, env, counting);
       if (made instanceof Response) return made;
       claim = made;
     }
@@ -194,20 +211,17 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
     return bindingOfText(who.anonymous ? text : `${text ?? ""}\nprincipal: ${who.principal}`, id, env);
   }
 
-  /** Settles the claim of `request` (the client's or its admitted copy) as refused, unless its stream took it. */
-  function release(request: Request, env: E, waitUntil: ((promise: Promise<unknown>) => void) | undefined): void {
-    const held = admitted.claims.get(request);
-    if (held === undefined || held.taken) return;
-    held.taken = true;
-    const settling = quotaStore(env).settle(new StreamCost(ticketFrom(held.claim)).refused())
-      .catch((e) => console.error("relay: a refused request's claim could not be settled", e));
-    waitUntil?.(settling);
-  }
-
   /** The principal whose key the request offers, null without keys, or the 401 (principal.ts), read from every door's key headers. */
   const keyOf = (request: Request, env: E): Promise<string | null | Response> => keyPrincipal(request, env, parts.keyHeaders?.());
 
-  return { principalOf, admit, bindingFor, release, keyOf };
+  return {
+    principalOf,
+    admit,
+    bindingFor,
+    release: (request: Request, env: E, waitUntil: ((promise: Promise<unknown>) => void) | undefined) =>
+      release(parts.quotaStore, admitted, request, env, waitUntil),
+    keyOf,
+  };
 }
 
 /** A relay's admission step (what {@link admission} makes). */

@@ -115,6 +115,90 @@ function withCarried(event: UniEvent, input: number, output: number): UniEvent {
   };
 }
 
+/** Where a continued answer stands: the target serving it and its events, the targets left, the seam, what earlier targets spent. */
+interface Continuing {
+  readonly answer: Answer;
+  reader: ReadableStreamDefaultReader<UniEvent>;
+  current: RelayModel;
+  left: readonly RelayModel[];
+  /** Bytes of whitespace the prefix left out (a provider refuses a prefill ending in whitespace), skipped in the next target's first text. */
+  skip: string;
+  attempt: AbortController | null;
+  /**
+   * The output of the targets before the last one (their text before each cut, estimated: a cut
+   * answer never reports its count), added to the stop event's `response_tokens`: the quota settles
+   * from that event (stream-cost.ts), and those tokens were spent.
+   */
+  carried: number;
+  /** The input the targets before the last one reported (each was asked the whole request). */
+  carriedInput: number;
+}
+
+/** What continued() is asked with besides its state. */
+interface ContinueParts {
+  body: MmspBody;
+  signal: AbortSignal;
+  options: ServeOptions;
+  serving: { events: StartedTarget["events"] };
+}
+
+/**
+ * `candidate` asked to continue the answer so far: started when its first item is text (anything else
+ * would close the open group: a splice), null when it cannot (the next candidate is tried), "none"
+ * when nothing is left of the claim's output (no continuation).
+ */
+async function ask(
+  candidate: RelayModel,
+  state: Continuing,
+  parts: ContinueParts,
+  failure: unknown,
+): Promise<StartedTarget | null | "none"> {
+  const { body, signal, options } = parts;
+  const prefix = state.answer.text.trimEnd();
+  // (what is left of the claim's output: the text so far was spent from it)
+  const maxTokens = options.maxTokens === undefined ? undefined : options.maxTokens - textTokens(state.answer.text);
+  if (maxTokens !== undefined && maxTokens < 1) return "none";
+  const attempt = state.attempt = new AbortController();
+  follow(attempt, signal);
+  const start = await startTarget(candidate, body, attempt.signal, options.bounds, {
+    stallMs: options.watchdog.stallMs,
+    prefix,
+    maxTokens,
+  });
+  if (signal.aborted) return "none";
+  const first = "started" in start ? start.started.first : null;
+  const firstItem = first && !("error" in first) && !first.done ? first.value.content_items[0] : undefined;
+  if ("started" in start && firstItem?.type === "text.delta") return start.started;
+  attempt.abort(failure);
+  if ("started" in start) start.started.reader.cancel(failure).catch(() => {});
+  return null;
+}
+
+/** The next target that continues the answer so far, started (true), or none could: the error stands (false). */
+async function next(state: Continuing, parts: ContinueParts, failure: unknown): Promise<boolean> {
+  const { body, signal, options, serving } = parts;
+  if (state.current.continueOnFailure !== true || !state.answer.textOnly || !retryable(failure) || signal.aborted) return false;
+  while (state.left.length > 0) {
+    const candidate = state.left[0]!;
+    state.left = state.left.slice(1);
+    if (candidate.provider.continuesPrefix !== true) continue;
+    const started = await ask(candidate, state, parts, failure);
+    if (started === "none") return false;
+    if (started === null) continue;
+    const { answer } = state;
+    options.trace?.continued(state.current, candidate, failure, answer.text.length);
+    if (options.nameOf) logMove(body.model, options.nameOf(state.current), options.nameOf(candidate), failure, "continuation");
+    state.skip = answer.text.slice(answer.text.trimEnd().length);
+    state.carried = textTokens(answer.text);
+    state.current = candidate;
+    state.carriedInput += trustedInput(serving.events.reportedUsage) ?? 0; // (a count the settlement would not trust carries nothing)
+    serving.events = started.events;
+    state.reader = targetEvents(started).getReader();
+    return true;
+  }
+  return false;
+}
+
 /**
  * `events` (the first target's, already started) continued past a failure by the targets of `rest`
  * that can continue a prefix, when `target` allows it (see the top). `signal` (a DELETE…) stops the
@@ -129,96 +213,41 @@ export function continued(
   options: ServeOptions,
   serving: { events: StartedTarget["events"] },
 ): ReadableStream<UniEvent> {
-  if (
-    target.continueOnFailure !== true ||
-    !rest.some((t) => t.provider.continuesPrefix === true)
-  ) return events;
-  const answer = new Answer();
-  let reader = events.getReader();
-  let current = target;
-  let left = rest;
-  /** Bytes of whitespace the prefix left out (a provider refuses a prefill ending in whitespace), skipped in the next target's first text. */
-  let skip = "";
-  let attempt: AbortController | null = null;
-  /**
-   * The output of the targets before the last one (their text before each cut, estimated: a cut
-   * answer never reports its count), added to the stop event's `response_tokens`: the quota settles
-   * from that event (stream-cost.ts), and those tokens were spent.
-   */
-  let carried = 0;
-  /** The input the targets before the last one reported (each was asked the whole request). */
-  let carriedInput = 0;
-
-  /** The next target that continues the answer so far, started, or null (none could: the error stands). */
-  const next = async (failure: unknown): Promise<boolean> => {
-    if (
-      current.continueOnFailure !== true || !answer.textOnly ||
-      !retryable(failure) || signal.aborted
-    ) return false;
-    while (left.length > 0) {
-      const candidate = left[0]!;
-      left = left.slice(1);
-      if (candidate.provider.continuesPrefix !== true) continue;
-      const prefix = answer.text.trimEnd();
-      // (what is left of the claim's output: the text so far was spent from it)
-      const maxTokens = options.maxTokens === undefined ? undefined : options.maxTokens - textTokens(answer.text);
-      if (maxTokens !== undefined && maxTokens < 1) return false;
-      attempt = new AbortController();
-      follow(attempt, signal);
-      const start = await startTarget(
-        candidate,
-        body,
-        attempt.signal,
-        options.bounds,
-        { stallMs: options.watchdog.stallMs, prefix, maxTokens },
-      );
-      if (signal.aborted) return false;
-      const first = "started" in start ? start.started.first : null;
-      const firstItem = first && !("error" in first) && !first.done ? first.value.content_items[0] : undefined;
-      // the continuation must begin with text when a text group is open (anything else would close it: a splice)
-      const fits = firstItem?.type === "text.delta";
-      if (!("started" in start) || !fits) {
-        attempt.abort(failure);
-        if ("started" in start) {
-          start.started.reader.cancel(failure).catch(() => {});
-        }
-        continue;
-      }
-      options.trace?.continued(current, candidate, failure, answer.text.length);
-      if (options.nameOf) logMove(body.model, options.nameOf(current), options.nameOf(candidate), failure, "continuation");
-      skip = answer.text.slice(prefix.length);
-      carried = textTokens(answer.text);
-      current = candidate;
-      const was = serving.events.reportedUsage;
-      carriedInput += trustedInput(was) ?? 0; // (a count the settlement would not trust carries nothing)
-      serving.events = start.started.events;
-      reader = targetEvents(start.started).getReader();
-      return true;
-    }
-    return false;
+  if (target.continueOnFailure !== true || !rest.some((t) => t.provider.continuesPrefix === true)) return events;
+  const parts: ContinueParts = { body, signal, options, serving };
+  const state: Continuing = {
+    answer: new Answer(),
+    reader: events.getReader(),
+    current: target,
+    left: rest,
+    skip: "",
+    attempt: null,
+    carried: 0,
+    carriedInput: 0,
   };
-
   return new ReadableStream<UniEvent>({
     async pull(controller) {
       for (;;) {
         let r: ReadableStreamReadResult<UniEvent>;
         try {
-          r = await reader.read();
+          r = await state.reader.read();
         } catch (e) {
-          if (await next(e)) continue;
+          if (await next(state, parts, e)) continue;
           throw e;
         }
         if (r.done) return controller.close();
         let event: UniEvent | null = r.value;
-        if (skip !== "") [event, skip] = seam(answer, skip, r.value);
+        if (state.skip !== "") [event, state.skip] = seam(state.answer, state.skip, r.value);
         if (event === null) continue;
-        if (event.event_type === "stop" && carried + carriedInput > 0) event = withCarried(event, carriedInput, carried);
-        return controller.enqueue(answer.see(event));
+        if (event.event_type === "stop" && state.carried + state.carriedInput > 0) {
+          event = withCarried(event, state.carriedInput, state.carried);
+        }
+        return controller.enqueue(state.answer.see(event));
       }
     },
     cancel: (reason) => {
-      attempt?.abort(reason);
-      return reader.cancel(reason).catch(() => {});
+      state.attempt?.abort(reason);
+      return state.reader.cancel(reason).catch(() => {});
     },
   }, { highWaterMark: 0 });
 }

@@ -17,7 +17,7 @@ import { continued } from "./continuation.js";
 import { logMove, retryable, type ServeOptions } from "./retry.js";
 import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
-import { sseAnswer } from "./answer.js";
+import { sseAnswer } from "../stream/answer.js";
 import { firstEvent, LATE } from "./watchdog.js";
 
 /** The error of a target silent past FIRST_EVENT_S (a retry may mend it). */

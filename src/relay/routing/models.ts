@@ -77,10 +77,8 @@ export const targetsOf = (row: RelayRow): readonly RelayModel[] => (Array.isArra
 /** createRelay's `models`: a table, or a function of the Worker's `env` that makes one (keys live there). */
 export type RelayModelsOption<E> = RelayModels | ((env: E) => RelayModels);
 
-/** The header that names the provider of an answer (`x-mmsp-provider: anthropic`), for the client and its logs. */
-export const PROVIDER_HEADER = "x-mmsp-provider";
-/** The header that names the row's target that served an answer (`x-mmsp-target: 1`, or the target's `name`). */
-export const TARGET_HEADER = "x-mmsp-target";
+/** (the headers that name who served an answer: the stream's, stream/headers.ts) */
+export { PROVIDER_HEADER, TARGET_HEADER } from "../stream/headers.js";
 /** What a target's `name` may be (it goes into a header and the log as it is). */
 const TARGET_NAME = /^[\w.:-]{1,100}$/;
 

@@ -1,6 +1,13 @@
 // The stream: SPEC §1 (the format a client asks for: MMSP SSE, or NDJSON when its Accept prefers it).
 // The stream's object answers each viewer in it (stream-object.ts), the stateless MMSP door its one client.
 import { NDJSON_TYPES } from "../../internal/media-type.js";
+import { NdjsonEncoderStream, SseEncoderStream } from "../../encode.js";
+import { through } from "../../internal/through.js";
+import type { UniEvent } from "../../schema.js";
+import { streamHeaders } from "./headers.js";
+
+/** MMSP's keep-alive period: a silent model still sends bytes, so proxies do not time out. */
+const KEEP_ALIVE_MS = 15_000;
 
 export type ClientFormat = { format: "sse"; contentType: string } | { format: "ndjson"; contentType: string };
 
@@ -22,4 +29,12 @@ export function clientFormat(accept: string | null): ClientFormat {
   }
   if (best !== null && best.q >= sseQ) return { format: "ndjson", contentType: best.type };
   return { format: "sse", contentType: "text/event-stream; charset=utf-8" };
+}
+
+/** Checked events written back as MMSP SSE (with keep-alives) or NDJSON. */
+export function mmspBack(events: ReadableStream<UniEvent>, format: "sse" | "ndjson", contentType: string): Response {
+  const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
+    ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
+    : new NdjsonEncoderStream();
+  return new Response(through(events, encoder), { status: 200, headers: streamHeaders(contentType) });
 }

@@ -6,10 +6,14 @@
 // client's request): the stream's id, the door's resume position, whether the answer is the whole
 // one and whether it carries event ids. The stateless path and the object write the answer the same
 // way from the events they have (encodedAnswer).
-import { streamHeaders } from "../routing/answer.js";
+import { streamHeaders } from "./headers.js";
 import type { UniEvent } from "../../schema.js";
-import { type DoorEncoding, encodedBody, type EncodingContext } from "./encoding.js";
+import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext } from "./encoding.js";
 import { refusal } from "../refusal.js";
+import { fromWireError } from "../../errors.js";
+import { checkEvent } from "../../decode/validate.js";
+import { NDJSON_FRAMER } from "./resume.js";
+import type { ServedStream, Sink, Viewers } from "./viewers.js";
 
 /** What a door asks of the stream's answer. */
 export interface DoorAsk {
@@ -49,6 +53,23 @@ export function doorAskOf(text: string | null): DoorAsk | null {
   };
 }
 
+/**
+ * What a stream's object keeps as its meta: the door's meta, and for a stream kept at its client's
+ * asking (`ids`) the door's ask before it, so a resume of GET /v1/streams/<id> (Last-Event-ID) is
+ * answered in the door's encoding too.
+ */
+export function keptMeta(ask: DoorAsk, meta: string | null): string | null {
+  return ask.ids ? `${doorAskText(ask)}\n${meta ?? ""}` : meta;
+}
+
+/** A stream's kept meta read back: the door's ask it keeps (if any) and the door's meta. */
+export function doorOf(header: string | null, kept: string | null): { ask: DoorAsk | null; meta: string | null } {
+  const nl = kept === null ? -1 : kept.indexOf("\n");
+  const stored = nl < 0 ? null : doorAskOf(kept!.slice(0, nl));
+  const meta = stored === null ? kept : kept!.slice(nl + 1) || null;
+  return { ask: doorAskOf(header) ?? stored, meta };
+}
+
 /** The answer a door's encoding writes of `events`: its stream, or its whole answer. */
 export async function encodedAnswer(
   events: ReadableStream<UniEvent>,
@@ -62,10 +83,13 @@ export async function encodedAnswer(
 
 /**
  * The stream object's answer to a door (`from`: the first stored event the client lacks): the stored
- * events from the start through its encoding, those before `from` fed to it but not written.
+ * events from the start through its encoding, those before `from` fed to it but not written. A
+ * streamed answer is one loop per slice of stored events (parsed back, checked by their one walk,
+ * encoded, written as one chunk); a whole answer reads them as events.
  */
 export function storedDoorAnswer(
-  events: (from: number) => ReadableStream<UniEvent>,
+  viewers: Viewers,
+  stream: ServedStream,
   ask: DoorAsk,
   encodings: Readonly<Record<string, DoorEncoding>> | undefined,
   meta: string | null,
@@ -76,5 +100,43 @@ export function storedDoorAnswer(
     return refusal(500, "InternalError", `The relay has no door encoding named ${JSON.stringify(ask.name.slice(0, 40))}.`);
   }
   const context: EncodingContext = { id: ask.id, meta, after: ask.after, ids: ask.ids, resumeAfter: from - 1 };
-  return encodedAnswer(events(0), encoding, context, ask.whole);
+  if (ask.whole && encoding.whole) return encoding.whole(viewers.events(stream, 0), context);
+  const body = viewers.follow(stream, 0, NDJSON_FRAMER, encodedSink(encoding, context));
+  return new Response(body, { status: 200, headers: streamHeaders(encoding.contentType) });
+}
+
+/** The stored events' lines written by a door's encoding: each slice's text in one chunk (see storedDoorAnswer). */
+function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uint8Array> {
+  const utf8 = new TextEncoder();
+  const writer = new EncodedWriter(encoding, context);
+  const ids = context.ids === true && encoding.sse;
+  const resumeAfter = context.resumeAfter ?? -1;
+  let buffered = "";
+  let index = 0;
+  const sink: Sink<Uint8Array> = {
+    text(text, controller) {
+      buffered += text;
+      let out = "";
+      for (let nl = buffered.indexOf("\n"); nl >= 0 && !sink.closed; nl = buffered.indexOf("\n")) {
+        const value = JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>;
+        buffered = buffered.slice(nl + 1);
+        const n = index++;
+        if (value.error !== undefined && value.error !== null) {
+          // (the error a reader of the stream's SSE raised: written by the encoder, then its end)
+          out += writer.fail(fromWireError(value, null, "relay"), ids ? n : null);
+          sink.closed = true;
+          writer.dispose();
+        } else out += writer.event(checkEvent(value, true), ids ? n : null, n <= resumeAfter);
+      }
+      if (out) controller.enqueue(utf8.encode(out));
+      return out !== "" || sink.closed === true;
+    },
+    end(controller) {
+      const out = writer.end();
+      writer.dispose();
+      if (out) controller.enqueue(utf8.encode(out));
+    },
+    keepAlive: null,
+  };
+  return sink;
 }

@@ -5,7 +5,7 @@
 // them, and its answer's content type, with a whole-answer writer for a request that asked for no
 // stream. The stream step runs it where the events are: in the stream's Durable Object over the
 // stored events (viewers.ts: already checked, parsed back and written, never read as SSE again), and
-// on the stateless path over the taken events (routing/answer.ts `takeEvents`). Before this, the Open
+// on the stateless path over the taken events (answer.ts `takeEvents`). Before this, the Open
 // Responses door wrote MMSP SSE and read it back through `fromResponse` (framing, zod, the grammar)
 // before encoding it: one encoder loop here instead, no stream between its stages.
 //

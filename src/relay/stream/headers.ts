@@ -1,6 +1,16 @@
 // The stream: SPEC §8 (what the relay's Worker hands a stream's object with the request that makes or
 // resumes it, in headers of its own that admission strips from every client's request).
 
+/** The header that names the provider of an answer (`x-mmsp-provider: anthropic`), for the client and its logs. */
+export const PROVIDER_HEADER = "x-mmsp-provider";
+/** The header that names the row's target that served an answer (`x-mmsp-target: 1`, or the target's `name`). */
+export const TARGET_HEADER = "x-mmsp-target";
+
+/** The headers of a streamed answer: its type, and no cache or proxy buffering (live or replayed alike). */
+export function streamHeaders(contentType: string): Record<string, string> {
+  return { "content-type": contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
+}
+
 /** The header through which the Worker hands a request's credential binding to the object (admission/bind.ts). */
 export const BINDING_HEADER = "x-stream-binding";
 /** The header through which the Worker hands the object the creating request's public URL. */

@@ -9,7 +9,7 @@
 import { encodeWireEvent, toWireError } from "../../index.js";
 import type { Limits } from "../admission/limits.js";
 import { CLAIM_HEADER, type Ticket, ticketOf } from "../accounting/stream-cost.js";
-import { checkedEvents } from "../routing/answer.js";
+import { checkedEvents } from "./answer.js";
 import type { StreamEnding } from "./ending.js";
 import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
 import { limitsOf, type Live, type StreamContext } from "./parts.js";

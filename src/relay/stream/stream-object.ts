@@ -44,9 +44,9 @@ import { Viewers } from "./viewers.js";
 import { refusal } from "../refusal.js";
 import { StreamCost } from "../accounting/stream-cost.js";
 import { BINDING_HEADER, DOOR_HEADER } from "./headers.js";
-import { doorAskOf, storedDoorAnswer } from "./door-answer.js";
-import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
-import { reportedUsageOf } from "../routing/answer.js";
+import { doorOf, storedDoorAnswer } from "./door-answer.js";
+import { PROVIDER_HEADER, TARGET_HEADER } from "./headers.js";
+import { reportedUsageOf } from "./answer.js";
 import { limitsOf, type Live, type StreamContext, type StreamObjectConfig, StreamStopped } from "./parts.js";
 import { StreamEnding } from "./ending.js";
 import { creationOf, StreamRun } from "./run.js";
@@ -158,9 +158,9 @@ export class RelayStreamObject<E = unknown> {
         return !store.ended && (live.upstream === null || !store.reachable());
       },
     };
-    const ask = doorAskOf(door);
-    if (ask === null) return this.viewers.answer(served, from, accept, store.meta());
-    return storedDoorAnswer((n) => this.viewers.events(served, n), ask, this.ctx.config.encodings, store.meta(), from);
+    const { ask, meta } = doorOf(door, store.meta()); // (a stream kept at its client's asking: its door's, door-answer.ts)
+    if (ask === null) return this.viewers.answer(served, from, accept, meta);
+    return storedDoorAnswer(this.viewers, served, ask, this.ctx.config.encodings, meta, from);
   }
 
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */

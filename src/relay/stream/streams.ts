@@ -15,16 +15,13 @@ import type { QuotaStore } from "../accounting/quota.js";
 import { CLAIM_HEADER, metered, StreamCost, ticketFrom } from "../accounting/stream-cost.js";
 import type { Admission, Admitted } from "../admission/admit.js";
 import type { Limits } from "../admission/limits.js";
-import { checkedEvents } from "../routing/answer.js";
-import { mmspBack } from "../doors/mmsp/http.js";
-import { clientFormat } from "./client-format.js";
+import { checkedEvents, reportedUsageOf } from "./answer.js";
+import { clientFormat, mmspBack } from "./client-format.js";
 import type { DoorEncoding } from "./encoding.js";
-import { type DoorAsk, doorAskText, encodedAnswer } from "./door-answer.js";
+import { type DoorAsk, doorAskText, encodedAnswer, keptMeta } from "./door-answer.js";
 import type { RelayNamespace } from "../platform.js";
 import { refusal } from "../refusal.js";
-import { reportedUsageOf } from "../routing/answer.js";
-import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
-import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
+import { BINDING_HEADER, DOOR_HEADER, META_HEADER, PROVIDER_HEADER, TARGET_HEADER, URL_HEADER } from "./headers.js";
 import { lastEventId, newStreamId, STREAM_ID, streamPath } from "./resume.js";
 
 /** What the stream step needs of the rest: admission's records and checks, routing's `open`, the books. */
@@ -78,7 +75,11 @@ export function streams<E extends object>(parts: StreamParts<E>) {
   ): Promise<Response> {
     const id = newStreamId();
     const headers = new Headers(admittedRequest.headers);
-    if (door) headers.set(DOOR_HEADER, doorAskText({ ...door, id }));
+    if (door) {
+      headers.set(DOOR_HEADER, doorAskText({ ...door, id }));
+      const meta = keptMeta({ ...door, id }, headers.get(META_HEADER));
+      if (meta !== null) headers.set(META_HEADER, meta);
+    }
     const bound = await admission.bindingFor(request, id, env, admitted.principals.get(admittedRequest)!);
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     headers.set(URL_HEADER, request.url);
@@ -124,64 +125,85 @@ export function streams<E extends object>(parts: StreamParts<E>) {
     return back;
   }
 
-  /** The checked events in MMSP's format the client asked for. */
-  function mmspOf(events: ReadableStream<UniEvent>, accept: string | null): Response {
-    const { format, contentType } = clientFormat(accept);
-    return mmspBack(events, format, contentType);
-  }
+  const step = { parts, create, stateless };
+  return {
+    create,
+    stateless,
+    existing: (request: Request, url: URL, id: string, env: E, namespace: RelayNamespace, door?: Omit<DoorAsk, "id">) =>
+      existing(parts, request, url, id, env, namespace, door),
+    answer: (request: Request, admittedRequest: Request, env: E, door: DoorStreamOptions) =>
+      doorAnswer(step, request, admittedRequest, env, door),
+  };
+}
 
-  /** The checked events of a stream that is not kept, in a door's encoding (a new id: nothing names it). */
-  function doorBack(events: ReadableStream<UniEvent>, door: DoorStreamOptions): Promise<Response> {
-    const context = { id: newStreamId(), meta: door.meta ?? null, after: null };
-    return encodedAnswer(events, door.encoding, context, door.whole === true);
+/** GET (resume) or DELETE (cancel) /v1/streams/<id>, checked here, served by the stream's object (`door`: in a door's encoding). */
+async function existing<E extends object>(
+  parts: StreamParts<E>,
+  request: Request,
+  url: URL,
+  id: string,
+  env: E,
+  namespace: RelayNamespace,
+  door?: Omit<DoorAsk, "id">,
+): Promise<Response> {
+  const { admission } = parts;
+  const cancel = request.method === "DELETE";
+  const who = await admission.principalOf(request, cancel ? "cancel" : "resume", env);
+  if (who instanceof Response) return who;
+  if (!STREAM_ID.test(id)) return noStream();
+  const headers = new Headers();
+  const bound = await admission.bindingFor(request, id, env, who);
+  if (bound !== null) headers.set(BINDING_HEADER, bound);
+  const stub = namespace.get(namespace.idFromName(id));
+  if (cancel) return stub.fetch("https://stream/cancel", { method: "DELETE", headers });
+  const after = lastEventId(request, url);
+  if (after instanceof Error) return refusal(400, "InvalidRequestError", after.message);
+  const accept = request.headers.get("accept");
+  if (accept !== null) headers.set("accept", accept);
+  headers.set("x-resume-after", String(after));
+  if (door) {
+    headers.set(DOOR_HEADER, doorAskText({ ...door, id }));
+    const meta = keptMeta({ ...door, id }, headers.get(META_HEADER));
+    if (meta !== null) headers.set(META_HEADER, meta);
   }
+  const answer = await stub.fetch("https://stream/resume", { headers });
+  if (!answer.ok) return answer;
+  const out = new Response(answer.body, answer);
+  out.headers.set("content-location", streamPath(id));
+  return out;
+}
 
-  /**
-   * A door's answer to a request it admitted (the one call of a door that writes its own API): kept
-   * in a stream's object when `kept` and the relay has the namespace (Content-Location names it),
-   * else the stateless path; written in the door's encoding where the events are.
-   */
-  async function doorAnswer(request: Request, admittedRequest: Request, env: E, door: DoorStreamOptions): Promise<Response> {
-    const ns = parts.namespace?.(env);
-    admittedRequest.headers.delete(META_HEADER); // (the door's meta goes in its ask: never upstream)
-    if (!ns || !door.kept) return stateless(admittedRequest, env, door);
-    if (door.meta != null) admittedRequest.headers.set(META_HEADER, door.meta);
-    const ask = { name: door.name, after: null, whole: door.whole === true, ids: door.ids === true };
-    return create(request, admittedRequest, new URL(request.url), env, ns, ask);
-  }
+/** The checked events in MMSP's format the client asked for. */
+function mmspOf(events: ReadableStream<UniEvent>, accept: string | null): Response {
+  const { format, contentType } = clientFormat(accept);
+  return mmspBack(events, format, contentType);
+}
 
-  /** GET (resume) or DELETE (cancel) /v1/streams/<id>, checked here, served by the stream's object (`door`: in a door's encoding). */
-  async function existing(
-    request: Request,
-    url: URL,
-    id: string,
-    env: E,
-    namespace: RelayNamespace,
-    door?: Omit<DoorAsk, "id">,
-  ): Promise<Response> {
-    const cancel = request.method === "DELETE";
-    const who = await admission.principalOf(request, cancel ? "cancel" : "resume", env);
-    if (who instanceof Response) return who;
-    if (!STREAM_ID.test(id)) return noStream();
-    const headers = new Headers();
-    const bound = await admission.bindingFor(request, id, env, who);
-    if (bound !== null) headers.set(BINDING_HEADER, bound);
-    const stub = namespace.get(namespace.idFromName(id));
-    if (cancel) return stub.fetch("https://stream/cancel", { method: "DELETE", headers });
-    const after = lastEventId(request, url);
-    if (after instanceof Error) return refusal(400, "InvalidRequestError", after.message);
-    const accept = request.headers.get("accept");
-    if (accept !== null) headers.set("accept", accept);
-    headers.set("x-resume-after", String(after));
-    if (door) headers.set(DOOR_HEADER, doorAskText({ ...door, id }));
-    const answer = await stub.fetch("https://stream/resume", { headers });
-    if (!answer.ok) return answer;
-    const out = new Response(answer.body, answer);
-    out.headers.set("content-location", streamPath(id));
-    return out;
-  }
+/** The checked events of a stream that is not kept, in a door's encoding (a new id: nothing names it). */
+function doorBack(events: ReadableStream<UniEvent>, door: DoorStreamOptions): Promise<Response> {
+  const context = { id: newStreamId(), meta: door.meta ?? null, after: null };
+  return encodedAnswer(events, door.encoding, context, door.whole === true);
+}
 
-  return { create, stateless, existing, answer: doorAnswer };
+/**
+ * A door's answer to a request it admitted (the one call of a door that writes its own API): kept
+ * in a stream's object when `kept` and the relay has the namespace (Content-Location names it),
+ * else the stateless path; written in the door's encoding where the events are.
+ */
+async function doorAnswer<E extends object>(
+  step: { parts: StreamParts<E>; create: Streams<E>["create"]; stateless: Streams<E>["stateless"] },
+  request: Request,
+  admittedRequest: Request,
+  env: E,
+  door: DoorStreamOptions,
+): Promise<Response> {
+  const { parts, create, stateless } = step;
+  const ns = parts.namespace?.(env);
+  admittedRequest.headers.delete(META_HEADER); // (the door's meta goes in its ask: never upstream)
+  if (!ns || !door.kept) return stateless(admittedRequest, env, door);
+  if (door.meta != null) admittedRequest.headers.set(META_HEADER, door.meta);
+  const ask = { name: door.name, after: null, whole: door.whole === true, ids: door.ids === true };
+  return create(request, admittedRequest, new URL(request.url), env, ns, ask);
 }
 
 /** A relay's stream step (what {@link streams} makes). */

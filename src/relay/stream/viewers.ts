@@ -4,7 +4,7 @@
 // The part of a stream's object that serves its viewers (stream-object.ts is the shell): one answer
 // per client, pulled (a pull is the client asking for more: its time is the abandon clock, see
 // `idleSince`), woken at each stored event or the end, kept alive by MMSP's keep-alive.
-import { streamHeaders } from "../routing/answer.js";
+import { streamHeaders } from "./headers.js";
 import { clientFormat } from "./client-format.js";
 import type { EventLog } from "./event-log.js";
 import { META_HEADER } from "./headers.js";
@@ -126,7 +126,7 @@ export class Viewers {
   }
 
   /** One client following the stream from `from`: each slice of stored events given to `sink`, then its end. */
-  private follow<T>(stream: ServedStream, from: number, framer: Framer, sink: Sink<T>): ReadableStream<T> {
+  follow<T>(stream: ServedStream, from: number, framer: Framer, sink: Sink<T>): ReadableStream<T> {
     const { log } = stream;
     let next = from;
     let connected = true;
@@ -155,6 +155,7 @@ export class Viewers {
       for (;;) {
         if (!connected) return; // cancelled while waiting: nothing more to send
         if (sink.failure) return controller.error(sink.failure.error), leave(); // (what came before it was read)
+        if (sink.closed) return controller.close(), leave(); // (the sink wrote its end)
         if (next < log.count) {
           // one slice: whole small events, or the next parts of a large one (at most ~2 parts);
           // none when deleted under us (expired): the answer ends
@@ -189,9 +190,11 @@ export class Viewers {
  * Where a client's slices of stored events go: its body's chunks (`text`: whether it gave one);
  * `failure`: the stream's error, raised once what came before it is read (an error drops the queue).
  */
-interface Sink<T> {
+export interface Sink<T> {
   text(text: string, controller: ReadableStreamDefaultController<T>): boolean;
   failure?: { error: unknown };
+  /** The sink wrote its end (a door's answer after the stream's error): the body closes at the next pull. */
+  closed?: boolean;
   end(controller: ReadableStreamDefaultController<T>): void;
   keepAlive: T | null;
 }

@@ -13,18 +13,14 @@
 //   [DONE]` in SSE) and ends the body normally: the client never hangs and is never cut silently;
 // - a client that goes away cancels the body; the cancel runs back through the pipes to the
 //   upstream body (and the fetch's AbortSignal, see relay.ts), so the upstream request is cancelled.
-import { through } from "../../../internal/through.js";
-import { NdjsonEncoderStream, SseEncoderStream, type UniEvent } from "../../../index.js";
-import { checkedEvents, streamHeaders } from "../../routing/answer.js";
-import { clientFormat } from "../../stream/client-format.js";
+import type { UniEvent } from "../../../index.js";
+import { checkedEvents } from "../../stream/answer.js";
+import { clientFormat, mmspBack } from "../../stream/client-format.js";
 import { follow } from "../../../internal/abort.js";
 import { openUpstream } from "../../routing/upstream.js";
 
 /** (the format a client asks for: the stream's own rule, stream/client-format.ts) */
 export { clientFormat };
-
-/** MMSP's keep-alive period: a silent model still sends bytes, so proxies do not time out. */
-const KEEP_ALIVE_MS = 15_000;
 
 export interface StreamBackOptions {
   /** Names the upstream in protocol errors: `<client> broke the streaming protocol: …`. */
@@ -43,14 +39,6 @@ export function streamBack(upstream: Response, accept: string | null, options: S
   const { client, signal, maxEventBytes, tap } = options;
   const checked = checkedEvents(upstream, { client, signal, ...(maxEventBytes === undefined ? {} : { maxEventBytes }) });
   return mmspBack(tap ? tap(checked) : checked, format, contentType);
-}
-
-/** Checked events written back as MMSP SSE (with keep-alives) or NDJSON. */
-export function mmspBack(events: ReadableStream<UniEvent>, format: "sse" | "ndjson", contentType: string): Response {
-  const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
-    ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
-    : new NdjsonEncoderStream();
-  return new Response(through(events, encoder), { status: 200, headers: streamHeaders(contentType) });
 }
 
 /** The stateless relay: the upstream's answer streamed back; the client going away cancels it. */

@@ -69,13 +69,14 @@ test("a row with fast_mode: false does not offer the fast tier: a client's fast_
   expect(configWithin({ fast_mode: false }, { fast_mode: true }, { fast_mode: true })).toMatchObject({ fast_mode: true });
 });
 
-test("tools other than a list (a name, an object, null) are refused as tools the row does not offer: a 400, not the relay's 500", async () => {
+test("tools other than a list (a name, an object, null) are refused as a malformed request: a 400 naming config.tools, not the relay's 500", async () => {
   const weather = { name: "get_weather", description: "The weather of a city", parameters: { type: "object", properties: {} } };
   const { ask } = setup({ tooled: { config: { tools: [weather] } } });
   for (const tools of ["get_weather", weather, null, 1]) {
     const refused = await ask("tooled", { tools });
     expect(refused.status, JSON.stringify(tools)).toBe(400);
-    expect(refused.error).toMatchObject({ type: "UnsupportedParameterError", parameter: "tools" });
+    expect(refused.error).toMatchObject({ type: "InvalidRequestError", parameter: "tools" });
+    expect(refused.error.message).toContain("must be a list of tools");
     expect(refused.asked).toBeUndefined();
   }
 });

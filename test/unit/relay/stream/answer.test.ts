@@ -1,4 +1,4 @@
-// An answer of the models table (src/relay/routing/answer.ts) read its two ways: its events taken directly
+// An answer of the models table (src/relay/stream/answer.ts) read its two ways: its events taken directly
 // (what the stream's object and the stateless pipe do in the isolate that made it) and its SSE body
 // read by fromResponse (what they did before, and what any other reader of the Response gets). On
 // random provider streams — whole, cut after any event, in any chunking, Anthropic and OpenAI Chat —
@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { expect, test, vi } from "vitest";
 import { fromResponse, SseEncoderStream, type UniEvent } from "../../../../src/index.ts";
 import { anthropic, openaiChat } from "../../../../src/providers/index.ts";
-import { checkedEvents, reportedUsageOf, takeEvents } from "../../../../src/relay/routing/answer.ts";
+import { checkedEvents, reportedUsageOf, takeEvents } from "../../../../src/relay/stream/answer.ts";
 import { servedAnswer } from "../../../../src/relay/routing/fallback.ts";
 import { limits } from "../../../../src/relay/admission/limits.ts";
 import { type MmspBody, type RelayModel } from "../../../../src/relay/routing/models.ts";

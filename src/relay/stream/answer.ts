@@ -1,4 +1,5 @@
-// Routing: SPEC §10 "Fallbacks" (an answer of the models table, read as events or as MMSP bytes).
+// The stream: SPEC §10 "Fallbacks" (an answer of the models table, read as events or as MMSP bytes: what
+// routing hands the stream step, routing/fallback.ts making it, the stream reading it).
 /**
  * An answer of the `models` table (fallback.ts serves it) as an upstream `Response` like an MMSP
  * server's: MMSP SSE, `x-mmsp-client` and `x-mmsp-provider` naming the provider that served it, an
@@ -18,7 +19,7 @@ import { through } from "../../internal/through.js";
 import { SseEncoderStream } from "../../encode.js";
 import { fromResponse, MessageAssemblerStream } from "../../index.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";
-import { PROVIDER_HEADER } from "./models.js";
+import { PROVIDER_HEADER, streamHeaders } from "./headers.js";
 
 /** An answer's events, taken: whether they are a provider reader's own (checked by construction). */
 export interface TakenEvents {
@@ -34,10 +35,8 @@ interface AnswerParts {
 
 const PARTS = new WeakMap<Response, AnswerParts>();
 
-/** The headers of a streamed answer: its type, and no cache or proxy buffering (live or replayed alike). */
-export function streamHeaders(contentType: string): Record<string, string> {
-  return { "content-type": contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
-}
+/** (the headers of a streamed answer: headers.ts) */
+export { streamHeaders };
 
 /** `events` as the answer of `provider` (see the top); `reported`: what the serving provider reported so far. */
 export function sseAnswer(

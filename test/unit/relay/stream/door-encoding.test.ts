@@ -1,0 +1,203 @@
+// Issue #49's fused door path, in Node: for random checked UniEvent streams (ending at their stop, or
+// cut by an error), a door's encoding run where the events are writes exactly the bytes the staged
+// path wrote (MMSP SSE read back through `fromResponse`, then the encoder stream): on the stateless
+// path (the taken events straight into the encoder) and in the stream's object (the stored events
+// parsed back by the viewer), for the Open Responses encoding and for MMSP SSE and NDJSON.
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { NdjsonEncoderStream, OpenResponsesEncoderStream, openResponsesSse, SseEncoderStream } from "../../../../src/encode.ts";
+import { encodeWireEvent } from "../../../../src/encode/wire-event.ts";
+import { fromWireError, toWireError } from "../../../../src/errors.ts";
+import { fromResponse } from "../../../../src/from-response.ts";
+import type { UniEvent } from "../../../../src/index.ts";
+import { through } from "../../../../src/internal/through.ts";
+import { metaText, openResponsesEncoding } from "../../../../src/relay/doors/open-responses/encoding.ts";
+import { type DoorEncoding, encodedBody, type EncodingContext, mmspEncoding } from "../../../../src/relay/stream/encoding.ts";
+import type { EventLog } from "../../../../src/relay/stream/event-log.ts";
+import type { Framer } from "../../../../src/relay/stream/resume.ts";
+import { Viewers } from "../../../../src/relay/stream/viewers.ts";
+import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
+import { streamEvents } from "../../../arbitraries.ts";
+import { holds } from "../../../property.ts";
+
+type Json = Record<string, any>;
+
+const bytesOf = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+/** The arbitraries' wire events as UniEvents (inline data as bytes). */
+const uni = (events: Json[]): UniEvent[] =>
+  events.map((e) => ({
+    ...e,
+    content_items: e.content_items.map((i: Json) => (typeof i.data === "string" ? { ...i, data: bytesOf(i.data) } : i)),
+  })) as UniEvent[];
+
+/** A stream: its events, and the error that cut it (after `cut` events), if any. */
+const cases = fc.tuple(
+  streamEvents,
+  fc.option(
+    fc.tuple(
+      fc.nat(),
+      fc.constantFrom("StreamCancelled", "ProviderError", "StreamLimitExceeded", "RateLimitError"),
+      fc.string({ maxLength: 20 }),
+    ),
+    { nil: undefined },
+  ),
+).map(([events, cut]) => {
+  if (!cut) return { events, error: null };
+  const [at, type, message] = cut;
+  return { events: events.slice(0, at % events.length), error: { type, message: message || type } };
+});
+
+const ID = "0123456789abcdef0123456789abcdef";
+const META = metaText({ model: "m-1", createdAt: 1_800_000_000, echo: { instructions: "be brief", tools: [] } });
+const context: EncodingContext = { id: ID, meta: META, after: null };
+
+/** The stream as the relay's object served it before: MMSP SSE (`id: <n>`), the error as its last event. */
+function mmspSse(events: UniEvent[], error: Json | null): Response {
+  const lines = events.map((e, n) => `id: ${n}\ndata: ${encodeWireEvent(e)}\n\n`);
+  if (error) lines.push(`id: ${events.length}\ndata: ${JSON.stringify({ error })}\n\n`);
+  lines.push("data: [DONE]\n\n");
+  return new Response(lines.join(""), { headers: { "content-type": "text/event-stream; charset=utf-8" } });
+}
+
+/** The staged path: the SSE read back through fromResponse (framing, schema, grammar), then the encoder stream. */
+function staged(events: UniEvent[], error: Json | null, encoder: "open-responses" | "sse" | "ndjson"): Promise<string> {
+  const { readable, message } = fromResponse(mmspSse(events, error), { client: "relay" });
+  message.catch(() => {});
+  const bytes = encoder === "open-responses"
+    ? through(
+      through(
+        readable,
+        new OpenResponsesEncoderStream({
+          id: `resp_${ID}`,
+          model: "m-1",
+          createdAt: 1_800_000_000,
+          request: { instructions: "be brief", tools: [] },
+        }),
+      ),
+      openResponsesSse(),
+    )
+    : through(readable, encoder === "sse" ? new SseEncoderStream() : new NdjsonEncoderStream());
+  return new Response(bytes).text();
+}
+
+/** The stateless path: the taken events (a provider reader's, its error as it raised it) straight into the encoding. */
+function stateless(events: UniEvent[], error: Json | null, encoding: DoorEncoding): Promise<string> {
+  let i = 0;
+  const taken = new ReadableStream<UniEvent>({
+    pull(c) {
+      if (i < events.length) c.enqueue(events[i++]!);
+      else if (error) c.error(fromWireError({ error }, null, "anthropic"));
+      else c.close();
+    },
+  });
+  return new Response(encodedBody(taken, encoding, context)).text();
+}
+
+/** The stream object's path: the stored events (their JSON, the error as its last) parsed back by the viewer into the encoding. */
+function stored(events: UniEvent[], error: Json | null, encoding: DoorEncoding): Promise<string> {
+  const rows = events.map(encodeWireEvent);
+  if (error) rows.push(JSON.stringify({ error: toWireError(fromWireError({ error }, null, "anthropic")) }));
+  // (a log of the stored rows, sliced as the event log slices: every small event at once)
+  const log = {
+    count: rows.length,
+    slice(seq: number, _part: number, framer: Framer) {
+      let text = "";
+      for (let n = 0; n < 64 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
+      return { text, seq, part: 0 };
+    },
+  } as unknown as EventLog;
+  const ask = { name: "door", id: ID, after: null, whole: false, ids: false };
+  const answer = storedDoorAnswer(new Viewers(), { log, ended: true }, ask, { door: encoding }, META, 0) as Response;
+  return answer.text();
+}
+
+/** The stream object's whole answer: the stored events read as events by the encoding's `whole`. */
+async function storedWhole(events: UniEvent[], error: Json | null): Promise<unknown> {
+  const rows = events.map(encodeWireEvent);
+  if (error) rows.push(JSON.stringify({ error: toWireError(fromWireError({ error }, null, "anthropic")) }));
+  const log = {
+    count: rows.length,
+    slice(seq: number, _part: number, framer: Framer) {
+      let text = "";
+      for (let n = 0; n < 64 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
+      return { text, seq, part: 0 };
+    },
+  } as unknown as EventLog;
+  const ask = { name: "door", id: ID, after: null, whole: true, ids: false };
+  const answer = await storedDoorAnswer(new Viewers(), { log, ended: true }, ask, { door: openResponsesEncoding as DoorEncoding }, META, 0);
+  return [answer.status, await answer.json()];
+}
+
+describe("a door's encoding run where the events are writes what the staged path wrote (issue #49)", () => {
+  const encodings = [
+    ["open-responses", openResponsesEncoding],
+    ["sse", mmspEncoding("sse", "text/event-stream; charset=utf-8")],
+    ["ndjson", mmspEncoding("ndjson", "application/x-ndjson")],
+  ] as const;
+  for (const [name, encoding] of encodings) {
+    test(`${name}: the stateless path and the stream object's, byte for byte`, async () => {
+      await holds(
+        fc.asyncProperty(cases, async ({ events: wire, error }) => {
+          const events = uni(wire);
+          const before = await staged(events, error, name);
+          expect(await stateless(events, error, encoding as DoorEncoding)).toBe(before);
+          expect(await stored(events, error, encoding as DoorEncoding)).toBe(before);
+        }),
+        { numRuns: 150 },
+      );
+    });
+  }
+
+  test("Open Responses' whole answer (its resource) from the stored events is the staged path's last event's resource", async () => {
+    await holds(
+      fc.asyncProperty(cases, async ({ events: wire, error }) => {
+        const events = uni(wire);
+        const frames = (await staged(events, error, "open-responses")).split("\n\n").filter((f) => f.startsWith("event: "));
+        const last = JSON.parse(frames.at(-1)!.split("\n")[1]!.slice(6));
+        const [status, body] = (await storedWhole(events, error)) as [number, Json];
+        if (last.response.status === "failed") {
+          expect(status).toBe(502);
+          expect(body.error).toEqual(JSON.parse(frames.at(-2)!.split("\n")[1]!.slice(6)).error);
+        } else {
+          expect(status).toBe(200);
+          expect(body).toEqual(last.response);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test("Open Responses' starting_after keeps the events after that sequence number, as the staged path filtered them", async () => {
+    await holds(
+      fc.asyncProperty(streamEvents, fc.nat({ max: 40 }), async (wire, after) => {
+        const before = await staged(uni(wire), null, "open-responses");
+        const kept = before.split("\n\n").filter((frame) => {
+          const m = /"sequence_number":(\d+)/.exec(frame);
+          return frame !== "" && (m === null || Number(m[1]) > after);
+        }).map((f) => `${f}\n\n`).join("");
+        const resumed = new Response(encodedBody(streamOf(uni(wire)), openResponsesEncoding, { ...context, after: String(after) }));
+        expect(await resumed.text()).toBe(kept);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test("a kept SSE answer's ids: the last frame of stored event n says `id: n`; a Last-Event-ID resume writes what follows", async () => {
+    const wire = fc.sample(streamEvents, { numRuns: 1, seed: 7 })[0]!;
+    const events = uni(wire);
+    const all = await new Response(encodedBody(streamOf(events), openResponsesEncoding, { ...context, ids: true })).text();
+    const ids = [...all.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids).toEqual(events.map((_, n) => n).filter((n) => ids.includes(n)));
+    expect(ids.at(-1)).toBe(events.length - 1);
+    const cut = ids[Math.floor(ids.length / 2)]!;
+    const resumed = await new Response(encodedBody(streamOf(events), openResponsesEncoding, { ...context, ids: true, resumeAfter: cut }))
+      .text();
+    expect(all.endsWith(resumed)).toBe(true);
+    expect(all.slice(0, all.length - resumed.length)).toMatch(new RegExp(`id: ${cut}\\n[^\\n]*\\n[^\\n]*\\n\\n$`));
+  });
+});
+
+function streamOf(events: UniEvent[]): ReadableStream<UniEvent> {
+  let i = 0;
+  return new ReadableStream({ pull: (c) => (i < events.length ? c.enqueue(events[i++]!) : c.close()) });
+}
