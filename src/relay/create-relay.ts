@@ -7,6 +7,7 @@
 //   GET    /v1/streams/<id>    resumes it (`Last-Event-ID: <n>` or `?last_event_id=<n>`)
 //   DELETE /v1/streams/<id>    cancels it (SPEC §8): the upstream request aborted, StreamCancelled (204)
 //   POST /v1/responses …       the same, spoken as Open Responses (open-responses.ts): resume, cancel
+//   POST /api/chat …           the same, spoken as the AI SDK's useChat (doors/ui-chat/): resume, Stop (`chatPath`)
 //   GET    /v1/models          with a models table (models.ts): the models it serves (SPEC §1)
 //   GET    /v1/usage           the caller's principal's ledger; `?all=1` with ADMIN_KEY every one's (ledger.ts)
 //   OPTIONS *                  CORS preflights; every answer carries the CORS headers and nosniff
@@ -36,6 +37,7 @@ import { usageRoute } from "./doors/mmsp/usage.js";
 import type { Door } from "./doors/door.js";
 import { mmspDoor, modelsRoute } from "./doors/mmsp/door.js";
 import { META_HEADER, openResponsesRoutes } from "./doors/open-responses/door.js";
+import { uiChatDoor } from "./doors/ui-chat/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { refusal } from "./refusal.js";
@@ -183,7 +185,11 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt });
   const usage = usageRoute<E>({ admission: admit, quotaStore });
-  const route = routeTable<E>([openResponses, mmsp, models, usage], [mmsp, openResponses, models, usage]);
+  const { chatPath = "/api/chat" } = options;
+  const uiChat: Door<E>[] = chatPath === false
+    ? []
+    : [uiChatDoor<E>({ admission: admit, admitted, streams: stream, namespace, path: chatPath })];
+  const route = routeTable<E>([openResponses, ...uiChat, mmsp, models, usage], [mmsp, openResponses, ...uiChat, models, usage]);
 
   class StreamObject extends RelayStreamObject<E> {
     constructor(state: RelayState, env: E) {

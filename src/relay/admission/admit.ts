@@ -177,8 +177,13 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
    * for a principal of a key or of `authorize`, the principal (a stream is its principal's).
    */
   async function bindingFor(request: Request, id: string, env: E, who: Resolved): Promise<string | null> {
+    return bindingOfText(await identityOf(request, env, who), id, env);
+  }
+
+  /** Who a request is, as a stream or a chat is bound to it: its credentials and, but for an anonymous one, its principal (null: neither). */
+  async function identityOf(request: Request, env: E, who: Resolved): Promise<string | null> {
     const text = credentials ? await credentials(request, env) : credentialsOf(request.headers);
-    return bindingOfText(who.anonymous ? text : `${text ?? ""}\nprincipal: ${who.principal}`, id, env);
+    return who.anonymous ? text : `${text ?? ""}\nprincipal: ${who.principal}`;
   }
 
   /** Settles the claim of `request` (the client's or its admitted copy) as refused, unless its stream took it. */
@@ -191,7 +196,7 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
     waitUntil?.(settling);
   }
 
-  return { principalOf, admit, bindingFor, release };
+  return { principalOf, admit, bindingFor, identityOf, release };
 }
 
 /** A relay's admission step (what {@link admission} makes). */

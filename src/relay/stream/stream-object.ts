@@ -33,8 +33,9 @@
 //   POST https://stream/create   (x-relay-url: the public URL)  the creating request, body as admitted
 //   GET  https://stream/resume  (x-resume-after: <n>)           a resume, after validation of n
 //   DELETE https://stream/cancel                                a cancel (DELETE /v1/streams/<id>)
-// A subclass may add routes of its own (the repository's Worker keeps a chat's record in an object
-// named `chat:<HMAC of its creator and chat id>` of the same namespace: worker/chat-record.ts).
+//   POST https://stream/chat/…                                 a useChat chat's record (chat-record.ts), in
+//                                                              an object named `chat:<HMAC>` that holds no stream
+// A subclass may add routes of its own.
 import { encodeWireEvent, toWireError } from "../../index.js";
 import { sameHash } from "../admission/bind.js";
 import type { Limits } from "../admission/limits.js";
@@ -45,6 +46,7 @@ import { refusal } from "../refusal.js";
 import type { Settlement } from "../accounting/quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
 import { BINDING_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
+import { chatRecord, chatRecordAlarm, isChatRecordRequest } from "./chat-record.js";
 import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
 import { checkedEvents, reportedUsageOf } from "../routing/answer.js";
 
@@ -177,6 +179,7 @@ export class RelayStreamObject<E = unknown> {
     if (url.pathname === "/create" && request.method === "POST") return this.create(request);
     if (url.pathname === "/resume") return this.resume(request);
     if (url.pathname === "/cancel" && request.method === "DELETE") return this.cancel(request);
+    if (isChatRecordRequest(request, url)) return chatRecord(this.state, this.limits, request, url);
     return refusal(404, "NotFoundError", "No such route in the stream object.");
   }
 
@@ -396,7 +399,7 @@ export class RelayStreamObject<E = unknown> {
       else await this.schedule();
       return;
     }
-    if (!this.store.exists) return; // (nothing kept: a subclass may keep something else, see holdsStream)
+    if (!this.store.exists) return chatRecordAlarm(this.state); // (no stream: a chat's record, or nothing)
     if (!this.ended) {
       const due = this.overdue(now);
       if (due) this.stop(...due);

@@ -37,8 +37,14 @@ export function streams<E extends object>(parts: StreamParts<E>) {
   const { admission, admitted, open, clientOf, limitsOf, quotaStore } = parts;
 
   /** POST /v1/stream with the namespace: a new stream in its own object; the answer names it. */
-  async function create(request: Request, admittedRequest: Request, url: URL, env: E, namespace: RelayNamespace): Promise<Response> {
-    const id = newStreamId();
+  async function create(
+    request: Request,
+    admittedRequest: Request,
+    url: URL,
+    env: E,
+    namespace: RelayNamespace,
+    id: string = newStreamId(), // (a chat's record names its stream before it is made: doors/ui-chat/)
+  ): Promise<Response> {
     const headers = new Headers(admittedRequest.headers);
     const bound = await admission.bindingFor(request, id, env, admitted.principals.get(admittedRequest)!);
     if (bound !== null) headers.set(BINDING_HEADER, bound);

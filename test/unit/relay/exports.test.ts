@@ -157,6 +157,9 @@ test("the routes a client sees: each answers as a route (not the 404 of no route
     ["POST", "/v1/responses"],
     ["GET", `/v1/responses/${id}`],
     ["POST", `/v1/responses/${id}/cancel`],
+    ["POST", "/api/chat"],
+    ["GET", "/api/chat/chat-1/stream"],
+    ["DELETE", "/api/chat/chat-1/stream"],
     ["GET", "/v1/models"],
     ["GET", "/v1/usage"],
   ];
@@ -165,7 +168,8 @@ test("the routes a client sees: each answers as a route (not the 404 of no route
   const answer = await relay.fetch(new Request(`${ORIGIN}/v1/elsewhere`), {});
   expect((await answer.json()).error.message).toBe(
     "No route for GET /v1/elsewhere: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /v1/responses, " +
-      "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, GET /v1/models, GET /v1/usage.",
+      "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, " +
+      "GET /v1/models, GET /v1/usage.",
   );
 });
 
