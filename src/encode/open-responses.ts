@@ -75,8 +75,8 @@ export function openResponsesUsage(usage: UsageMetadata | null | undefined): Rec
   };
 }
 
-/** The Open Responses state machine over one stream of UniEvents. */
-class Encoder implements StreamCore<UniEvent, OpenResponsesEvent> {
+/** The Open Responses state machine over one stream of UniEvents (the relay's door runs it without the stream shell). */
+export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenResponsesEvent> {
   finished = false;
   private emit: (e: OpenResponsesEvent) => void = () => {};
   private seq = 0;
@@ -330,7 +330,7 @@ export function errorType(mmspType: string): string {
 export class OpenResponsesEncoderStream extends CoreStream<UniEvent, OpenResponsesEvent> {
   /** Makes the encoder (`id`, `model`, `createdAt` and `request` name the response resource). */
   constructor(options: OpenResponsesEncoderOptions = {}) {
-    super(new Encoder(options));
+    super(new OpenResponsesEncoderCore(options));
   }
 }
 

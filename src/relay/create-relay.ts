@@ -28,15 +28,16 @@
 // route table (a door is a folder and a line there), and the fetch every answer leaves by (CORS,
 // nosniff, a 500 without a stack, a claim no stream took released).
 import { admission, Admitted } from "./admission/admit.js";
-import { type CorsEnv, preflight, withCors } from "./admission/cors.js";
+import { type CorsEnv, corsPolicy, preflight, withCors } from "./admission/cors.js";
+import { keyHeadersWith } from "./admission/bind.js";
 import { limits } from "./admission/limits.js";
 import { checkPrincipalEnv, type PrincipalEnv, RelayConfigError } from "./admission/principal.js";
 import { checkQuotas, ProcessQuotas, quotasOfVariable, type QuotaStore, type RelayQuotas } from "./accounting/quota.js";
 import { DurableQuotas, RelayQuotaObject } from "./accounting/quota-object.js";
 import { usageRoute } from "./doors/mmsp/usage.js";
-import type { Door } from "./doors/door.js";
+import { type Door, encodingsOf, shapedAnswer } from "./doors/door.js";
 import { mmspDoor, modelsRoute } from "./doors/mmsp/door.js";
-import { META_HEADER, openResponsesRoutes } from "./doors/open-responses/door.js";
+import { openResponsesDoor } from "./doors/open-responses/door.js";
 import { uiChatDoor } from "./doors/ui-chat/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
@@ -88,13 +89,26 @@ function readersOf<E extends object>(options: RelayOptions<E>) {
   };
 }
 
-/** The doors tried in order: the first answer, else the 404 that names every door's routes. */
-function routeTable<E>(doors: readonly Door<E>[], listed: readonly Door<E>[]): (request: Request, env: E, url: URL) => Promise<Response> {
+/**
+ * The doors tried in order: the first answer (a non-2xx one, or a throw on its routes, in the door's
+ * error shape: doors/door.ts), else the 404 that names every door's routes.
+ */
+function routeTable<E>(
+  doors: readonly Door<E>[],
+  listed: readonly Door<E>[],
+  thrown: (e: unknown) => Response,
+): (request: Request, env: E, url: URL) => Promise<Response> {
   const routes = listed.flatMap((door) => door.routes).join(", ");
   return async (request, env, url) => {
     for (const door of doors) {
-      const answered = await door.answer(request, env, url);
-      if (answered) return answered;
+      let answered: Response | null;
+      try {
+        answered = await door.answer(request, env, url);
+      } catch (e) {
+        if (door.errorShape === undefined) throw e;
+        answered = thrown(e);
+      }
+      if (answered) return shapedAnswer(answered, door.errorShape);
     }
     return refusal(404, "NotFoundError", `No route for ${request.method} ${url.pathname}: ${routes}.`);
   };
@@ -152,6 +166,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const admit = admission<E>({
     ...options,
     quotasOf,
+    keyHeaders: () => keyHeaders, // (every door's, composed below)
     quotaStore,
     limitsOf,
     rowOfBody: (body, env) => {
@@ -162,34 +177,29 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     reserveOf: (config, row, env) => reserveOf(config, row, limitsOf(env)),
   }, admitted);
   const { open, clientOf } = routing<E>({ upstream: options.upstream, tableOf, tracer: options.tracer, limitsOf });
-  const stream = streams<E>({ admission: admit, admitted, open, clientOf, limitsOf, quotaStore });
+  const stream = streams<E>({ admission: admit, admitted, open, clientOf, limitsOf, quotaStore, namespace });
   const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf, settle: (env, s) => quotaStore(env).settle(s) };
 
   // the route table: a door per API a client speaks, then the relay's own routes
-  const openResponses: Door<E> = {
-    routes: ["POST /v1/responses", "GET /v1/responses/<id>", "POST /v1/responses/<id>/cancel"],
-    answer: openResponsesRoutes<E>({
-      admit: admit.admit,
-      stream: async (request, admittedRequest, env) => {
-        const ns = namespace(env);
-        if (ns) return stream.create(request, admittedRequest, new URL(request.url), env, ns);
-        admittedRequest.headers.delete(META_HEADER); // (kept by a stream object only: never sent upstream)
-        return stream.stateless(admittedRequest, env);
-      },
-      existing: (request, id, env) => {
-        const ns = namespace(env);
-        return ns ? stream.existing(request, new URL(request.url), id, env, ns) : null;
-      },
-    }),
-  };
+  const openResponses = openResponsesDoor<E>({
+    admit: admit.admit,
+    answer: stream.answer,
+    existing: (request, id, env, door) => {
+      const ns = namespace(env);
+      return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
+    },
+  });
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
-  const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt });
+  const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt, keyOf: admit.keyOf });
   const usage = usageRoute<E>({ admission: admit, quotaStore });
   const { chatPath = "/api/chat" } = options;
-  const uiChat: Door<E>[] = chatPath === false
-    ? []
-    : [uiChatDoor<E>({ admission: admit, admitted, streams: stream, namespace, path: chatPath })];
-  const route = routeTable<E>([openResponses, ...uiChat, mmsp, models, usage], [mmsp, openResponses, ...uiChat, models, usage]);
+  const uiChat = chatPath === false ? [] : [uiChatDoor<E>({ admission: admit, admitted, streams: stream, namespace, path: chatPath })];
+  const doors = [openResponses, ...uiChat, mmsp, models, usage];
+  const route = routeTable<E>(doors, [mmsp, openResponses, ...uiChat, models, usage], thrownAnswer);
+  // what the doors declare, composed once: the headers a key is read from, CORS's headers
+  const keyHeaders = keyHeadersWith(doors);
+  const cors = corsPolicy(doors);
+  config.encodings = encodingsOf(doors); // (the stream's object writes a door's answers in its encoding)
 
   class StreamObject extends RelayStreamObject<E> {
     constructor(state: RelayState, env: E) {
@@ -199,7 +209,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
 
   return {
     async fetch(request: Request, env: E, ctx?: RelayContext | RelayConnection): Promise<Response> {
-      if (request.method === "OPTIONS") return nosniff(preflight(request, corsEnv(env)));
+      if (request.method === "OPTIONS") return nosniff(preflight(request, corsEnv(env), undefined, cors));
       startedAt ||= Math.floor(Date.now() / 1000);
       const workerCtx = connectionOf(request, ctx, admitted);
       let answer: Response;
@@ -210,7 +220,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       }
       // every path out after a claim but a stream that took it (a refusal, a throw) settles it as refused
       if (!answer.ok) admit.release(request, env, workerCtx && ((promise) => workerCtx.waitUntil(promise)));
-      return nosniff(withCors(answer, request, corsEnv(env)));
+      return nosniff(withCors(answer, request, corsEnv(env), cors));
     },
     StreamObject,
     QuotaObject: RelayQuotaObject,

@@ -15,19 +15,13 @@ import { CLAIM_HEADER, StreamCost, ticketFrom, ticketHeader } from "../accountin
 import { inputEstimate } from "../accounting/usage-estimate.js";
 import type { MmspBody, RelayRow } from "../routing/models.js";
 import { mmspBody } from "../routing/models.js";
-import { BINDING_HEADER, META_HEADER, URL_HEADER } from "../stream/headers.js";
+import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "../stream/headers.js";
 import { type ClientAddressFunction, clientAddressOf, noAddressRefusal } from "./address.js";
 import { bindingOfText, credentialsOf } from "./bind.js";
 import { type AnonymousOption, anonymousRate, closedRefusal } from "./gate.js";
 import { type Limits, readJsonBody } from "./limits.js";
-import {
-  anonymousPrincipal,
-  authorizationIsKey,
-  keyPrincipal,
-  principalOfVerdict,
-  type RelayPrincipal,
-  type Resolved,
-} from "./principal.js";
+import type { KeyHeaderName } from "./bind.js";
+import { anonymousPrincipal, keyHeadersOf, keyPrincipal, principalOfVerdict, type RelayPrincipal, type Resolved } from "./principal.js";
 
 /** What a request asks of the relay, as the `authorize` hook is told (`"usage"`: GET /v1/usage). */
 export type RelayAction = "create" | "resume" | "cancel" | "usage";
@@ -47,6 +41,8 @@ export interface AdmissionParts<E> {
   clientAddress?: ClientAddressFunction<E> | undefined;
   trustedAddressHeader?: string | undefined;
   quotasOf(env: E): RelayQuotas;
+  /** The headers a key is read from: the relay's own, then every door's (create-relay.ts composes them); default the relay's own. */
+  keyHeaders?: () => readonly KeyHeaderName[];
   quotaStore(env: E): QuotaStore;
   limitsOf(env: E): Limits;
   /** The row of the table the body's model names, if any (none without a table). */
@@ -95,21 +91,25 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
 
   /** The principal a request spends for (principal.ts), or the refusal to answer. */
   async function principalOf(request: Request, action: RelayAction, env: E): Promise<Resolved | Response> {
-    const key = await keyPrincipal(request, env);
+    const keyHeaders = parts.keyHeaders?.();
+    const key = await keyPrincipal(request, env, keyHeaders);
     if (key instanceof Response) return key;
     const verdict = authorize ? await authorize(request, action, env) : null;
     if (verdict instanceof Response) return verdict;
     const named = principalOfVerdict(verdict);
-    const keyInAuthorization = await authorizationIsKey(request, env);
+    const keyIn = await keyHeadersOf(request, env, keyHeaders);
+    const keyInAuthorization = keyIn.includes("authorization");
     const quotas = quotasOf(env);
     // (a principal's own quota: the hook's, else `quotas.principals`' entry, else the default)
     const quotaOf = (name: string): Quota | undefined =>
       (quotas.principals ? ownValue(quotas.principals, name) : undefined) ?? quotas.default;
-    if (named) return { principal: named.principal, quota: named.quota ?? quotaOf(named.principal), anonymous: false, keyInAuthorization };
-    if (key !== null) return { principal: key, quota: quotaOf(key), anonymous: false, keyInAuthorization };
+    if (named) {
+      return { principal: named.principal, quota: named.quota ?? quotaOf(named.principal), anonymous: false, keyInAuthorization, keyIn };
+    }
+    if (key !== null) return { principal: key, quota: quotaOf(key), anonymous: false, keyInAuthorization, keyIn };
     const address = clientAddressOf(request, env, { given: admitted.addresses.get(request), clientAddress, trustedAddressHeader });
     const quota = anonymousQuota(env);
-    return { principal: anonymousPrincipal(address), quota, anonymous: true, addressless: address === null, keyInAuthorization };
+    return { principal: anonymousPrincipal(address), quota, anonymous: true, addressless: address === null, keyInAuthorization, keyIn };
   }
 
   /** The claim of a request for `row`, made on its principal's quota, or the refusal to answer. */
@@ -157,8 +157,10 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
       claim = made;
     }
     const headers = new Headers(request.headers);
-    for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, CLAIM_HEADER, META_HEADER, "content-length"]) headers.delete(name);
-    if (who.keyInAuthorization) headers.delete("authorization");
+    for (const name of ["x-relay-key", BINDING_HEADER, URL_HEADER, CLAIM_HEADER, META_HEADER, DOOR_HEADER, "content-length"]) {
+      headers.delete(name);
+    }
+    for (const name of who.keyIn ?? (who.keyInAuthorization ? ["authorization"] : [])) headers.delete(name); // (the relay's key goes no further)
     // (for a stream's object made elsewhere, e.g. /api/chat's: it settles the claim when the stream ends)
     if (claim) headers.set(CLAIM_HEADER, ticketHeader(claim));
     const out = new Request(request.url, { method: "POST", headers, body, signal: request.signal });
@@ -196,7 +198,10 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
     waitUntil?.(settling);
   }
 
-  return { principalOf, admit, bindingFor, identityOf, release };
+  /** The principal whose key the request offers, null without keys, or the 401 (principal.ts), read from every door's key headers. */
+  const keyOf = (request: Request, env: E): Promise<string | null | Response> => keyPrincipal(request, env, parts.keyHeaders?.());
+
+  return { principalOf, admit, bindingFor, identityOf, release, keyOf };
 }
 
 /** A relay's admission step (what {@link admission} makes). */

@@ -82,9 +82,49 @@ export function bearerToken(headers: Headers): string | null {
   return m ? m[1]! : null;
 }
 
-/** The key a request offers: `x-relay-key`, or the token of `Authorization: Bearer <key>`. */
-export function offeredKey(headers: Headers): string | null {
-  return headers.get("x-relay-key") ?? bearerToken(headers);
+/** A request header a key is sent in (doors/door.ts's `KeyHeader`): its name, and `"Bearer"` when the key is the token of `Bearer <key>`. */
+export interface KeyHeaderName {
+  readonly name: string;
+  readonly scheme?: "Bearer";
+}
+
+/** The relay's own key headers, which every door's clients may use: `x-relay-key: <key>`, `Authorization: Bearer <key>`. */
+export const RELAY_KEY_HEADERS: readonly KeyHeaderName[] = [{ name: "x-relay-key" }, { name: "authorization", scheme: "Bearer" }];
+
+/** The relay's own key headers, then every door's (`keyHeaders`), each name once: what admission reads a key from. */
+export function keyHeadersWith(doors: readonly { readonly keyHeaders?: readonly KeyHeaderName[] | undefined }[]): KeyHeaderName[] {
+  const out = [...RELAY_KEY_HEADERS];
+  for (const header of doors.flatMap((d) => d.keyHeaders ?? [])) {
+    const name = header.name.toLowerCase();
+    if (!out.some((h) => h.name === name)) out.push(header.scheme ? { name, scheme: header.scheme } : { name });
+  }
+  return out;
+}
+
+/** The value a key header offers (a Bearer header's token), or null. */
+function offeredIn(headers: Headers, header: KeyHeaderName): string | null {
+  if (header.scheme === "Bearer") {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(headers.get(header.name) ?? "");
+    return m ? m[1]! : null;
+  }
+  return headers.get(header.name);
+}
+
+/** The keys a request offers, with the header each is in: the relay's own headers, then the doors' (`keyHeaders`). */
+export function offeredKeys(headers: Headers, keyHeaders: readonly KeyHeaderName[] = RELAY_KEY_HEADERS): [string, string][] {
+  const out: [string, string][] = [];
+  for (const header of keyHeaders) {
+    const value = offeredIn(headers, header);
+    if (value !== null && !out.some(([name]) => name === header.name)) out.push([header.name, value]);
+  }
+  return out;
+}
+
+/** Whether one of the keys offered is `key` (every offer compared: the time says nothing of which). */
+export async function offersKey(offered: [string, string][], key: string): Promise<boolean> {
+  let found = false;
+  for (const [, value] of offered) if (await sameSecret(value, key)) found = true;
+  return found;
 }
 
 /** Two secrets compared through their HMACs: the time taken says nothing about either. */
@@ -92,18 +132,30 @@ export async function sameSecret(a: string, b: string): Promise<boolean> {
   return sameHash(await hmac("relay-key", a), await hmac("relay-key", b));
 }
 
-/** With RELAY_KEY set: a 401 for a request that does not offer it (any request to a stream), else null. */
-export async function keyRefusal(request: Request, env: BindEnv): Promise<Response | null> {
+/**
+ * With RELAY_KEY set: a 401 for a request that does not offer it (any request to a stream), else
+ * null. `keyHeaders`: the headers read for it (the relay's own, then every door's: create-relay.ts).
+ */
+export async function keyRefusal(
+  request: Request,
+  env: BindEnv,
+  keyHeaders: readonly KeyHeaderName[] = RELAY_KEY_HEADERS,
+): Promise<Response | null> {
   const relayKey = ownValue(env, "RELAY_KEY");
   if (!relayKey) return null;
-  const key = offeredKey(request.headers);
-  if (key !== null && (await sameSecret(key, relayKey))) return null;
+  if (await offersKey(offeredKeys(request.headers, keyHeaders), relayKey)) return null;
   return refusal(
     401,
     "AuthenticationError",
-    "This relay needs a key: send x-relay-key: <key> or Authorization: Bearer <key>.",
+    `This relay needs a key: send x-relay-key: <key> or Authorization: Bearer <key>${othersOf(keyHeaders)}.`,
     {
       "www-authenticate": 'Bearer realm="mmsp-streams relay"',
     },
   );
+}
+
+/** The doors' key headers besides the relay's own, as the 401 names them (` (or x-api-key: <key>)`). */
+function othersOf(keyHeaders: readonly KeyHeaderName[]): string {
+  const others = keyHeaders.filter((h) => !RELAY_KEY_HEADERS.some((own) => own.name === h.name)).map((h) => `${h.name}: <key>`);
+  return others.length === 0 ? "" : ` (or ${others.join(", or ")})`;
 }

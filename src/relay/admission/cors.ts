@@ -9,6 +9,11 @@
 // Access-Control-Allow-Headers would not cover), or a comma-separated list of exact origins
 // ("https://app.example, http://localhost:5173"), each answered with its own origin and
 // `Vary: Origin`, so caches keep one answer per origin.
+//
+// The headers allowed and exposed are the relay's own and every door's (doors/door.ts's `cors`),
+// composed once by `corsPolicy` (create-relay.ts). A door's prefix (`x-stainless-`: the OpenAI and
+// Anthropic SDKs' own headers) allows the requested headers it covers, each by name: a preflight
+// cannot answer `*` for a request with credentials, and a token-shaped name is all that is reflected.
 
 import { ownValue } from "../../internal/values.js";
 
@@ -27,6 +32,53 @@ export const CORS_ALLOW_HEADERS = "Content-Type, Authorization, Accept, Last-Eve
  */
 export const CORS_EXPOSE_HEADERS =
   "Content-Location, X-Vercel-AI-UI-Message-Stream, ETag, X-MMSP-Provider, X-MMSP-Target, Retry-After, X-Should-Retry";
+/** The headers of a door's API a browser client sends and reads (doors/door.ts's `cors`). */
+export interface CorsDeclaration {
+  /** Request headers its clients send. */
+  readonly allow?: readonly string[];
+  /** Prefixes of request headers its clients send (each requested header they cover is allowed by name). */
+  readonly allowPrefixes?: readonly string[];
+  /** Response headers its clients read. */
+  readonly expose?: readonly string[];
+}
+
+/** The relay's CORS headers with every door's: what preflights allow and answers expose. */
+export interface CorsPolicy {
+  /** Access-Control-Allow-Headers, before the requested headers a prefix covers. */
+  readonly allowHeaders: string;
+  /** Lowercase prefixes whose requested headers are allowed. */
+  readonly allowPrefixes: readonly string[];
+  /** Access-Control-Expose-Headers. */
+  readonly exposeHeaders: string;
+}
+
+/** The relay's own policy (no door's headers). */
+export const RELAY_CORS: CorsPolicy = { allowHeaders: CORS_ALLOW_HEADERS, allowPrefixes: [], exposeHeaders: CORS_EXPOSE_HEADERS };
+
+/** The relay's headers and every door's declared ones, each once (the relay's spelling first). */
+export function corsPolicy(doors: readonly { readonly cors?: CorsDeclaration | undefined }[]): CorsPolicy {
+  const join = (own: string, more: (readonly string[] | undefined)[]): string => {
+    const names = own.split(", ");
+    for (const name of more.flatMap((m) => m ?? [])) {
+      if (!names.some((n) => n.toLowerCase() === name.toLowerCase())) names.push(name);
+    }
+    return names.join(", ");
+  };
+  return {
+    allowHeaders: join(CORS_ALLOW_HEADERS, doors.map((d) => d.cors?.allow)),
+    allowPrefixes: [...new Set(doors.flatMap((d) => d.cors?.allowPrefixes ?? []).map((p) => p.toLowerCase()))],
+    exposeHeaders: join(CORS_EXPOSE_HEADERS, doors.map((d) => d.cors?.expose)),
+  };
+}
+
+/** The Access-Control-Allow-Headers of a preflight: the policy's, and each requested header a prefix covers (a token, by name). */
+function allowedHeaders(request: Request, policy: CorsPolicy): string {
+  if (policy.allowPrefixes.length === 0) return policy.allowHeaders;
+  const asked = (request.headers.get("access-control-request-headers") ?? "").split(",").map((h) => h.trim().toLowerCase());
+  const covered = asked.filter((h) => /^[a-z0-9-]{1,100}$/.test(h) && policy.allowPrefixes.some((p) => h.startsWith(p)));
+  return [policy.allowHeaders, ...new Set(covered)].join(", ");
+}
+
 /** DELETE: cancelling a stream (DELETE /v1/streams/<id>). */
 export const CORS_ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
 /** How long a browser may cache a preflight answer, in seconds. */
@@ -52,20 +104,20 @@ export function allowOrigin(request: Request, env: CorsEnv): string | null {
 }
 
 /** The CORS headers of an answer to `request` (empty when its origin is not allowed). */
-export function corsHeaders(request: Request, env: CorsEnv): Headers {
+export function corsHeaders(request: Request, env: CorsEnv, policy: CorsPolicy = RELAY_CORS): Headers {
   const headers = new Headers();
   const origin = allowOrigin(request, env);
   if (origin !== null) {
     headers.set("access-control-allow-origin", origin);
-    headers.set("access-control-expose-headers", CORS_EXPOSE_HEADERS);
+    headers.set("access-control-expose-headers", policy.exposeHeaders);
   }
   if (allowedOrigins(env) !== "*") headers.set("vary", "Origin");
   return headers;
 }
 
 /** `response` with the CORS headers added (a copy: a fetched Response's headers are immutable). */
-export function withCors(response: Response, request: Request, env: CorsEnv): Response {
-  const extra = corsHeaders(request, env);
+export function withCors(response: Response, request: Request, env: CorsEnv, policy: CorsPolicy = RELAY_CORS): Response {
+  const extra = corsHeaders(request, env, policy);
   if ([...extra.keys()].length === 0) return response;
   const out = new Response(response.body, response);
   for (const [name, value] of extra) {
@@ -84,11 +136,11 @@ export function isPreflight(request: Request): boolean {
  * The answer to an OPTIONS request: 204 with what may be sent, or, for an origin the list does
  * not name, 204 without CORS headers (the browser then refuses the real request).
  */
-export function preflight(request: Request, env: CorsEnv, methods = CORS_ALLOW_METHODS): Response {
-  const headers = corsHeaders(request, env);
+export function preflight(request: Request, env: CorsEnv, methods = CORS_ALLOW_METHODS, policy: CorsPolicy = RELAY_CORS): Response {
+  const headers = corsHeaders(request, env, policy);
   if (headers.has("access-control-allow-origin")) {
     headers.set("access-control-allow-methods", methods);
-    headers.set("access-control-allow-headers", CORS_ALLOW_HEADERS);
+    headers.set("access-control-allow-headers", allowedHeaders(request, policy));
     headers.set("access-control-max-age", MAX_AGE_S);
   }
   headers.set("allow", methods);

@@ -7,12 +7,13 @@
 //   "anon:" + the client's address (address.ts: what the runtime saw, an IPv6 client's /64) for an
 //   anonymous caller; without one (library mode, no address given) a request that needs it is refused.
 // With RELAY_KEYS or RELAY_KEY set, a request that offers none of their keys is a 401 (bind.ts's
-// words); a key is offered as `x-relay-key: <key>` or `Authorization: Bearer <key>` and compared
+// words); a key is offered as `x-relay-key: <key>` or `Authorization: Bearer <key>` (or in a header a door
+// declares: doors/door.ts's `keyHeaders`, `x-api-key`…) and compared
 // through HMACs (bind.ts). A principal's quota: the one `authorize` gave, else createRelay's
 // `quotas.default` (a key) or `quotas.anonymous` (anonymous; `allowAnonymous`'s `perMinute` is its
 // `requestsPerMinute` when it sets none).
 import { ownMembers } from "../../internal/values.js";
-import { bearerToken, keyRefusal, offeredKey, sameSecret } from "./bind.js";
+import { type KeyHeaderName, keyRefusal, offeredKeys, offersKey, RELAY_KEY_HEADERS, sameSecret } from "./bind.js";
 import { refusal } from "../refusal.js";
 import { checkQuota, type Quota } from "../accounting/quota.js";
 import { parseJsonText } from "../../internal/json.js";
@@ -44,6 +45,8 @@ export interface Resolved {
   addressless?: boolean;
   /** The request's Authorization carries the relay's key: not to be forwarded. */
   keyInAuthorization: boolean;
+  /** The headers that carry the relay's key (Authorization, a door's `x-api-key`…): not to be forwarded. */
+  keyIn?: readonly string[];
 }
 
 /**
@@ -114,33 +117,45 @@ export function checkPrincipalEnv(env: PrincipalEnv): void {
 
 /**
  * The principal whose key the request offers (RELAY_KEYS, then RELAY_KEY), null when the relay has
- * no keys, or the 401 of a request that offers none of them.
+ * no keys, or the 401 of a request that offers none of them. `keyHeaders`: the headers a key is read
+ * from (the relay's own, then every door's: create-relay.ts composes them).
  */
-export async function keyPrincipal(request: Request, env: PrincipalEnv & { RELAY_KEY?: string }): Promise<string | null | Response> {
+export async function keyPrincipal(
+  request: Request,
+  env: PrincipalEnv & { RELAY_KEY?: string },
+  keyHeaders: readonly KeyHeaderName[] = RELAY_KEY_HEADERS,
+): Promise<string | null | Response> {
   env = ownMembers(env); // (own variables only: one a polluted Object.prototype holds is not read, issue #34)
-  if (!env.RELAY_KEYS) return env.RELAY_KEY ? ((await keyRefusal(request, env)) ?? "relay-key") : null;
+  if (!env.RELAY_KEYS) return env.RELAY_KEY ? ((await keyRefusal(request, env, keyHeaders)) ?? "relay-key") : null;
   const keys = relayKeys(env.RELAY_KEYS); // (checked on every request, with a key or not: a bad value is said at the first)
-  const offered = offeredKey(request.headers);
-  if (offered !== null) {
+  const offered = offeredKeys(request.headers, keyHeaders);
+  if (offered.length > 0) {
     let found: string | null = null;
     // (every entry compared, whichever matches: the time says nothing of which)
-    for (const [name, key] of keys) if ((await sameSecret(offered, key)) && found === null) found = name;
+    for (const [name, key] of keys) if ((await offersKey(offered, key)) && found === null) found = name;
     if (found !== null) return found;
-    if (env.RELAY_KEY && (await sameSecret(offered, env.RELAY_KEY))) return "relay-key";
+    if (env.RELAY_KEY && (await offersKey(offered, env.RELAY_KEY))) return "relay-key";
   }
-  return keyRefusal(request, { RELAY_KEY: env.RELAY_KEYS }) as Promise<Response>; // (never null: no key matched)
+  return keyRefusal(request, { RELAY_KEY: env.RELAY_KEYS }, keyHeaders) as Promise<Response>; // (never null: no key matched)
 }
 
-/** Whether Authorization carries one of the relay's keys (it then goes no further). */
-export async function authorizationIsKey(request: Request, env: PrincipalEnv & { RELAY_KEY?: string }): Promise<boolean> {
+/** The headers of `keyHeaders` that carry one of the relay's keys (they then go no further: never sent upstream). */
+export async function keyHeadersOf(
+  request: Request,
+  env: PrincipalEnv & { RELAY_KEY?: string },
+  keyHeaders: readonly KeyHeaderName[] = RELAY_KEY_HEADERS,
+): Promise<string[]> {
   env = ownMembers(env); // (own variables only: one a polluted Object.prototype holds is not read, issue #34)
-  const token = bearerToken(request.headers);
-  if (token === null || (!env.RELAY_KEYS && !env.RELAY_KEY)) return false;
+  if (!env.RELAY_KEYS && !env.RELAY_KEY) return [];
   const keys = env.RELAY_KEYS ? relayKeys(env.RELAY_KEYS).map(([, key]) => key) : [];
   if (env.RELAY_KEY) keys.push(env.RELAY_KEY);
-  let found = false;
-  for (const key of keys) if (await sameSecret(token, key)) found = true;
-  return found;
+  const out: string[] = [];
+  for (const [name, value] of offeredKeys(request.headers, keyHeaders)) {
+    let found = false;
+    for (const key of keys) if (await sameSecret(value, key)) found = true;
+    if (found) out.push(name);
+  }
+  return out;
 }
 
 /** What `authorize` returned, when it names a principal: checked (a TypeError names what is wrong). */

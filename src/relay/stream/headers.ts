@@ -7,3 +7,5 @@ export const BINDING_HEADER = "x-stream-binding";
 export const URL_HEADER = "x-relay-url";
 /** The header that carries a stream's door settings (Open Responses') to its object and back (stream-object.ts keeps it). */
 export const META_HEADER = "x-stream-meta";
+/** The header through which the Worker asks a stream's object for a door's answer (door-answer.ts: its encoding's name and settings). */
+export const DOOR_HEADER = "x-stream-door";

@@ -45,7 +45,9 @@ import { Viewers } from "./viewers.js";
 import { refusal } from "../refusal.js";
 import type { Settlement } from "../accounting/quota.js";
 import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
-import { BINDING_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
+import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
+import type { DoorEncoding } from "./encoding.js";
+import { doorAskOf, storedDoorAnswer } from "./door-answer.js";
 import { chatRecord, chatRecordAlarm, isChatRecordRequest } from "./chat-record.js";
 import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
 import { checkedEvents, reportedUsageOf } from "../routing/answer.js";
@@ -63,6 +65,8 @@ export interface StreamObjectConfig<E> {
   limits(env: E): Limits;
   /** Settles a stream's claim on its principal's quota (quota.ts) when the stream ends, however it ends. */
   settle?(env: E, settlement: Settlement): Promise<void>;
+  /** The doors' encodings by name (stream/encoding.ts): a door's request names the one its answer is written in. */
+  encodings?: Readonly<Record<string, DoorEncoding>>;
 }
 
 /** Why the object stopped reading before the upstream's end; its wire type is `type`. */
@@ -149,9 +153,11 @@ export class RelayStreamObject<E = unknown> {
     this.viewers.lastRead = ms;
   }
 
-  /** The streamed answer to one client (viewers.ts): stored events from `from`, then live ones, then the end. */
-  private answer(from: number, accept: string | null): Response {
-    return this.viewers.answer(this.store, from, accept, this.store.meta());
+  /** The streamed answer to one client (viewers.ts): stored events from `from`, then live ones, then the end; a door's in its encoding. */
+  private answer(from: number, accept: string | null, door: string | null = null): Response | Promise<Response> {
+    const ask = doorAskOf(door);
+    if (ask === null) return this.viewers.answer(this.store, from, accept, this.store.meta());
+    return storedDoorAnswer((n) => this.viewers.events(this.store, n), ask, this.config.encodings, this.store.meta(), from);
   }
 
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */
@@ -198,6 +204,8 @@ export class RelayStreamObject<E = unknown> {
     // (an Open Responses stream's settings: kept with it, answered with every replay, never sent upstream)
     const meta = headers.get(META_HEADER);
     headers.delete(META_HEADER);
+    const door = headers.get(DOOR_HEADER); // (a door's answer: its encoding's name, door-answer.ts)
+    headers.delete(DOOR_HEADER);
     const publicUrl = request.headers.get(URL_HEADER) ?? request.url;
     const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body: await request.arrayBuffer() });
     const reading = new AbortController();
@@ -222,7 +230,7 @@ export class RelayStreamObject<E = unknown> {
     this.lastRead = Date.now();
     this.state.waitUntil(this.read(upstream, client, reading.signal));
     await this.schedule();
-    const answer = this.answer(0, request.headers.get("accept"));
+    const answer = await this.answer(0, request.headers.get("accept"), door);
     // the target that served (a models row's fallback.ts), for the Worker's x-mmsp-provider
     const served = upstream.headers.get(PROVIDER_HEADER);
     if (served !== null && /^[\w.:-]{1,100}$/.test(served)) answer.headers.set(PROVIDER_HEADER, served);
@@ -363,7 +371,7 @@ export class RelayStreamObject<E = unknown> {
     if (after >= this.count) {
       return refusal(400, "InvalidRequestError", `Last-Event-ID ${after} is past the last event sent so far (${this.count - 1}).`);
     }
-    return this.answer(after + 1, request.headers.get("accept"));
+    return this.answer(after + 1, request.headers.get("accept"), request.headers.get(DOOR_HEADER));
   }
 
   /** One alarm for both deadlines: abandonment while live or pending (checked again until it is due), expiry once ended. */

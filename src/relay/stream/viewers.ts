@@ -9,6 +9,9 @@ import { clientFormat } from "./client-format.js";
 import type { EventLog } from "./event-log.js";
 import { META_HEADER } from "./headers.js";
 import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
+import { fromWireError } from "../../errors.js";
+import { checkEvent } from "../../decode/validate.js";
+import type { UniEvent } from "../../schema.js";
 
 /** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
@@ -80,6 +83,48 @@ export class Viewers {
     const { format, contentType } = clientFormat(accept);
     const framer: Framer = format === "sse" ? SSE_FRAMER : NDJSON_FRAMER;
     const utf8 = new TextEncoder();
+    const body = this.follow<Uint8Array>(stream, from, framer, {
+      text: (text, controller) => (controller.enqueue(utf8.encode(text)), true),
+      end: (controller) => void (framer.end && controller.enqueue(utf8.encode(framer.end))),
+      keepAlive: framer.keepAlive === null ? null : utf8.encode(framer.keepAlive),
+    });
+    const headers = new Headers(streamHeaders(contentType));
+    if (meta !== null) headers.set(META_HEADER, meta);
+    return new Response(body, { status: 200, headers });
+  }
+
+  /**
+   * The stored events from `from`, then live ones, as one client reads them, for a door's encoder
+   * (encoding.ts): each parsed back as it was stored (checked when it was taken: its bytes decoded,
+   * its one walk), a stored `{"error"}` the stream's error as a reader of its SSE would raise it.
+   */
+  events(stream: ServedStream, from: number): ReadableStream<UniEvent> {
+    let buffered = "";
+    const sink: Sink<UniEvent> = {
+      text: (text, controller) => {
+        buffered += text;
+        let given = false;
+        for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+          const value = JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>;
+          buffered = buffered.slice(nl + 1);
+          // (the stream's error once the events before it are read: an error now would drop them)
+          if (value.error !== undefined && value.error !== null) {
+            sink.failure = { error: fromWireError(value, null, "relay") };
+            return given;
+          }
+          controller.enqueue(checkEvent(value, true));
+          given = true;
+        }
+        return given;
+      },
+      end: () => {},
+      keepAlive: null,
+    };
+    return this.follow<UniEvent>(stream, from, NDJSON_FRAMER, sink);
+  }
+
+  /** One client following the stream from `from`: each slice of stored events given to `sink`, then its end. */
+  private follow<T>(stream: ServedStream, from: number, framer: Framer, sink: Sink<T>): ReadableStream<T> {
     const { log } = stream;
     let next = from;
     let connected = true;
@@ -93,7 +138,7 @@ export class Viewers {
       viewer.wake?.(); // a pull waiting for the next event ends now, not at the next keep-alive
     };
     // A pull is the client asking for more: its time is the abandon clock (see idleSince()).
-    const pull = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+    const pull = async (controller: ReadableStreamDefaultController<T>): Promise<void> => {
       viewer.pulling = true;
       this.lastRead = Date.now();
       try {
@@ -104,30 +149,42 @@ export class Viewers {
       }
     };
     let part = 0; // the next part of event `next` to send (0: its head first)
-    const send = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+    const send = async (controller: ReadableStreamDefaultController<T>): Promise<void> => {
       for (;;) {
         if (!connected) return; // cancelled while waiting: nothing more to send
+        if (sink.failure) return controller.error(sink.failure.error), leave(); // (what came before it was read)
         if (next < log.count) {
           // one slice: whole small events, or the next parts of a large one (at most ~2 parts);
           // none when deleted under us (expired): the answer ends
           const slice = log.slice(next, part, framer);
           next = slice.seq;
           part = slice.part;
-          if (slice.text) return controller.enqueue(utf8.encode(slice.text));
+          if (slice.text) {
+            if (sink.text(slice.text, controller)) return;
+            continue; // (nothing to give yet: a large event's first part)
+          }
         }
         if (stream.ended || next < log.count) {
-          if (framer.end) controller.enqueue(utf8.encode(framer.end));
+          sink.end(controller);
           controller.close();
           return leave();
         }
-        if (!(await this.changed(KEEP_ALIVE_MS, viewer)) && connected && framer.keepAlive) {
-          return controller.enqueue(utf8.encode(framer.keepAlive));
+        if (!(await this.changed(KEEP_ALIVE_MS, viewer)) && connected && sink.keepAlive !== null) {
+          return controller.enqueue(sink.keepAlive);
         }
       }
     };
-    const body = new ReadableStream<Uint8Array>({ pull, cancel: () => leave() }, { highWaterMark: 0 });
-    const headers = new Headers(streamHeaders(contentType));
-    if (meta !== null) headers.set(META_HEADER, meta);
-    return new Response(body, { status: 200, headers });
+    return new ReadableStream<T>({ pull, cancel: () => leave() }, { highWaterMark: 0 });
   }
+}
+
+/**
+ * Where a client's slices of stored events go: its body's chunks (`text`: whether it gave one);
+ * `failure`: the stream's error, raised once what came before it is read (an error drops the queue).
+ */
+interface Sink<T> {
+  text(text: string, controller: ReadableStreamDefaultController<T>): boolean;
+  failure?: { error: unknown };
+  end(controller: ReadableStreamDefaultController<T>): void;
+  keepAlive: T | null;
 }

@@ -6,7 +6,6 @@ import type { Admission, Admitted } from "../../admission/admit.js";
 import type { Door } from "../door.js";
 import type { RelayNamespace } from "../../platform.js";
 import { refusal } from "../../refusal.js";
-import { keyPrincipal } from "../../admission/principal.js";
 import { modelsList, PROVIDER_HEADER, type RelayModels, TARGET_HEADER, targetName, targetsOf } from "../../routing/models.js";
 import { streamIdOf } from "../../stream/resume.js";
 import type { Streams } from "../../stream/streams.js";
@@ -52,6 +51,7 @@ export function mmspDoor<E extends object>(parts: MmspDoorParts<E>): Door<E> {
 
   return {
     routes: ["POST /v1/stream", "GET or DELETE /v1/streams/<id>"],
+    cancel: true, // (DELETE /v1/streams/<id>; its key headers, CORS headers and errors are the relay's own)
     answer: async (request, env, url) => {
       if (url.pathname === "/v1/stream") return create(request, env, url);
       const id = streamIdOf(url.pathname);
@@ -62,15 +62,20 @@ export function mmspDoor<E extends object>(parts: MmspDoorParts<E>): Door<E> {
 
 /** GET /v1/models, with a models table: the models it serves (SPEC §1); without one, no route. */
 export function modelsRoute<E extends object>(
-  parts: { tableOf: ((env: E) => RelayModels) | undefined; startedAt(): number },
+  parts: {
+    tableOf: ((env: E) => RelayModels) | undefined;
+    startedAt(): number;
+    /** The principal of the key the request offers (admission's `keyOf`: every door's key headers). */
+    keyOf(request: Request, env: E): Promise<string | null | Response>;
+  },
 ): Door<E> {
-  const { tableOf, startedAt } = parts;
+  const { tableOf, startedAt, keyOf } = parts;
   return {
     routes: ["GET /v1/models"],
     answer: async (request, env, url) => {
       if (url.pathname !== "/v1/models" || !tableOf) return null;
       if (request.method !== "GET") return refusal(405, "MethodNotAllowed", "GET /v1/models lists the models.", { allow: "GET" });
-      const refused = await keyPrincipal(request, env);
+      const refused = await keyOf(request, env);
       return refused instanceof Response ? refused : modelsList(tableOf(env), startedAt());
     },
   };

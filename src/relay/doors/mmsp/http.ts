@@ -42,11 +42,15 @@ export function streamBack(upstream: Response, accept: string | null, options: S
   const { format, contentType } = clientFormat(accept);
   const { client, signal, maxEventBytes, tap } = options;
   const checked = checkedEvents(upstream, { client, signal, ...(maxEventBytes === undefined ? {} : { maxEventBytes }) });
-  const readable = tap ? tap(checked) : checked;
+  return mmspBack(tap ? tap(checked) : checked, format, contentType);
+}
+
+/** Checked events written back as MMSP SSE (with keep-alives) or NDJSON. */
+export function mmspBack(events: ReadableStream<UniEvent>, format: "sse" | "ndjson", contentType: string): Response {
   const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
     ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
     : new NdjsonEncoderStream();
-  return new Response(through(readable, encoder), { status: 200, headers: streamHeaders(contentType) });
+  return new Response(through(events, encoder), { status: 200, headers: streamHeaders(contentType) });
 }
 
 /** The stateless relay: the upstream's answer streamed back; the client going away cancels it. */

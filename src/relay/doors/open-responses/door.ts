@@ -18,40 +18,66 @@
 // The response id is `resp_<stream id>`. What the resource echoes of the request (model, instructions,
 // tools…) and its creation time ride with the stream (the object keeps the x-stream-meta header),
 // percent-encoded UTF-8 JSON: a header value is Latin-1 only, and what a client sent (instructions in
-// any script, its tools, its metadata) goes into no header as it is.
-import { fromResponse } from "../../../from-response.js";
-import { OpenResponsesEncoderStream, type OpenResponsesEvent, openResponsesSse } from "../../../encode.js";
-import { isRecord } from "../../../internal/values.js";
-import { streamHeaders } from "../../routing/answer.js";
-import { through } from "../../../internal/through.js";
-import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./request.js";
-import { newStreamId, STREAM_ID } from "../../stream/resume.js";
-import { parseJsonText } from "../../../internal/json.js";
-
+// any script, its tools, its metadata) goes into no header as it is. The answers are written by the
+// door's encoding (encoding.ts) where the stream's events are: in its object, or on the stateless path.
+import { openResponsesAsk, openResponsesError } from "./request.js";
+import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
+import { STREAM_ID } from "../../stream/resume.js";
+import type { DoorAsk } from "../../stream/door-answer.js";
+import type { DoorStreamOptions } from "../../stream/streams.js";
+import { type Meta, metaText, OPEN_RESPONSES_ENCODING, openResponsesEncoding } from "./encoding.js";
 import { META_HEADER } from "../../stream/headers.js";
 
 /** (the header that carries a stream's Open Responses settings to its object and back: stream/headers.ts) */
 export { META_HEADER };
 
-/** What a response resource echoes, kept with its stream. */
-interface Meta {
-  model: string;
-  createdAt: number;
-  echo: Record<string, unknown>;
-}
-
 /** What createRelay lends these routes. */
 export interface OpenResponsesHooks<E> {
   /** Admits a POST as /v1/stream does, its JSON body first translated (or refused) by `translate`. */
   admit(request: Request, env: E, translate: (body: unknown) => unknown | Response): Promise<Request | Response>;
-  /** The MMSP answer to an admitted request: the stream object's (its Content-Location names it) or the stateless pipe's. */
-  stream(request: Request, admitted: Request, env: E): Promise<Response>;
-  /** GET (from the start) or DELETE of stream `id` as /v1/streams/<id> answers them; null when the relay keeps no streams. */
-  existing(request: Request, id: string, env: E): Promise<Response> | null;
+  /** The door's answer to an admitted request (stream/streams.ts `answer`): kept in a stream's object when the relay has them, else stateless. */
+  answer(request: Request, admitted: Request, env: E, options: DoorStreamOptions): Promise<Response>;
+  /** GET (from the start) or DELETE of stream `id` as /v1/streams/<id> answers them, a GET in the door's encoding; null when the relay keeps no streams. */
+  existing(request: Request, id: string, env: E, door?: Omit<DoorAsk, "id">): Promise<Response> | null;
+}
+
+/**
+ * What the Open Responses door declares (doors/door.ts): its clients' key is the relay's own
+ * (`Authorization: Bearer`); the OpenAI SDKs' own headers (`x-stainless-*`, listed and by prefix,
+ * `OpenAI-Organization`, `OpenAI-Project`) allowed to browsers; the spec's error shape; a cancel of its own.
+ */
+export const OPEN_RESPONSES_DECLARES: DoorDeclaration = {
+  cors: {
+    allow: [
+      "X-Stainless-Arch",
+      "X-Stainless-Lang",
+      "X-Stainless-OS",
+      "X-Stainless-Package-Version",
+      "X-Stainless-Retry-Count",
+      "X-Stainless-Runtime",
+      "X-Stainless-Runtime-Version",
+      "X-Stainless-Timeout",
+      "OpenAI-Organization",
+      "OpenAI-Project",
+    ],
+    allowPrefixes: ["x-stainless-"],
+  },
+  errorShape: (r: RelayRefusal) => openResponsesError(r.status, r.type, r.message, r.parameter, r.headers),
+  cancel: true,
+  encodings: { [OPEN_RESPONSES_ENCODING]: openResponsesEncoding },
+};
+
+/** The Open Responses door: its routes, and what it declares. */
+export function openResponsesDoor<E>(hooks: OpenResponsesHooks<E>): Door<E> {
+  return {
+    ...OPEN_RESPONSES_DECLARES,
+    routes: ["POST /v1/responses", "GET /v1/responses/<id>", "POST /v1/responses/<id>/cancel"],
+    answer: openResponsesRoutes(hooks),
+  };
 }
 
 const ROUTE = /^\/v1\/responses(?:\/([^/]+)(\/cancel)?)?$/;
-const SSE_TYPE = "text/event-stream; charset=utf-8";
+const SEQUENCE = /^(0|[1-9][0-9]{0,14})$/;
 
 /** The routes: an answer for a path of /v1/responses, null for any other path. */
 export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
@@ -73,22 +99,22 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
       const stopped = hooks.existing(stop, id, env);
       if (stopped === null) return notKept();
       const answer = await stopped;
-      if (!answer.ok) return openResponsesRefusal(answer);
+      if (!answer.ok) return answer; // (in the door's error shape: the route table)
     }
     // (a replay from the start: no Last-Event-ID; the spec's starting_after filters the encoded events)
-    const replay = hooks.existing(new Request(request.url, { headers: withoutResumeHeaders(request.headers) }), id, env);
+    const whole = cancel !== undefined || url.searchParams.get("stream") !== "true";
+    const after = whole ? null : url.searchParams.get("starting_after");
+    const ask = { name: OPEN_RESPONSES_ENCODING, after: after !== null && SEQUENCE.test(after) ? after : null, whole, ids: false };
+    const replay = hooks.existing(new Request(request.url, { headers: withoutResumeHeaders(request.headers) }), id, env, ask);
     if (replay === null) return notKept();
     const answer = await replay;
-    if (!answer.ok) return openResponsesRefusal(answer);
-    const meta = metaOf(answer.headers.get(META_HEADER));
-    const events = encoded(answer, `resp_${id}`, meta);
-    if (cancel || url.searchParams.get("stream") !== "true") return resource(events);
-    const after = url.searchParams.get("starting_after");
-    if (after !== null && !/^(0|[1-9][0-9]{0,14})$/.test(after)) {
-      await events.cancel();
-      return openResponsesError(400, "InvalidRequestError", "starting_after must be a sequence number (0, 1, 2, …).", "starting_after");
+    if (!answer.ok) return answer;
+    if (after !== null && !SEQUENCE.test(after)) {
+      await answer.body?.cancel();
+      return orError(400, "InvalidRequestError", "starting_after must be a sequence number (0, 1, 2, …).", "starting_after");
     }
-    return sse(after === null ? events : through(events, startingAfter(Number(after))));
+    answer.headers.delete("content-location"); // (the response is named by its id)
+    return answer;
   };
 
   async function create(request: Request, env: E): Promise<Response> {
@@ -97,69 +123,20 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
       ask = openResponsesAsk(body);
       return ask instanceof Response ? ask : ask.mmsp;
     });
-    if (admitted instanceof Response) return admitted.ok ? admitted : ask instanceof Response ? ask : openResponsesRefusal(admitted);
+    if (admitted instanceof Response) return ask instanceof Response ? inDoorShape(ask) : admitted;
     const { stream, echo, mmsp } = ask as Exclude<typeof ask, Response | undefined>;
     const meta: Meta = { model: mmsp.model, createdAt: Math.floor(Date.now() / 1000), echo };
-    admitted.headers.set(META_HEADER, encodeURIComponent(JSON.stringify(meta)));
     admitted.headers.set("accept", "text/event-stream");
-    const answer = await hooks.stream(request, admitted, env);
-    if (!answer.ok) return openResponsesRefusal(answer);
-    const location = /^\/v1\/streams\/([0-9a-f]{32})$/.exec(answer.headers.get("content-location") ?? "");
-    const id = `resp_${location ? location[1] : newStreamId()}`;
-    const events = encoded(answer, id, meta);
-    const out = stream ? sse(events) : await resource(events);
-    for (const name of ["x-mmsp-provider", "x-mmsp-target"]) {
-      const value = answer.headers.get(name);
-      if (value !== null) out.headers.set(name, value);
-    }
-    return out;
+    const answer = await hooks.answer(request, admitted, env, {
+      name: OPEN_RESPONSES_ENCODING,
+      encoding: openResponsesEncoding,
+      meta: metaText(meta),
+      kept: true, // (its API has a cancel: POST /v1/responses/<id>/cancel)
+      whole: !stream,
+    });
+    if (answer.ok) answer.headers.delete("content-location"); // (the response is named by its id: /v1/responses/resp_<id>)
+    return answer;
   }
-}
-
-/** The MMSP answer's checked UniEvents, encoded as Open Responses events of response `id`. */
-function encoded(answer: Response, id: string, meta: Meta): ReadableStream<OpenResponsesEvent> {
-  const { readable, message } = fromResponse(answer, { client: "relay" });
-  message.catch(() => {}); // (the readable carries a failure to the encoder, which writes it; the message is not read)
-  return through(readable, new OpenResponsesEncoderStream({ id, model: meta.model, createdAt: meta.createdAt, request: meta.echo }));
-}
-
-function sse(events: ReadableStream<OpenResponsesEvent>): Response {
-  return new Response(through(events, openResponsesSse()), { status: 200, headers: streamHeaders(SSE_TYPE) });
-}
-
-/** The events read to the end: the terminal event's response resource (a failure: the spec's error, 502). */
-async function resource(events: ReadableStream<OpenResponsesEvent>): Promise<Response> {
-  let last: OpenResponsesEvent | undefined;
-  let error: Record<string, unknown> | undefined;
-  const reader = events.getReader();
-  for (let r = await reader.read(); !r.done; r = await reader.read()) {
-    if (r.value.type === "error" && isRecord(r.value.error)) error = r.value.error;
-    last = r.value;
-  }
-  const response = last && isRecord(last.response) ? last.response : undefined;
-  if (response && (response.status !== "failed" || !error)) return Response.json(response);
-  return Response.json({
-    error: error ?? { message: "The response ended without its terminal event.", type: "server_error", param: null, code: null },
-  }, {
-    status: 502,
-  });
-}
-
-/** Drops the events up to sequence number `n` (the spec's `starting_after`). */
-function startingAfter(n: number): TransformStream<OpenResponsesEvent, OpenResponsesEvent> {
-  return new TransformStream({ transform: (e, c) => void (e.sequence_number > n && c.enqueue(e)) });
-}
-
-function metaOf(text: string | null): Meta {
-  try {
-    const m = parseJsonText(decodeURIComponent(text ?? ""));
-    if (isRecord(m) && typeof m.model === "string" && Number.isInteger(m.createdAt) && isRecord(m.echo)) {
-      return { model: m.model, createdAt: m.createdAt as number, echo: m.echo };
-    }
-  } catch {
-    // (a stream made by POST /v1/stream: no meta)
-  }
-  return { model: "", createdAt: 0, echo: {} };
 }
 
 function withoutResumeHeaders(headers: Headers): Headers {
@@ -169,13 +146,14 @@ function withoutResumeHeaders(headers: Headers): Headers {
   return out;
 }
 
+/** An error of this door, written in its shape (the route table passes it on as it is). */
+const orError = (...args: Parameters<typeof openResponsesError>): Response => inDoorShape(openResponsesError(...args));
 const notFound = (): Response =>
-  openResponsesError(404, "NotFoundError", "No such response: it never existed, or it ended and expired.", "response_id");
+  orError(404, "NotFoundError", "No such response: it never existed, or it ended and expired.", "response_id");
 const notKept = (): Response =>
-  openResponsesError(
+  orError(
     404,
     "NotFoundError",
     "This relay keeps no responses (no stream Durable Object binding): nothing to retrieve or cancel.",
   );
-const methodNotAllowed = (message: string, allow: string): Response =>
-  openResponsesError(405, "MethodNotAllowed", message, null, { allow });
+const methodNotAllowed = (message: string, allow: string): Response => orError(405, "MethodNotAllowed", message, null, { allow });

@@ -19,7 +19,9 @@
 // DELETE answer 204.
 import { refusal } from "../../refusal.js";
 import type { Door } from "../door.js";
-import { uiAnswer, type UiChatDoorParts } from "./answer.js";
+import { generateMessageId } from "../../../ai-sdk/ids.js";
+import { chatStreamOptions, uiAnswer, type UiChatDoorParts } from "./answer.js";
+import { UI_CHAT_ENCODING, uiChatEncoding } from "./encoding.js";
 import { type ChatAsk, chatAsk, chatIdOf, MAX_CHAT_ID } from "./request.js";
 import { chatStream, keptChat, keptRecord } from "./kept.js";
 
@@ -29,7 +31,7 @@ export type { UiChatDoorParts };
 export function uiChatDoor<E extends object>(parts: UiChatDoorParts<E>): Door<E> {
   const { admission, streams, namespace, path } = parts;
 
-  async function post(request: Request, env: E, url: URL): Promise<Response> {
+  async function post(request: Request, env: E): Promise<Response> {
     if (request.method !== "POST") {
       return refusal(405, "MethodNotAllowed", `POST an AI SDK chat request to ${path}.`, { allow: "POST, OPTIONS" });
     }
@@ -39,19 +41,20 @@ export function uiChatDoor<E extends object>(parts: UiChatDoorParts<E>): Door<E>
       return ask instanceof Response ? ask : ask.mmsp;
     });
     if (admitted instanceof Response) return admitted;
-    const { chatId, messageId } = ask as ChatAsk;
-    admitted.headers.set("accept", "text/event-stream");
+    const { chatId } = ask as ChatAsk;
+    const messageId = (ask as ChatAsk).messageId ?? generateMessageId();
     const ns = namespace(env);
     const record = ns && chatId !== undefined ? await keptRecord(parts, request, admitted, env, chatId) : null;
-    if (ns && record !== null) return keptChat(parts, ns, { request, admitted, url, env, record, messageId });
-    const answer = await streams.stateless(admitted, env);
-    return answer.ok ? uiAnswer(answer, messageId) : answer; // (a refusal: status and body as they came)
+    if (ns && record !== null) return keptChat(parts, ns, { request, admitted, env, record, messageId });
+    return uiAnswer(await streams.answer(request, admitted, env, chatStreamOptions(messageId, false)));
   }
 
   return {
     routes: [`POST ${path}`, `GET or DELETE ${path}/<chatId>/stream`],
+    cancel: true,
+    encodings: { [UI_CHAT_ENCODING]: uiChatEncoding },
     answer: async (request, env, url) => {
-      if (url.pathname === path) return post(request, env, url);
+      if (url.pathname === path) return post(request, env);
       const chatId = chatIdOf(url.pathname, path);
       if (chatId === null) return null;
       if (request.method !== "GET" && request.method !== "DELETE") {

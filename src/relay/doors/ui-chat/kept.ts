@@ -11,13 +11,14 @@
 // credentials or a key a chat is kept only when its id has at least 16 characters (the AI SDK's are
 // 16 random ones): the id is then what guards it; a shorter one is answered stateless. A client that
 // goes away does not stop a kept answer (it stays resumable; DELETE stops it).
-import { generateMessageId } from "../../../ai-sdk/ids.js";
 import { type BindEnv, scopedName } from "../../admission/bind.js";
 import type { RelayNamespace } from "../../platform.js";
 import { recordCall } from "../../stream/chat-record.js";
-import { BINDING_HEADER } from "../../stream/headers.js";
+import { doorAskText } from "../../stream/door-answer.js";
+import { BINDING_HEADER, DOOR_HEADER } from "../../stream/headers.js";
 import { newStreamId } from "../../stream/resume.js";
-import { uiAnswer, type UiChatDoorParts } from "./answer.js";
+import { chatStreamOptions, uiAnswer, type UiChatDoorParts } from "./answer.js";
+import { UI_CHAT_ENCODING } from "./encoding.js";
 import { ifMatchOf } from "./request.js";
 
 /** The shortest chat id kept for a client without credentials or key (the AI SDK's own are 16 random characters). */
@@ -26,7 +27,6 @@ const MIN_ANONYMOUS_CHAT_ID = 16;
 const PENDING_WAIT_MS = 10_000;
 
 const noContent = (): Response => new Response(null, { status: 204 });
-const etag = (streamId: string): string => `"${streamId}"`;
 
 type Who = NonNullable<ReturnType<UiChatDoorParts<object>["admitted"]["principals"]["get"]>>;
 
@@ -74,29 +74,27 @@ async function stop<E extends object>(parts: UiChatDoorParts<E>, ns: RelayNamesp
 interface KeptPost<E> {
   request: Request;
   admitted: Request;
-  url: URL;
   env: E;
   record: Record_;
-  messageId: string | undefined;
+  messageId: string;
 }
 
 /** POST with the namespace and a kept chat id: the answer in a stream's object, the chat's open answer. */
 export async function keptChat<E extends object>(parts: UiChatDoorParts<E>, ns: RelayNamespace, post: KeptPost<E>): Promise<Response> {
-  const { request, admitted, url, env, record } = post;
-  const messageId = post.messageId ?? generateMessageId();
+  const { request, admitted, env, record, messageId } = post;
   const streamId = newStreamId();
   const begun = await recordCall(ns, record.name, "begin", { streamId, messageId }, record.binding);
   if (!begun.ok) return begun; // 403: another's chat
   const { previous } = (await begun.json()) as { previous: string | null };
   if (previous !== null) await (await stop(parts, ns, request, env, record.who, previous)).arrayBuffer(); // one open answer per chat
-  const answer = await parts.streams.create(request, admitted, url, env, ns, streamId);
+  const answer = await parts.streams.answer(request, admitted, env, chatStreamOptions(messageId, true, streamId));
   if (!answer.ok) {
     await (await recordCall(ns, record.name, "failed", { streamId })).arrayBuffer();
     return answer; // a refusal: status and body as they came
   }
   const started = (await (await recordCall(ns, record.name, "started", { streamId })).json()) as { cancelled: boolean };
   if (started.cancelled) await (await stop(parts, ns, request, env, record.who, streamId)).arrayBuffer(); // a DELETE came while it was made
-  return uiAnswer(answer, messageId, { etag: etag(streamId) });
+  return uiAnswer(answer, streamId);
 }
 
 /** GET / DELETE <chatPath>/<chatId>/stream (see door.ts). */
@@ -113,13 +111,14 @@ export async function chatStream<E extends object>(parts: UiChatDoorParts<E>, re
   for (;;) {
     const active = await recordCall(ns, record.name, "active", { ...(ifMatch === undefined ? {} : { ifMatch }), cancel }, record.binding);
     if (active.status !== 200) return active; // 204 none, 403, 412
-    const { streamId, messageId, state } = (await active.json()) as { streamId: string; messageId: string; state: string };
+    const { streamId, state } = (await active.json()) as { streamId: string; state: string };
     if (cancel) {
       if (state === "cancel") return noContent(); // being made: stopped once it exists (keptChat)
       const stopped = await stop(parts, ns, request, env, who, streamId);
       return stopped.status === 404 ? noContent() : stopped; // 204
     }
     const headers = new Headers({ accept: "text/event-stream", "x-resume-after": "-1" });
+    headers.set(DOOR_HEADER, doorAskText({ name: UI_CHAT_ENCODING, id: streamId, after: null, whole: false, ids: false }));
     const bound = await parts.admission.bindingFor(request, streamId, env, who);
     if (bound !== null) headers.set(BINDING_HEADER, bound);
     if (ifMatch === undefined) headers.set("x-resume-live-only", "1");
@@ -131,6 +130,6 @@ export async function chatStream<E extends object>(parts: UiChatDoorParts<E>, re
     }
     if (answer.status === 404 || answer.status === 204) return noContent(); // expired, or ended
     if (!answer.ok) return answer; // 429
-    return uiAnswer(answer, messageId, { etag: etag(streamId) });
+    return uiAnswer(answer, streamId);
   }
 }

@@ -1,0 +1,196 @@
+// The stream: SPEC §10 "Doors: the APIs a client speaks" (a door's answer written from the stream's
+// events themselves: its encoder run where the events are).
+//
+// A door's encoding is its encoder core (UniEvents in, its API's events out), the text of each of
+// them, and its answer's content type, with a whole-answer writer for a request that asked for no
+// stream. The stream step runs it where the events are: in the stream's Durable Object over the
+// stored events (viewers.ts: already checked, parsed back and written, never read as SSE again), and
+// on the stateless path over the taken events (routing/answer.ts `takeEvents`). Before this, the Open
+// Responses door wrote MMSP SSE and read it back through `fromResponse` (framing, zod, the grammar)
+// before encoding it: one encoder loop here instead, no stream between its stages.
+//
+// A kept stream's answer in an SSE encoding carries event ids: the last frame written for stored
+// event n says `id: n` (a cut between two frames of one event resumes from that event), and a resume
+// after n feeds the encoder events 0…n without writing them (its state is the whole stream's).
+import type { StreamCore } from "../../internal/core.js";
+import { encodeWireEvent, toWireError } from "../../encode.js";
+import type { UniEvent } from "../../schema.js";
+
+/** What one answer's encoder is told: the stream's id, the door's meta (passed with the request), where a resume starts. */
+export interface EncodingContext {
+  /** The stream's id (32 hex digits; a new one for a stream that is not kept). */
+  readonly id: string;
+  /** What the door passed with the request (its settings, kept with the stream), or null. */
+  readonly meta: string | null;
+  /** The door's own resume position (Open Responses' `starting_after`), or null. */
+  readonly after: string | null;
+  /** A kept stream's answer asked to carry event ids (SSE encodings only): `id: <n>`, the index of the stored event. */
+  readonly ids?: boolean;
+  /** A Last-Event-ID resume: events up to this index are fed to the encoder, not written (-1 or absent: none). */
+  readonly resumeAfter?: number;
+}
+
+/** How a door writes the stream's events: its encoder core, each output's text, its content type, its whole answer. */
+export interface DoorEncoding<T = unknown> {
+  /** The streamed answer's Content-Type. */
+  readonly contentType: string;
+  /** Whether its outputs are SSE frames (`event:`/`data:` … blank line): a kept stream's answer then carries `id: <n>`. */
+  readonly sse: boolean;
+  /** A new encoder core for one answer. */
+  core(context: EncodingContext): StreamCore<UniEvent, T>;
+  /** One output as the answer's text. */
+  frame(output: T): string;
+  /** Text after the last output (SSE's `data: [DONE]\n\n`), or "". */
+  readonly end: string;
+  /** Whether an output is written, for a resume at the door's own position (`context.after`); default: every one. */
+  keep?(output: T, context: EncodingContext): boolean;
+  /** The whole answer of a request that asked for no stream: the events read to their end as one Response. */
+  whole?(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response>;
+}
+
+/** One answer's writer: the text each event, a failure or the end adds. */
+export class EncodedWriter<T> {
+  private readonly core: StreamCore<UniEvent, T>;
+  private outputs: T[] = [];
+  private readonly emit = (o: T): void => void this.outputs.push(o);
+  private done = false;
+
+  constructor(private readonly encoding: DoorEncoding<T>, private readonly context: EncodingContext) {
+    this.core = encoding.core(context);
+    this.core.start?.(this.emit);
+  }
+
+  /** The text of the outputs so far; `id`: the stored event they end, written on the last frame (SSE). */
+  private text(id: number | null): string {
+    const { outputs, encoding, context } = this;
+    this.outputs = [];
+    let text = "";
+    for (let i = 0; i < outputs.length; i++) {
+      const o = outputs[i]!;
+      if (encoding.keep && !encoding.keep(o, context)) continue;
+      text += id !== null && i === outputs.length - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
+    }
+    return text;
+  }
+
+  /** The text of one event (`id`: its index in the stream, for a kept SSE answer; `quiet`: fed, not written). */
+  event(event: UniEvent, id: number | null = null, quiet = false): string {
+    if (this.done) return "";
+    this.core.push(event, this.emit);
+    if (quiet) {
+      this.outputs = [];
+      return "";
+    }
+    return this.text(id);
+  }
+
+  /** The text of the stream's failure (the reader's error) and its end. */
+  fail(reason: unknown, id: number | null = null): string {
+    if (this.done) return "";
+    this.done = true;
+    if (this.core.abort) this.core.abort(reason, this.emit);
+    return this.text(id) + this.encoding.end;
+  }
+
+  /** The text of the stream's end. */
+  end(): string {
+    if (this.done) return "";
+    this.done = true;
+    void this.core.end(this.emit);
+    return this.text(null) + this.encoding.end;
+  }
+
+  /** Releases the core's timers. */
+  dispose(): void {
+    this.core.dispose?.();
+  }
+}
+
+/** The events as a door's answer body: one loop per read, the encoder's text for each (no stage between). */
+export function encodedBody<T>(
+  events: ReadableStream<UniEvent>,
+  encoding: DoorEncoding<T>,
+  context: EncodingContext,
+): ReadableStream<Uint8Array> {
+  const utf8 = new TextEncoder();
+  const reader = events.getReader();
+  const writer = new EncodedWriter(encoding, context);
+  const ids = context.ids === true && encoding.sse;
+  const resumeAfter = context.resumeAfter ?? -1;
+  let index = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        let text: string;
+        let last = false;
+        try {
+          const r = await reader.read();
+          if (r.done) {
+            text = writer.end();
+            last = true;
+          } else {
+            const n = index++;
+            text = writer.event(r.value, ids ? n : null, n <= resumeAfter);
+          }
+        } catch (e) {
+          text = writer.fail(e, ids ? index : null);
+          last = true;
+        }
+        if (text) controller.enqueue(utf8.encode(text));
+        if (last) {
+          writer.dispose();
+          return controller.close();
+        }
+        if (text) return;
+      }
+    },
+    cancel(reason) {
+      writer.dispose();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** MMSP's own wire as a door encoding (SSE, or NDJSON): the stream's events as an MMSP server writes them. */
+export function mmspEncoding(format: "sse" | "ndjson", contentType: string): DoorEncoding<string> {
+  const record = format === "sse" ? (json: string) => `data: ${json}\n\n` : (json: string) => `${json}\n`;
+  const end = format === "sse" ? "data: [DONE]\n\n" : "";
+  return {
+    contentType,
+    sse: false, // (a kept MMSP stream's ids are the stream object's own framing: resume.ts)
+    end,
+    frame: (json) => json,
+    core: () => {
+      let finished = false;
+      return {
+        get finished() {
+          return finished;
+        },
+        push(event, emit) {
+          if (finished) return;
+          let json: string;
+          try {
+            json = encodeWireEvent(event);
+          } catch (error) {
+            finished = true;
+            return emit(record(errorJson(error)));
+          }
+          emit(record(json));
+        },
+        end() {},
+        abort(reason, emit) {
+          if (!finished) emit(record(errorJson(reason)));
+          finished = true;
+        },
+      };
+    },
+  };
+}
+
+function errorJson(error: unknown): string {
+  try {
+    return JSON.stringify({ error: toWireError(error) });
+  } catch {
+    return JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
+  }
+}
