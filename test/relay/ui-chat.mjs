@@ -9,7 +9,10 @@
 //   - a Stop through MmspChatTransport (its abort sends DELETE) that reaches the provider: the fake
 //     sees its request aborted;
 //   - a second principal (another RELAY_KEYS key) on the same chat id: its resume is a 204, its stop
-//     changes nothing (the provider's request runs on, the first principal still resumes it).
+//     changes nothing (the provider's request runs on, the first principal still resumes it);
+//   - in Debian's Chromium (playwright-core), examples/ai-sdk-resume.html (the real `ai`'s chat with
+//     MmspChatTransport) on the same Worker opened to anonymous clients (ALLOW_ANONYMOUS), from another
+//     origin: a reload mid-answer resumes it into the same message, Stop aborts the provider's request.
 // Prints "ui-chat: N passed, N failed".
 //
 // Run: node test/relay/ui-chat.mjs   (after `npm run build`)
@@ -106,8 +109,15 @@ const slowProxy = await serve(async (request) => {
     signal: request.signal,
   });
 });
-const mfs = { chat: new Miniflare({ workers: [worker("chat", upstream.url)] }), slow: new Miniflare({ workers: [worker("slow", slowProxy.url)] }) };
-const base = { chat: await mfs.chat.ready, slow: await mfs.slow.ready };
+// (the page's relay: the slow one, open to anonymous clients, as a public demo is: ALLOW_ANONYMOUS)
+const open = worker("open", slowProxy.url);
+open.bindings = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: slowProxy.url, ALLOW_ANONYMOUS: "true", ANONYMOUS_PER_MINUTE: "1000" };
+const mfs = {
+  chat: new Miniflare({ workers: [worker("chat", upstream.url)] }),
+  slow: new Miniflare({ workers: [worker("slow", slowProxy.url)] }),
+  open: new Miniflare({ workers: [open] }),
+};
+const base = { chat: await mfs.chat.ready, slow: await mfs.slow.ready, open: await mfs.open.ready };
 const api = (which) => new URL("/api/chat", base[which]).href;
 
 const user = (text) => ({ id: `u-${crypto.randomUUID().slice(0, 8)}`, role: "user", parts: [{ type: "text", text }] });
@@ -220,6 +230,57 @@ test("the door's refusals: no key is a 401; a UI part with no MMSP form is a 400
   assert.match((await refused.json()).error.message, /no-such-part/);
 });
 
+// ---- Chromium: examples/ai-sdk-resume.html (the real `ai`'s AbstractChat + MmspChatTransport) on this relay ----
+let browser;
+let pageServer;
+test("Chromium, ai's chat + MmspChatTransport on the ten-line Worker: a reload mid-answer resumes it into the same message; Stop aborts the provider's request", async () => {
+  const { launchChromium } = await import("../../scripts/chromium.mjs");
+  const { default: http } = await import("node:http");
+  const out = fileURLToPath(new URL(".ci-out/", root));
+  await build({ stdin: { contents: 'export { AbstractChat } from "ai";', resolveDir: fileURLToPath(root) }, bundle: true, format: "esm", platform: "browser", outfile: `${out}ai-browser.js`, logLevel: "warning" });
+  // the repository's files (the page, dist/, node_modules/) from another origin than the relay's (CORS)
+  pageServer = http.createServer(async (req, res) => {
+    const path = fileURLToPath(new URL(`.${decodeURIComponent(new URL(req.url, "http://x").pathname)}`, root));
+    if (!path.startsWith(fileURLToPath(root))) return res.writeHead(403).end();
+    try {
+      const type = path.endsWith(".html") ? "text/html" : path.endsWith(".js") ? "text/javascript" : "application/octet-stream";
+      res.writeHead(200, { "content-type": type }).end(await readFile(path));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
+  browser = await launchChromium();
+  const errors = [];
+  const p = await (await browser.newContext()).newPage();
+  p.on("pageerror", (e) => errors.push(String(e)));
+  const relay = base.open.href.replace(/\/$/, "");
+  await p.goto(`http://127.0.0.1:${pageServer.address().port}/examples/ai-sdk-resume.html?ai=/.ci-out/ai-browser.js&relay=${encodeURIComponent(relay)}&model=claude`);
+  const ready = () => p.waitForFunction(() => document.documentElement.dataset.ready === "true");
+  const assistant = () => p.evaluate(() => document.querySelector('.msg[data-role="assistant"]')?.textContent ?? "");
+  const grows = (n) => p.waitForFunction((n) => (document.querySelector('.msg[data-role="assistant"]')?.textContent.length ?? 0) > n, n, { timeout: 15_000 });
+  await ready();
+  const probe = await fetch(`${relay}/api/chat`, { method: "POST", headers: { "content-type": "application/json", origin: "http://127.0.0.1" }, body: JSON.stringify({ messages: [user("Hi")], model: "claude" }) });
+  assert.equal(probe.status, 200, `the page's relay answers anonymous clients: ${probe.status} ${probe.status === 200 ? "" : await probe.text()}`);
+  await probe.body.cancel();
+  const before = provider.requests.length;
+  await p.click("#send");
+  await grows(8);
+  const record = await slowRequest(before);
+  const id = await p.$eval('.msg[data-role="assistant"]', (n) => n.dataset.id);
+  await p.reload();
+  await ready();
+  const n = (await assistant()).length;
+  await grows(n + 8); // (resumed: the answer goes on in the page)
+  assert.equal(await p.$eval('.msg[data-role="assistant"]', (n) => n.dataset.id), id, "the same message");
+  assert.deepEqual(await p.$$eval(".msg", (ns) => ns.map((n) => n.dataset.role)), ["user", "assistant"]);
+  assert.equal(provider.requests.length - before, 1, "one provider request");
+  assert.equal(await endOf(record, 100), "running");
+  await p.click("#stop");
+  assert.equal(await endOf(record, 5000), "aborted", "Stop reached the provider");
+  assert.deepEqual(errors, []);
+});
+
 let passed = 0;
 let failed = 0;
 try {
@@ -236,6 +297,9 @@ try {
 } finally {
   await mfs.chat.dispose();
   await mfs.slow.dispose();
+  await mfs.open.dispose();
+  await browser?.close();
+  pageServer?.close();
   await upstream.close();
   await slowProxy.close();
 }
