@@ -10,8 +10,9 @@
 // every other round) after a warm-up pass. A gateway's CPU is its process's user+system time
 // (process.cpuUsage() sent over IPC at each cell's start and end), divided by the upstream events
 // it read (the provider stream's `data:` messages, [DONE] not counted); medians of the rounds.
-// Cells: the relay's doors — MMSP `/v1/stream` and Open Responses `/v1/responses` (its Chat
-// Completions, Messages and Gemini doors do not exist yet: their columns say so) — and Portkey's
+// Cells: the relay's doors — MMSP `/v1/stream`, Open Responses `/v1/responses` and Gemini's
+// `streamGenerateContent?alt=sse` (its Chat Completions and Messages doors do not exist yet: their
+// columns say so) — and Portkey's
 // `/v1/chat/completions` (and `/v1/messages` for Anthropic), each on Anthropic text, Anthropic with a
 // tool call, OpenAI Chat and Gemini upstreams.
 //
@@ -162,6 +163,18 @@ function cellsOf(relayUrl, portkeyUrl, upstreamUrl) {
       init: { method: "POST", headers: relayHeaders, body: JSON.stringify({ model: u.relayModel, input: "Hi", stream: true }) },
       end: '"type":"response.completed"',
     });
+    cells.push({
+      gateway: "relay",
+      door: "gemini",
+      u,
+      url: `${relayUrl}/v1beta/models/${u.relayModel}:streamGenerateContent?alt=sse`,
+      init: {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-goog-api-key": "bench-relay-key" },
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
+      },
+      end: '"finishReason"',
+    });
     const [provider, model, path] = u.portkey;
     const portkeyHeaders = {
       "content-type": "application/json",
@@ -290,7 +303,8 @@ try {
     const o = us(find("relay", "responses", u));
     const pc = us(find("portkey", "chat", u));
     const pm = us(find("portkey", "messages", u));
-    lines.push(`| ${u.label} | ${fx(s)} µs | ${fx(o)} µs | ${none} | ${none} | ${none} | ${fx(pc)} µs | ${pm === null ? "—" : `${fx(pm)} µs`} | ${ratio(pc, s)} | ${ratio(pc, o)} |`);
+    const g = us(find("relay", "gemini", u));
+    lines.push(`| ${u.label} | ${fx(s)} µs | ${fx(o)} µs | ${none} | ${none} | ${fx(g)} µs | ${fx(pc)} µs | ${pm === null ? "—" : `${fx(pm)} µs`} | ${ratio(pc, s)} | ${ratio(pc, o)} |`);
   }
   lines.push(
     "",

@@ -15,6 +15,8 @@
 //                          `x-mmsp-provider`); without RELAY_KEY or ALLOW_ANONYMOUS=true those are a 401
 //   POST /v1/responses     the same, spoken as Open Responses (src/relay/doors/open-responses/door.ts; resume:
 //                          GET /v1/responses/<id>?stream=true&starting_after=<n>, stop: POST …/<id>/cancel)
+//   POST /v1beta/models/<model>:streamGenerateContent?alt=sse, :generateContent, :countTokens
+//                          the same, spoken as Gemini's API (src/relay/doors/gemini/door.ts)
 //   GET /v1/models         the provider table's models (SPEC §1)
 //   GET /v1/usage          the caller's principal's usage of the provider-backed models; ?all=1 with
 //                          ADMIN_KEY every principal's (src/relay/accounting/ledger.ts; quotas: RELAY_QUOTAS, QUOTAS)
@@ -85,14 +87,15 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
   }
   if (
     pathname === "/v1/stream" || pathname === "/v1/models" || pathname === "/v1/usage" || pathname.startsWith("/v1/streams/") ||
-    pathname === "/v1/responses" || pathname.startsWith("/v1/responses/") || pathname === "/api/chat" || pathname.startsWith("/api/chat/")
+    pathname === "/v1/responses" || pathname.startsWith("/v1/responses/") || pathname.startsWith("/v1beta/models/") ||
+    pathname === "/api/chat" || pathname.startsWith("/api/chat/")
   ) {
     return undefined; // the library's
   }
   return refusal(
     404,
     "NotFoundError",
-    `No route for ${request.method} ${pathname}: POST /v1/stream, POST /v1/responses, GET /v1/models, GET /v1/usage, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
+    `No route for ${request.method} ${pathname}: POST /v1/stream, POST /v1/responses, POST /v1beta/models/<model>:streamGenerateContent, GET /v1/models, GET /v1/usage, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
   );
 }
 

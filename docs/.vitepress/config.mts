@@ -41,6 +41,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: "The relay Worker", link: "/guide/relay" },
       { text: "Deploying your relay", link: "/guide/deploying" },
       { text: "Serving Open Responses", link: "/guide/open-responses" },
+      { text: "Serving Gemini's API", link: "/guide/gemini" },
       { text: "Writing Anthropic Messages", link: "/guide/anthropic-messages" },
       { text: "When a provider fails", link: "/guide/failures" },
       { text: "Quotas and usage", link: "/guide/quotas" },

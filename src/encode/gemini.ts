@@ -87,10 +87,12 @@ function wholePart(item: StreamDoneItem): Rec | undefined {
   }
 }
 
-/** The Gemini writer over one stream of UniEvents. */
-class Encoder implements StreamCore<UniEvent, Uint8Array> {
+/**
+ * The Gemini writer over one stream of UniEvents: each output one SSE message (`data: <chunk>` and its
+ * blank line), so a writer that numbers frames (a kept stream's `id:`) can put one on each.
+ */
+export class GeminiEncoderCore implements StreamCore<UniEvent, string> {
   finished = false;
-  private readonly utf8 = new TextEncoder();
   /** Every chunk with parts is `head + parts + tail`. */
   private readonly head = `data: {"candidates":[{"content":{"role":"model","parts":`;
   private readonly tail: string;
@@ -105,55 +107,88 @@ class Encoder implements StreamCore<UniEvent, Uint8Array> {
     this.tail = `},"index":0}]${meta}}\r\n\r\n`;
   }
 
-  push(event: UniEvent, emit: (b: Uint8Array) => void): void {
+  push(event: UniEvent, emit: (chunk: string) => void): void {
     if (this.ended) return;
-    let out = "";
     if (event.event_type === "stop") {
       this.ended = this.finished = true;
       const finish = GEMINI_FINISH[event.finish_reason ?? "unknown"] ?? "OTHER";
-      out = `data: {"candidates":[{"finishReason":"${finish}","index":0}],"usageMetadata":${
-        JSON.stringify(geminiUsage(event.usage_metadata))
-      }${this.meta}}\r\n\r\n`;
-    } else {
-      for (const item of event.content_items) {
-        switch (item.type) {
-          case "text.delta":
-            // (an empty fragment is written only to carry its signature)
-            if (item.text || signatureOf(item.fidelity)) out += this.chunk(signed({ text: item.text }, item.fidelity));
-            break;
-          case "thinking.delta":
-            if (item.thinking || signatureOf(item.fidelity)) {
-              out += this.chunk(signed({ text: item.thinking, thought: true }, item.fidelity));
-            }
-            break;
-          case "tool_call.done":
-          case "inline_data.done":
-          case "inline_thinking.done":
-            out += this.chunk(wholePart(item)!);
-            break;
-          case "embedding.done":
-            this.options.onWarning?.("Gemini has no part for embedding.done: left out.");
-            break;
-            // (tool calls, images and audio are written whole at their .done; text ends with its last fragment)
-        }
+      return emit(
+        `data: {"candidates":[{"finishReason":"${finish}","index":0}],"usageMetadata":${
+          JSON.stringify(geminiUsage(event.usage_metadata))
+        }${this.meta}}\r\n\r\n`,
+      );
+    }
+    for (const item of event.content_items) {
+      switch (item.type) {
+        case "text.delta":
+          // (an empty fragment is written only to carry its signature)
+          if (item.text || signatureOf(item.fidelity)) emit(this.chunk(signed({ text: item.text }, item.fidelity)));
+          break;
+        case "thinking.delta":
+          if (item.thinking || signatureOf(item.fidelity)) emit(this.chunk(signed({ text: item.thinking, thought: true }, item.fidelity)));
+          break;
+        case "tool_call.done":
+        case "inline_data.done":
+        case "inline_thinking.done":
+          emit(this.chunk(wholePart(item)!));
+          break;
+        case "embedding.done":
+          this.options.onWarning?.("Gemini has no part for embedding.done: left out.");
+          break;
+          // (tool calls, images and audio are written whole at their .done; text ends with its last fragment)
       }
     }
-    if (out) emit(this.utf8.encode(out));
   }
 
   private chunk(part: Rec): string {
     return `${this.head}[${JSON.stringify(part)}]${this.tail}`;
   }
 
-  abort(reason: unknown, emit: (b: Uint8Array) => void): void {
+  abort(reason: unknown, emit: (chunk: string) => void): void {
     if (this.ended) return;
     this.ended = this.finished = true;
-    emit(this.utf8.encode(`data: ${JSON.stringify(geminiError(reason).body)}\r\n\r\n`));
+    emit(`data: ${JSON.stringify(geminiError(reason).body)}\r\n\r\n`);
+  }
+
+  end(emit: (chunk: string) => void): void {
+    // a stream that ends without its stop event is no whole answer (the checked reader errors first)
+    if (!this.ended) this.abort(new Error("the stream ended before its stop event"), emit);
+  }
+}
+
+/** The core's chunks of each UniEvent as one piece of bytes. */
+class Encoder implements StreamCore<UniEvent, Uint8Array> {
+  private readonly utf8 = new TextEncoder();
+  private readonly core: GeminiEncoderCore;
+  private out = "";
+  private readonly collect = (chunk: string): void => void (this.out += chunk);
+
+  constructor(options: GeminiEncoderOptions) {
+    this.core = new GeminiEncoderCore(options);
+  }
+
+  get finished(): boolean {
+    return this.core.finished;
+  }
+
+  private flush(emit: (b: Uint8Array) => void): void {
+    if (this.out) emit(this.utf8.encode(this.out));
+    this.out = "";
+  }
+
+  push(event: UniEvent, emit: (b: Uint8Array) => void): void {
+    this.core.push(event, this.collect);
+    this.flush(emit);
+  }
+
+  abort(reason: unknown, emit: (b: Uint8Array) => void): void {
+    this.core.abort(reason, this.collect);
+    this.flush(emit);
   }
 
   end(emit: (b: Uint8Array) => void): void {
-    // a stream that ends without its stop event is no whole answer (the checked reader errors first)
-    if (!this.ended) this.abort(new Error("the stream ended before its stop event"), emit);
+    this.core.end(this.collect);
+    this.flush(emit);
   }
 }
 

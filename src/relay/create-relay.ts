@@ -38,6 +38,7 @@ import { usageRoute } from "./doors/mmsp/usage.js";
 import { type Door, encodingsOf, shapedAnswer } from "./doors/door.js";
 import { mmspDoor, modelsRoute } from "./doors/mmsp/door.js";
 import { openResponsesDoor } from "./doors/open-responses/door.js";
+import { geminiDoor } from "./doors/gemini/door.js";
 import { uiChatDoor } from "./doors/ui-chat/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
@@ -189,13 +190,22 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
     },
   });
+  const gemini = geminiDoor<E>({
+    admit: admit.admit,
+    answer: stream.answer,
+    release: async (request, env) => {
+      let settling: Promise<unknown> | undefined;
+      admit.release(request, env, (promise) => (settling = promise));
+      await settling;
+    },
+  });
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt, keyOf: admit.keyOf });
   const usage = usageRoute<E>({ admission: admit, quotaStore });
   const { chatPath = "/api/chat" } = options;
   const uiChat = chatPath === false ? [] : [uiChatDoor<E>({ admission: admit, admitted, streams: stream, namespace, path: chatPath })];
-  const doors = [openResponses, ...uiChat, mmsp, models, usage];
-  const route = routeTable<E>(doors, [mmsp, openResponses, ...uiChat, models, usage], thrownAnswer);
+  const doors = [openResponses, gemini, ...uiChat, mmsp, models, usage];
+  const route = routeTable<E>(doors, [mmsp, openResponses, gemini, ...uiChat, models, usage], thrownAnswer);
   // what the doors declare, composed once: the headers a key is read from, CORS's headers
   const keyHeaders = keyHeadersWith(doors);
   const cors = corsPolicy(doors);

@@ -113,7 +113,14 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
   }
 
   /** The claim of a request for `row`, made on its principal's quota, or the refusal to answer. */
-  async function claimOf(who: Resolved, model: string, row: RelayRow, body: Uint8Array, env: E): Promise<Claim | Response> {
+  async function claimOf(
+    who: Resolved,
+    model: string,
+    row: RelayRow,
+    body: Uint8Array,
+    env: E,
+    counting = false,
+  ): Promise<Claim | Response> {
     // closed to anonymous callers unless opened (gate.ts), then the claim on the principal's quota
     if (who.anonymous && !authorize && anonymousRate(allowAnonymous, env) === null) return closedRefusal(model);
     // (a quota per anonymous client needs to know the client: never one shared by every caller)
@@ -123,7 +130,8 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
     const input = inputEstimate(asked.messages, asked.config);
     // (one claim for the request, whichever target serves it: a fallback spends from it too; the
     // provider is asked for this output, no more: `open` passes the same reserve to every target)
-    const tokens = input + parts.reserveOf(asked.config, row, env);
+    // (a count of tokens, not a stream: it counts against requestsPerMinute only, reserving no tokens)
+    const tokens = counting ? 0 : input + parts.reserveOf(asked.config, row, env);
     const claim: Claim = {
       id: crypto.randomUUID(),
       principal: who.principal,
@@ -131,14 +139,17 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
       tokens,
       input,
       until: Date.now() + parts.limitsOf(env).streamMs + 60_000,
-      quota: who.quota ?? {},
+      quota: counting ? { requestsPerMinute: who.quota?.requestsPerMinute } : who.quota ?? {},
     };
     const refused = await quotaStore(env).claim(claim);
     return refused ? refusedAnswer(refused) : claim;
   }
 
-  /** Admits a POST as a stream's creation (see Relay's `admit`); `translate` maps another API's body onto MMSP's. */
-  async function admit(request: Request, env: E, translate?: (body: unknown) => unknown): Promise<Request | Response> {
+  /**
+   * Admits a POST as a stream's creation (see Relay's `admit`); `translate` maps another API's body onto MMSP's;
+   * `counting`: a door's count of tokens (its claim holds a place in requestsPerMinute only, for the door to release).
+   */
+  async function admit(request: Request, env: E, translate?: (body: unknown) => unknown, counting = false): Promise<Request | Response> {
     const who = await principalOf(request, "create", env);
     if (who instanceof Response) return who;
     let body = await readJsonBody(request, parts.limitsOf(env));
@@ -152,7 +163,7 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
     const found = parts.rowOfBody(body, env);
     let claim: Claim | undefined;
     if (found) {
-      const made = await claimOf(who, found.model, found.row, body, env);
+      const made = await claimOf(who, found.model, found.row, body, env, counting);
       if (made instanceof Response) return made;
       claim = made;
     }

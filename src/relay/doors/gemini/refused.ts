@@ -1,0 +1,22 @@
+// The Gemini door: SPEC §10 "Doors: the APIs a client speaks" (its refusals in Google's error shape).
+//
+// Google's APIs answer an error as `{"error": {code, message, status}}` (`status` Google's word for
+// the HTTP code: the encoder's table, geminiError). Google's shape has no member naming the
+// parameter, so a refusal's message names it. The relay's other refusals (admission's 401/413/429,
+// routing's 404, a provider's refusal) are re-shaped so by the door's declared error shape (door.ts),
+// their status and headers kept (`Retry-After`, `x-should-retry`).
+import { geminiError } from "../../../encode.js";
+
+/** A member of the client's request the relay cannot serve (its message names it). */
+export class GeminiRefused extends Error {}
+
+/** Refuses: throws the refusal `message` (naming the member) that `geminiAsk` answers as a 400. */
+export const refuse = (message: string): never => {
+  throw new GeminiRefused(message);
+};
+
+/** A refusal in Google's error shape (`status` Google's word for the code). */
+export function googleError(status: number, message: string, headers?: HeadersInit): Response {
+  const { body } = geminiError(Object.assign(new Error(message), { status }));
+  return Response.json(body, { status, headers });
+}
