@@ -213,8 +213,17 @@ test("a second principal on the same chat id: its resume is a 204 and reads noth
   assert.equal(bGet.status, 204);
   assert.equal(bGet.headers.get("etag"), null);
   assert.equal(await endOf(record, 300), "running", "b's stop changed nothing");
+  // b's own answer on the same chat id is b's chat: it neither stops nor replaces a's
+  const bFirst = await chunksOf(await send(b, id), 4);
+  assert.notDeepEqual(bFirst[0], first[0]);
+  const bRecord = await slowRequest(before + 1);
+  assert.equal(await endOf(record, 300), "running", "b's answer did not stop a's");
   const resumed = await chunksOf(await a.reconnectToStream({ chatId: id }), 10);
   assert.deepEqual(resumed[0], first[0], "a still resumes its answer");
+  const bStopOwn = await fetch(`${api("slow")}/${id}/stream`, { method: "DELETE", headers: { "x-relay-key": B } });
+  assert.equal(bStopOwn.status, 204);
+  assert.equal(await endOf(bRecord, 5000), "aborted", "b stops its own answer");
+  assert.equal(await endOf(record, 300), "running", "and only its own");
   const aStop = await fetch(`${api("slow")}/${id}/stream`, { method: "DELETE", headers: { "x-relay-key": A } });
   assert.equal(aStop.status, 204);
   assert.equal(await endOf(record, 5000), "aborted");
