@@ -10,9 +10,9 @@
 // every other round) after a warm-up pass. A gateway's CPU is its process's user+system time
 // (process.cpuUsage() sent over IPC at each cell's start and end), divided by the upstream events
 // it read (the provider stream's `data:` messages, [DONE] not counted); medians of the rounds.
-// Cells: the relay's doors — MMSP `/v1/stream`, Open Responses `/v1/responses` and Gemini's
-// `streamGenerateContent?alt=sse` (its Chat Completions and Messages doors do not exist yet: their
-// columns say so) — and Portkey's
+// Cells: the relay's doors — MMSP `/v1/stream`, Open Responses `/v1/responses`, Chat Completions
+// `/v1/chat/completions` and Gemini's `streamGenerateContent?alt=sse` (its Messages door does not
+// exist yet: its column says so) — and Portkey's
 // `/v1/chat/completions` (and `/v1/messages` for Anthropic), each on Anthropic text, Anthropic with a
 // tool call, OpenAI Chat and Gemini upstreams.
 //
@@ -165,6 +165,14 @@ function cellsOf(relayUrl, portkeyUrl, upstreamUrl) {
     });
     cells.push({
       gateway: "relay",
+      door: "chat",
+      u,
+      url: `${relayUrl}/v1/chat/completions`,
+      init: { method: "POST", headers: relayHeaders, body: JSON.stringify({ model: u.relayModel, messages: [{ role: "user", content: "Hi" }], stream: true }) },
+      end: `"finish_reason":"${u.key === "anthropic-tools" ? "tool_calls" : "stop"}"`,
+    });
+    cells.push({
+      gateway: "relay",
       door: "gemini",
       u,
       url: `${relayUrl}/v1beta/models/${u.relayModel}:streamGenerateContent?alt=sse`,
@@ -295,16 +303,17 @@ try {
   const lines = [
     `Node ${process.version}, ${started.toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, @portkey-ai/gateway ${pkgVersion("@portkey-ai/gateway")} (@hono/node-server ${pkgVersion("@hono/node-server")}); load average ${load0.map((x) => x.toFixed(2)).join(" ")} at the start, ${load1.map((x) => x.toFixed(2)).join(" ")} at the end. Each cell: ${REQUESTS} requests at concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds after ${WARMUP} warm-up requests; ${DELTAS}-delta upstream streams (events per stream: ${UPSTREAMS.map((u) => `${u.label} ${events[u.key]}`).join(", ")}). µs/event = the gateway process's user+system CPU ÷ upstream events; Portkey ÷ relay > 1 = the relay is cheaper. Requests sent again after a kept-alive connection closed under them: ${retries}.`,
     "",
-    "| upstream → client | relay `/v1/stream` (MMSP) | relay `/v1/responses` | relay Chat Completions | relay Messages | relay Gemini | Portkey `/v1/chat/completions` | Portkey `/v1/messages` | Portkey chat ÷ relay MMSP | Portkey chat ÷ relay Responses |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| upstream → client | relay `/v1/stream` (MMSP) | relay `/v1/responses` | relay Chat Completions | relay Messages | relay Gemini | Portkey `/v1/chat/completions` | Portkey `/v1/messages` | Portkey chat ÷ relay MMSP | Portkey chat ÷ relay Responses | Portkey chat ÷ relay Chat |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const u of UPSTREAMS) {
     const s = us(find("relay", "stream", u));
     const o = us(find("relay", "responses", u));
+    const c = us(find("relay", "chat", u));
     const pc = us(find("portkey", "chat", u));
     const pm = us(find("portkey", "messages", u));
     const g = us(find("relay", "gemini", u));
-    lines.push(`| ${u.label} | ${fx(s)} µs | ${fx(o)} µs | ${none} | ${none} | ${fx(g)} µs | ${fx(pc)} µs | ${pm === null ? "—" : `${fx(pm)} µs`} | ${ratio(pc, s)} | ${ratio(pc, o)} |`);
+    lines.push(`| ${u.label} | ${fx(s)} µs | ${fx(o)} µs | ${fx(c)} µs | ${none} | ${fx(g)} µs | ${fx(pc)} µs | ${pm === null ? "—" : `${fx(pm)} µs`} | ${ratio(pc, s)} | ${ratio(pc, o)} | ${ratio(pc, c)} |`);
   }
   lines.push(
     "",

@@ -88,6 +88,8 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
   if (
     pathname === "/v1/stream" || pathname === "/v1/models" || pathname === "/v1/usage" || pathname.startsWith("/v1/streams/") ||
     pathname === "/v1/responses" || pathname.startsWith("/v1/responses/") || pathname.startsWith("/v1beta/models/") ||
+    pathname === "/v1/chat/completions" ||
+    pathname === "/v1/messages" || pathname.startsWith("/v1/messages/") ||
     pathname === "/api/chat" || pathname.startsWith("/api/chat/")
   ) {
     return undefined; // the library's
@@ -95,7 +97,7 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
   return refusal(
     404,
     "NotFoundError",
-    `No route for ${request.method} ${pathname}: POST /v1/stream, POST /v1/responses, POST /v1beta/models/<model>:streamGenerateContent, GET /v1/models, GET /v1/usage, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
+    `No route for ${request.method} ${pathname}: POST /v1/stream, POST /v1/responses, POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, POST /v1beta/models/<model>:streamGenerateContent, GET /v1/models, GET /v1/usage, GET or DELETE /v1/streams/<id>, POST /api/chat, GET or DELETE /api/chat/<chatId>/stream, GET / (demo page).`,
   );
 }
 

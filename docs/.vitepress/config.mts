@@ -41,6 +41,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: "The relay Worker", link: "/guide/relay" },
       { text: "Deploying your relay", link: "/guide/deploying" },
       { text: "Serving Open Responses", link: "/guide/open-responses" },
+      { text: "Serving Chat Completions", link: "/guide/chat-completions" },
       { text: "Serving Gemini's API", link: "/guide/gemini" },
       { text: "Writing Anthropic Messages", link: "/guide/anthropic-messages" },
       { text: "When a provider fails", link: "/guide/failures" },

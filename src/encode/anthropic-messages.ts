@@ -442,3 +442,13 @@ export function anthropicMessage(
   }
   return encoder.message;
 }
+
+/**
+ * The encoder's core (its state machine, the stream's bytes out), for a writer that runs it with no
+ * stream between its stages (the relay's Messages door: stream/encoding.ts).
+ */
+export class AnthropicMessagesEncoderCore extends Encoder {
+  constructor(options: AnthropicMessagesEncoderOptions = {}) {
+    super(options, true, "AnthropicMessagesEncoderStream");
+  }
+}

@@ -108,10 +108,14 @@ const fieldOf = (fidelity: unknown): ChatReasoningField | undefined => {
   return f === "reasoning_content" || f === "reasoning" ? f : undefined;
 };
 
-/** The Chat Completions writer over one stream of UniEvents. */
-class Encoder implements StreamCore<UniEvent, Uint8Array> {
+/**
+ * The Chat Completions writer over one stream of UniEvents: one output per SSE message
+ * (`data: <chunk>\n\n`, then `data: [DONE]\n\n`), the text as it goes on the wire. The relay's Chat
+ * Completions door runs it where the stream's events are (its encoding); {@link ChatCompletionsEncoderStream}
+ * writes each event's messages as one piece of bytes.
+ */
+export class ChatCompletionsEncoderCore implements StreamCore<UniEvent, string> {
   finished = false;
-  private readonly utf8 = new TextEncoder();
   /** Every chunk up to its `delta`, and what follows it: each chunk is `head + delta + tail`. */
   private readonly head: string;
   private readonly tail = `,"logprobs":null,"finish_reason":null}]}\n\n`;
@@ -133,89 +137,122 @@ class Encoder implements StreamCore<UniEvent, Uint8Array> {
     this.field = options.reasoningField ?? "reasoning_content";
   }
 
-  start(emit: (b: Uint8Array) => void): void {
-    emit(this.utf8.encode(`${this.head}{"role":"assistant","content":""}${this.tail}`));
+  start(emit: (s: string) => void): void {
+    emit(`${this.head}{"role":"assistant","content":""}${this.tail}`);
   }
 
-  push(event: UniEvent, emit: (b: Uint8Array) => void): void {
+  push(event: UniEvent, emit: (s: string) => void): void {
     if (this.ended) return;
-    let out = "";
-    if (event.event_type === "stop") out = this.stop(event);
-    else {
-      for (const item of event.content_items) {
-        switch (item.type) {
-          case "text.delta":
-            if (item.text) out += this.chunk({ content: item.text });
-            out += this.bound(item.fidelity);
-            break;
-          case "thinking.delta": {
-            this.groupField ??= fieldOf(item.fidelity);
-            if (item.thinking) out += this.chunk({ [fieldOf(item.fidelity) ?? this.groupField ?? this.field]: item.thinking });
-            out += this.bound(item.fidelity);
-            break;
-          }
-          case "tool_call.delta": {
-            if (item.name && item.tool_call_id !== this.callId) {
-              this.callId = item.tool_call_id;
-              const call = {
-                index: this.calls++,
-                id: item.tool_call_id,
-                type: "function",
-                function: { name: item.name, arguments: item.arguments },
-              };
-              out += this.chunk({ tool_calls: [call] });
-            } else if (item.arguments) {
-              out += this.chunk({ tool_calls: [{ index: this.calls - 1, function: { arguments: item.arguments } }] });
-            }
-            out += this.bound(item.fidelity, this.callId);
-            break;
-          }
-          case "thinking.done":
-            this.groupField = undefined;
-            break;
-          case "tool_call.done":
-            this.callId = "";
-            break;
-          case "text.done":
-            break;
-          default:
-            if (item.type.endsWith(".done")) this.options.onWarning?.(`Chat Completions has no place for ${item.type}: left out.`);
+    if (event.event_type === "stop") return this.stop(event, emit);
+    for (const item of event.content_items) {
+      switch (item.type) {
+        case "text.delta":
+          if (item.text) emit(this.chunk({ content: item.text }));
+          this.bound(emit, item.fidelity);
+          break;
+        case "thinking.delta": {
+          this.groupField ??= fieldOf(item.fidelity);
+          if (item.thinking) emit(this.chunk({ [fieldOf(item.fidelity) ?? this.groupField ?? this.field]: item.thinking }));
+          this.bound(emit, item.fidelity);
+          break;
         }
+        case "tool_call.delta": {
+          if (item.name && item.tool_call_id !== this.callId) {
+            this.callId = item.tool_call_id;
+            const call = {
+              index: this.calls++,
+              id: item.tool_call_id,
+              type: "function",
+              function: { name: item.name, arguments: item.arguments },
+            };
+            emit(this.chunk({ tool_calls: [call] }));
+          } else if (item.arguments) {
+            emit(this.chunk({ tool_calls: [{ index: this.calls - 1, function: { arguments: item.arguments } }] }));
+          }
+          this.bound(emit, item.fidelity, this.callId);
+          break;
+        }
+        case "thinking.done":
+          this.groupField = undefined;
+          break;
+        case "tool_call.done":
+          this.callId = "";
+          break;
+        case "text.done":
+          break;
+        default:
+          if (item.type.endsWith(".done")) this.options.onWarning?.(`Chat Completions has no place for ${item.type}: left out.`);
       }
     }
-    if (out) emit(this.utf8.encode(out));
   }
 
   private chunk(delta: Rec): string {
     return this.head + JSON.stringify(delta) + this.tail;
   }
 
-  /** A fragment's provider-bound values, as one `reasoning_details` chunk ("" when it carries none). */
-  private bound(fidelity: unknown, toolCallId?: string): string {
-    if (!isRecord(fidelity)) return "";
+  /** A fragment's provider-bound values, as one `reasoning_details` chunk (none when it carries none). */
+  private bound(emit: (s: string) => void, fidelity: unknown, toolCallId?: string): void {
+    if (!isRecord(fidelity)) return;
     const entries = reasoningDetails(fidelity, toolCallId);
-    return entries.length ? this.chunk({ reasoning_details: entries }) : "";
+    if (entries.length) emit(this.chunk({ reasoning_details: entries }));
   }
 
-  private stop(event: UniEvent): string {
+  private stop(event: UniEvent, emit: (s: string) => void): void {
     this.ended = this.finished = true;
     const finish = CHAT_FINISH[event.finish_reason ?? "unknown"] ?? "stop";
-    let out = `${this.head}{}${this.tail.replace('"finish_reason":null', `"finish_reason":"${finish}"`)}`;
+    emit(`${this.head}{}${this.tail.replace('"finish_reason":null', `"finish_reason":"${finish}"`)}`);
     if (this.options.includeUsage) {
-      out += `data: ${this.top},"choices":[],"usage":${JSON.stringify(chatCompletionsUsage(event.usage_metadata))}}\n\n`;
+      emit(`data: ${this.top},"choices":[],"usage":${JSON.stringify(chatCompletionsUsage(event.usage_metadata))}}\n\n`);
     }
-    return out + "data: [DONE]\n\n";
+    emit("data: [DONE]\n\n");
+  }
+
+  abort(reason: unknown, emit: (s: string) => void): void {
+    if (this.ended) return;
+    this.ended = this.finished = true;
+    emit(`data: ${JSON.stringify(chatCompletionsError(reason).body)}\n\n`);
+    emit("data: [DONE]\n\n");
+  }
+
+  end(emit: (s: string) => void): void {
+    // a stream that ends without its stop event is no whole answer (the checked reader errors first)
+    if (!this.ended) this.abort(new Error("the stream ended before its stop event"), emit);
+  }
+}
+
+/** The core's messages of each call as one piece of UTF-8 bytes (the public stream's outputs). */
+class Bytes implements StreamCore<UniEvent, Uint8Array> {
+  private readonly utf8 = new TextEncoder();
+  private readonly core: ChatCompletionsEncoderCore;
+
+  constructor(options: ChatCompletionsEncoderOptions) {
+    this.core = new ChatCompletionsEncoderCore(options);
+  }
+
+  get finished(): boolean {
+    return this.core.finished;
+  }
+
+  private run(emit: (b: Uint8Array) => void, step: (emit: (s: string) => void) => void): void {
+    let out = "";
+    step((s) => void (out += s));
+    if (out) emit(this.utf8.encode(out));
+  }
+
+  start(emit: (b: Uint8Array) => void): void {
+    this.run(emit, (e) => this.core.start(e));
+  }
+
+  push(event: UniEvent, emit: (b: Uint8Array) => void): void {
+    this.run(emit, (e) => this.core.push(event, e));
   }
 
   abort(reason: unknown, emit: (b: Uint8Array) => void): void {
-    if (this.ended) return;
-    this.ended = this.finished = true;
-    emit(this.utf8.encode(`data: ${JSON.stringify(chatCompletionsError(reason).body)}\n\ndata: [DONE]\n\n`));
+    this.run(emit, (e) => this.core.abort(reason, e));
   }
 
   end(emit: (b: Uint8Array) => void): void {
-    // a stream that ends without its stop event is no whole answer (the checked reader errors first)
-    if (!this.ended) this.abort(new Error("the stream ended before its stop event"), emit);
+    this.run(emit, (e) => this.core.end(e));
   }
 }
 
@@ -244,7 +281,7 @@ export class ChatCompletionsEncoderStream extends CoreStream<UniEvent, Uint8Arra
   /** Checks the options (a `TypeError` / `RangeError` naming a wrong one) and makes the encoder (`id`, `model` and `created` name every chunk). */
   constructor(options: ChatCompletionsEncoderOptions = {}) {
     checkOptions("ChatCompletionsEncoderStream", options, OPTIONS);
-    super(new Encoder(options));
+    super(new Bytes(options));
   }
 }
 
@@ -298,8 +335,8 @@ export function chatCompletion(
   };
 }
 
-/** The OpenAI error `type` of an HTTP status. */
-const openaiType = (status: number): string =>
+/** The OpenAI error `type` of an HTTP status (the relay's Chat Completions door writes its refusals with it too). */
+export const openaiType = (status: number): string =>
   status === 401 || status === 403
     ? "authentication_error"
     : status === 429

@@ -5,10 +5,19 @@
  *
  *   text       message: output_item.added, content_part.added (output_text), output_text.delta…,
  *              output_text.done, content_part.done, output_item.done
- *   thinking   reasoning: output_item.added, content_part.added (reasoning_text), reasoning_text.delta…,
- *              reasoning_text.done, content_part.done, output_item.done (its `encrypted_content` only
- *              for its maker: SPEC §9)
- *   tool_call  function_call: output_item.added, function_call_arguments.delta…, .done, output_item.done
+ *   thinking   reasoning: output_item.added, then thinking that is a summary (`fidelity.summary: true`,
+ *              SPEC §9: Claude 4 and later, Gemini's thoughts, Responses summaries) as the item's
+ *              `summary`: reasoning_summary_part.added (summary_text), reasoning_summary_text.delta…,
+ *              .done, reasoning_summary_part.done; raw reasoning as its `content`: content_part.added
+ *              (reasoning_text), reasoning_text.delta…, .done, content_part.done; output_item.done (its
+ *              `encrypted_content` only for its maker: SPEC §9). Until a fragment or the group's end
+ *              says which it is, the group's fragments are held (Anthropic marks it with its signature,
+ *              at the end; Gemini on the first fragment).
+ *   tool_call  function_call: output_item.added, function_call_arguments.delta…, .done, output_item.done;
+ *              a call of one of the request's `custom` tools (echoed in `request.tools`: the provider
+ *              was given a function of one string, `input`) is a custom_tool_call: output_item.added,
+ *              custom_tool_call_input.delta (the whole input, once the call is whole), .done,
+ *              output_item.done
  *
  * framed by `response.created` + `response.in_progress` first and one terminal event last:
  * `response.completed` (stop, tool_call, unknown), `response.incomplete` (length), or an `error`
@@ -52,8 +61,11 @@ const ENCRYPTED_MAKER = "openai-responses";
 interface Open {
   index: number;
   id: string;
-  kind: "text" | "thinking" | "tool_call";
+  kind: "text" | "thinking" | "tool_call" | "custom";
   text: string;
+  /** Thinking: a summary (true), raw reasoning (false), or not known yet (undefined: `held` keeps its fragments). */
+  summary?: boolean;
+  held: string[];
   name: string;
   callId: string;
 }
@@ -85,10 +97,14 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
   private readonly id: string;
   private readonly createdAt: number;
   private ended = false;
+  /** The names of the request's custom tools (their calls are custom_tool_call items). */
+  private readonly custom: Set<unknown>;
 
   constructor(private readonly options: OpenResponsesEncoderOptions) {
     this.id = options.id ?? `resp_${hex(16)}`;
     this.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
+    const tools = options.request?.tools;
+    this.custom = new Set(Array.isArray(tools) ? tools.filter((t) => isObject(t) && t.type === "custom").map((t) => t.name) : []);
   }
 
   private send(type: string, members: Record<string, unknown>): void {
@@ -111,17 +127,17 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       instructions: typeof r.instructions === "string" ? r.instructions : null,
       output: this.output.map((item) => structuredClone(item)),
       error: null,
-      tools: pick("tools", []),
-      tool_choice: pick("tool_choice", "auto"),
+      tools: toolsEcho(r.tools),
+      tool_choice: toolChoiceEcho(r.tool_choice),
       truncation: "disabled",
       parallel_tool_calls: pick("parallel_tool_calls", true),
-      text: pick("text", { format: { type: "text" } }),
+      text: textEcho(r.text),
       top_p: pick("top_p", 1),
       presence_penalty: pick("presence_penalty", 0),
       frequency_penalty: pick("frequency_penalty", 0),
       top_logprobs: 0,
       temperature: pick("temperature", 1),
-      reasoning: pick("reasoning", null),
+      reasoning: reasoningEcho(r.reasoning),
       user: null,
       usage: null,
       max_output_tokens: pick("max_output_tokens", null),
@@ -153,6 +169,7 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
           break;
         case "thinking.delta":
           this.begin("thinking");
+          if ((item.fidelity as { summary?: unknown } | null | undefined)?.summary === true) this.decide(true);
           if (item.thinking) this.delta(item.thinking);
           break;
         case "tool_call.delta":
@@ -172,12 +189,13 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
   }
 
   /** The first fragment of a group opens its output item (and its content part). */
-  private begin(kind: Open["kind"], name = "", callId = ""): void {
+  private begin(asked: Open["kind"], name = "", callId = ""): void {
     if (this.open) return;
+    const kind = asked === "tool_call" && this.custom.has(name) ? "custom" : asked;
     const index = this.output.length;
-    const prefix = kind === "text" ? "msg" : kind === "thinking" ? "rs" : "fc";
+    const prefix = kind === "text" ? "msg" : kind === "thinking" ? "rs" : kind === "custom" ? "ctc" : "fc";
     const id = `${prefix}_${this.id.replace(/^resp_/, "")}_${index}`;
-    this.open = { index, id, kind, text: "", name, callId };
+    this.open = { index, id, kind, text: "", name, callId, held: [] };
     if (kind === "text") {
       this.send("response.output_item.added", {
         output_index: index,
@@ -185,8 +203,12 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       });
       this.send("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: this.part("") });
     } else if (kind === "thinking") {
-      this.send("response.output_item.added", { output_index: index, item: { type: "reasoning", id, summary: [], content: [] } });
-      this.send("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: this.part("") });
+      this.send("response.output_item.added", { output_index: index, item: { type: "reasoning", id, summary: [] } });
+    } else if (kind === "custom") {
+      this.send("response.output_item.added", {
+        output_index: index,
+        item: { type: "custom_tool_call", id, call_id: callId, name, input: "" },
+      });
     } else {
       this.send("response.output_item.added", {
         output_index: index,
@@ -195,8 +217,25 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     }
   }
 
-  private part(text: string, kind = this.open!.kind): Record<string, unknown> {
-    return kind === "text" ? { type: "output_text", text, annotations: [] } : { type: "reasoning_text", text };
+  private part(text: string, kind = this.open!.kind, summary = false): Record<string, unknown> {
+    return kind === "text" ? { type: "output_text", text, annotations: [] } : { type: summary ? "summary_text" : "reasoning_text", text };
+  }
+
+  /** The open thinking is a summary or raw reasoning: its part opens, its held fragments go out. */
+  private decide(summary: boolean): void {
+    const o = this.open!;
+    if (o.kind !== "thinking" || o.summary !== undefined) return;
+    o.summary = summary;
+    const at = { item_id: o.id, output_index: o.index };
+    if (summary) this.send("response.reasoning_summary_part.added", { ...at, summary_index: 0, part: this.part("", o.kind, true) });
+    else this.send("response.content_part.added", { ...at, content_index: 0, part: this.part("", o.kind) });
+    for (const text of o.held.splice(0)) this.thinkingDelta(o, text);
+  }
+
+  private thinkingDelta(o: Open, text: string): void {
+    const at = { item_id: o.id, output_index: o.index };
+    if (o.summary) this.send("response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta: text });
+    else this.send("response.reasoning_text.delta", { ...at, content_index: 0, delta: text });
   }
 
   private delta(text: string): void {
@@ -204,7 +243,8 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     o.text += text;
     const at = { item_id: o.id, output_index: o.index };
     if (o.kind === "text") this.send("response.output_text.delta", { ...at, content_index: 0, delta: text, logprobs: [] });
-    else if (o.kind === "thinking") this.send("response.reasoning_text.delta", { ...at, content_index: 0, delta: text });
+    else if (o.kind === "thinking") o.summary === undefined ? o.held.push(text) : this.thinkingDelta(o, text);
+    else if (o.kind === "custom") return; // (JSON of the function's one argument: the input goes out whole at the end)
     else this.send("response.function_call_arguments.delta", { ...at, delta: text });
   }
 
@@ -213,26 +253,47 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     this.open = null;
     const at = { item_id: o.id, output_index: o.index };
     let final: Record<string, unknown>;
-    if (item.type === "tool_call.done") {
+    if (item.type === "tool_call.done" && o.kind === "custom") {
+      const args = item.arguments as Record<string, unknown>;
+      const input = typeof args?.input === "string" ? args.input : JSON.stringify(args ?? {});
+      if (input) this.send("response.custom_tool_call_input.delta", { ...at, delta: input });
+      this.send("response.custom_tool_call_input.done", { ...at, input });
+      final = { type: "custom_tool_call", id: o.id, call_id: o.callId, name: o.name, input, status: "completed" };
+    } else if (item.type === "tool_call.done") {
       // (the arguments as they streamed: the checked reader made sure they parse to item.arguments)
       this.send("response.function_call_arguments.done", { ...at, arguments: o.text || "{}" });
       final = { type: "function_call", id: o.id, call_id: o.callId, name: o.name, arguments: o.text || "{}", status: "completed" };
-    } else {
-      const text = item.type === "text.done" ? item.text : (item as { thinking: string }).thinking;
-      if (o.kind === "text") this.send("response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
-      else this.send("response.reasoning_text.done", { ...at, content_index: 0, text });
+    } else if (o.kind === "text") {
+      const text = (item as { text: string }).text;
+      this.send("response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
       this.send("response.content_part.done", { ...at, content_index: 0, part: this.part(text, o.kind) });
-      final = o.kind === "text"
-        ? { type: "message", id: o.id, status: "completed", role: "assistant", content: [this.part(text, o.kind)] }
-        : this.reasoning(o.id, text, (item as { fidelity?: Fidelity | null }).fidelity);
+      final = { type: "message", id: o.id, status: "completed", role: "assistant", content: [this.part(text, o.kind)] };
+    } else {
+      const { thinking: text, fidelity } = item as { thinking: string; fidelity?: Fidelity | null };
+      this.open = o;
+      this.decide((fidelity as { summary?: unknown } | null | undefined)?.summary === true);
+      this.open = null;
+      if (o.summary) {
+        this.send("response.reasoning_summary_text.done", { ...at, summary_index: 0, text });
+        this.send("response.reasoning_summary_part.done", { ...at, summary_index: 0, part: this.part(text, o.kind, true) });
+      } else {
+        this.send("response.reasoning_text.done", { ...at, content_index: 0, text });
+        this.send("response.content_part.done", { ...at, content_index: 0, part: this.part(text, o.kind) });
+      }
+      final = this.reasoning(o.id, text, fidelity, o.summary === true);
     }
     this.output.push(final);
     this.send("response.output_item.done", { output_index: o.index, item: structuredClone(final) });
   }
 
-  /** A finished reasoning item: its text as content; `encrypted_content` only when its maker is the Responses API or unnamed (SPEC §9). */
-  private reasoning(id: string, text: string, fidelity: Fidelity | null | undefined): Record<string, unknown> {
-    const item: Record<string, unknown> = { type: "reasoning", id, summary: [], content: [{ type: "reasoning_text", text }] };
+  /**
+   * A finished reasoning item: its text as its summary or as its content; `encrypted_content` only
+   * when its maker is the Responses API or unnamed (SPEC §9).
+   */
+  private reasoning(id: string, text: string, fidelity: Fidelity | null | undefined, summary: boolean): Record<string, unknown> {
+    const item: Record<string, unknown> = summary
+      ? { type: "reasoning", id, summary: [{ type: "summary_text", text }] }
+      : { type: "reasoning", id, summary: [], content: [{ type: "reasoning_text", text }] };
     const encrypted = fidelity?.encrypted_content;
     const maker = fidelity?.provider;
     if (typeof encrypted === "string" && (maker === undefined || maker === ENCRYPTED_MAKER)) item.encrypted_content = encrypted;
@@ -270,8 +331,12 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       this.output.push(
         o.kind === "text"
           ? { type: "message", id: o.id, status: "incomplete", role: "assistant", content: [this.part(o.text, o.kind)] }
+          : o.kind === "thinking" && o.summary
+          ? { type: "reasoning", id: o.id, summary: [this.part(o.text, o.kind, true)], status: "incomplete" }
           : o.kind === "thinking"
           ? { type: "reasoning", id: o.id, summary: [], content: [this.part(o.text, o.kind)], status: "incomplete" }
+          : o.kind === "custom"
+          ? { type: "custom_tool_call", id: o.id, call_id: o.callId, name: o.name, input: "", status: "incomplete" }
           : { type: "function_call", id: o.id, call_id: o.callId, name: o.name, arguments: o.text, status: "incomplete" },
       );
     }
@@ -282,6 +347,52 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     // a stream that ends without its stop event is no whole answer (the checked reader errors first)
     if (!this.ended) this.abort(new Error("the stream ended before its stop event"), emit);
   }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The request's tools as the resource echoes them: a function tool with every member the spec's
+ * FunctionTool requires (`description`, `parameters`, `strict`: null when not sent); a custom tool as sent.
+ */
+function toolsEcho(tools: unknown): unknown[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.map((t) =>
+    isObject(t) && t.type === "function"
+      ? { type: "function", name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? null }
+      : t
+  );
+}
+
+/** `tool_choice` as the resource echoes it (an `allowed_tools` choice with its `mode`, the spec's required member). */
+function toolChoiceEcho(choice: unknown): unknown {
+  if (choice === undefined || choice === null) return "auto";
+  if (isObject(choice) && choice.type === "allowed_tools" && choice.mode === undefined) return { ...choice, mode: "auto" };
+  return choice;
+}
+
+/** `text` as the resource echoes it: its `format` (the spec requires it; plain text when not sent). */
+function textEcho(text: unknown): Record<string, unknown> {
+  if (!isObject(text)) return { format: { type: "text" } };
+  const f = text.format;
+  const format = !isObject(f) ? { type: "text" } : f.type === "json_schema"
+    // (the spec's JsonSchemaResponseFormat: every member required)
+    ? {
+      type: "json_schema",
+      name: f.name ?? "output",
+      description: f.description ?? null,
+      schema: f.schema ?? null,
+      strict: f.strict ?? false,
+    }
+    : f;
+  return { ...text, format };
+}
+
+/** `reasoning` as the resource echoes it: `effort` and `summary` (the spec requires both; "minimal" is served as "low"). */
+function reasoningEcho(reasoning: unknown): Record<string, unknown> | null {
+  if (!isObject(reasoning)) return null;
+  const effort = reasoning.effort === "minimal" ? "low" : reasoning.effort ?? null;
+  return { ...reasoning, effort, summary: reasoning.summary ?? null };
 }
 
 /** The spec's error type (its table of types) for an MMSP error type. */

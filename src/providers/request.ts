@@ -54,6 +54,26 @@ export interface UniConfig {
   tts_config?: unknown[];
   /** Embedding settings: refused (see `image_config`). */
   embedding_config?: Record<string, unknown>;
+  /**
+   * Structured output: the answer's text is JSON (`json_object`) or JSON of a schema (`json_schema`).
+   * OpenAI Chat: `response_format`; Responses: `text.format`; Anthropic: `output_config.format`
+   * (a schema only); Gemini: `responseMimeType` + `responseJsonSchema`.
+   */
+  output_format?: OutputFormat;
+  /** How much the answer says (OpenAI's `verbosity`: Chat's member, Responses' `text.verbosity`); other providers refuse it. */
+  verbosity?: "low" | "medium" | "high";
+}
+
+/** Structured output's form (UniConfig's `output_format`). */
+export type OutputFormat =
+  | { type: "json_schema"; schema: Record<string, unknown>; name?: string; description?: string; strict?: boolean }
+  | { type: "json_object" };
+
+/** `output_format` checked: a `json_schema` with its schema object, or `json_object`; else `UnsupportedParameterError`. */
+export function outputFormat(client: string, format: unknown): OutputFormat {
+  if (isRecord(format) && format.type === "json_object") return { type: "json_object" };
+  if (isRecord(format) && format.type === "json_schema" && isRecord(format.schema)) return format as OutputFormat;
+  throw unsupported(client, "output_format", 'it is { type: "json_schema", schema, name?, strict? } or { type: "json_object" }');
 }
 
 /** MMSP's request: the model, the conversation, the settings. */
@@ -102,6 +122,8 @@ const CONFIG_KEYS = new Set([
   "image_config",
   "tts_config",
   "embedding_config",
+  "output_format",
+  "verbosity",
 ]);
 
 /**

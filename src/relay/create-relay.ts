@@ -38,7 +38,9 @@ import { usageRoute } from "./doors/mmsp/usage.js";
 import { type Door, encodingsOf, shapedAnswer } from "./doors/door.js";
 import { mmspDoor, modelsRoute } from "./doors/mmsp/door.js";
 import { openResponsesDoor } from "./doors/open-responses/door.js";
+import { chatCompletionsDoor } from "./doors/chat-completions/door.js";
 import { geminiDoor } from "./doors/gemini/door.js";
+import { messagesDoor } from "./doors/anthropic-messages/door.js";
 import { uiChatDoor } from "./doors/ui-chat/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
@@ -190,22 +192,35 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
     },
   });
+  /** A claim released now, its settlement awaited (a count of tokens holds a request's place only). */
+  const releaseNow = async (request: Request, env: E): Promise<void> => {
+    let settling: Promise<unknown> | undefined;
+    admit.release(request, env, (promise) => (settling = promise));
+    await settling;
+  };
   const gemini = geminiDoor<E>({
     admit: admit.admit,
     answer: stream.answer,
-    release: async (request, env) => {
-      let settling: Promise<unknown> | undefined;
-      admit.release(request, env, (promise) => (settling = promise));
-      await settling;
+    release: releaseNow,
+  });
+  const messages = messagesDoor<E>({
+    admit: admit.admit,
+    answer: stream.answer,
+    serves: (admittedRequest) => tableOf === undefined || admitted.rows.has(admittedRequest),
+    settle: releaseNow,
+    existing: (request, id, env, door) => {
+      const ns = namespace(env);
+      return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
     },
   });
+  const chatCompletions = chatCompletionsDoor<E>({ admit: admit.admit, answer: stream.answer });
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt, keyOf: admit.keyOf });
   const usage = usageRoute<E>({ admission: admit, quotaStore });
   const { chatPath = "/api/chat" } = options;
   const uiChat = chatPath === false ? [] : [uiChatDoor<E>({ admission: admit, admitted, streams: stream, namespace, path: chatPath })];
-  const doors = [openResponses, gemini, ...uiChat, mmsp, models, usage];
-  const route = routeTable<E>(doors, [mmsp, openResponses, gemini, ...uiChat, models, usage], thrownAnswer);
+  const doors = [openResponses, chatCompletions, messages, gemini, ...uiChat, mmsp, models, usage];
+  const route = routeTable<E>(doors, [mmsp, openResponses, chatCompletions, messages, gemini, ...uiChat, models, usage], thrownAnswer);
   // what the doors declare, composed once: the headers a key is read from, CORS's headers
   const keyHeaders = keyHeadersWith(doors);
   const cors = corsPolicy(doors);

@@ -17,6 +17,7 @@ import { isRecord } from "../internal/values.js";
 import { claudeVersion, MIN_BUDGET_TOKENS, refusesEnabled } from "../providers/anthropic/models.js";
 import type { Capture } from "./capture.js";
 import type { ProviderName } from "./routes.js";
+import { formatRules } from "./format-rules.js";
 
 /** A request refused: the message the provider's 400 carries (`model`: the one the request names, in its URL or body). */
 export type RuleCheck = (body: Record<string, unknown>, model?: string) => string | undefined;
@@ -46,16 +47,20 @@ function issuedBy(texts: string[]): (value: unknown) => boolean {
 export function providerRules(provider: ProviderName, captures: Capture[]): RuleCheck {
   const decoder = new TextDecoder();
   const issued = issuedBy(captures.map((c) => decoder.decode(c.body)));
-  switch (provider) {
-    case "anthropic":
-      return (body) => thinkingRules(body) ?? anthropicRules(body, issued);
-    case "openai-chat":
-      return (body) => chatRules(body, issued);
-    case "openai-responses":
-      return (body) => responsesRules(body, issued);
-    case "gemini":
-      return (body, model) => geminiRules(body, issued, model);
-  }
+  const history = ((): RuleCheck => {
+    switch (provider) {
+      case "anthropic":
+        return (body) => thinkingRules(body) ?? anthropicRules(body, issued);
+      case "openai-chat":
+        return (body) => chatRules(body, issued);
+      case "openai-responses":
+        return (body) => responsesRules(body, issued);
+      case "gemini":
+        return (body, model) => geminiRules(body, issued, model);
+    }
+  })();
+  // (structured output's settings: format-rules.ts)
+  return (body, model) => formatRules(provider, body) ?? history(body, model);
 }
 
 /** Anthropic's extended-thinking guide, where its 400s send a reader. */

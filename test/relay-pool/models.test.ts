@@ -241,9 +241,8 @@ describe.each(MODELS)("$model ($provider)", ({ model, provider, key, maxTokens }
     }
   });
 
-  test("a costlier setting the row does not allow (fast_mode, thinking_level, tools): a 400 naming it, the provider not asked", async () => {
-    const tool = { name: "weather", description: "The weather.", parameters: { type: "object", properties: {} } };
-    for (const [setting, config] of [["fast_mode", { fast_mode: true }], ["thinking_level", { thinking_level: "high" }], ["tools", { tools: [tool] }]] as const) {
+  test("a costlier setting the row does not allow (fast_mode, thinking_level): a 400 naming it, the provider not asked", async () => {
+    for (const [setting, config] of [["fast_mode", { fast_mode: true }], ["thinking_level", { thinking_level: "high" }]] as const) {
       const tag = newTag();
       const answer = await post(model, tag, "text", config);
       expect(answer.status, setting).toBe(400);
@@ -253,6 +252,17 @@ describe.each(MODELS)("$model ($provider)", ({ model, provider, key, maxTokens }
       expect(error.message).toContain(setting);
       expect((await providerSaw(tag)).count).toBe(0);
     }
+  });
+
+  test("a client's own function tools are its own (SPEC §10): accepted without the row's allow, sent to the provider", async () => {
+    const tool = { name: "weather", description: "The weather.", parameters: { type: "object", properties: {} } };
+    const tag = newTag();
+    const answer = await post(model, tag, "text", { tools: [tool] });
+    expect(answer.status).toBe(200);
+    await body(answer);
+    const saw = await providerSaw(tag);
+    expect(saw.count).toBe(1);
+    expect(saw.body).toContain('"weather"');
   });
 
   test("the provider's refusal: its status and MMSP's type, the key it echoed cut out", async () => {

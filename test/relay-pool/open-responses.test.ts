@@ -4,9 +4,15 @@
 // gives the same events after n (the stored UniEvents encoded again); the resource without stream=true;
 // POST /v1/responses/<id>/cancel aborts the provider's request and the response ends `cancelled`.
 // Then the stateless relay in workerd with the kit's fakeProvider for each of the four providers.
+// Then real clients (issue #46) through the stream object, their fetch the Worker's: the AI SDK's
+// `.responses()` (tools over two steps, reasoning with `store: false`) and the `openai` SDK's
+// `responses.stream` with a tool over two turns (the scripted Anthropic API's `tool` script).
 // (The spec's JSON Schemas are checked in Node, test/unit/open-responses.test.ts: ajv compiles code,
 // which workerd does not allow.)
 import { env } from "cloudflare:test";
+import { createOpenAI } from "@ai-sdk/openai";
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
+import OpenAI from "openai";
 import { beforeAll, describe, expect, test } from "vitest";
 import worker from "../../worker/index.ts";
 import { createRelay } from "../../src/relay/index.ts";
@@ -159,4 +165,44 @@ test.each(BACKENDS)("the stateless relay in workerd answers POST /v1/responses f
   expect(whole.status).toBe("completed");
   expect(whole.instructions).toBe("Be brief.");
   expect(whole.output.length).toBe(events.at(-1)!.response.output.length);
+});
+
+describe("real clients through the stream object (issue #46)", () => {
+  const viaWorker = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => worker.fetch(new Request(input, init), keyed);
+  const WEATHER = { type: "object" as const, properties: { city: { type: "string" as const } }, required: ["city"], additionalProperties: false as const };
+
+  test("ai + @ai-sdk/openai .responses(): a tool over two steps; reasoning with store: false reaches the app", async () => {
+    const openai = createOpenAI({ baseURL: `${ORIGIN}/v1`, apiKey: RELAY_KEY, fetch: viaWorker as typeof fetch });
+    const result = await generateText({
+      model: openai.responses("claude-fast"),
+      prompt: `tag:${newTag()} script:tool`,
+      tools: { get_weather: tool({ inputSchema: jsonSchema<{ city: string }>(WEATHER), execute: async ({ city }) => `Sunny in ${city}` }) },
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.steps.length).toBe(2);
+    expect(result.steps[0]!.toolCalls.map((c) => c.input)).toEqual([{ city: "Paris" }]);
+    expect(result.text).toBe("Hello, provider world!");
+
+    const streamed = streamText({
+      model: openai.responses("claude-fast"),
+      prompt: `tag:${newTag()} script:thinking`,
+      providerOptions: { openai: { store: false } },
+    });
+    let reasoning = "";
+    for await (const part of streamed.fullStream) if (part.type === "reasoning-delta") reasoning += part.text;
+    expect(reasoning).toBe("A greeting is due.");
+    expect(await streamed.text).toBe("Hello, provider world!");
+  });
+
+  test("openai responses.stream: a tool over two turns", async () => {
+    const client = new OpenAI({ baseURL: `${ORIGIN}/v1`, apiKey: RELAY_KEY, fetch: viaWorker as typeof fetch });
+    const tools = [{ type: "function" as const, name: "get_weather", description: "The weather.", parameters: WEATHER, strict: true }];
+    const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: `tag:${newTag()} script:tool` }];
+    const first = await client.responses.stream({ model: "claude-fast", input, tools }).finalResponse();
+    const call = first.output.find((i) => i.type === "function_call") as { call_id: string; arguments: string } | undefined;
+    expect(call?.arguments).toBe('{"city": "Paris"}');
+    input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: "function_call_output", call_id: call!.call_id, output: "Sunny" });
+    const second = await client.responses.stream({ model: "claude-fast", input, tools }).finalResponse();
+    expect(second.output_text).toBe("Hello, provider world!");
+  });
 });

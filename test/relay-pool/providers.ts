@@ -29,6 +29,7 @@
 //   cut-first        (Anthropic) the first's body ends after 3 text deltas (no message_stop: a cut)
 //   cut-then-silent  the same, then the second (the continuing target) sends nothing for 8 s
 //   cut-tool-first   (Anthropic) the first's body ends inside a tool call's arguments
+//   tool             (Anthropic) a get_weather call until the conversation holds a tool result, then the text
 //   stall / stall-first  (Anthropic) 2 text deltas, then nothing for 8 s (past STALL_S): every one / the first
 // Asked with a final assistant message (Anthropic's prefill: a continuation), the text answer goes on
 // from it: the five words' text less that prefix, as a model that honours it would.
@@ -98,6 +99,15 @@ const cutToolEvents = (): Json[] => [
   anthropicEvents()[0]!,
   { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
   { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city": "Pa' } },
+];
+/** A whole tool_use turn calling get_weather for Paris (script `tool`, while the conversation holds no tool result). */
+const toolEvents = (): Json[] => [
+  anthropicEvents()[0]!,
+  { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_scripted", name: "get_weather", input: {} } },
+  { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city": "Paris"}' } },
+  { type: "content_block_stop", index: 0 },
+  { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 9 } },
+  { type: "message_stop" },
 ];
 const anthropicRecord = (e: Json): string => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
@@ -251,7 +261,11 @@ export async function providerApi(request: Request, path: string): Promise<Respo
         { headers: SSE },
       );
     }
-    const events = script === "thinking" ? thinkingEvents() : continuedEvents(prefillOf(text));
+    const events = script === "thinking"
+      ? thinkingEvents()
+      : script === "tool" && !text.includes('"tool_result"')
+      ? toolEvents()
+      : continuedEvents(prefillOf(text));
     return new Response(paced(events.map(anthropicRecord)), { headers: SSE });
   }
   if (script === "endless") {

@@ -96,8 +96,11 @@ test("POST /message without a known Content-Type → 415", async () => {
   expect(res.status).toBe(415);
 });
 
-test("GET /selftest runs the shared cases inside the Worker", async () => {
-  const res = await worker.fetch(new Request("http://worker.test/selftest"));
+// The shared cases in SELFTEST_PARTS requests, each with its own time-out (issue #48: one request for
+// them all ran past 60 s on a machine whose load was 4): a busy machine slows each part, fails none.
+const SELFTEST_PARTS = 16;
+test.each(Array.from({ length: SELFTEST_PARTS }, (_, part) => part))(`GET /selftest?part=%i&of=${SELFTEST_PARTS} runs its shared cases inside the Worker`, async (part) => {
+  const res = await worker.fetch(new Request(`http://worker.test/selftest?part=${part}&of=${SELFTEST_PARTS}`));
   const summary = (await res.json()) as { passed: number; failed: number; runtime: string; results: { name: string; ok: boolean; error?: string }[] };
   expect(summary.runtime).toBe("Cloudflare-Workers");
   // the failures by name and error, so that a red run says which case
@@ -105,4 +108,4 @@ test("GET /selftest runs the shared cases inside the Worker", async () => {
   expect(summary.failed).toBe(0);
   expect(summary.passed).toBeGreaterThan(0);
   expect(res.status).toBe(200);
-}, 60_000); // every shared case, property tests included, in one request
+}, 120_000); // a sixteenth of the shared cases, property tests included, in one request

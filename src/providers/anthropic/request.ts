@@ -6,7 +6,7 @@
  */
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
-import { base64Of, dataUrl, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import { base64Of, dataUrl, outputFormat, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 import { budgetTokens, type ThinkingMode, thinkingModeOf } from "./models.js";
 import { REDACTED_THINKING } from "./reader.js";
 
@@ -47,6 +47,14 @@ function settings(client: string, config: UniConfig): Json {
   }
   if (config.tool_choice !== undefined) body.tool_choice = toolChoice(client, config.tool_choice);
   if (config.fast_mode) body.speed = "fast";
+  if (config.verbosity !== undefined) throw unsupported(client, "verbosity", "the Messages API has no verbosity setting");
+  if (config.output_format !== undefined) {
+    const format = outputFormat(client, config.output_format);
+    if (format.type !== "json_schema") {
+      throw unsupported(client, "output_format", "Anthropic's structured output takes a JSON schema (json_schema), not json_object");
+    }
+    body.output_config = { format: { type: "json_schema", schema: format.schema } };
+  }
   return body;
 }
 

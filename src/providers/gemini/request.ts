@@ -9,7 +9,16 @@
 import { isRecord } from "../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
-import { base64Of, dataUrl, refuseConfig, type ThinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import {
+  base64Of,
+  dataUrl,
+  outputFormat,
+  refuseConfig,
+  type ThinkingLevel,
+  type UniConfig,
+  unsupported,
+  unsupportedItem,
+} from "../request.js";
 import { isMadeId } from "./reader.js";
 
 type Json = Record<string, unknown>;
@@ -148,6 +157,12 @@ function settings(client: string, model: string, config: UniConfig): Json {
           : { mode: choice === "required" ? "ANY" : choice.toUpperCase() },
       };
     }
+  }
+  if (config.verbosity !== undefined) throw unsupported(client, "verbosity", "Gemini has no verbosity setting");
+  if (config.output_format !== undefined) {
+    const format = outputFormat(client, config.output_format);
+    generation.responseMimeType = "application/json";
+    if (format.type === "json_schema") generation.responseJsonSchema = format.schema;
   }
   if (Object.keys(generation).length > 0) out.generationConfig = generation;
   return out;

@@ -8,7 +8,7 @@
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { ownValue } from "../../internal/values.js";
 import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
-import { base64Of, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import { base64Of, outputFormat, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 
 type Json = Record<string, unknown>;
 
@@ -45,6 +45,11 @@ function settings(client: string, config: UniConfig): Json {
   }
   if (config.thinking_summary !== undefined) throw unsupported(client, "thinking_summary", "Chat Completions streams no reasoning summary");
   if (config.fast_mode) body.service_tier = "priority";
+  if (config.verbosity !== undefined) body.verbosity = config.verbosity;
+  if (config.output_format !== undefined) {
+    const { type, ...rest } = outputFormat(client, config.output_format) as { type: string } & Json;
+    body.response_format = type === "json_object" ? { type } : { type, json_schema: { name: "output", ...rest } };
+  }
   return body;
 }
 

@@ -8,7 +8,7 @@
 import { isRecord } from "../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
-import { base64Of, refuseConfig, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import { base64Of, outputFormat, refuseConfig, type UniConfig, unsupported, unsupportedItem } from "../request.js";
 import { PART_SEPARATOR } from "./reader.js";
 
 type Json = Record<string, unknown>;
@@ -65,6 +65,15 @@ function settings(client: string, config: UniConfig): Json {
       : choice;
   }
   if (config.fast_mode) out.service_tier = "priority";
+  if (config.output_format !== undefined || config.verbosity !== undefined) {
+    const text: Json = {};
+    if (config.output_format !== undefined) {
+      const format = outputFormat(client, config.output_format);
+      text.format = format.type === "json_object" ? format : { name: "output", ...format };
+    }
+    if (config.verbosity !== undefined) text.verbosity = config.verbosity;
+    out.text = text;
+  }
   return out;
 }
 

@@ -43,6 +43,26 @@ export function ticketOf(text: string | null): Ticket | null {
   }
 }
 
+/** A stream's cost as stored: its settlement so far, and the usage an error event ending it carries. */
+export interface CostSnapshot {
+  settlement: Settlement;
+  usage: { usage_metadata: unknown; usage_estimated: unknown };
+}
+
+/** A stored snapshot (this object's own JSON), or null when it is not one. */
+export function snapshotOf(text: string | null): CostSnapshot | null {
+  if (text === null) return null;
+  try {
+    const s = parseJsonText(text) as Partial<CostSnapshot>;
+    const t = s.settlement as Partial<Settlement> | undefined;
+    const ok = typeof t === "object" && t !== null && typeof t.id === "string" && typeof t.input === "number" &&
+      typeof t.output === "number" && typeof s.usage === "object" && s.usage !== null;
+    return ok ? (s as CostSnapshot) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** One stream's cost: its events followed, its ending error marked with the usage, its settlement. */
 export class StreamCost {
   readonly #meter: UsageMeter;
@@ -72,6 +92,15 @@ export class StreamCost {
   settlement(): Settlement {
     const { input, output, estimated, stopped } = this.#meter.spent(this.#reported());
     return { ...this.#base(), input, output, estimated, stopped };
+  }
+
+  /**
+   * What the stream cost so far, as its object stores it with each batch of events (store.ts): a
+   * restarted object settles the dead one's stream from it (SPEC §10 "A stream outlives its object").
+   */
+  snapshot(): CostSnapshot {
+    const { usage_metadata, usage_estimated } = this.#meter.spent(this.#reported());
+    return { settlement: this.settlement(), usage: { usage_metadata, usage_estimated } };
   }
 
   /** The settlement of a request refused before any event (the provider's refusal: nothing spent). */

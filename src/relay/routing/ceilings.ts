@@ -11,12 +11,14 @@
 //            excepted: the relay's DEFAULT_MAX_TOKENS, asked of every provider: usage-estimate.ts)
 //   level    thinking_level: at or below the row's in MMSP's order (no level in the row: "none")
 //   switch   fast_mode: on (any truthy value, as the builders read it) only when the row has it on
-//   subset   tools: some of the row's tools, each as the row defines it (none in the row: none)
+//   union    tools: the client's own function tools are its own (their cost is input tokens, which the
+//            quota reserves), the row's added to them; a name in both is a 400 (with `allow.tools`
+//            the client's definition replaces the row's)
 //   row      the row's value or nothing: thinking_summary (Anthropic turns thinking on for it, even
 //            `false`), image_config (Gemini prices an image by its size)
 //   free     the client's wins: it spends no more than the messages do (tool_choice, system_prompt,
-//            prompt_caching, trace_id) or every builder refuses it (tts_config outside Gemini's
-//            speech models, embedding_config)
+//            prompt_caching, trace_id, output_format, verbosity) or every builder refuses it
+//            (tts_config outside Gemini's speech models, embedding_config)
 //
 // A value over a ceiling is a 400 InvalidRequestError naming the setting and the ceiling; a costlier
 // setting the row does not offer is a 400 UnsupportedParameterError (its `parameter` the key), as a
@@ -27,7 +29,7 @@ import { fail } from "../../internal/describe.js";
 import { isRecord, ownValue } from "../../internal/values.js";
 import { THINKING_LEVELS, type UniConfig } from "../../providers/request.js";
 
-type Rule = "ceiling" | "level" | "switch" | "subset" | "row" | "free";
+type Rule = "ceiling" | "level" | "switch" | "union" | "row" | "free";
 
 /** How a client's value of each config key meets the row's (the module's comment says each rule). */
 export const CONFIG_RULES = {
@@ -36,7 +38,7 @@ export const CONFIG_RULES = {
   top_p: "ceiling",
   thinking_level: "level",
   fast_mode: "switch",
-  tools: "subset",
+  tools: "union",
   thinking_summary: "row",
   image_config: "row",
   tool_choice: "free",
@@ -45,6 +47,8 @@ export const CONFIG_RULES = {
   trace_id: "free",
   tts_config: "free",
   embedding_config: "free",
+  output_format: "free",
+  verbosity: "free",
 } as const satisfies Readonly<Record<keyof UniConfig, Rule>>;
 
 type Rules = typeof CONFIG_RULES;
@@ -53,7 +57,8 @@ export type AllowedSetting = { [K in keyof Rules]: Rules[K] extends "ceiling" | 
 
 /**
  * A row's `allow`: the costlier settings its clients may ask for past the row's own (`fast_mode:
- * true`: the fast tier at premium pricing; `thinking_level`: any level; `tools`: any tools;
+ * true`: the fast tier at premium pricing; `thinking_level`: any level; `tools`: a client's tool
+ * may replace the row's tool of its name (a client's own tools need no allowance);
  * `thinking_summary`, `image_config`: any value). Numbers are never raised.
  */
 export type RelayAllow = { readonly [K in AllowedSetting]?: boolean };
@@ -91,7 +96,7 @@ export function checkRowSettings(config: UniConfig | undefined, allow: unknown, 
     if (rule === "level" && !(THINKING_LEVELS as readonly unknown[]).includes(value)) {
       fail(TypeError, `${at}.config.${key}`, `one of MMSP's levels (${THINKING_LEVELS.join(", ")})`, value);
     }
-    if (rule === "subset" && (!Array.isArray(value) || !value.every((tool) => isRecord(tool) && typeof tool.name === "string"))) {
+    if (rule === "union" && (!Array.isArray(value) || !value.every((tool) => isRecord(tool) && typeof tool.name === "string"))) {
       fail(TypeError, `${at}.config.${key}`, "a list of tools { name, description, parameters? }", value);
     }
   }
@@ -138,12 +143,18 @@ function overRow(key: string, rule: Rule, own: unknown, value: unknown): Respons
     }
     case "switch":
       return !value || own ? undefined : notOffered(shown(value));
-    case "subset": {
-      // (some of the row's tools, each as the row defines it: a tool of the row's name with another schema is another tool)
-      if (!Array.isArray(value)) return notOffered("other than a list of this model's tools");
-      const tools = new Map<unknown, unknown>((Array.isArray(own) ? own : []).map((tool) => [tool.name, tool]));
-      const foreign = value.find((tool) => !isRecord(tool) || !tools.has(tool.name) || !sameJson(tools.get(tool.name), tool));
-      return foreign === undefined ? undefined : notOffered(`with ${shown((foreign as { name?: unknown })?.name)}`);
+    case "union": {
+      // (the client's tools are its own; the row's are added to them, so a name in both would be two tools of one name)
+      if (!Array.isArray(value)) {
+        return refused("InvalidRequestError", key, `config.${key} must be a list of tools { name, description, parameters? }.`);
+      }
+      const names = new Set((Array.isArray(own) ? own : []).map((tool) => tool.name));
+      const both = value.find((tool) => isRecord(tool) && names.has(tool.name));
+      return both === undefined ? undefined : refused(
+        "InvalidRequestError",
+        key,
+        `config.${key}: ${shown((both as { name?: unknown }).name)} is one of this model's own tools (its operator's): rename yours.`,
+      );
     }
     case "row":
       return own !== undefined && sameJson(own, value) ? undefined : notOffered(own === undefined ? "" : "other than the model's own");
@@ -170,7 +181,14 @@ export function configWithin(config: UniConfig | undefined, allow: RelayAllow | 
       const refusal = overRow(key, rule, ownValue(row as Record<string, unknown>, key), value);
       if (refusal !== undefined) return refusal;
     }
-    merged[key] = value;
+    merged[key] = rule === "union" ? unionOf(ownValue(row, key), value) : value;
   }
   return merged as UniConfig;
+}
+
+/** The row's tools (those of a name the client's replace left out: `allow.tools`) and then the client's. */
+function unionOf(own: unknown, client: unknown): unknown {
+  if (!Array.isArray(own) || !Array.isArray(client)) return client;
+  const names = new Set(client.map((tool) => (isRecord(tool) ? tool.name : undefined)));
+  return [...own.filter((tool) => !names.has(tool.name)), ...client];
 }

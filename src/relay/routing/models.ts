@@ -45,10 +45,11 @@ export interface RelayModel {
   /**
    * The operator's settings (SPEC §10, ceilings.ts): a client's `config` may lower a number here,
    * never raise it, and may not ask for what costs more than the row (`fast_mode`, a higher
-   * `thinking_level`, tools it does not list…) unless `allow` names it; other keys are defaults.
+   * `thinking_level`…) unless `allow` names it; its `tools` are added to the client's own (a name in
+   * both: a 400); other keys are defaults.
    */
   config?: UniConfig;
-  /** The costlier settings a client may ask for past `config` (`{ fast_mode: true, tools: true }`); none by default. */
+  /** The costlier settings a client may ask for past `config` (`{ fast_mode: true, thinking_level: true }`); none by default. */
   allow?: RelayAllow;
   /**
    * Another provider's thinking in the chat's history (a chat whose row changed provider): left out

@@ -4,8 +4,28 @@
 // The part of a stream's object that stores (stream-object.ts is the shell): the `stream` table (live
 // or ended, the creator's binding, when it expires), the `meta` table (an Open Responses stream's
 // settings), and the events (event-log.ts: a turn's events stored in one statement at its end).
+// The stream's duty is in storage, not in memory (SPEC §10 "A stream outlives its object"): the `duty`
+// row (the target that serves it, its claim, the request's URL and headers, and the running usage,
+// written with each stored batch) and the request's body in `request` rows (BODY_PART_BYTES each: a
+// SQLite value holds 2 MB, a body may be 16 MiB), so a new instance knows what the dead one did.
 import type { RelaySqlStorage } from "../platform.js";
 import { EventLog } from "./event-log.js";
+
+/** A request body is stored in parts of this many bytes (storage keeps a value of at most 2 MB). */
+export const BODY_PART_BYTES = 1024 * 1024;
+
+/** Headers never kept in storage (a client's credentials; the stream's binding is their HMAC: bind.ts). */
+const UNKEPT = /^(authorization|proxy-authorization|cookie|x-api-key|x-relay-key|x-goog-api-key|cf-access-.*)$/i;
+
+/** What a stream's object must do for it, as stored with it (what a new instance reads after a restart). */
+export interface Duty {
+  /** The target that serves it (a models row's, x-mmsp-target), or null. */
+  target: string | null;
+  /** Its claim (stream-cost.ts, CLAIM_HEADER's value), or null without quotas. */
+  ticket: string | null;
+  /** What it cost so far (stream-cost.ts `snapshot`, JSON), written with each stored batch; null before the first. */
+  usage: string | null;
+}
 
 /** A stream's storage, and what this instance knows of it. */
 export class StreamStore {
@@ -18,6 +38,8 @@ export class StreamStore {
   /** The events (event-log.ts: stored a batch per turn, the last ones held to serve), and their JSON's size (UTF-16 units, ~bytes). */
   readonly log: EventLog;
   bytes = 0;
+  /** The running usage to store with each batch (stream-cost.ts `snapshot`, JSON), while the stream has a claim. */
+  usage: (() => string) | null = null;
   /** The end of the turn that took events not yet stored (their flush), while one is due. */
   private flushing: ReturnType<typeof setTimeout> | null = null;
 
@@ -52,8 +74,12 @@ export class StreamStore {
     return !this.ended;
   }
 
-  /** A new live stream's tables and state: its creator's binding, its door's settings if any. */
-  create(binding: string | null, meta: string | null): void {
+  /** A new live stream's tables and state: its creator's binding, its door's settings if any, its duty and request. */
+  create(
+    binding: string | null,
+    meta: string | null,
+    duty?: { target: string | null; ticket: string | null; request: Request; body: ArrayBuffer },
+  ): void {
     this.authHash = binding;
     this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
     if (meta !== null) {
@@ -63,8 +89,67 @@ export class StreamStore {
     this.sql.exec(
       "CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))",
     );
+    if (duty) this.keep(duty);
     this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
     this.exists = true;
+  }
+
+  /** Stores the stream's duty: its target, its claim, and its request (the body in parts). */
+  private keep(
+    { target, ticket, request, body }: { target: string | null; ticket: string | null; request: Request; body: ArrayBuffer },
+  ): void {
+    this.sql.exec(
+      "CREATE TABLE IF NOT EXISTS duty (id INTEGER PRIMARY KEY, target TEXT, ticket TEXT, usage TEXT, url TEXT NOT NULL, headers TEXT NOT NULL)",
+    );
+    this.sql.exec("CREATE TABLE IF NOT EXISTS request (part INTEGER PRIMARY KEY, data BLOB NOT NULL)");
+    const headers = [...request.headers].filter(([name]) => !UNKEPT.test(name));
+    this.sql.exec(
+      "INSERT OR REPLACE INTO duty (id, target, ticket, usage, url, headers) VALUES (0, ?, ?, NULL, ?, ?)",
+      target,
+      ticket,
+      request.url,
+      JSON.stringify(headers),
+    );
+    for (let part = 0, at = 0; part === 0 || at < body.byteLength; part++, at += BODY_PART_BYTES) {
+      this.sql.exec("INSERT OR REPLACE INTO request (part, data) VALUES (?, ?)", part, body.slice(at, at + BODY_PART_BYTES));
+    }
+  }
+
+  /** The stream's duty as stored, or null (none stored: a stream created before duties were kept). */
+  duty(): Duty | null {
+    if (!this.hasTable("duty")) return null;
+    return this.sql.exec<Duty>("SELECT target, ticket, usage FROM duty WHERE id = 0").toArray()[0] ?? null;
+  }
+
+  /** The stream's request as stored (its body put together again), or null. */
+  request(): Request | null {
+    if (!this.hasTable("duty")) return null;
+    const row = this.sql.exec<{ url: string; headers: string }>("SELECT url, headers FROM duty WHERE id = 0").toArray()[0];
+    if (!row) return null;
+    const parts = this.sql.exec<{ data: ArrayBuffer }>("SELECT data FROM request ORDER BY part").toArray().map((r) =>
+      new Uint8Array(r.data)
+    );
+    const body = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+    let at = 0;
+    for (const p of parts) {
+      body.set(p, at);
+      at += p.byteLength;
+    }
+    return new Request(row.url, { method: "POST", headers: JSON.parse(row.headers) as [string, string][], body });
+  }
+
+  /** Whether this instance can still use its storage (false once its object was reset under it). */
+  reachable(): boolean {
+    try {
+      this.sql.exec("SELECT 1").toArray();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private hasTable(name: string): boolean {
+    return this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
   }
 
   /**
@@ -90,7 +175,10 @@ export class StreamStore {
   flush(): void {
     if (this.flushing !== null) clearTimeout(this.flushing);
     this.flushing = null;
+    const before = this.log.count;
     this.log.flush();
+    // (the running usage with each stored batch: what the stored events cost, for a restarted object)
+    if (this.usage && this.log.count !== before) this.sql.exec("UPDATE duty SET usage = ? WHERE id = 0", this.usage());
     this.stored();
   }
 
@@ -103,8 +191,7 @@ export class StreamStore {
 
   /** The stream's door settings (an Open Responses stream's: doors/open-responses/), or null for an MMSP stream. */
   meta(): string | null {
-    const tables = this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray();
-    if (tables.length === 0) return null;
+    if (!this.hasTable("meta")) return null;
     return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE id = 0").toArray()[0]?.value ?? null;
   }
 
@@ -115,5 +202,6 @@ export class StreamStore {
     this.log.forget(0);
     this.ended = false;
     this.authHash = null;
+    this.usage = null;
   }
 }

@@ -26,6 +26,8 @@
 // - Bounds (limits.ts): a stream past MAX_STREAM_S, MAX_EVENTS or MAX_STREAM_BYTES ends with a
 //   StreamLimitExceeded error event (the upstream aborted); past MAX_CLIENTS a new client is a 429.
 //
+// The class is a thin shell over its parts (parts.ts): the store (store.ts), the viewers (viewers.ts),
+// the upstream it runs (run.ts), its end and settlement (ending.ts).
 // - A plain class (constructor(state, env) + fetch + alarm), not `cloudflare:workers`' DurableObject:
 //   the module loads anywhere (Node type-checks it); workerd runs it as a Durable Object all the same.
 //
@@ -36,46 +38,25 @@
 //   POST https://stream/chat/…                                 a useChat chat's record (chat-record.ts), in
 //                                                              an object named `chat:<HMAC>` that holds no stream
 // A subclass may add routes of its own.
-import { encodeWireEvent, toWireError } from "../../index.js";
 import { sameHash } from "../admission/bind.js";
-import type { Limits } from "../admission/limits.js";
 import type { RelayState } from "../platform.js";
 import { StreamStore } from "./store.js";
 import { Viewers } from "./viewers.js";
 import { refusal } from "../refusal.js";
-import type { Settlement } from "../accounting/quota.js";
-import { CLAIM_HEADER, StreamCost, ticketOf } from "../accounting/stream-cost.js";
-import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
-import type { DoorEncoding } from "./encoding.js";
+import { StreamCost } from "../accounting/stream-cost.js";
+import { BINDING_HEADER, DOOR_HEADER } from "./headers.js";
 import { doorAskOf, storedDoorAnswer } from "./door-answer.js";
 import { chatRecord, chatRecordAlarm, isChatRecordRequest } from "./chat-record.js";
 import { PROVIDER_HEADER, TARGET_HEADER } from "../routing/models.js";
-import { checkedEvents, reportedUsageOf } from "../routing/answer.js";
+import { reportedUsageOf } from "../routing/answer.js";
+import { limitsOf, type Live, type StreamContext, type StreamObjectConfig, StreamStopped } from "./parts.js";
+import { StreamEnding } from "./ending.js";
+import { creationOf, StreamRun } from "./run.js";
 
 /** (the headers the Worker hands the object: headers.ts) */
 export { BINDING_HEADER, URL_HEADER } from "./headers.js";
-
-/** What a stream's object needs from `createRelay` (create-relay.ts). */
-export interface StreamObjectConfig<E> {
-  /** Makes the upstream request: its stream (2xx), its refusal (wrapped), or a 502 that names no URL. */
-  open(request: Request, env: E, signal: AbortSignal): Promise<Response>;
-  /** How protocol errors name the upstream of this answer. */
-  clientOf(upstream: Response): string;
-  /** The bounds in effect. */
-  limits(env: E): Limits;
-  /** Settles a stream's claim on its principal's quota (quota.ts) when the stream ends, however it ends. */
-  settle?(env: E, settlement: Settlement): Promise<void>;
-  /** The doors' encodings by name (stream/encoding.ts): a door's request names the one its answer is written in. */
-  encodings?: Readonly<Record<string, DoorEncoding>>;
-}
-
-/** Why the object stopped reading before the upstream's end; its wire type is `type`. */
-class StreamStopped extends Error {
-  constructor(readonly type: string, message: string) {
-    super(message);
-  }
-  override name = "StreamStopped";
-}
+/** (what a stream's object needs from `createRelay`: parts.ts) */
+export type { StreamObjectConfig } from "./parts.js";
 
 /**
  * The Durable Object class that keeps one stream (one object per stream; see the top of
@@ -87,19 +68,14 @@ export class RelayStreamObject<E = unknown> {
   protected readonly state: RelayState;
   /** The Worker's bindings and variables. */
   protected readonly env: E;
-  private readonly config: StreamObjectConfig<E>;
-  /** What the object keeps in storage (store.ts). */
-  private readonly store: StreamStore;
-  /** The clients it serves (viewers.ts). */
-  private readonly viewers = new Viewers();
-  /** The creating request waits for the upstream's headers (nothing stored yet). */
-  private pending = false;
-  /** When this instance began reading the upstream (MAX_STREAM_S counts from here). */
-  private startedAt = 0;
-  /** Aborts the upstream reading; set while this instance reads it. */
-  private upstream: AbortController | null = null;
-  /** The stream's cost, while it runs with a claim on a quota (stream-cost.ts): settled at its end. */
-  private cost: StreamCost | null = null;
+  /** What the parts share (parts.ts). */
+  private readonly ctx: StreamContext<E>;
+  /** What this instance holds while the stream is live (parts.ts). */
+  private readonly live: Live = { pending: false, startedAt: 0, upstream: null, cost: null };
+  /** Ending and settling, and the alarm (ending.ts). */
+  private readonly ending: StreamEnding<E>;
+  /** The upstream (run.ts). */
+  private readonly run: StreamRun<E>;
 
   /**
    * Called by `createRelay`'s subclass, which workerd constructs with `(state, env)`.
@@ -109,27 +85,32 @@ export class RelayStreamObject<E = unknown> {
   constructor(state: RelayState, env: E, config: StreamObjectConfig<E>) {
     this.state = state;
     this.env = env;
-    this.config = config;
-    this.store = new StreamStore(state.storage.sql, () => this.viewers.notify(), (e: unknown) => this.upstream?.abort(e));
+    const viewers = new Viewers();
+    const store = new StreamStore(state.storage.sql, () => viewers.notify(), (e: unknown) => this.live.upstream?.abort(e));
+    const envOf = (): E => this.env; // (read anew: its tests in workerd change the object's env)
+    this.ctx = {
+      state,
+      get env() {
+        return envOf();
+      },
+      config,
+      store,
+      viewers,
+    };
+    this.ending = new StreamEnding(this.ctx, this.live);
+    this.run = new StreamRun(this.ctx, this.live, this.ending);
     this.load();
   }
 
-  /** How long an ended stream is kept. */
-  private get ttlMs(): number {
-    return this.limits.ttlMs;
-  }
-
-  /** How long a live stream goes on without a client reading. */
-  private get abandonMs(): number {
-    return this.limits.abandonMs;
-  }
-
-  /** The bounds in effect. */
-  private get limits(): Limits {
-    return this.config.limits(this.env);
-  }
-
   // (what the parts hold, as the object's own: its tests in workerd read and move these clocks)
+  /** What the object keeps in storage (store.ts). */
+  private get store(): StreamStore {
+    return this.ctx.store;
+  }
+  /** The clients it serves (viewers.ts). */
+  private get viewers(): Viewers {
+    return this.ctx.viewers;
+  }
   /** Events stored (store.ts): what the answers may send. */
   private get count(): number {
     return this.store.count;
@@ -139,6 +120,7 @@ export class RelayStreamObject<E = unknown> {
     return this.store.ended;
   }
   /** When an ended stream is deleted (store.ts; ms since the epoch). */
+  // @ts-expect-error: moved by its tests in workerd only (the object reads store.expiresAt)
   private get expiresAt(): number {
     return this.store.expiresAt;
   }
@@ -152,12 +134,35 @@ export class RelayStreamObject<E = unknown> {
   private set lastRead(ms: number) {
     this.viewers.lastRead = ms;
   }
+  /** The creating request waits for the upstream's headers (run.ts). */
+  private get pending(): boolean {
+    return this.live.pending;
+  }
+  /** When this instance began reading the upstream (MAX_STREAM_S counts from here). */
+  // @ts-expect-error: moved by its tests in workerd only (the parts read live.startedAt)
+  private get startedAt(): number {
+    return this.live.startedAt;
+  }
+  private set startedAt(ms: number) {
+    this.live.startedAt = ms;
+  }
 
   /** The streamed answer to one client (viewers.ts): stored events from `from`, then live ones, then the end; a door's in its encoding. */
   private answer(from: number, accept: string | null, door: string | null = null): Response | Promise<Response> {
+    const { store, live } = this;
+    // (orphaned: live in storage, no upstream read by this instance — it died under the stream: run.ts)
+    const served = {
+      log: store.log,
+      get ended() {
+        return store.ended;
+      },
+      get orphaned() {
+        return !store.ended && (live.upstream === null || !store.reachable());
+      },
+    };
     const ask = doorAskOf(door);
-    if (ask === null) return this.viewers.answer(this.store, from, accept, this.store.meta());
-    return storedDoorAnswer((n) => this.viewers.events(this.store, n), ask, this.config.encodings, this.store.meta(), from);
+    if (ask === null) return this.viewers.answer(served, from, accept, store.meta());
+    return storedDoorAnswer((n) => this.viewers.events(served, n), ask, this.ctx.config.encodings, store.meta(), from);
   }
 
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */
@@ -167,16 +172,9 @@ export class RelayStreamObject<E = unknown> {
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). */
   private load(): void {
-    // Stored as live, but no instance reads its upstream any more (the object was restarted): the
-    // stream can never complete, so it ends here, with an error its readers can act on.
-    if (this.store.load()) {
-      this.store.append(
-        JSON.stringify({
-          error: { type: "StreamInterrupted", message: "the relay lost this stream's upstream connection (its object restarted)" },
-        }),
-      );
-      this.end();
-    }
+    // Stored as live, but no instance reads its upstream any more (the object was restarted): it
+    // ends here, typed, and is settled from its stored duty (ending.ts `interrupted`).
+    if (this.store.load()) this.ending.interrupted();
   }
 
   /** The Worker's requests to the object (see the top). */
@@ -185,50 +183,37 @@ export class RelayStreamObject<E = unknown> {
     if (url.pathname === "/create" && request.method === "POST") return this.create(request);
     if (url.pathname === "/resume") return this.resume(request);
     if (url.pathname === "/cancel" && request.method === "DELETE") return this.cancel(request);
-    if (isChatRecordRequest(request, url)) return chatRecord(this.state, this.limits, request, url);
+    if (isChatRecordRequest(request, url)) return chatRecord(this.state, limitsOf(this.ctx), request, url);
     return refusal(404, "NotFoundError", "No such route in the stream object.");
   }
 
   /** The creating request: the upstream request, then the answer (the stream from event 0). */
   private async create(request: Request): Promise<Response> {
-    if (this.store.exists || this.pending) return refusal(409, "ConflictError", "This stream id is taken.");
-    // The body is read whole first (the Worker checked its size), so the upstream request does not
-    // depend on this request's connection, which ends when the client goes away. The upstream gets
-    // the client's request as the Worker admitted it, at its public URL, without the internal headers.
-    const binding = request.headers.get(BINDING_HEADER);
-    const headers = new Headers(request.headers);
-    headers.delete(BINDING_HEADER);
-    headers.delete(URL_HEADER);
-    const ticket = ticketOf(headers.get(CLAIM_HEADER));
-    headers.delete(CLAIM_HEADER);
-    // (an Open Responses stream's settings: kept with it, answered with every replay, never sent upstream)
-    const meta = headers.get(META_HEADER);
-    headers.delete(META_HEADER);
-    const door = headers.get(DOOR_HEADER); // (a door's answer: its encoding's name, door-answer.ts)
-    headers.delete(DOOR_HEADER);
-    const publicUrl = request.headers.get(URL_HEADER) ?? request.url;
-    const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body: await request.arrayBuffer() });
+    if (this.holdsStream) return refusal(409, "ConflictError", "This stream id is taken.");
+    const { upstreamRequest, binding, meta, door, ticket, ticketText, body } = await creationOf(request);
     const reading = new AbortController();
     const cost = ticket && new StreamCost(ticket);
-    const upstream = await this.awaitHeaders(reading, () => this.config.open(upstreamRequest, this.env, reading.signal));
+    const upstream = await this.run.awaitHeaders(reading, () => this.ctx.config.open(upstreamRequest, this.env, reading.signal));
     if (reading.signal.aborted && reading.signal.reason instanceof StreamStopped) {
       // given up before the headers (the alarm): the creator, if still there, is told why
       await upstream.body?.cancel().catch(() => {});
-      if (cost) this.settle(cost.settlement());
+      if (cost) this.ending.settle(cost.settlement());
       const { type, message } = reading.signal.reason;
       return refusal(504, type, message);
     }
     if (!upstream.ok) {
-      if (cost) this.settle(cost.refused());
+      if (cost) this.ending.settle(cost.refused());
       return upstream; // a refusal: passed on, nothing kept
     }
-    this.cost = cost;
+    this.live.cost = cost;
     cost?.follow(reportedUsageOf(upstream)); // (a provider of the models table: what it reports counts at an early end)
-    const client = this.config.clientOf(upstream);
-    this.store.create(binding, meta);
-    this.upstream = reading;
+    const client = this.ctx.config.clientOf(upstream);
+    // (the stream's duty, stored with it: a restarted object settles it, store.ts)
+    this.store.create(binding, meta, { target: upstream.headers.get(TARGET_HEADER), ticket: ticketText, request: upstreamRequest, body });
+    if (cost) this.store.usage = () => JSON.stringify(cost.snapshot());
+    this.live.upstream = reading;
     this.lastRead = Date.now();
-    this.state.waitUntil(this.read(upstream, client, reading.signal));
+    this.state.waitUntil(this.run.read(upstream, client, reading.signal));
     await this.schedule();
     const answer = await this.answer(0, request.headers.get("accept"), door);
     // the target that served (a models row's fallback.ts), for the Worker's x-mmsp-provider
@@ -237,103 +222,6 @@ export class RelayStreamObject<E = unknown> {
     const target = upstream.headers.get(TARGET_HEADER);
     if (target !== null && /^[\w.:-]{1,100}$/.test(target)) answer.headers.set(TARGET_HEADER, target);
     return answer;
-  }
-
-  /**
-   * The upstream request until its headers, watched by the same alarm as a live stream's: given up
-   * (`reading` aborted) ABANDON_S after it was made, or at MAX_STREAM_S. Whether the creator still
-   * waits does not count: before the answer's headers there is nothing to read, and a client that
-   * leaves then is not always told (through Miniflare neither the Worker's request nor the object's
-   * aborts), so a wait counted as reading held a silent upstream until MAX_STREAM_S.
-   */
-  private async awaitHeaders(reading: AbortController, open: () => Promise<Response>): Promise<Response> {
-    this.pending = true;
-    this.upstream = reading;
-    this.lastRead = this.startedAt = Date.now();
-    try {
-      await this.schedule();
-      return await open();
-    } finally {
-      this.pending = false;
-      this.upstream = null;
-    }
-  }
-
-  /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
-  private async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
-    // (what the object holds while reading: one event of at most MAX_EVENT_BYTES, the message being
-    // checked, bounded by MAX_STREAM_BYTES through bound(); the events of a turn, stored at its end or
-    // past 256 Ki characters, and the window of the last ones written: event-log.ts)
-    const limits = this.limits; // (read once: the env's bounds, parsed anew at each call)
-    // (an answer of the models table made in this isolate: its events themselves, answer.ts)
-    const reader = checkedEvents(upstream, { client, signal, maxEventBytes: limits.eventBytes }).getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (this.ended) {
-          // stopped (stop()): its event is the last one
-          await reader.cancel().catch(() => {}); // (the abort's error, already known)
-          break;
-        }
-        this.store.append(encodeWireEvent(value));
-        this.cost?.see(value);
-        this.bound(limits);
-      }
-    } catch (e) {
-      if (this.ended) return; // stopped: the abort's own error is not stored
-      let json: string;
-      try {
-        const error = toWireError(e);
-        json = JSON.stringify({ error: this.cost ? this.cost.mark(error) : error });
-      } catch {
-        json = JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
-      }
-      this.store.append(json);
-    } finally {
-      this.upstream = null;
-      this.end();
-    }
-  }
-
-  /** Stops the stream when it holds more events or bytes than the bounds allow. */
-  private bound({ events, streamBytes }: Limits): void {
-    if (this.store.log.taken >= events) {
-      this.stop("StreamLimitExceeded", `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`);
-    } else if (this.store.bytes > streamBytes) {
-      this.stop("StreamLimitExceeded", `the stream passed ${streamBytes} bytes (MAX_STREAM_BYTES): the relay stopped its upstream request`);
-    }
-  }
-
-  /**
-   * Ends a live stream now: one `{"error": {type, message}}` event, then the end, and the upstream
-   * request aborted. False when the stream had already ended.
-   */
-  private stop(type: string, message: string): boolean {
-    if (!this.store.exists || this.ended) return false;
-    this.store.append(JSON.stringify({ error: this.cost ? this.cost.mark({ type, message }) : { type, message } }));
-    this.end();
-    this.upstream?.abort(new StreamStopped(type, message));
-    this.upstream = null;
-    return true;
-  }
-
-  /** Marks the stream ended (kept for the TTL, then deleted by the alarm). */
-  private end(): void {
-    if (this.ended) return;
-    this.store.flush(); // (every event before the state that says the stream ended)
-    this.store.ended = true;
-    if (this.cost) this.settle(this.cost.settlement());
-    this.cost = null;
-    this.store.markEnded(Date.now() + this.ttlMs);
-    this.viewers.notify();
-    void this.schedule();
-  }
-
-  /** Hands a settlement to the quotas (kept alive past the answer; a failure is logged: the claim expires). */
-  private settle(settlement: Settlement): void {
-    const settling = this.config.settle?.(this.env, settlement);
-    if (settling) this.state.waitUntil(settling.catch((e) => console.error("relay: a stream's usage could not be settled", e)));
   }
 
   /**
@@ -351,7 +239,10 @@ export class RelayStreamObject<E = unknown> {
   private async cancel(request: Request): Promise<Response> {
     const refused = this.refuse(request);
     if (refused) return refused;
-    this.stop("StreamCancelled", "the stream was cancelled (DELETE on its Content-Location): the relay stopped its upstream request");
+    this.ending.stop(
+      "StreamCancelled",
+      "the stream was cancelled (DELETE on its Content-Location): the relay stopped its upstream request",
+    );
     return new Response(null, { status: 204 });
   }
 
@@ -361,7 +252,7 @@ export class RelayStreamObject<E = unknown> {
     if (refused) return refused;
     // a chat's resume (GET /api/chat/<chatId>/stream) wants a live stream only: 204 once it ended
     if (request.headers.get("x-resume-live-only") !== null && this.ended) return new Response(null, { status: 204 });
-    const max = this.limits.clients;
+    const max = limitsOf(this.ctx).clients;
     if (this.viewers.size >= max) {
       return refusal(429, "RateLimitError", `This stream has ${max} clients connected (MAX_CLIENTS): try again when one has left.`, {
         "retry-after": "5",
@@ -374,54 +265,14 @@ export class RelayStreamObject<E = unknown> {
     return this.answer(after + 1, request.headers.get("accept"), request.headers.get(DOOR_HEADER));
   }
 
-  /** One alarm for both deadlines: abandonment while live or pending (checked again until it is due), expiry once ended. */
-  private async schedule(): Promise<void> {
-    if (this.ended && !this.pending) await this.state.storage.setAlarm(this.expiresAt);
-    else if (this.upstream) {
-      await this.state.storage.setAlarm(
-        Math.min(this.viewers.idleSince(Date.now()) + this.abandonMs, this.startedAt + this.limits.streamMs),
-      );
-    }
+  /** Sets the one alarm for the stream's deadlines (ending.ts). */
+  private schedule(): Promise<void> {
+    return this.ending.schedule();
   }
 
-  /** Why a live stream (or one waiting for its headers) must stop now: [type, message], or null. */
-  private overdue(now: number): [string, string] | null {
-    if (!this.upstream) return null;
-    if (now >= this.startedAt + this.limits.streamMs) {
-      const s = this.limits.streamMs / 1000;
-      return ["StreamLimitExceeded", `the stream ran for ${s} s (MAX_STREAM_S): the relay stopped its upstream request`];
-    }
-    if (now < this.viewers.idleSince(now) + this.abandonMs) return null;
-    const s = this.abandonMs / 1000;
-    // (waiting for the headers, no client reads: the clock runs from the request, see awaitHeaders)
-    if (this.pending) return ["UpstreamTimeout", `the upstream sent no answer within ${s} s (ABANDON_S): the relay stopped its request`];
-    return ["StreamAbandoned", `no client read the stream for ${s} s (ABANDON_S): the relay stopped its upstream request`];
-  }
-
-  /** The object's alarm: abandonment, MAX_STREAM_S (before the upstream's headers too), expiry. */
+  /** The object's alarm: abandonment, MAX_STREAM_S (before the upstream's headers too), expiry (ending.ts). */
   async alarm(): Promise<void> {
-    const now = Date.now();
-    if (this.pending) {
-      const due = this.overdue(now);
-      if (due) this.upstream?.abort(new StreamStopped(...due));
-      else await this.schedule();
-      return;
-    }
-    if (!this.store.exists) return chatRecordAlarm(this.state); // (no stream: a chat's record, or nothing)
-    if (!this.ended) {
-      const due = this.overdue(now);
-      if (due) this.stop(...due);
-      else await this.schedule();
-      return;
-    }
-    // a client still reading an expired stream keeps it a while longer (one that stopped reading does not)
-    const reading = this.viewers.size > 0 && now < this.viewers.idleSince(now) + this.abandonMs;
-    if (reading || now < this.expiresAt) {
-      if (reading) this.expiresAt = Math.max(this.expiresAt, now + this.ttlMs);
-      await this.state.storage.setAlarm(this.expiresAt);
-      return;
-    }
-    await this.state.storage.deleteAll();
-    this.store.forget();
+    if (!this.holdsStream) return chatRecordAlarm(this.state); // (no stream: a useChat chat's record, or nothing)
+    return this.ending.alarm();
   }
 }

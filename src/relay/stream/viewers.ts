@@ -26,6 +26,8 @@ interface Viewer {
 export interface ServedStream {
   readonly log: EventLog;
   readonly ended: boolean;
+  /** Live, but no instance reads its upstream any more (its object died under it): no keep-alive, the answer ends. */
+  readonly orphaned?: boolean;
 }
 
 /** The clients of one stream: their answers, their wake-ups, when one last read. */
@@ -167,6 +169,11 @@ export class Viewers {
         if (stream.ended || next < log.count) {
           sink.end(controller);
           controller.close();
+          return leave();
+        }
+        if (stream.orphaned) {
+          // (SPEC §10 "A stream outlives its object": keep-alives only from a live stream; a resume finds the rest)
+          controller.error(new Error("the stream's object stopped (a restart): resume from the last event id"));
           return leave();
         }
         if (!(await this.changed(KEEP_ALIVE_MS, viewer)) && connected && sink.keepAlive !== null) {

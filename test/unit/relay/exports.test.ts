@@ -162,9 +162,13 @@ test("the routes a client sees: each answers as a route (not the 404 of no route
     ["POST", "/v1/responses"],
     ["GET", `/v1/responses/${id}`],
     ["POST", `/v1/responses/${id}/cancel`],
+    ["POST", "/v1/chat/completions"],
     ["POST", "/v1beta/models/m:streamGenerateContent?alt=sse"],
     ["POST", "/v1beta/models/m:generateContent"],
     ["POST", "/v1beta/models/m:countTokens"],
+    ["POST", "/v1/messages"],
+    ["POST", "/v1/messages/count_tokens"],
+    ["HEAD", "/"],
     ["POST", "/api/chat"],
     ["GET", "/api/chat/chat-1/stream"],
     ["DELETE", "/api/chat/chat-1/stream"],
@@ -176,7 +180,8 @@ test("the routes a client sees: each answers as a route (not the 404 of no route
   const answer = await relay.fetch(new Request(`${ORIGIN}/v1/elsewhere`), {});
   expect((await answer.json()).error.message).toBe(
     "No route for GET /v1/elsewhere: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /v1/responses, " +
-      "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, POST /v1beta/models/<model>:streamGenerateContent?alt=sse, " +
+      "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, " +
+      "GET or DELETE /v1/messages/<id>, HEAD /, POST /v1beta/models/<model>:streamGenerateContent?alt=sse, " +
       "POST /v1beta/models/<model>:generateContent, POST /v1beta/models/<model>:countTokens, POST /api/chat, " +
       "GET or DELETE /api/chat/<chatId>/stream, GET /v1/models, GET /v1/usage.",
   );

@@ -3,13 +3,16 @@
 // An Open Responses request (POST /v1/responses: `model`, `input`, `instructions`, `tools`,
 // `tool_choice`, `max_output_tokens`, `reasoning`, `stream`…) → MMSP's `{model, messages, config}`,
 // so the relay serves it through the same rows, ceilings, quotas and stream objects as /v1/stream.
-// What has no MMSP meaning is refused by name before anything is asked (the spec's error shape,
-// `param` naming it), never dropped. Errors in the spec's shape: `{"error": {message, type, param, code}}`.
+// Every member is classified (members.ts: accepted, mapped here, or refused by name); tools are
+// tools.ts's. What has no MMSP meaning is refused by name before anything is asked (the spec's error
+// shape, `param` naming it), never dropped. Errors in the spec's shape: `{"error": {message, type, param, code}}`.
 import { openResponsesErrorType } from "../../../encode.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
-import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
+import type { ThinkingLevel, UniConfig } from "../../../providers/request.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
 import { parseJsonText } from "../../../internal/json.js";
+import { type Included, includeOf, memberRefusal } from "./members.js";
+import { CUSTOM_INPUT, refuse, Refused, toolChoiceOf, toolsOf } from "./tools.js";
 
 type Json = Record<string, unknown>;
 
@@ -21,6 +24,10 @@ export interface OpenResponsesAsk {
   stream: boolean;
   /** The settings the response resource echoes (OpenResponsesEncoderOptions.request). */
   echo: Json;
+  /** What `include` asks (the sealing of reasoning: `include: ["reasoning.encrypted_content"]`). */
+  include: Included;
+  /** `store` as sent (absent: OpenAI's default, true); the stateless relay keeps nothing (the stored-response hook reads it). */
+  store: boolean;
 }
 
 /** A refusal in the spec's error shape; `type` from the MMSP type (the spec's table), `code` the MMSP type. */
@@ -52,24 +59,6 @@ export async function openResponsesRefusal(answer: Response): Promise<Response> 
   return openResponsesError(answer.status, code, message, param, headers);
 }
 
-/** The members the relay maps; any other non-null member is refused by name. */
-const KNOWN = new Set([
-  "model",
-  "input",
-  "instructions",
-  "tools",
-  "tool_choice",
-  "max_output_tokens",
-  "reasoning",
-  "stream",
-  "temperature",
-  "top_p",
-  "metadata",
-  "store",
-  "parallel_tool_calls",
-  "truncation",
-]);
-
 const EFFORT: Readonly<Record<string, ThinkingLevel>> = {
   none: "none",
   minimal: "low",
@@ -77,16 +66,6 @@ const EFFORT: Readonly<Record<string, ThinkingLevel>> = {
   medium: "medium",
   high: "high",
   xhigh: "xhigh",
-};
-
-class Refused extends Error {
-  constructor(readonly param: string, message: string) {
-    super(message);
-  }
-}
-
-const refuse = (param: string, message: string): never => {
-  throw new Refused(param, message);
 };
 
 /** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve. */
@@ -102,23 +81,23 @@ export function openResponsesAsk(body: unknown): OpenResponsesAsk | Response {
 function ask(body: unknown): OpenResponsesAsk {
   if (!isRecord(body)) return refuse("body", "The request body must be a JSON object.");
   for (const key of Object.keys(body)) {
-    if (!KNOWN.has(key) && body[key] !== null && body[key] !== undefined) {
-      refuse(
-        key,
-        `'${
-          key.slice(0, 64)
-        }' is not supported by this relay (it serves model, input, instructions, tools, tool_choice, max_output_tokens, reasoning, stream, temperature, top_p, metadata).`,
-      );
-    }
+    const refusal = memberRefusal(key, body[key]);
+    if (refusal !== undefined) refuse(key, refusal);
   }
   const { model } = body;
   if (typeof model !== "string" || model === "") refuse("model", "model must be a non-empty string.");
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== "boolean") refuse("stream", "stream must be a boolean.");
-  if (body.store === true) refuse("store", "store: true is not supported: this relay keeps no responses for previous_response_id.");
-  if (body.parallel_tool_calls === false) refuse("parallel_tool_calls", "parallel_tool_calls: false is not supported.");
-  if (body.truncation !== undefined && body.truncation !== null && body.truncation !== "disabled") {
-    refuse("truncation", 'Only truncation: "disabled" is supported.');
+  if (body.store !== undefined && body.store !== null && typeof body.store !== "boolean") refuse("store", "store must be a boolean.");
+  if (body.previous_response_id != null) {
+    // (the stored-response hook: a relay that keeps responses resolves it before this point)
+    refuse(
+      "previous_response_id",
+      "previous_response_id is not supported: this relay keeps no responses. Send the whole conversation in input " +
+        '(with store: false and include: ["reasoning.encrypted_content"] to keep reasoning across turns).',
+    );
   }
+  const include = includeOf(body.include);
+  if (typeof include === "string") refuse("include", include);
   const config: UniConfig = {};
   const system: string[] = [];
   if (body.instructions !== undefined && body.instructions !== null) {
@@ -140,6 +119,7 @@ function ask(body: unknown): OpenResponsesAsk {
     if (typeof body[key] !== "number") refuse(key, `${key} must be a number.`);
     config[key] = body[key] as number;
   }
+  textSettings(body.text, config);
   if (body.reasoning != null) {
     const r = body.reasoning;
     if (!isRecord(r)) return refuse("reasoning", "reasoning must be an object.");
@@ -155,33 +135,40 @@ function ask(body: unknown): OpenResponsesAsk {
     }
   }
   const echo: Json = {};
-  for (const key of ["instructions", "tools", "tool_choice", "max_output_tokens", "reasoning", "temperature", "top_p", "metadata"]) {
+  for (
+    const key of ["instructions", "tools", "tool_choice", "max_output_tokens", "reasoning", "temperature", "top_p", "metadata", "text"]
+  ) {
     if (body[key] != null) echo[key] = body[key];
   }
-  return { mmsp: { model: model as string, messages, config }, stream: body.stream === true, echo };
+  return {
+    mmsp: { model: model as string, messages, config },
+    stream: body.stream === true,
+    echo,
+    include: include as Included,
+    store: body.store !== false,
+  };
 }
 
-function toolsOf(tools: unknown): ToolSchema[] {
-  if (!Array.isArray(tools)) return refuse("tools", "tools must be an array.");
-  return tools.map((t, i) => {
-    if (!isRecord(t) || t.type !== "function") {
-      return refuse(`tools[${i}]`, `tools[${i}]: only function tools are supported (type: "function").`);
-    }
-    if (typeof t.name !== "string" || t.name === "") return refuse(`tools[${i}].name`, `tools[${i}].name must be a non-empty string.`);
-    const tool: ToolSchema = { name: t.name, description: typeof t.description === "string" ? t.description : "" };
-    if (isRecord(t.parameters)) tool.parameters = t.parameters;
-    return tool;
-  });
-}
-
-function toolChoiceOf(choice: unknown): UniConfig["tool_choice"] {
-  if (choice === "auto" || choice === "required" || choice === "none") return choice;
-  if (isRecord(choice) && choice.type === "function" && typeof choice.name === "string") return [choice.name];
-  if (isRecord(choice) && choice.type === "allowed_tools" && Array.isArray(choice.tools)) {
-    const names = choice.tools.map((t) => (isRecord(t) && t.type === "function" && typeof t.name === "string" ? t.name : undefined));
-    if (names.every((n): n is string => n !== undefined)) return names;
+/** `text` → structured output (`format`: `json_schema`, `json_object`; `text` asks nothing) and `verbosity`. */
+function textSettings(text: unknown, config: UniConfig): void {
+  if (text === undefined || text === null) return;
+  if (!isRecord(text)) return refuse("text", "text must be an object.");
+  const format = text.format;
+  if (isRecord(format) && format.type === "json_schema") {
+    if (!isRecord(format.schema)) refuse("text.format.schema", "text.format.schema must be a JSON Schema object.");
+    const out: NonNullable<UniConfig["output_format"]> = { type: "json_schema", schema: format.schema as Record<string, unknown> };
+    if (typeof format.name === "string") out.name = format.name;
+    if (typeof format.description === "string") out.description = format.description;
+    if (typeof format.strict === "boolean") out.strict = format.strict;
+    config.output_format = out;
+  } else if (isRecord(format) && format.type === "json_object") {
+    config.output_format = { type: "json_object" };
+  } else if (format !== undefined && format !== null && !(isRecord(format) && format.type === "text")) {
+    refuse("text.format", 'text.format must be {type: "text"}, {type: "json_object"} or {type: "json_schema", name, schema}.');
   }
-  return refuse("tool_choice", 'tool_choice must be auto, required, none, {type: "function", name} or allowed function tools.');
+  const { verbosity } = text;
+  if (verbosity === "low" || verbosity === "high") config.verbosity = verbosity;
+  else if (verbosity != null && verbosity !== "medium") refuse("text.verbosity", "text.verbosity must be low, medium or high.");
 }
 
 /** `input` → MMSP messages (consecutive items of one role join one message); system and developer text goes to `system`. */
@@ -221,7 +208,19 @@ function inputMessages(input: unknown, system: string[]): UniMessage[] {
       if (!isRecord(args)) return refuse(`${at}.arguments`, `${at}.arguments must be a JSON object's text.`);
       return push("assistant", [{ type: "tool_call.done", name: item.name, arguments: args, tool_call_id: item.call_id }]);
     }
-    if (type === "function_call_output") {
+    if (type === "custom_tool_call") {
+      // (a custom tool's call: the provider made it as a function taking one string, tools.ts)
+      if (typeof item.call_id !== "string" || typeof item.name !== "string" || typeof item.input !== "string") {
+        return refuse(at, `${at}: a custom_tool_call needs call_id, name and input (a string).`);
+      }
+      return push("assistant", [{
+        type: "tool_call.done",
+        name: item.name,
+        arguments: { [CUSTOM_INPUT]: item.input },
+        tool_call_id: item.call_id,
+      }]);
+    }
+    if (type === "function_call_output" || type === "custom_tool_call_output") {
       if (typeof item.call_id !== "string") return refuse(`${at}.call_id`, `${at}.call_id must be a string.`);
       const text = typeof item.output === "string" ? item.output : textOf(item.output, `${at}.output`, ["input_text"]);
       return push("user", [{ type: "tool_result.done", text, tool_call_id: item.call_id }]);
@@ -234,6 +233,14 @@ function inputMessages(input: unknown, system: string[]): UniMessage[] {
         ? { encrypted_content: item.encrypted_content, provider: "openai-responses" }
         : undefined;
       return push("assistant", [{ type: "thinking.done", thinking, ...(fidelity ? { fidelity } : {}) }]);
+    }
+    if (type === "item_reference") {
+      // (the stored-response hook: a relay that keeps responses resolves references before this point)
+      return refuse(
+        `${at}.type`,
+        `${at}: an item_reference needs stored responses, which this relay does not keep: send the item itself ` +
+          "(clients do so with store: false).",
+      );
     }
     return refuse(`${at}.type`, `${at}: items of type '${String(type).slice(0, 64)}' are not supported.`);
   });

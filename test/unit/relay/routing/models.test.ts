@@ -213,7 +213,7 @@ test("a row's max_tokens is a ceiling: the client lowers it, never raises it (40
   expect(fake.requests.every((r) => (r.json as Record<string, unknown>).service_tier === undefined)).toBe(true);
 });
 
-test("a costlier setting (fast_mode, a higher thinking_level, tools the row does not list) is refused unless the row allows it", async () => {
+test("a costlier setting (fast_mode, a higher thinking_level) is refused unless the row allows it; a client's own tools need no allowance", async () => {
   const { relay, fake } = chatSetup({
     plain: {},
     low: { config: { thinking_level: "low" } },
@@ -242,11 +242,16 @@ test("a costlier setting (fast_mode, a higher thinking_level, tools the row does
   expect((await answer(relay, fake, "fast", { thinking_level: "xhigh" })).asked).toMatchObject({ reasoning_effort: "xhigh" });
 
   const other = { ...WEATHER, name: "shell" };
-  await refused("plain", { tools: [WEATHER] }, "tools");
-  await refused("tooled", { tools: [WEATHER, other] }, "tools");
-  await refused("tooled", { tools: [{ ...WEATHER, description: "x".repeat(10_000) }] }, "tools"); // (the row's name, another definition)
-  expect((await answer(relay, fake, "tooled", { tools: [] })).asked).toMatchObject({ tools: [] });
-  expect((await answer(relay, fake, "tooled", { tools: [{ ...WEATHER }] })).asked).toMatchObject({ tools: [{ function: WEATHER }] });
+  // (a client's own function tools are its own: no allowance; the row's are added to them; a name in both is a 400)
+  expect((await answer(relay, fake, "plain", { tools: [WEATHER] })).asked).toMatchObject({ tools: [{ function: WEATHER }] });
+  expect((await answer(relay, fake, "tooled", { tools: [other] })).asked).toMatchObject({ tools: [{ function: WEATHER }, { function: other }] });
+  expect((await answer(relay, fake, "tooled", { tools: [] })).asked).toMatchObject({ tools: [{ function: WEATHER }] });
+  const clash = await answer(relay, fake, "tooled", { tools: [{ ...WEATHER, description: "x".repeat(10_000) }] });
+  expect(clash.status).toBe(400);
+  expect(clash.error).toMatchObject({ type: "InvalidRequestError", parameter: "tools" });
+  expect(clash.error.message).toContain(WEATHER.name);
+  expect(clash.asked).toBeUndefined();
+  // (allow.tools: the client's definition replaces the row's of its name)
   expect((await answer(relay, fake, "anyTools", { tools: [other] })).asked).toMatchObject({ tools: [{ function: other }] });
 });
 

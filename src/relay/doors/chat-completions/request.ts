@@ -1,0 +1,203 @@
+// The Chat Completions door: SPEC §10 "Doors: the APIs a client speaks" (its request onto the relay's one request).
+//
+// An OpenAI Chat Completions request (POST /v1/chat/completions: `model`, `messages`, `tools`,
+// `tool_choice`, `max_completion_tokens`, `reasoning_effort`, `stream`…) → MMSP's `{model, messages,
+// config}`, so it is served through the same rows, ceilings, quotas and stream objects as /v1/stream.
+// Every member of the API is classified (issue #46's rule, the table in docs/guide/chat-completions.md):
+// one that asks for nothing is accepted, one the relay can do is done, one it cannot do is refused by
+// name before anything is asked (OpenAI's error shape, `param` naming it), never dropped.
+import { openaiType } from "../../../encode/chat-completions.js";
+import { isRecord, ownValue } from "../../../internal/values.js";
+import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
+import type { UniMessage } from "../../../schema.js";
+import { messagesOf, refuse, Refused } from "./messages.js";
+
+type Json = Record<string, unknown>;
+
+/** What the relay keeps of a Chat Completions request besides the MMSP body: its answer's shape. */
+export interface ChatAsk {
+  /** The MMSP request. */
+  mmsp: { model: string; messages: UniMessage[]; config: UniConfig };
+  /** Answer as `chat.completion.chunk` SSE (true) or one `chat.completion`. */
+  stream: boolean;
+  /** The usage chunk before `[DONE]` (`stream_options.include_usage`). */
+  includeUsage: boolean;
+}
+
+/** A refusal in OpenAI's error shape `{"error": {message, type, param, code}}`; `code` the MMSP type. */
+export function chatError(status: number, code: string, message: string, param: string | null = null, headers?: HeadersInit): Response {
+  return Response.json({ error: { message, type: openaiType(status), param, code } }, { status, headers });
+}
+
+/** The members that ask for nothing the relay must do (accepted whatever their value; none reaches a provider). */
+const NOTHING = new Set(["user", "metadata", "safety_identifier", "prompt_cache_key"]);
+
+/**
+ * The members accepted when they ask for the default only (their value here, or null): each asks for
+ * something the relay's providers are not asked for, so any other value is refused by name.
+ */
+const DEFAULT_ONLY: Readonly<Record<string, (v: unknown) => boolean>> = {
+  n: (v) => v === 1,
+  store: (v) => v === false,
+  logprobs: (v) => v === false,
+  parallel_tool_calls: (v) => v === true,
+  frequency_penalty: (v) => v === 0,
+  presence_penalty: (v) => v === 0,
+  logit_bias: (v) => isRecord(v) && Object.keys(v).length === 0,
+  modalities: (v) => Array.isArray(v) && v.length === 1 && v[0] === "text",
+  response_format: (v) => isRecord(v) && v.type === "text",
+  verbosity: (v) => v === "medium",
+  prompt_cache_retention: (v) => v === "in_memory",
+};
+
+/** What each default-only member's refusal says. */
+const WHY: Readonly<Record<string, string>> = {
+  n: "only n: 1 is supported (one choice).",
+  store: "store: true is not supported: this relay stores no completions.",
+  logprobs: "logprobs are not supported by this relay.",
+  parallel_tool_calls: "parallel_tool_calls: false is not supported.",
+  frequency_penalty: "frequency_penalty is not supported (only 0).",
+  presence_penalty: "presence_penalty is not supported (only 0).",
+  logit_bias: "logit_bias is not supported.",
+  modalities: 'only modalities: ["text"] is supported.',
+  response_format:
+    'response_format json_schema / json_object is not supported: the relay\'s providers are asked for no structured output (only {"type": "text"}).',
+  verbosity: 'only verbosity: "medium" (the default) is supported.',
+  prompt_cache_retention: 'only prompt_cache_retention: "in_memory" is supported.',
+};
+
+/** The members the relay maps (below). */
+const MAPPED = new Set([
+  "model",
+  "messages",
+  "stream",
+  "stream_options",
+  "tools",
+  "tool_choice",
+  "max_tokens",
+  "max_completion_tokens",
+  "temperature",
+  "top_p",
+  "reasoning_effort",
+  "service_tier",
+]);
+
+const EFFORT: Readonly<Record<string, ThinkingLevel>> = {
+  none: "none",
+  minimal: "low",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "xhigh",
+};
+
+/** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve. */
+export function chatAsk(body: unknown): ChatAsk | Response {
+  try {
+    return ask(body);
+  } catch (e) {
+    if (e instanceof Refused) return chatError(400, "InvalidRequestError", e.message, e.param);
+    throw e;
+  }
+}
+
+function ask(body: unknown): ChatAsk {
+  if (!isRecord(body)) return refuse("body", "The request body must be a JSON object.");
+  for (const key of Object.keys(body)) {
+    const value = body[key];
+    if (value === null || value === undefined || MAPPED.has(key) || NOTHING.has(key)) continue;
+    const check = ownValue(DEFAULT_ONLY, key);
+    if (check) {
+      if (!check(value)) refuse(key, WHY[key]!);
+      continue;
+    }
+    refuse(
+      key,
+      `'${key.slice(0, 64)}' is not supported by this relay (see the Chat Completions door's table of members in its guide).`,
+    );
+  }
+  const { model } = body;
+  if (typeof model !== "string" || model === "") refuse("model", "model must be a non-empty string.");
+  if (body.stream != null && typeof body.stream !== "boolean") refuse("stream", "stream must be a boolean.");
+  const config: UniConfig = {};
+  const system: string[] = [];
+  const messages = messagesOf(body.messages, system);
+  if (system.length > 0) config.system_prompt = system.join("\n\n");
+  if (body.tools != null) config.tools = toolsOf(body.tools);
+  if (body.tool_choice != null) config.tool_choice = toolChoiceOf(body.tool_choice);
+  const limit = outputLimit(body);
+  if (limit !== undefined) config.max_tokens = limit;
+  for (const key of ["temperature", "top_p"] as const) {
+    if (body[key] == null) continue;
+    if (typeof body[key] !== "number") refuse(key, `${key} must be a number.`);
+    config[key] = body[key] as number;
+  }
+  if (body.reasoning_effort != null) {
+    const level = typeof body.reasoning_effort === "string" ? ownValue(EFFORT, body.reasoning_effort) : undefined;
+    if (level === undefined) refuse("reasoning_effort", `reasoning_effort must be one of ${Object.keys(EFFORT).join(", ")}.`);
+    config.thinking_level = level;
+  }
+  if (body.service_tier != null) {
+    const tier = body.service_tier;
+    if (tier === "priority") config.fast_mode = true;
+    else if (tier !== "auto" && tier !== "default") {
+      refuse("service_tier", "service_tier must be auto, default or priority (the provider's fast tier).");
+    }
+  }
+  let includeUsage = false;
+  if (body.stream_options != null) {
+    const o = body.stream_options;
+    if (!isRecord(o)) return refuse("stream_options", "stream_options must be an object.");
+    if (o.include_usage != null && typeof o.include_usage !== "boolean") {
+      refuse("stream_options.include_usage", "include_usage must be a boolean.");
+    }
+    includeUsage = o.include_usage === true;
+  }
+  return { mmsp: { model: model as string, messages, config }, stream: body.stream === true, includeUsage };
+}
+
+/** `max_completion_tokens` (or the older `max_tokens`; both must agree) → the output limit the relay reserves. */
+function outputLimit(body: Json): number | undefined {
+  let limit: number | undefined;
+  for (const key of ["max_completion_tokens", "max_tokens"] as const) {
+    const v = body[key];
+    if (v == null) continue;
+    if (!Number.isInteger(v) || (v as number) < 1) refuse(key, `${key} must be a positive integer.`);
+    if (limit !== undefined && limit !== v) refuse(key, "max_tokens and max_completion_tokens differ: send one.");
+    limit = v as number;
+  }
+  return limit;
+}
+
+function toolsOf(tools: unknown): ToolSchema[] {
+  if (!Array.isArray(tools)) return refuse("tools", "tools must be an array.");
+  return tools.map((t, i) => {
+    const at = `tools[${i}]`;
+    if (!isRecord(t) || t.type !== "function" || !isRecord(t.function)) {
+      return refuse(at, `${at}: only function tools are supported ({type: "function", function: {name, …}}).`);
+    }
+    const f = t.function;
+    if (typeof f.name !== "string" || f.name === "") {
+      return refuse(`${at}.function.name`, `${at}.function.name must be a non-empty string.`);
+    }
+    if (f.strict === true) {
+      refuse(`${at}.function.strict`, `${at}.function.strict: true is not supported (no provider is asked for strict schemas).`);
+    }
+    const tool: ToolSchema = { name: f.name, description: typeof f.description === "string" ? f.description : "" };
+    if (isRecord(f.parameters)) tool.parameters = f.parameters;
+    return tool;
+  });
+}
+
+function toolChoiceOf(choice: unknown): UniConfig["tool_choice"] {
+  if (choice === "auto" || choice === "required" || choice === "none") return choice;
+  if (isRecord(choice) && choice.type === "function" && isRecord(choice.function) && typeof choice.function.name === "string") {
+    return [choice.function.name];
+  }
+  const allowed = isRecord(choice) && choice.type === "allowed_tools" && isRecord(choice.allowed_tools) ? choice.allowed_tools : undefined;
+  if (allowed && Array.isArray(allowed.tools) && (allowed.mode === "auto" || allowed.mode === "required")) {
+    const names = allowed.tools.map((t) => (isRecord(t) && t.type === "function" && isRecord(t.function) ? t.function.name : undefined));
+    if (names.length > 0 && names.every((n): n is string => typeof n === "string")) return names;
+  }
+  return refuse("tool_choice", 'tool_choice must be auto, required, none, {type: "function", function: {name}} or allowed function tools.');
+}

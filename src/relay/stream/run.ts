@@ -1,0 +1,137 @@
+// The stream: SPEC §8 and §10 (the one upstream request of a stream, read once, whatever its clients do).
+//
+// The part of a stream's object that runs the upstream (stream-object.ts is the shell): the creating
+// request made into the upstream request (read whole, so it does not depend on the client's
+// connection; the internal headers taken off), the wait for its headers (watched by the alarm:
+// ending.ts), and the reading, through the package in validate mode (every event checked, the grammar
+// enforced), each checked event stored (store.ts) and counted (stream-cost.ts), a failure stored as
+// the last event, the bounds MAX_EVENTS and MAX_STREAM_BYTES enforced.
+import { encodeWireEvent, toWireError } from "../../index.js";
+import type { Limits } from "../admission/limits.js";
+import { CLAIM_HEADER, type Ticket, ticketOf } from "../accounting/stream-cost.js";
+import { checkedEvents } from "../routing/answer.js";
+import type { StreamEnding } from "./ending.js";
+import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
+import { limitsOf, type Live, type StreamContext } from "./parts.js";
+
+/** A creating request, taken apart: the upstream request and what the object keeps of the rest. */
+export interface Creation {
+  upstreamRequest: Request;
+  /** The creator's credentials' HMAC (bind.ts), or null. */
+  binding: string | null;
+  /** A door's settings (an Open Responses stream's), or null. */
+  meta: string | null;
+  /** A door's answer: its encoding's name (door-answer.ts), or null for MMSP's. */
+  door: string | null;
+  /** The claim to settle, or null (no quotas), and its header's text (kept with the stream: store.ts). */
+  ticket: Ticket | null;
+  ticketText: string | null;
+  /** The request's body, read whole. */
+  body: ArrayBuffer;
+}
+
+/**
+ * The creating request as the upstream gets it: as the Worker admitted it, at its public URL, without
+ * the internal headers; the body read whole first (the Worker checked its size), so the upstream
+ * request does not depend on this request's connection, which ends when the client goes away.
+ */
+export async function creationOf(request: Request): Promise<Creation> {
+  const headers = new Headers(request.headers);
+  const taken = (name: string): string | null => {
+    const value = headers.get(name);
+    headers.delete(name);
+    return value;
+  };
+  const binding = taken(BINDING_HEADER);
+  const publicUrl = taken(URL_HEADER) ?? request.url;
+  const ticketText = taken(CLAIM_HEADER);
+  const ticket = ticketOf(ticketText);
+  // (an Open Responses stream's settings: kept with it, answered with every replay, never sent upstream)
+  const meta = taken(META_HEADER);
+  const door = taken(DOOR_HEADER); // (a door's answer: its encoding's name, door-answer.ts)
+  const body = await request.arrayBuffer();
+  const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body });
+  return { upstreamRequest, binding, meta, door, ticket, ticketText: ticket && ticketText, body };
+}
+
+/** The upstream of one stream's object: waited for, then read to its end. */
+export class StreamRun<E> {
+  constructor(private readonly ctx: StreamContext<E>, private readonly live: Live, private readonly ending: StreamEnding<E>) {}
+
+  /**
+   * The upstream request until its headers, watched by the same alarm as a live stream's: given up
+   * (`reading` aborted) ABANDON_S after it was made, or at MAX_STREAM_S. Whether the creator still
+   * waits does not count: before the answer's headers there is nothing to read, and a client that
+   * leaves then is not always told (through Miniflare neither the Worker's request nor the object's
+   * aborts), so a wait counted as reading held a silent upstream until MAX_STREAM_S.
+   */
+  async awaitHeaders(reading: AbortController, open: () => Promise<Response>): Promise<Response> {
+    this.live.pending = true;
+    this.live.upstream = reading;
+    this.ctx.viewers.lastRead = this.live.startedAt = Date.now();
+    try {
+      await this.ending.schedule();
+      return await open();
+    } finally {
+      this.live.pending = false;
+      this.live.upstream = null;
+    }
+  }
+
+  /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
+  async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
+    const { store } = this.ctx;
+    // (what the object holds while reading: one event of at most MAX_EVENT_BYTES, the message being
+    // checked, bounded by MAX_STREAM_BYTES through bound(); the events of a turn, stored at its end or
+    // past 256 Ki characters, and the window of the last ones written: event-log.ts)
+    const limits = limitsOf(this.ctx); // (read once: the env's bounds, parsed anew at each call)
+    // (an answer of the models table made in this isolate: its events themselves, answer.ts)
+    const reader = checkedEvents(upstream, { client, signal, maxEventBytes: limits.eventBytes }).getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (store.ended) {
+          // stopped (stop()): its event is the last one
+          await reader.cancel().catch(() => {}); // (the abort's error, already known)
+          break;
+        }
+        this.live.cost?.see(value); // (counted first: a batch stored by this append stores its usage with it)
+        store.append(encodeWireEvent(value));
+        this.bound(limits);
+      }
+    } catch (e) {
+      if (store.ended) return; // stopped: the abort's own error is not stored
+      let json: string;
+      try {
+        const error = toWireError(e);
+        json = JSON.stringify({ error: this.live.cost ? this.live.cost.mark(error) : error });
+      } catch {
+        json = JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
+      }
+      store.append(json);
+    } finally {
+      this.live.upstream = null;
+      try {
+        this.ending.end();
+      } catch (e) {
+        // (its storage gone: this instance died under the stream; its answers end, see `orphaned`)
+        console.error("relay: a stream could not be ended (its object stopped)", e);
+        this.ctx.viewers.notify();
+      }
+    }
+  }
+
+  /** Stops the stream when it holds more events or bytes than the bounds allow. */
+  private bound({ events, streamBytes }: Limits): void {
+    const { store } = this.ctx;
+    if (store.log.taken >= events) {
+      this.ending.stop("StreamLimitExceeded", `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`);
+    } else if (store.bytes > streamBytes) {
+      this.ending.stop(
+        "StreamLimitExceeded",
+        `the stream passed ${streamBytes} bytes (MAX_STREAM_BYTES): the relay stopped its upstream request`,
+      );
+    }
+  }
+}

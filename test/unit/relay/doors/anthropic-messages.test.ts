@@ -1,0 +1,416 @@
+// The Anthropic Messages door (issue #47), in Node: the real clients pointed at the stateless relay
+// (createRelay with a models table) backed by the kit's fake providers — `@anthropic-ai/sdk`'s
+// `messages.stream` with thinking and a tool over two turns (the signature carried back reaches the
+// Anthropic fake, which refuses one it never issued), `messages.create`, `messages.countTokens`;
+// `@ai-sdk/anthropic` with thinking and tools over three steps; the requests Claude Code documents for
+// gateways; the four providers behind the door for a text answer; refusals in Messages' error shape.
+import Anthropic from "@anthropic-ai/sdk";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { generateText, isStepCount, jsonSchema, tool } from "ai";
+import { describe, expect, test } from "vitest";
+import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from "../../../../src/providers/index.ts";
+import { createRelay } from "../../../../src/relay/index.ts";
+import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
+import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
+import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
+import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
+import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+
+const ORIGIN = "https://relay.test";
+const KEY = "sk-unit-messages-KEY";
+
+/** Thinking (signed), then a tool call: the answer of a thinking model that calls a tool (the streaming reference's events). */
+const THINK_TOOL = ANTHROPIC.sse([
+  {
+    type: "message_start",
+    message: {
+      id: "msg_01ThinkTool",
+      type: "message",
+      role: "assistant",
+      content: [],
+      model: "claude-sonnet-4-5",
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 120, output_tokens: 1 },
+    },
+  },
+  { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
+  { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "The user wants the weather; call the tool." } },
+  { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: ANTHROPIC.SIGNATURE } },
+  { type: "content_block_stop", index: 0 },
+  { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_01WeatherCall", name: "get_weather", input: {} } },
+  { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"location":' } },
+  { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: ' "Paris"}' } },
+  { type: "content_block_stop", index: 1 },
+  { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 60 } },
+  { type: "message_stop" },
+]);
+
+const BACKENDS: { name: ProviderName; make: (fetch: typeof globalThis.fetch) => Provider; text: string }[] = [
+  { name: "anthropic", make: (fetch) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch }), text: ANTHROPIC.TEXT },
+  { name: "openai-chat", make: (fetch) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }), text: CHAT.TEXT },
+  { name: "gemini", make: (fetch) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch }), text: GEMINI.TEXT },
+  { name: "openai-responses", make: (fetch) => openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }), text: RESPONSES.TEXT },
+];
+
+/** A relay whose rows are Claude model names (as Claude Code asks for them) served by `backend`'s fake. */
+function relayFor(backend: (typeof BACKENDS)[number] = BACKENDS[0]!, options: Parameters<typeof createRelay>[0] = {}) {
+  const fake = fakeProvider(backend.name, {
+    streams: { "text-model": parseCapture(backend.text), "think-tool-model": parseCapture(THINK_TOOL) },
+    key: KEY,
+  });
+  const provider = backend.make(fake as unknown as typeof fetch);
+  const relay = createRelay({
+    models: {
+      "claude-haiku-4-5": { provider, model: "text-model" },
+      "claude-sonnet-4-5": { provider, model: "think-tool-model", allow: { tools: true, thinking_level: true } },
+    },
+    allowAnonymous: true,
+    clientAddress: () => "203.0.113.9",
+    ...options,
+  });
+  return { relay, fake };
+}
+
+const relayFetch = (relay: ReturnType<typeof createRelay>, env: object = {}) => (input: RequestInfo | URL, init?: RequestInit) =>
+  relay.fetch(new Request(input as RequestInfo, init), env);
+
+const sdk = (relay: ReturnType<typeof createRelay>, env: object = {}) =>
+  new Anthropic({ apiKey: "sk-relay-client", baseURL: ORIGIN, fetch: relayFetch(relay, env), maxRetries: 0 });
+
+const WEATHER = {
+  name: "get_weather",
+  description: "The weather in a city",
+  input_schema: { type: "object" as const, properties: { location: { type: "string" } }, required: ["location"] },
+};
+
+/** The SSE records of a body: their `event:` names, in order. */
+const eventNames = (text: string): string[] => text.split("\n\n").filter(Boolean).map((r) => r.split("\n")[0]!.replace(/^event: /, ""));
+
+describe("@anthropic-ai/sdk against the relay's /v1/messages (Anthropic fake)", () => {
+  test("messages.stream with thinking and a tool over two turns: the signature carried back reaches the provider intact", async () => {
+    const { relay, fake } = relayFor();
+    const client = sdk(relay);
+    const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, tools: [WEATHER] };
+    const first = client.messages.stream({ ...ask, messages: [{ role: "user", content: "Weather in Paris?" }] });
+    const types: string[] = [];
+    first.on("streamEvent", (e) => types.push(e.type));
+    const message = await first.finalMessage();
+    expect(types[0]).toBe("message_start"); // (the SDK does not hand on the ping: the raw bytes' test sees it)
+    expect(types.at(-2)).toBe("message_delta");
+    expect(types.at(-1)).toBe("message_stop");
+    expect(message.stop_reason).toBe("tool_use");
+    expect(message.usage.output_tokens).toBeGreaterThan(0);
+    const thinking = message.content.find((b) => b.type === "thinking");
+    expect(thinking).toMatchObject({ type: "thinking", signature: ANTHROPIC.SIGNATURE });
+    const call = message.content.find((b) => b.type === "tool_use");
+    expect(call).toMatchObject({ type: "tool_use", name: "get_weather", input: { location: "Paris" } });
+
+    const second = client.messages.stream({
+      ...ask,
+      messages: [
+        { role: "user", content: "Weather in Paris?" },
+        { role: "assistant", content: message.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: call!.type === "tool_use" ? call!.id : "", content: "18 degrees, sunny" }] },
+      ],
+    });
+    await second.finalMessage();
+    expect(fake.requests).toHaveLength(2);
+    const sent = fake.requests[1]!.json as { messages: { role: string; content: Record<string, unknown>[] }[] };
+    expect(sent.messages[1]!.content[0]).toMatchObject({ type: "thinking", signature: ANTHROPIC.SIGNATURE });
+    expect(JSON.stringify(sent.messages[2])).toContain("18 degrees, sunny");
+  });
+
+  test("messages.create (not streamed): one message object, its text, stop_reason and usage", async () => {
+    const { relay } = relayFor();
+    const message = await sdk(relay).messages.create({ model: "claude-haiku-4-5", max_tokens: 256, messages: [{ role: "user", content: "Hi" }] });
+    expect(message.type).toBe("message");
+    expect(message.id).toMatch(/^msg_/);
+    expect(message.model).toBe("claude-haiku-4-5");
+    expect(message.content).toEqual([{ type: "text", text: "Hello!" }]);
+    expect(message.stop_reason).toBe("end_turn");
+    expect(message.usage.output_tokens).toBe(15);
+  });
+
+  test("messages.countTokens: the relay's estimate, said to be one; it asks no provider and counts against requestsPerMinute", async () => {
+    const { relay, fake } = relayFor(BACKENDS[0], { quotas: { anonymous: { requestsPerMinute: 1 } } });
+    const client = sdk(relay);
+    const body = { model: "claude-haiku-4-5", messages: [{ role: "user" as const, content: "How many tokens is this?" }], tools: [WEATHER] };
+    const { data, response } = await client.messages.countTokens(body).withResponse();
+    expect(data.input_tokens).toBeGreaterThan(0);
+    expect(response.headers.get("x-mmsp-tokens-estimated")).toBe("true");
+    expect(fake.requests).toHaveLength(0);
+    const again = await client.messages.countTokens(body).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(Anthropic.RateLimitError);
+  });
+
+  test("countTokens of a model the relay does not serve: 404 not_found_error", async () => {
+    const { relay } = relayFor();
+    const e = await sdk(relay).messages.countTokens({ model: "claude-nope", messages: [{ role: "user", content: "x" }] }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(Anthropic.NotFoundError);
+  });
+});
+
+describe.each(BACKENDS)("the relay's /v1/messages backed by $name", (backend) => {
+  test("messages.stream: the provider's text, stop_reason end_turn", async () => {
+    const { relay } = relayFor(backend);
+    const stream = sdk(relay).messages.stream({ model: "claude-haiku-4-5", max_tokens: 256, messages: [{ role: "user", content: "Say hello" }] });
+    let deltas = "";
+    stream.on("text", (t) => (deltas += t));
+    const message = await stream.finalMessage();
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(message.content.map((b) => (b.type === "text" ? b.text : "")).join("")).toBe(deltas);
+    expect(message.stop_reason).toBe("end_turn");
+  });
+});
+
+test("@ai-sdk/anthropic with thinking and a tool over three steps: each step's history (signed thinking, tool results) accepted by the provider", async () => {
+  const { relay, fake } = relayFor();
+  const provider = createAnthropic({ baseURL: `${ORIGIN}/v1`, apiKey: "sk-relay-client", fetch: relayFetch(relay) });
+  let calls = 0;
+  const result = await generateText({
+    model: provider("claude-sonnet-4-5"),
+    prompt: "Weather in Paris?",
+    maxOutputTokens: 4096,
+    tools: {
+      get_weather: tool({
+        description: "The weather in a city",
+        inputSchema: jsonSchema<{ location: string }>({ type: "object", properties: { location: { type: "string" } }, required: ["location"] }),
+        execute: async ({ location }) => (calls++, `18 degrees in ${location}`),
+      }),
+    },
+    stopWhen: isStepCount(3),
+    providerOptions: { anthropic: { thinking: { type: "enabled", budgetTokens: 2048 } } },
+  });
+  expect(result.steps).toHaveLength(3);
+  expect(calls).toBe(3);
+  expect(result.steps[0]!.reasoningText).toContain("call the tool");
+  expect(fake.requests).toHaveLength(3);
+  const last = fake.requests[2]!.json as { messages: { content: Record<string, unknown>[] }[] };
+  const signed = last.messages.flatMap((m) => m.content).filter((b) => b.type === "thinking");
+  expect(signed).toHaveLength(2);
+  for (const b of signed) expect(b.signature).toBe(ANTHROPIC.SIGNATURE);
+});
+
+describe("the requests Claude Code documents for gateways", () => {
+  const HEADERS = {
+    "content-type": "application/json",
+    "anthropic-version": "2023-06-01",
+    "anthropic-beta": "claude-code-20250219,interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14",
+    "anthropic-dangerous-direct-browser-access": "true",
+    "x-app": "cli",
+    "user-agent": "claude-cli/2.0.0 (external, cli)",
+  };
+  const KEYED = { RELAY_KEY: "sk-relay-key-for-claude-code" };
+
+  test("HEAD / answers 200 (its probe), GET / is not the door's", async () => {
+    const { relay } = relayFor();
+    const head = await relay.fetch(new Request(`${ORIGIN}/`, { method: "HEAD" }), {});
+    expect(head.status).toBe(200);
+    const get = await relay.fetch(new Request(`${ORIGIN}/`), {});
+    expect(get.status).toBe(404);
+  });
+
+  test("POST /v1/messages?beta=true with its betas, cache_control breakpoints, metadata.user_id, thinking and tools; ANTHROPIC_API_KEY as x-api-key", async () => {
+    const { relay, fake } = relayFor(BACKENDS[0], { allowAnonymous: false });
+    const body = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 32000,
+      stream: true,
+      system: [
+        { type: "text", text: "You are Claude Code, Anthropic's official CLI for Claude." },
+        { type: "text", text: "Help with software tasks.", cache_control: { type: "ephemeral" } },
+      ],
+      messages: [{ role: "user", content: [{ type: "text", text: "What's the weather?", cache_control: { type: "ephemeral" } }] }],
+      tools: [WEATHER],
+      thinking: { type: "enabled", budget_tokens: 31999 },
+      metadata: { user_id: "user_abc_account__session_123" },
+      temperature: 1,
+    };
+    const init = { method: "POST", body: JSON.stringify(body) };
+    const refused = await relay.fetch(new Request(`${ORIGIN}/v1/messages?beta=true`, { ...init, headers: { ...HEADERS, "x-api-key": "wrong" } }), KEYED);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ type: "error", error: { type: "authentication_error" } });
+    const answer = await relay.fetch(
+      new Request(`${ORIGIN}/v1/messages?beta=true`, { ...init, headers: { ...HEADERS, "x-api-key": KEYED.RELAY_KEY } }),
+      KEYED,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const text = await answer.text();
+    const names = eventNames(text);
+    expect(names.slice(0, 2)).toEqual(["message_start", "ping"]);
+    expect(names).toContain("content_block_delta");
+    expect(names.slice(-2)).toEqual(["message_delta", "message_stop"]);
+    const start = JSON.parse(text.split("\n")[1]!.slice(6)) as { message: { usage: { input_tokens: number } } };
+    expect(start.message.usage.input_tokens).toBeGreaterThan(0);
+    expect(text).toContain('"stop_reason":"tool_use"');
+    expect(text).toContain('"type":"signature_delta"');
+    expect(text).toContain('"type":"input_json_delta"');
+    const sent = fake.requests[0]!.json as Record<string, unknown>;
+    expect(JSON.stringify(sent.system)).toContain("Help with software tasks.");
+  });
+
+  test("ANTHROPIC_AUTH_TOKEN as Authorization: Bearer; count_tokens?beta=true", async () => {
+    const { relay } = relayFor(BACKENDS[0], { allowAnonymous: false });
+    const headers = { ...HEADERS, authorization: `Bearer ${KEYED.RELAY_KEY}` };
+    const body = { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "count me" }], system: "You are Claude Code.", tools: [WEATHER] };
+    const answer = await relay.fetch(
+      new Request(`${ORIGIN}/v1/messages/count_tokens?beta=true`, { method: "POST", headers, body: JSON.stringify(body) }),
+      KEYED,
+    );
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe("refusals are Messages' error shape, naming the member, with x-should-retry", () => {
+  const { relay } = relayFor();
+  const post = (body: object) =>
+    relay.fetch(new Request(`${ORIGIN}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }), {});
+  const base = { model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user" as const, content: "x" }] };
+  test.each([
+    [{ ...base, top_k: 5 }, 400, "invalid_request_error", "top_k"],
+    [{ ...base, stop_sequences: ["END"] }, 400, "invalid_request_error", "stop_sequences"],
+    [{ ...base, max_tokens: undefined }, 400, "invalid_request_error", "max_tokens"],
+    [{ ...base, tools: [{ type: "web_search_20250305", name: "web_search" }] }, 400, "invalid_request_error", "tools[0]"],
+    [{ ...base, messages: [{ role: "user", content: [{ type: "document", source: {} }] }] }, 400, "invalid_request_error", "messages[0].content[0]"],
+    [{ ...base, thinking: { type: "enabled", budget_tokens: 10 } }, 400, "invalid_request_error", "thinking.budget_tokens"],
+    [{ ...base, model: "claude-nope" }, 404, "not_found_error", "claude-nope"],
+  ])("%j → %i %s naming %s", async (body, status, type, named) => {
+    const answer = await post(body);
+    expect(answer.status).toBe(status);
+    expect(answer.headers.get("x-should-retry")).toBe("false");
+    const json = (await answer.json()) as { type: string; error: { type: string; message: string } };
+    expect(json.type).toBe("error");
+    expect(json.error.type).toBe(type);
+    expect(json.error.message).toContain(named);
+  });
+
+  test("the SDK reads a refusal as its typed error, and does not retry it", async () => {
+    let sent = 0;
+    const client = new Anthropic({
+      apiKey: "k",
+      baseURL: ORIGIN,
+      maxRetries: 2,
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => (sent++, relayFetch(relay)(input, init)),
+    });
+    const e = await client.messages.create({ ...base, stop_sequences: ["END"] }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(sent).toBe(1);
+  });
+
+  test("a method other than POST: 405 in Messages' shape", async () => {
+    const answer = await relay.fetch(new Request(`${ORIGIN}/v1/messages`), {});
+    expect(answer.status).toBe(405);
+    expect(((await answer.json()) as { type: string }).type).toBe("error");
+  });
+});
+
+describe("provider-bound values through a Messages client's history (SPEC §9)", () => {
+  /** A relay whose row is the Responses fake answering reasoning with encrypted content. */
+  function responsesRelay() {
+    const fake = fakeProvider("openai-responses", { streams: { "reasoning-model": parseCapture(RESPONSES.REASONING_SUMMARIES) }, key: KEY });
+    const provider = openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
+    const relay = createRelay({
+      models: { "claude-sonnet-4-5": { provider, model: "reasoning-model", allow: { thinking_level: true } } },
+      allowAnonymous: true,
+      clientAddress: () => "203.0.113.9",
+    });
+    return { relay, fake };
+  }
+
+  test("another provider's encrypted reasoning is sealed into the thinking block's signature, and reaches its maker again intact", async () => {
+    const { relay, fake } = responsesRelay();
+    const client = sdk(relay);
+    const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 } };
+    const first = await client.messages.stream({ ...ask, messages: [{ role: "user", content: "2 + 2?" }] }).finalMessage();
+    const thinking = first.content.find((b) => b.type === "thinking");
+    expect(thinking?.type === "thinking" && thinking.signature).toMatch(/^mmsp1\./);
+    expect(JSON.stringify(first)).not.toContain(RESPONSES.ENCRYPTED); // (not written as if it were Anthropic's)
+    await client.messages.stream({
+      ...ask,
+      messages: [{ role: "user", content: "2 + 2?" }, { role: "assistant", content: first.content }, { role: "user", content: "And 3 + 3?" }],
+    }).finalMessage();
+    expect(fake.requests).toHaveLength(2);
+    expect(JSON.stringify(fake.requests[1]!.json)).toContain(RESPONSES.ENCRYPTED);
+  });
+
+  test("an Anthropic signature is written as it is; a sealed one altered goes without proof", async () => {
+    const { relay, fake } = relayFor();
+    const signed = (signature: string) => ({
+      model: "claude-sonnet-4-5",
+      max_tokens: 4096,
+      thinking: { type: "enabled" as const, budget_tokens: 2048 },
+      tools: [WEATHER],
+      messages: [
+        { role: "user" as const, content: "Weather?" },
+        {
+          role: "assistant" as const,
+          content: [
+            { type: "thinking" as const, thinking: "t", signature },
+            { type: "tool_use" as const, id: "toolu_1", name: "get_weather", input: { location: "Paris" } },
+          ],
+        },
+        { role: "user" as const, content: [{ type: "tool_result" as const, tool_use_id: "toolu_1", content: "sunny" }] },
+      ],
+    });
+    await sdk(relay).messages.create(signed(ANTHROPIC.SIGNATURE));
+    expect(JSON.stringify(fake.requests[0]!.json)).toContain(ANTHROPIC.SIGNATURE);
+    await sdk(relay).messages.create(signed("mmsp1.not-json"));
+    expect(JSON.stringify(fake.requests[1]!.json)).not.toContain("mmsp1.");
+  });
+});
+
+describe("a provider's failure reaches the client in Messages' own shape", () => {
+  function failing() {
+    const fake = fakeProvider("anthropic", { streams: { "broken-model": parseCapture(ANTHROPIC.ERROR_MID_STREAM) }, key: KEY });
+    const provider = anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: fake as unknown as typeof fetch });
+    return createRelay({
+      models: { "claude-haiku-4-5": { provider, model: "broken-model" }, "claude-gone": { provider, model: "no-such-model" } },
+      allowAnonymous: true,
+      clientAddress: () => "203.0.113.9",
+    });
+  }
+  const ask = (model: string) => ({ model, max_tokens: 256, messages: [{ role: "user" as const, content: "Hi" }] });
+
+  test("streamed: the text so far, then `event: error` (the SDK throws its APIError)", async () => {
+    const stream = sdk(failing()).messages.stream(ask("claude-haiku-4-5"));
+    let text = "";
+    stream.on("text", (t) => (text += t));
+    const e = await stream.finalMessage().catch((x: unknown) => x);
+    expect(text).toBe("Partial");
+    expect(e).toBeInstanceOf(Anthropic.APIError);
+    expect(String((e as Error).message)).toContain("verloaded");
+  });
+
+  test("not streamed: the error object with an error status, not an empty 200", async () => {
+    const answer = await failing().fetch(
+      new Request(`${ORIGIN}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ask("claude-haiku-4-5")) }),
+      {},
+    );
+    expect(answer.status).toBeGreaterThanOrEqual(500);
+    expect(await answer.json()).toMatchObject({ type: "error", error: { type: expect.any(String), message: expect.stringContaining("verloaded") } });
+  });
+
+  test("refused by the provider before any byte: its refusal in Messages' shape", async () => {
+    const e = await sdk(failing()).messages.create(ask("claude-gone")).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(Anthropic.APIError);
+    expect((e as InstanceType<typeof Anthropic.APIError>).status).toBeGreaterThanOrEqual(400);
+    expect((e as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: "error", error: { type: expect.any(String) } });
+  });
+});
+
+test("a browser's preflight for the Anthropic SDK's headers (x-api-key, anthropic-version, anthropic-beta, x-stainless-*) allows them", async () => {
+  const { relay } = relayFor();
+  const requested = "content-type, x-api-key, anthropic-version, anthropic-beta, anthropic-dangerous-direct-browser-access, x-stainless-os";
+  const pre = await relay.fetch(
+    new Request(`${ORIGIN}/v1/messages`, {
+      method: "OPTIONS",
+      headers: { origin: "https://page.test", "access-control-request-method": "POST", "access-control-request-headers": requested },
+    }),
+    {},
+  );
+  const allowed = (pre.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/,\s*/);
+  for (const name of requested.split(", ")) expect(allowed, name).toContain(name);
+});

@@ -1,0 +1,437 @@
+// The Chat Completions door (issue #47), in Node: the stateless relay (createRelay with a models
+// table) backed by the kit's fakeProvider of each of the four providers, read by the real clients:
+// `openai`'s chat.completions.create streamed and not, with tools over two turns and thinking;
+// LangChain's default ChatOpenAI streaming with bindTools; the AI SDK's createOpenAI().chat() with
+// tools over three steps (streamText with stopWhen). Then the members refused by name, in OpenAI's
+// error shape, and what the provider is asked for the members the door maps.
+import { ChatOpenAI } from "@langchain/openai";
+import { createOpenAI } from "@ai-sdk/openai";
+import { jsonSchema, stepCountIs, streamText, tool } from "ai";
+import OpenAI from "openai";
+import { describe, expect, test } from "vitest";
+import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from "../../../../src/providers/index.ts";
+import { createRelay } from "../../../../src/relay/index.ts";
+import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
+import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
+import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
+import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
+import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+
+const ORIGIN = "https://relay.test";
+const KEY = "sk-unit-chat-completions-KEY";
+
+/** Each provider behind the relay: its factory and the captures its fake answers (text, tool calls, thinking). */
+const BACKENDS: { name: ProviderName; make: (fetch: typeof globalThis.fetch) => Provider; text: string; tool: string; think: string }[] = [
+  {
+    name: "anthropic",
+    make: (fetch) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch }),
+    text: ANTHROPIC.TEXT,
+    tool: ANTHROPIC.TOOL_USE,
+    think: ANTHROPIC.THINKING,
+  },
+  {
+    name: "openai-chat",
+    make: (fetch) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }),
+    text: CHAT.TEXT,
+    tool: CHAT.PARALLEL_TOOLS_ONE_CHUNK,
+    think: CHAT.REASONING_CONTENT,
+  },
+  {
+    name: "gemini",
+    make: (fetch) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch }),
+    text: GEMINI.TEXT,
+    tool: GEMINI.PARALLEL_CALLS,
+    think: GEMINI.THOUGHTS_SIGNED,
+  },
+  {
+    name: "openai-responses",
+    make: (fetch) => openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }),
+    text: RESPONSES.TEXT,
+    tool: RESPONSES.FUNCTION_CALLS,
+    think: RESPONSES.REASONING_SUMMARIES,
+  },
+];
+
+/**
+ * The relay for `backend`: rows `text`, `tools` (tool calls, then — from call `toolTurns` + 1 on — text:
+ * a multi-step client's last step) and `think`. The fake's requests are kept.
+ */
+function relayFor(backend: (typeof BACKENDS)[number], toolTurns = Infinity) {
+  const fake = fakeProvider(backend.name, {
+    streams: {
+      "text-model": parseCapture(backend.text),
+      "tool-model": parseCapture(backend.tool),
+      "think-model": parseCapture(backend.think),
+    },
+    key: KEY,
+  });
+  let toolCalls = 0;
+  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input as RequestInfo, init);
+    let body = await request.text();
+    let url = request.url;
+    if (url.includes("tool-model") || body.includes('"tool-model"')) {
+      if (++toolCalls > toolTurns) [url, body] = [url.replace("tool-model", "text-model"), body.replace('"tool-model"', '"text-model"')];
+    }
+    return (fake as unknown as typeof globalThis.fetch)(url, { method: request.method, headers: request.headers, body: body || undefined });
+  }) as typeof globalThis.fetch;
+  const provider = backend.make(fetch);
+  const relay = createRelay({
+    models: {
+      text: { provider, model: "text-model" },
+      tools: { provider, model: "tool-model", allow: { tools: true, fast_mode: true } },
+      think: { provider, model: "think-model", allow: { thinking_level: true } },
+    },
+    allowAnonymous: true,
+    clientAddress: () => "203.0.113.9",
+  });
+  return { relay, fake };
+}
+
+const relayFetch = (relay: ReturnType<typeof relayFor>["relay"]) => (input: RequestInfo | URL, init?: RequestInit) =>
+  relay.fetch(new Request(input as RequestInfo, init), {});
+
+const openaiFor = (relay: ReturnType<typeof relayFor>["relay"]) =>
+  new OpenAI({ apiKey: "unused", baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay), maxRetries: 0 });
+
+const post = (body: object): Request =>
+  new Request(`${ORIGIN}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+const WEATHER = {
+  type: "function" as const,
+  function: {
+    name: "get_weather",
+    description: "The weather",
+    parameters: { type: "object", properties: { location: { type: "string" } } },
+  },
+};
+
+describe.each(BACKENDS)("POST /v1/chat/completions backed by $name", (backend) => {
+  test("openai chat.completions.create, not streamed: one chat.completion with the provider's text and usage", async () => {
+    const { relay } = relayFor(backend);
+    const completion = await openaiFor(relay).chat.completions.create({
+      model: "text",
+      messages: [{ role: "user", content: "Say hello" }],
+    });
+    expect(completion.object).toBe("chat.completion");
+    expect(completion.model).toBe("text");
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
+    expect(completion.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    expect(completion.usage!.total_tokens).toBeGreaterThan(0);
+  });
+
+  test("openai chat.completions.create streamed, with include_usage: the chunks assemble the same text; the usage chunk last", async () => {
+    const { relay } = relayFor(backend);
+    const client = openaiFor(relay);
+    const whole = await client.chat.completions.create({ model: "text", messages: [{ role: "user", content: "Say hello" }] });
+    const stream = await client.chat.completions.create({
+      model: "text",
+      messages: [{ role: "user", content: "Say hello" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = "";
+    let finish: string | null = null;
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) {
+      expect(chunk.object).toBe("chat.completion.chunk");
+      text += chunk.choices[0]?.delta.content ?? "";
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      usage = chunk.usage ?? usage;
+    }
+    expect(text).toBe(whole.choices[0]!.message.content);
+    expect(finish).toBe("stop");
+    expect(usage).toEqual(whole.usage);
+  });
+
+  for (const stream of [false, true]) {
+    test(`openai tools over two turns (stream: ${stream}): tool_calls, then the results sent back reach the provider`, async () => {
+      const { relay, fake } = relayFor(backend, 1);
+      const client = openaiFor(relay);
+      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Paris?" }];
+      let message: OpenAI.ChatCompletionMessage;
+      if (stream) {
+        const runner = client.chat.completions.stream({ model: "tools", messages, tools: [WEATHER], tool_choice: "auto" });
+        const final = await runner.finalChatCompletion();
+        expect(final.choices[0]!.finish_reason).toBe("tool_calls");
+        message = final.choices[0]!.message;
+      } else {
+        const first = await client.chat.completions.create({ model: "tools", messages, tools: [WEATHER], tool_choice: "auto" });
+        expect(first.choices[0]!.finish_reason).toBe("tool_calls");
+        message = first.choices[0]!.message;
+      }
+      const calls = message.tool_calls!;
+      expect(calls.length).toBeGreaterThan(0);
+      expect(JSON.stringify(fake.requests.at(-1)!.json)).toContain("get_weather");
+      messages.push(message as OpenAI.ChatCompletionMessageParam);
+      for (const call of calls) {
+        expect(call.type).toBe("function");
+        expect(typeof JSON.parse((call as OpenAI.ChatCompletionMessageFunctionToolCall).function.arguments)).toBe("object");
+        messages.push({ role: "tool", tool_call_id: call.id, content: `result of ${call.id}: 18 degrees` });
+      }
+      const second = await client.chat.completions.create({ model: "tools", messages, tools: [WEATHER], stream: false });
+      expect(second.choices[0]!.finish_reason).toBe("stop");
+      expect(second.choices[0]!.message.content!.length).toBeGreaterThan(0);
+      const sent = JSON.stringify(fake.requests.at(-1)!.json);
+      for (const call of calls) expect(sent).toContain(`result of ${call.id}: 18 degrees`);
+    });
+  }
+
+  test("thinking: reasoning_effort reaches the provider; the reasoning comes back, and carried back it is accepted", async () => {
+    const { relay, fake } = relayFor(backend);
+    const client = openaiFor(relay);
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "27 * 453?" }];
+    const first = await client.chat.completions.create({ model: "think", messages, reasoning_effort: "high" });
+    const message = first.choices[0]!.message as OpenAI.ChatCompletionMessage & {
+      reasoning_content?: string;
+      reasoning_details?: unknown[];
+    };
+    expect(message.reasoning_content!.length).toBeGreaterThan(0);
+    expect(first.usage!.completion_tokens_details!.reasoning_tokens).toBeGreaterThan(0);
+    if (backend.name !== "openai-chat") expect(message.reasoning_details!.length).toBeGreaterThan(0);
+    expect(JSON.stringify(fake.requests.at(-1)!.json)).toMatch(/high|budget|thinking/i);
+    messages.push(message as OpenAI.ChatCompletionMessageParam, { role: "user", content: "And 28 * 453?" });
+    const second = await client.chat.completions.create({ model: "think", messages, reasoning_effort: "high" });
+    expect(second.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    // the reasoning carried back reaches the Chat API's own provider in its field
+    if (backend.name === "openai-chat") {
+      expect(fake.requests.at(-1)!.json).toMatchObject({ messages: [{}, { reasoning_content: "The user greets me." }, {}] });
+    }
+  });
+
+  test("LangChain's default ChatOpenAI, streaming with bindTools: the tool calls assembled", async () => {
+    const { relay } = relayFor(backend);
+    const model = new ChatOpenAI({
+      model: "tools",
+      apiKey: "unused",
+      streaming: true,
+      maxRetries: 0,
+      configuration: { baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay) },
+    });
+    const bound = model.bindTools([WEATHER]);
+    let whole: Awaited<ReturnType<typeof bound.invoke>> | undefined;
+    for await (const chunk of await bound.stream("Weather in Paris?")) whole = whole ? whole.concat(chunk) : chunk;
+    expect(whole!.tool_calls!.length).toBeGreaterThan(0);
+    for (const call of whole!.tool_calls!) {
+      expect(call.id).toMatch(/./);
+      expect(typeof call.args).toBe("object");
+    }
+    expect(whole!.usage_metadata!.total_tokens).toBeGreaterThan(0);
+  });
+
+  test("the AI SDK's createOpenAI().chat() with tools over three steps (streamText, stopWhen)", async () => {
+    const { relay, fake } = relayFor(backend, 2);
+    const provider = createOpenAI({ apiKey: "unused", baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay) as typeof globalThis.fetch });
+    let executed = 0;
+    const result = streamText({
+      model: provider.chat("tools"),
+      prompt: "Weather in Paris?",
+      // (every tool the captures call: get_weather, get_time; the Chat capture's a and b)
+      tools: Object.fromEntries(["get_weather", "get_time", "a", "b"].map((name) => [
+        name,
+        tool({
+          description: `Tool ${name}`,
+          inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }),
+          execute: async () => `${++executed}: 18 degrees`,
+        }),
+      ])),
+      stopWhen: stepCountIs(3),
+    });
+    const text = await result.text;
+    const steps = await result.steps;
+    expect(steps.length).toBe(3);
+    expect(steps[0]!.finishReason).toBe("tool-calls");
+    expect(steps[1]!.finishReason).toBe("tool-calls");
+    expect(steps[2]!.finishReason).toBe("stop");
+    expect(text.length).toBeGreaterThan(0);
+    expect(executed).toBeGreaterThan(1);
+    expect(JSON.stringify(fake.requests.at(-1)!.json)).toContain(`${executed}: 18 degrees`);
+  });
+});
+
+describe("the members of a Chat Completions request: mapped, accepted, or refused by name", () => {
+  const backend = BACKENDS[1]!; // (OpenAI Chat behind: what it is sent is the mapping, readably)
+  test.each([
+    [{ stop: ["\n"] }, "stop"],
+    [{ n: 2 }, "n"],
+    [{ response_format: { type: "json_schema", json_schema: { name: "x", schema: {} } } }, "response_format"],
+    [{ response_format: { type: "json_object" } }, "response_format"],
+    [{ logprobs: true }, "logprobs"],
+    [{ seed: 7 }, "seed"],
+    [{ store: true }, "store"],
+    [{ parallel_tool_calls: false }, "parallel_tool_calls"],
+    [{ audio: { voice: "alloy", format: "mp3" } }, "audio"],
+    [{ functions: [{ name: "f" }] }, "functions"],
+    [{ reasoning_effort: "huge" }, "reasoning_effort"],
+    [{ service_tier: "flex" }, "service_tier"],
+    [{ max_tokens: 10, max_completion_tokens: 20 }, "max_tokens"],
+    [{ tools: [{ type: "custom", custom: { name: "x" } }] }, "tools[0]"],
+    [
+      { messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "", format: "wav" } }] }] },
+      "messages[0].content[0]",
+    ],
+    [{ frequency_penalty: 0.5 }, "frequency_penalty"],
+  ])("%j → 400 naming %s, in OpenAI's error shape, nothing asked", async (extra, param) => {
+    const { relay, fake } = relayFor(backend);
+    const answer = await relay.fetch(post({ model: "text", messages: [{ role: "user", content: "Hi" }], ...extra }), {});
+    expect(answer.status).toBe(400);
+    const body = (await answer.json()) as { error: Record<string, unknown> };
+    expect(body.error).toMatchObject({ type: "invalid_request_error", param });
+    expect(typeof body.error.message).toBe("string");
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  test("the SDK reads a refusal as its typed error (BadRequestError, param), a missing model as NotFoundError", async () => {
+    const { relay } = relayFor(backend);
+    const client = openaiFor(relay);
+    const refused = await client.chat.completions.create({ model: "text", messages: [{ role: "user", content: "Hi" }], n: 3 }).catch((e) =>
+      e
+    );
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused.param).toBe("n");
+    const missing = await client.chat.completions.create({ model: "nope", messages: [{ role: "user", content: "Hi" }] }).catch((e) => e);
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  test("accepted and mapped: system/developer, limits, sampling, tool_choice, priority tier, images, defaults", async () => {
+    const { relay, fake } = relayFor(backend);
+    const image = `data:image/png;base64,${GEMINI.PNG_BASE64}`;
+    const answer = await relay.fetch(
+      post({
+        model: "tools",
+        messages: [
+          { role: "system", content: "You are a pirate." },
+          { role: "developer", content: [{ type: "text", text: "Be terse." }] },
+          {
+            role: "user",
+            content: [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: image, detail: "low" } }],
+          },
+        ],
+        tools: [WEATHER],
+        tool_choice: { type: "function", function: { name: "get_weather" } },
+        max_completion_tokens: 123,
+        temperature: 0.5,
+        top_p: 0.9,
+        service_tier: "priority",
+        n: 1,
+        store: false,
+        logprobs: false,
+        parallel_tool_calls: true,
+        user: "u-1",
+        safety_identifier: "s-1",
+        prompt_cache_key: "k-1",
+        metadata: { a: "b" },
+        response_format: { type: "text" },
+        stream_options: null,
+      }),
+      {},
+    );
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const sent = fake.requests.at(-1)!.json as Record<string, any>;
+    expect(sent.messages[0]).toEqual({ role: "system", content: "You are a pirate.\n\nBe terse." });
+    expect(JSON.stringify(sent.messages[1])).toContain(GEMINI.PNG_BASE64);
+    expect(sent).toMatchObject({ max_completion_tokens: 123, temperature: 0.5, top_p: 0.9, service_tier: "priority" });
+    expect(JSON.stringify(sent.tool_choice)).toContain('"name":"get_weather"');
+    for (const key of ["user", "safety_identifier", "prompt_cache_key", "metadata", "store", "n"]) expect(sent).not.toHaveProperty(key);
+  });
+
+  test("GET is 405 in OpenAI's shape; the 404 of an unknown path names the door's route", async () => {
+    const { relay } = relayFor(backend);
+    const get = await relay.fetch(new Request(`${ORIGIN}/v1/chat/completions`), {});
+    expect(get.status).toBe(405);
+    expect(((await get.json()) as any).error.type).toBe("invalid_request_error");
+    const unknown = await relay.fetch(new Request(`${ORIGIN}/v1/nothing`), {});
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("POST /v1/chat/completions");
+  });
+});
+
+test("the relay's key is the SDK's apiKey (Authorization: Bearer); a spent day is the SDK's RateLimitError, x-should-retry kept", async () => {
+  const fake = fakeProvider("anthropic", { streams: { "text-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
+  const provider = anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: fake as unknown as typeof fetch });
+  const relay = createRelay({ models: { text: { provider, model: "text-model" } }, quotas: { default: { tokensPerDay: 10 } } });
+  const env = { RELAY_KEY: "relay-key-for-the-chat-door-0123" };
+  const seen: Response[] = [];
+  const sdk = (apiKey: string) =>
+    new OpenAI({
+      apiKey,
+      baseURL: `${ORIGIN}/v1`,
+      fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+        const answer = await relay.fetch(new Request(input as RequestInfo, init), env);
+        seen.push(answer.clone());
+        return answer;
+      },
+    });
+  const wrongKey = await sdk("not-the-key").chat.completions.create({ model: "text", messages: [{ role: "user", content: "Hi" }] }).catch((
+    e,
+  ) => e);
+  expect(wrongKey).toBeInstanceOf(OpenAI.AuthenticationError);
+  seen.length = 0;
+  const spent = await sdk(env.RELAY_KEY).chat.completions.create({ model: "text", messages: [{ role: "user", content: "Hi" }] }).catch((
+    e,
+  ) => e);
+  expect(spent).toBeInstanceOf(OpenAI.RateLimitError);
+  expect(spent.error).toMatchObject({ type: "rate_limit_exceeded" });
+  const retryAfter = Number(seen[0]!.headers.get("retry-after"));
+  expect(retryAfter).toBeGreaterThan(0);
+  // (a day's budget: Retry-After is the seconds to UTC midnight; past a minute the SDK is told not to retry, and does not)
+  expect(seen[0]!.headers.get("x-should-retry")).toBe(retryAfter > 60 ? "false" : null);
+  if (retryAfter > 60) expect(seen).toHaveLength(1);
+  expect(fake.requests).toHaveLength(0);
+});
+
+test("a provider failing mid-answer: the streamed answer ends with OpenAI's error chunk (the SDK throws), the whole one is an error status", async () => {
+  const fake = fakeProvider("openai-chat", { streams: { "bad-model": parseCapture(CHAT.ERROR_MID_STREAM) }, key: KEY });
+  const provider = openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
+  const relay = createRelay({
+    models: { bad: { provider, model: "bad-model" } },
+    allowAnonymous: true,
+    clientAddress: () => "203.0.113.9",
+  });
+  const client = openaiFor(relay);
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Hi" }];
+  let text = "";
+  const streamed = await (async () => {
+    for await (const chunk of await client.chat.completions.create({ model: "bad", messages, stream: true })) {
+      text += chunk.choices[0]?.delta.content ?? "";
+    }
+  })().catch((e) => e);
+  expect(streamed).toBeInstanceOf(OpenAI.APIError);
+  expect(text.length).toBeGreaterThan(0); // (what came before the failure was delivered)
+  const whole = await client.chat.completions.create({ model: "bad", messages }).catch((e) => e);
+  expect(whole).toBeInstanceOf(OpenAI.APIError);
+  expect(whole.status).toBeGreaterThanOrEqual(500);
+  expect(typeof whole.error.message).toBe("string");
+});
+
+test("Stop: the client going away mid-stream (the SDK's abort) aborts the provider's request (the API has no cancel route)", async () => {
+  const fake = fakeProvider("openai-chat", {
+    streams: { "slow-model": { capture: parseCapture(CHAT.TEXT), stallMs: Infinity } },
+    key: KEY,
+  });
+  const provider = openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
+  const relay = createRelay({
+    models: { slow: { provider, model: "slow-model" } },
+    allowAnonymous: true,
+    clientAddress: () => "203.0.113.9",
+  });
+  const controller = new AbortController();
+  const stream = await openaiFor(relay).chat.completions.create(
+    { model: "slow", messages: [{ role: "user", content: "Hi" }], stream: true },
+    { signal: controller.signal },
+  );
+  let text = "";
+  const read = (async () => {
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      if (text) controller.abort();
+    }
+  })().catch((e) => e);
+  expect(await read).toBeInstanceOf(Error);
+  expect(text.length).toBeGreaterThan(0);
+  expect(await fake.requests[0]!.ended).toBe("aborted");
+});
