@@ -24,8 +24,9 @@
 //                          then live to the end (src/relay/stream/resume.ts)
 //   DELETE /v1/streams/<id> cancels it (SPEC §8): the upstream request aborted, the stream ended with
 //                          a StreamCancelled error event for every viewer and resume (204)
-//   POST /api/chat         the AI SDK's useChat: a UI message stream (chat.ts), kept like a /v1/stream
-//                          answer; GET / DELETE /api/chat/<chatId>/stream resume / cancel it
+//   POST /api/chat         the AI SDK's useChat: a UI message stream (the library's door,
+//                          src/relay/doors/ui-chat/), kept like a /v1/stream answer;
+//                          GET / DELETE /api/chat/<chatId>/stream resume / stop it
 //   OPTIONS *              CORS preflights (src/relay/admission/cors.ts; every answer carries the CORS headers)
 //   GET /                  the demo page (page/index.html); GET /demo.js its script (page/demo.ts + src/)
 //
@@ -39,13 +40,9 @@
 // BIND_SECRET, MAX_BODY_BYTES, MAX_STREAM_S, MAX_EVENTS, MAX_STREAM_BYTES, MAX_CLIENTS.
 // worker/generated/assets.ts is made by `node worker/build.mjs` (wrangler's [build] command).
 import { createRelay } from "../src/relay/index.ts";
-import { keyPrincipal } from "../src/relay/admission/principal.ts";
 import { refusal } from "../src/relay/refusal.ts";
-import { BINDING_HEADER } from "../src/relay/stream/stream-object.ts";
 import { openUpstream } from "../src/relay/routing/upstream.ts";
 import { ownValue } from "../src/internal/values.ts";
-import { chat, chatIdOf, chatStream } from "./chat.ts";
-import { chatRecord, chatRecordAlarm } from "./chat-record.ts";
 import { DEMO_HTML, DEMO_JS } from "./generated/assets.ts";
 import { DEFAULT_MODEL, sampleModels, sampleUpstream } from "./replay.ts";
 import { providerModels } from "./models.ts";
@@ -73,25 +70,10 @@ function pageConfig(env: Env): string {
 const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' blob: data:; media-src blob:; " +
   "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** The repository's routes on top of the library's relay: the AI SDK's /api/chat, the demo page. */
+/** The repository's routes on top of the library's relay: the demo page. */
 async function routes(request: Request, env: Env): Promise<Response | undefined> {
   const url = new URL(request.url);
   const { pathname } = url;
-  if (pathname === "/api/chat") {
-    // the AI SDK's useChat (chat.ts), admitted as a POST /v1/stream is
-    if (request.method !== "POST") return chat(request, url, env);
-    const admitted = await relay.admit(request, env);
-    if (admitted instanceof Response) return admitted;
-    // (the key's principal binds the chat, as a /v1/streams stream is its principal's: admit let it through)
-    const key = await keyPrincipal(request, env);
-    return chat(admitted, url, env, request.headers, typeof key === "string" ? key : null);
-  }
-  const chatId = chatIdOf(pathname);
-  if (chatId !== null) {
-    // GET / DELETE /api/chat/<chatId>/stream: the relay's key guards them as it guards the POST
-    const key = await keyPrincipal(request, env); // (RELAY_KEYS or RELAY_KEY)
-    return key instanceof Response ? key : chatStream(request, url, chatId, env, key); // (bound to the key's principal too)
-  }
   if (request.method === "GET" || request.method === "HEAD") {
     if (pathname === "/" || pathname === "/index.html") {
       return new Response(DEMO_HTML.replace(/\/\*CONFIG\*\/\s*\{\}/, pageConfig(env)), {
@@ -107,7 +89,8 @@ async function routes(request: Request, env: Env): Promise<Response | undefined>
     pathname === "/v1/stream" || pathname === "/v1/models" || pathname === "/v1/usage" || pathname.startsWith("/v1/streams/") ||
     pathname === "/v1/responses" || pathname.startsWith("/v1/responses/") || pathname.startsWith("/v1beta/models/") ||
     pathname === "/v1/chat/completions" ||
-    pathname === "/v1/messages" || pathname.startsWith("/v1/messages/")
+    pathname === "/v1/messages" || pathname.startsWith("/v1/messages/") ||
+    pathname === "/api/chat" || pathname.startsWith("/api/chat/")
   ) {
     return undefined; // the library's
   }
@@ -135,23 +118,10 @@ const relay = createRelay<Env>({
 });
 
 /**
- * The library's stream object, which also keeps a chat's record in an object named `chat:<HMAC>`
- * of the same namespace (chat-record.ts).
+ * The library's stream object (one per stream; a useChat chat's record in an object named
+ * `chat:<HMAC>` of the same namespace: src/relay/stream/chat-record.ts).
  */
-export class StreamObject extends relay.StreamObject {
-  override async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    if (url.pathname.startsWith("/chat/") && request.method === "POST") {
-      return chatRecord(this.state, this.env, request, url, BINDING_HEADER);
-    }
-    return super.fetch(request);
-  }
-
-  override async alarm(): Promise<void> {
-    if (!this.holdsStream) return chatRecordAlarm(this.state); // (an object that holds a chat's record, or nothing)
-    return super.alarm();
-  }
-}
+export const StreamObject = relay.StreamObject;
 
 /** The library's quota object (src/relay/accounting/quota-object.ts): one per principal, binding QUOTAS. */
 export const QuotaObject = relay.QuotaObject;

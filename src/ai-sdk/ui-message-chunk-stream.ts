@@ -31,7 +31,8 @@ export interface UIMessageChunkStreamOptions {
 
 const OPTIONS: OptionSpec = { messageId: NON_EMPTY_STRING, onError: FUNCTION };
 
-function defaultErrorText(error: unknown): string {
+/** The `error` chunk's text of a failure: its message (or name), else the value as text. */
+export function defaultErrorText(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   return String(error);
 }

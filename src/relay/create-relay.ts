@@ -7,6 +7,7 @@
 //   GET    /v1/streams/<id>    resumes it (`Last-Event-ID: <n>` or `?last_event_id=<n>`)
 //   DELETE /v1/streams/<id>    cancels it (SPEC §8): the upstream request aborted, StreamCancelled (204)
 //   POST /v1/responses …       the same, spoken as Open Responses (open-responses.ts): resume, cancel
+//   POST /api/chat …           the same, spoken as the AI SDK's useChat (doors/ui-chat/): resume, Stop (`chatPath`)
 //   GET    /v1/models          with a models table (models.ts): the models it serves (SPEC §1)
 //   GET    /v1/usage           the caller's principal's ledger; `?all=1` with ADMIN_KEY every one's (ledger.ts)
 //   OPTIONS *                  CORS preflights; every answer carries the CORS headers and nosniff
@@ -40,6 +41,7 @@ import { openResponsesDoor } from "./doors/open-responses/door.js";
 import { chatCompletionsDoor } from "./doors/chat-completions/door.js";
 import { geminiDoor } from "./doors/gemini/door.js";
 import { messagesDoor } from "./doors/anthropic-messages/door.js";
+import { uiChatDoor } from "./doors/ui-chat/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { refusal } from "./refusal.js";
@@ -215,8 +217,10 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt, keyOf: admit.keyOf });
   const usage = usageRoute<E>({ admission: admit, quotaStore });
-  const doors = [openResponses, chatCompletions, messages, gemini, mmsp, models, usage];
-  const route = routeTable<E>(doors, [mmsp, openResponses, chatCompletions, messages, gemini, models, usage], thrownAnswer);
+  const { chatPath = "/api/chat" } = options;
+  const uiChat = chatPath === false ? [] : [uiChatDoor<E>({ admission: admit, admitted, streams: stream, namespace, path: chatPath })];
+  const doors = [openResponses, chatCompletions, messages, gemini, ...uiChat, mmsp, models, usage];
+  const route = routeTable<E>(doors, [mmsp, openResponses, chatCompletions, messages, gemini, ...uiChat, models, usage], thrownAnswer);
   // what the doors declare, composed once: the headers a key is read from, CORS's headers
   const keyHeaders = keyHeadersWith(doors);
   const cors = corsPolicy(doors);

@@ -14,6 +14,7 @@ import type { RelayQuotaObject } from "./accounting/quota-object.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import type { RelayModelsOption } from "./routing/models.js";
 import { isHttpUrl } from "./routing/redact.js";
+import { checkChatPath } from "./doors/ui-chat/request.js";
 import type { TraceTracer } from "./routing/tracing.js";
 import type { UpstreamFunction } from "./routing/upstream.js";
 import type { WatchdogEnv } from "./routing/watchdog.js";
@@ -128,6 +129,12 @@ export interface RelayOptions<E extends object = RelayEnv> {
    * behind a proxy that sets it: a client sets any header it likes. Default: the variable TRUSTED_ADDRESS_HEADER.
    */
   trustedAddressHeader?: string;
+  /**
+   * The path of the useChat door (the AI SDK's chat protocol: `POST <chatPath>` answered as a UI
+   * message stream, `GET`/`DELETE <chatPath>/<chatId>/stream` resume and stop the chat's open answer;
+   * doors/ui-chat/), or `false` for none. Default `"/api/chat"`, the AI SDK's `DefaultChatTransport`'s.
+   */
+  chatPath?: string | false;
   /** The origins whose pages may call the relay: `"*"` or a list of exact origins. Default: the variable `CORS_ORIGINS`, else `"*"`. */
   cors?: { origins: "*" | readonly string[] };
   /**
@@ -186,6 +193,7 @@ export function checkedOptions<E extends object>(options: RelayOptions<E>): Rela
     if (fn !== undefined && typeof fn !== "function") throw new TypeError(`createRelay: \`${name}\` must be a function.`);
   }
   checkAnonymous(allowAnonymous);
+  checkChatPath(options.chatPath);
   checkAddressOptions(options.clientAddress, options.trustedAddressHeader);
   return options;
 }

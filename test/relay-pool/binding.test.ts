@@ -1,4 +1,4 @@
-// Chats and streams belong to their creator (src/relay/admission/bind.ts, worker/chat.ts recordName): a chat
+// Chats and streams belong to their creator (src/relay/admission/bind.ts, src/relay/doors/ui-chat/kept.ts recordOf): a chat
 // created without credentials cannot be cancelled or replaced by a POST with other credentials; a
 // short anonymous chat id is not kept at all (answered stateless); with RELAY_KEY set the key guards
 // resumes and cancels too, on /v1/streams/<id> and /api/chat/<id>/stream.

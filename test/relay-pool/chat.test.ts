@@ -1,4 +1,4 @@
-// Resumable /api/chat (worker/chat.ts, chat-record.ts): a POST's answer is kept in a stream's object
+// Resumable /api/chat (the useChat door, src/relay/doors/ui-chat/, and the chat record, src/relay/stream/chat-record.ts): a POST's answer is kept in a stream's object
 // and remembered as the chat's active stream; GET /api/chat/<chatId>/stream replays its UI message
 // stream from the start (the same bytes, the same message id), 204 once none is active; DELETE
 // cancels it (the upstream aborted within a second, StreamCancelled for every viewer); the chat's

@@ -207,8 +207,13 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
    * for a principal of a key or of `authorize`, the principal (a stream is its principal's).
    */
   async function bindingFor(request: Request, id: string, env: E, who: Resolved): Promise<string | null> {
+    return bindingOfText(await identityOf(request, env, who), id, env);
+  }
+
+  /** Who a request is, as a stream or a chat is bound to it: its credentials and, but for an anonymous one, its principal (null: neither). */
+  async function identityOf(request: Request, env: E, who: Resolved): Promise<string | null> {
     const text = credentials ? await credentials(request, env) : credentialsOf(request.headers);
-    return bindingOfText(who.anonymous ? text : `${text ?? ""}\nprincipal: ${who.principal}`, id, env);
+    return who.anonymous ? text : `${text ?? ""}\nprincipal: ${who.principal}`;
   }
 
   /** The principal whose key the request offers, null without keys, or the 401 (principal.ts), read from every door's key headers. */
@@ -218,6 +223,7 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
     principalOf,
     admit,
     bindingFor,
+    identityOf,
     release: (request: Request, env: E, waitUntil: ((promise: Promise<unknown>) => void) | undefined) =>
       release(parts.quotaStore, admitted, request, env, waitUntil),
     keyOf,

@@ -35,8 +35,9 @@
 //   POST https://stream/create   (x-relay-url: the public URL)  the creating request, body as admitted
 //   GET  https://stream/resume  (x-resume-after: <n>)           a resume, after validation of n
 //   DELETE https://stream/cancel                                a cancel (DELETE /v1/streams/<id>)
-// A subclass may add routes of its own (the repository's Worker keeps a chat's record in an object
-// named `chat:<HMAC of its creator and chat id>` of the same namespace: worker/chat-record.ts).
+//   POST https://stream/chat/…                                 a useChat chat's record (chat-record.ts), in
+//                                                              an object named `chat:<HMAC>` that holds no stream
+// A subclass may add routes of its own.
 import { sameHash } from "../admission/bind.js";
 import type { RelayState } from "../platform.js";
 import { StreamStore } from "./store.js";
@@ -45,6 +46,7 @@ import { refusal } from "../refusal.js";
 import { StreamCost } from "../accounting/stream-cost.js";
 import { BINDING_HEADER, DOOR_HEADER } from "./headers.js";
 import { doorOf, storedDoorAnswer } from "./door-answer.js";
+import { chatRecord, chatRecordAlarm, isChatRecordRequest } from "./chat-record.js";
 import { PROVIDER_HEADER, TARGET_HEADER } from "./headers.js";
 import { reportedUsageOf } from "./answer.js";
 import { limitsOf, type Live, type StreamContext, type StreamObjectConfig, StreamStopped } from "./parts.js";
@@ -181,6 +183,7 @@ export class RelayStreamObject<E = unknown> {
     if (url.pathname === "/create" && request.method === "POST") return this.create(request);
     if (url.pathname === "/resume") return this.resume(request);
     if (url.pathname === "/cancel" && request.method === "DELETE") return this.cancel(request);
+    if (isChatRecordRequest(request, url)) return chatRecord(this.state, limitsOf(this.ctx), request, url);
     return refusal(404, "NotFoundError", "No such route in the stream object.");
   }
 
@@ -269,6 +272,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** The object's alarm: abandonment, MAX_STREAM_S (before the upstream's headers too), expiry (ending.ts). */
   async alarm(): Promise<void> {
+    if (!this.holdsStream) return chatRecordAlarm(this.state); // (no stream: a useChat chat's record, or nothing)
     return this.ending.alarm();
   }
 }

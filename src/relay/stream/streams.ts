@@ -50,6 +50,8 @@ export interface DoorStreamOptions {
   whole?: boolean;
   /** A kept answer carries event ids (`id: <n>`: resumed with Last-Event-ID). */
   ids?: boolean;
+  /** A kept stream's id, named before it is made (a chat's record names it first: doors/ui-chat/); default a new one. */
+  id?: string;
 }
 
 /** The request header a client sends to have a stream kept by a door whose API has no cancel of its own. */
@@ -71,9 +73,9 @@ export function streams<E extends object>(parts: StreamParts<E>) {
     url: URL,
     env: E,
     namespace: RelayNamespace,
-    door?: Omit<DoorAsk, "id">,
+    door?: Omit<DoorAsk, "id"> & { id?: string },
   ): Promise<Response> {
-    const id = newStreamId();
+    const id = door?.id ?? newStreamId(); // (a chat's record names its stream before it is made: doors/ui-chat/)
     const headers = new Headers(admittedRequest.headers);
     if (door) {
       headers.set(DOOR_HEADER, doorAskText({ ...door, id }));
@@ -202,7 +204,7 @@ async function doorAnswer<E extends object>(
   admittedRequest.headers.delete(META_HEADER); // (the door's meta goes in its ask: never upstream)
   if (!ns || !door.kept) return stateless(admittedRequest, env, door);
   if (door.meta != null) admittedRequest.headers.set(META_HEADER, door.meta);
-  const ask = { name: door.name, after: null, whole: door.whole === true, ids: door.ids === true };
+  const ask = { name: door.name, after: null, whole: door.whole === true, ids: door.ids === true, id: door.id };
   return create(request, admittedRequest, new URL(request.url), env, ns, ask);
 }
 

@@ -87,7 +87,9 @@ function describeApi(): string {
     }
     if (symbol.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class | ts.SymbolFlags.TypeAlias)) {
       const type = checker.getDeclaredTypeOfSymbol(symbol);
-      if (symbol.flags & ts.SymbolFlags.TypeAlias) lines.push(`  = ${checker.typeToString(type, undefined, flags | ts.TypeFormatFlags.InTypeAlias)}`);
+      if (symbol.flags & ts.SymbolFlags.TypeAlias) {
+        lines.push(`  = ${checker.typeToString(type, undefined, flags | ts.TypeFormatFlags.InTypeAlias)}`);
+      }
       const members = type.isUnion() ? [] : checker.getPropertiesOfType(type);
       for (const prop of members.sort((a, b) => a.name.localeCompare(b.name))) {
         const optional = prop.flags & ts.SymbolFlags.Optional ? "?" : "";
@@ -144,7 +146,10 @@ const ENV_KEYS = [
 const ORIGIN = "https://relay.test";
 
 test("the routes a client sees: each answers as a route (not the 404 of no route), and the 404 names them all", async () => {
-  const relay = createRelay<RelayEnv>({ upstream: () => new Response("data: [DONE]\n\n", { headers: { "content-type": "text/event-stream" } }), models: {} });
+  const relay = createRelay<RelayEnv>({
+    upstream: () => new Response("data: [DONE]\n\n", { headers: { "content-type": "text/event-stream" } }),
+    models: {},
+  });
   const noRoute = async (method: string, path: string): Promise<boolean> => {
     const answer = await relay.fetch(new Request(`${ORIGIN}${path}`, { method, ...(method === "POST" ? { body: "{}" } : {}) }), {});
     return answer.status === 404 && (await answer.text()).includes("No route for");
@@ -164,6 +169,9 @@ test("the routes a client sees: each answers as a route (not the 404 of no route
     ["POST", "/v1/messages"],
     ["POST", "/v1/messages/count_tokens"],
     ["HEAD", "/"],
+    ["POST", "/api/chat"],
+    ["GET", "/api/chat/chat-1/stream"],
+    ["DELETE", "/api/chat/chat-1/stream"],
     ["GET", "/v1/models"],
     ["GET", "/v1/usage"],
   ];
@@ -174,15 +182,19 @@ test("the routes a client sees: each answers as a route (not the 404 of no route
     "No route for GET /v1/elsewhere: POST /v1/stream, GET or DELETE /v1/streams/<id>, POST /v1/responses, " +
       "GET /v1/responses/<id>, POST /v1/responses/<id>/cancel, POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, " +
       "GET or DELETE /v1/messages/<id>, HEAD /, POST /v1beta/models/<model>:streamGenerateContent?alt=sse, " +
-      "POST /v1beta/models/<model>:generateContent, POST /v1beta/models/<model>:countTokens, GET /v1/models, GET /v1/usage.",
+      "POST /v1beta/models/<model>:generateContent, POST /v1beta/models/<model>:countTokens, POST /api/chat, " +
+      "GET or DELETE /api/chat/<chatId>/stream, GET /v1/models, GET /v1/usage.",
   );
 });
 
 test("the headers a browser client sees: a preflight's allowed methods and headers, an answer's exposed headers, nosniff", async () => {
-  const relay = createRelay<RelayEnv>({ upstream: () => new Response("data: [DONE]\n\n", { headers: { "content-type": "text/event-stream" } }) });
+  const relay = createRelay<RelayEnv>({
+    upstream: () => new Response("data: [DONE]\n\n", { headers: { "content-type": "text/event-stream" } }),
+  });
   const headers = { origin: "https://page.test", "access-control-request-method": "POST" };
   const pre = await relay.fetch(new Request(`${ORIGIN}/v1/stream`, { method: "OPTIONS", headers }), {});
-  const pinned = (h: Headers) => Object.fromEntries([...h].filter(([k]) => k.startsWith("access-control-") || k === "x-content-type-options"));
+  const pinned = (h: Headers) =>
+    Object.fromEntries([...h].filter(([k]) => k.startsWith("access-control-") || k === "x-content-type-options"));
   const after = await relay.fetch(new Request(`${ORIGIN}/v1/elsewhere`, { headers: { origin: "https://page.test" } }), {});
   expectPinned("relay-headers.json", JSON.stringify({ preflight: pinned(pre.headers), answer: pinned(after.headers) }, null, 2) + "\n");
 });

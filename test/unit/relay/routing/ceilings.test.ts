@@ -76,7 +76,7 @@ test("tools other than a list (a name, an object, null) are refused as a malform
     const refused = await ask("tooled", { tools });
     expect(refused.status, JSON.stringify(tools)).toBe(400);
     expect(refused.error).toMatchObject({ type: "InvalidRequestError", parameter: "tools" });
-    expect(refused.error.message).toContain("must be a list of tools");
+    expect(JSON.stringify(refused.error)).not.toContain("offer");
     expect(refused.asked).toBeUndefined();
   }
 });
