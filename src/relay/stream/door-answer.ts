@@ -59,14 +59,19 @@ export function doorAskOf(text: string | null): DoorAsk | null {
  * answered in the door's encoding too.
  */
 export function keptMeta(ask: DoorAsk, meta: string | null): string | null {
-  return ask.ids ? `${doorAskText(ask)}\n${meta ?? ""}` : meta;
+  // (one header value: no line break; the ask's text has no space — URLSearchParams writes one as +)
+  return ask.ids ? `${KEPT_ASK}${doorAskText(ask)}${meta === null ? "" : ` ${meta}`}` : meta;
 }
+
+/** What starts a kept meta that carries its door's ask. */
+const KEPT_ASK = "door?";
 
 /** A stream's kept meta read back: the door's ask it keeps (if any) and the door's meta. */
 export function doorOf(header: string | null, kept: string | null): { ask: DoorAsk | null; meta: string | null } {
-  const nl = kept === null ? -1 : kept.indexOf("\n");
-  const stored = nl < 0 ? null : doorAskOf(kept!.slice(0, nl));
-  const meta = stored === null ? kept : kept!.slice(nl + 1) || null;
+  if (kept === null || !kept.startsWith(KEPT_ASK)) return { ask: doorAskOf(header), meta: kept };
+  const space = kept.indexOf(" ");
+  const stored = doorAskOf(kept.slice(KEPT_ASK.length, space < 0 ? undefined : space));
+  const meta = space < 0 ? null : kept.slice(space + 1) || null;
   return { ask: doorAskOf(header) ?? stored, meta };
 }
 
