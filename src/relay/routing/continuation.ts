@@ -19,7 +19,6 @@ import type { MmspBody, RelayModel } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { follow } from "../../internal/abort.js";
 import { textTokens, trustedInput } from "../accounting/usage-estimate.js";
-import { UpstreamError } from "../../errors.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;
@@ -27,7 +26,7 @@ type Item = UniEvent["content_items"][number] & {
 };
 
 /** The answer so far, as continuation needs it. */
-class Answer {
+export class Answer {
   /** Every text so far (each group's, in order): the prefix a continuing target is asked with. */
   text = "";
   /** Only text items came (open or done). */
@@ -70,8 +69,8 @@ class Answer {
   }
 }
 
-/** The failures that are a restart of the relay's own (takenUp): mended by the same target. */
-const RESTARTS = new WeakSet<object>();
+/** The failures that are a restart of the relay's own (take-up.ts): mended by the same target. */
+export const RESTARTS = new WeakSet<object>();
 
 const nonEmpty = (f: unknown): boolean => typeof f === "object" && f !== null && Object.keys(f).length > 0;
 
@@ -120,7 +119,7 @@ function withCarried(event: UniEvent, input: number, output: number): UniEvent {
 }
 
 /** Where a continued answer stands: the target serving it and its events, the targets left, the seam, what earlier targets spent. */
-interface Continuing {
+export interface Continuing {
   readonly answer: Answer;
   reader: ReadableStreamDefaultReader<UniEvent>;
   current: RelayModel;
@@ -139,7 +138,7 @@ interface Continuing {
 }
 
 /** What continued() is asked with besides its state. */
-interface ContinueParts {
+export interface ContinueParts {
   body: MmspBody;
   signal: AbortSignal;
   options: ServeOptions;
@@ -179,7 +178,7 @@ async function ask(
 }
 
 /** The next target that continues the answer so far, started (true), or none could: the error stands (false). */
-async function next(state: Continuing, parts: ContinueParts, failure: unknown): Promise<boolean> {
+export async function next(state: Continuing, parts: ContinueParts, failure: unknown): Promise<boolean> {
   const { body, signal, options, serving } = parts;
   const mendable = RESTARTS.has(failure as object) || retryable(failure); // (a restart: the failure was the relay's)
   if (state.current.continueOnFailure !== true || !state.answer.textOnly || !mendable || signal.aborted) return false;
@@ -234,7 +233,7 @@ export function continued(
 }
 
 /** The events of a continued answer from where `state` stands: the next target asked past each failure it may mend. */
-function continuedStream(state: Continuing, parts: ContinueParts): ReadableStream<UniEvent> {
+export function continuedStream(state: Continuing, parts: ContinueParts): ReadableStream<UniEvent> {
   return new ReadableStream<UniEvent>({
     async pull(controller) {
       for (;;) {
@@ -260,68 +259,4 @@ function continuedStream(state: Continuing, parts: ContinueParts): ReadableStrea
       return state.reader.cancel(reason).catch(() => {});
     },
   }, { highWaterMark: 0 });
-}
-
-/** The error a taken-up stream ends with when no target could continue it (SPEC §10 "A stream outlives its object"). */
-const restarted = (): UpstreamError => {
-  const message = "the relay lost this stream's upstream connection (its object restarted) and no target could continue it";
-  const error = new UpstreamError({
-    client: "relay",
-    status: null,
-    errorType: "StreamInterrupted",
-    error: { type: "StreamInterrupted", message },
-    message,
-  });
-  RESTARTS.add(error);
-  return error;
-};
-
-/**
- * A stream whose object restarted under it (SPEC §10 "A stream outlives its object": the failure was
- * the relay's), taken up again: `stored` (the events the dead object stored) replayed, then `target`
- * asked again, or the next of `rest` that can, to continue their text in the same open group, as
- * `continued` does past a provider's failure — one continuation request, never a splice. `reported`
- * is what the first target reported before the restart (its input carried into the stop event, with
- * the estimate of the stored text). Null when the answer cannot be continued (no `continueOnFailure`,
- * not text only, already stopped, no target took it up): the object then ends it typed.
- */
-export async function takenUp(
-  target: RelayModel,
-  rest: readonly RelayModel[],
-  stored: readonly UniEvent[],
-  body: MmspBody,
-  signal: AbortSignal,
-  options: ServeOptions,
-  reported: UniEvent["usage_metadata"] | null,
-): Promise<{ events: ReadableStream<UniEvent>; serving: { events: StartedTarget["events"] } } | null> {
-  if (target.continueOnFailure !== true || stored.some((e) => e.event_type === "stop")) return null;
-  const answer = new Answer();
-  for (const event of stored) answer.see(event);
-  if (!answer.textOnly || answer.text.trim() === "") return null;
-  // (the target before the restart: what it reported, carried into the stop event as a continuation carries it)
-  const serving = { events: { reportedUsage: reported ?? null } as unknown as StartedTarget["events"] };
-  const parts: ContinueParts = { body, signal, options, serving };
-  const state: Continuing = {
-    answer,
-    reader: new ReadableStream<UniEvent>().getReader(),
-    current: target,
-    left: [target, ...rest],
-    skip: "",
-    attempt: null,
-    carried: 0,
-    carriedInput: 0,
-  };
-  if (!(await next(state, parts, restarted()))) return null;
-  let replayed = 0;
-  const reader = continuedStream(state, parts).getReader();
-  const events = new ReadableStream<UniEvent>({
-    async pull(controller) {
-      if (replayed < stored.length) return controller.enqueue(stored[replayed++]!);
-      const r = await reader.read();
-      if (r.done) controller.close();
-      else controller.enqueue(r.value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
-  return { events, serving };
 }

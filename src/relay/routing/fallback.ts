@@ -13,7 +13,8 @@
 import { UpstreamError } from "../../errors.js";
 import { follow } from "../../internal/abort.js";
 import type { UniEvent } from "../../schema.js";
-import { continued, takenUp } from "./continuation.js";
+import { continued } from "./continuation.js";
+import { takenUp } from "./take-up.js";
 import { logMove, retryable, type ServeOptions } from "./retry.js";
 import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
