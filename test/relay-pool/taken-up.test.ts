@@ -174,3 +174,33 @@ test(
   },
   60_000,
 );
+
+test(
+  "every object reset at once: each continueOnFailure stream is taken up by its own object and completes whole, each charged once",
+  async () => {
+    const name = `taken-up-all-${newTag()}`;
+    const others = [setup(`${name}-a`), setup(`${name}-b`)]; // (two principals: concurrentStreams 1 each)
+    const firsts = await Promise.all(others.map((o) => o.post("fast", newTag(), "stall-first")));
+    for (const f of firsts) expect(f.status).toBe(200);
+    const ids = firsts.map(streamIdOf);
+    const befores = await Promise.all(firsts.map((f) => readUntil(f.body!.getReader(), (t) => deltasOf(recordsOf(t)) === "Hello, ")));
+    await Promise.all(ids.map(reset)); // (every object in flight, as a deploy does)
+    const wholes = await Promise.all(ids.map(async (id, i) => {
+      const lastId = recordsOf(befores[i]!).at(-1)![0];
+      const resumed = await others[i]!.call(`/v1/streams/${id}`, {
+        headers: { "last-event-id": String(lastId), accept: "text/event-stream" },
+      });
+      expect(resumed.status).toBe(200);
+      const after = recordsOf(await readUntil(resumed.body!.getReader(), () => false));
+      expect(after.at(-1)![1].event_type).toBe("stop");
+      return deltasOf([...recordsOf(befores[i]!), ...after]);
+    }));
+    expect(wholes).toEqual(["Hello, provider world!", "Hello, provider world!"]);
+    for (const o of others) {
+      const rows = await ledger(o.call, 1);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ requests: 1 });
+    }
+  },
+  60_000,
+);

@@ -22,13 +22,18 @@ function setup(row: Partial<RelayModel> = {}) {
   const fake = fakeProvider("anthropic", { streams: { "claude-test": capture }, key: KEY });
   const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
   const target = { provider, model: "claude-test", continueOnFailure: true, ...row } as RelayModel;
-  const body = { model: "m", messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }], config: {} } as unknown as MmspBody;
+  const body = {
+    model: "m",
+    messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],
+    config: {},
+  } as unknown as MmspBody;
   const options = { bounds: limits({}), watchdog: watchdogOf({}), maxTokens: 1024 };
   const up = (stored: UniEvent[]) => takenUp(target, [], stored, body, new AbortController().signal, options, null);
   return { fake, up };
 }
 
-const delta = (text: string): UniEvent => ({ role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text }] }) as UniEvent;
+const delta = (text: string): UniEvent =>
+  ({ role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text }] }) as UniEvent;
 
 async function all(events: ReadableStream<UniEvent>): Promise<UniEvent[]> {
   const out: UniEvent[] = [];
@@ -59,14 +64,20 @@ test("a text-only answer of a continueOnFailure target: the same target asked on
 });
 
 test("where the continuation does not allow it, nothing is asked and the object ends the stream typed (null)", async () => {
-  const tool = { role: "assistant", event_type: "delta", content_items: [{ type: "tool_call.delta", id: "c", name: "f", arguments: "{" }] } as unknown as UniEvent;
+  const tool = {
+    role: "assistant",
+    event_type: "delta",
+    content_items: [{ type: "tool_call.delta", id: "c", name: "f", arguments: "{" }],
+  } as unknown as UniEvent;
   const stop = { role: "assistant", event_type: "stop", content_items: [], usage_metadata: null } as unknown as UniEvent;
-  for (const [row, stored] of [
-    [{ continueOnFailure: false }, [delta("Hello")]],
-    [{}, [delta("Hello"), tool]],
-    [{}, [delta("Hello"), stop]],
-    [{}, []],
-  ] as [Partial<RelayModel>, UniEvent[]][]) {
+  for (
+    const [row, stored] of [
+      [{ continueOnFailure: false }, [delta("Hello")]],
+      [{}, [delta("Hello"), tool]],
+      [{}, [delta("Hello"), stop]],
+      [{}, []],
+    ] as [Partial<RelayModel>, UniEvent[]][]
+  ) {
     const { fake, up } = setup(row);
     expect(await up(stored)).toBeNull();
     expect(fake.requests).toHaveLength(0);
