@@ -179,9 +179,9 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     },
     reserveOf: (config, row, env) => reserveOf(config, row, limitsOf(env)),
   }, admitted);
-  const { open, clientOf } = routing<E>({ upstream: options.upstream, tableOf, tracer: options.tracer, limitsOf });
+  const { open, clientOf, takeUp } = routing<E>({ upstream: options.upstream, tableOf, tracer: options.tracer, limitsOf });
   const stream = streams<E>({ admission: admit, admitted, open, clientOf, limitsOf, quotaStore, namespace });
-  const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf, settle: (env, s) => quotaStore(env).settle(s) };
+  const config: StreamObjectConfig<E> = { open, clientOf, takeUp, limits: limitsOf, settle: (env, s) => quotaStore(env).settle(s) };
 
   // the route table: a door per API a client speaks, then the relay's own routes
   const openResponses = openResponsesDoor<E>({

@@ -138,6 +138,16 @@ export class StreamStore {
     return new Request(row.url, { method: "POST", headers: JSON.parse(row.headers) as [string, string][], body });
   }
 
+  /** The events stored, each its JSON (its parts put together again), in order: what a restarted object takes up. */
+  events(): string[] {
+    const out: string[] = [];
+    for (const row of this.sql.exec<{ seq: number; data: string }>("SELECT seq, data FROM events ORDER BY seq, part").toArray()) {
+      if (row.seq === out.length - 1) out[out.length - 1] += row.data;
+      else out.push(row.data);
+    }
+    return out;
+  }
+
   /** Whether this instance can still use its storage (false once its object was reset under it). */
   reachable(): boolean {
     try {

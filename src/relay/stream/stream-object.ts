@@ -172,9 +172,9 @@ export class RelayStreamObject<E = unknown> {
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). */
   private load(): void {
-    // Stored as live, but no instance reads its upstream any more (the object was restarted): it
-    // ends here, typed, and is settled from its stored duty (ending.ts `interrupted`).
-    if (this.store.load()) this.ending.interrupted();
+    // Stored as live, but no instance reads its upstream any more (the object was restarted): taken
+    // up again where its row allows, else ended typed and settled from its stored duty (run.ts `takeUp`).
+    if (this.store.load()) this.state.waitUntil(this.run.takeUp());
   }
 
   /** The Worker's requests to the object (see the top). */
