@@ -18,6 +18,7 @@ import { isRecord } from "../../internal/values.js";
 import { parseJsonText } from "../../internal/json.js";
 import { boundPart, seal, type Sealed, type SealEnv, SealForged, unseal } from "./seal.js";
 import { RelayConfigError } from "../admission/principal.js";
+import type { ContentItem, UniEvent } from "../../schema.js";
 
 type Json = Record<string, unknown>;
 
@@ -51,6 +52,21 @@ function pendingPart(text: string): Sealed | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `event` with each item whose fidelity is another provider's than `own` given the fidelity `write`
+ * makes of its pending value (the event itself when none is): what a door's encoding writes.
+ */
+export function pendingEvent(event: UniEvent, own: string, write: (pending: string, item: ContentItem) => Json): UniEvent {
+  let changed = false;
+  const items = event.content_items.map((item) => {
+    const part = "fidelity" in item ? foreignPart(item.fidelity, own) : undefined;
+    if (part === undefined) return item;
+    changed = true;
+    return { ...item, fidelity: write(pendingValue(part), item) } as ContentItem;
+  });
+  return changed ? { ...event, content_items: items } : event;
 }
 
 /** A door's places for a sealed value: the members of `owner` (an object of its answer) that may hold one. */
