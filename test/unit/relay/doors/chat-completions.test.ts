@@ -497,7 +497,7 @@ describe("sealed reasoning_details (SPEC §9-§10): another provider's proof thr
     // turn 1, streamed: the thinking, its sealed proof in reasoning_details, the call
     const details: Record<string, unknown>[] = [];
     let reasoning = "";
-    const calls: OpenAI.ChatCompletionMessageToolCall[] = [];
+    const calls: OpenAI.ChatCompletionMessageFunctionToolCall[] = [];
     for await (const chunk of await client.chat.completions.create({ ...ask, messages, stream: true })) {
       const delta = chunk.choices[0]?.delta as (OpenAI.ChatCompletionChunk.Choice.Delta & Partial<Reasoned>) | undefined;
       if (delta?.reasoning_details) details.push(...delta.reasoning_details);
