@@ -109,7 +109,7 @@ async function sealedLine(line: string, spots: SealSpots, env: SealEnv): Promise
     return line;
   }
   await sealAt(value, spots, env);
-  return prefix + JSON.stringify(value);
+  return prefix + JSON.stringify(value) + (line.endsWith("\r") ? "\r" : ""); // (a CRLF line stays one: Gemini's)
 }
 
 /** `answer` with each pending value at the door's spots sealed (the same answer when it has no body or failed). */
