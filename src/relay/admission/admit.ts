@@ -173,7 +173,7 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
     if (body instanceof Response) return body;
     if (translate) {
       // another API's request (doors/open-responses/) as the MMSP body it asks for, or its refusal
-      const asked = translate(parsedJson(body));
+      const asked = await translate(parsedJson(body)); // (a door may open sealed values after its translation: doors/sealing.ts)
       if (asked instanceof Response) return asked;
       body = new TextEncoder().encode(JSON.stringify(asked));
     }

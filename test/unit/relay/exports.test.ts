@@ -137,6 +137,7 @@ const ENV_KEYS = [
   "RELAY_KEY",
   "RELAY_KEYS",
   "RELAY_QUOTAS",
+  "RELAY_SEAL_KEY",
   "STALL_S",
   "STREAM_TTL_S",
   "STREAMS",

@@ -21,7 +21,8 @@
 // the door's error shape, which the route table applies to every refusal of its routes. Messages has
 // no cancel of its own: a stream is kept (resumable, stoppable by DELETE /v1/streams/<id>) only when the
 // request asks with `x-mmsp-keep: 1`; else the client going away aborts the provider. The answer is
-// written by the door's encoding (encoding.ts) where the stream's events are.
+// written by the door's encoding (encoding.ts) where the stream's events are; another provider's
+// thinking proof in it sealed by the door, and opened again when a client sends it back (seal.ts).
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { inputEstimate } from "../../accounting/usage-estimate.js";
 import type { DoorAsk } from "../../stream/door-answer.js";
@@ -30,6 +31,8 @@ import type { DoorStreamOptions } from "../../stream/streams.js";
 import { asksKept } from "../../stream/streams.js";
 import { MESSAGES_ENCODING, messagesEncoding, messagesMetaText } from "./encoding.js";
 import { type MessagesAsk, messagesAsk, messagesError } from "./request.js";
+import { MESSAGES_SEAL_SPOTS } from "./seal.js";
+import { openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
 
 /** What createRelay lends these routes. */
 export interface MessagesHooks<E> {
@@ -91,7 +94,12 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     let ask: MessagesAsk | Response | undefined;
     const admitted = await hooks.admit(request, env, (body) => {
       ask = messagesAsk(body, count);
-      return ask instanceof Response ? ask : ask.mmsp;
+      if (ask instanceof Response) return ask;
+      // (a sealed signature opened to its maker's own value, or refused naming its member: doors/sealing.ts)
+      return openSeals(ask.mmsp, sealEnv(env)).catch((e) => {
+        if (!(e instanceof SealRefused)) throw e;
+        return (ask = messagesError(400, "invalid_request_error", e.message));
+      });
     });
     if (admitted instanceof Response) return admitted === ask ? inDoorShape(admitted) : admitted; // (a refusal: the route table shapes it)
     return [admitted, ask as MessagesAsk];
@@ -114,7 +122,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     });
     const location = /^\/v1\/streams\/([0-9a-f]{32})$/.exec(answer.headers.get("content-location") ?? "");
     if (answer.ok && location) answer.headers.set("content-location", `/v1/messages/msg_${location[1]}`); // (resumed and stopped there)
-    return answer;
+    return sealedAnswer(answer, sealEnv(env), MESSAGES_SEAL_SPOTS);
   }
 
   /** A kept message's stream: GET resumes it (Last-Event-ID) in Messages' encoding, DELETE stops it (SPEC §8). */
@@ -136,7 +144,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     }
     const out = await answer;
     if (!out.ok || door === undefined) return out;
-    const resumed = new Response(out.body, out); // (a stream object's answer: its headers are immutable)
+    const resumed = sealedAnswer(out, sealEnv(env), MESSAGES_SEAL_SPOTS); // (a new Response: a stream object's headers are immutable)
     resumed.headers.delete("content-location");
     return resumed;
   }
