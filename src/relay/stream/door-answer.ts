@@ -6,6 +6,7 @@
 // client's request): the stream's id, the door's resume position, whether the answer is the whole
 // one and whether it carries event ids. The stateless path and the object write the answer the same
 // way from the events they have (encodedAnswer).
+import { parseJsonText } from "../../internal/json.js";
 import { streamHeaders } from "./headers.js";
 import type { UniEvent } from "../../schema.js";
 import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext } from "./encoding.js";
@@ -123,7 +124,7 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
       buffered += text;
       let out = "";
       for (let nl = buffered.indexOf("\n"); nl >= 0 && !sink.closed; nl = buffered.indexOf("\n")) {
-        const value = JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>;
+        const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
         buffered = buffered.slice(nl + 1);
         const n = index++;
         if (value.error !== undefined && value.error !== null) {

@@ -6,6 +6,7 @@
 // ending.ts), and the reading, through the package in validate mode (every event checked, the grammar
 // enforced), each checked event stored (store.ts) and counted (stream-cost.ts), a failure stored as
 // the last event, the bounds MAX_EVENTS and MAX_STREAM_BYTES enforced.
+import { parseJsonText } from "../../internal/json.js";
 import { encodeWireEvent, toWireError } from "../../index.js";
 import type { Limits } from "../admission/limits.js";
 import { CLAIM_HEADER, type Ticket, ticketOf } from "../accounting/stream-cost.js";
@@ -99,7 +100,7 @@ export class StreamRun<E> {
     let upstream: Response | null = null;
     try {
       await this.ending.schedule();
-      const events = store.events().map((json) => JSON.parse(json) as UniEvent);
+      const events = store.events().map((json) => parseJsonText(json) as UniEvent);
       const reported = (stored?.usage.usage_metadata ?? null) as UniEvent["usage_metadata"] | null;
       upstream = await config.takeUp!(request, env, { target: duty!.target, events, reported }, reading.signal);
     } catch (e) {

@@ -120,11 +120,11 @@ export class RelayStreamObject<E = unknown> {
     return this.store.ended;
   }
   /** When an ended stream is deleted (store.ts; ms since the epoch). */
-  // @ts-expect-error: moved by its tests in workerd only (the object reads store.expiresAt)
-  private get expiresAt(): number {
+  /** (moved by its tests in workerd only: the object reads store.expiresAt) */
+  protected get expiresAt(): number {
     return this.store.expiresAt;
   }
-  private set expiresAt(ms: number) {
+  protected set expiresAt(ms: number) {
     this.store.expiresAt = ms;
   }
   /** When a client last read (viewers.ts): the abandon clock. */
@@ -139,11 +139,11 @@ export class RelayStreamObject<E = unknown> {
     return this.live.pending;
   }
   /** When this instance began reading the upstream (MAX_STREAM_S counts from here). */
-  // @ts-expect-error: moved by its tests in workerd only (the parts read live.startedAt)
-  private get startedAt(): number {
+  /** (moved by its tests in workerd only: the parts read live.startedAt) */
+  protected get startedAt(): number {
     return this.live.startedAt;
   }
-  private set startedAt(ms: number) {
+  protected set startedAt(ms: number) {
     this.live.startedAt = ms;
   }
 
