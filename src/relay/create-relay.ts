@@ -178,6 +178,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
         const ns = namespace(env);
         return ns ? stream.existing(request, new URL(request.url), id, env, ns) : null;
       },
+      keeper: () => null,
     }),
   };
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });

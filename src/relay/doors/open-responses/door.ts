@@ -27,6 +27,8 @@ import { through } from "../../../internal/through.js";
 import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./request.js";
 import { newStreamId, STREAM_ID } from "../../stream/resume.js";
 import { parseJsonText } from "../../../internal/json.js";
+import { type Finishing, finishStage, openSeals, type ResponseKeeper, sealStage, type StateAsk, stateOf } from "./state.js";
+import type { SealEnv } from "../seal.js";
 
 import { META_HEADER } from "../../stream/headers.js";
 
@@ -43,11 +45,13 @@ interface Meta {
 /** What createRelay lends these routes. */
 export interface OpenResponsesHooks<E> {
   /** Admits a POST as /v1/stream does, its JSON body first translated (or refused) by `translate`. */
-  admit(request: Request, env: E, translate: (body: unknown) => unknown | Response): Promise<Request | Response>;
+  admit(request: Request, env: E, translate: (body: unknown, principal: string) => Promise<unknown>): Promise<Request | Response>;
   /** The MMSP answer to an admitted request: the stream object's (its Content-Location names it) or the stateless pipe's. */
   stream(request: Request, admitted: Request, env: E): Promise<Response>;
   /** GET (from the start) or DELETE of stream `id` as /v1/streams/<id> answers them; null when the relay keeps no streams. */
   existing(request: Request, id: string, env: E): Promise<Response> | null;
+  /** Where responses are kept (SPEC §10 "Stored responses"); null when the relay keeps none (stateless). */
+  keeper(env: E): ResponseKeeper | null;
 }
 
 const ROUTE = /^\/v1\/responses(?:\/([^/]+)(\/cancel)?)?$/;
@@ -93,9 +97,18 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
 
   async function create(request: Request, env: E): Promise<Response> {
     let ask: ReturnType<typeof openResponsesAsk> | undefined;
-    const admitted = await hooks.admit(request, env, (body) => {
-      ask = openResponsesAsk(body);
-      return ask instanceof Response ? ask : ask.mmsp;
+    let state: StateAsk | undefined;
+    let principal = "";
+    const keeper = hooks.keeper(env);
+    const admitted = await hooks.admit(request, env, async (body, who) => {
+      // (the state members first: include, store, previous_response_id, item_reference: state.ts)
+      const resolved = await stateOf(body, principal = who, keeper, env as SealEnv);
+      if (resolved instanceof Response) return ask = resolved;
+      state = resolved.state;
+      ask = openResponsesAsk(resolved.body);
+      if (ask instanceof Response) return ask;
+      const forged = await openSeals(ask.mmsp.messages, env as SealEnv);
+      return forged ? (ask = forged) : ask.mmsp;
     });
     if (admitted instanceof Response) return admitted.ok ? admitted : ask instanceof Response ? ask : openResponsesRefusal(admitted);
     const { stream, echo, mmsp } = ask as Exclude<typeof ask, Response | undefined>;
@@ -106,7 +119,8 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
     if (!answer.ok) return openResponsesRefusal(answer);
     const location = /^\/v1\/streams\/([0-9a-f]{32})$/.exec(answer.headers.get("content-location") ?? "");
     const id = `resp_${location ? location[1] : newStreamId()}`;
-    const events = encoded(answer, id, meta);
+    const keep = state!.store && keeper ? { keeper, principal, input: state!.input } : undefined;
+    const events = encoded(answer, id, meta, env as SealEnv, { include: state!.encrypted, previous: state!.previous, keep });
     const out = stream ? sse(events) : await resource(events);
     for (const name of ["x-mmsp-provider", "x-mmsp-target"]) {
       const value = answer.headers.get(name);
@@ -116,11 +130,21 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
   }
 }
 
-/** The MMSP answer's checked UniEvents, encoded as Open Responses events of response `id`. */
-function encoded(answer: Response, id: string, meta: Meta): ReadableStream<OpenResponsesEvent> {
+/** The MMSP answer's checked UniEvents, encoded as Open Responses events of response `id` (provider data sealed or left out). */
+function encoded(
+  answer: Response,
+  id: string,
+  meta: Meta,
+  env: SealEnv = {},
+  finishing: Finishing = { include: false, previous: null },
+): ReadableStream<OpenResponsesEvent> {
   const { readable, message } = fromResponse(answer, { client: "relay" });
   message.catch(() => {}); // (the readable carries a failure to the encoder, which writes it; the message is not read)
-  return through(readable, new OpenResponsesEncoderStream({ id, model: meta.model, createdAt: meta.createdAt, request: meta.echo }));
+  const { include, keep } = finishing;
+  // (a kept response keeps its sealed values whatever the client asked: an item_reference brings them back)
+  const sealed = through(readable, sealStage(env, include || keep !== undefined));
+  const events = through(sealed, new OpenResponsesEncoderStream({ id, model: meta.model, createdAt: meta.createdAt, request: meta.echo }));
+  return through(events, finishStage(id, finishing)) as ReadableStream<OpenResponsesEvent>;
 }
 
 function sse(events: ReadableStream<OpenResponsesEvent>): Response {
