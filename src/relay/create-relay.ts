@@ -43,6 +43,7 @@ import { modelOf, modelTable, rowOf } from "./routing/models.js";
 import { reserveOf, routing } from "./routing/serve.js";
 import { RelayStreamObject, type StreamObjectConfig } from "./stream/stream-object.js";
 import { streams } from "./stream/streams.js";
+import { durableResponses, type ResponsesEnv, responsesTtlMs } from "./stream/responses.js";
 import { ownMembers, ownValue } from "../internal/values.js";
 
 /** `response` with `X-Content-Type-Options: nosniff` (a copy when its headers are immutable). */
@@ -178,7 +179,14 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
         const ns = namespace(env);
         return ns ? stream.existing(request, new URL(request.url), id, env, ns) : null;
       },
-      keeper: () => null,
+      keeper: (env) => {
+        const ns = namespace(env);
+        return ns ? durableResponses(ns, responsesTtlMs(env as ResponsesEnv)) : null;
+      },
+      principal: async (request, env) => {
+        const who = await admit.principalOf(request, "resume", env);
+        return who instanceof Response ? who : who.principal;
+      },
     }),
   };
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });

@@ -35,6 +35,7 @@
 //   DELETE https://stream/cancel                                a cancel (DELETE /v1/streams/<id>)
 // A subclass may add routes of its own (the repository's Worker keeps a chat's record in an object
 // named `chat:<HMAC of its creator and chat id>` of the same namespace: worker/chat-record.ts).
+import { KeptResponses } from "./responses.js";
 import { encodeWireEvent, toWireError } from "../../index.js";
 import { sameHash } from "../admission/bind.js";
 import type { Limits } from "../admission/limits.js";
@@ -92,6 +93,8 @@ export class RelayStreamObject<E = unknown> {
   private startedAt = 0;
   /** Aborts the upstream reading; set while this instance reads it. */
   private upstream: AbortController | null = null;
+  /** The stored responses an object of a principal keeps (SPEC §10 "Stored responses"; responses.ts). */
+  private readonly kept: KeptResponses;
   /** The stream's cost, while it runs with a claim on a quota (stream-cost.ts): settled at its end. */
   private cost: StreamCost | null = null;
 
@@ -105,6 +108,7 @@ export class RelayStreamObject<E = unknown> {
     this.env = env;
     this.config = config;
     this.store = new StreamStore(state.storage.sql, () => this.viewers.notify(), (e: unknown) => this.upstream?.abort(e));
+    this.kept = new KeptResponses(state.storage);
     this.load();
   }
 
@@ -177,6 +181,7 @@ export class RelayStreamObject<E = unknown> {
     if (url.pathname === "/create" && request.method === "POST") return this.create(request);
     if (url.pathname === "/resume") return this.resume(request);
     if (url.pathname === "/cancel" && request.method === "DELETE") return this.cancel(request);
+    if (KeptResponses.handles(url)) return this.kept.fetch(request); // (an object of a principal's stored responses: responses.ts)
     return refusal(404, "NotFoundError", "No such route in the stream object.");
   }
 
@@ -389,6 +394,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** The object's alarm: abandonment, MAX_STREAM_S (before the upstream's headers too), expiry. */
   async alarm(): Promise<void> {
+    if (!this.store.exists && !this.pending && await this.kept.alarm()) return;
     const now = Date.now();
     if (this.pending) {
       const due = this.overdue(now);

@@ -27,7 +27,7 @@ import { through } from "../../../internal/through.js";
 import { openResponsesAsk, openResponsesError, openResponsesRefusal } from "./request.js";
 import { newStreamId, STREAM_ID } from "../../stream/resume.js";
 import { parseJsonText } from "../../../internal/json.js";
-import { type Finishing, finishStage, openSeals, type ResponseKeeper, sealStage, type StateAsk, stateOf } from "./state.js";
+import { type Finishing, finishStage, openSeals, type ResponseKeeper, sealStage, shownResource, type StateAsk, stateOf } from "./state.js";
 import type { SealEnv } from "../seal.js";
 
 import { META_HEADER } from "../../stream/headers.js";
@@ -52,6 +52,8 @@ export interface OpenResponsesHooks<E> {
   existing(request: Request, id: string, env: E): Promise<Response> | null;
   /** Where responses are kept (SPEC §10 "Stored responses"); null when the relay keeps none (stateless). */
   keeper(env: E): ResponseKeeper | null;
+  /** The principal a request reads for (its key, `authorize`, its address), or the refusal to answer. */
+  principal(request: Request, env: E): Promise<string | Response>;
 }
 
 const ROUTE = /^\/v1\/responses(?:\/([^/]+)(\/cancel)?)?$/;
@@ -72,6 +74,10 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
       if (request.method !== "POST") return methodNotAllowed("POST /v1/responses/<id>/cancel stops a response.", "POST");
     } else if (request.method !== "GET") return methodNotAllowed("GET /v1/responses/<id> retrieves a response.", "GET");
     if (!STREAM_ID.test(id)) return notFound();
+    if (!cancel && url.searchParams.get("stream") !== "true") {
+      const kept = await keptResource(request, `resp_${id}`, env, url);
+      if (kept) return kept;
+    }
     const stop = cancel ? new Request(request.url, { method: "DELETE", headers: request.headers }) : null;
     if (stop) {
       const stopped = hooks.existing(stop, id, env);
@@ -94,6 +100,18 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
     }
     return sse(after === null ? events : through(events, startingAfter(Number(after))));
   };
+
+  /** A kept response's resource (SPEC §10 "Stored responses"), the principal's own; null when none is kept. */
+  async function keptResource(request: Request, id: string, env: E, url: URL): Promise<Response | null> {
+    const keeper = hooks.keeper(env);
+    if (keeper === null) return null;
+    const principal = await hooks.principal(request, env);
+    if (principal instanceof Response) return openResponsesRefusal(principal);
+    const kept = await keeper.get(principal, id);
+    if (kept === null) return null;
+    const included = url.searchParams.getAll("include[]").concat(url.searchParams.getAll("include"));
+    return Response.json(shownResource(kept.resource, included.includes("reasoning.encrypted_content")));
+  }
 
   async function create(request: Request, env: E): Promise<Response> {
     let ask: ReturnType<typeof openResponsesAsk> | undefined;
@@ -142,7 +160,7 @@ function encoded(
   message.catch(() => {}); // (the readable carries a failure to the encoder, which writes it; the message is not read)
   const { include, keep } = finishing;
   // (a kept response keeps its sealed values whatever the client asked: an item_reference brings them back)
-  const sealed = through(readable, sealStage(env, include || keep !== undefined));
+  const sealed = through(readable, sealStage(env, include ? "include" : keep ? "keep" : "none"));
   const events = through(sealed, new OpenResponsesEncoderStream({ id, model: meta.model, createdAt: meta.createdAt, request: meta.echo }));
   return through(events, finishStage(id, finishing)) as ReadableStream<OpenResponsesEvent>;
 }

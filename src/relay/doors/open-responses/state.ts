@@ -14,28 +14,17 @@
 // On the way out, sealStage seals each thinking's provider data for the answer (or strips it).
 import type { StreamDoneItem, UniEvent, UniMessage } from "../../../schema.js";
 import { isRecord } from "../../../internal/values.js";
+import { RelayConfigError } from "../../admission/principal.js";
 import { boundPart, isSealed, seal, type SealEnv, SealForged, unseal } from "../seal.js";
 import { openResponsesError } from "./request.js";
+import type { KeptResponse, ResponseKeeper } from "../../stream/responses.js";
+
+export type { KeptResponse, ResponseKeeper };
 
 type Json = Record<string, unknown>;
 
 /** The door's own API's provider: an unsealed `encrypted_content` is its (SPEC §10). */
 export const OWN_PROVIDER = "openai-responses";
-
-/** Where a relay keeps responses for a principal (stream/responses.ts on the Durable Object relay). */
-export interface ResponseKeeper {
-  /** The kept response `id` of `principal` (its `input` items and resource), null when none (never kept, expired, another's). */
-  get(principal: string, id: string): Promise<KeptResponse | null>;
-  /** Keeps `response` for `principal` (its own time to live). */
-  put(principal: string, response: KeptResponse): Promise<void>;
-}
-
-/** A kept response: the input it answered (the whole conversation, references resolved) and its resource. */
-export interface KeptResponse {
-  id: string;
-  input: Json[];
-  resource: Json;
-}
 
 /** What the request asked of the door's state. */
 export interface StateAsk {
@@ -217,11 +206,14 @@ function withoutBound(fidelity: Record<string, unknown>): Record<string, unknown
 }
 
 /**
- * The UniEvents with each thinking's provider data sealed (`seal` true: a `thinking.done` then
- * carries only `encrypted_content`, the sealed value, which the encoder writes) or left out (false),
- * so no provider's value leaves the relay as it is (SPEC §10).
+ * The UniEvents with each thinking's provider data sealed (a `thinking.done` then carries only
+ * `encrypted_content`, the sealed value, which the encoder writes) or left out, so no provider's value
+ * leaves the relay as it is (SPEC §10). `"include"`: sealed (the key was checked before: stateOf);
+ * `"keep"`: sealed for the kept response when the relay has a seal key, else left out (a kept
+ * reasoning item then goes back as text only: RELAY_SEAL_KEY's documentation); `"none"`: left out.
  */
-export function sealStage(env: SealEnv, sealIt: boolean): TransformStream<UniEvent, UniEvent> {
+export function sealStage(env: SealEnv, mode: "include" | "keep" | "none"): TransformStream<UniEvent, UniEvent> {
+  let sealIt = mode !== "none";
   return new TransformStream({
     async transform(event, controller) {
       const fidelityOf = (item: object): unknown => ("fidelity" in item ? item.fidelity : undefined);
@@ -234,7 +226,14 @@ export function sealStage(env: SealEnv, sealIt: boolean): TransformStream<UniEve
           continue;
         }
         const rest = withoutBound(fidelityOf(item) as Record<string, unknown>);
-        if (sealIt && item.type === "thinking.done") rest.encrypted_content = await seal(bound, env);
+        if (sealIt && item.type === "thinking.done") {
+          try {
+            rest.encrypted_content = await seal(bound, env);
+          } catch (e) {
+            if (mode !== "keep" || !(e instanceof RelayConfigError)) throw e;
+            sealIt = false;
+          }
+        }
         const { fidelity: _, ...plain } = item as StreamDoneItem & { fidelity?: unknown };
         items.push(Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain);
       }
@@ -273,6 +272,13 @@ export function finishStage(id: string, finishing: Finishing): TransformStream<{
       controller.enqueue(event);
     },
   });
+}
+
+/** A kept resource as a client retrieves it: `encrypted_content` only where `include` asks for it. */
+export function shownResource(resource: Json, include: boolean): Json {
+  const shown = structuredClone(resource);
+  if (!include) outputItems(shown).forEach(withoutEncrypted);
+  return shown;
 }
 
 function withoutEncrypted(item: Json): void {
