@@ -40,6 +40,9 @@ interface Meta {
   model: string;
   createdAt: number;
   echo: Record<string, unknown>;
+  /** The response is kept (`store`), and the previous response it follows (state.ts): its replay says the same. */
+  stored?: boolean;
+  previous?: string | null;
 }
 
 /** What createRelay lends these routes. */
@@ -130,7 +133,13 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
     });
     if (admitted instanceof Response) return admitted.ok ? admitted : ask instanceof Response ? ask : openResponsesRefusal(admitted);
     const { stream, echo, mmsp } = ask as Exclude<typeof ask, Response | undefined>;
-    const meta: Meta = { model: mmsp.model, createdAt: Math.floor(Date.now() / 1000), echo };
+    const meta: Meta = {
+      model: mmsp.model,
+      createdAt: Math.floor(Date.now() / 1000),
+      echo,
+      stored: state!.store,
+      previous: state!.previous,
+    };
     admitted.headers.set(META_HEADER, encodeURIComponent(JSON.stringify(meta)));
     admitted.headers.set("accept", "text/event-stream");
     const answer = await hooks.stream(request, admitted, env);
@@ -138,7 +147,12 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
     const location = /^\/v1\/streams\/([0-9a-f]{32})$/.exec(answer.headers.get("content-location") ?? "");
     const id = `resp_${location ? location[1] : newStreamId()}`;
     const keep = state!.store && keeper ? { keeper, principal, input: state!.input } : undefined;
-    const events = encoded(answer, id, meta, env as SealEnv, { include: state!.encrypted, previous: state!.previous, keep });
+    const events = encoded(answer, id, meta, env as SealEnv, {
+      include: state!.encrypted,
+      previous: state!.previous,
+      stored: state!.store,
+      keep,
+    });
     const out = stream ? sse(events) : await resource(events);
     for (const name of ["x-mmsp-provider", "x-mmsp-target"]) {
       const value = answer.headers.get(name);
@@ -154,7 +168,7 @@ function encoded(
   id: string,
   meta: Meta,
   env: SealEnv = {},
-  finishing: Finishing = { include: false, previous: null },
+  finishing: Finishing = { include: false, previous: meta.previous ?? null, stored: meta.stored === true },
 ): ReadableStream<OpenResponsesEvent> {
   const { readable, message } = fromResponse(answer, { client: "relay" });
   message.catch(() => {}); // (the readable carries a failure to the encoder, which writes it; the message is not read)
@@ -196,7 +210,8 @@ function metaOf(text: string | null): Meta {
   try {
     const m = parseJsonText(decodeURIComponent(text ?? ""));
     if (isRecord(m) && typeof m.model === "string" && Number.isInteger(m.createdAt) && isRecord(m.echo)) {
-      return { model: m.model, createdAt: m.createdAt as number, echo: m.echo };
+      const previous = typeof m.previous === "string" ? m.previous : null;
+      return { model: m.model, createdAt: m.createdAt as number, echo: m.echo, stored: m.stored === true, previous };
     }
   } catch {
     // (a stream made by POST /v1/stream: no meta)

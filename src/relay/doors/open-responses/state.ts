@@ -246,6 +246,8 @@ export function sealStage(env: SealEnv, mode: "include" | "keep" | "none"): Tran
 export interface Finishing {
   include: boolean;
   previous: string | null;
+  /** The resource says `store: true` (the response is kept, or was: a replay of its stream). */
+  stored: boolean;
   keep?: { keeper: ResponseKeeper; principal: string; input: Json[] } | undefined;
 }
 
@@ -257,11 +259,11 @@ const TERMINAL = new Set(["response.completed", "response.incomplete", "response
  * kept (before the client has that event: a reference made right after it finds the response).
  */
 export function finishStage(id: string, finishing: Finishing): TransformStream<{ type: string } & Json, { type: string } & Json> {
-  const { include, previous, keep } = finishing;
+  const { include, previous, stored, keep } = finishing;
   return new TransformStream({
     async transform(event, controller) {
       if (isRecord(event.response)) {
-        event.response.store = keep !== undefined;
+        event.response.store = stored;
         event.response.previous_response_id = previous;
         if (keep && TERMINAL.has(event.type)) {
           await keep.keeper.put(keep.principal, { id, input: keep.input, resource: structuredClone(event.response) });
