@@ -266,7 +266,9 @@ export function finishStage(id: string, finishing: Finishing): TransformStream<{
         event.response.store = stored;
         event.response.previous_response_id = previous;
         if (keep && TERMINAL.has(event.type)) {
-          await keep.keeper.put(keep.principal, { id, input: keep.input, resource: structuredClone(event.response) });
+          // (a response that cannot be kept is still answered: the log says why a reference to it will be a 404)
+          await keep.keeper.put(keep.principal, { id, input: keep.input, resource: structuredClone(event.response) })
+            .catch((e) => console.error(`relay: response ${id} could not be kept`, e));
         }
         if (!include) outputItems(event.response).forEach(withoutEncrypted);
       }
