@@ -18,7 +18,8 @@ import { newTag, ORIGIN } from "./relay.ts";
 /** providers.ts's THINKING_SIGNATURE (that module runs in Node, beside the pool: not importable here). */
 const THINKING_SIGNATURE = "EqQBCgIYAhIMscripted+anthropic/signature==";
 const KEYS = { alice: "alice-key-of-stored-responses", bob: "bob-key-of-stored-responses" };
-const keyedEnv = { ...env, RELAY_KEYS: JSON.stringify(KEYS), RELAY_SEAL_KEY: "seal-key-of-the-stored-responses-test-0123" };
+// (the seal's key is the bindings' own, vitest.config.ts: the stream's object seals with it, as the Worker and its objects share one env)
+const keyedEnv = { ...env, RELAY_KEYS: JSON.stringify(KEYS) };
 
 /** The bodies the clients posted (what the AI SDK sends is checked). */
 const posted: string[] = [];
