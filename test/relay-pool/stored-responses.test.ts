@@ -77,6 +77,36 @@ describe("stored responses (the openai SDK)", () => {
     expect(((await after.json()) as { id: string; output: unknown[] }).output).toEqual(got.output);
   });
 
+  test("a tool over two turns with previous_response_id: the call kept, its output sent alone (the client's own tool, no allow in the row)", async () => {
+    const tag = newTag();
+    const client = clientOf(KEYS.alice);
+    const tools = [{
+      type: "function" as const,
+      name: "get_weather",
+      description: "The weather of a city.",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+      strict: true,
+    }];
+    const first = await client.responses.stream({ model: "claude-fast", input: `tag:${tag} script:tool`, tools }).finalResponse();
+    const call = first.output.find((item) => item.type === "function_call");
+    expect(call).toMatchObject({ type: "function_call", name: "get_weather" });
+    expect(JSON.parse((call as { arguments: string }).arguments)).toEqual({ city: "Paris" });
+    const second = await client.responses.stream({
+      model: "claude-fast",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: (call as { call_id: string }).call_id, output: "Sunny, 21 °C" }],
+      tools,
+    }).finalResponse();
+    expect(second.status).toBe("completed");
+    expect(second.output_text.length).toBeGreaterThan(0);
+    const saw = await provider(tag);
+    expect(saw.count).toBe(2);
+    const sent = JSON.parse(saw.body).messages as { role: string; content: { type: string; name?: string; content?: unknown }[] }[];
+    expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(sent[1]!.content.at(-1)).toMatchObject({ type: "tool_use", name: "get_weather" });
+    expect(sent[2]!.content[0]).toMatchObject({ type: "tool_result" });
+  });
+
   test("store: false keeps nothing: a reference to it is a 404", async () => {
     const client = clientOf(KEYS.alice);
     const first = await client.responses.create({ model: "claude-fast", input: `tag:${newTag()}`, store: false });
@@ -94,6 +124,7 @@ test("the AI SDK's .responses() over two steps with its default settings (store,
   const messages: any[] = [{ role: "user", content: `tag:${tag} script:thinking` }];
   const first = await generateText({ model, messages });
   expect(first.text).toBe("Hello, provider world!");
+  expect(first.reasoningText).toBe("A greeting is due."); // (the thinking as the AI SDK shows it: Claude's is a summary, SPEC §9)
   messages.push(...first.response.messages, { role: "user", content: `tag:${tag} And now?` });
   posted.length = 0;
   const second = await generateText({ model, messages });
