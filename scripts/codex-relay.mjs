@@ -51,34 +51,15 @@ const fetchFake = async (input, init) => {
 };
 const provider = openaiResponses({ apiKey: "fake-key", baseURL: "https://fake.openai.test/v1", fetch: fetchFake });
 const relay = createRelay({
-  models: { "codex-relay": { provider, model: "gpt-fake", allow: { tools: true, thinking_level: true } } },
+  // (hostedTools: "drop": Codex's web_search and namespace tools left out, the answer's x-mmsp-warning naming them)
+  models: { "codex-relay": { provider, model: "gpt-fake", allow: { thinking_level: true }, hostedTools: "drop" } },
   allowAnonymous: true,
   clientAddress: () => "127.0.0.1",
 });
-// CODEX_RELAY_SHIM=1: the members and tools the door does not take yet taken out of Codex's request
-// first (to see what comes after them), each named on stderr; without it the request goes as Codex wrote it
-const shim = process.env.CODEX_RELAY_SHIM === "1";
-async function shimmed(request) {
-  if (!shim || request.method !== "POST") return request;
-  const body = JSON.parse(await request.text());
-  const dropped = [];
-  for (const key of Object.keys(body)) {
-    if (!["model", "input", "instructions", "tools", "tool_choice", "max_output_tokens", "reasoning", "stream", "include", "store", "parallel_tool_calls"].includes(key)) {
-      dropped.push(key);
-      delete body[key];
-    }
-  }
-  if (body.reasoning === null) delete body.reasoning;
-  const tools = body.tools ?? [];
-  body.tools = tools.filter((t) => t.type === "function");
-  dropped.push(...tools.filter((t) => t.type !== "function").map((t) => `tools: ${t.type} ${t.name ?? ""}`));
-  console.error(`shim: took out ${dropped.join(", ")}; function tools kept: ${body.tools.map((t) => t.name).join(", ")}`);
-  return new Request(request.url, { method: "POST", headers: request.headers, body: JSON.stringify(body) });
-}
 const served = await serve(async (request) => {
-  const answer = await relay.fetch(await shimmed(request), { RELAY_SEAL_KEY: "codex-relay-script-seal-key-0123456789" });
+  const answer = await relay.fetch(request, { RELAY_SEAL_KEY: "codex-relay-script-seal-key-0123456789" });
   const path = new URL(request.url).pathname;
-  const note = answer.ok ? "" : ` ${await answer.clone().text()}`;
+  const note = answer.ok ? (answer.headers.has("x-mmsp-warning") ? ` (warning: ${answer.headers.get("x-mmsp-warning")})` : "") : ` ${await answer.clone().text()}`;
   console.log(`relay: ${request.method} ${path} → ${answer.status}${note}`);
   return answer;
 }, { http });

@@ -45,7 +45,7 @@ import { uiChatDoor } from "./doors/ui-chat/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { refusal } from "./refusal.js";
-import { modelOf, modelTable, rowOf } from "./routing/models.js";
+import { dropsHostedTools, modelOf, modelTable, rowOf } from "./routing/models.js";
 import { reserveOf, routing } from "./routing/serve.js";
 import { RelayStreamObject, type StreamObjectConfig } from "./stream/stream-object.js";
 import { streams } from "./stream/streams.js";
@@ -204,6 +204,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
     },
     keeper: keeperOf,
+    dropsHostedTools: (model, env) => tableOf !== undefined && dropsHostedTools(rowOf(tableOf(env), model)),
     principal: async (request, env) => {
       const who = await admit.principalOf(request, "resume", env);
       return who instanceof Response ? who : who.principal;

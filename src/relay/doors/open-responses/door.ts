@@ -29,6 +29,7 @@ import { type Meta, metaText, OPEN_RESPONSES_ENCODING, openResponsesEncoding } f
 import { META_HEADER } from "../../stream/headers.js";
 import { openSeals, type ResponseKeeper, shownResource, type StateAsk, stateOf } from "./state.js";
 import type { SealEnv } from "../seal.js";
+import { WARNING_HEADER, withoutHostedTools } from "./tools.js";
 
 /** (the header that carries a stream's Open Responses settings to its object and back: stream/headers.ts) */
 export { META_HEADER };
@@ -45,6 +46,8 @@ export interface OpenResponsesHooks<E> {
   keeper(env: E): ResponseKeeper | null;
   /** The principal a request reads for (its key, `authorize`, its address), or the refusal to answer. */
   principal(request: Request, env: E): Promise<string | Response>;
+  /** Whether the models row of `model` drops a client's hosted tools (routing/models.ts `hostedTools`); default: refused. */
+  dropsHostedTools?(model: string, env: E): boolean;
 }
 
 /**
@@ -143,13 +146,18 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
     let ask: ReturnType<typeof openResponsesAsk> | undefined;
     let state: StateAsk | undefined;
     let principal = "";
+    let warning: string | null = null;
     const keeper = hooks.keeper(env);
     const admitted = await hooks.admit(request, env, async (body, who) => {
       // (the state members first: include, store, previous_response_id, item_reference: state.ts)
       const resolved = await stateOf(body, principal = who, keeper, env as SealEnv);
       if (resolved instanceof Response) return ask = resolved;
       state = resolved.state;
-      ask = openResponsesAsk(resolved.body);
+      let asked = resolved.body;
+      if (typeof asked.model === "string" && hooks.dropsHostedTools?.(asked.model, env)) {
+        ({ body: asked, warning } = withoutHostedTools(asked));
+      }
+      ask = openResponsesAsk(asked);
       if (ask instanceof Response) return ask;
       const forged = await openSeals(ask.mmsp.messages, env as SealEnv);
       return forged ? (ask = forged) : ask.mmsp;
@@ -180,6 +188,7 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
       whole: !stream,
     });
     if (answer.ok) answer.headers.delete("content-location"); // (the response is named by its id: /v1/responses/resp_<id>)
+    if (answer.ok && warning !== null) answer.headers.set(WARNING_HEADER, warning);
     return answer;
   }
 }
