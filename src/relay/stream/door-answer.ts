@@ -9,7 +9,7 @@
 import { parseJsonText } from "../../internal/json.js";
 import { streamHeaders } from "./headers.js";
 import type { UniEvent } from "../../schema.js";
-import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext } from "./encoding.js";
+import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext, prepared } from "./encoding.js";
 import { refusal } from "../refusal.js";
 import { fromWireError } from "../../errors.js";
 import { checkEvent } from "../../decode/validate.js";
@@ -83,15 +83,18 @@ export async function encodedAnswer(
   context: EncodingContext,
   whole: boolean,
 ): Promise<Response> {
-  if (whole && encoding.whole) return encoding.whole(events, context);
-  return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
+  const ready = prepared(events, encoding, context);
+  if (whole && encoding.whole) return encoding.whole(ready, context);
+  return new Response(encodedBody(ready, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
 }
 
 /**
  * The stream object's answer to a door (`from`: the first stored event the client lacks): the stored
  * events from the start through its encoding, those before `from` fed to it but not written. A
  * streamed answer is one loop per slice of stored events (parsed back, checked by their one walk,
- * encoded, written as one chunk); a whole answer reads them as events.
+ * encoded, written as one chunk); a whole answer, or one in an encoding with asynchronous steps
+ * (`prepare`, `settle`: Open Responses' seal and stored response), reads them as events. `where`: the
+ * object's env and keeper, for the encoding's context.
  */
 export function storedDoorAnswer(
   viewers: Viewers,
@@ -100,13 +103,18 @@ export function storedDoorAnswer(
   encodings: Readonly<Record<string, DoorEncoding>> | undefined,
   meta: string | null,
   from: number,
+  where: Pick<EncodingContext, "env" | "keeper"> = {},
 ): Promise<Response> | Response {
   const encoding = encodings && Object.hasOwn(encodings, ask.name) ? encodings[ask.name] : undefined;
   if (encoding === undefined) {
     return refusal(500, "InternalError", `The relay has no door encoding named ${JSON.stringify(ask.name.slice(0, 40))}.`);
   }
-  const context: EncodingContext = { id: ask.id, meta, after: ask.after, ids: ask.ids, resumeAfter: from - 1 };
-  if (ask.whole && encoding.whole) return encoding.whole(viewers.events(stream, 0), context);
+  const context: EncodingContext = { id: ask.id, meta, after: ask.after, ids: ask.ids, resumeAfter: from - 1, ...where };
+  if ((ask.whole && encoding.whole) || encoding.prepare || encoding.settle) {
+    const events = prepared(viewers.events(stream, 0), encoding, context);
+    if (ask.whole && encoding.whole) return encoding.whole(events, context);
+    return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
+  }
   const body = viewers.follow(stream, 0, NDJSON_FRAMER, encodedSink(encoding, context));
   return new Response(body, { status: 200, headers: streamHeaders(encoding.contentType) });
 }

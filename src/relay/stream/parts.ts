@@ -5,6 +5,7 @@
 // (store.ts), the viewers it serves (viewers.ts), the upstream it runs (run.ts) and its end and
 // settlement (ending.ts). They share this context; none imports the shell.
 import type { Limits } from "../admission/limits.js";
+import type { ResponseKeeper } from "./responses.js";
 import type { StreamCost } from "../accounting/stream-cost.js";
 import type { Settlement } from "../accounting/quota.js";
 import type { RelayState } from "../platform.js";
@@ -31,6 +32,8 @@ export interface StreamObjectConfig<E> {
   takeUp?(request: Request, env: E, taken: TakenUp, signal: AbortSignal): Promise<Response | null>;
   /** The doors' encodings by name (stream/encoding.ts): a door's request names the one its answer is written in. */
   encodings?: Readonly<Record<string, DoorEncoding>>;
+  /** Where responses are kept (stream/responses.ts), for a door's encoding to keep its answer; absent or null: none. */
+  keeper?(env: E): ResponseKeeper | null;
 }
 
 /** What the parts of one stream's object share. */

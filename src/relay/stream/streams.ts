@@ -121,7 +121,7 @@ export function streams<E extends object>(parts: StreamParts<E>) {
     const checked = checkedEvents(answer, { client, signal: controller.signal, maxEventBytes: eventBytes });
     const events = cost ? metered(checked, cost, client, settle) : checked;
     if (held) held.taken = true; // (settled by `metered` at the stream's end)
-    const back = door ? await doorBack(events, door) : mmspOf(events, admittedRequest.headers.get("accept"));
+    const back = door ? await doorBack(events, door, env) : mmspOf(events, admittedRequest.headers.get("accept"));
     if (served !== null) back.headers.set(PROVIDER_HEADER, served);
     if (servedTarget !== null) back.headers.set(TARGET_HEADER, servedTarget);
     return back;
@@ -182,8 +182,8 @@ function mmspOf(events: ReadableStream<UniEvent>, accept: string | null): Respon
 }
 
 /** The checked events of a stream that is not kept, in a door's encoding (a new id: nothing names it). */
-function doorBack(events: ReadableStream<UniEvent>, door: DoorStreamOptions): Promise<Response> {
-  const context = { id: newStreamId(), meta: door.meta ?? null, after: null };
+function doorBack(events: ReadableStream<UniEvent>, door: DoorStreamOptions, env: unknown): Promise<Response> {
+  const context = { id: door.id ?? newStreamId(), meta: door.meta ?? null, after: null, env, keeper: null };
   return encodedAnswer(events, door.encoding, context, door.whole === true);
 }
 
