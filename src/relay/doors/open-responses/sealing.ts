@@ -14,7 +14,7 @@
 import type { StreamDoneItem, UniEvent } from "../../../schema.js";
 import type { StreamCore } from "../../../internal/core.js";
 import { isRecord } from "../../../internal/values.js";
-import { through } from "../../../internal/through.js";
+import { through } from "../../through.js";
 import type { OpenResponsesEvent } from "../../../encode.js";
 import { RelayConfigError } from "../../admission/principal.js";
 import type { EncodingContext } from "../../stream/encoding.js";
