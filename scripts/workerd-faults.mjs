@@ -26,6 +26,7 @@ export class StreamObject extends relay.StreamObject {
     const dead = { exec() { throw new Error("Durable Object reset"); } };
     const store = this.ctx?.store;
     if (store) store.sql = store.log.sql = dead;
+    this.live?.upstream?.abort(new Error("Durable Object reset")); // (its I/O ends with it)
     this.faultsState.abort("a fault of the load run");
     return new Response("reset");
   }

@@ -91,10 +91,20 @@ test("what a taken-up answer reports before its stop event holds the input repor
   const fake = fakeProvider("anthropic", { streams: { "claude-test": capture }, key: KEY });
   const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
   const row = { provider, model: "claude-test", continueOnFailure: true } as RelayModel;
-  const body = { model: "m", messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }], config: {} } as unknown as MmspBody;
+  const body = {
+    model: "m",
+    messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],
+    config: {},
+  } as unknown as MmspBody;
   const options = { bounds: limits({}), watchdog: watchdogOf({}), maxTokens: 1024 };
   const before = { cached_tokens: null, prompt_tokens: 12, thoughts_tokens: null, response_tokens: null };
-  const answer = await takenUpAnswer(row, body, { target: "0", events: [delta("x")], reported: before }, new AbortController().signal, options);
+  const answer = await takenUpAnswer(
+    row,
+    body,
+    { target: "0", events: [delta("x")], reported: before },
+    new AbortController().signal,
+    options,
+  );
   expect(answer).not.toBeNull();
   const reader = answer!.body!.getReader();
   // the stored event and the continuation's first delta (its message_start reported its input: 18)
