@@ -9,7 +9,8 @@
 // The first connections end (they die with the process: the client sees an error); the resumed ones
 // end within 20 s (the issue's bound); the ledger shows each stream once with input and output at
 // least what was delivered; the principal's next streams (concurrentStreams 2) are admitted (polled,
-// with a 60 s cap: how long it took is printed, not asserted).
+// with a 60 s cap: how long it took is printed, not asserted). And a "fast" stream taken up twice
+// (killed again while its continuation streams): whole, its stop event counting all three requests' input.
 // Prints "relay-process-kill: N passed, N failed".
 //
 // Run: node test/relay/process-kill.mjs   (after `npm run build`)
@@ -53,6 +54,9 @@ const provider = fakeProvider("anthropic", {
     "kill-b": { capture: anthropicCapture("b"), pace: 20, cutAfterEvents: 2 + SENT, stallMs: Infinity },
     // a request to continue (an assistant message last): the whole answer, from where that message ends
     "kill-a@more": { capture: anthropicCapture("a"), pace: 20 },
+    // a stream taken up twice: its first answer held open as "kill-a"'s, its continuations slower (10 a second)
+    "kill-c": { capture: anthropicCapture("c"), pace: 20, cutAfterEvents: 2 + SENT, stallMs: Infinity },
+    "kill-c@more": { capture: anthropicCapture("c"), pace: 10 },
     next: { capture: anthropicCapture("n", 3) },
   },
   key: KEY,
@@ -241,6 +245,31 @@ test("released: the principal's next two streams (concurrentStreams 2) are admit
   }
   assert.equal(admitted, 2, statuses.join(", "));
   console.log(`  admitted after ${Date.now() - t} ms (${statuses.join(", ")})`);
+});
+
+test("a stream taken up twice (workerd killed again while its continuation streams): it completes whole, its stop event counts the input of all three requests", async () => {
+  const res = await post("fast", "kill-c");
+  if (res.status !== 200) assert.fail(`${res.status}: ${await res.text()}`);
+  const location = res.headers.get("content-location");
+  let all = recordsOf((await readUntil(res.body.getReader(), (t) => recordsOf(t).length >= SENT / 2)).text);
+  for (let kill = 0; kill < 2; kill++) {
+    await killWorkerd(relay);
+    relay = await startRelay(dir, bindings);
+    const again = await resume(location, all.at(-1)[0]);
+    assert.equal(again.status, 200);
+    // the first time, some of the continuation's events (stored with what it reported), then the kill; the second, to the end
+    const rest = await within(readUntil(again.body.getReader(), (t) => kill === 0 && recordsOf(t).length >= 10), 20_000);
+    assert.notEqual(rest, "timeout", "the resumed connection ended within 20 s");
+    const after = recordsOf(rest.text);
+    after.forEach(([id], i) => assert.equal(id, all.at(-1)[0] + 1 + i, "nothing twice, nothing skipped"));
+    all = [...all, ...after];
+  }
+  assert.equal(deltaText(all), words("c").join(""));
+  assert.deepEqual(asked("kill-c").length + asked("kill-c@more").length, 3);
+  const stop = all.at(-1)[1];
+  assert.equal(stop.event_type, "stop");
+  // (each of the three requests reported input 12: a settlement from the stop event pays for all three)
+  assert.equal(stop.usage_metadata.prompt_tokens, 36, JSON.stringify(stop.usage_metadata));
 });
 
 // ---- run ------------------------------------------------------------------------------------------
