@@ -31,8 +31,7 @@ import type { DoorStreamOptions } from "../../stream/streams.js";
 import { asksKept } from "../../stream/streams.js";
 import { MESSAGES_ENCODING, messagesEncoding, messagesMetaText } from "./encoding.js";
 import { type MessagesAsk, messagesAsk, messagesError } from "./request.js";
-import { MESSAGES_SEAL_SPOTS } from "./seal.js";
-import { openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
+import { openSeals, sealEnv, SealRefused } from "../sealing.js";
 
 /** What createRelay lends these routes. */
 export interface MessagesHooks<E> {
@@ -122,7 +121,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     });
     const location = /^\/v1\/streams\/([0-9a-f]{32})$/.exec(answer.headers.get("content-location") ?? "");
     if (answer.ok && location) answer.headers.set("content-location", `/v1/messages/msg_${location[1]}`); // (resumed and stopped there)
-    return sealedAnswer(answer, sealEnv(env), MESSAGES_SEAL_SPOTS);
+    return answer;
   }
 
   /** A kept message's stream: GET resumes it (Last-Event-ID) in Messages' encoding, DELETE stops it (SPEC §8). */
@@ -144,7 +143,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     }
     const out = await answer;
     if (!out.ok || door === undefined) return out;
-    const resumed = sealedAnswer(out, sealEnv(env), MESSAGES_SEAL_SPOTS); // (a new Response: a stream object's headers are immutable)
+    const resumed = new Response(out.body, out); // (a new Response: a stream object's headers are immutable)
     resumed.headers.delete("content-location");
     return resumed;
   }

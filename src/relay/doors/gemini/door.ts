@@ -22,8 +22,8 @@
 import { inputEstimate } from "../../accounting/usage-estimate.js";
 import { asksKept, type DoorStreamOptions } from "../../stream/streams.js";
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
-import { GEMINI_ENCODING, GEMINI_SEAL_SPOTS, geminiEncoding } from "./encoding.js";
-import { openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
+import { GEMINI_ENCODING, geminiEncoding } from "./encoding.js";
+import { openSeals, sealEnv, SealRefused } from "../sealing.js";
 import { type GeminiAsk, geminiAsk } from "./request.js";
 import { googleError } from "./refused.js";
 
@@ -120,7 +120,7 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
     admitted.headers.set("accept", "text/event-stream");
     // (Gemini's API has no cancel: a stream is kept, resumable and stoppable, only when the request asks)
     const kept = asksKept(request);
-    const answer = await hooks.answer(keyed, admitted, env, {
+    return await hooks.answer(keyed, admitted, env, {
       name: GEMINI_ENCODING,
       encoding: geminiEncoding,
       meta: encodeURIComponent(model),
@@ -128,7 +128,6 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
       whole: method === "generateContent",
       ids: kept,
     });
-    return sealedAnswer(answer, sealEnv(env), GEMINI_SEAL_SPOTS);
   };
 }
 
