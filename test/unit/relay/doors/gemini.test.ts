@@ -325,6 +325,17 @@ describe("the Gemini door's mapping", () => {
     const allowed = (pre.headers.get("access-control-allow-headers") ?? "").toLowerCase();
     expect(allowed).toContain("x-goog-api-key");
     expect(allowed).toContain("x-goog-api-client");
+    // (a browser may read whether a count is the relay's estimate)
+    const count = await relay.fetch(
+      new Request("https://relay.test/v1beta/models/text:countTokens", {
+        method: "POST",
+        headers: { origin: "https://page.test", "content-type": "application/json" },
+        body: JSON.stringify({ contents: [{ parts: [{ text: "x" }] }] }),
+      }),
+      {},
+    );
+    expect(count.status).toBe(200);
+    expect((count.headers.get("access-control-expose-headers") ?? "").toLowerCase()).toContain("x-mmsp-tokens-estimated");
   });
 
   test("countTokens counts against requestsPerMinute, not the day's tokens", async () => {
