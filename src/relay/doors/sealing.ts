@@ -10,6 +10,10 @@
 // RELAY_SEAL_KEY nor BIND_SECRET) the value is left out: the thinking goes without its proof, and its
 // provider is sent it as foreign thinking (history.ts).
 //
+// In: a door's translation marks a sealed value it meets (`sealedFidelity`: the value and the member it
+// came in), and `openSeals` opens each after it (async: the translation is sync), giving the item the
+// fidelity it was sealed from — its maker's own again, which the builders send to that maker only. A
+// value that bears the mark and does not open is refused by the door naming its member (`SealRefused`).
 import { isRecord } from "../../internal/values.js";
 import { boundPart, seal, type Sealed, type SealEnv, SealForged, unseal } from "./seal.js";
 import { RelayConfigError } from "../admission/principal.js";
