@@ -9,7 +9,7 @@
 import { parseJsonText } from "../../internal/json.js";
 import { streamHeaders } from "./headers.js";
 import type { UniEvent } from "../../schema.js";
-import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext, prepared } from "./encoding.js";
+import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext, sealedEvents } from "./encoding.js";
 import { refusal } from "../refusal.js";
 import { fromWireError } from "../../errors.js";
 import { checkEvent } from "../../decode/validate.js";
@@ -83,18 +83,17 @@ export async function encodedAnswer(
   context: EncodingContext,
   whole: boolean,
 ): Promise<Response> {
-  const ready = prepared(events, encoding, context);
-  if (whole && encoding.whole) return encoding.whole(ready, context);
-  return new Response(encodedBody(ready, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
+  if (whole && encoding.whole) return encoding.whole(sealedEvents(events, encoding, context), context);
+  return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
 }
 
 /**
  * The stream object's answer to a door (`from`: the first stored event the client lacks): the stored
  * events from the start through its encoding, those before `from` fed to it but not written. A
  * streamed answer is one loop per slice of stored events (parsed back, checked by their one walk,
- * encoded, written as one chunk); a whole answer, or one in an encoding with asynchronous steps
- * (`prepare`, `settle`: Open Responses' seal and stored response), reads them as events. `where`: the
- * object's env and keeper, for the encoding's context.
+ * encoded, written as one chunk; an event the door's sealing step seals awaited there); a whole
+ * answer, or one in an encoding that settles its outputs (`settle`: Open Responses' stored response),
+ * reads them as events. `where`: the object's env and keeper, for the encoding's context.
  */
 export function storedDoorAnswer(
   viewers: Viewers,
@@ -110,10 +109,12 @@ export function storedDoorAnswer(
     return refusal(500, "InternalError", `The relay has no door encoding named ${JSON.stringify(ask.name.slice(0, 40))}.`);
   }
   const context: EncodingContext = { id: ask.id, meta, after: ask.after, ids: ask.ids, resumeAfter: from - 1, ...where };
-  if ((ask.whole && encoding.whole) || encoding.prepare || encoding.settle) {
-    const events = prepared(viewers.events(stream, 0), encoding, context);
-    if (ask.whole && encoding.whole) return encoding.whole(events, context);
-    return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
+  if (ask.whole && encoding.whole) return encoding.whole(sealedEvents(viewers.events(stream, 0), encoding, context), context);
+  if (encoding.settle) {
+    return new Response(encodedBody(viewers.events(stream, 0), encoding, context), {
+      status: 200,
+      headers: streamHeaders(encoding.contentType),
+    });
   }
   const body = viewers.follow(stream, 0, NDJSON_FRAMER, encodedSink(encoding, context));
   return new Response(body, { status: 200, headers: streamHeaders(encoding.contentType) });
@@ -123,27 +124,43 @@ export function storedDoorAnswer(
 function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uint8Array> {
   const utf8 = new TextEncoder();
   const writer = new EncodedWriter(encoding, context);
+  const step = encoding.sealing?.(context);
   const ids = context.ids === true && encoding.sse;
   const resumeAfter = context.resumeAfter ?? -1;
   let buffered = "";
   let index = 0;
+  const failed = (reason: unknown, n: number): string => {
+    const out = writer.fail(reason, ids ? n : null);
+    sink.closed = true;
+    writer.dispose();
+    return out;
+  };
+  /** The buffered lines' text written (`out`: what is written so far); async only from an event the sealing step seals. */
+  const drain = (controller: ReadableStreamDefaultController<Uint8Array>, out: string): boolean | Promise<boolean> => {
+    for (let nl = buffered.indexOf("\n"); nl >= 0 && !sink.closed; nl = buffered.indexOf("\n")) {
+      const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
+      buffered = buffered.slice(nl + 1);
+      const n = index++;
+      // (the error a reader of the stream's SSE raised: written by the encoder, then its end)
+      if (value.error !== undefined && value.error !== null) out += failed(fromWireError(value, null, "relay"), n);
+      else {
+        const event = step ? step(checkEvent(value, true)) : checkEvent(value, true);
+        if (event instanceof Promise) {
+          return event.then(
+            (sealed) => drain(controller, out + writer.event(sealed, ids ? n : null, n <= resumeAfter)),
+            (e: unknown) => drain(controller, out + failed(e, n)),
+          );
+        }
+        out += writer.event(event, ids ? n : null, n <= resumeAfter);
+      }
+    }
+    if (out) controller.enqueue(utf8.encode(out));
+    return out !== "" || sink.closed === true;
+  };
   const sink: Sink<Uint8Array> = {
     text(text, controller) {
       buffered += text;
-      let out = "";
-      for (let nl = buffered.indexOf("\n"); nl >= 0 && !sink.closed; nl = buffered.indexOf("\n")) {
-        const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
-        buffered = buffered.slice(nl + 1);
-        const n = index++;
-        if (value.error !== undefined && value.error !== null) {
-          // (the error a reader of the stream's SSE raised: written by the encoder, then its end)
-          out += writer.fail(fromWireError(value, null, "relay"), ids ? n : null);
-          sink.closed = true;
-          writer.dispose();
-        } else out += writer.event(checkEvent(value, true), ids ? n : null, n <= resumeAfter);
-      }
-      if (out) controller.enqueue(utf8.encode(out));
-      return out !== "" || sink.closed === true;
+      return drain(controller, "");
     },
     end(controller) {
       const out = writer.end();

@@ -12,6 +12,10 @@
 // A kept stream's answer in an SSE encoding carries event ids: the last frame written for stored
 // event n says `id: n` (a cut between two frames of one event resumes from that event), and a resume
 // after n feeds the encoder events 0…n without writing them (its state is the whole stream's).
+//
+// A door's sealing step (SPEC §9: another provider's bound values sealed, `sealing`) runs here too,
+// on each event before its encoder, so every answer of the door — first, whole, resumed at its own
+// route or at GET /v1/streams/<id> — goes out sealed: one place, not one per route.
 import type { StreamCore } from "../../internal/core.js";
 import { encodeWireEvent, toWireError } from "../../encode.js";
 import type { UniEvent } from "../../schema.js";
@@ -51,15 +55,41 @@ export interface DoorEncoding<T = unknown> {
   keep?(output: T, context: EncodingContext): boolean;
   /** The whole answer of a request that asked for no stream: the events read to their end as one Response. */
   whole?(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response>;
-  /** An asynchronous step on the events before the encoder (Open Responses seals provider data), run wherever the answer is written. */
-  prepare?(events: ReadableStream<UniEvent>, context: EncodingContext): ReadableStream<UniEvent>;
+  /**
+   * The door's sealing step of one answer (SPEC §9: another provider's bound values sealed, doors/sealing.ts),
+   * run on every event before the encoder wherever the answer is written: the first answer, the whole
+   * one, any resume (the door's own route or GET /v1/streams/<id>), stateless or in the stream's object.
+   */
+  sealing?(context: EncodingContext): SealStep;
   /** Awaited before an output is written (Open Responses keeps its response before the terminal event reaches the client). */
   settle?(output: T, context: EncodingContext): Promise<void>;
 }
 
-/** `events` through the encoding's `prepare` step, if it has one. */
-export const prepared = (events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): ReadableStream<UniEvent> =>
-  encoding.prepare ? encoding.prepare(events, context) : events;
+/**
+ * One answer's sealing step: an event as the encoder takes it — the event itself when it holds nothing
+ * to seal (no promise: the common case stays synchronous), else a promise of it sealed.
+ */
+export type SealStep = (event: UniEvent) => UniEvent | Promise<UniEvent>;
+
+/** `events` through the encoding's sealing step (for a whole answer, which reads them as events), if it has one. */
+export function sealedEvents(events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): ReadableStream<UniEvent> {
+  if (!encoding.sealing) return events;
+  const step = encoding.sealing(context);
+  const reader = events.getReader();
+  return new ReadableStream<UniEvent>({
+    async pull(controller) {
+      const r = await reader.read();
+      if (r.done) return controller.close();
+      try {
+        controller.enqueue(await step(r.value));
+      } catch (e) {
+        void reader.cancel(e).catch(() => {}); // (the events end here: their source stops)
+        controller.error(e);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}
 
 /** One answer's writer: the text each event, a failure or the end adds. */
 export class EncodedWriter<T> {
@@ -151,6 +181,7 @@ export function encodedBody<T>(
   const utf8 = new TextEncoder();
   const reader = events.getReader();
   const writer = new EncodedWriter(encoding, context);
+  const step = encoding.sealing?.(context);
   const ids = context.ids === true && encoding.sse;
   const resumeAfter = context.resumeAfter ?? -1;
   let index = 0;
@@ -160,6 +191,7 @@ export function encodedBody<T>(
         let last = false;
         let id: number | null = null;
         let write: boolean;
+        let stepped = false;
         try {
           const r = await reader.read();
           if (r.done) {
@@ -168,9 +200,13 @@ export function encodedBody<T>(
           } else {
             const n = index++;
             id = ids ? n : null;
-            write = writer.feed(r.value, n <= resumeAfter);
+            stepped = true;
+            let event = step ? step(r.value) : r.value;
+            if (event instanceof Promise) event = await event;
+            write = writer.feed(event, n <= resumeAfter);
           }
         } catch (e) {
+          if (stepped) void reader.cancel(e).catch(() => {}); // (a sealing step failed: the events' source stops)
           write = writer.failed(e);
           id = ids ? index : null;
           last = true;

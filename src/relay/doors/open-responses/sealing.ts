@@ -3,7 +3,7 @@
 // door's encoding (encoding.ts) where the stream's events are: in the stream's object, or on the
 // stateless path.
 //
-// Before the encoder (the encoding's `prepare`): each thinking's provider data sealed (seal.ts, under
+// Before the encoder (the encoding's sealing step): each thinking's provider data sealed (seal.ts, under
 // the key of the env where the answer is written) or left out, so no provider's value leaves the relay
 // as it is. After it (the encoder core wrapped): each resource says `store` and `previous_response_id`
 // as the request asked (they ride in the stream's meta: a replay says the same), `encrypted_content`
@@ -14,10 +14,9 @@
 import type { StreamDoneItem, UniEvent } from "../../../schema.js";
 import type { StreamCore } from "../../../internal/core.js";
 import { isRecord } from "../../../internal/values.js";
-import { through } from "../../through.js";
 import type { OpenResponsesEvent } from "../../../encode.js";
 import { RelayConfigError } from "../../admission/principal.js";
-import type { EncodingContext } from "../../stream/encoding.js";
+import type { EncodingContext, SealStep } from "../../stream/encoding.js";
 import { boundPart, seal, type SealEnv } from "../seal.js";
 import { outputItems, OWN_PROVIDER, withoutBound, withoutEncrypted } from "./state.js";
 
@@ -42,56 +41,39 @@ const TERMINAL = new Set([
 ]);
 
 /**
- * The UniEvents with each thinking's provider data sealed (a `thinking.done` then carries only
- * `encrypted_content`, the sealed value, which the encoder writes) or left out. Included: sealed (the
- * key was checked before: stateOf); kept: sealed for the kept response when the relay has a seal key,
- * else left out (a kept reasoning item then goes back as text only: RELAY_SEAL_KEY's documentation);
- * neither: left out.
+ * The sealing step of one answer: each thinking's provider data sealed (a `thinking.done` then carries
+ * only `encrypted_content`, the sealed value, which the encoder writes) or left out. Included: sealed
+ * (the key was checked before: stateOf); kept: sealed for the kept response when the relay has a seal
+ * key, else left out (a kept reasoning item then goes back as text only: RELAY_SEAL_KEY's
+ * documentation); neither: left out. An event with no provider data goes on as it is, at once.
  */
-export function sealed(
-  events: ReadableStream<UniEvent>,
-  state: AnswerState,
-  env: SealEnv,
-): ReadableStream<UniEvent> {
+export function sealStep(state: AnswerState, env: SealEnv): SealStep {
   const mode = state.include ? "include" : state.keep !== null ? "keep" : "none";
   let sealIt = mode !== "none";
-  const fidelityOf = (
-    item: object,
-  ): unknown => ("fidelity" in item ? item.fidelity : undefined);
-  return through(
-    events,
-    new TransformStream<UniEvent, UniEvent>({
-      async transform(event, controller) {
-        if (
-          !event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined)
-        ) return controller.enqueue(event);
-        const items = [];
-        for (const item of event.content_items) {
-          const bound = boundPart(fidelityOf(item), OWN_PROVIDER);
-          if (bound === undefined) {
-            items.push(item);
-            continue;
-          }
-          const rest = withoutBound(fidelityOf(item) as Json);
-          if (sealIt && item.type === "thinking.done") {
-            try {
-              rest.encrypted_content = await seal(bound, env);
-            } catch (e) {
-              if (mode !== "keep" || !(e instanceof RelayConfigError)) throw e;
-              sealIt = false;
-            }
-          }
-          const { fidelity: _, ...plain } = item as StreamDoneItem & {
-            fidelity?: unknown;
-          };
-          items.push(
-            Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain,
-          );
+  const fidelityOf = (item: object): unknown => ("fidelity" in item ? item.fidelity : undefined);
+  const sealed = async (event: UniEvent): Promise<UniEvent> => {
+    const items = [];
+    for (const item of event.content_items) {
+      const bound = boundPart(fidelityOf(item), OWN_PROVIDER);
+      if (bound === undefined) {
+        items.push(item);
+        continue;
+      }
+      const rest = withoutBound(fidelityOf(item) as Json);
+      if (sealIt && item.type === "thinking.done") {
+        try {
+          rest.encrypted_content = await seal(bound, env);
+        } catch (e) {
+          if (mode !== "keep" || !(e instanceof RelayConfigError)) throw e;
+          sealIt = false;
         }
-        controller.enqueue({ ...event, content_items: items } as UniEvent);
-      },
-    }),
-  );
+      }
+      const { fidelity: _, ...plain } = item as StreamDoneItem & { fidelity?: unknown };
+      items.push(Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain);
+    }
+    return { ...event, content_items: items } as UniEvent;
+  };
+  return (event) => (event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined) ? sealed(event) : event);
 }
 
 /** The resources to keep, by the terminal event that carries them (taken by `keepTerminal`). */
