@@ -12,7 +12,7 @@ import { isRecord, ownValue } from "../../../internal/values.js";
 import type { UniConfig } from "../../../providers/request.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
 import { parseJsonText } from "../../../internal/json.js";
-import { type Included, includeOf, memberRefusal } from "./members.js";
+import { memberRefusal } from "./members.js";
 import { CUSTOM_INPUT, refuse, Refused, toolChoiceOf, toolsOf } from "./tools.js";
 
 type Json = Record<string, unknown>;
@@ -25,8 +25,6 @@ export interface OpenResponsesAsk {
   stream: boolean;
   /** The settings the response resource echoes (OpenResponsesEncoderOptions.request). */
   echo: Json;
-  /** What `include` asks (the sealing of reasoning: `include: ["reasoning.encrypted_content"]`). */
-  include: Included;
   /** `store` as sent (absent: OpenAI's default, true); the stateless relay keeps nothing (the stored-response hook reads it). */
   store: boolean;
 }
@@ -88,8 +86,6 @@ function ask(body: unknown): OpenResponsesAsk {
         '(with store: false and include: ["reasoning.encrypted_content"] to keep reasoning across turns).',
     );
   }
-  const include = includeOf(body.include);
-  if (typeof include === "string") refuse("include", include);
   const config: UniConfig = {};
   const system: string[] = [];
   if (body.instructions !== undefined && body.instructions !== null) {
@@ -112,6 +108,15 @@ function ask(body: unknown): OpenResponsesAsk {
     config[key] = body[key] as number;
   }
   textSettings(body.text, config);
+  if (body.prompt_cache_key != null) {
+    if (typeof body.prompt_cache_key !== "string") refuse("prompt_cache_key", "prompt_cache_key must be a string.");
+    config.prompt_cache_key = body.prompt_cache_key as string;
+  }
+  if (body.parallel_tool_calls != null) {
+    if (typeof body.parallel_tool_calls !== "boolean") refuse("parallel_tool_calls", "parallel_tool_calls must be a boolean.");
+    // (true is every provider's default: only false asks something)
+    if (body.parallel_tool_calls === false) config.parallel_tool_calls = false;
+  }
   if (body.reasoning != null) {
     const r = body.reasoning;
     if (!isRecord(r)) return refuse("reasoning", "reasoning must be an object.");
@@ -128,7 +133,19 @@ function ask(body: unknown): OpenResponsesAsk {
   }
   const echo: Json = {};
   for (
-    const key of ["instructions", "tools", "tool_choice", "max_output_tokens", "reasoning", "temperature", "top_p", "metadata", "text"]
+    const key of [
+      "instructions",
+      "tools",
+      "tool_choice",
+      "max_output_tokens",
+      "reasoning",
+      "temperature",
+      "top_p",
+      "metadata",
+      "text",
+      "parallel_tool_calls",
+      "prompt_cache_key",
+    ]
   ) {
     if (body[key] != null) echo[key] = body[key];
   }
@@ -136,7 +153,6 @@ function ask(body: unknown): OpenResponsesAsk {
     mmsp: { model: model as string, messages, config },
     stream: body.stream === true,
     echo,
-    include: include as Included,
     store: body.store !== false,
   };
 }
