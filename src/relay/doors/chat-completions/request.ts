@@ -7,6 +7,7 @@
 // one that asks for nothing is accepted, one the relay can do is done, one it cannot do is refused by
 // name before anything is asked (OpenAI's error shape, `param` naming it), never dropped.
 import { OPENAI_EFFORT as EFFORT } from "../openai-effort.js";
+import { openaiHints } from "../openai-members.js";
 import { openaiType } from "../../../encode/chat-completions.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
 import type { ToolSchema, UniConfig } from "../../../providers/request.js";
@@ -136,15 +137,8 @@ function ask(body: unknown): ChatAsk {
       refuse("service_tier", "service_tier must be auto, default or priority (the provider's fast tier).");
     }
   }
-  if (body.prompt_cache_key != null) {
-    if (typeof body.prompt_cache_key !== "string") refuse("prompt_cache_key", "prompt_cache_key must be a string.");
-    config.prompt_cache_key = body.prompt_cache_key as string;
-  }
-  if (body.parallel_tool_calls != null) {
-    if (typeof body.parallel_tool_calls !== "boolean") refuse("parallel_tool_calls", "parallel_tool_calls must be a boolean.");
-    // (true is every provider's default: only false asks something)
-    if (body.parallel_tool_calls === false) config.parallel_tool_calls = false;
-  }
+  const wrong = openaiHints(body, config);
+  if (wrong) refuse(...wrong);
   let includeUsage = false;
   if (body.stream_options != null) {
     const o = body.stream_options;

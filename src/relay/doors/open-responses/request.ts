@@ -7,6 +7,7 @@
 // tools.ts's. What has no MMSP meaning is refused by name before anything is asked (the spec's error
 // shape, `param` naming it), never dropped. Errors in the spec's shape: `{"error": {message, type, param, code}}`.
 import { OPENAI_EFFORT as EFFORT } from "../openai-effort.js";
+import { openaiHints } from "../openai-members.js";
 import { openResponsesErrorType } from "../../../encode.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
 import type { UniConfig } from "../../../providers/request.js";
@@ -68,6 +69,21 @@ export function openResponsesAsk(body: unknown): OpenResponsesAsk | Response {
   }
 }
 
+/** The request's settings its response resource echoes (the encoder's `request` option). */
+const ECHOED = [
+  "instructions",
+  "tools",
+  "tool_choice",
+  "max_output_tokens",
+  "reasoning",
+  "temperature",
+  "top_p",
+  "metadata",
+  "text",
+  "parallel_tool_calls",
+  "prompt_cache_key",
+] as const;
+
 function ask(body: unknown): OpenResponsesAsk {
   if (!isRecord(body)) return refuse("body", "The request body must be a JSON object.");
   for (const key of Object.keys(body)) {
@@ -108,15 +124,8 @@ function ask(body: unknown): OpenResponsesAsk {
     config[key] = body[key] as number;
   }
   textSettings(body.text, config);
-  if (body.prompt_cache_key != null) {
-    if (typeof body.prompt_cache_key !== "string") refuse("prompt_cache_key", "prompt_cache_key must be a string.");
-    config.prompt_cache_key = body.prompt_cache_key as string;
-  }
-  if (body.parallel_tool_calls != null) {
-    if (typeof body.parallel_tool_calls !== "boolean") refuse("parallel_tool_calls", "parallel_tool_calls must be a boolean.");
-    // (true is every provider's default: only false asks something)
-    if (body.parallel_tool_calls === false) config.parallel_tool_calls = false;
-  }
+  const wrong = openaiHints(body, config);
+  if (wrong) refuse(...wrong);
   if (body.reasoning != null) {
     const r = body.reasoning;
     if (!isRecord(r)) return refuse("reasoning", "reasoning must be an object.");
@@ -132,23 +141,7 @@ function ask(body: unknown): OpenResponsesAsk {
     }
   }
   const echo: Json = {};
-  for (
-    const key of [
-      "instructions",
-      "tools",
-      "tool_choice",
-      "max_output_tokens",
-      "reasoning",
-      "temperature",
-      "top_p",
-      "metadata",
-      "text",
-      "parallel_tool_calls",
-      "prompt_cache_key",
-    ]
-  ) {
-    if (body[key] != null) echo[key] = body[key];
-  }
+  for (const key of ECHOED) if (body[key] != null) echo[key] = body[key];
   return {
     mmsp: { model: model as string, messages, config },
     stream: body.stream === true,
