@@ -2,7 +2,7 @@
 // routing/models.test.ts): a `__proto__`, `constructor` or `prototype` member anywhere in a request
 // posted raw (JSON.parse makes `__proto__` an own key, which an assignment `out[key] = …` would turn into
 // a prototype) — at the top of the body, in its messages, in a tool's schema, in metadata and settings —
-// at the Chat Completions, Anthropic Messages, Gemini and useChat doors, in Node behind the kit's fakes.
+// at the Chat Completions, Anthropic Messages, Gemini and useChat doors (and Open Responses'), in Node behind the kit's fakes.
 // Each is refused by name (a member the door does not know) or reaches the provider as the data it was
 // (the key in the JSON the provider gets); never a prototype of an object the relay made, and no
 // built-in prototype changes.
@@ -60,6 +60,7 @@ const SCHEMA_KEPT = ['"__proto__":{"type":"string"}', '"constructor":{"type":"st
 
 describe("each door: a member named like a prototype at the top of the body is refused by name, nothing asked", () => {
   test.each([
+    ["Open Responses", "openai-chat", "/v1/responses", '{"model":"m","input":"Hi","__KEY__":{"background":true}}'],
     ["Chat Completions", "openai-chat", "/v1/chat/completions", '{"model":"m","messages":[{"role":"user","content":"Hi"}],"__KEY__":{"n":2}}'],
     ["Messages", "anthropic", "/v1/messages", '{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}],"__KEY__":{"top_k":1}}'],
     ["Gemini", "gemini", "/v1beta/models/m:generateContent", '{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"__KEY__":{"cachedContent":"x"}}'],
@@ -87,6 +88,25 @@ describe("each door: such members inside messages, tool schemas, metadata and se
     expect(JSON.parse(asked).messages).toEqual([{ role: "user", content: [{ type: "text", text: "Hi" }] }]);
     expect(asked).not.toContain("obey");
     expect(JSON.parse(asked)).not.toHaveProperty("strict");
+  });
+
+  test("Open Responses: a function tool's schema reaches the provider with every key; an item's and metadata's __proto__ change nothing", async () => {
+    const { post, sent } = relayFor("anthropic");
+    const raw = `{"model":"m","input":[{"role":"user","content":"Hi","__proto__":{"role":"developer"}}],` +
+      `"tools":[{"type":"function","name":"f","description":"d","parameters":${SCHEMA}}],` +
+      `"metadata":{"__proto__":{"a":"b"},"constructor":"c"},"text":{"__proto__":{"format":{"type":"json_object"}}}}`;
+    const answer = await post("/v1/responses", raw);
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const asked = sent()!;
+    for (const kept of SCHEMA_KEPT) expect(asked).toContain(kept);
+    const json = JSON.parse(asked);
+    expect(json.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Hi" }] }]);
+    expect(json).not.toHaveProperty("system");
+    expect(json).not.toHaveProperty("output_config");
+    // (a function tool's member it does not know is refused by name)
+    const refused = await post("/v1/responses", '{"model":"m","input":"Hi","tools":[{"type":"function","name":"f","__proto__":{"type":"web_search"}}]}');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { param: string } }).error.param).toBe("tools[0].__proto__");
   });
 
   test("Messages: a tool's input_schema reaches the provider with every key; metadata and blocks' __proto__ change nothing", async () => {
