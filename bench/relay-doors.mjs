@@ -7,17 +7,13 @@
 // beside ProviderEventStream alone. Medians of the rounds.
 //   node bench/relay-doors.mjs --ab=/work/main/dist [--rounds=7 --warmup=2 --only=anthropic --kinds=chat]
 // Prints a markdown table: µs per event for each door and build, and B ÷ A (> 1: this build is cheaper).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
 import { options } from "./args.mjs";
 import { median } from "./core/harness.mjs";
-import { KINDS, PROVIDER_NAMES, providerCorpus } from "./providers/corpora.mjs";
-import { bundleForWorkerd, compatibilityDate, workerdCpuMs } from "./runtimes/workerd-kit.mjs";
-
-const BINDING = { "openai-chat": "OPENAI_CHAT", "openai-responses": "OPENAI_RESPONSES", anthropic: "ANTHROPIC", gemini: "GEMINI" };
+import { KINDS, PROVIDER_NAMES } from "./providers/corpora.mjs";
+import { convertCpu, corpusBlobs, corpusDir, RELAY_WORKER, relayMiniflare, removeCorpusDir, timed } from "./relay-harness.mjs";
+import { bundleForWorkerd, compatibilityDate } from "./runtimes/workerd-kit.mjs";
 const opt = options(process.argv.slice(2));
 const other = opt("ab", null);
 if (typeof other !== "string") throw new Error("--ab=<path to another build's dist/> (e.g. /work/main/dist)");
@@ -30,7 +26,7 @@ const log = (s) => console.error(`[relay-doors] ${s}`);
 /** The worker bundled against `dist` (its `../../dist/…` imports redirected). */
 const bundleAgainst = (dist) =>
   bundleForWorkerd({
-    entryPoints: [fileURLToPath(new URL("./runtimes/relay-provider-worker.mjs", import.meta.url))],
+    entryPoints: [RELAY_WORKER],
     plugins: [{
       name: "dist",
       setup(b) {
@@ -46,41 +42,16 @@ const BODY = {
 };
 const END = { stream: '"event_type":"stop"', responses: "event: response.completed" };
 
-const dir = mkdtempSync(join(tmpdir(), "relay-doors-"));
+const dir = corpusDir("relay-doors-");
 const rows = [];
 try {
   for (const kind of kinds) {
-    const blobs = {};
-    const corpora = {};
-    for (const provider of PROVIDER_NAMES) {
-      const c = (corpora[provider] = providerCorpus(provider, kind));
-      const path = join(dir, `${provider}-${kind}.sse`);
-      writeFileSync(path, c.bytes);
-      blobs[`CORPUS_${BINDING[provider]}`] = path;
-    }
+    const { blobs, corpora } = corpusBlobs(dir, kind);
     const mfs = {};
-    for (const [name, script] of Object.entries(builds)) {
-      mfs[name] = new Miniflare({
-        modules: true,
-        script,
-        compatibilityDate,
-        dataBlobBindings: blobs,
-        durableObjects: { STREAMS: { className: "StreamObject", useSQLite: true } },
-      });
-    }
+    for (const [name, script] of Object.entries(builds)) mfs[name] = relayMiniflare(script, blobs);
     try {
       const urls = { A: await mfs.A.ready, B: await mfs.B.ready };
-      const timed = async (f) => {
-        const c0 = workerdCpuMs();
-        await f();
-        return workerdCpuMs() - c0;
-      };
-      const convert = (provider) =>
-        timed(async () => {
-          const res = await mfs.A.dispatchFetch(new URL(`/convert?provider=${provider}`, urls.A));
-          const { events } = await res.json();
-          if (!res.ok || !(events > 0)) throw new Error(`convert ${provider}/${kind}: ${res.status}`);
-        });
+      const convert = (provider) => convertCpu(mfs.A, urls.A, provider, kind);
       const relayed = (build, door, provider) =>
         timed(async () => {
           const res = await mfs[build].dispatchFetch(new URL(`/v1/${door}`, urls[build]), {
@@ -109,7 +80,7 @@ try {
     }
   }
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  removeCorpusDir(dir);
 }
 const fx = (x) => x.toFixed(1);
 console.log(

@@ -8,13 +8,13 @@ import Anthropic from "@anthropic-ai/sdk";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { generateText, isStepCount, jsonSchema, tool } from "ai";
 import { describe, expect, test } from "vitest";
-import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from "../../../../src/providers/index.ts";
 import { createRelay } from "../../../../src/relay/index.ts";
 import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+import { doorRelay, providerFor, relayFetch } from "./door-relay.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-unit-messages-KEY";
@@ -46,34 +46,26 @@ const THINK_TOOL = ANTHROPIC.sse([
   { type: "message_stop" },
 ]);
 
-const BACKENDS: { name: ProviderName; make: (fetch: typeof globalThis.fetch) => Provider; text: string }[] = [
-  { name: "anthropic", make: (fetch) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch }), text: ANTHROPIC.TEXT },
-  { name: "openai-chat", make: (fetch) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }), text: CHAT.TEXT },
-  { name: "gemini", make: (fetch) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch }), text: GEMINI.TEXT },
-  { name: "openai-responses", make: (fetch) => openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }), text: RESPONSES.TEXT },
+const BACKENDS: { name: ProviderName; text: string }[] = [
+  { name: "anthropic", text: ANTHROPIC.TEXT },
+  { name: "openai-chat", text: CHAT.TEXT },
+  { name: "gemini", text: GEMINI.TEXT },
+  { name: "openai-responses", text: RESPONSES.TEXT },
 ];
 
 /** A relay whose rows are Claude model names (as Claude Code asks for them) served by `backend`'s fake. */
 function relayFor(backend: (typeof BACKENDS)[number] = BACKENDS[0]!, options: Parameters<typeof createRelay>[0] = {}) {
-  const fake = fakeProvider(backend.name, {
-    streams: { "text-model": parseCapture(backend.text), "think-tool-model": parseCapture(THINK_TOOL) },
+  return doorRelay({
+    provider: backend.name,
     key: KEY,
-  });
-  const provider = backend.make(fake as unknown as typeof fetch);
-  const relay = createRelay({
-    models: {
+    streams: { "text-model": backend.text, "think-tool-model": THINK_TOOL },
+    rows: (provider) => ({
       "claude-haiku-4-5": { provider, model: "text-model" },
       "claude-sonnet-4-5": { provider, model: "think-tool-model", allow: { tools: true, thinking_level: true } },
-    },
-    allowAnonymous: true,
-    clientAddress: () => "203.0.113.9",
-    ...options,
+    }),
+    options,
   });
-  return { relay, fake };
 }
-
-const relayFetch = (relay: ReturnType<typeof createRelay>, env: object = {}) => (input: RequestInfo | URL, init?: RequestInit) =>
-  relay.fetch(new Request(input as RequestInfo, init), env);
 
 const sdk = (relay: ReturnType<typeof createRelay>, env: object = {}) =>
   new Anthropic({ apiKey: "sk-relay-client", baseURL: ORIGIN, fetch: relayFetch(relay, env), maxRetries: 0 });
@@ -342,14 +334,12 @@ const REASONING_CALL = [
 describe("provider-bound values through a Messages client's history (SPEC §9)", () => {
   /** A relay whose row is the Responses fake answering reasoning with encrypted content. */
   function responsesRelay() {
-    const fake = fakeProvider("openai-responses", { streams: { "reasoning-model": parseCapture(RESPONSES.REASONING_SUMMARIES) }, key: KEY });
-    const provider = openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
-    const relay = createRelay({
-      models: { "claude-sonnet-4-5": { provider, model: "reasoning-model", allow: { thinking_level: true } } },
-      allowAnonymous: true,
-      clientAddress: () => "203.0.113.9",
+    return doorRelay({
+      provider: "openai-responses",
+      key: KEY,
+      streams: { "reasoning-model": RESPONSES.REASONING_SUMMARIES },
+      rows: (provider) => ({ "claude-sonnet-4-5": { provider, model: "reasoning-model", allow: { thinking_level: true } } }),
     });
-    return { relay, fake };
   }
 
   test("another provider's encrypted reasoning is sealed into the thinking block's signature, and reaches its maker again intact", async () => {
@@ -425,8 +415,8 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
     const relay = createRelay({
       models: {
         "claude-sonnet-4-5": [
-          { provider: openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: responsesFetch }), model: "reasoning-model", allow },
-          { provider: anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: anthropicFake as unknown as typeof fetch }), model: "claude-model", allow },
+          { provider: providerFor("openai-responses", KEY, responsesFetch), model: "reasoning-model", allow },
+          { provider: providerFor("anthropic", KEY, anthropicFake as unknown as typeof fetch), model: "claude-model", allow },
         ],
       },
       allowAnonymous: true,
@@ -463,13 +453,12 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
 
 describe("a provider's failure reaches the client in Messages' own shape", () => {
   function failing() {
-    const fake = fakeProvider("anthropic", { streams: { "broken-model": parseCapture(ANTHROPIC.ERROR_MID_STREAM) }, key: KEY });
-    const provider = anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: fake as unknown as typeof fetch });
-    return createRelay({
-      models: { "claude-haiku-4-5": { provider, model: "broken-model" }, "claude-gone": { provider, model: "no-such-model" } },
-      allowAnonymous: true,
-      clientAddress: () => "203.0.113.9",
-    });
+    return doorRelay({
+      provider: "anthropic",
+      key: KEY,
+      streams: { "broken-model": ANTHROPIC.ERROR_MID_STREAM },
+      rows: (provider) => ({ "claude-haiku-4-5": { provider, model: "broken-model" }, "claude-gone": { provider, model: "no-such-model" } }),
+    }).relay;
   }
   const ask = (model: string) => ({ model, max_tokens: 256, messages: [{ role: "user" as const, content: "Hi" }] });
 
