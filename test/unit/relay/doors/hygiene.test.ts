@@ -7,12 +7,10 @@
 // (the key in the JSON the provider gets); never a prototype of an object the relay made, and no
 // built-in prototype changes.
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { anthropic, gemini, openaiChat, type Provider } from "../../../../src/providers/index.ts";
-import { createRelay } from "../../../../src/relay/index.ts";
-import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
+import { doorRelay } from "./door-relay.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-unit-hygiene-KEY";
@@ -33,20 +31,14 @@ afterEach(() => {
   }
 });
 
-const BACKENDS: Record<ProviderName & ("openai-chat" | "anthropic" | "gemini"), { make: (f: typeof fetch) => Provider; text: string }> = {
-  "openai-chat": { make: (fetch) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }), text: CHAT.TEXT },
-  anthropic: { make: (fetch) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch }), text: ANTHROPIC.TEXT },
-  gemini: { make: (fetch) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch }), text: GEMINI.TEXT },
-};
+/** Each provider's text answer. */
+const TEXT = { "openai-chat": CHAT.TEXT, anthropic: ANTHROPIC.TEXT, gemini: GEMINI.TEXT };
 
 /** The stateless relay (its useChat door too) with row `m` served by `name`'s fake; `post(path, raw)` sends the raw JSON text. */
-function relayFor(name: keyof typeof BACKENDS) {
-  const fake = fakeProvider(name, { streams: { m: parseCapture(BACKENDS[name].text) }, key: KEY });
-  const relay = createRelay({ models: { m: { provider: BACKENDS[name].make(fake as unknown as typeof fetch), model: "m" } }, allowAnonymous: true });
+function relayFor(name: keyof typeof TEXT) {
+  const { relay, fake } = doorRelay({ provider: name, key: KEY, streams: { m: TEXT[name] }, rows: (provider) => ({ m: { provider, model: "m" } }) });
   const post = (path: string, raw: string) =>
-    relay.fetch(new Request(`${ORIGIN}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: raw }), {}, {
-      clientAddress: "192.0.2.44",
-    });
+    relay.fetch(new Request(`${ORIGIN}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: raw }), {});
   /** The JSON text the provider was last sent (undefined: nothing). */
   const sent = (): string | undefined => (fake.requests.length === 0 ? undefined : JSON.stringify(fake.requests.at(-1)!.json));
   return { post, sent, fake };

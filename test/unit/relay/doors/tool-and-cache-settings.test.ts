@@ -10,33 +10,28 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
-import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from "../../../../src/providers/index.ts";
-import { createRelay } from "../../../../src/relay/index.ts";
-import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
+import type { ProviderName } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+import { doorRelay, providerFor, relayFetch } from "./door-relay.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-unit-tool-settings-KEY";
 
-const BACKENDS: Record<ProviderName, { make: (fetch: typeof globalThis.fetch) => Provider; text: string }> = {
-  anthropic: { make: (fetch) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch }), text: ANTHROPIC.TEXT },
-  "openai-chat": { make: (fetch) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }), text: CHAT.TEXT },
-  gemini: { make: (fetch) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch }), text: GEMINI.TEXT },
-  "openai-responses": { make: (fetch) => openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }), text: RESPONSES.TEXT },
+/** Each provider's text answer. */
+const TEXT: Record<ProviderName, string> = {
+  anthropic: ANTHROPIC.TEXT,
+  "openai-chat": CHAT.TEXT,
+  gemini: GEMINI.TEXT,
+  "openai-responses": RESPONSES.TEXT,
 };
 
 /** The stateless relay with one row, `m`, served by `name`'s fake; the SDKs' fetch is the relay's. */
 function relayFor(name: ProviderName) {
-  const fake = fakeProvider(name, { streams: { m: parseCapture(BACKENDS[name].text) }, key: KEY });
-  const relay = createRelay({
-    models: { m: { provider: BACKENDS[name].make(fake as unknown as typeof fetch), model: "m" } },
-    allowAnonymous: true,
-    clientAddress: () => "203.0.113.21",
-  });
-  const fetch = ((input: RequestInfo | URL, init?: RequestInit) => relay.fetch(new Request(input, init), {})) as typeof globalThis.fetch;
+  const { relay, fake } = doorRelay({ provider: name, key: KEY, streams: { m: TEXT[name] }, rows: (provider) => ({ m: { provider, model: "m" } }) });
+  const fetch = relayFetch(relay) as typeof globalThis.fetch;
   const openai = new OpenAI({ baseURL: `${ORIGIN}/v1`, apiKey: "sk-relay-client", fetch, maxRetries: 0 });
   const claude = new Anthropic({ baseURL: ORIGIN, apiKey: "sk-relay-client", fetch, maxRetries: 0 });
   /** What the fake provider was last asked (undefined: nothing). */
@@ -60,7 +55,7 @@ const SINGLE_CALL: Record<ProviderName, (sent: Record<string, any>) => void> = {
   gemini: () => {},
 };
 const OPENAI = new Set<ProviderName>(["openai-chat", "openai-responses"]);
-const NAMES = Object.keys(BACKENDS) as ProviderName[];
+const NAMES = Object.keys(TEXT) as ProviderName[];
 
 describe("prompt_cache_key: OpenAI's cache hint where the provider has one, else no effect", () => {
   test.each(NAMES)("Open Responses and Chat Completions doors → %s", async (name) => {
@@ -163,7 +158,7 @@ describe("the config keys checked by every builder (an MMSP client's config at /
     [{ parallel_tool_calls: "no" }, "parallel_tool_calls"],
   ])("%j is refused naming %s before anything is sent", (config, key) => {
     for (const name of NAMES) {
-      const provider = BACKENDS[name].make(() => Promise.reject(new Error("nothing is sent")));
+      const provider = providerFor(name, KEY, () => Promise.reject(new Error("nothing is sent")));
       const ask = () => provider.request({ model: "m", messages: [], config: config as never });
       expect(ask).toThrow(expect.objectContaining({ name: "UnsupportedParameterError", parameter: key }));
     }
