@@ -249,7 +249,8 @@ describe("the members of a Chat Completions request: mapped, accepted, or refuse
     [{ logprobs: true }, "logprobs"],
     [{ seed: 7 }, "seed"],
     [{ store: true }, "store"],
-    [{ parallel_tool_calls: false }, "parallel_tool_calls"],
+    [{ parallel_tool_calls: "no" }, "parallel_tool_calls"],
+    [{ prompt_cache_key: 7 }, "prompt_cache_key"],
     [{ audio: { voice: "alloy", format: "mp3" } }, "audio"],
     [{ functions: [{ name: "f" }] }, "functions"],
     [{ reasoning_effort: "huge" }, "reasoning_effort"],
@@ -322,7 +323,8 @@ describe("the members of a Chat Completions request: mapped, accepted, or refuse
     expect(JSON.stringify(sent.messages[1])).toContain(GEMINI.PNG_BASE64);
     expect(sent).toMatchObject({ max_completion_tokens: 123, temperature: 0.5, top_p: 0.9, service_tier: "priority" });
     expect(JSON.stringify(sent.tool_choice)).toContain('"name":"get_weather"');
-    for (const key of ["user", "safety_identifier", "prompt_cache_key", "metadata", "store", "n"]) expect(sent).not.toHaveProperty(key);
+    for (const key of ["user", "safety_identifier", "metadata", "store", "n", "parallel_tool_calls"]) expect(sent).not.toHaveProperty(key);
+    expect(sent.prompt_cache_key).toBe("k-1"); // (OpenAI's cache hint: tool-and-cache-settings.test.ts for every provider)
   });
 
   test("GET is 405 in OpenAI's shape; the 404 of an unknown path names the door's route", async () => {
