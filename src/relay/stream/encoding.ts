@@ -50,15 +50,25 @@ export interface DoorEncoding<T = unknown> {
   /** Whether an output is written, for a resume at the door's own position (`context.after`); default: every one. */
   keep?(output: T, context: EncodingContext): boolean;
   /** The whole answer of a request that asked for no stream: the events read to their end as one Response. */
-  whole?(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response>;
+  whole?(
+    events: ReadableStream<UniEvent>,
+    context: EncodingContext,
+  ): Promise<Response>;
   /** An asynchronous step on the events before the encoder (Open Responses seals provider data), run wherever the answer is written. */
-  prepare?(events: ReadableStream<UniEvent>, context: EncodingContext): ReadableStream<UniEvent>;
+  prepare?(
+    events: ReadableStream<UniEvent>,
+    context: EncodingContext,
+  ): ReadableStream<UniEvent>;
   /** Awaited before an output is written (Open Responses keeps its response before the terminal event reaches the client). */
   settle?(output: T, context: EncodingContext): Promise<void>;
 }
 
 /** `events` through the encoding's `prepare` step, if it has one. */
-export const prepared = (events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): ReadableStream<UniEvent> =>
+export const prepared = (
+  events: ReadableStream<UniEvent>,
+  encoding: DoorEncoding,
+  context: EncodingContext,
+): ReadableStream<UniEvent> =>
   encoding.prepare ? encoding.prepare(events, context) : events;
 
 /** One answer's writer: the text each event, a failure or the end adds. */
@@ -68,7 +78,10 @@ export class EncodedWriter<T> {
   private readonly emit = (o: T): void => void this.outputs.push(o);
   private done = false;
 
-  constructor(private readonly encoding: DoorEncoding<T>, private readonly context: EncodingContext) {
+  constructor(
+    private readonly encoding: DoorEncoding<T>,
+    private readonly context: EncodingContext,
+  ) {
     this.core = encoding.core(context);
     this.core.start?.(this.emit);
   }
@@ -81,7 +94,9 @@ export class EncodedWriter<T> {
     for (let i = 0; i < outputs.length; i++) {
       const o = outputs[i]!;
       if (encoding.keep && !encoding.keep(o, context)) continue;
-      text += id !== null && i === outputs.length - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
+      text += id !== null && i === outputs.length - 1
+        ? `id: ${id}\n${encoding.frame(o)}`
+        : encoding.frame(o);
     }
     return text;
   }
@@ -142,7 +157,28 @@ export class EncodedWriter<T> {
   }
 }
 
-/** The events as a door's answer body: one loop per read, the encoder's text for each (no stage between). */
+/** A chunk of a door's answer holds the text of the events read at once up to about this many UTF-16 units. */
+const CHUNK_CHARS = 64 * 1024;
+/** Microtask turns a read is given to come before the text written so far goes (see `comes`). */
+const TURNS = 16;
+
+/**
+ * Whether `reading` settles within a few microtask turns: the next event is there already (the
+ * upstream's chunk held more, a slice of stored events), not awaited from the network. Without a
+ * timer: an event that is not there in those turns lets the text written so far go at once.
+ */
+async function comes(reading: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  reading.then(() => (settled = true), () => (settled = true));
+  for (let i = 0; i < TURNS && !settled; i++) await undefined;
+  return settled;
+}
+
+/**
+ * The events as a door's answer body: one loop per read, the encoder's text for each (no stage
+ * between), the text of the events that are there at once written as one chunk (issue #49: a chunk
+ * per event cost workerd more than the encoding), none held for an event still to come.
+ */
 export function encodedBody<T>(
   events: ReadableStream<UniEvent>,
   encoding: DoorEncoding<T>,
@@ -154,14 +190,22 @@ export function encodedBody<T>(
   const ids = context.ids === true && encoding.sse;
   const resumeAfter = context.resumeAfter ?? -1;
   let index = 0;
+  let ahead: Promise<ReadableStreamReadResult<UniEvent>> | null = null; // (a read begun, for the next pull)
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let out = "";
       for (;;) {
         let last = false;
         let id: number | null = null;
         let write: boolean;
+        const reading = ahead ?? reader.read();
+        ahead = null;
+        if (out !== "" && !(await comes(reading))) {
+          ahead = reading; // (the next event is not there yet: what is written goes now)
+          return controller.enqueue(utf8.encode(out));
+        }
         try {
-          const r = await reader.read();
+          const r = await reading;
           if (r.done) {
             write = writer.ended();
             last = true;
@@ -176,13 +220,15 @@ export function encodedBody<T>(
           last = true;
         }
         if (write) await writer.settle();
-        const text = write ? writer.take(id) : "";
-        if (text) controller.enqueue(utf8.encode(text));
+        if (write) out += writer.take(id);
         if (last) {
+          if (out) controller.enqueue(utf8.encode(out));
           writer.dispose();
           return controller.close();
         }
-        if (text) return;
+        if (out.length >= CHUNK_CHARS) {
+          return controller.enqueue(utf8.encode(out));
+        }
       }
     },
     cancel(reason) {
@@ -193,8 +239,13 @@ export function encodedBody<T>(
 }
 
 /** MMSP's own wire as a door encoding (SSE, or NDJSON): the stream's events as an MMSP server writes them. */
-export function mmspEncoding(format: "sse" | "ndjson", contentType: string): DoorEncoding<string> {
-  const record = format === "sse" ? (json: string) => `data: ${json}\n\n` : (json: string) => `${json}\n`;
+export function mmspEncoding(
+  format: "sse" | "ndjson",
+  contentType: string,
+): DoorEncoding<string> {
+  const record = format === "sse"
+    ? (json: string) => `data: ${json}\n\n`
+    : (json: string) => `${json}\n`;
   const end = format === "sse" ? "data: [DONE]\n\n" : "";
   return {
     contentType,
@@ -232,6 +283,11 @@ function errorJson(error: unknown): string {
   try {
     return JSON.stringify({ error: toWireError(error) });
   } catch {
-    return JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
+    return JSON.stringify({
+      error: {
+        type: "Error",
+        message: "an error that cannot be written as JSON",
+      },
+    });
   }
 }
