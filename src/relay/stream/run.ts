@@ -199,8 +199,11 @@ export class StreamRun<E> {
           replayed--; // (an event the dead instance stored: checked and counted again, not stored twice)
           continue;
         }
-        store.append(encodeWireEvent(value));
+        const flushed = store.append(encodeWireEvent(value));
         this.bound(limits);
+        // (events stored mid-turn, an upstream that gives more at once than the window holds: the
+        // viewers are given a turn to take them from memory before more push them out of it)
+        if (flushed) await new Promise((resolve) => setTimeout(resolve, 0));
       }
     } catch (e) {
       if (store.ended) return; // stopped: the abort's own error is not stored
