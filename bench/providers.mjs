@@ -26,10 +26,7 @@ import { execFileSync } from "node:child_process";
 import { makeContenders } from "./core/contenders.mjs";
 import { median, runSuite } from "./core/harness.mjs";
 import { KINDS, PROVIDER_NAMES, providerCorpus } from "./providers/corpora.mjs";
-import {
-  loadProviderPeers,
-  makeProviderContenders,
-} from "./providers/contenders.mjs";
+import { loadProviderPeers, makeProviderContenders } from "./providers/contenders.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const argv = process.argv.slice(2);
@@ -42,9 +39,7 @@ const STEADY_ROUNDS = Number(opt("rounds-steady", QUICK ? 3 : 9));
 const STEADY_WARMUP = Number(opt("warmup-steady", QUICK ? 2 : 3));
 const REGIMES = String(opt("regimes", "steady,gc")).split(",");
 const DIST = String(opt("dist", "dist")).replace(/\/$/, "");
-const providers = opt("only", null)
-  ? String(opt("only")).split(",")
-  : PROVIDER_NAMES;
+const providers = opt("only", null) ? String(opt("only")).split(",") : PROVIDER_NAMES;
 const kinds = opt("kinds", null) ? String(opt("kinds")).split(",") : KINDS;
 const log = (s) => console.error(`[providers] ${s}`);
 // Node (--expose-gc), Bun (Bun.gc) or Deno (--v8-flags=--expose-gc): the same runner
@@ -54,16 +49,11 @@ const VERSION = RT === "bun"
   : RT === "deno"
   ? `Deno ${globalThis.Deno.version.deno}`
   : `Node ${process.version}`;
-const gc = globalThis.gc ??
-  (globalThis.Bun ? () => globalThis.Bun.gc(true) : null);
-if (!gc) {
-  log("WARNING: no --expose-gc: runs include collections of earlier runs");
-}
+const gc = globalThis.gc ?? (globalThis.Bun ? () => globalThis.Bun.gc(true) : null);
+if (!gc) log("WARNING: no --expose-gc: runs include collections of earlier runs");
 
 const lib = await import(new URL(`${DIST}/index.js`, `file://${ROOT}`).href);
-const providersLib = await import(
-  new URL(`${DIST}/providers/index.js`, `file://${ROOT}`).href
-);
+const providersLib = await import(new URL(`${DIST}/providers/index.js`, `file://${ROOT}`).href);
 const floor = makeContenders(lib, {}).find((k) => k.id === "floor");
 const { peers, missing } = await loadProviderPeers();
 const cpu = () => {
@@ -83,15 +73,8 @@ const checked = (k, corpus) => {
       first = false;
       const seen = await k.run(chunks, full);
       const e = corpus.expect;
-      if (
-        seen.text !== e.text || !close(seen.thinking, e.thinking) ||
-        seen.calls !== e.calls || (full && seen.args !== e.args)
-      ) {
-        throw new Error(
-          `${k.id} on ${corpus.name} read ${JSON.stringify(seen)}, expected ${
-            JSON.stringify(e)
-          }`,
-        );
+      if (seen.text !== e.text || !close(seen.thinking, e.thinking) || seen.calls !== e.calls || (full && seen.args !== e.args)) {
+        throw new Error(`${k.id} on ${corpus.name} read ${JSON.stringify(seen)}, expected ${JSON.stringify(e)}`);
       }
       return { events: corpus.events };
     },
@@ -99,9 +82,7 @@ const checked = (k, corpus) => {
 };
 
 const RENDER = opt("render", false) === true;
-const raw = RENDER
-  ? JSON.parse(readFileSync(`${ROOT}bench/.cache/providers-${RT}.json`, "utf8"))
-  : null;
+const raw = RENDER ? JSON.parse(readFileSync(`${ROOT}bench/.cache/providers-${RT}.json`, "utf8")) : null;
 const load0 = raw?.load?.[0] ?? loadavg();
 const t0 = performance.now();
 const cases = raw?.cases ?? [];
@@ -116,10 +97,7 @@ for (const regime of RENDER ? [] : REGIMES) {
   for (const provider of providers) {
     for (const kind of kinds) {
       const corpus = providerCorpus(provider, kind);
-      const ks = [
-        floor,
-        ...makeProviderContenders(providersLib, peers, provider),
-      ];
+      const ks = [floor, ...makeProviderContenders(providersLib, peers, provider)];
       const result = await runSuite({
         plan: {
           cases: [{ name: corpus.name, format: "sse", chunking: "wide" }],
@@ -133,13 +111,7 @@ for (const regime of RENDER ? [] : REGIMES) {
         gc: steady ? null : gc,
         log: (s) => log(`${regime} ${s}`),
       });
-      cases.push({
-        regime,
-        provider,
-        kind,
-        ...result.cases[0],
-        labels: Object.fromEntries(ks.map((k) => [k.id, k.label])),
-      });
+      cases.push({ regime, provider, kind, ...result.cases[0], labels: Object.fromEntries(ks.map((k) => [k.id, k.label])) });
     }
   }
 }
@@ -151,9 +123,7 @@ const date = raw?.date ?? new Date().toISOString();
 const fx = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "—");
 const geomean = (xs) => {
   xs = xs.filter(Number.isFinite);
-  return xs.length
-    ? Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length)
-    : NaN;
+  return xs.length ? Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length) : NaN;
 };
 /** × floor: the median over rounds of floor time / contender time in the same round. */
 const ratio = (cs, id) => {
@@ -163,16 +133,8 @@ const ratio = (cs, id) => {
   if (s.single || f.single) return median(f.ms) / median(s.ms);
   return median(s.ms.map((t, i) => f.ms[i] / t));
 };
-const usPerEvent = (
-  cs,
-  id,
-) => (cs.stats[id]?.cpu.length
-  ? (median(cs.stats[id].cpu) * 1000) / cs.events
-  : NaN);
-const peerIds = (cs) =>
-  Object.keys(cs.stats).filter((id) =>
-    !["floor", "pes-read", "pes-drain"].includes(id)
-  );
+const usPerEvent = (cs, id) => (cs.stats[id]?.cpu.length ? (median(cs.stats[id].cpu) * 1000) / cs.events : NaN);
+const peerIds = (cs) => Object.keys(cs.stats).filter((id) => !["floor", "pes-read", "pes-drain"].includes(id));
 const git = (...a) => {
   try {
     return execFileSync("git", a, { cwd: ROOT, encoding: "utf8" }).trim();
@@ -183,17 +145,13 @@ const git = (...a) => {
 
 const L = [];
 L.push(
-  `- ${date}; ${VERSION}; ${
-    seconds.toFixed(0)
-  } s; steady: ${STEADY_ROUNDS} rounds after ${STEADY_WARMUP} warm-up runs, gc: ${ROUNDS} rounds after ${WARMUP}; 1–16 KiB chunks; load average ${
+  `- ${date}; ${VERSION}; ${seconds.toFixed(0)} s; steady: ${STEADY_ROUNDS} rounds after ${STEADY_WARMUP} warm-up runs, gc: ${ROUNDS} rounds after ${WARMUP}; 1–16 KiB chunks; load average ${
     load0.map((x) => x.toFixed(2)).join(" ")
   } at start, ${
     load1.map((x) => x.toFixed(2)).join(" ")
   } at end (2 cores shared with other work: ratios are paired within each round, absolute figures are not the machine's best); git ${
     git("rev-parse", "--short", "HEAD")
-  }${git("status", "--porcelain", "src") ? " + uncommitted src/" : ""}${
-    DIST === "dist" ? "" : ` (the build in ${DIST})`
-  }`,
+  }${git("status", "--porcelain", "src") ? " + uncommitted src/" : ""}${DIST === "dist" ? "" : ` (the build in ${DIST})`}`,
 );
 if (missing.length) L.push(`- peers that did not load: ${missing.join("; ")}`);
 L.push(
@@ -202,28 +160,14 @@ L.push(
   "",
 );
 const GOALS = {
-  steady: {
-    geo: 0.5,
-    worst: 0.4,
-    what: "warm-up runs, then rounds with no forced GC",
-  },
-  gc: {
-    geo: 0.35,
-    worst: 0.3,
-    what:
-      "a full gc() before every run: the optimized code is dropped, as in a fresh isolate",
-  },
+  steady: { geo: 0.5, worst: 0.4, what: "warm-up runs, then rounds with no forced GC" },
+  gc: { geo: 0.35, worst: 0.3, what: "a full gc() before every run: the optimized code is dropped, as in a fresh isolate" },
 };
 const worstOf = (xs) => xs.reduce((a, b) => (b[1] < a[1] ? b : a));
 for (const regime of [...new Set(cases.map((c) => c.regime ?? "gc"))]) {
   const rcases = cases.filter((c) => (c.regime ?? "gc") === regime);
   const goal = GOALS[regime];
-  L.push(
-    `### ${
-      regime === "steady" ? "Steady" : "GC before every run"
-    } (${goal.what})`,
-    "",
-  );
+  L.push(`### ${regime === "steady" ? "Steady" : "GC before every run"} (${goal.what})`, "");
   L.push(
     "| provider · corpus | MB | events | floor MB/s | ProviderEventStream read | ProviderEventStream message | provider SDK | AI SDK | read µs/ev (floor) | ÷ best peer |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -232,13 +176,11 @@ for (const regime of [...new Set(cases.map((c) => c.regime ?? "gc"))]) {
     const sdkId = peerIds(c).find((id) => id !== "ai-sdk");
     const best = Math.max(...peerIds(c).map((id) => ratio(c, id)));
     L.push(
-      `| ${c.provider} · ${c.kind} | ${fx(c.bytes / 1e6)} | ${c.events} | ${
-        fx(c.bytes / 1e3 / median(c.stats.floor.ms), 0)
-      } | ${fx(ratio(c, "pes-read"))} | ${fx(ratio(c, "pes-drain"))} | ${
-        sdkId ? `${fx(ratio(c, sdkId))} (${c.labels[sdkId]})` : "—"
-      } | ${fx(ratio(c, "ai-sdk"))} | ${fx(usPerEvent(c, "pes-read"))} (${
-        fx(usPerEvent(c, "floor"))
-      }) | ${fx(ratio(c, "pes-read") / best)} |`,
+      `| ${c.provider} · ${c.kind} | ${fx(c.bytes / 1e6)} | ${c.events} | ${fx(c.bytes / 1e3 / median(c.stats.floor.ms), 0)} | ${
+        fx(ratio(c, "pes-read"))
+      } | ${fx(ratio(c, "pes-drain"))} | ${sdkId ? `${fx(ratio(c, sdkId))} (${c.labels[sdkId]})` : "—"} | ${fx(ratio(c, "ai-sdk"))} | ${
+        fx(usPerEvent(c, "pes-read"))
+      } (${fx(usPerEvent(c, "floor"))}) | ${fx(ratio(c, "pes-read") / best)} |`,
     );
   }
   L.push("");
@@ -254,32 +196,20 @@ for (const regime of [...new Set(cases.map((c) => c.regime ?? "gc"))]) {
     const drains = cs.map((c) => ratio(c, "pes-drain"));
     const vs = [...new Set(cs.flatMap(peerIds))].map((id) => {
       const ours = id === "ai-sdk" ? "pes-read" : "pes-drain";
-      const w = worstOf(
-        cs.filter((c) => c.stats[id]).map((
-          c,
-        ) => [c.kind, ratio(c, ours) / ratio(c, id)]),
-      );
-      const wr = worstOf(
-        cs.filter((c) => c.stats[id]).map((
-          c,
-        ) => [c.kind, ratio(c, "pes-read") / ratio(c, id)]),
-      );
+      const w = worstOf(cs.filter((c) => c.stats[id]).map((c) => [c.kind, ratio(c, ours) / ratio(c, id)]));
+      const wr = worstOf(cs.filter((c) => c.stats[id]).map((c) => [c.kind, ratio(c, "pes-read") / ratio(c, id)]));
       return { label: cs.find((c) => c.labels[id]).labels[id], ours, w, wr };
     });
     const cells = vs.map((v) =>
-      `${v.ours === "pes-read" ? "read" : "message"} ÷ ${v.label} ${
-        fx(v.w[1])
-      }× (${v.w[0]})${
+      `${v.ours === "pes-read" ? "read" : "message"} ÷ ${v.label} ${fx(v.w[1])}× (${v.w[0]})${
         v.ours === "pes-drain" ? `, read ÷ it ${fx(v.wr[1])}× (${v.wr[0]})` : ""
       }`
     );
     const met = geomean(reads) >= goal.geo && Math.min(...reads) >= goal.worst;
     L.push(
-      `| ${provider} | ${fx(geomean(reads))} (${fx(Math.min(...reads))}) | ${
-        fx(geomean(drains))
-      } (${fx(Math.min(...drains))}) | ${cells.join("; ")} | ${
-        met ? "met" : "missed"
-      } | ${vs.every((v) => v.w[1] > 1) ? "met" : "missed"} |`,
+      `| ${provider} | ${fx(geomean(reads))} (${fx(Math.min(...reads))}) | ${fx(geomean(drains))} (${fx(Math.min(...drains))}) | ${
+        cells.join("; ")
+      } | ${met ? "met" : "missed"} | ${vs.every((v) => v.w[1] > 1) ? "met" : "missed"} |`,
     );
   }
   L.push("");
@@ -291,41 +221,28 @@ L.push(
 // The relay's CPU per provider event in workerd beside ProviderEventStream alone (issue #39; Node's run only)
 const WORKERD = RT === "node" && opt("no-workerd", false) !== true;
 if (WORKERD || raw?.relay) {
-  const relay = raw?.relay ??
-    (await (await import("./relay-providers.mjs")).relayProviders({
-      rounds: QUICK ? 2 : 5,
-      warmup: 1,
-      providers,
-      kinds: QUICK ? ["chat"] : kinds,
-      log: (s) => log(`workerd relay ${s}`),
-    }));
-  L.push(
-    "### The relay in workerd (issue #39: `node bench/relay-providers.mjs`)",
-    "",
-    relay.markdown,
-  );
+  const relay = raw?.relay ?? (await (await import("./relay-providers.mjs")).relayProviders({
+    rounds: QUICK ? 2 : 5,
+    warmup: 1,
+    providers,
+    kinds: QUICK ? ["chat"] : kinds,
+    log: (s) => log(`workerd relay ${s}`),
+  }));
+  L.push("### The relay in workerd (issue #39: `node bench/relay-providers.mjs`)", "", relay.markdown);
   globalThis.relayFigure = relay;
 }
 // The encoders of mmsp-streams/encode against their floors (issue #47; Node's run only)
 if ((RT === "node" && opt("no-encoders", false) !== true) || raw?.encoders) {
-  const enc = raw?.encoders ??
-    (await (await import("./encoders.mjs")).encoders({
-      rounds: QUICK ? 3 : 7,
-      warmup: QUICK ? 1 : 2,
-      log: (s) => log(`encoders ${s}`),
-    }));
-  L.push(
-    "### The encoders (issue #47: `node --expose-gc bench/encoders.mjs`)",
-    "",
-    enc.markdown,
-    "",
-  );
+  const enc = raw?.encoders ?? (await (await import("./encoders.mjs")).encoders({
+    rounds: QUICK ? 3 : 7,
+    warmup: QUICK ? 1 : 2,
+    log: (s) => log(`encoders ${s}`),
+  }));
+  L.push("### The encoders (issue #47: `node --expose-gc bench/encoders.mjs`)", "", enc.markdown, "");
   globalThis.encodersFigure = enc;
 }
 L.push("Contenders:", "");
-for (const [id, k] of legend) {
-  L.push(`- ${k.label} (${id.replace(/\/.*/, "")}): ${k.what}`);
-}
+for (const [id, k] of legend) L.push(`- ${k.label} (${id.replace(/\/.*/, "")}): ${k.what}`);
 L.push("");
 
 const text = L.join("\n");
@@ -335,22 +252,12 @@ const PARTIAL = QUICK || !!opt("only", null) || !!opt("kinds", null);
 if (!RENDER) {
   writeFileSync(
     `${ROOT}bench/.cache/providers-${RT}${PARTIAL ? ".partial" : ""}.json`,
-    JSON.stringify({
-      date,
-      node: process.version,
-      seconds,
-      load: [load0, load1],
-      cases,
-      relay: globalThis.relayFigure,
-      encoders: globalThis.encodersFigure,
-    }),
+    JSON.stringify({ date, node: process.version, seconds, load: [load0, load1], cases, relay: globalThis.relayFigure, encoders: globalThis.encodersFigure }),
   );
 }
 if (!PARTIAL) {
   const RESULTS = `${ROOT}bench/RESULTS.md`;
-  let md = existsSync(RESULTS)
-    ? readFileSync(RESULTS, "utf8")
-    : "# mmsp-streams benchmark results\n";
+  let md = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "# mmsp-streams benchmark results\n";
   const start = `<!-- providers:${RT} -->`;
   const end = `<!-- /providers:${RT} -->`;
   const command = {
@@ -358,13 +265,10 @@ if (!PARTIAL) {
     bun: "npx bun bench/providers.mjs",
     deno: "npx deno run -A --v8-flags=--expose-gc bench/providers.mjs",
   }[RT];
-  const block =
-    `${start}\n## Providers: ${VERSION} (issue #27: \`${command}\`)\n\n${text}\n${end}`;
+  const block = `${start}\n## Providers: ${VERSION} (issue #27: \`${command}\`)\n\n${text}\n${end}`;
   const i = md.indexOf(start);
   const j = md.indexOf(end);
-  md = i !== -1 && j !== -1
-    ? md.slice(0, i) + block + md.slice(j + end.length)
-    : `${md.trimEnd()}\n\n${block}\n`;
+  md = i !== -1 && j !== -1 ? md.slice(0, i) + block + md.slice(j + end.length) : `${md.trimEnd()}\n\n${block}\n`;
   writeFileSync(RESULTS, md);
   log(`wrote the Providers section (${RT}) of bench/RESULTS.md`);
 }

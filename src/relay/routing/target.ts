@@ -24,20 +24,10 @@ import { type MmspBody, type RelayModel } from "./models.js";
  * redirect, a request the provider's options could not make): the client gets a 502 that quotes
  * none of it, the log has it (secrets already cut out; addresses cut out of what is no refusal).
  */
-function operatorsProblem(
-  error: unknown,
-  provider: string,
-  what: string,
-): Response {
+function operatorsProblem(error: unknown, provider: string, what: string): Response {
   const detail = error instanceof UpstreamError
-    ? `HTTP ${error.status ?? "3xx"} ${error.errorType}: ${error.message} ${
-      JSON.stringify(error.error) ?? ""
-    }`
-    : withoutAddresses(
-      error instanceof Error
-        ? `${error.name}: ${error.message}`
-        : String(error),
-    );
+    ? `HTTP ${error.status ?? "3xx"} ${error.errorType}: ${error.message} ${JSON.stringify(error.error) ?? ""}`
+    : withoutAddresses(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   console.error(`relay: the provider (${provider}) ${what}: ${detail}`);
   return refusal(
     502,
@@ -55,39 +45,17 @@ function operatorsProblem(
  */
 function refusalOf(error: unknown, provider: string): Response | null {
   if (error instanceof UnsupportedParameterError) {
-    return Response.json({
-      error: {
-        type: "UnsupportedParameterError",
-        message: error.message,
-        parameter: error.parameter,
-      },
-    }, {
+    return Response.json({ error: { type: "UnsupportedParameterError", message: error.message, parameter: error.parameter } }, {
       status: 400,
     });
   }
-  if (error instanceof UpstreamUnavailable) {
-    return refusal(502, "UpstreamUnavailable", error.message);
-  }
+  if (error instanceof UpstreamUnavailable) return refusal(502, "UpstreamUnavailable", error.message);
   if (!(error instanceof UpstreamError)) return null;
   const { status } = error;
   // (a status of null with HTTPError: an opaque redirect, whose status a browser's fetch hides)
-  const redirect = status === null
-    ? error.errorType === "HTTPError"
-    : status >= 300 && status < 400;
-  if (redirect) {
-    return operatorsProblem(
-      error,
-      provider,
-      "answered with a redirect, which the relay does not follow",
-    );
-  }
-  if (status === 401 || status === 403) {
-    return operatorsProblem(
-      error,
-      provider,
-      `refused the relay's credentials (HTTP ${status})`,
-    );
-  }
+  const redirect = status === null ? error.errorType === "HTTPError" : status >= 300 && status < 400;
+  if (redirect) return operatorsProblem(error, provider, "answered with a redirect, which the relay does not follow");
+  if (status === 401 || status === 403) return operatorsProblem(error, provider, `refused the relay's credentials (HTTP ${status})`);
   if (status === null) return null; // an error event of the provider's stream: the stream carries it
   const message = withoutAddresses(error.message);
   return status >= 400 && status <= 599
@@ -106,31 +74,17 @@ const READ_PER_STORED = 4;
 export function providerLimits(
   bounds: Pick<Limits, "eventBytes" | "events" | "streamBytes">,
 ): { maxEventBytes: number; maxItems: number; maxResponseBytes: number } {
-  return {
-    maxEventBytes: bounds.eventBytes,
-    maxItems: bounds.events,
-    maxResponseBytes: READ_PER_STORED * bounds.streamBytes,
-  };
+  return { maxEventBytes: bounds.eventBytes, maxItems: bounds.events, maxResponseBytes: READ_PER_STORED * bounds.streamBytes };
 }
 
 /** The provider's own error behind one a client may see (withoutSecrets' UpstreamUnavailable): what fallback.ts judges. */
 const causes = new WeakMap<object, unknown>();
 /** The provider's own error behind `error` (the error itself when it was passed on as it was). */
-export const causeOf = (
-  error: unknown,
-): unknown => (typeof error === "object" && error !== null
-  ? causes.get(error) ?? error
-  : error);
+export const causeOf = (error: unknown): unknown => (typeof error === "object" && error !== null ? causes.get(error) ?? error : error);
 /** `error` as a client may see it, its cause kept for causeOf. */
-function seen(
-  error: unknown,
-  secrets: readonly string[],
-  provider: string,
-): unknown {
+function seen(error: unknown, secrets: readonly string[], provider: string): unknown {
   const out = withoutSecrets(error, secrets, provider);
-  if (out !== error && typeof out === "object" && out !== null) {
-    causes.set(out, error);
-  }
+  if (out !== error && typeof out === "object" && out !== null) causes.set(out, error);
   return out;
 }
 
@@ -185,9 +139,7 @@ export async function startTarget(
   // (every provider is asked for a limit, never more than the claim reserved: usage-estimate.ts)
   if (ask.maxTokens !== undefined) {
     const own = config.max_tokens;
-    config.max_tokens = typeof own === "number" && own < ask.maxTokens
-      ? own
-      : ask.maxTokens;
+    config.max_tokens = typeof own === "number" && own < ask.maxTokens ? own : ask.maxTokens;
   }
   const messages = ask.prefix === undefined ? body.messages : [
     ...body.messages,
@@ -199,9 +151,7 @@ export async function startTarget(
   let request: Request;
   try {
     // (the row's foreignThinking passes to the builder as is: the provider's rule, history.ts)
-    const history = target.foreignThinking === undefined
-      ? undefined
-      : { foreignThinking: target.foreignThinking };
+    const history = target.foreignThinking === undefined ? undefined : { foreignThinking: target.foreignThinking };
     request = provider.request(
       { model: target.model, messages, config },
       history,
@@ -233,8 +183,7 @@ export async function startTarget(
   const secrets = secretsOf(request);
   let first: StartedTarget["first"];
   try {
-    first =
-      await (ask.firstRead ? ask.firstRead(reader.read()) : reader.read());
+    first = await (ask.firstRead ? ask.firstRead(reader.read()) : reader.read());
   } catch (e) {
     first = { error: e };
   }
@@ -263,9 +212,7 @@ export function targetEvents(
     if (head === null) return reader.read().catch(unseen);
     const given = head;
     head = null;
-    return "error" in given
-      ? Promise.reject(given.error)
-      : Promise.resolve(given);
+    return "error" in given ? Promise.reject(given.error) : Promise.resolve(given);
   };
   // (a cancel after the provider's stream failed rejects with that failure: already told, not thrown again)
   return passing(read, (reason) => reader.cancel(reason).catch(() => {}));

@@ -50,25 +50,15 @@ export interface DoorEncoding<T = unknown> {
   /** Whether an output is written, for a resume at the door's own position (`context.after`); default: every one. */
   keep?(output: T, context: EncodingContext): boolean;
   /** The whole answer of a request that asked for no stream: the events read to their end as one Response. */
-  whole?(
-    events: ReadableStream<UniEvent>,
-    context: EncodingContext,
-  ): Promise<Response>;
+  whole?(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response>;
   /** An asynchronous step on the events before the encoder (Open Responses seals provider data), run wherever the answer is written. */
-  prepare?(
-    events: ReadableStream<UniEvent>,
-    context: EncodingContext,
-  ): ReadableStream<UniEvent>;
+  prepare?(events: ReadableStream<UniEvent>, context: EncodingContext): ReadableStream<UniEvent>;
   /** Awaited before an output is written (Open Responses keeps its response before the terminal event reaches the client). */
   settle?(output: T, context: EncodingContext): Promise<void>;
 }
 
 /** `events` through the encoding's `prepare` step, if it has one. */
-export const prepared = (
-  events: ReadableStream<UniEvent>,
-  encoding: DoorEncoding,
-  context: EncodingContext,
-): ReadableStream<UniEvent> =>
+export const prepared = (events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): ReadableStream<UniEvent> =>
   encoding.prepare ? encoding.prepare(events, context) : events;
 
 /** One answer's writer: the text each event, a failure or the end adds. */
@@ -78,10 +68,7 @@ export class EncodedWriter<T> {
   private readonly emit = (o: T): void => void this.outputs.push(o);
   private done = false;
 
-  constructor(
-    private readonly encoding: DoorEncoding<T>,
-    private readonly context: EncodingContext,
-  ) {
+  constructor(private readonly encoding: DoorEncoding<T>, private readonly context: EncodingContext) {
     this.core = encoding.core(context);
     this.core.start?.(this.emit);
   }
@@ -94,9 +81,7 @@ export class EncodedWriter<T> {
     for (let i = 0; i < outputs.length; i++) {
       const o = outputs[i]!;
       if (encoding.keep && !encoding.keep(o, context)) continue;
-      text += id !== null && i === outputs.length - 1
-        ? `id: ${id}\n${encoding.frame(o)}`
-        : encoding.frame(o);
+      text += id !== null && i === outputs.length - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
     }
     return text;
   }
@@ -226,9 +211,7 @@ export function encodedBody<T>(
           writer.dispose();
           return controller.close();
         }
-        if (out.length >= CHUNK_CHARS) {
-          return controller.enqueue(utf8.encode(out));
-        }
+        if (out.length >= CHUNK_CHARS) return controller.enqueue(utf8.encode(out));
       }
     },
     cancel(reason) {
@@ -239,13 +222,8 @@ export function encodedBody<T>(
 }
 
 /** MMSP's own wire as a door encoding (SSE, or NDJSON): the stream's events as an MMSP server writes them. */
-export function mmspEncoding(
-  format: "sse" | "ndjson",
-  contentType: string,
-): DoorEncoding<string> {
-  const record = format === "sse"
-    ? (json: string) => `data: ${json}\n\n`
-    : (json: string) => `${json}\n`;
+export function mmspEncoding(format: "sse" | "ndjson", contentType: string): DoorEncoding<string> {
+  const record = format === "sse" ? (json: string) => `data: ${json}\n\n` : (json: string) => `${json}\n`;
   const end = format === "sse" ? "data: [DONE]\n\n" : "";
   return {
     contentType,
@@ -283,11 +261,6 @@ function errorJson(error: unknown): string {
   try {
     return JSON.stringify({ error: toWireError(error) });
   } catch {
-    return JSON.stringify({
-      error: {
-        type: "Error",
-        message: "an error that cannot be written as JSON",
-      },
-    });
+    return JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
   }
 }

@@ -9,21 +9,12 @@
 import { parseJsonText } from "../../internal/json.js";
 import { encodeWireEvent, toWireError } from "../../index.js";
 import type { Limits } from "../admission/limits.js";
-import {
-  CLAIM_HEADER,
-  type Ticket,
-  ticketOf,
-} from "../accounting/stream-cost.js";
+import { CLAIM_HEADER, type Ticket, ticketOf } from "../accounting/stream-cost.js";
 import { checkedEvents, reportedUsageOf } from "./answer.js";
 import { StreamCost } from "../accounting/stream-cost.js";
 import type { UniEvent } from "../../schema.js";
 import type { StreamEnding } from "./ending.js";
-import {
-  BINDING_HEADER,
-  DOOR_HEADER,
-  META_HEADER,
-  URL_HEADER,
-} from "./headers.js";
+import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
 import { limitsOf, type Live, type StreamContext } from "./parts.js";
 import { readsOf } from "../reads.js";
 
@@ -63,29 +54,13 @@ export async function creationOf(request: Request): Promise<Creation> {
   const meta = taken(META_HEADER);
   const door = taken(DOOR_HEADER); // (a door's answer: its encoding's name, door-answer.ts)
   const body = await request.arrayBuffer();
-  const upstreamRequest = new Request(publicUrl, {
-    method: "POST",
-    headers,
-    body,
-  });
-  return {
-    upstreamRequest,
-    binding,
-    meta,
-    door,
-    ticket,
-    ticketText: ticket && ticketText,
-    body,
-  };
+  const upstreamRequest = new Request(publicUrl, { method: "POST", headers, body });
+  return { upstreamRequest, binding, meta, door, ticket, ticketText: ticket && ticketText, body };
 }
 
 /** The upstream of one stream's object: waited for, then read to its end. */
 export class StreamRun<E> {
-  constructor(
-    private readonly ctx: StreamContext<E>,
-    private readonly live: Live,
-    private readonly ending: StreamEnding<E>,
-  ) {}
+  constructor(private readonly ctx: StreamContext<E>, private readonly live: Live, private readonly ending: StreamEnding<E>) {}
 
   /**
    * The upstream request until its headers, watched by the same alarm as a live stream's: given up
@@ -94,10 +69,7 @@ export class StreamRun<E> {
    * leaves then is not always told (through Miniflare neither the Worker's request nor the object's
    * aborts), so a wait counted as reading held a silent upstream until MAX_STREAM_S.
    */
-  async awaitHeaders(
-    reading: AbortController,
-    open: () => Promise<Response>,
-  ): Promise<Response> {
+  async awaitHeaders(reading: AbortController, open: () => Promise<Response>): Promise<Response> {
     this.live.pending = true;
     this.live.upstream = reading;
     this.ctx.viewers.lastRead = this.live.startedAt = Date.now();
@@ -129,17 +101,9 @@ export class StreamRun<E> {
     let upstream: Response | null = null;
     try {
       await this.ending.schedule();
-      const events = store.events().map((json) =>
-        parseJsonText(json) as UniEvent
-      );
-      const reported = (stored?.usage.usage_metadata ?? null) as
-        | UniEvent["usage_metadata"]
-        | null;
-      upstream = await config.takeUp!(request, env, {
-        target: duty!.target,
-        events,
-        reported,
-      }, reading.signal);
+      const events = store.events().map((json) => parseJsonText(json) as UniEvent);
+      const reported = (stored?.usage.usage_metadata ?? null) as UniEvent["usage_metadata"] | null;
+      upstream = await config.takeUp!(request, env, { target: duty!.target, events, reported }, reading.signal);
     } catch (e) {
       console.error("relay: a restarted stream could not be taken up", e);
     }
@@ -156,21 +120,11 @@ export class StreamRun<E> {
     this.live.cost = cost;
     cost?.follow(reportedUsageOf(upstream));
     if (cost) store.usage = () => JSON.stringify(cost.snapshot());
-    await this.read(
-      upstream,
-      config.clientOf(upstream),
-      reading.signal,
-      store.count,
-    );
+    await this.read(upstream, config.clientOf(upstream), reading.signal, store.count);
   }
 
   /** Reads the upstream to its end; every checked event is stored (past the first `replayed`: stored already), a failure as the last event. */
-  async read(
-    upstream: Response,
-    client: string,
-    signal: AbortSignal,
-    replayed = 0,
-  ): Promise<void> {
+  async read(upstream: Response, client: string, signal: AbortSignal, replayed = 0): Promise<void> {
     const { store } = this.ctx;
     // (what the object holds while reading: one event of at most MAX_EVENT_BYTES, the message being
     // checked, bounded by MAX_STREAM_BYTES through bound(); the events of a turn, stored at its end or
@@ -178,13 +132,7 @@ export class StreamRun<E> {
     const limits = limitsOf(this.ctx); // (read once: the env's bounds, parsed anew at each call)
     // (an answer of the models table made in this isolate: its events themselves, answer.ts)
     // (its reads taken directly when they are a provider's events: no stream hop per event, reads.ts)
-    const reader = readsOf(
-      checkedEvents(upstream, {
-        client,
-        signal,
-        maxEventBytes: limits.eventBytes,
-      }),
-    );
+    const reader = readsOf(checkedEvents(upstream, { client, signal, maxEventBytes: limits.eventBytes }));
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -210,16 +158,9 @@ export class StreamRun<E> {
       let json: string;
       try {
         const error = toWireError(e);
-        json = JSON.stringify({
-          error: this.live.cost ? this.live.cost.mark(error) : error,
-        });
+        json = JSON.stringify({ error: this.live.cost ? this.live.cost.mark(error) : error });
       } catch {
-        json = JSON.stringify({
-          error: {
-            type: "Error",
-            message: "an error that cannot be written as JSON",
-          },
-        });
+        json = JSON.stringify({ error: { type: "Error", message: "an error that cannot be written as JSON" } });
       }
       store.append(json);
     } finally {
@@ -228,10 +169,7 @@ export class StreamRun<E> {
         this.ending.end();
       } catch (e) {
         // (its storage gone: this instance died under the stream; its answers end, see `orphaned`)
-        console.error(
-          "relay: a stream could not be ended (its object stopped)",
-          e,
-        );
+        console.error("relay: a stream could not be ended (its object stopped)", e);
         this.ctx.viewers.notify();
       }
     }
@@ -241,10 +179,7 @@ export class StreamRun<E> {
   private bound({ events, streamBytes }: Limits): void {
     const { store } = this.ctx;
     if (store.log.taken >= events) {
-      this.ending.stop(
-        "StreamLimitExceeded",
-        `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`,
-      );
+      this.ending.stop("StreamLimitExceeded", `the stream reached ${events} events (MAX_EVENTS): the relay stopped its upstream request`);
     } else if (store.bytes > streamBytes) {
       this.ending.stop(
         "StreamLimitExceeded",

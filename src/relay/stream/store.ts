@@ -16,8 +16,7 @@ import { EventLog } from "./event-log.js";
 export const BODY_PART_BYTES = 1024 * 1024;
 
 /** Headers never kept in storage (a client's credentials; the stream's binding is their HMAC: bind.ts). */
-const UNKEPT =
-  /^(authorization|proxy-authorization|cookie|x-api-key|x-relay-key|x-goog-api-key|cf-access-.*)$/i;
+const UNKEPT = /^(authorization|proxy-authorization|cookie|x-api-key|x-relay-key|x-goog-api-key|cf-access-.*)$/i;
 
 /** What a stream's object must do for it, as stored with it (what a new instance reads after a restart). */
 export interface Duty {
@@ -50,11 +49,7 @@ export class StreamStore {
    * @param stored called once events are stored (the viewers are woken)
    * @param failed called when a deferred store fails (the stream cannot go on)
    */
-  constructor(
-    private readonly sql: RelaySqlStorage,
-    private readonly stored: () => void,
-    private readonly failed: (e: unknown) => void,
-  ) {
+  constructor(private readonly sql: RelaySqlStorage, private readonly stored: () => void, private readonly failed: (e: unknown) => void) {
     this.log = new EventLog(sql);
   }
 
@@ -65,23 +60,15 @@ export class StreamStore {
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). True: stored as live. */
   load(): boolean {
-    const tables = this.sql.exec(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'stream'",
-    ).toArray();
+    const tables = this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'stream'").toArray();
     if (tables.length === 0) return false;
-    const row = this.sql.exec<
-      { state: string; auth_hash: string | null; expires_at: number | null }
-    >(
+    const row = this.sql.exec<{ state: string; auth_hash: string | null; expires_at: number | null }>(
       "SELECT state, auth_hash, expires_at FROM stream WHERE id = 0",
     ).toArray()[0];
     if (!row) return false;
     this.exists = true;
     this.authHash = row.auth_hash;
-    this.log.count = Number(
-      this.sql.exec<{ n: number | null }>(
-        "SELECT MAX(seq) + 1 AS n FROM events",
-      ).one().n ?? 0,
-    );
+    this.log.count = Number(this.sql.exec<{ n: number | null }>("SELECT MAX(seq) + 1 AS n FROM events").one().n ?? 0);
     this.log.forget(this.log.count);
     this.ended = row.state === "ended";
     this.expiresAt = row.expires_at ?? 0;
@@ -92,52 +79,30 @@ export class StreamStore {
   create(
     binding: string | null,
     meta: string | null,
-    duty?: {
-      target: string | null;
-      ticket: string | null;
-      request: Request;
-      body: ArrayBuffer;
-    },
+    duty?: { target: string | null; ticket: string | null; request: Request; body: ArrayBuffer },
   ): void {
     this.authHash = binding;
-    this.sql.exec(
-      "CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)",
-    );
+    this.sql.exec("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY, state TEXT NOT NULL, auth_hash TEXT, expires_at INTEGER)");
     if (meta !== null) {
-      this.sql.exec(
-        "CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, value TEXT NOT NULL)",
-      );
-      this.sql.exec(
-        "INSERT OR REPLACE INTO meta (id, value) VALUES (0, ?)",
-        meta,
-      );
+      this.sql.exec("CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, value TEXT NOT NULL)");
+      this.sql.exec("INSERT OR REPLACE INTO meta (id, value) VALUES (0, ?)", meta);
     }
     this.sql.exec(
       "CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))",
     );
     if (duty) this.keep(duty);
-    this.sql.exec(
-      "INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)",
-      this.authHash,
-    );
+    this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
     this.exists = true;
   }
 
   /** Stores the stream's duty: its target, its claim, and its request (the body in parts). */
   private keep(
-    { target, ticket, request, body }: {
-      target: string | null;
-      ticket: string | null;
-      request: Request;
-      body: ArrayBuffer;
-    },
+    { target, ticket, request, body }: { target: string | null; ticket: string | null; request: Request; body: ArrayBuffer },
   ): void {
     this.sql.exec(
       "CREATE TABLE IF NOT EXISTS duty (id INTEGER PRIMARY KEY, target TEXT, ticket TEXT, usage TEXT, url TEXT NOT NULL, headers TEXT NOT NULL)",
     );
-    this.sql.exec(
-      "CREATE TABLE IF NOT EXISTS request (part INTEGER PRIMARY KEY, data BLOB NOT NULL)",
-    );
+    this.sql.exec("CREATE TABLE IF NOT EXISTS request (part INTEGER PRIMARY KEY, data BLOB NOT NULL)");
     const headers = [...request.headers].filter(([name]) => !UNKEPT.test(name));
     this.sql.exec(
       "INSERT OR REPLACE INTO duty (id, target, ticket, usage, url, headers) VALUES (0, ?, ?, NULL, ?, ?)",
@@ -146,58 +111,38 @@ export class StreamStore {
       request.url,
       JSON.stringify(headers),
     );
-    for (
-      let part = 0, at = 0;
-      part === 0 || at < body.byteLength;
-      part++, at += BODY_PART_BYTES
-    ) {
-      this.sql.exec(
-        "INSERT OR REPLACE INTO request (part, data) VALUES (?, ?)",
-        part,
-        body.slice(at, at + BODY_PART_BYTES),
-      );
+    for (let part = 0, at = 0; part === 0 || at < body.byteLength; part++, at += BODY_PART_BYTES) {
+      this.sql.exec("INSERT OR REPLACE INTO request (part, data) VALUES (?, ?)", part, body.slice(at, at + BODY_PART_BYTES));
     }
   }
 
   /** The stream's duty as stored, or null (none stored: a stream created before duties were kept). */
   duty(): Duty | null {
     if (!this.hasTable("duty")) return null;
-    return this.sql.exec<Duty>(
-      "SELECT target, ticket, usage FROM duty WHERE id = 0",
-    ).toArray()[0] ?? null;
+    return this.sql.exec<Duty>("SELECT target, ticket, usage FROM duty WHERE id = 0").toArray()[0] ?? null;
   }
 
   /** The stream's request as stored (its body put together again), or null. */
   request(): Request | null {
     if (!this.hasTable("duty")) return null;
-    const row = this.sql.exec<{ url: string; headers: string }>(
-      "SELECT url, headers FROM duty WHERE id = 0",
-    ).toArray()[0];
+    const row = this.sql.exec<{ url: string; headers: string }>("SELECT url, headers FROM duty WHERE id = 0").toArray()[0];
     if (!row) return null;
-    const parts = this.sql.exec<{ data: ArrayBuffer }>(
-      "SELECT data FROM request ORDER BY part",
-    ).toArray().map((r) => new Uint8Array(r.data));
+    const parts = this.sql.exec<{ data: ArrayBuffer }>("SELECT data FROM request ORDER BY part").toArray().map((r) =>
+      new Uint8Array(r.data)
+    );
     const body = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
     let at = 0;
     for (const p of parts) {
       body.set(p, at);
       at += p.byteLength;
     }
-    return new Request(row.url, {
-      method: "POST",
-      headers: parseJsonText(row.headers) as [string, string][],
-      body,
-    });
+    return new Request(row.url, { method: "POST", headers: parseJsonText(row.headers) as [string, string][], body });
   }
 
   /** The events stored, each its JSON (its parts put together again), in order: what a restarted object takes up. */
   events(): string[] {
     const out: string[] = [];
-    for (
-      const row of this.sql.exec<{ seq: number; data: string }>(
-        "SELECT seq, data FROM events ORDER BY seq, part",
-      ).toArray()
-    ) {
+    for (const row of this.sql.exec<{ seq: number; data: string }>("SELECT seq, data FROM events ORDER BY seq, part").toArray()) {
       if (row.seq === out.length - 1) out[out.length - 1] += row.data;
       else out.push(row.data);
     }
@@ -215,10 +160,7 @@ export class StreamStore {
   }
 
   private hasTable(name: string): boolean {
-    return this.sql.exec(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
-      name,
-    ).toArray().length > 0;
+    return this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
   }
 
   /**
@@ -250,9 +192,7 @@ export class StreamStore {
     const before = this.log.count;
     this.log.flush();
     // (the running usage with each stored batch: what the stored events cost, for a restarted object)
-    if (this.usage && this.log.count !== before) {
-      this.sql.exec("UPDATE duty SET usage = ? WHERE id = 0", this.usage());
-    }
+    if (this.usage && this.log.count !== before) this.sql.exec("UPDATE duty SET usage = ? WHERE id = 0", this.usage());
     this.stored();
   }
 
@@ -260,18 +200,13 @@ export class StreamStore {
   markEnded(expiresAt: number): void {
     this.ended = true;
     this.expiresAt = expiresAt;
-    this.sql.exec(
-      "UPDATE stream SET state = 'ended', expires_at = ? WHERE id = 0",
-      this.expiresAt,
-    );
+    this.sql.exec("UPDATE stream SET state = 'ended', expires_at = ? WHERE id = 0", this.expiresAt);
   }
 
   /** The stream's door settings (an Open Responses stream's: doors/open-responses/), or null for an MMSP stream. */
   meta(): string | null {
     if (!this.hasTable("meta")) return null;
-    return this.sql.exec<{ value: string }>(
-      "SELECT value FROM meta WHERE id = 0",
-    ).toArray()[0]?.value ?? null;
+    return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE id = 0").toArray()[0]?.value ?? null;
   }
 
   /** What this instance knows, once the storage was deleted (the stream expired). */
