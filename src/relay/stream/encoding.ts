@@ -12,6 +12,7 @@
 // A kept stream's answer in an SSE encoding carries event ids: the last frame written for stored
 // event n says `id: n` (a cut between two frames of one event resumes from that event), and a resume
 // after n feeds the encoder events 0…n without writing them (its state is the whole stream's).
+import { readsOf } from "../reads.js";
 import type { StreamCore } from "../../internal/core.js";
 import { encodeWireEvent, toWireError } from "../../encode.js";
 import type { UniEvent } from "../../schema.js";
@@ -170,7 +171,7 @@ export function encodedBody<T>(
   context: EncodingContext,
 ): ReadableStream<Uint8Array> {
   const utf8 = new TextEncoder();
-  const reader = events.getReader();
+  const reader = readsOf(events); // (a provider's events, metered: read directly, reads.ts)
   const writer = new EncodedWriter(encoding, context);
   const ids = context.ids === true && encoding.sse;
   const resumeAfter = context.resumeAfter ?? -1;
