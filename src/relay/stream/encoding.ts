@@ -16,6 +16,7 @@
 // A door's sealing step (SPEC §9: another provider's bound values sealed, `sealing`) runs here too,
 // on each event before its encoder, so every answer of the door — first, whole, resumed at its own
 // route or at GET /v1/streams/<id> — goes out sealed: one place, not one per route.
+import { readsOf } from "../reads.js";
 import type { StreamCore } from "../../internal/core.js";
 import { encodeWireEvent, toWireError } from "../../encode.js";
 import type { UniEvent } from "../../schema.js";
@@ -172,28 +173,57 @@ export class EncodedWriter<T> {
   }
 }
 
-/** The events as a door's answer body: one loop per read, the encoder's text for each (no stage between). */
+/** A chunk of a door's answer holds the text of the events read at once up to about this many UTF-16 units. */
+const CHUNK_CHARS = 64 * 1024;
+/** Microtask turns a read is given to come before the text written so far goes (see `comes`). */
+const TURNS = 16;
+
+/**
+ * Whether `reading` settles within a few microtask turns: the next event is there already (the
+ * upstream's chunk held more, a slice of stored events), not awaited from the network. Without a
+ * timer: an event that is not there in those turns lets the text written so far go at once.
+ */
+async function comes(reading: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  reading.then(() => (settled = true), () => (settled = true));
+  for (let i = 0; i < TURNS && !settled; i++) await undefined;
+  return settled;
+}
+
+/**
+ * The events as a door's answer body: one loop per read, the encoder's text for each (no stage
+ * between), the text of the events that are there at once written as one chunk (issue #49: a chunk
+ * per event cost workerd more than the encoding), none held for an event still to come.
+ */
 export function encodedBody<T>(
   events: ReadableStream<UniEvent>,
   encoding: DoorEncoding<T>,
   context: EncodingContext,
 ): ReadableStream<Uint8Array> {
   const utf8 = new TextEncoder();
-  const reader = events.getReader();
+  const reader = readsOf(events); // (a provider's events, metered: read directly, reads.ts)
   const writer = new EncodedWriter(encoding, context);
   const step = encoding.sealing?.(context);
   const ids = context.ids === true && encoding.sse;
   const resumeAfter = context.resumeAfter ?? -1;
   let index = 0;
+  let ahead: Promise<ReadableStreamReadResult<UniEvent>> | null = null; // (a read begun, for the next pull)
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let out = "";
       for (;;) {
         let last = false;
         let id: number | null = null;
         let write: boolean;
         let stepped = false;
+        const reading = ahead ?? reader.read();
+        ahead = null;
+        if (out !== "" && !(await comes(reading))) {
+          ahead = reading; // (the next event is not there yet: what is written goes now)
+          return controller.enqueue(utf8.encode(out));
+        }
         try {
-          const r = await reader.read();
+          const r = await reading;
           if (r.done) {
             write = writer.ended();
             last = true;
@@ -212,13 +242,13 @@ export function encodedBody<T>(
           last = true;
         }
         if (write) await writer.settle();
-        const text = write ? writer.take(id) : "";
-        if (text) controller.enqueue(utf8.encode(text));
+        if (write) out += writer.take(id);
         if (last) {
+          if (out) controller.enqueue(utf8.encode(out));
           writer.dispose();
           return controller.close();
         }
-        if (text) return;
+        if (out.length >= CHUNK_CHARS) return controller.enqueue(utf8.encode(out));
       }
     },
     cancel(reason) {
