@@ -45,7 +45,7 @@ import { uiChatDoor } from "./doors/ui-chat/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { refusal } from "./refusal.js";
-import { modelOf, modelTable, rowOf } from "./routing/models.js";
+import { modelOf, modelTable, rowOf, targetsOf } from "./routing/models.js";
 import { reserveOf, routing } from "./routing/serve.js";
 import { RelayStreamObject, type StreamObjectConfig } from "./stream/stream-object.js";
 import { streams } from "./stream/streams.js";
@@ -207,6 +207,10 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     admit: admit.admit,
     answer: stream.answer,
     serves: (admittedRequest) => tableOf === undefined || admitted.rows.has(admittedRequest),
+    speaks: (model, env) => {
+      const row = tableOf && rowOf(tableOf(env), model);
+      return row ? targetsOf(row)[0]!.provider.name : undefined;
+    },
     settle: releaseNow,
     existing: (request, id, env, door) => {
       const ns = namespace(env);

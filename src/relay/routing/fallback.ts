@@ -77,7 +77,7 @@ export async function servedAnswer(
       body,
       attempt.signal,
       options.bounds,
-      { stallMs: watchdog.stallMs, firstRead, maxTokens: options.maxTokens },
+      { stallMs: watchdog.stallMs, firstRead, maxTokens: options.maxTokens, passThrough: options.passThrough },
     );
     const failure = failureOf(start);
     if (
@@ -93,7 +93,8 @@ export async function servedAnswer(
       return start.refused;
     }
     trace?.served(target);
-    const rest = targets.slice(i + 1);
+    // (a passed-through answer is the provider's bytes: no continuation joins another's to them)
+    const rest = start.started.bytes ? [] : targets.slice(i + 1);
     // (the target serving now: a continuation moves it on)
     const serving = { events: start.started.events };
     const own = targetEvents(start.started);
@@ -110,7 +111,7 @@ export async function servedAnswer(
       trace ? trace.follow(events) : events,
       target.provider.name,
       // (no continuation: the provider reader's own events, checked by construction)
-      { reported: () => serving.events.reportedUsage, checked: events === own },
+      { reported: () => serving.events.reportedUsage, checked: events === own, bytes: start.started.bytes },
     );
     answer.headers.set(TARGET_HEADER, targetName(row, i)); // (the target that serves from the first event)
     return answer;

@@ -30,6 +30,8 @@ import type { DoorStreamOptions } from "../../stream/streams.js";
 import { asksKept } from "../../stream/streams.js";
 import { MESSAGES_ENCODING, messagesEncoding, messagesMetaText } from "./encoding.js";
 import { type MessagesAsk, messagesAsk, messagesError } from "./request.js";
+import { passThrough } from "../../routing/pass-through.js";
+import { isRecord } from "../../../internal/values.js";
 
 /** What createRelay lends these routes. */
 export interface MessagesHooks<E> {
@@ -39,6 +41,8 @@ export interface MessagesHooks<E> {
   answer(request: Request, admitted: Request, env: E, options: DoorStreamOptions): Promise<Response>;
   /** Whether the relay serves the admitted request's model (a row of its table, or any model without one). */
   serves(admitted: Request): boolean;
+  /** The provider (`Provider.name`) of the first target of the row named `model`, if any: a request is passed through to its door's own API's. */
+  speaks?(model: string, env: E): string | undefined;
   /** Settles the claim of a request that asked no provider (count_tokens) as one with nothing spent. */
   settle(request: Request, env: E): Promise<void>;
   /** GET (a resume, Last-Event-ID) or DELETE of kept stream `id`, a GET in the door's encoding; null when the relay keeps no streams. */
@@ -61,6 +65,14 @@ export const MESSAGES_DECLARES: DoorDeclaration = {
   cancel: false,
   encodings: { [MESSAGES_ENCODING]: messagesEncoding },
 };
+
+/** The client's headers that go to Anthropic itself only (on a passed-through request). */
+const ANTHROPIC_HEADERS = ["anthropic-version", "anthropic-beta"];
+const ownHeaders = (request: Request): [string, string][] =>
+  ANTHROPIC_HEADERS.flatMap((name) => {
+    const value = request.headers.get(name);
+    return value === null ? [] : [[name, value] as [string, string]];
+  });
 
 /** The door's routes, as the 404 of an unknown path names them. */
 export const MESSAGES_ROUTES = ["POST /v1/messages", "POST /v1/messages/count_tokens", "GET or DELETE /v1/messages/<id>", "HEAD /"];
@@ -87,23 +99,33 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
   };
 
   /** Admits the request, its body translated by `messagesAsk`: the admitted request and the ask, or the refusal to answer. */
-  async function admitted(request: Request, env: E, count: boolean): Promise<[Request, MessagesAsk] | Response> {
+  async function admitted(request: Request, env: E, count: boolean): Promise<[Request, MessagesAsk, unknown] | Response> {
     let ask: MessagesAsk | Response | undefined;
+    let written: unknown;
     const admitted = await hooks.admit(request, env, (body) => {
-      ask = messagesAsk(body, count);
+      written = body;
+      ask = messagesAsk(body, count, !count && passes(request, body, env));
       return ask instanceof Response ? ask : ask.mmsp;
     });
     if (admitted instanceof Response) return admitted === ask ? inDoorShape(admitted) : admitted; // (a refusal: the route table shapes it)
-    return [admitted, ask as MessagesAsk];
+    return [admitted, ask as MessagesAsk, written];
+  }
+
+  /** Whether a request is passed through (pass-through.ts): streamed, not kept, its row's first target Anthropic's. */
+  function passes(request: Request, body: unknown, env: E): body is Record<string, unknown> {
+    if (!isRecord(body) || body.stream !== true || asksKept(request) || typeof body.model !== "string") return false;
+    return hooks.speaks?.(body.model, env) === "anthropic";
   }
 
   async function create(request: Request, env: E): Promise<Response> {
     const made = await admitted(request, env, false);
     if (made instanceof Response) return made;
-    const [admittedRequest, ask] = made;
+    const [admittedRequest, ask, written] = made;
     admittedRequest.headers.set("accept", "text/event-stream");
     const meta = { model: ask.mmsp.model, inputTokens: inputEstimate(ask.mmsp.messages, ask.mmsp.config) };
     const kept = asksKept(request);
+    // same API in, same provider out: a streamed request not kept goes to an Anthropic target as written
+    if (passes(request, written, env)) passThrough(admittedRequest, { provider: "anthropic", body: written, headers: ownHeaders(request) });
     const answer = await hooks.answer(request, admittedRequest, env, {
       name: MESSAGES_ENCODING,
       encoding: messagesEncoding,

@@ -1,0 +1,115 @@
+// Routing: SPEC §10 "Doors: the APIs a client speaks" (same API in, same provider out: issue #47's
+// pass-through, the relay's one request carrying the client's own body, #45).
+//
+// A door whose API a row's target speaks itself (the Messages door, an Anthropic target) registers
+// the client's body and headers beside the admitted request (`passThrough`: kept beside the Request,
+// never in its bytes, so only a stream answered in this isolate — the stateless path, a request not
+// kept — can be passed through). A target of that API is then asked with the client's body as it
+// was written (unknown members, `cache_control`, betas) but for what the relay decides: the model
+// (the row's), `max_tokens` (the reserved output, never more than the client asked), `stream: true`,
+// the key and the provider's own headers (the builder's, from the MMSP request the door mapped, whose
+// costly members were checked against the row as at any door: ceilings.ts), with the client's
+// `anthropic-version` / `anthropic-beta` added. The provider's bytes are tapped as its reader reads
+// them (internal/byte-tap.ts): the reader still makes the events the relay checks and meters, and
+// the client gets the bytes. A target of another API is asked with the MMSP request: its answer is
+// encoded by the door.
+import { tapBytes } from "../../internal/byte-tap.js";
+import { isRecord } from "../../internal/values.js";
+
+/** What a door passes through: the API's provider name, the client's JSON body, its headers for that provider. */
+export interface PassThrough {
+  /** The provider (`Provider.name`) that speaks the door's API. */
+  readonly provider: string;
+  /** The client's parsed body. */
+  readonly body: Record<string, unknown>;
+  /** The client's headers meant for that provider only (`anthropic-version`, `anthropic-beta`). */
+  readonly headers: readonly (readonly [string, string])[];
+}
+
+const PASSED = new WeakMap<Request, PassThrough>();
+
+/** Registers `request` (an admitted request) as one a target of `pass.provider` answers in its own bytes. */
+export function passThrough(request: Request, pass: PassThrough): void {
+  if (isRecord(pass.body)) PASSED.set(request, pass);
+}
+
+/** The pass-through registered for `request`, if any. */
+export const passThroughOf = (request: Request): PassThrough | undefined => PASSED.get(request);
+
+/** Headers of the provider's that a client's value joins rather than replaces (comma lists). */
+const JOINED = new Set(["anthropic-beta"]);
+
+/**
+ * The provider's request (`built`: URL, key, its headers) with the client's body instead of the
+ * builder's: the model and `max_tokens` the builder decided (the row's, the reserve), `stream: true`.
+ */
+export function passedRequest(
+  built: Request,
+  builtBody: Record<string, unknown>,
+  pass: PassThrough,
+): Request {
+  const body: Record<string, unknown> = {
+    ...pass.body,
+    model: builtBody.model,
+    stream: true,
+  };
+  if (builtBody.max_tokens !== undefined) {
+    body.max_tokens = builtBody.max_tokens;
+  }
+  const headers = new Headers(built.headers);
+  for (const [name, value] of pass.headers) {
+    const own = headers.get(name);
+    if (own !== null && !JOINED.has(name)) continue; // (the key's and the provider's own headers stay the relay's)
+    const values = new Set(
+      [...(own ?? "").split(","), ...value.split(",")].map((v) => v.trim())
+        .filter(Boolean),
+    );
+    headers.set(name, [...values].join(","));
+  }
+  return new Request(built.url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+    redirect: "manual",
+  });
+}
+
+/**
+ * The provider's bytes of `request` as a stream the client reads (the reader's pulls fill it; its
+ * cancel stops the provider). Every byte the reader read reaches the client, then the end: a body
+ * cut (the connection, a bound, the reader's own stop after an error event) cuts the client's too.
+ */
+export function passedBytes(
+  request: Request,
+  stop: (reason: unknown) => void,
+): ReadableStream<Uint8Array> {
+  const queue: Uint8Array[] = [];
+  let ended: { error?: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const woken = () => {
+    wake?.();
+    wake = undefined;
+  };
+  tapBytes(request, {
+    chunk: (b) => {
+      if (ended) return;
+      queue.push(b);
+      woken();
+    },
+    end: (error) => {
+      ended ??= error === undefined ? {} : { error };
+      woken();
+    },
+  });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      while (queue.length === 0 && !ended) {
+        await new Promise<void>((r) => (wake = r));
+      }
+      if (queue.length > 0) controller.enqueue(queue.shift()!);
+      else if ("error" in ended!) controller.error(ended!.error);
+      else controller.close();
+    },
+    cancel: (reason) => stop(reason),
+  }, { highWaterMark: 0 });
+}
