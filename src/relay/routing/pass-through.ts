@@ -5,14 +5,14 @@
 // the client's body and headers beside the admitted request (`passThrough`: kept beside the Request,
 // never in its bytes, so only a stream answered in this isolate — the stateless path, a request not
 // kept — can be passed through). A target of that API is then asked with the client's body as it
-// was written (unknown members, `cache_control`, betas) but for what the relay decides: the model
-// (the row's), `max_tokens` (the reserved output, never more than the client asked), `stream: true`,
-// the key and the provider's own headers (the builder's, from the MMSP request the door mapped, whose
-// costly members were checked against the row as at any door: ceilings.ts), with the client's
-// `anthropic-version` / `anthropic-beta` added. The provider's bytes are tapped as its reader reads
-// them (internal/byte-tap.ts): the reader still makes the events the relay checks and meters, and
-// the client gets the bytes. A target of another API is asked with the MMSP request: its answer is
-// encoded by the door.
+// was written (unknown members, `cache_control`, betas) but for what the relay decides: the members
+// the door names as its own (the row's model, the reserved output, `stream`) as the provider's
+// builder wrote them from the MMSP request the door mapped, whose costlier members were checked
+// against the row as at any door (ceilings.ts); the key and the provider's headers the builder's,
+// with the client's `anthropic-version` / `anthropic-beta` (a beta list joined to the builder's).
+// The provider's bytes are tapped as its reader reads them (internal/byte-tap.ts): the reader still
+// makes the events the relay checks and meters, and the client gets the bytes. A target of another
+// API is asked with the MMSP request: its answer is encoded by the door.
 import { tapBytes } from "../../internal/byte-tap.js";
 import { isRecord } from "../../internal/values.js";
 
@@ -24,6 +24,8 @@ export interface PassThrough {
   readonly body: Record<string, unknown>;
   /** The client's headers meant for that provider only (`anthropic-version`, `anthropic-beta`). */
   readonly headers: readonly (readonly [string, string])[];
+  /** The members the relay decides: the builder's value, or none when the builder set none (`model`, the output limit, `stream`…). */
+  readonly owned: readonly string[];
 }
 
 const PASSED = new WeakMap<Request, PassThrough>();
@@ -41,37 +43,22 @@ const JOINED = new Set(["anthropic-beta"]);
 
 /**
  * The provider's request (`built`: URL, key, its headers) with the client's body instead of the
- * builder's: the model and `max_tokens` the builder decided (the row's, the reserve), `stream: true`.
+ * builder's, but for the members the relay decides (`owned`, as the builder wrote them); the
+ * client's headers for the provider set (the key's header is never among them), a beta list joined.
  */
-export function passedRequest(
-  built: Request,
-  builtBody: Record<string, unknown>,
-  pass: PassThrough,
-): Request {
-  const body: Record<string, unknown> = {
-    ...pass.body,
-    model: builtBody.model,
-    stream: true,
-  };
-  if (builtBody.max_tokens !== undefined) {
-    body.max_tokens = builtBody.max_tokens;
+export function passedRequest(built: Request, builtBody: Record<string, unknown>, pass: PassThrough): Request {
+  const body: Record<string, unknown> = { ...pass.body };
+  for (const name of pass.owned) {
+    if (builtBody[name] === undefined) delete body[name];
+    else body[name] = builtBody[name];
   }
   const headers = new Headers(built.headers);
   for (const [name, value] of pass.headers) {
     const own = headers.get(name);
-    if (own !== null && !JOINED.has(name)) continue; // (the key's and the provider's own headers stay the relay's)
-    const values = new Set(
-      [...(own ?? "").split(","), ...value.split(",")].map((v) => v.trim())
-        .filter(Boolean),
-    );
-    headers.set(name, [...values].join(","));
+    if (own === null || !JOINED.has(name)) headers.set(name, value);
+    else headers.set(name, [...new Set([...own.split(","), ...value.split(",")].map((v) => v.trim()).filter(Boolean))].join(","));
   }
-  return new Request(built.url, {
-    method: "POST",
-    headers,
-    body: JSON.stringify(body),
-    redirect: "manual",
-  });
+  return new Request(built.url, { method: "POST", headers, body: JSON.stringify(body), redirect: "manual" });
 }
 
 /**
@@ -79,14 +66,11 @@ export function passedRequest(
  * cancel stops the provider). Every byte the reader read reaches the client, then the end: a body
  * cut (the connection, a bound, the reader's own stop after an error event) cuts the client's too.
  */
-export function passedBytes(
-  request: Request,
-  stop: (reason: unknown) => void,
-): ReadableStream<Uint8Array> {
+export function passedBytes(request: Request, stop: (reason: unknown) => void): ReadableStream<Uint8Array> {
   const queue: Uint8Array[] = [];
   let ended: { error?: unknown } | undefined;
   let wake: (() => void) | undefined;
-  const woken = () => {
+  const woken = (): void => {
     wake?.();
     wake = undefined;
   };
@@ -103,9 +87,7 @@ export function passedBytes(
   });
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      while (queue.length === 0 && !ended) {
-        await new Promise<void>((r) => (wake = r));
-      }
+      while (queue.length === 0 && !ended) await new Promise<void>((r) => (wake = r));
       if (queue.length > 0) controller.enqueue(queue.shift()!);
       else if ("error" in ended!) controller.error(ended!.error);
       else controller.close();

@@ -74,6 +74,9 @@ const ownHeaders = (request: Request): [string, string][] =>
     return value === null ? [] : [[name, value] as [string, string]];
   });
 
+/** The members of a passed-through request the relay decides (the row's model, the reserved output, a stream). */
+const OWNED = ["model", "max_tokens", "stream"];
+
 /** The door's routes, as the 404 of an unknown path names them. */
 export const MESSAGES_ROUTES = ["POST /v1/messages", "POST /v1/messages/count_tokens", "GET or DELETE /v1/messages/<id>", "HEAD /"];
 
@@ -125,7 +128,9 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     const meta = { model: ask.mmsp.model, inputTokens: inputEstimate(ask.mmsp.messages, ask.mmsp.config) };
     const kept = asksKept(request);
     // same API in, same provider out: a streamed request not kept goes to an Anthropic target as written
-    if (passes(request, written, env)) passThrough(admittedRequest, { provider: "anthropic", body: written, headers: ownHeaders(request) });
+    if (passes(request, written, env)) {
+      passThrough(admittedRequest, { provider: "anthropic", body: written, headers: ownHeaders(request), owned: OWNED });
+    }
     const answer = await hooks.answer(request, admittedRequest, env, {
       name: MESSAGES_ENCODING,
       encoding: messagesEncoding,

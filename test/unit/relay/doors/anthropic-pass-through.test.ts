@@ -130,7 +130,7 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
     const answer = await client.messages.create(
       CACHED as unknown as Anthropic.MessageCreateParamsStreaming,
       {
-        headers: { "anthropic-beta": BETAS, "anthropic-version": "2023-06-01" },
+        headers: { "anthropic-beta": BETAS, "anthropic-version": "2023-01-01" },
       },
     ).asResponse();
     expect(answer.status).toBe(200);
@@ -144,7 +144,7 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
     expect(asked.headers["anthropic-beta"]!.split(",")).toEqual(
       expect.arrayContaining(BETAS.split(",")),
     );
-    expect(asked.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(asked.headers["anthropic-version"]).toBe("2023-01-01"); // (the client's, not the provider's default)
     expect(asked.headers["x-api-key"]).toBe("[redacted]"); // (the provider's key, not the client's)
     expect(JSON.stringify(asked)).not.toContain(RELAY_KEY);
   });
