@@ -262,4 +262,31 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
     expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
     expect(String((refused as Error).message)).toContain("context_management");
   });
+
+  test("Stop: the client going away mid-stream aborts the provider's request", async () => {
+    const fake = fakeProvider("anthropic", {
+      streams: { "claude-slow": { capture: parseCapture(ANTHROPIC.TEXT), stallMs: Infinity } },
+      key: KEY,
+    });
+    const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake as unknown as typeof fetch });
+    const relay = createRelay({ models: { "claude-slow": { provider, model: "claude-slow" } } });
+    const client = new Anthropic({
+      apiKey: RELAY_KEY,
+      baseURL: ORIGIN,
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => relay.fetch(new Request(input as RequestInfo, init), ENV),
+      maxRetries: 0,
+    });
+    const controller = new AbortController();
+    const stream = client.messages.stream({ model: "claude-slow", max_tokens: 64, messages: [{ role: "user", content: "Hi" }] }, {
+      signal: controller.signal,
+    });
+    let text = "";
+    stream.on("text", (t) => {
+      text += t;
+      controller.abort();
+    });
+    await stream.done().catch(() => {});
+    expect(text.length).toBeGreaterThan(0);
+    expect(await fake.requests[0]!.ended).toBe("aborted");
+  });
 });
