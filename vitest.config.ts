@@ -39,6 +39,8 @@ export default defineConfig({
                 // the watchdog's deadlines, small (issue #38: a target silent past FIRST_EVENT_S, a stall past STALL_S)
                 FIRST_EVENT_S: "0.5",
                 STALL_S: "1",
+                // the seal's key (issue #46): the Open Responses encoding seals where the events are, in the stream's object too
+                RELAY_SEAL_KEY: "seal-key-of-the-relay-pool-bindings-0123",
               },
               outboundService: "cancel-observer",
               workers: [

@@ -45,10 +45,11 @@ import { uiChatDoor } from "./doors/ui-chat/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { refusal } from "./refusal.js";
-import { modelOf, modelTable, rowOf, targetsOf } from "./routing/models.js";
+import { dropsHostedTools, modelOf, modelTable, rowOf, targetsOf } from "./routing/models.js";
 import { reserveOf, routing } from "./routing/serve.js";
 import { RelayStreamObject, type StreamObjectConfig } from "./stream/stream-object.js";
 import { streams } from "./stream/streams.js";
+import { durableResponses, type ResponsesEnv, responsesTtlMs } from "./stream/responses.js";
 import { ownMembers, ownValue } from "../internal/values.js";
 
 /** `response` with `X-Content-Type-Options: nosniff` (a copy when its headers are immutable). */
@@ -179,9 +180,21 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     },
     reserveOf: (config, row, env) => reserveOf(config, row, limitsOf(env)),
   }, admitted);
-  const { open, clientOf } = routing<E>({ upstream: options.upstream, tableOf, tracer: options.tracer, limitsOf });
+  const { open, clientOf, takeUp } = routing<E>({ upstream: options.upstream, tableOf, tracer: options.tracer, limitsOf });
   const stream = streams<E>({ admission: admit, admitted, open, clientOf, limitsOf, quotaStore, namespace });
-  const config: StreamObjectConfig<E> = { open, clientOf, limits: limitsOf, settle: (env, s) => quotaStore(env).settle(s) };
+  /** Where responses are kept (stream/responses.ts): each principal's in an object of the streams' namespace; none when stateless. */
+  const keeperOf = (env: E) => {
+    const ns = namespace(env);
+    return ns ? durableResponses(ns, responsesTtlMs(env as ResponsesEnv)) : null;
+  };
+  const config: StreamObjectConfig<E> = {
+    open,
+    clientOf,
+    takeUp,
+    limits: limitsOf,
+    settle: (env, s) => quotaStore(env).settle(s),
+    keeper: keeperOf,
+  };
 
   // the route table: a door per API a client speaks, then the relay's own routes
   const openResponses = openResponsesDoor<E>({
@@ -190,6 +203,12 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     existing: (request, id, env, door) => {
       const ns = namespace(env);
       return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
+    },
+    keeper: keeperOf,
+    dropsHostedTools: (model, env) => tableOf !== undefined && dropsHostedTools(rowOf(tableOf(env), model)),
+    principal: async (request, env) => {
+      const who = await admit.principalOf(request, "resume", env);
+      return who instanceof Response ? who : who.principal;
     },
   });
   /** A claim released now, its settlement awaited (a count of tokens holds a request's place only). */
@@ -203,14 +222,16 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     answer: stream.answer,
     release: releaseNow,
   });
+  /** The provider of the first target of the row named `model`: a door passes a request through to its own API's (routing/pass-through.ts). */
+  const speaks = (model: string, env: E): string | undefined => {
+    const row = tableOf && rowOf(tableOf(env), model);
+    return row ? targetsOf(row)[0]!.provider.name : undefined;
+  };
   const messages = messagesDoor<E>({
     admit: admit.admit,
     answer: stream.answer,
+    speaks,
     serves: (admittedRequest) => tableOf === undefined || admitted.rows.has(admittedRequest),
-    speaks: (model, env) => {
-      const row = tableOf && rowOf(tableOf(env), model);
-      return row ? targetsOf(row)[0]!.provider.name : undefined;
-    },
     settle: releaseNow,
     existing: (request, id, env, door) => {
       const ns = namespace(env);

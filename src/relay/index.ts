@@ -35,7 +35,7 @@ export { RelayStreamObject } from "./stream/stream-object.js";
 export type { BindEnv } from "./admission/bind.js";
 export type { CorsEnv } from "./admission/cors.js";
 export type { LimitsEnv } from "./admission/limits.js";
-export type { RelayModel, RelayModels, RelayModelsOption, RelayRow } from "./routing/models.js";
+export type { HostedTools, RelayModel, RelayModels, RelayModelsOption, RelayRow } from "./routing/models.js";
 export type { TraceSpan, TraceTracer, TraceValue } from "./routing/tracing.js";
 export type { WatchdogEnv } from "./routing/watchdog.js";
 export type { AllowedSetting, RelayAllow } from "./routing/ceilings.js";

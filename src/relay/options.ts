@@ -13,6 +13,8 @@ import type { QuotaEnv, RelayQuotas } from "./accounting/quota.js";
 import type { RelayQuotaObject } from "./accounting/quota-object.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import type { RelayModelsOption } from "./routing/models.js";
+import type { SealEnv } from "./doors/seal.js";
+import type { ResponsesEnv } from "./stream/responses.js";
 import { isHttpUrl } from "./routing/redact.js";
 import { checkChatPath } from "./doors/ui-chat/request.js";
 import type { TraceTracer } from "./routing/tracing.js";
@@ -27,7 +29,8 @@ export type { RelayAction, RelayVerdict };
  * The variables and bindings the relay reads (wrangler.toml `[vars]`, secrets, bindings); every one
  * is optional, and an option of `createRelay` given for the same thing wins over it.
  */
-export interface RelayEnv extends AddressEnv, BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv, WatchdogEnv {
+export interface RelayEnv
+  extends AddressEnv, BindEnv, CorsEnv, LimitsEnv, GateEnv, PrincipalEnv, QuotaEnv, WatchdogEnv, SealEnv, ResponsesEnv {
   /** The MMSP server to relay to (e.g. `https://mmsp.internal/v1`; the relay posts to `<it>/stream`), when `upstream` is not given. */
   MMSP_UPSTREAM?: string;
   /** The Durable Object namespace of the streams (the default binding name; see `binding`). Without it: stateless. */

@@ -21,7 +21,8 @@ const THINKING_SIGNATURE = "EqQBCgIYAhIMscripted+anthropic/signature==";
 import { EDGE, newTag, ORIGIN } from "./relay.ts";
 
 const RELAY_KEY = "relay-key-for-tests";
-const keyed = { ...env, RELAY_KEY } as typeof env & { RELAY_KEY: string };
+// (RELAY_SEAL_KEY: another provider's thought signature goes sealed, doors/seal.ts)
+const keyed = { ...env, RELAY_KEY, RELAY_SEAL_KEY: "relay-seal-key-for-the-pool-tests-0123456789" } as typeof env & { RELAY_KEY: string };
 type Rec = Record<string, any>;
 
 const ask = (model: string, method: string, text: string, extra: object = {}, more: Record<string, string> = {}): Promise<Response> =>
@@ -72,11 +73,12 @@ test("x-mmsp-keep: 1 keeps the stream in its object: Content-Location names it, 
   expect(partsOf(cs).map((p) => p.text).join("")).toBe("Hello, provider world!");
 });
 
-test("a Claude thinking turn: the thought part carries its signature", async () => {
+test("a Claude thinking turn: the thought part carries its signature, sealed (another provider's: SPEC §10)", async () => {
   const cs = await chunks(await ask("claude-fast", "streamGenerateContent", `tag:${newTag()} script:thinking`));
   const thought = partsOf(cs).filter((p) => p.thought);
   expect(thought.map((p) => p.text).join("")).toBe("A greeting is due.");
-  expect(thought.some((p) => p.thoughtSignature === THINKING_SIGNATURE)).toBe(true);
+  expect(thought.some((p) => typeof p.thoughtSignature === "string" && p.thoughtSignature.startsWith("mmsp1."))).toBe(true);
+  expect(JSON.stringify(cs)).not.toContain(THINKING_SIGNATURE);
 });
 
 test("countTokens: the relay's estimate; a wrong key is Google's 401", async () => {

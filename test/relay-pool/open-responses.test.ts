@@ -131,9 +131,13 @@ describe.each(["claude-fast", "gpt-fast"])("Open Responses through the stream ob
     const missing = await keyedFetch(`/v1/responses/resp_${"0".repeat(32)}?stream=true`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as any).error).toMatchObject({ type: "not_found", code: "NotFoundError" });
+    // (a relay with stored responses: SPEC §10; none is kept by that id)
     const refused = await ask(model, newTag(), "text", { previous_response_id: "resp_1" });
-    expect(refused.status).toBe(400);
-    expect(((await refused.json()) as any).error).toMatchObject({ type: "invalid_request", param: "previous_response_id" });
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as any).error).toMatchObject({ type: "not_found", param: "previous_response_id" });
+    const unsupported = await ask(model, newTag(), "text", { include: ["message.output_text.logprobs"] });
+    expect(unsupported.status).toBe(400);
+    expect(((await unsupported.json()) as any).error).toMatchObject({ type: "invalid_request", param: "include[0]" });
   });
 });
 

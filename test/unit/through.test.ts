@@ -3,7 +3,7 @@
 // a source's error reaches the stage as an abort (an encoder writes it), backpressure, no rejection
 // left unhandled.
 import { expect, test } from "vitest";
-import { through } from "../../src/internal/through.ts";
+import { through } from "../../src/relay/through.ts";
 
 const idle = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
 

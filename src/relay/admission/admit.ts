@@ -166,14 +166,19 @@ export function admission<E extends object>(parts: AdmissionParts<E>, admitted: 
    * Admits a POST as a stream's creation (see Relay's `admit`); `translate` maps another API's body onto MMSP's;
    * `counting`: a door's count of tokens (its claim holds a place in requestsPerMinute only, for the door to release).
    */
-  async function admit(request: Request, env: E, translate?: (body: unknown) => unknown, counting = false): Promise<Request | Response> {
+  async function admit(
+    request: Request,
+    env: E,
+    translate?: (body: unknown, principal: string) => unknown | Promise<unknown>,
+    counting = false,
+  ): Promise<Request | Response> {
     const who = await principalOf(request, "create", env);
     if (who instanceof Response) return who;
     let body = await readJsonBody(request, parts.limitsOf(env));
     if (body instanceof Response) return body;
     if (translate) {
       // another API's request (doors/open-responses/) as the MMSP body it asks for, or its refusal
-      const asked = translate(parsedJson(body));
+      const asked = await translate(parsedJson(body), who.principal); // (a door may open sealed values after its translation: doors/sealing.ts)
       if (asked instanceof Response) return asked;
       body = new TextEncoder().encode(JSON.stringify(asked));
     }

@@ -26,7 +26,7 @@ type Item = UniEvent["content_items"][number] & {
 };
 
 /** The answer so far, as continuation needs it. */
-class Answer {
+export class Answer {
   /** Every text so far (each group's, in order): the prefix a continuing target is asked with. */
   text = "";
   /** Only text items came (open or done). */
@@ -68,6 +68,9 @@ class Answer {
     return event;
   }
 }
+
+/** The failures that are a restart of the relay's own (take-up.ts): mended by the same target. */
+export const RESTARTS = new WeakSet<object>();
 
 const nonEmpty = (f: unknown): boolean => typeof f === "object" && f !== null && Object.keys(f).length > 0;
 
@@ -116,7 +119,7 @@ function withCarried(event: UniEvent, input: number, output: number): UniEvent {
 }
 
 /** Where a continued answer stands: the target serving it and its events, the targets left, the seam, what earlier targets spent. */
-interface Continuing {
+export interface Continuing {
   readonly answer: Answer;
   reader: ReadableStreamDefaultReader<UniEvent>;
   current: RelayModel;
@@ -135,7 +138,7 @@ interface Continuing {
 }
 
 /** What continued() is asked with besides its state. */
-interface ContinueParts {
+export interface ContinueParts {
   body: MmspBody;
   signal: AbortSignal;
   options: ServeOptions;
@@ -175,9 +178,10 @@ async function ask(
 }
 
 /** The next target that continues the answer so far, started (true), or none could: the error stands (false). */
-async function next(state: Continuing, parts: ContinueParts, failure: unknown): Promise<boolean> {
+export async function next(state: Continuing, parts: ContinueParts, failure: unknown): Promise<boolean> {
   const { body, signal, options, serving } = parts;
-  if (state.current.continueOnFailure !== true || !state.answer.textOnly || !retryable(failure) || signal.aborted) return false;
+  const mendable = RESTARTS.has(failure as object) || retryable(failure); // (a restart: the failure was the relay's)
+  if (state.current.continueOnFailure !== true || !state.answer.textOnly || !mendable || signal.aborted) return false;
   while (state.left.length > 0) {
     const candidate = state.left[0]!;
     state.left = state.left.slice(1);
@@ -225,6 +229,11 @@ export function continued(
     carried: 0,
     carriedInput: 0,
   };
+  return continuedStream(state, parts);
+}
+
+/** The events of a continued answer from where `state` stands: the next target asked past each failure it may mend. */
+export function continuedStream(state: Continuing, parts: ContinueParts): ReadableStream<UniEvent> {
   return new ReadableStream<UniEvent>({
     async pull(controller) {
       for (;;) {

@@ -14,6 +14,7 @@ import { UpstreamError } from "../../errors.js";
 import { follow } from "../../internal/abort.js";
 import type { UniEvent } from "../../schema.js";
 import { continued } from "./continuation.js";
+import { takenUp } from "./take-up.js";
 import { logMove, retryable, type ServeOptions } from "./retry.js";
 import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
@@ -116,4 +117,37 @@ export async function servedAnswer(
     answer.headers.set(TARGET_HEADER, targetName(row, i)); // (the target that serves from the first event)
     return answer;
   }
+}
+
+/** What a restarted stream's object knows of its answer so far (stream/store.ts: its duty and its events). */
+export interface TakenUp {
+  /** The target that served it (its `name`, else its index in the row: x-mmsp-target), or null. */
+  target: string | null;
+  /** The events stored so far. */
+  events: readonly UniEvent[];
+  /** What that target reported of its usage before the restart, or null. */
+  reported: UniEvent["usage_metadata"] | null;
+}
+
+/**
+ * The answer of a row taken up again after its stream's object restarted (SPEC §10 "A stream
+ * outlives its object"; continuation.ts `takenUp`): the stored events, then the rest from the target
+ * that served them or the next one that can continue; null when none can (the object ends it typed).
+ */
+export async function takenUpAnswer(
+  row: RelayRow,
+  body: MmspBody,
+  taken: TakenUp,
+  signal: AbortSignal,
+  options: ServeOptions,
+): Promise<Response | null> {
+  const targets = targetsOf(row);
+  const i = targets.findIndex((_, n) => targetName(row, n) === taken.target);
+  if (i < 0) return null;
+  const nameOf = (target: RelayModel): string => targetName(row, targets.indexOf(target));
+  const up = await takenUp(targets[i]!, targets.slice(i + 1), taken.events, body, signal, { ...options, nameOf }, taken.reported);
+  if (up === null) return null;
+  const answer = sseAnswer(up.events, targets[i]!.provider.name, { reported: () => up.serving.events.reportedUsage });
+  answer.headers.set(TARGET_HEADER, taken.target!);
+  return answer;
 }

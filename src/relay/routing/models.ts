@@ -21,7 +21,7 @@
 // aborting it (the signal), every bound. A request for a model the table does not name goes on to
 // the relay's `upstream` when it has one. `GET /v1/models` lists the table as MMSP's server does.
 import { fail } from "../../internal/describe.js";
-import { BOOLEAN, checkOptions } from "../../internal/options.js";
+import { BOOLEAN, checkOptions, oneOf } from "../../internal/options.js";
 import { isRecord } from "../../internal/values.js";
 import type { Provider } from "../../providers/provider.js";
 import { FOREIGN_THINKING, type ForeignThinking } from "../../providers/history.js";
@@ -63,7 +63,21 @@ export interface RelayModel {
    * ends with the error.
    */
   continueOnFailure?: boolean;
+  /**
+   * A client's hosted tools (Open Responses' `web_search`, `file_search`, `mcp`, a `namespace`…: what
+   * runs on OpenAI's side, with fees outside token quotas): refused naming the tool (`"refuse"`, the
+   * default), or left out of the request with a warning (`"drop"`: the answer's `x-mmsp-warning`
+   * names them). A row of several targets drops them only when every target says `"drop"`.
+   */
+  hostedTools?: HostedTools;
 }
+
+/** What a row does with a client's hosted tools (see RelayModel's `hostedTools`). */
+export type HostedTools = "refuse" | "drop";
+
+/** Whether `row` drops a client's hosted tools (every target says `"drop"`). */
+export const dropsHostedTools = (row: RelayRow | undefined): boolean =>
+  row !== undefined && targetsOf(row).every((t) => t.hostedTools === "drop");
 
 /** A row of the table: one target, or a list of targets tried in order (fallback.ts, SPEC §10 "Fallbacks"). */
 export type RelayRow = RelayModel | readonly RelayModel[];
@@ -81,6 +95,7 @@ export type RelayModelsOption<E> = RelayModels | ((env: E) => RelayModels);
 export { PROVIDER_HEADER, TARGET_HEADER } from "../stream/headers.js";
 /** What a target's `name` may be (it goes into a header and the log as it is). */
 const TARGET_NAME = /^[\w.:-]{1,100}$/;
+const HOSTED_TOOLS = /*#__PURE__*/ oneOf(["refuse", "drop"]);
 
 /** The name of the target at `index` of `row`: its `name`, else its index. */
 export const targetName = (row: RelayRow, index: number): string => targetsOf(row)[index]?.name ?? String(index);
@@ -115,9 +130,10 @@ function checkTarget(value: unknown, at: string): void {
     fail(TypeError, `${at}.config`, "an object of MMSP config defaults (or left out)", row.config);
   }
   checkRowSettings(row.config as UniConfig | undefined, row.allow, at);
-  checkOptions(at, { foreignThinking: row.foreignThinking, continueOnFailure: row.continueOnFailure }, {
+  checkOptions(at, { foreignThinking: row.foreignThinking, continueOnFailure: row.continueOnFailure, hostedTools: row.hostedTools }, {
     foreignThinking: FOREIGN_THINKING,
     continueOnFailure: BOOLEAN,
+    hostedTools: HOSTED_TOOLS,
   }, at);
 }
 

@@ -7,7 +7,7 @@
 // (upstream.ts: a URL or the operator's function), or is a 502 when the relay has none.
 import { outputReserve } from "../accounting/usage-estimate.js";
 import type { Limits } from "../admission/limits.js";
-import { servedAnswer } from "./fallback.js";
+import { servedAnswer, type TakenUp, takenUpAnswer } from "./fallback.js";
 import { type MmspBody, mmspBody, modelOf, type RelayModels, type RelayRow, rowOf, targetsOf, unknownModel } from "./models.js";
 import { StreamTrace, type TraceTracer } from "./tracing.js";
 import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js";
@@ -71,5 +71,21 @@ export function routing<E>(parts: RoutingParts<E>) {
   const clientOf = (response: Response): string =>
     typeof upstream === "function" || tableOf ? response.headers.get("x-mmsp-client") ?? "upstream" : "upstream";
 
-  return { open, clientOf };
+  /**
+   * A stream taken up again after its object restarted (SPEC §10 "A stream outlives its object"): its
+   * stored request's row continues the stored answer (fallback.ts `takenUpAnswer`), or null — not a
+   * model of the table, or no target can continue it.
+   */
+  async function takeUp(request: Request, env: E, taken: TakenUp, signal: AbortSignal): Promise<Response | null> {
+    if (!tableOf) return null;
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    const name = modelOf(bytes);
+    const row = name === undefined ? undefined : rowOf(tableOf(env), name);
+    const body = row === undefined ? null : mmspBody(bytes);
+    if (!row || !body || body instanceof Response) return null;
+    const maxTokens = reserveOf(body.config, row, limitsOf(env)); // (the reserve the claim holds, as `open` asks it)
+    return takenUpAnswer(row, body, taken, signal, { bounds: limitsOf(env), watchdog: watchdogOf(env as WatchdogEnv), maxTokens });
+  }
+
+  return { open, clientOf, takeUp };
 }

@@ -15,7 +15,7 @@
  * - what the provider serving it reported of its usage so far (`reportedUsageOf`), for the
  *   settlement of a stream that ends before its stop (stream-cost.ts).
  */
-import { through } from "../../internal/through.js";
+import { through } from "../through.js";
 import { SseEncoderStream } from "../../encode.js";
 import { fromResponse, MessageAssemblerStream } from "../../index.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";

@@ -2,7 +2,7 @@
 // The stream's object answers each viewer in it (stream-object.ts), the stateless MMSP door its one client.
 import { NDJSON_TYPES } from "../../internal/media-type.js";
 import { NdjsonEncoderStream, SseEncoderStream } from "../../encode.js";
-import { through } from "../../internal/through.js";
+import { through } from "../through.js";
 import type { UniEvent } from "../../schema.js";
 import { streamHeaders } from "./headers.js";
 

@@ -6,9 +6,10 @@
 // client's request): the stream's id, the door's resume position, whether the answer is the whole
 // one and whether it carries event ids. The stateless path and the object write the answer the same
 // way from the events they have (encodedAnswer).
+import { parseJsonText } from "../../internal/json.js";
 import { streamHeaders } from "./headers.js";
 import type { UniEvent } from "../../schema.js";
-import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext } from "./encoding.js";
+import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext, prepared } from "./encoding.js";
 import { refusal } from "../refusal.js";
 import { fromWireError } from "../../errors.js";
 import { checkEvent } from "../../decode/validate.js";
@@ -59,14 +60,19 @@ export function doorAskOf(text: string | null): DoorAsk | null {
  * answered in the door's encoding too.
  */
 export function keptMeta(ask: DoorAsk, meta: string | null): string | null {
-  return ask.ids ? `${doorAskText(ask)}\n${meta ?? ""}` : meta;
+  // (one header value: no line break; the ask's text has no space — URLSearchParams writes one as +)
+  return ask.ids ? `${KEPT_ASK}${doorAskText(ask)}${meta === null ? "" : ` ${meta}`}` : meta;
 }
+
+/** What starts a kept meta that carries its door's ask. */
+const KEPT_ASK = "door?";
 
 /** A stream's kept meta read back: the door's ask it keeps (if any) and the door's meta. */
 export function doorOf(header: string | null, kept: string | null): { ask: DoorAsk | null; meta: string | null } {
-  const nl = kept === null ? -1 : kept.indexOf("\n");
-  const stored = nl < 0 ? null : doorAskOf(kept!.slice(0, nl));
-  const meta = stored === null ? kept : kept!.slice(nl + 1) || null;
+  if (kept === null || !kept.startsWith(KEPT_ASK)) return { ask: doorAskOf(header), meta: kept };
+  const space = kept.indexOf(" ");
+  const stored = doorAskOf(kept.slice(KEPT_ASK.length, space < 0 ? undefined : space));
+  const meta = space < 0 ? null : kept.slice(space + 1) || null;
   return { ask: doorAskOf(header) ?? stored, meta };
 }
 
@@ -77,15 +83,18 @@ export async function encodedAnswer(
   context: EncodingContext,
   whole: boolean,
 ): Promise<Response> {
-  if (whole && encoding.whole) return encoding.whole(events, context);
-  return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
+  const ready = prepared(events, encoding, context);
+  if (whole && encoding.whole) return encoding.whole(ready, context);
+  return new Response(encodedBody(ready, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
 }
 
 /**
  * The stream object's answer to a door (`from`: the first stored event the client lacks): the stored
  * events from the start through its encoding, those before `from` fed to it but not written. A
  * streamed answer is one loop per slice of stored events (parsed back, checked by their one walk,
- * encoded, written as one chunk); a whole answer reads them as events.
+ * encoded, written as one chunk); a whole answer, or one in an encoding with asynchronous steps
+ * (`prepare`, `settle`: Open Responses' seal and stored response), reads them as events. `where`: the
+ * object's env and keeper, for the encoding's context.
  */
 export function storedDoorAnswer(
   viewers: Viewers,
@@ -94,13 +103,18 @@ export function storedDoorAnswer(
   encodings: Readonly<Record<string, DoorEncoding>> | undefined,
   meta: string | null,
   from: number,
+  where: Pick<EncodingContext, "env" | "keeper"> = {},
 ): Promise<Response> | Response {
   const encoding = encodings && Object.hasOwn(encodings, ask.name) ? encodings[ask.name] : undefined;
   if (encoding === undefined) {
     return refusal(500, "InternalError", `The relay has no door encoding named ${JSON.stringify(ask.name.slice(0, 40))}.`);
   }
-  const context: EncodingContext = { id: ask.id, meta, after: ask.after, ids: ask.ids, resumeAfter: from - 1 };
-  if (ask.whole && encoding.whole) return encoding.whole(viewers.events(stream, 0), context);
+  const context: EncodingContext = { id: ask.id, meta, after: ask.after, ids: ask.ids, resumeAfter: from - 1, ...where };
+  if ((ask.whole && encoding.whole) || encoding.prepare || encoding.settle) {
+    const events = prepared(viewers.events(stream, 0), encoding, context);
+    if (ask.whole && encoding.whole) return encoding.whole(events, context);
+    return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
+  }
   const body = viewers.follow(stream, 0, NDJSON_FRAMER, encodedSink(encoding, context));
   return new Response(body, { status: 200, headers: streamHeaders(encoding.contentType) });
 }
@@ -118,7 +132,7 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
       buffered += text;
       let out = "";
       for (let nl = buffered.indexOf("\n"); nl >= 0 && !sink.closed; nl = buffered.indexOf("\n")) {
-        const value = JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>;
+        const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
         buffered = buffered.slice(nl + 1);
         const n = index++;
         if (value.error !== undefined && value.error !== null) {

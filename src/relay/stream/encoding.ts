@@ -15,6 +15,7 @@
 import type { StreamCore } from "../../internal/core.js";
 import { encodeWireEvent, toWireError } from "../../encode.js";
 import type { UniEvent } from "../../schema.js";
+import type { ResponseKeeper } from "./responses.js";
 
 /** What one answer's encoder is told: the stream's id, the door's meta (passed with the request), where a resume starts. */
 export interface EncodingContext {
@@ -28,6 +29,10 @@ export interface EncodingContext {
   readonly ids?: boolean;
   /** A Last-Event-ID resume: events up to this index are fed to the encoder, not written (-1 or absent: none). */
   readonly resumeAfter?: number;
+  /** The relay's variables where the answer is written (the object's or the Worker's env: a door's secrets, e.g. the seal's key). */
+  readonly env?: unknown;
+  /** Where responses are kept, on a relay that keeps them (stream/responses.ts); absent: none. */
+  readonly keeper?: ResponseKeeper | null;
 }
 
 /** How a door writes the stream's events: its encoder core, each output's text, its content type, its whole answer. */
@@ -46,7 +51,15 @@ export interface DoorEncoding<T = unknown> {
   keep?(output: T, context: EncodingContext): boolean;
   /** The whole answer of a request that asked for no stream: the events read to their end as one Response. */
   whole?(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response>;
+  /** An asynchronous step on the events before the encoder (Open Responses seals provider data), run wherever the answer is written. */
+  prepare?(events: ReadableStream<UniEvent>, context: EncodingContext): ReadableStream<UniEvent>;
+  /** Awaited before an output is written (Open Responses keeps its response before the terminal event reaches the client). */
+  settle?(output: T, context: EncodingContext): Promise<void>;
 }
+
+/** `events` through the encoding's `prepare` step, if it has one. */
+export const prepared = (events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): ReadableStream<UniEvent> =>
+  encoding.prepare ? encoding.prepare(events, context) : events;
 
 /** One answer's writer: the text each event, a failure or the end adds. */
 export class EncodedWriter<T> {
@@ -75,29 +88,52 @@ export class EncodedWriter<T> {
 
   /** The text of one event (`id`: its index in the stream, for a kept SSE answer; `quiet`: fed, not written). */
   event(event: UniEvent, id: number | null = null, quiet = false): string {
-    if (this.done) return "";
+    return this.feed(event, quiet) ? this.text(id) : "";
+  }
+
+  /** Feeds one event (its outputs wait for `take`); false when there is nothing to write (done, or `quiet`). */
+  feed(event: UniEvent, quiet = false): boolean {
+    if (this.done) return false;
     this.core.push(event, this.emit);
-    if (quiet) {
-      this.outputs = [];
-      return "";
-    }
-    return this.text(id);
+    if (quiet) this.outputs = [];
+    return !quiet;
   }
 
   /** The text of the stream's failure (the reader's error) and its end. */
   fail(reason: unknown, id: number | null = null): string {
-    if (this.done) return "";
+    return this.failed(reason) ? this.take(id) : "";
+  }
+
+  /** Feeds the stream's failure; false when the writer was done. */
+  failed(reason: unknown): boolean {
+    if (this.done) return false;
     this.done = true;
     if (this.core.abort) this.core.abort(reason, this.emit);
-    return this.text(id) + this.encoding.end;
+    return true;
   }
 
   /** The text of the stream's end. */
   end(): string {
-    if (this.done) return "";
+    return this.ended() ? this.take(null) : "";
+  }
+
+  /** Feeds the stream's end; false when the writer was done. */
+  ended(): boolean {
+    if (this.done) return false;
     this.done = true;
     void this.core.end(this.emit);
-    return this.text(null) + this.encoding.end;
+    return true;
+  }
+
+  /** The encoding's `settle` of every output waiting to be written (see DoorEncoding). */
+  async settle(): Promise<void> {
+    const { settle } = this.encoding;
+    if (settle) { for (const o of this.outputs) await settle(o, this.context); }
+  }
+
+  /** The text of the outputs waiting (`id`: the stored event they end), and the encoding's end once done. */
+  take(id: number | null): string {
+    return this.text(id) + (this.done ? this.encoding.end : "");
   }
 
   /** Releases the core's timers. */
@@ -121,21 +157,26 @@ export function encodedBody<T>(
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
-        let text: string;
         let last = false;
+        let id: number | null = null;
+        let write: boolean;
         try {
           const r = await reader.read();
           if (r.done) {
-            text = writer.end();
+            write = writer.ended();
             last = true;
           } else {
             const n = index++;
-            text = writer.event(r.value, ids ? n : null, n <= resumeAfter);
+            id = ids ? n : null;
+            write = writer.feed(r.value, n <= resumeAfter);
           }
         } catch (e) {
-          text = writer.fail(e, ids ? index : null);
+          write = writer.failed(e);
+          id = ids ? index : null;
           last = true;
         }
+        if (write) await writer.settle();
+        const text = write ? writer.take(id) : "";
         if (text) controller.enqueue(utf8.encode(text));
         if (last) {
           writer.dispose();

@@ -60,13 +60,19 @@ export class StreamEnding<E> {
    */
   interrupted(): void {
     const { store } = this.ctx;
-    const duty = store.duty();
-    const ticket = ticketOf(duty?.ticket ?? null);
-    const stored = snapshotOf(duty?.usage ?? null) ?? (ticket && new StreamCost(ticket).snapshot());
+    if (store.ended) return;
+    const stored = this.stored();
     const message = "the relay lost this stream's upstream connection (its object restarted)";
     store.append(JSON.stringify({ error: { type: "StreamInterrupted", message, ...stored?.usage } }));
     this.end();
     if (stored) this.settle(stored.settlement);
+  }
+
+  /** What the stream cost as its duty stored it (store.ts; the claim's input alone before the first batch), or null without a claim. */
+  stored(): ReturnType<typeof snapshotOf> {
+    const duty = this.ctx.store.duty();
+    const ticket = ticketOf(duty?.ticket ?? null);
+    return snapshotOf(duty?.usage ?? null) ?? (ticket && new StreamCost(ticket).snapshot());
   }
 
   /** Hands a settlement to the quotas (kept alive past the answer; a failure is logged: the claim expires). */

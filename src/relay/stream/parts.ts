@@ -5,9 +5,11 @@
 // (store.ts), the viewers it serves (viewers.ts), the upstream it runs (run.ts) and its end and
 // settlement (ending.ts). They share this context; none imports the shell.
 import type { Limits } from "../admission/limits.js";
+import type { ResponseKeeper } from "./responses.js";
 import type { StreamCost } from "../accounting/stream-cost.js";
 import type { Settlement } from "../accounting/quota.js";
 import type { RelayState } from "../platform.js";
+import type { TakenUp } from "../routing/fallback.js";
 import type { DoorEncoding } from "./encoding.js";
 import type { StreamStore } from "./store.js";
 import type { Viewers } from "./viewers.js";
@@ -22,8 +24,16 @@ export interface StreamObjectConfig<E> {
   limits(env: E): Limits;
   /** Settles a stream's claim on its principal's quota (quota.ts) when the stream ends, however it ends. */
   settle?(env: E, settlement: Settlement): Promise<void>;
+  /**
+   * Takes a stream up again after its object restarted (SPEC §10 "A stream outlives its object";
+   * routing/serve.ts `takeUp`): the stored request, what is known of the answer so far, and the new
+   * reading's signal; the answer going on (the stored events first), or null when it cannot.
+   */
+  takeUp?(request: Request, env: E, taken: TakenUp, signal: AbortSignal): Promise<Response | null>;
   /** The doors' encodings by name (stream/encoding.ts): a door's request names the one its answer is written in. */
   encodings?: Readonly<Record<string, DoorEncoding>>;
+  /** Where responses are kept (stream/responses.ts), for a door's encoding to keep its answer; absent or null: none. */
+  keeper?(env: E): ResponseKeeper | null;
 }
 
 /** What the parts of one stream's object share. */

@@ -6,10 +6,13 @@
 // ending.ts), and the reading, through the package in validate mode (every event checked, the grammar
 // enforced), each checked event stored (store.ts) and counted (stream-cost.ts), a failure stored as
 // the last event, the bounds MAX_EVENTS and MAX_STREAM_BYTES enforced.
+import { parseJsonText } from "../../internal/json.js";
 import { encodeWireEvent, toWireError } from "../../index.js";
 import type { Limits } from "../admission/limits.js";
 import { CLAIM_HEADER, type Ticket, ticketOf } from "../accounting/stream-cost.js";
-import { checkedEvents } from "./answer.js";
+import { checkedEvents, reportedUsageOf } from "./answer.js";
+import { StreamCost } from "../accounting/stream-cost.js";
+import type { UniEvent } from "../../schema.js";
 import type { StreamEnding } from "./ending.js";
 import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
 import { limitsOf, type Live, type StreamContext } from "./parts.js";
@@ -78,8 +81,49 @@ export class StreamRun<E> {
     }
   }
 
-  /** Reads the upstream to its end; every checked event is stored, a failure as the last event. */
-  async read(upstream: Response, client: string, signal: AbortSignal): Promise<void> {
+  /**
+   * A stream stored as live that no instance reads any more (its object restarted: a deploy, an
+   * eviction, a crash; SPEC §10 "A stream outlives its object"), taken up again where its row allows
+   * (createRelay's `takeUp`: routing/continuation.ts) — its stored events replayed to the checks and
+   * the cost, not stored again, then the continuation read as any upstream; the abandon time counts
+   * from now. Otherwise, or when no target takes it up, it ends typed (ending.ts `interrupted`).
+   */
+  async takeUp(): Promise<void> {
+    const { store, config, env } = this.ctx;
+    const duty = store.duty();
+    const request = config.takeUp && duty && store.request();
+    if (!request) return this.ending.interrupted();
+    const stored = this.ending.stored();
+    const reading = new AbortController();
+    this.live.upstream = reading;
+    this.ctx.viewers.lastRead = this.live.startedAt = Date.now();
+    let upstream: Response | null = null;
+    try {
+      await this.ending.schedule();
+      const events = store.events().map((json) => parseJsonText(json) as UniEvent);
+      const reported = (stored?.usage.usage_metadata ?? null) as UniEvent["usage_metadata"] | null;
+      upstream = await config.takeUp!(request, env, { target: duty!.target, events, reported }, reading.signal);
+    } catch (e) {
+      console.error("relay: a restarted stream could not be taken up", e);
+    }
+    if (store.ended || upstream === null || !upstream.ok) {
+      // (cancelled meanwhile — stop() ended it, unsettled — or none took it up: ended typed, settled from its duty)
+      await upstream?.body?.cancel().catch(() => {});
+      this.live.upstream = null;
+      if (!store.ended) return this.ending.interrupted();
+      if (stored) this.ending.settle(stored.settlement);
+      return;
+    }
+    const ticket = ticketOf(duty!.ticket);
+    const cost = ticket && new StreamCost(ticket);
+    this.live.cost = cost;
+    cost?.follow(reportedUsageOf(upstream));
+    if (cost) store.usage = () => JSON.stringify(cost.snapshot());
+    await this.read(upstream, config.clientOf(upstream), reading.signal, store.count);
+  }
+
+  /** Reads the upstream to its end; every checked event is stored (past the first `replayed`: stored already), a failure as the last event. */
+  async read(upstream: Response, client: string, signal: AbortSignal, replayed = 0): Promise<void> {
     const { store } = this.ctx;
     // (what the object holds while reading: one event of at most MAX_EVENT_BYTES, the message being
     // checked, bounded by MAX_STREAM_BYTES through bound(); the events of a turn, stored at its end or
@@ -97,6 +141,10 @@ export class StreamRun<E> {
           break;
         }
         this.live.cost?.see(value); // (counted first: a batch stored by this append stores its usage with it)
+        if (replayed > 0) {
+          replayed--; // (an event the dead instance stored: checked and counted again, not stored twice)
+          continue;
+        }
         store.append(encodeWireEvent(value));
         this.bound(limits);
       }

@@ -8,6 +8,7 @@
 // row (the target that serves it, its claim, the request's URL and headers, and the running usage,
 // written with each stored batch) and the request's body in `request` rows (BODY_PART_BYTES each: a
 // SQLite value holds 2 MB, a body may be 16 MiB), so a new instance knows what the dead one did.
+import { parseJsonText } from "../../internal/json.js";
 import type { RelaySqlStorage } from "../platform.js";
 import { EventLog } from "./event-log.js";
 
@@ -135,7 +136,17 @@ export class StreamStore {
       body.set(p, at);
       at += p.byteLength;
     }
-    return new Request(row.url, { method: "POST", headers: JSON.parse(row.headers) as [string, string][], body });
+    return new Request(row.url, { method: "POST", headers: parseJsonText(row.headers) as [string, string][], body });
+  }
+
+  /** The events stored, each its JSON (its parts put together again), in order: what a restarted object takes up. */
+  events(): string[] {
+    const out: string[] = [];
+    for (const row of this.sql.exec<{ seq: number; data: string }>("SELECT seq, data FROM events ORDER BY seq, part").toArray()) {
+      if (row.seq === out.length - 1) out[out.length - 1] += row.data;
+      else out.push(row.data);
+    }
+    return out;
   }
 
   /** Whether this instance can still use its storage (false once its object was reset under it). */

@@ -38,6 +38,7 @@
 //   POST https://stream/chat/…                                 a useChat chat's record (chat-record.ts), in
 //                                                              an object named `chat:<HMAC>` that holds no stream
 // A subclass may add routes of its own.
+import { KeptResponses } from "./responses.js";
 import { sameHash } from "../admission/bind.js";
 import type { RelayState } from "../platform.js";
 import { StreamStore } from "./store.js";
@@ -76,6 +77,8 @@ export class RelayStreamObject<E = unknown> {
   private readonly ending: StreamEnding<E>;
   /** The upstream (run.ts). */
   private readonly run: StreamRun<E>;
+  /** The stored responses an object of a principal keeps (SPEC §10 "Stored responses"; responses.ts). */
+  private readonly kept: KeptResponses;
 
   /**
    * Called by `createRelay`'s subclass, which workerd constructs with `(state, env)`.
@@ -99,6 +102,7 @@ export class RelayStreamObject<E = unknown> {
     };
     this.ending = new StreamEnding(this.ctx, this.live);
     this.run = new StreamRun(this.ctx, this.live, this.ending);
+    this.kept = new KeptResponses(state.storage);
     this.load();
   }
 
@@ -120,11 +124,11 @@ export class RelayStreamObject<E = unknown> {
     return this.store.ended;
   }
   /** When an ended stream is deleted (store.ts; ms since the epoch). */
-  // @ts-expect-error: moved by its tests in workerd only (the object reads store.expiresAt)
-  private get expiresAt(): number {
+  /** (moved by its tests in workerd only: the object reads store.expiresAt) */
+  protected get expiresAt(): number {
     return this.store.expiresAt;
   }
-  private set expiresAt(ms: number) {
+  protected set expiresAt(ms: number) {
     this.store.expiresAt = ms;
   }
   /** When a client last read (viewers.ts): the abandon clock. */
@@ -139,11 +143,11 @@ export class RelayStreamObject<E = unknown> {
     return this.live.pending;
   }
   /** When this instance began reading the upstream (MAX_STREAM_S counts from here). */
-  // @ts-expect-error: moved by its tests in workerd only (the parts read live.startedAt)
-  private get startedAt(): number {
+  /** (moved by its tests in workerd only: the parts read live.startedAt) */
+  protected get startedAt(): number {
     return this.live.startedAt;
   }
-  private set startedAt(ms: number) {
+  protected set startedAt(ms: number) {
     this.live.startedAt = ms;
   }
 
@@ -162,7 +166,8 @@ export class RelayStreamObject<E = unknown> {
     };
     const { ask, meta } = doorOf(door, store.meta()); // (a stream kept at its client's asking: its door's, door-answer.ts)
     if (ask === null) return this.viewers.answer(served, from, accept, meta);
-    return storedDoorAnswer(this.viewers, served, ask, this.ctx.config.encodings, meta, from);
+    const where = { env: this.env, keeper: this.ctx.config.keeper?.(this.env) ?? null };
+    return storedDoorAnswer(this.viewers, served, ask, this.ctx.config.encodings, meta, from, where);
   }
 
   /** Whether this object holds a stream now (false: never created, or expired and deleted). */
@@ -172,9 +177,9 @@ export class RelayStreamObject<E = unknown> {
 
   /** The state from storage, after a restart (or nothing: a new or unknown stream). */
   private load(): void {
-    // Stored as live, but no instance reads its upstream any more (the object was restarted): it
-    // ends here, typed, and is settled from its stored duty (ending.ts `interrupted`).
-    if (this.store.load()) this.ending.interrupted();
+    // Stored as live, but no instance reads its upstream any more (the object was restarted): taken
+    // up again where its row allows, else ended typed and settled from its stored duty (run.ts `takeUp`).
+    if (this.store.load()) this.state.waitUntil(this.run.takeUp());
   }
 
   /** The Worker's requests to the object (see the top). */
@@ -183,6 +188,7 @@ export class RelayStreamObject<E = unknown> {
     if (url.pathname === "/create" && request.method === "POST") return this.create(request);
     if (url.pathname === "/resume") return this.resume(request);
     if (url.pathname === "/cancel" && request.method === "DELETE") return this.cancel(request);
+    if (KeptResponses.handles(url)) return this.kept.fetch(request); // (an object of a principal's stored responses: responses.ts)
     if (isChatRecordRequest(request, url)) return chatRecord(this.state, limitsOf(this.ctx), request, url);
     return refusal(404, "NotFoundError", "No such route in the stream object.");
   }
@@ -272,6 +278,7 @@ export class RelayStreamObject<E = unknown> {
 
   /** The object's alarm: abandonment, MAX_STREAM_S (before the upstream's headers too), expiry (ending.ts). */
   async alarm(): Promise<void> {
+    if (!this.holdsStream && await this.kept.alarm()) return; // (an object of a principal's stored responses)
     if (!this.holdsStream) return chatRecordAlarm(this.state); // (no stream: a useChat chat's record, or nothing)
     return this.ending.alarm();
   }

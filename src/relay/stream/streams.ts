@@ -126,7 +126,7 @@ export function streams<E extends object>(parts: StreamParts<E>) {
     const back = bytes
       ? passedBack(bytes, events)
       : door
-      ? await doorBack(events, door)
+      ? await doorBack(events, door, env)
       : mmspOf(events, admittedRequest.headers.get("accept"));
     if (served !== null) back.headers.set(PROVIDER_HEADER, served);
     if (servedTarget !== null) back.headers.set(TARGET_HEADER, servedTarget);
@@ -200,8 +200,8 @@ function passedBack(bytes: ReadableStream<Uint8Array>, events: ReadableStream<Un
 }
 
 /** The checked events of a stream that is not kept, in a door's encoding (a new id: nothing names it). */
-function doorBack(events: ReadableStream<UniEvent>, door: DoorStreamOptions): Promise<Response> {
-  const context = { id: newStreamId(), meta: door.meta ?? null, after: null };
+function doorBack(events: ReadableStream<UniEvent>, door: DoorStreamOptions, env: unknown): Promise<Response> {
+  const context = { id: door.id ?? newStreamId(), meta: door.meta ?? null, after: null, env, keeper: null };
   return encodedAnswer(events, door.encoding, context, door.whole === true);
 }
 

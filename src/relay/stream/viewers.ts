@@ -4,6 +4,7 @@
 // The part of a stream's object that serves its viewers (stream-object.ts is the shell): one answer
 // per client, pulled (a pull is the client asking for more: its time is the abandon clock, see
 // `idleSince`), woken at each stored event or the end, kept alive by MMSP's keep-alive.
+import { parseJsonText } from "../../internal/json.js";
 import { streamHeaders } from "./headers.js";
 import { clientFormat } from "./client-format.js";
 import type { EventLog } from "./event-log.js";
@@ -107,7 +108,7 @@ export class Viewers {
         buffered += text;
         let given = false;
         for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
-          const value = JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>;
+          const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
           buffered = buffered.slice(nl + 1);
           // (the stream's error once the events before it are read: an error now would drop them)
           if (value.error !== undefined && value.error !== null) {

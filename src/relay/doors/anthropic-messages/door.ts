@@ -21,7 +21,8 @@
 // the door's error shape, which the route table applies to every refusal of its routes. Messages has
 // no cancel of its own: a stream is kept (resumable, stoppable by DELETE /v1/streams/<id>) only when the
 // request asks with `x-mmsp-keep: 1`; else the client going away aborts the provider. The answer is
-// written by the door's encoding (encoding.ts) where the stream's events are.
+// written by the door's encoding (encoding.ts) where the stream's events are; another provider's
+// thinking proof in it sealed by the door, and opened again when a client sends it back (seal.ts).
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { inputEstimate } from "../../accounting/usage-estimate.js";
 import type { DoorAsk } from "../../stream/door-answer.js";
@@ -32,6 +33,8 @@ import { MESSAGES_ENCODING, messagesEncoding, messagesMetaText } from "./encodin
 import { type MessagesAsk, messagesAsk, messagesError } from "./request.js";
 import { passThrough } from "../../routing/pass-through.js";
 import { isRecord } from "../../../internal/values.js";
+import { MESSAGES_SEAL_SPOTS } from "./seal.js";
+import { hasSeals, openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
 
 /** What createRelay lends these routes. */
 export interface MessagesHooks<E> {
@@ -101,17 +104,31 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     return count ? countTokens(request, env) : create(request, env);
   };
 
-  /** Admits the request, its body translated by `messagesAsk`: the admitted request and the ask, or the refusal to answer. */
-  async function admitted(request: Request, env: E, count: boolean): Promise<[Request, MessagesAsk, unknown] | Response> {
+  /**
+   * Admits the request, its body translated by `messagesAsk`: the admitted request, the ask and the
+   * body when it is passed through (pass-through.ts), or the refusal to answer. A body that carries a
+   * sealed value goes encoded (its value opened for its maker by the builder: the client's text of it
+   * is the relay's seal, which Anthropic would refuse), its members checked as at any door.
+   */
+  async function admitted(request: Request, env: E, count: boolean): Promise<[Request, MessagesAsk, Record<string, unknown>?] | Response> {
     let ask: MessagesAsk | Response | undefined;
-    let written: unknown;
+    let passed: Record<string, unknown> | undefined;
     const admitted = await hooks.admit(request, env, (body) => {
-      written = body;
-      ask = messagesAsk(body, count, !count && passes(request, body, env));
-      return ask instanceof Response ? ask : ask.mmsp;
+      passed = !count && passes(request, body, env) ? body : undefined;
+      ask = messagesAsk(body, count, passed !== undefined);
+      if (passed !== undefined && !(ask instanceof Response) && hasSeals(ask.mmsp)) {
+        passed = undefined;
+        ask = messagesAsk(body, count);
+      }
+      if (ask instanceof Response) return ask;
+      // (a sealed signature opened to its maker's own value, or refused naming its member: doors/sealing.ts)
+      return openSeals(ask.mmsp, sealEnv(env)).catch((e) => {
+        if (!(e instanceof SealRefused)) throw e;
+        return (ask = messagesError(400, "invalid_request_error", e.message));
+      });
     });
     if (admitted instanceof Response) return admitted === ask ? inDoorShape(admitted) : admitted; // (a refusal: the route table shapes it)
-    return [admitted, ask as MessagesAsk, written];
+    return passed === undefined ? [admitted, ask as MessagesAsk] : [admitted, ask as MessagesAsk, passed];
   }
 
   /** Whether a request is passed through (pass-through.ts): streamed, not kept, its row's first target Anthropic's. */
@@ -123,13 +140,13 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
   async function create(request: Request, env: E): Promise<Response> {
     const made = await admitted(request, env, false);
     if (made instanceof Response) return made;
-    const [admittedRequest, ask, written] = made;
+    const [admittedRequest, ask, passed] = made;
     admittedRequest.headers.set("accept", "text/event-stream");
     const meta = { model: ask.mmsp.model, inputTokens: inputEstimate(ask.mmsp.messages, ask.mmsp.config) };
     const kept = asksKept(request);
     // same API in, same provider out: a streamed request not kept goes to an Anthropic target as written
-    if (passes(request, written, env)) {
-      passThrough(admittedRequest, { provider: "anthropic", body: written, headers: ownHeaders(request), owned: OWNED });
+    if (passed !== undefined) {
+      passThrough(admittedRequest, { provider: "anthropic", body: passed, headers: ownHeaders(request), owned: OWNED });
     }
     const answer = await hooks.answer(request, admittedRequest, env, {
       name: MESSAGES_ENCODING,
@@ -141,7 +158,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     });
     const location = /^\/v1\/streams\/([0-9a-f]{32})$/.exec(answer.headers.get("content-location") ?? "");
     if (answer.ok && location) answer.headers.set("content-location", `/v1/messages/msg_${location[1]}`); // (resumed and stopped there)
-    return answer;
+    return sealedAnswer(answer, sealEnv(env), MESSAGES_SEAL_SPOTS);
   }
 
   /** A kept message's stream: GET resumes it (Last-Event-ID) in Messages' encoding, DELETE stops it (SPEC §8). */
@@ -163,7 +180,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     }
     const out = await answer;
     if (!out.ok || door === undefined) return out;
-    const resumed = new Response(out.body, out); // (a stream object's answer: its headers are immutable)
+    const resumed = sealedAnswer(out, sealEnv(env), MESSAGES_SEAL_SPOTS); // (a new Response: a stream object's headers are immutable)
     resumed.headers.delete("content-location");
     return resumed;
   }

@@ -256,12 +256,12 @@ function assistantBlock(b: Json, where: string): DoneItem {
   // (a signature is Anthropic's, or sealed with its maker's name: it goes back to that provider only, SPEC §9)
   if (b.type === "thinking") {
     if (typeof b.thinking !== "string") return refuse(`${where}.thinking: must be a string.`);
-    const fidelity = typeof b.signature === "string" && b.signature !== "" ? unsealed(b.signature) : undefined;
+    const fidelity = typeof b.signature === "string" && b.signature !== "" ? unsealed(b.signature, `${where}.signature`) : undefined;
     return { type: "thinking.done", thinking: b.thinking, ...(fidelity ? { fidelity } : {}) };
   }
   if (b.type === "redacted_thinking") {
     if (typeof b.data !== "string") return refuse(`${where}.data: must be a string.`);
-    return { type: "thinking.done", thinking: REDACTED_THINKING, fidelity: { signature: b.data, provider: "anthropic" } };
+    return { type: "thinking.done", thinking: REDACTED_THINKING, fidelity: unsealed(b.data, `${where}.data`) };
   }
   return refuse(
     `${where}: blocks of type '${

@@ -12,7 +12,8 @@
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { asksKept, type DoorStreamOptions } from "../../stream/streams.js";
 import { OPEN_RESPONSES_DECLARES } from "../open-responses/door.js";
-import { CHAT_COMPLETIONS_ENCODING, chatCompletionsEncoding, chatMetaText } from "./encoding.js";
+import { CHAT_COMPLETIONS_ENCODING, CHAT_SEAL_SPOTS, chatCompletionsEncoding, chatMetaText } from "./encoding.js";
+import { openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
 import { type ChatAsk, chatAsk, chatError } from "./request.js";
 
 /** What createRelay lends this door. */
@@ -54,13 +55,18 @@ export function chatCompletionsRoutes<E>(hooks: ChatCompletionsHooks<E>) {
     let ask: ChatAsk | Response | undefined;
     const admitted = await hooks.admit(request, env, (body) => {
       ask = chatAsk(body);
-      return ask instanceof Response ? ask : ask.mmsp;
+      if (ask instanceof Response) return ask;
+      // (a sealed `reasoning_details` entry opened to its maker's own value, or refused naming it: doors/sealing.ts)
+      return openSeals(ask.mmsp, sealEnv(env)).catch((e) => {
+        if (!(e instanceof SealRefused)) throw e;
+        return (ask = chatError(400, "invalid_value", e.message, e.member));
+      });
     });
     if (admitted instanceof Response) return ask instanceof Response ? inDoorShape(ask) : admitted; // (else: the route table shapes it)
     const { stream, includeUsage, mmsp } = ask as ChatAsk;
     admitted.headers.set("accept", "text/event-stream");
     const kept = asksKept(request);
-    return hooks.answer(request, admitted, env, {
+    const answer = await hooks.answer(request, admitted, env, {
       name: CHAT_COMPLETIONS_ENCODING,
       encoding: chatCompletionsEncoding,
       meta: chatMetaText({ model: mmsp.model, created: Math.floor(Date.now() / 1000), includeUsage }),
@@ -68,5 +74,6 @@ export function chatCompletionsRoutes<E>(hooks: ChatCompletionsHooks<E>) {
       whole: !stream,
       ids: kept,
     });
+    return sealedAnswer(answer, sealEnv(env), CHAT_SEAL_SPOTS);
   };
 }

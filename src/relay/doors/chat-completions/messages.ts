@@ -2,12 +2,16 @@
 //
 // `messages` → MMSP messages: system and developer text is the system prompt; user turns are text and
 // images; assistant turns their reasoning carried back, text and tool calls; tool turns tool results.
-// Reasoning a client carries back (`reasoning_content` / `reasoning`) is thinking; `reasoning_details`
-// entries are the Chat API's own provider's (SPEC §9: an unsealed value is the door's API's
-// provider's), so after a fallback no other provider is sent them. What has no MMSP meaning is refused
+// Reasoning a client carries back (`reasoning_content` / `reasoning`) is thinking; unsealed
+// `reasoning_details` entries are the Chat API's own provider's (SPEC §9: an unsealed value is the
+// door's API's provider's), so after a fallback no other provider is sent them; a sealed entry (the
+// relay's: another provider's value, encoding.ts) is its maker's again once opened (doors/sealing.ts),
+// on the reasoning text it came with, or on the tool call its `id` names. What has no MMSP meaning is refused
 // by name (`Refused`, which request.ts turns into OpenAI's 400).
 import { isRecord } from "../../../internal/values.js";
 import { parseJsonText } from "../../../internal/json.js";
+import { isSealed } from "../seal.js";
+import { sealedFidelity } from "../sealing.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
 
 type Json = Record<string, unknown>;
@@ -63,13 +67,29 @@ function assistantItems(m: Json, at: string): DoneItem[] {
     if (text) items.push({ type: "thinking.done", thinking: text, fidelity: { reasoning_field: field } });
     break; // (a client keeping both writes the same text twice)
   }
+  const sealed: { id?: string; fidelity: Json }[] = [];
   if (m.reasoning_details != null) {
     if (!Array.isArray(m.reasoning_details) || !m.reasoning_details.every(isRecord)) {
       return refuse(`${at}.reasoning_details`, `${at}.reasoning_details must be an array of objects.`);
     }
-    if (m.reasoning_details.length > 0) {
-      items.push({ type: "thinking.done", thinking: "", fidelity: { reasoning_details: m.reasoning_details, provider: "openai-chat" } });
-    }
+    const own: Json[] = [];
+    m.reasoning_details.forEach((entry: Json, k) => {
+      // (an entry the relay sealed: another provider's value, opened after the translation — doors/sealing.ts)
+      const member = typeof entry.data === "string" && isSealed(entry.data)
+        ? "data"
+        : typeof entry.signature === "string" && isSealed(entry.signature)
+        ? "signature"
+        : undefined;
+      if (member === undefined) return own.push(entry);
+      const id = typeof entry.id === "string" && entry.id !== "" ? entry.id : undefined;
+      sealed.push({ id, fidelity: sealedFidelity(entry[member] as string, `${at}.reasoning_details[${k}].${member}`) });
+    });
+    if (own.length > 0) items.push({ type: "thinking.done", thinking: "", fidelity: { reasoning_details: own, provider: "openai-chat" } });
+    // (a thinking's sealed proof goes on its reasoning text, as its maker wrote them together)
+    const reasoning = items.find((item) => item.type === "thinking.done" && isRecord(item.fidelity) && "reasoning_field" in item.fidelity);
+    const first = sealed.findIndex((s) => s.id === undefined);
+    if (reasoning && first >= 0) (reasoning as { fidelity?: Json }).fidelity = sealed.splice(first, 1)[0]!.fidelity;
+    for (const s of sealed.filter((s) => s.id === undefined)) items.push({ type: "thinking.done", thinking: "", fidelity: s.fidelity });
   }
   if (m.content != null) {
     const text = textOf(m.content, at, true);
@@ -81,7 +101,11 @@ function assistantItems(m: Json, at: string): DoneItem[] {
   if (m.audio != null) refuse(`${at}.audio`, `${at}.audio is not supported.`);
   if (m.tool_calls != null) {
     if (!Array.isArray(m.tool_calls)) return refuse(`${at}.tool_calls`, `${at}.tool_calls must be an array.`);
-    m.tool_calls.forEach((c, j) => items.push(toolCallOf(c, `${at}.tool_calls[${j}]`)));
+    m.tool_calls.forEach((c, j) => {
+      const call = toolCallOf(c, `${at}.tool_calls[${j}]`) as DoneItem & { tool_call_id: string; fidelity?: Json };
+      const proof = sealed.find((s) => s.id === call.tool_call_id); // (a call's sealed proof, e.g. Gemini's thought signature)
+      items.push(proof ? { ...call, fidelity: proof.fidelity } : call);
+    });
   }
   return items;
 }

@@ -6,9 +6,10 @@
 // Every member of the API is classified (issue #46's rule, the table in docs/guide/chat-completions.md):
 // one that asks for nothing is accepted, one the relay can do is done, one it cannot do is refused by
 // name before anything is asked (OpenAI's error shape, `param` naming it), never dropped.
+import { OPENAI_EFFORT as EFFORT } from "../openai-effort.js";
 import { openaiType } from "../../../encode/chat-completions.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
-import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
+import type { ToolSchema, UniConfig } from "../../../providers/request.js";
 import type { UniMessage } from "../../../schema.js";
 import { messagesOf, refuse, Refused } from "./messages.js";
 
@@ -81,15 +82,6 @@ const MAPPED = new Set([
   "reasoning_effort",
   "service_tier",
 ]);
-
-const EFFORT: Readonly<Record<string, ThinkingLevel>> = {
-  none: "none",
-  minimal: "low",
-  low: "low",
-  medium: "medium",
-  high: "high",
-  xhigh: "xhigh",
-};
 
 /** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve. */
 export function chatAsk(body: unknown): ChatAsk | Response {

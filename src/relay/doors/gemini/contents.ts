@@ -11,15 +11,19 @@
 import { isRecord } from "../../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
 import { GeminiRefused, refuse } from "./refused.js";
+import { isSealed } from "../seal.js";
+import { sealedFidelity } from "../sealing.js";
 
 type Json = Record<string, unknown>;
 
 /** What a signed part's item carries (no `model`: the client does not say which model signed it). */
-function signed(part: Json): { fidelity?: Json } {
+function signed(part: Json, at: string): { fidelity?: Json } {
   const signature = part.thoughtSignature;
   if (signature === undefined || signature === null) return {};
   if (typeof signature !== "string") throw new GeminiRefused("thoughtSignature must be a string.");
-  return signature === "" ? {} : { fidelity: { signature, provider: "gemini" } };
+  if (signature === "") return {};
+  // (one the relay sealed: another provider's value, opened after the translation — doors/sealing.ts)
+  return { fidelity: isSealed(signature) ? sealedFidelity(signature, `${at}.thoughtSignature`) : { signature, provider: "gemini" } };
 }
 
 /** An image given inline or by URI, as MMSP's `image_url.done` (a data URL for inline bytes). */
@@ -87,15 +91,15 @@ function itemOf(part: unknown, at: string, role: "user" | "assistant", ids: Call
   if (!isRecord(part)) return refuse(`${at} must be a part object.`);
   if (typeof part.text === "string") {
     return part.thought === true
-      ? { type: "thinking.done", thinking: part.text, ...signed(part) }
-      : { type: "text.done", text: part.text, ...signed(part) };
+      ? { type: "thinking.done", thinking: part.text, ...signed(part, at) }
+      : { type: "text.done", text: part.text, ...signed(part, at) };
   }
   if (isRecord(part.functionCall)) {
     const { name, args, id } = part.functionCall;
     if (role !== "assistant") refuse(`${at}.functionCall: function calls belong to model turns.`);
     if (typeof name !== "string" || name === "") refuse(`${at}.functionCall.name must be a non-empty string.`);
     if (args !== undefined && args !== null && !isRecord(args)) refuse(`${at}.functionCall.args must be an object.`);
-    const fidelity = signed(part);
+    const fidelity = signed(part, at);
     return {
       type: "tool_call.done",
       name: name as string,

@@ -22,7 +22,8 @@
 import { inputEstimate } from "../../accounting/usage-estimate.js";
 import { asksKept, type DoorStreamOptions } from "../../stream/streams.js";
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
-import { GEMINI_ENCODING, geminiEncoding } from "./encoding.js";
+import { GEMINI_ENCODING, GEMINI_SEAL_SPOTS, geminiEncoding } from "./encoding.js";
+import { openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
 import { type GeminiAsk, geminiAsk } from "./request.js";
 import { googleError } from "./refused.js";
 
@@ -97,7 +98,15 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
     const keyed = withKey(request, url);
     if (keyed instanceof Response) return keyed;
     let ask: GeminiAsk | Response | undefined;
-    const translate = (body: unknown) => (ask = method === "countTokens" ? countAsk(body, model) : geminiAsk(body, model));
+    const translate = (body: unknown) => {
+      ask = method === "countTokens" ? countAsk(body, model) : geminiAsk(body, model);
+      if (ask instanceof Response || method === "countTokens") return ask;
+      // (a sealed thoughtSignature opened to its maker's own value, or refused naming it: doors/sealing.ts)
+      return openSeals(ask, sealEnv(env)).catch((e) => {
+        if (!(e instanceof SealRefused)) throw e;
+        return (ask = googleError(400, e.message));
+      });
+    };
     const admitted = await hooks.admit(keyed, env, translate, method === "countTokens");
     if (admitted instanceof Response) return ask instanceof Response ? inDoorShape(ask) : admitted;
     admitted.headers.delete("x-goog-api-key"); // (a key that is not the relay's goes no further either)
@@ -111,7 +120,7 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
     admitted.headers.set("accept", "text/event-stream");
     // (Gemini's API has no cancel: a stream is kept, resumable and stoppable, only when the request asks)
     const kept = asksKept(request);
-    return hooks.answer(keyed, admitted, env, {
+    const answer = await hooks.answer(keyed, admitted, env, {
       name: GEMINI_ENCODING,
       encoding: geminiEncoding,
       meta: encodeURIComponent(model),
@@ -119,6 +128,7 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
       whole: method === "generateContent",
       ids: kept,
     });
+    return sealedAnswer(answer, sealEnv(env), GEMINI_SEAL_SPOTS);
   };
 }
 

@@ -22,11 +22,14 @@
 // door's encoding (encoding.ts) where the stream's events are: in its object, or on the stateless path.
 import { openResponsesAsk, openResponsesError } from "./request.js";
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
-import { STREAM_ID } from "../../stream/resume.js";
+import { newStreamId, STREAM_ID } from "../../stream/resume.js";
 import type { DoorAsk } from "../../stream/door-answer.js";
 import type { DoorStreamOptions } from "../../stream/streams.js";
 import { type Meta, metaText, OPEN_RESPONSES_ENCODING, openResponsesEncoding } from "./encoding.js";
 import { META_HEADER } from "../../stream/headers.js";
+import { openSeals, type ResponseKeeper, shownResource, type StateAsk, stateOf } from "./state.js";
+import type { SealEnv } from "../seal.js";
+import { WARNING_HEADER, withoutHostedTools } from "./tools.js";
 
 /** (the header that carries a stream's Open Responses settings to its object and back: stream/headers.ts) */
 export { META_HEADER };
@@ -34,11 +37,17 @@ export { META_HEADER };
 /** What createRelay lends these routes. */
 export interface OpenResponsesHooks<E> {
   /** Admits a POST as /v1/stream does, its JSON body first translated (or refused) by `translate`. */
-  admit(request: Request, env: E, translate: (body: unknown) => unknown | Response): Promise<Request | Response>;
+  admit(request: Request, env: E, translate: (body: unknown, principal: string) => Promise<unknown>): Promise<Request | Response>;
   /** The door's answer to an admitted request (stream/streams.ts `answer`): kept in a stream's object when the relay has them, else stateless. */
   answer(request: Request, admitted: Request, env: E, options: DoorStreamOptions): Promise<Response>;
   /** GET (from the start) or DELETE of stream `id` as /v1/streams/<id> answers them, a GET in the door's encoding; null when the relay keeps no streams. */
   existing(request: Request, id: string, env: E, door?: Omit<DoorAsk, "id">): Promise<Response> | null;
+  /** Where responses are kept (SPEC §10 "Stored responses"); null when the relay keeps none (stateless). */
+  keeper(env: E): ResponseKeeper | null;
+  /** The principal a request reads for (its key, `authorize`, its address), or the refusal to answer. */
+  principal(request: Request, env: E): Promise<string | Response>;
+  /** Whether the models row of `model` drops a client's hosted tools (routing/models.ts `hostedTools`); default: refused. */
+  dropsHostedTools?(model: string, env: E): boolean;
 }
 
 /**
@@ -94,6 +103,10 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
       if (request.method !== "POST") return methodNotAllowed("POST /v1/responses/<id>/cancel stops a response.", "POST");
     } else if (request.method !== "GET") return methodNotAllowed("GET /v1/responses/<id> retrieves a response.", "GET");
     if (!STREAM_ID.test(id)) return notFound();
+    if (!cancel && url.searchParams.get("stream") !== "true") {
+      const kept = await keptResource(request, `resp_${id}`, env, url);
+      if (kept) return kept;
+    }
     const stop = cancel ? new Request(request.url, { method: "DELETE", headers: request.headers }) : null;
     if (stop) {
       const stopped = hooks.existing(stop, id, env);
@@ -117,17 +130,57 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
     return answer;
   };
 
+  /** A kept response's resource (SPEC §10 "Stored responses"), the principal's own; null when none is kept. */
+  async function keptResource(request: Request, id: string, env: E, url: URL): Promise<Response | null> {
+    const keeper = hooks.keeper(env);
+    if (keeper === null) return null;
+    const principal = await hooks.principal(request, env);
+    if (principal instanceof Response) return principal; // (in the door's shape: the route table)
+    const kept = await keeper.get(principal, id);
+    if (kept === null) return null;
+    const included = url.searchParams.getAll("include[]").concat(url.searchParams.getAll("include"));
+    return Response.json(shownResource(kept.resource, included.includes("reasoning.encrypted_content")));
+  }
+
   async function create(request: Request, env: E): Promise<Response> {
     let ask: ReturnType<typeof openResponsesAsk> | undefined;
-    const admitted = await hooks.admit(request, env, (body) => {
-      ask = openResponsesAsk(body);
-      return ask instanceof Response ? ask : ask.mmsp;
+    let state: StateAsk | undefined;
+    let principal = "";
+    let warning: string | null = null;
+    const keeper = hooks.keeper(env);
+    const admitted = await hooks.admit(request, env, async (body, who) => {
+      // (the state members first: include, store, previous_response_id, item_reference: state.ts)
+      const resolved = await stateOf(body, principal = who, keeper, env as SealEnv);
+      if (resolved instanceof Response) return ask = resolved;
+      state = resolved.state;
+      let asked = resolved.body;
+      if (typeof asked.model === "string" && hooks.dropsHostedTools?.(asked.model, env)) {
+        ({ body: asked, warning } = withoutHostedTools(asked));
+      }
+      ask = openResponsesAsk(asked);
+      if (ask instanceof Response) return ask;
+      const forged = await openSeals(ask.mmsp.messages, env as SealEnv);
+      return forged ? (ask = forged) : ask.mmsp;
     });
     if (admitted instanceof Response) return ask instanceof Response ? inDoorShape(ask) : admitted;
     const { stream, echo, mmsp } = ask as Exclude<typeof ask, Response | undefined>;
-    const meta: Meta = { model: mmsp.model, createdAt: Math.floor(Date.now() / 1000), echo };
+    const { encrypted: include, previous, input } = state!;
+    const keep = state!.store && keeper !== null ? principal : null;
+    const meta: Meta = {
+      model: mmsp.model,
+      createdAt: Math.floor(Date.now() / 1000),
+      echo,
+      include,
+      stored: keep !== null,
+      previous,
+      keep,
+    };
+    const id = newStreamId();
+    // (the input kept before the answer: its encoding keeps the resource before the terminal event, sealing.ts)
+    if (keep !== null) await keeper!.begin(keep, `resp_${id}`, input);
     admitted.headers.set("accept", "text/event-stream");
     const answer = await hooks.answer(request, admitted, env, {
+      id,
       name: OPEN_RESPONSES_ENCODING,
       encoding: openResponsesEncoding,
       meta: metaText(meta),
@@ -135,6 +188,7 @@ export function openResponsesRoutes<E>(hooks: OpenResponsesHooks<E>) {
       whole: !stream,
     });
     if (answer.ok) answer.headers.delete("content-location"); // (the response is named by its id: /v1/responses/resp_<id>)
+    if (answer.ok && warning !== null) answer.headers.set(WARNING_HEADER, warning);
     return answer;
   }
 }

@@ -6,17 +6,22 @@
 // frames it (`event: <type>` + `data: <json>`, `data: [DONE]` after the last, no `id` field), a
 // resume at `starting_after` keeping the events after that sequence number, and the whole answer
 // of `stream: false` (the terminal event's response resource, a failure the spec's error with 502).
-// The response's id is `resp_<stream id>`; what the resource echoes rides with the stream as its meta.
+// The response's id is `resp_<stream id>`; what the resource echoes rides with the stream as its meta,
+// with the answer's state (sealing.ts: provider data sealed before the encoder, `store`,
+// `previous_response_id` and `include` applied after it, the response kept before its terminal event).
 import { type OpenResponsesEvent } from "../../../encode.js";
 import { OpenResponsesEncoderCore } from "../../../encode/open-responses.js";
 import { parseJsonText } from "../../../internal/json.js";
 import { isRecord } from "../../../internal/values.js";
 import type { UniEvent } from "../../../schema.js";
+import type { StreamCore } from "../../../internal/core.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
+import type { SealEnv } from "../seal.js";
+import { type AnswerState, finishing, keepTerminal, sealed } from "./sealing.js";
 
-/** What a response resource echoes, kept with its stream (its meta). */
-export interface Meta {
+/** What a response resource echoes, and its answer's state (sealing.ts), kept with its stream (its meta). */
+export interface Meta extends Partial<AnswerState> {
   model: string;
   createdAt: number;
   echo: Record<string, unknown>;
@@ -33,7 +38,16 @@ export function metaOf(text: string | null): Meta {
   try {
     const m = parseJsonText(decodeURIComponent(text ?? ""));
     if (isRecord(m) && typeof m.model === "string" && Number.isInteger(m.createdAt) && isRecord(m.echo)) {
-      return { model: m.model, createdAt: m.createdAt as number, echo: m.echo };
+      const { include, stored, previous, keep } = m;
+      return {
+        model: m.model,
+        createdAt: m.createdAt as number,
+        echo: m.echo,
+        include: include === true,
+        stored: stored === true,
+        previous: typeof previous === "string" ? previous : null,
+        keep: typeof keep === "string" ? keep : null,
+      };
     }
   } catch {
     // (a stream made by POST /v1/stream: no meta)
@@ -41,10 +55,16 @@ export function metaOf(text: string | null): Meta {
   return { model: "", createdAt: 0, echo: {} };
 }
 
-/** The encoder core of one answer: response `resp_<id>`, its settings from the meta. */
-function coreOf(context: EncodingContext): OpenResponsesEncoderCore {
+/** The answer's state of a stream's meta (none: a stream made by POST /v1/stream, nothing asked). */
+function stateOf(meta: Meta): AnswerState {
+  return { include: meta.include === true, stored: meta.stored === true, previous: meta.previous ?? null, keep: meta.keep ?? null };
+}
+
+/** The encoder core of one answer: response `resp_<id>`, its settings from the meta, its outputs finished (sealing.ts). */
+function coreOf(context: EncodingContext): StreamCore<UniEvent, OpenResponsesEvent> {
   const meta = metaOf(context.meta);
-  return new OpenResponsesEncoderCore({ id: `resp_${context.id}`, model: meta.model, createdAt: meta.createdAt, request: meta.echo });
+  const core = new OpenResponsesEncoderCore({ id: `resp_${context.id}`, model: meta.model, createdAt: meta.createdAt, request: meta.echo });
+  return finishing(core, stateOf(meta));
 }
 
 /** The events read to the end: the terminal event's response resource (a failure: the spec's error, 502). */
@@ -52,18 +72,21 @@ async function resource(events: ReadableStream<UniEvent>, context: EncodingConte
   const core = coreOf(context);
   let last: OpenResponsesEvent | undefined;
   let error: Record<string, unknown> | undefined;
+  const emitted: OpenResponsesEvent[] = [];
   const emit = (e: OpenResponsesEvent): void => {
     if (e.type === "error" && isRecord(e.error)) error = e.error;
     last = e;
+    emitted.push(e);
   };
-  core.start(emit);
+  core.start?.(emit);
   const reader = events.getReader();
   try {
     for (let r = await reader.read(); !r.done; r = await reader.read()) core.push(r.value, emit);
-    core.end(emit);
+    await core.end(emit);
   } catch (e) {
-    core.abort(e, emit);
+    core.abort?.(e, emit);
   }
+  for (const e of emitted) await keepTerminal(e, context); // (the response kept before its resource is answered)
   const response = last && isRecord(last.response) ? last.response : undefined;
   if (response && (response.status !== "failed" || !error)) return Response.json(response);
   return inDoorShape(Response.json({
@@ -82,4 +105,6 @@ export const openResponsesEncoding: DoorEncoding<OpenResponsesEvent> = {
   end: "data: [DONE]\n\n",
   keep: (e, context) => context.after === null || e.sequence_number > Number(context.after),
   whole: resource,
+  prepare: (events, context) => sealed(events, stateOf(metaOf(context.meta)), (context.env ?? {}) as SealEnv),
+  settle: keepTerminal,
 };

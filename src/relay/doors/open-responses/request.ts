@@ -6,9 +6,10 @@
 // Every member is classified (members.ts: accepted, mapped here, or refused by name); tools are
 // tools.ts's. What has no MMSP meaning is refused by name before anything is asked (the spec's error
 // shape, `param` naming it), never dropped. Errors in the spec's shape: `{"error": {message, type, param, code}}`.
+import { OPENAI_EFFORT as EFFORT } from "../openai-effort.js";
 import { openResponsesErrorType } from "../../../encode.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
-import type { ThinkingLevel, UniConfig } from "../../../providers/request.js";
+import type { UniConfig } from "../../../providers/request.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
 import { parseJsonText } from "../../../internal/json.js";
 import { type Included, includeOf, memberRefusal } from "./members.js";
@@ -58,15 +59,6 @@ export async function openResponsesRefusal(answer: Response): Promise<Response> 
   headers.delete("content-type");
   return openResponsesError(answer.status, code, message, param, headers);
 }
-
-const EFFORT: Readonly<Record<string, ThinkingLevel>> = {
-  none: "none",
-  minimal: "low",
-  low: "low",
-  medium: "medium",
-  high: "high",
-  xhigh: "xhigh",
-};
 
 /** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve. */
 export function openResponsesAsk(body: unknown): OpenResponsesAsk | Response {

@@ -67,6 +67,25 @@ export function toolsOf(tools: unknown): ToolSchema[] {
   });
 }
 
+/** The header of an answer that says what the relay left out of its request (a row's `hostedTools: "drop"`). */
+export const WARNING_HEADER = "x-mmsp-warning";
+
+/**
+ * `body` without its hosted tools (any tool not `function` or `custom`), for a row that drops them
+ * (routing/models.ts `hostedTools: "drop"`), and the warning that names them (null: none dropped).
+ */
+export function withoutHostedTools(body: Record<string, unknown>): { body: Record<string, unknown>; warning: string | null } {
+  if (!Array.isArray(body.tools)) return { body, warning: null };
+  const hosted = (t: unknown): boolean => !isRecord(t) || (t.type !== "function" && t.type !== "custom");
+  const dropped = body.tools.flatMap((
+    t,
+    i,
+  ) => (hosted(t) ? [`tools[${i}] (${String(isRecord(t) ? t.type : "?").replace(/[^\w.-]/g, "").slice(0, 40)})`] : []));
+  if (dropped.length === 0) return { body, warning: null };
+  const warning = `the hosted tools ${dropped.join(", ")} were left out (the models row drops hosted tools)`;
+  return { body: { ...body, tools: body.tools.filter((t) => !hosted(t)) }, warning };
+}
+
 /** The names of a request's custom tools (their calls are written back as custom_tool_call). */
 export function customToolNames(tools: unknown): Set<string> {
   return new Set(Array.isArray(tools) ? tools.filter((t) => isRecord(t) && t.type === "custom").map((t) => t.name as string) : []);

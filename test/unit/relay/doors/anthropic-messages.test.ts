@@ -307,6 +307,38 @@ describe("refusals are Messages' error shape, naming the member, with x-should-r
   });
 });
 
+/** The relay's seal key (doors/seal.ts). */
+const SEAL = { RELAY_SEAL_KEY: "relay-seal-key-for-the-messages-tests-0123456789" };
+
+/** A Responses answer: a reasoning item with its encrypted content, then a call of get_weather (the Responses API's streaming events). */
+const REASONING_CALL = [
+  { type: "response.created", response: { id: "resp_1", object: "response", status: "in_progress", output: [], model: "gpt-5.1" } },
+  { type: "response.output_item.added", output_index: 0, item: { id: "rs_1", type: "reasoning", summary: [] } },
+  { type: "response.output_item.done", output_index: 0, item: { id: "rs_1", type: "reasoning", encrypted_content: RESPONSES.ENCRYPTED, summary: [] } },
+  {
+    type: "response.output_item.added",
+    output_index: 1,
+    item: { id: "fc_1", type: "function_call", status: "in_progress", arguments: "", call_id: "call_weather", name: "get_weather" },
+  },
+  { type: "response.function_call_arguments.done", item_id: "fc_1", output_index: 1, arguments: '{"location":"Paris"}' },
+  {
+    type: "response.output_item.done",
+    output_index: 1,
+    item: { id: "fc_1", type: "function_call", status: "completed", arguments: '{"location":"Paris"}', call_id: "call_weather", name: "get_weather" },
+  },
+  {
+    type: "response.completed",
+    response: {
+      id: "resp_1",
+      object: "response",
+      status: "completed",
+      output: [],
+      model: "gpt-5.1",
+      usage: { input_tokens: 30, output_tokens: 40, total_tokens: 70, output_tokens_details: { reasoning_tokens: 20 } },
+    },
+  },
+].map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join("");
+
 describe("provider-bound values through a Messages client's history (SPEC §9)", () => {
   /** A relay whose row is the Responses fake answering reasoning with encrypted content. */
   function responsesRelay() {
@@ -322,12 +354,15 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
 
   test("another provider's encrypted reasoning is sealed into the thinking block's signature, and reaches its maker again intact", async () => {
     const { relay, fake } = responsesRelay();
-    const client = sdk(relay);
+    const client = sdk(relay, SEAL);
     const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 } };
     const first = await client.messages.stream({ ...ask, messages: [{ role: "user", content: "2 + 2?" }] }).finalMessage();
     const thinking = first.content.find((b) => b.type === "thinking");
     expect(thinking?.type === "thinking" && thinking.signature).toMatch(/^mmsp1\./);
     expect(JSON.stringify(first)).not.toContain(RESPONSES.ENCRYPTED); // (not written as if it were Anthropic's)
+    // (sealed: AES-GCM under the relay's key, not readable by the client — the old base64 wrapping was)
+    const seal = thinking?.type === "thinking" ? thinking.signature : "";
+    expect(atob(seal.slice(6).replace(/-/g, "+").replace(/_/g, "/"))).not.toContain("openai-responses");
     await client.messages.stream({
       ...ask,
       messages: [{ role: "user", content: "2 + 2?" }, { role: "assistant", content: first.content }, { role: "user", content: "And 3 + 3?" }],
@@ -336,7 +371,7 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
     expect(JSON.stringify(fake.requests[1]!.json)).toContain(RESPONSES.ENCRYPTED);
   });
 
-  test("an Anthropic signature is written as it is; a sealed one altered goes without proof", async () => {
+  test("an Anthropic signature is written as it is; a forged or altered seal is refused naming its member", async () => {
     const { relay, fake } = relayFor();
     const signed = (signature: string) => ({
       model: "claude-sonnet-4-5",
@@ -357,8 +392,72 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
     });
     await sdk(relay).messages.create(signed(ANTHROPIC.SIGNATURE));
     expect(JSON.stringify(fake.requests[0]!.json)).toContain(ANTHROPIC.SIGNATURE);
-    await sdk(relay).messages.create(signed("mmsp1.not-json"));
-    expect(JSON.stringify(fake.requests[1]!.json)).not.toContain("mmsp1.");
+    for (const forged of ["mmsp1.not-json", `mmsp1.${btoa(JSON.stringify({ provider: "anthropic", signature: ANTHROPIC.SIGNATURE }))}`]) {
+      const refused = await sdk(relay, SEAL).messages.create(signed(forged)).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((refused as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+        type: "error",
+        error: { type: "invalid_request_error", message: expect.stringContaining("messages[1].content[0].signature") },
+      });
+    }
+    expect(fake.requests).toHaveLength(1); // (no provider asked)
+  });
+
+  test("without a seal key another provider's proof is left out (the thinking goes as foreign thinking), never written as it is", async () => {
+    const { relay } = responsesRelay();
+    const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 } };
+    const first = await sdk(relay).messages.stream({ ...ask, messages: [{ role: "user", content: "2 + 2?" }] }).finalMessage();
+    expect(JSON.stringify(first)).not.toContain(RESPONSES.ENCRYPTED);
+    expect(JSON.stringify(first)).not.toContain("mmsp-pending.");
+    const whole = await sdk(relay).messages.create({ ...ask, messages: [{ role: "user", content: "2 + 2?" }] });
+    expect(JSON.stringify(whole)).not.toContain("mmsp-pending.");
+    expect(whole.content.some((b) => b.type === "thinking")).toBe(true);
+  });
+
+  test("a thinking + tool turn of one provider, a fallback to Anthropic on the next, its proof back to its maker intact after", async () => {
+    let down = false;
+    const responsesFake = fakeProvider("openai-responses", { streams: { "reasoning-model": parseCapture(REASONING_CALL) }, key: KEY });
+    const overloaded = () => Response.json({ error: { message: "Overloaded", type: "server_error" } }, { status: 503 });
+    const responsesFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+      down ? Promise.resolve(overloaded()) : responsesFake(input, init)) as typeof fetch;
+    const anthropicFake = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TOOL_USE) }, key: KEY });
+    const allow = { tools: true, thinking_level: true };
+    const relay = createRelay({
+      models: {
+        "claude-sonnet-4-5": [
+          { provider: openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: responsesFetch }), model: "reasoning-model", allow },
+          { provider: anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: anthropicFake as unknown as typeof fetch }), model: "claude-model", allow },
+        ],
+      },
+      allowAnonymous: true,
+      clientAddress: () => "203.0.113.9",
+    });
+    const client = sdk(relay, SEAL);
+    const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, tools: [WEATHER], thinking: { type: "enabled" as const, budget_tokens: 2048 } };
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Paris?" }];
+    const first = await client.messages.stream({ ...ask, messages: history }).finalMessage();
+    const thinking = first.content.find((b) => b.type === "thinking");
+    expect(thinking?.type === "thinking" && thinking.signature).toMatch(/^mmsp1\./);
+    const call = first.content.find((b) => b.type === "tool_use");
+    history.push({ role: "assistant", content: first.content }, {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: call?.type === "tool_use" ? call.id : "", content: "sunny" }],
+    });
+    // the next turn: the Responses target is down, Anthropic answers (its fake refuses a signature it never issued)
+    down = true;
+    const second = await client.messages.create({ ...ask, messages: history });
+    expect(second.content.some((b) => b.type === "tool_use")).toBe(true);
+    expect(anthropicFake.requests).toHaveLength(1);
+    expect(JSON.stringify(anthropicFake.requests[0]!.json)).not.toContain(RESPONSES.ENCRYPTED);
+    expect(JSON.stringify(anthropicFake.requests[0]!.json)).not.toContain("mmsp1.");
+    // the turn after: the Responses target is back, and is sent its own encrypted reasoning intact
+    down = false;
+    history.push({ role: "assistant", content: second.content }, {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: second.content.find((b) => b.type === "tool_use")!.id, content: "sunny" }],
+    } as Anthropic.MessageParam);
+    await client.messages.create({ ...ask, messages: history });
+    expect(JSON.stringify(responsesFake.requests.at(-1)!.json)).toContain(RESPONSES.ENCRYPTED);
   });
 });
 

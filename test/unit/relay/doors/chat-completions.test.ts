@@ -88,8 +88,11 @@ function relayFor(backend: (typeof BACKENDS)[number], toolTurns = Infinity) {
   return { relay, fake };
 }
 
+/** The relay's seal key (doors/seal.ts): another provider's reasoning_details go sealed under it. */
+const SEAL = { RELAY_SEAL_KEY: "relay-seal-key-for-the-chat-tests-0123456789" };
+
 const relayFetch = (relay: ReturnType<typeof relayFor>["relay"]) => (input: RequestInfo | URL, init?: RequestInit) =>
-  relay.fetch(new Request(input as RequestInfo, init), {});
+  relay.fetch(new Request(input as RequestInfo, init), SEAL);
 
 const openaiFor = (relay: ReturnType<typeof relayFor>["relay"]) =>
   new OpenAI({ apiKey: "unused", baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay), maxRetries: 0 });
@@ -434,4 +437,107 @@ test("Stop: the client going away mid-stream (the SDK's abort) aborts the provid
   expect(await read).toBeInstanceOf(Error);
   expect(text.length).toBeGreaterThan(0);
   expect(await fake.requests[0]!.ended).toBe("aborted");
+});
+
+describe("sealed reasoning_details (SPEC §9-§10): another provider's proof through a Chat client, back to its maker", () => {
+  /** Thinking signed by Anthropic, then a call of get_weather (the Messages streaming reference's events). */
+  const THINK_TOOL = ANTHROPIC.sse([
+    {
+      type: "message_start",
+      message: {
+        id: "msg_01ThinkTool",
+        type: "message",
+        role: "assistant",
+        content: [],
+        model: "claude-sonnet-4-5",
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 120, output_tokens: 1 },
+      },
+    },
+    { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
+    { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "The user wants the weather; call the tool." } },
+    { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: ANTHROPIC.SIGNATURE } },
+    { type: "content_block_stop", index: 0 },
+    { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_01WeatherCall", name: "get_weather", input: {} } },
+    { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"location": "Paris"}' } },
+    { type: "content_block_stop", index: 1 },
+    { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 60 } },
+    { type: "message_stop" },
+  ]);
+
+  /** A relay whose row is Anthropic (thinking + a tool call), then the Chat fake; `state.down` makes Anthropic answer 529. */
+  function fallbackRelay() {
+    const state = { down: false };
+    const claude = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(THINK_TOOL) }, key: KEY });
+    const chat = fakeProvider("openai-chat", { streams: { "chat-model": parseCapture(CHAT.PARALLEL_TOOLS_ONE_CHUNK) }, key: KEY });
+    const overloaded = () => Response.json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 });
+    const claudeFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+      state.down ? Promise.resolve(overloaded()) : claude(input, init)) as typeof fetch;
+    const allow = { tools: true, thinking_level: true };
+    const relay = createRelay({
+      models: {
+        think: [
+          { provider: anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: claudeFetch }), model: "claude-model", allow },
+          { provider: openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: chat as unknown as typeof fetch }), model: "chat-model", allow },
+        ],
+      },
+      allowAnonymous: true,
+      clientAddress: () => "203.0.113.9",
+    });
+    return { relay, claude, chat, state };
+  }
+  type Reasoned = OpenAI.ChatCompletionMessage & { reasoning_content?: string; reasoning_details?: Record<string, unknown>[] };
+
+  test("a Claude signature goes out sealed, skips the Chat provider after a fallback, and reaches Anthropic intact after", async () => {
+    const { relay, claude, chat, state } = fallbackRelay();
+    const client = openaiFor(relay);
+    const ask = { model: "think", tools: [WEATHER], reasoning_effort: "high" as const };
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Paris?" }];
+    // turn 1, streamed: the thinking, its sealed proof in reasoning_details, the call
+    const details: Record<string, unknown>[] = [];
+    let reasoning = "";
+    const calls: OpenAI.ChatCompletionMessageFunctionToolCall[] = [];
+    for await (const chunk of await client.chat.completions.create({ ...ask, messages, stream: true })) {
+      const delta = chunk.choices[0]?.delta as (OpenAI.ChatCompletionChunk.Choice.Delta & Partial<Reasoned>) | undefined;
+      if (delta?.reasoning_details) details.push(...delta.reasoning_details);
+      if (delta?.reasoning_content) reasoning += delta.reasoning_content;
+      for (const c of delta?.tool_calls ?? []) {
+        if (c.id) calls.push({ id: c.id, type: "function", function: { name: c.function!.name!, arguments: "" } });
+        calls.at(-1)!.function.arguments += c.function?.arguments ?? "";
+      }
+    }
+    expect(details).toEqual([{ type: "reasoning.encrypted", data: expect.stringMatching(/^mmsp1\./) }]);
+    expect(JSON.stringify(details)).not.toContain(ANTHROPIC.SIGNATURE);
+    expect(calls).toHaveLength(1);
+    const assistant = { role: "assistant", content: null, reasoning_content: reasoning, reasoning_details: details, tool_calls: calls };
+    messages.push(assistant as OpenAI.ChatCompletionMessageParam, { role: "tool", tool_call_id: calls[0]!.id, content: "sunny" });
+    // turn 2: Anthropic overloaded, the Chat provider answers (its fake refuses reasoning_details it never issued)
+    state.down = true;
+    const second = await client.chat.completions.create({ ...ask, messages });
+    expect(second.choices[0]!.message.tool_calls!.length).toBeGreaterThan(0);
+    expect(chat.requests).toHaveLength(1);
+    expect(JSON.stringify(chat.requests[0]!.json)).not.toContain("mmsp1.");
+    expect(JSON.stringify(chat.requests[0]!.json)).not.toContain(ANTHROPIC.SIGNATURE);
+    // turn 3 (the turn-1 history again): Anthropic back, sent its own signature intact (its fake refuses one it never issued)
+    state.down = false;
+    const third = await client.chat.completions.create({ ...ask, messages });
+    expect(third.choices[0]!.message.tool_calls).toHaveLength(1);
+    expect(claude.requests).toHaveLength(2);
+    expect(JSON.stringify(claude.requests[1]!.json)).toContain(ANTHROPIC.SIGNATURE);
+  });
+
+  test("a forged or altered sealed entry is refused naming it, in OpenAI's error shape; no provider is asked", async () => {
+    const { relay, claude } = fallbackRelay();
+    const client = openaiFor(relay);
+    const forged = `mmsp1.${btoa(JSON.stringify({ provider: "anthropic", signature: ANTHROPIC.SIGNATURE }))}`;
+    const assistant = { role: "assistant", content: "ok", reasoning_details: [{ type: "reasoning.encrypted", data: forged }] };
+    const refused = await client.chat.completions.create({
+      model: "think",
+      messages: [{ role: "user", content: "Hi" }, assistant as OpenAI.ChatCompletionMessageParam, { role: "user", content: "Again" }],
+    }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("messages[1].reasoning_details[0].data");
+    expect(claude.requests).toHaveLength(0);
+  });
 });

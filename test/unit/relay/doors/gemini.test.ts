@@ -54,13 +54,16 @@ const BACKENDS: { name: ProviderName; make: (fetch: typeof globalThis.fetch) => 
   },
 ];
 
+/** The relay's seal key (doors/seal.ts): another provider's thought signature goes sealed under it. */
+const SEAL = { RELAY_SEAL_KEY: "relay-seal-key-for-the-gemini-tests-0123456789" };
+
 const servers: Served[] = [];
 afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
 /** A relay over `backend`'s fake (rows: text, tools, think), served on 127.0.0.1. */
-async function relayFor(backend: (typeof BACKENDS)[number], more: Partial<RelayOptions> = {}, env: Record<string, string> = {}) {
+async function relayFor(backend: (typeof BACKENDS)[number], more: Partial<RelayOptions> = {}, env: Record<string, string> = SEAL) {
   const fake = fakeProvider(backend.name, {
     streams: {
       "text-model": parseCapture(backend.text),
@@ -325,5 +328,102 @@ describe("the Gemini door's mapping", () => {
     const third = await post(`${url}/v1beta/models/text:countTokens`, hello);
     expect(third.status).toBe(429); // (the minute's two requests are spent)
     expect(((await third.json()) as Rec).error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+  });
+});
+
+describe("a sealed thoughtSignature (SPEC §9-§10): another provider's proof through a Gemini client, back to its maker", () => {
+  /** Thinking signed by Anthropic, then a call of get_weather (the Messages streaming reference's events). */
+  const THINK_TOOL = ANTHROPIC.sse([
+    {
+      type: "message_start",
+      message: {
+        id: "msg_01ThinkTool",
+        type: "message",
+        role: "assistant",
+        content: [],
+        model: "claude-sonnet-4-5",
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 120, output_tokens: 1 },
+      },
+    },
+    { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
+    { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "The user wants the weather; call the tool." } },
+    { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: ANTHROPIC.SIGNATURE } },
+    { type: "content_block_stop", index: 0 },
+    { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_01WeatherCall", name: "get_weather", input: {} } },
+    { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"city": "Paris"}' } },
+    { type: "content_block_stop", index: 1 },
+    { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 60 } },
+    { type: "message_stop" },
+  ]);
+
+  /** Anthropic first (thinking + a call), Gemini after it; `state.down` makes Anthropic answer 529. */
+  async function fallbackRelay() {
+    const state = { down: false };
+    const claude = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(THINK_TOOL) }, key: KEY });
+    const google = fakeProvider("gemini", { streams: { "gemini-2.5-flash": parseCapture(GEMINI.TEXT) }, key: KEY });
+    const overloaded = () => Response.json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 });
+    const claudeFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+      state.down ? Promise.resolve(overloaded()) : claude(input, init)) as typeof fetch;
+    const allow = { tools: true, thinking_level: true };
+    const relay = createRelay({
+      models: {
+        think: [
+          { provider: anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: claudeFetch }), model: "claude-model", allow },
+          { provider: gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch: google as unknown as typeof fetch }), model: "gemini-2.5-flash", allow },
+        ],
+      },
+      allowAnonymous: true,
+      clientAddress: () => "203.0.113.7",
+    });
+    const server = await serve(relay.fetch, { http, env: SEAL });
+    servers.push(server);
+    return { claude, google, state, ai: new GoogleGenAI({ apiKey: "client-key", httpOptions: { baseUrl: server.url } }) };
+  }
+
+  test("a Claude signature goes out sealed as thoughtSignature, skips Gemini after a fallback, and reaches Anthropic intact after", async () => {
+    const { ai, claude, google, state } = await fallbackRelay();
+    const config = { tools: [{ functionDeclarations: [WEATHER] }], thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 } };
+    const contents: Rec[] = [{ role: "user", parts: [{ text: "Weather in Paris?" }] }];
+    const parts: Rec[] = [];
+    for await (const chunk of await ai.models.generateContentStream({ model: "think", contents, config })) {
+      parts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
+    }
+    const signatures = parts.map((p) => p.thoughtSignature).filter(Boolean);
+    expect(signatures).toEqual([expect.stringMatching(/^mmsp1\./)]);
+    expect(JSON.stringify(parts)).not.toContain(ANTHROPIC.SIGNATURE);
+    const call = parts.find((p) => p.functionCall)!.functionCall;
+    contents.push({ role: "model", parts }, {
+      role: "user",
+      parts: [{ functionResponse: { id: call.id, name: call.name, response: { result: "sunny" } } }],
+    });
+    // the next turn: Anthropic overloaded, Gemini answers (its fake refuses a thoughtSignature it never issued)
+    state.down = true;
+    const second = await ai.models.generateContent({ model: "think", contents, config });
+    expect(second.text!.length).toBeGreaterThan(0);
+    expect(google.requests).toHaveLength(1);
+    expect(JSON.stringify(google.requests[0]!.json)).not.toContain("mmsp1.");
+    expect(JSON.stringify(google.requests[0]!.json)).not.toContain(ANTHROPIC.SIGNATURE);
+    // the same history again, Anthropic back: its own signature intact (its fake refuses one it never issued)
+    state.down = false;
+    await ai.models.generateContent({ model: "think", contents, config });
+    expect(claude.requests).toHaveLength(2);
+    expect(JSON.stringify(claude.requests[1]!.json)).toContain(ANTHROPIC.SIGNATURE);
+  });
+
+  test("a forged thoughtSignature is refused naming it, in Google's error shape; no provider is asked", async () => {
+    const { ai, claude } = await fallbackRelay();
+    const forged = `mmsp1.${btoa(JSON.stringify({ provider: "anthropic", signature: ANTHROPIC.SIGNATURE }))}`;
+    const contents = [
+      { role: "user", parts: [{ text: "Hi" }] },
+      { role: "model", parts: [{ text: "ok", thought: true, thoughtSignature: forged }, { text: "Hello" }] },
+      { role: "user", parts: [{ text: "Again" }] },
+    ];
+    const refused = await ai.models.generateContent({ model: "think", contents }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Error);
+    expect(String((refused as Error).message)).toContain("contents[1].parts[0].thoughtSignature");
+    expect(String((refused as Error).message)).toContain("INVALID_ARGUMENT");
+    expect(claude.requests).toHaveLength(0);
   });
 });

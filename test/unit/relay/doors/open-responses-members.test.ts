@@ -16,6 +16,8 @@ const checkResource = ajv.compile(responseResource);
 const checkError = ajv.compile(errorBody);
 const KEY = "sk-members";
 const ORIGIN = "https://relay.test";
+/** A seal key: `include: ["reasoning.encrypted_content"]` asks the relay to seal (a relay without one says so: open-responses-state.test.ts). */
+const SEALING = { RELAY_SEAL_KEY: "seal-key-of-the-members-test-0123456789" };
 
 /** A Chat call of apply_patch (the custom tool's one string, as its function's JSON argument). */
 const PATCH = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch";
@@ -29,7 +31,7 @@ function setup() {
   const provider = openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
   const relay = createRelay({ models: { text: { provider, model: "text" }, patch: { provider, model: "patch" } }, allowAnonymous: true, clientAddress: () => "203.0.113.7" });
   const ask = (body: object) =>
-    relay.fetch(new Request(`${ORIGIN}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }), {});
+    relay.fetch(new Request(`${ORIGIN}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }), SEALING);
   return { fake, ask };
 }
 
@@ -71,14 +73,14 @@ describe("what the relay cannot do is refused by name", () => {
     [{ top_logprobs: 5 }, "top_logprobs"],
     [{ parallel_tool_calls: false }, "parallel_tool_calls"],
     [{ max_tool_calls: 3 }, "max_tool_calls"],
-    [{ include: ["message.output_text.logprobs"] }, "include"],
+    [{ include: ["message.output_text.logprobs"] }, "include[0]"],
     [{ previous_response_id: "resp_1" }, "previous_response_id"],
     [{ conversation: "conv_1" }, "conversation"],
     [{ text: { format: { type: "grammar" } } }, "text.format"],
     [{ tools: [{ type: "web_search" }] }, "tools[0]"],
     [{ tools: [{ type: "function", name: "f", defer_loading: true }] }, "tools[0].defer_loading"],
     [{ tools: [{ type: "custom", name: "g", format: { type: "grammar", syntax: "lark", definition: "x" } }] }, "tools[0].format"],
-    [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].type"],
+    [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]"],
   ])("%j → 400 naming %s", async (members, param) => {
     const { ask, fake } = setup();
     const answer = await ask({ model: "text", input: "Hi", ...members });

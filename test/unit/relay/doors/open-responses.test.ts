@@ -318,7 +318,7 @@ describe("the relay's refusals are the spec's error shape", () => {
   const { relay } = relayFor(BACKENDS[0]!);
   test.each([
     [{ model: "text", input: "x", previous_response_id: "resp_1" }, 400, "previous_response_id"],
-    [{ model: "text", input: [{ type: "item_reference", id: "x" }] }, 400, "input[0].type"],
+    [{ model: "text", input: [{ type: "item_reference", id: "x" }] }, 400, "input[0]"],
     [{ model: "text", input: "x", tools: [{ type: "web_search" }] }, 400, "tools[0]"],
     [{ model: "nope", input: "x" }, 404, null],
     [{ model: "text", input: "x", reasoning: { effort: "huge" } }, 400, "reasoning.effort"],

@@ -10,7 +10,7 @@ import { encodeWireEvent } from "../../../../src/encode/wire-event.ts";
 import { fromWireError, toWireError } from "../../../../src/errors.ts";
 import { fromResponse } from "../../../../src/from-response.ts";
 import type { UniEvent } from "../../../../src/index.ts";
-import { through } from "../../../../src/internal/through.ts";
+import { through } from "../../../../src/relay/through.ts";
 import { metaText, openResponsesEncoding } from "../../../../src/relay/doors/open-responses/encoding.ts";
 import { type DoorEncoding, encodedBody, type EncodingContext, mmspEncoding } from "../../../../src/relay/stream/encoding.ts";
 import type { EventLog } from "../../../../src/relay/stream/event-log.ts";

@@ -1,4 +1,4 @@
-// Stages chained by hand (the relay's doors and stream step: SPEC §8, §10).
+// Stages chained by hand (the relay's doors and stream step: SPEC §8, §10; a relay file, not the reader core).
 //
 // Not by `pipeThrough`: workerd reports the pipe of a source that
 // errors (a stream cancelled, an upstream failure: the events' ordinary ends) as an unhandled

@@ -1,0 +1,147 @@
+// The Open Responses door's answer state: SPEC §9 "Where each item came from" (a thinking's provider
+// data sealed) and §10 "Stored responses" (the response kept before its terminal event), run by the
+// door's encoding (encoding.ts) where the stream's events are: in the stream's object, or on the
+// stateless path.
+//
+// Before the encoder (the encoding's `prepare`): each thinking's provider data sealed (seal.ts, under
+// the key of the env where the answer is written) or left out, so no provider's value leaves the relay
+// as it is. After it (the encoder core wrapped): each resource says `store` and `previous_response_id`
+// as the request asked (they ride in the stream's meta: a replay says the same), `encrypted_content`
+// only where `include` asked for it; and (the encoding's `settle`) the terminal event's resource kept,
+// sealed values and all, before the client has that event, so a reference made right after it finds
+// the response. A response that cannot be kept is still answered (the log says why a reference to it
+// will be a 404).
+import type { StreamDoneItem, UniEvent } from "../../../schema.js";
+import type { StreamCore } from "../../../internal/core.js";
+import { isRecord } from "../../../internal/values.js";
+import { through } from "../../through.js";
+import type { OpenResponsesEvent } from "../../../encode.js";
+import { RelayConfigError } from "../../admission/principal.js";
+import type { EncodingContext } from "../../stream/encoding.js";
+import { boundPart, seal, type SealEnv } from "../seal.js";
+import { outputItems, OWN_PROVIDER, withoutBound, withoutEncrypted } from "./state.js";
+
+type Json = Record<string, unknown>;
+
+/** What an answer's state is (the stream's meta): `include`'s ask, the response kept for a principal, the previous response. */
+export interface AnswerState {
+  /** `include` asked for `reasoning.encrypted_content`. */
+  include: boolean;
+  /** The resource says `store: true` (the response is kept). */
+  stored: boolean;
+  /** The `previous_response_id` asked for, or null. */
+  previous: string | null;
+  /** The principal the response is kept for (its input was begun by the door: state.ts), or null. */
+  keep: string | null;
+}
+
+const TERMINAL = new Set([
+  "response.completed",
+  "response.incomplete",
+  "response.failed",
+]);
+
+/**
+ * The UniEvents with each thinking's provider data sealed (a `thinking.done` then carries only
+ * `encrypted_content`, the sealed value, which the encoder writes) or left out. Included: sealed (the
+ * key was checked before: stateOf); kept: sealed for the kept response when the relay has a seal key,
+ * else left out (a kept reasoning item then goes back as text only: RELAY_SEAL_KEY's documentation);
+ * neither: left out.
+ */
+export function sealed(
+  events: ReadableStream<UniEvent>,
+  state: AnswerState,
+  env: SealEnv,
+): ReadableStream<UniEvent> {
+  const mode = state.include ? "include" : state.keep !== null ? "keep" : "none";
+  let sealIt = mode !== "none";
+  const fidelityOf = (
+    item: object,
+  ): unknown => ("fidelity" in item ? item.fidelity : undefined);
+  return through(
+    events,
+    new TransformStream<UniEvent, UniEvent>({
+      async transform(event, controller) {
+        if (
+          !event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined)
+        ) return controller.enqueue(event);
+        const items = [];
+        for (const item of event.content_items) {
+          const bound = boundPart(fidelityOf(item), OWN_PROVIDER);
+          if (bound === undefined) {
+            items.push(item);
+            continue;
+          }
+          const rest = withoutBound(fidelityOf(item) as Json);
+          if (sealIt && item.type === "thinking.done") {
+            try {
+              rest.encrypted_content = await seal(bound, env);
+            } catch (e) {
+              if (mode !== "keep" || !(e instanceof RelayConfigError)) throw e;
+              sealIt = false;
+            }
+          }
+          const { fidelity: _, ...plain } = item as StreamDoneItem & {
+            fidelity?: unknown;
+          };
+          items.push(
+            Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain,
+          );
+        }
+        controller.enqueue({ ...event, content_items: items } as UniEvent);
+      },
+    }),
+  );
+}
+
+/** The resources to keep, by the terminal event that carries them (taken by `keepTerminal`). */
+const toKeep = new WeakMap<object, { resource: Json; principal: string }>();
+
+/**
+ * `core` with its outputs finished as the request asked: `store`, `previous_response_id`, and
+ * `encrypted_content` only where `include` asked; a terminal event's resource set aside to keep.
+ */
+export function finishing(
+  core: StreamCore<UniEvent, OpenResponsesEvent>,
+  state: AnswerState,
+): StreamCore<UniEvent, OpenResponsesEvent> {
+  const finish = (emit: (e: OpenResponsesEvent) => void) => (event: OpenResponsesEvent): void => {
+    const e = event as OpenResponsesEvent & Json;
+    if (isRecord(e.response)) {
+      e.response.store = state.stored;
+      e.response.previous_response_id = state.previous;
+      if (state.keep !== null && TERMINAL.has(e.type)) {
+        toKeep.set(e, {
+          resource: structuredClone(e.response),
+          principal: state.keep,
+        });
+      }
+      if (!state.include) outputItems(e.response).forEach(withoutEncrypted);
+    }
+    if (!state.include && isRecord(e.item)) withoutEncrypted(e.item);
+    emit(event);
+  };
+  return {
+    get finished() {
+      return core.finished;
+    },
+    start: core.start && ((emit) => core.start!(finish(emit))),
+    push: (input, emit) => core.push(input, finish(emit)),
+    end: (emit) => core.end(finish(emit)),
+    abort: core.abort && ((reason, emit) => core.abort!(reason, finish(emit))),
+    dispose: core.dispose && (() => core.dispose!()),
+  };
+}
+
+/** Keeps a terminal event's resource (set aside by `finishing`) where the relay keeps responses, before it is written. */
+export async function keepTerminal(
+  event: OpenResponsesEvent,
+  context: EncodingContext,
+): Promise<void> {
+  const kept = toKeep.get(event);
+  if (kept === undefined || !context.keeper) return;
+  toKeep.delete(event);
+  const id = `resp_${context.id}`;
+  // (a response that cannot be kept is still answered: the log says why a reference to it will be a 404)
+  await context.keeper.finish(kept.principal, id, kept.resource).catch((e) => console.error(`relay: response ${id} could not be kept`, e));
+}

@@ -1,0 +1,217 @@
+// The Open Responses door's state: SPEC §10 "Stored responses" (`include`, `store`,
+// `previous_response_id`, `item_reference`) and §9 "Where each item came from" (sealed thinking).
+//
+// Before a request is translated (request.ts), its state members are taken out of it and done:
+// `include: ["reasoning.encrypted_content"]` asks for the thinking's provider data, sealed (seal.ts);
+// `store` (true or absent, OpenAI's default) keeps the response where the relay keeps responses
+// (a Durable Object relay: stream/responses.ts) and is accepted but keeps nothing on a stateless one;
+// `previous_response_id` and `item_reference` items are replaced by what was kept for the same
+// principal (404 for another's or an expired one), and refused on a relay that keeps nothing, saying
+// what to send instead. After the translation, a reasoning item's sealed `encrypted_content` is opened
+// to the fidelity it was sealed from (its maker's own thinking again: history.ts sends it back to that
+// maker only, and another provider gets what `foreignThinking` says); an unsealed one is the
+// Responses API's (the door's own API's provider's); a forged or altered one is refused by name.
+// On the way out, sealStage seals each thinking's provider data for the answer (or strips it).
+import type { UniMessage } from "../../../schema.js";
+import { isRecord } from "../../../internal/values.js";
+import { isSealed, seal, type SealEnv, SealForged, unseal } from "../seal.js";
+import { openResponsesError } from "./request.js";
+import type { KeptResponse, ResponseKeeper } from "../../stream/responses.js";
+
+export type { KeptResponse, ResponseKeeper };
+
+type Json = Record<string, unknown>;
+
+/** The door's own API's provider: an unsealed `encrypted_content` is its (SPEC §10). */
+export const OWN_PROVIDER = "openai-responses";
+
+/** What the request asked of the door's state. */
+export interface StateAsk {
+  /** `include` has `reasoning.encrypted_content`: reasoning items carry their sealed provider data. */
+  encrypted: boolean;
+  /** The response is kept (store true or absent, on a relay that keeps responses). */
+  store: boolean;
+  /** The `previous_response_id` asked for (echoed by the resource). */
+  previous: string | null;
+  /** The whole input the response answers (the previous response's input and output, references resolved). */
+  input: Json[];
+}
+
+/** `include` values: what the relay does for each (the hosted tools' outputs never occur: the relay runs none). */
+const INCLUDE: Readonly<Record<string, boolean>> = {
+  "reasoning.encrypted_content": true,
+  "web_search_call.action.sources": true,
+  "web_search_call.results": true,
+  "file_search_call.results": true,
+  "code_interpreter_call.outputs": true,
+  "computer_call_output.output.image_url": true,
+  "message.input_image.image_url": true,
+};
+
+class Refused extends Error {
+  constructor(readonly status: number, readonly type: string, readonly param: string | null, message: string) {
+    super(message);
+  }
+}
+
+const STATELESS = "This relay keeps no responses (it has no Durable Object for them): " +
+  'send the whole conversation in `input` instead, with `store: false` and `include: ["reasoning.encrypted_content"]` ' +
+  "so reasoning items carry what their provider needs back.";
+
+/**
+ * `body` without its state members, and what they ask: references resolved for `principal` from
+ * `keeper` (null: the relay keeps nothing), or the refusal in the spec's shape.
+ */
+export async function stateOf(
+  body: unknown,
+  principal: string,
+  keeper: ResponseKeeper | null,
+  env: SealEnv,
+): Promise<{ body: Json; state: StateAsk } | Response> {
+  try {
+    return await resolve(body, principal, keeper, env);
+  } catch (e) {
+    if (e instanceof Refused) return openResponsesError(e.status, e.type, e.message, e.param);
+    throw e;
+  }
+}
+
+async function resolve(
+  body: unknown,
+  principal: string,
+  keeper: ResponseKeeper | null,
+  env: SealEnv,
+): Promise<{ body: Json; state: StateAsk }> {
+  if (!isRecord(body)) return { body: body as Json, state: { encrypted: false, store: false, previous: null, input: [] } };
+  const { include, store, previous_response_id: previous, ...rest } = body;
+  let encrypted = false;
+  if (include !== undefined && include !== null) {
+    if (!Array.isArray(include)) throw new Refused(400, "InvalidRequestError", "include", "include must be an array of strings.");
+    include.forEach((value, i) => {
+      if (typeof value !== "string" || INCLUDE[value] !== true || !Object.hasOwn(INCLUDE, value)) {
+        throw new Refused(
+          400,
+          "InvalidRequestError",
+          `include[${i}]`,
+          `include[${i}]: '${String(value).slice(0, 64)}' is not supported by this relay (it includes ${Object.keys(INCLUDE).join(", ")}).`,
+        );
+      }
+      if (value === "reasoning.encrypted_content") encrypted = true;
+    });
+  }
+  // (asked for sealed values, the key must be there: a misconfigured relay says so before anything is asked)
+  if (encrypted) await seal({ provider: OWN_PROVIDER }, env);
+  if (store !== undefined && store !== null && typeof store !== "boolean") {
+    throw new Refused(400, "InvalidRequestError", "store", "store must be a boolean.");
+  }
+  if (previous !== undefined && previous !== null && typeof previous !== "string") {
+    throw new Refused(400, "InvalidRequestError", "previous_response_id", "previous_response_id must be a string.");
+  }
+  const before: Json[] = [];
+  if (typeof previous === "string") {
+    const kept = await keptOf(previous, "previous_response_id", principal, keeper);
+    before.push(...kept.input, ...outputItems(kept.resource));
+  }
+  const given = rest.input === undefined || rest.input === null
+    ? []
+    : typeof rest.input === "string"
+    ? [{ type: "message", role: "user", content: rest.input }]
+    : rest.input;
+  if (!Array.isArray(given)) return { body: rest, state: { encrypted, store: false, previous: null, input: [] } };
+  const input: Json[] = [...before];
+  for (const [i, item] of given.entries()) {
+    if (isRecord(item) && item.type === "item_reference") {
+      if (typeof item.id !== "string") throw new Refused(400, "InvalidRequestError", `input[${i}].id`, `input[${i}].id must be a string.`);
+      input.push(await referenced(item.id, `input[${i}]`, principal, keeper, before));
+    } else input.push(item as Json);
+  }
+  if (before.length > 0 || input.some((item, i) => item !== given[i])) rest.input = input;
+  return {
+    body: rest,
+    state: { encrypted, store: keeper !== null && store !== false, previous: typeof previous === "string" ? previous : null, input },
+  };
+}
+
+async function keptOf(id: string, param: string, principal: string, keeper: ResponseKeeper | null): Promise<KeptResponse> {
+  if (keeper === null) throw new Refused(400, "InvalidRequestError", param, `${param}: ${STATELESS}`);
+  const kept = /^resp_[0-9a-f]{32}$/.test(id) ? await keeper.get(principal, id) : null;
+  if (kept === null) {
+    throw new Refused(
+      404,
+      "NotFoundError",
+      param,
+      `${param}: no response '${id.slice(0, 64)}' is kept for you (never stored, expired, or another's).`,
+    );
+  }
+  return kept;
+}
+
+/** The item an `item_reference` names: an output item of a kept response (its id: `<response id>_<index>`, the encoder's). */
+async function referenced(id: string, at: string, principal: string, keeper: ResponseKeeper | null, before: Json[]): Promise<Json> {
+  const earlier = before.find((item) => item.id === id);
+  if (earlier) return earlier;
+  const owner = /^(?:msg|rs|fc)_([0-9a-f]{32})_[0-9]+$/.exec(id) ?? /^(resp_[0-9a-f]{32})/.exec(id);
+  const responseId = owner ? (owner[1].startsWith("resp_") ? owner[1] : `resp_${owner[1]}`) : "";
+  if (keeper === null) throw new Refused(400, "InvalidRequestError", at, `${at}: an item_reference, but ${STATELESS}`);
+  const kept = responseId === "" ? null : await keeper.get(principal, responseId);
+  const item = kept ? [...kept.input, ...outputItems(kept.resource)].find((it) => it.id === id) : undefined;
+  if (!item) {
+    throw new Refused(
+      404,
+      "NotFoundError",
+      at,
+      `${at}: no item '${id.slice(0, 80)}' is kept for you (never stored, expired, or another's).`,
+    );
+  }
+  return item;
+}
+
+/** A kept resource's output items, as input items. */
+export function outputItems(resource: Json): Json[] {
+  return Array.isArray(resource.output) ? resource.output.filter(isRecord) : [];
+}
+
+/**
+ * The translated messages with each sealed `encrypted_content` opened to the fidelity it was sealed
+ * from (request.ts gives a reasoning item's `encrypted_content` as the Responses API's); the 400
+ * naming the item when one is forged or altered.
+ */
+export async function openSeals(messages: UniMessage[], env: SealEnv): Promise<Response | null> {
+  for (const [m, message] of messages.entries()) {
+    for (const [i, item] of message.content_items.entries()) {
+      const fidelity = "fidelity" in item && isRecord(item.fidelity) ? item.fidelity : undefined;
+      const text = fidelity?.encrypted_content;
+      if (typeof text !== "string" || !isSealed(text)) continue;
+      try {
+        const opened = await unseal(text, env);
+        if (opened) (item as { fidelity?: unknown }).fidelity = { ...withoutBound(fidelity!), ...opened };
+      } catch (e) {
+        if (!(e instanceof SealForged)) throw e;
+        return openResponsesError(
+          400,
+          "InvalidRequestError",
+          `A reasoning item's encrypted_content (message ${m}, item ${i}) is ${e.message}: send it back as the relay gave it, or leave it out.`,
+          "input.encrypted_content",
+        );
+      }
+    }
+  }
+  return null;
+}
+
+export function withoutBound(fidelity: Record<string, unknown>): Record<string, unknown> {
+  const { encrypted_content: _e, signature: _s, reasoning_details: _r, provider: _p, model: _m, ...rest } = fidelity;
+  return rest;
+}
+
+/** A kept resource as a client retrieves it: `encrypted_content` only where `include` asks for it. */
+export function shownResource(resource: Json, include: boolean): Json {
+  const shown = structuredClone(resource);
+  if (!include) outputItems(shown).forEach(withoutEncrypted);
+  return shown;
+}
+
+/** `item` without its `encrypted_content` when it is a reasoning item (not asked for: `include`). */
+export function withoutEncrypted(item: Json): void {
+  if (item.type === "reasoning") delete item.encrypted_content;
+}

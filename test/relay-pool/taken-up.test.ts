@@ -1,0 +1,206 @@
+// Issue #48, SPEC §10 "A stream outlives its object": taken up again. In workerd through the real
+// Durable Objects (STREAMS and QUOTAS: SQLite), the repository Worker's "fast" row (Claude with
+// `continueOnFailure`, worker/models.ts) against the scripted Anthropic of providers.ts (`stall-first`:
+// the first answer sends "Hello" and ", " and then nothing; asked with a prefill, it goes on from it).
+// The stream's object is reset mid-answer (`state.abort()`, as a deploy or an eviction does, its
+// storage kept); the next instance asks the same target to continue the stored text in the same open
+// group (one continuation request, never a splice), and a client resuming from its last id gets the
+// rest as if nothing happened: the whole text, one `.done` holding it, the stop. Charged once (the
+// ledger's one row: the stored usage, the estimate of the stored text, then what the continuation
+// reported), and the claim released at its end (concurrentStreams 1: the next stream is admitted).
+import { env, runInDurableObject } from "cloudflare:test";
+import { expect, test } from "vitest";
+import { providerModels } from "../../worker/models.ts";
+import { createRelay } from "../../src/relay/index.ts";
+import { newTag, ORIGIN, streamIdOf } from "./relay.ts";
+
+type Env = typeof env & Record<string, unknown>;
+type Item = { type: string; text?: string };
+type Event = {
+  event_type?: string;
+  content_items?: Item[];
+  error?: { type: string };
+  usage_metadata?: Record<string, number>;
+};
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function setup(name: string) {
+  const relay = createRelay<Env>({
+    models: providerModels as never,
+    quotas: { default: { concurrentStreams: 1 } },
+  });
+  const key = `key-of-${name}`;
+  const e: Env = { ...env, RELAY_KEYS: JSON.stringify({ [name]: key }) };
+  const call = (path: string, init: RequestInit = {}) =>
+    relay.fetch(
+      new Request(`${ORIGIN}${path}`, {
+        ...init,
+        headers: { "x-relay-key": key, ...init.headers },
+      }),
+      e,
+    );
+  const post = (model: string, tag: string, script: string) =>
+    call("/v1/stream", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+      },
+      body: JSON.stringify({
+        model,
+        messages: [{
+          role: "user",
+          content_items: [{
+            type: "text.done",
+            text: `tag:${tag} script:${script}`,
+          }],
+        }],
+      }),
+    });
+  return { call, post };
+}
+
+/** Reads SSE text from `reader` until `done(text)` or the body ends or errs. */
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  done: (text: string) => boolean,
+): Promise<string> {
+  const utf8 = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const r = await reader.read().catch(() => ({
+      done: true as const,
+      value: undefined,
+    }));
+    if (r.done) return text;
+    text += utf8.decode(r.value, { stream: true });
+    if (done(text)) return text;
+  }
+}
+
+const recordsOf = (text: string): [number, Event][] =>
+  [...text.matchAll(/^id: (\d+)\ndata: (\{.*\})$/gm)].map((
+    m,
+  ) => [Number(m[1]), JSON.parse(m[2]!) as Event]);
+const deltasOf = (records: [number, Event][]): string =>
+  records.flatMap(([, e]) =>
+    (e.content_items ?? []).map((
+      i,
+    ) => (i.type === "text.delta" ? i.text ?? "" : ""))
+  ).join("");
+
+/** Resets the stream's object as a deploy does: its instance gone (its storage kept), its old code cut off from that storage. */
+async function reset(id: string): Promise<void> {
+  await runInDurableObject(
+    env.STREAMS.get(env.STREAMS.idFromName(id)),
+    (instance, state) => {
+      const dead = {
+        exec() {
+          throw new Error("Durable Object reset");
+        },
+      };
+      const store = (instance as {
+        ctx: { store: { sql: unknown; log: { sql: unknown } } };
+      }).ctx.store;
+      store.sql = store.log.sql = dead;
+      (state as unknown as { abort(reason?: string): void }).abort("a deploy");
+    },
+  ).catch(() => {}); // (abort throws in its caller)
+}
+
+/** The principal's ledger rows, once there is one. */
+async function ledger(
+  call: ReturnType<typeof setup>["call"],
+  requests: number,
+): Promise<Record<string, number>[]> {
+  let rows: Record<string, number>[] = [];
+  for (let i = 0; i < 200 && (rows[0]?.requests ?? 0) < requests; i++) {
+    rows = ((await (await call("/v1/usage")).json()) as {
+      data: Record<string, number>[];
+    }).data;
+    if ((rows[0]?.requests ?? 0) < requests) await sleep(50);
+  }
+  return rows;
+}
+
+test(
+  "a continueOnFailure stream whose object is reset mid-answer is taken up again: resumed from its last id it completes with the whole text, charged once, its claim released",
+  async () => {
+    const name = `taken-up-${newTag()}`;
+    const { call, post } = setup(name);
+    const tag = newTag();
+    const first = await post("fast", tag, "stall-first");
+    expect(first.status).toBe(200);
+    const id = streamIdOf(first);
+    const reader = first.body!.getReader();
+    const before = await readUntil(
+      reader,
+      (t) => deltasOf(recordsOf(t)) === "Hello, ",
+    );
+    expect(deltasOf(recordsOf(before))).toBe("Hello, ");
+    await reset(id);
+    reader.cancel().catch(() => {});
+    const got = recordsOf(before);
+    const lastId = got.at(-1)![0];
+    const resumed = await call(`/v1/streams/${id}`, {
+      headers: { "last-event-id": String(lastId), accept: "text/event-stream" },
+    });
+    expect(resumed.status).toBe(200);
+    const after = recordsOf(
+      await readUntil(resumed.body!.getReader(), () => false),
+    );
+    expect(after[0]![0]).toBe(lastId + 1); // nothing twice, nothing skipped
+    expect(after.map(([, e]) => e.error?.type).filter(Boolean)).toEqual([]); // (before: a StreamInterrupted error event)
+    const whole = deltasOf([...got, ...after]);
+    expect(whole).toBe("Hello, provider world!");
+    const dones = after.flatMap(([, e]) => (e.content_items ?? []).filter((i) => i.type === "text.done"));
+    expect(dones).toHaveLength(1);
+    expect(dones[0]!.text).toBe(whole); // (one group: the continuation in the same open group, never spliced)
+    const stop = after.at(-1)![1];
+    expect(stop.event_type).toBe("stop");
+    // charged once: one ledger row, its input the first answer's 12 and the continuation's, its output at least the text's
+    const rows = await ledger(call, 1);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ requests: 1 });
+    expect(rows[0]!.input_tokens).toBeGreaterThanOrEqual(24);
+    expect(rows[0]!.output_tokens).toBeGreaterThanOrEqual(
+      Math.ceil(whole.length / 4) - 1,
+    );
+    // released: the principal's next stream (concurrentStreams 1) is admitted now, and is one request more
+    const next = await post("fast", newTag(), "text");
+    expect(next.status, await next.clone().text()).toBe(200);
+    await next.arrayBuffer();
+    expect((await ledger(call, 2))[0]).toMatchObject({ requests: 2 });
+  },
+  60_000,
+);
+
+test(
+  "every object reset at once: each continueOnFailure stream is taken up by its own object and completes whole, each charged once",
+  async () => {
+    const name = `taken-up-all-${newTag()}`;
+    const others = [setup(`${name}-a`), setup(`${name}-b`)]; // (two principals: concurrentStreams 1 each)
+    const firsts = await Promise.all(others.map((o) => o.post("fast", newTag(), "stall-first")));
+    for (const f of firsts) expect(f.status).toBe(200);
+    const ids = firsts.map(streamIdOf);
+    const befores = await Promise.all(firsts.map((f) => readUntil(f.body!.getReader(), (t) => deltasOf(recordsOf(t)) === "Hello, ")));
+    await Promise.all(ids.map(reset)); // (every object in flight, as a deploy does)
+    const wholes = await Promise.all(ids.map(async (id, i) => {
+      const lastId = recordsOf(befores[i]!).at(-1)![0];
+      const resumed = await others[i]!.call(`/v1/streams/${id}`, {
+        headers: { "last-event-id": String(lastId), accept: "text/event-stream" },
+      });
+      expect(resumed.status).toBe(200);
+      const after = recordsOf(await readUntil(resumed.body!.getReader(), () => false));
+      expect(after.at(-1)![1].event_type).toBe("stop");
+      return deltasOf([...recordsOf(befores[i]!), ...after]);
+    }));
+    expect(wholes).toEqual(["Hello, provider world!", "Hello, provider world!"]);
+    for (const o of others) {
+      const rows = await ledger(o.call, 1);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ requests: 1 });
+    }
+  },
+  60_000,
+);
