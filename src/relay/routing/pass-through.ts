@@ -10,10 +10,10 @@
 // builder wrote them from the MMSP request the door mapped, whose costlier members were checked
 // against the row as at any door (ceilings.ts); the key and the provider's headers the builder's,
 // with the client's `anthropic-version` / `anthropic-beta` (a beta list joined to the builder's).
-// The provider's bytes are tapped as its reader reads them (internal/byte-tap.ts): the reader still
+// The provider's bytes are tapped as its reader reads them (providers/byte-tap.ts): the reader still
 // makes the events the relay checks and meters, and the client gets the bytes. A target of another
 // API is asked with the MMSP request: its answer is encoded by the door.
-import { tapBytes } from "../../internal/byte-tap.js";
+import { tapBytes } from "../../providers/byte-tap.js";
 import { isRecord } from "../../internal/values.js";
 
 /** What a door passes through: the API's provider name, the client's JSON body, its headers for that provider. */

@@ -1,10 +1,11 @@
-/**
- * @internal A request's answer bytes, handed to a sink as a provider's reader reads them (issue #47's
- * pass-through: the relay answers a client in the provider's own bytes while the reader makes its
- * events). Kept beside the Request, never in it or in the provider's options: only the relay, which
- * built the Request, registers a sink. The sink sees each chunk as the reader pulls it (so no more is
- * held than the reader's own bounds allow), then the end, or the error that cut the body.
- */
+// Providers: a request's answer bytes handed to a sink as the provider's reader reads them (issue #47's
+// pass-through, SPEC §10: the relay answers a client in the provider's own bytes while the reader makes
+// its events). Kept beside the Request, never in it or in the provider's options: only the relay, which
+// built the Request, registers a sink (relay/routing/pass-through.ts). The sink sees each chunk as the
+// reader pulls it, then the end, or the error that cut the body. Here, not in the reader core: it is the
+// providers' fetch (provider.ts) that hands its body over.
+
+/** @internal Where a tapped request's answer bytes go. */
 export interface ByteSink {
   chunk(bytes: Uint8Array): void;
   end(error?: unknown): void;
