@@ -15,6 +15,7 @@
 // API is asked with the MMSP request: its answer is encoded by the door.
 import { tapBytes } from "../../providers/byte-tap.js";
 import { isRecord } from "../../internal/values.js";
+import type { UniEvent } from "../../schema.js";
 
 /** What a door passes through: the API's provider name, the client's JSON body, its headers for that provider. */
 export interface PassThrough {
@@ -24,9 +25,24 @@ export interface PassThrough {
   readonly body: Record<string, unknown>;
   /** The client's headers meant for that provider only (`anthropic-version`, `anthropic-beta`). */
   readonly headers: readonly (readonly [string, string])[];
-  /** The members the relay decides: the builder's value, or none when the builder set none (`model`, the output limit, `stream`…). */
-  readonly owned: readonly string[];
+  /**
+   * The body the provider is asked: the client's (`written`), but for the members the relay decides
+   * (the row's model, the reserved output, a stream…) as the provider's builder wrote them (`built`).
+   */
+  readonly decide: (written: Record<string, unknown>, built: Record<string, unknown>) => Record<string, unknown>;
+  /** The provider's bytes as the client gets them (what the relay asked beyond the client taken out again); default as they are. */
+  readonly answer?: (bytes: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>;
 }
+
+/** A `decide` where the relay's members are `names`: the builder's value, or none when the builder set none. */
+export const builderDecides = (names: readonly string[]): PassThrough["decide"] => (written, built) => {
+  const body: Record<string, unknown> = { ...written };
+  for (const name of names) {
+    if (built[name] === undefined) delete body[name];
+    else body[name] = built[name];
+  }
+  return body;
+};
 
 const PASSED = new WeakMap<Request, PassThrough>();
 
@@ -43,15 +59,11 @@ const JOINED = new Set(["anthropic-beta"]);
 
 /**
  * The provider's request (`built`: URL, key, its headers) with the client's body instead of the
- * builder's, but for the members the relay decides (`owned`, as the builder wrote them); the
- * client's headers for the provider set (the key's header is never among them), a beta list joined.
+ * builder's, but for the members the relay decides (`pass.decide`); the client's headers for the
+ * provider set (the key's header is never among them), a beta list joined.
  */
 export function passedRequest(built: Request, builtBody: Record<string, unknown>, pass: PassThrough): Request {
-  const body: Record<string, unknown> = { ...pass.body };
-  for (const name of pass.owned) {
-    if (builtBody[name] === undefined) delete body[name];
-    else body[name] = builtBody[name];
-  }
+  const body = pass.decide(pass.body, builtBody);
   const headers = new Headers(built.headers);
   for (const [name, value] of pass.headers) {
     const own = headers.get(name);
@@ -62,36 +74,52 @@ export function passedRequest(built: Request, builtBody: Record<string, unknown>
 }
 
 /**
- * The provider's bytes of `request` as a stream the client reads (the reader's pulls fill it; its
- * cancel stops the provider). Every byte the reader read reaches the client, then the end: a body
- * cut (the connection, a bound, the reader's own stop after an error event) cuts the client's too.
+ * The provider's bytes of a passed-through request (`tap`'s sink registered at once). Nothing reads
+ * them ahead: the client's body (`body`) reads the answer's checked events, which pulls the provider's
+ * body through its reader, until a chunk of bytes is there; so the client's pace is the provider's,
+ * and the events (metered, settled at their end) are read to their end before the client's body ends.
+ * A body cut (the connection, a bound, the reader's own stop) cuts the client's too, after every byte
+ * the reader read; the client going away stops the provider (`stop`).
  */
-export function passedBytes(request: Request, stop: (reason: unknown) => void): ReadableStream<Uint8Array> {
-  const queue: Uint8Array[] = [];
-  let ended: { error?: unknown } | undefined;
-  let wake: (() => void) | undefined;
-  const woken = (): void => {
-    wake?.();
-    wake = undefined;
-  };
-  tapBytes(request, {
-    chunk: (b) => {
-      if (ended) return;
-      queue.push(b);
-      woken();
-    },
-    end: (error) => {
-      ended ??= error === undefined ? {} : { error };
-      woken();
-    },
-  });
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      while (queue.length === 0 && !ended) await new Promise<void>((r) => (wake = r));
-      if (queue.length > 0) controller.enqueue(queue.shift()!);
-      else if ("error" in ended!) controller.error(ended!.error);
-      else controller.close();
-    },
-    cancel: (reason) => stop(reason),
-  }, { highWaterMark: 0 });
+export class PassedBytes {
+  readonly #queue: Uint8Array[] = [];
+  #ended: { error?: unknown } | undefined;
+
+  constructor(request: Request, private readonly pass: PassThrough, private readonly stop: (reason: unknown) => void) {
+    tapBytes(request, {
+      chunk: (b) => {
+        if (!this.#ended) this.#queue.push(b);
+      },
+      end: (error) => {
+        this.#ended ??= error === undefined ? {} : { error };
+      },
+    });
+  }
+
+  /** The client's body: the provider's bytes, read as `events` (the answer's, checked and metered) are. */
+  body(events: ReadableStream<UniEvent>): ReadableStream<Uint8Array> {
+    const reader = events.getReader();
+    const queue = this.#queue;
+    let done: { error?: unknown } | undefined;
+    const bytes = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        while (queue.length === 0 && done === undefined) {
+          try {
+            if ((await reader.read()).done) done = {};
+          } catch (error) {
+            done = { error };
+          }
+        }
+        if (queue.length > 0) return controller.enqueue(queue.shift()!);
+        const cut = this.#ended && "error" in this.#ended ? this.#ended : done;
+        if (cut && "error" in cut) controller.error(cut.error);
+        else controller.close();
+      },
+      cancel: (reason) => {
+        this.stop(reason);
+        return reader.cancel(reason).catch(() => {});
+      },
+    }, { highWaterMark: 0 });
+    return this.pass.answer ? this.pass.answer(bytes) : bytes;
+  }
 }

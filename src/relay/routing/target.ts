@@ -17,7 +17,7 @@ import type { Limits } from "../admission/limits.js";
 import { withoutAddresses } from "./redact.js";
 import { secretsOf, UpstreamUnavailable, withoutSecrets } from "./secrets.js";
 import { type MmspBody, type RelayModel } from "./models.js";
-import { passedBytes, passedRequest, type PassThrough } from "./pass-through.js";
+import { PassedBytes, passedRequest, type PassThrough } from "./pass-through.js";
 
 /**
  * A provider's problem that is the operator's (SPEC §10: its refusal of the operator's key, its
@@ -97,7 +97,7 @@ export interface StartedTarget {
   secrets: readonly string[];
   first: ReadableStreamReadResult<UniEvent> | { error: unknown };
   /** The provider's own bytes, when the client's request was passed through (pass-through.ts) and a first event came. */
-  bytes?: ReadableStream<Uint8Array>;
+  bytes?: PassedBytes;
 }
 
 /** What asking a target came to: its stream, or a refusal before any event (with the error that made it, when one did). */
@@ -175,11 +175,11 @@ export async function startTarget(
         ),
     };
   }
-  let bytes: ReadableStream<Uint8Array> | undefined;
+  let bytes: PassedBytes | undefined;
   const pass = ask.passThrough;
   if (pass !== undefined && pass.provider === provider.name && ask.prefix === undefined) {
     request = passedRequest(request, await request.clone().json() as Record<string, unknown>, pass);
-    bytes = passedBytes(request, () => events.stop());
+    bytes = new PassedBytes(request, pass, () => void events.stop());
   }
   const stallMs = ask.stallMs === undefined ? {} : { stallMs: ask.stallMs };
   const events = provider.stream(request, {

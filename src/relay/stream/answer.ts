@@ -20,6 +20,7 @@ import { SseEncoderStream } from "../../encode.js";
 import { fromResponse, MessageAssemblerStream } from "../../index.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";
 import { PROVIDER_HEADER, streamHeaders } from "./headers.js";
+import type { PassedBytes } from "../routing/pass-through.js";
 
 /** An answer's events, taken: whether they are a provider reader's own (checked by construction). */
 export interface TakenEvents {
@@ -32,7 +33,7 @@ interface AnswerParts {
   take(): TakenEvents | null;
   reported?: () => UsageMetadata | null;
   /** The provider's own bytes of a passed-through request (routing/pass-through.ts). */
-  bytes?: ReadableStream<Uint8Array>;
+  bytes?: PassedBytes;
 }
 
 const PARTS = new WeakMap<Response, AnswerParts>();
@@ -47,7 +48,7 @@ export function sseAnswer(
   { reported, checked = false, bytes }: {
     reported?: () => UsageMetadata | null;
     checked?: boolean;
-    bytes?: ReadableStream<Uint8Array>;
+    bytes?: PassedBytes | undefined;
   } = {},
 ): Response {
   const headers = {
@@ -82,7 +83,7 @@ export function sseAnswer(
 }
 
 /** The provider's own bytes of an answer of sseAnswer that passed the client's request through, if any (read beside its events). */
-export const passedBytesOf = (answer: Response): ReadableStream<Uint8Array> | undefined => PARTS.get(answer)?.bytes;
+export const passedBytesOf = (answer: Response): PassedBytes | undefined => PARTS.get(answer)?.bytes;
 
 /** The events of an answer of sseAnswer, taken instead of its body; null for any other Response or a body already read. */
 export const takeEvents = (answer: Response): TakenEvents | null => PARTS.get(answer)?.take() ?? null;

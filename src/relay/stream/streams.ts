@@ -17,6 +17,7 @@ import type { Admission, Admitted } from "../admission/admit.js";
 import type { Limits } from "../admission/limits.js";
 import { checkedEvents, passedBytesOf, reportedUsageOf } from "./answer.js";
 import { streamHeaders } from "./headers.js";
+import type { PassedBytes } from "../routing/pass-through.js";
 import { clientFormat, mmspBack } from "./client-format.js";
 import type { DoorEncoding } from "./encoding.js";
 import { type DoorAsk, doorAskText, encodedAnswer, keptMeta } from "./door-answer.js";
@@ -187,16 +188,9 @@ function mmspOf(events: ReadableStream<UniEvent>, accept: string | null): Respon
   return mmspBack(events, format, contentType);
 }
 
-/**
- * A passed-through answer (routing/pass-through.ts): the provider's own bytes to the client, its
- * events read beside them (checked, metered, settled at their end: reading them pulls the bytes).
- */
-function passedBack(bytes: ReadableStream<Uint8Array>, events: ReadableStream<UniEvent>): Response {
-  const reader = events.getReader();
-  (async () => {
-    for (;;) if ((await reader.read()).done) return;
-  })().catch(() => {}); // (an error ends the events and cuts the bytes: the provider's own error event is in them)
-  return new Response(bytes, { status: 200, headers: streamHeaders("text/event-stream; charset=utf-8") });
+/** A passed-through answer (routing/pass-through.ts): the provider's own bytes to the client, read as its events (checked, metered) are. */
+function passedBack(bytes: PassedBytes, events: ReadableStream<UniEvent>): Response {
+  return new Response(bytes.body(events), { status: 200, headers: streamHeaders("text/event-stream; charset=utf-8") });
 }
 
 /** The checked events of a stream that is not kept, in a door's encoding (a new id: nothing names it). */

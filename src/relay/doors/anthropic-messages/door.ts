@@ -31,7 +31,7 @@ import type { DoorStreamOptions } from "../../stream/streams.js";
 import { asksKept } from "../../stream/streams.js";
 import { MESSAGES_ENCODING, messagesEncoding, messagesMetaText } from "./encoding.js";
 import { type MessagesAsk, messagesAsk, messagesError } from "./request.js";
-import { passThrough } from "../../routing/pass-through.js";
+import { builderDecides, passThrough } from "../../routing/pass-through.js";
 import { isRecord } from "../../../internal/values.js";
 import { MESSAGES_SEAL_SPOTS } from "./seal.js";
 import { hasSeals, openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
@@ -78,7 +78,7 @@ const ownHeaders = (request: Request): [string, string][] =>
   });
 
 /** The members of a passed-through request the relay decides (the row's model, the reserved output, a stream). */
-const OWNED = ["model", "max_tokens", "stream"];
+const DECIDES = builderDecides(["model", "max_tokens", "stream"]);
 
 /** The door's routes, as the 404 of an unknown path names them. */
 export const MESSAGES_ROUTES = ["POST /v1/messages", "POST /v1/messages/count_tokens", "GET or DELETE /v1/messages/<id>", "HEAD /"];
@@ -146,7 +146,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     const kept = asksKept(request);
     // same API in, same provider out: a streamed request not kept goes to an Anthropic target as written
     if (passed !== undefined) {
-      passThrough(admittedRequest, { provider: "anthropic", body: passed, headers: ownHeaders(request), owned: OWNED });
+      passThrough(admittedRequest, { provider: "anthropic", body: passed, headers: ownHeaders(request), decide: DECIDES });
     }
     const answer = await hooks.answer(request, admittedRequest, env, {
       name: MESSAGES_ENCODING,

@@ -289,4 +289,41 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
     expect(text.length).toBeGreaterThan(0);
     expect(await fake.requests[0]!.ended).toBe("aborted");
   });
+
+  test("the provider's bytes are read at the client's pace: nothing is read ahead of what the client reads", async () => {
+    // the provider's answer one SSE event per chunk, each given when the reader pulls it (counted)
+    const events = ANTHROPIC.TEXT.split(/(?<=\n\n)/);
+    let pulled = 0;
+    const paced = () => {
+      const utf8 = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (pulled === events.length) return controller.close();
+          controller.enqueue(utf8.encode(events[pulled++]!));
+        },
+      }, { highWaterMark: 0 });
+      return Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } }));
+    };
+    const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: paced });
+    const relay = createRelay({ models: { "claude-paced": { provider, model: "claude-paced" } } });
+    const answer = await relay.fetch(
+      new Request(`${ORIGIN}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": RELAY_KEY, "content-type": "application/json" },
+        body: JSON.stringify({ model: "claude-paced", max_tokens: 64, stream: true, messages: [{ role: "user", content: "Hi" }] }),
+      }),
+      ENV,
+    );
+    const reader = answer.body!.getReader();
+    const utf8 = new TextDecoder();
+    let text = utf8.decode((await reader.read()).value, { stream: true });
+    const read = pulled; // (up to the first event the relay reads: message_start … the first text delta)
+    expect(read).toBeLessThan(events.length);
+    // (every task queued so far runs: a reader running ahead of the client would read the whole answer now)
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(pulled).toBe(read);
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += utf8.decode(r.value, { stream: true });
+    expect(text).toBe(ANTHROPIC.TEXT); // (then every byte, as the provider wrote it)
+    expect(pulled).toBe(events.length);
+  });
 });
