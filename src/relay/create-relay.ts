@@ -238,7 +238,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
     },
   });
-  const chatCompletions = chatCompletionsDoor<E>({ admit: admit.admit, answer: stream.answer });
+  const chatCompletions = chatCompletionsDoor<E>({ admit: admit.admit, answer: stream.answer, speaks });
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt, keyOf: admit.keyOf });
   const usage = usageRoute<E>({ admission: admit, quotaStore });
