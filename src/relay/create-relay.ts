@@ -217,16 +217,17 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     admit.release(request, env, (promise) => (settling = promise));
     await settling;
   };
-  const gemini = geminiDoor<E>({
-    admit: admit.admit,
-    answer: stream.answer,
-    release: releaseNow,
-  });
   /** The provider of the first target of the row named `model`: a door passes a request through to its own API's (routing/pass-through.ts). */
   const speaks = (model: string, env: E): string | undefined => {
     const row = tableOf && rowOf(tableOf(env), model);
     return row ? targetsOf(row)[0]!.provider.name : undefined;
   };
+  const gemini = geminiDoor<E>({
+    admit: admit.admit,
+    answer: stream.answer,
+    release: releaseNow,
+    speaks,
+  });
   const messages = messagesDoor<E>({
     admit: admit.admit,
     answer: stream.answer,

@@ -23,8 +23,11 @@ import { inputEstimate } from "../../accounting/usage-estimate.js";
 import { asksKept, type DoorStreamOptions } from "../../stream/streams.js";
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { GEMINI_ENCODING, GEMINI_SEAL_SPOTS, geminiEncoding } from "./encoding.js";
-import { openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
+import { hasSeals, openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
 import { type GeminiAsk, geminiAsk } from "./request.js";
+import { passThrough } from "../../routing/pass-through.js";
+import { geminiPassThrough } from "./pass-through.js";
+import { isRecord } from "../../../internal/values.js";
 import { googleError } from "./refused.js";
 
 /** What createRelay lends the door. */
@@ -35,6 +38,8 @@ export interface GeminiHooks<E> {
   answer(request: Request, admitted: Request, env: E, options: DoorStreamOptions): Promise<Response>;
   /** Settles the claim of an admitted request that made no stream (a count of tokens). */
   release(request: Request, env: E): Promise<void>;
+  /** The provider (`Provider.name`) of the first target of the row named `model`, if any: a request is passed through to its door's own API's. */
+  speaks?(model: string, env: E): string | undefined;
 }
 
 /** The door's routes, as the 404 of an unknown path names them. */
@@ -98,8 +103,17 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
     const keyed = withKey(request, url);
     if (keyed instanceof Response) return keyed;
     let ask: GeminiAsk | Response | undefined;
+    // same API in, same provider out (pass-through.ts): streamed, not kept, the row's first target a Gemini one;
+    // a body carrying a sealed value goes encoded (the builder sends its maker the opened value)
+    let passed: Record<string, unknown> | undefined;
+    const passes = method === "streamGenerateContent" && !asksKept(request) && hooks.speaks?.(model, env) === "gemini";
     const translate = (body: unknown) => {
-      ask = method === "countTokens" ? countAsk(body, model) : geminiAsk(body, model);
+      passed = passes && isRecord(body) ? body : undefined;
+      ask = method === "countTokens" ? countAsk(body, model) : geminiAsk(body, model, passed !== undefined);
+      if (passed !== undefined && !(ask instanceof Response) && hasSeals(ask)) {
+        passed = undefined;
+        ask = geminiAsk(body, model);
+      }
       if (ask instanceof Response || method === "countTokens") return ask;
       // (a sealed thoughtSignature opened to its maker's own value, or refused naming it: doors/sealing.ts)
       return openSeals(ask, sealEnv(env)).catch((e) => {
@@ -120,6 +134,7 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
     admitted.headers.set("accept", "text/event-stream");
     // (Gemini's API has no cancel: a stream is kept, resumable and stoppable, only when the request asks)
     const kept = asksKept(request);
+    if (passed !== undefined) passThrough(admitted, geminiPassThrough(passed));
     const answer = await hooks.answer(keyed, admitted, env, {
       name: GEMINI_ENCODING,
       encoding: geminiEncoding,
