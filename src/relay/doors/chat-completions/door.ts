@@ -8,7 +8,8 @@
 // (encoding.ts) where the events are: `chat.completion.chunk` SSE when `stream` is true, else one
 // `chat.completion`; every refusal in OpenAI's error shape. The API has no cancel of its own: the
 // client going away stops the provider, unless the request asks for its stream to be kept
-// (`x-mmsp-keep: 1`): then the answer carries event ids and Content-Location names the stream.
+// (`x-mmsp-keep: 1`): then the answer carries event ids and Content-Location names the stream. Behind
+// a row whose first target speaks Chat itself, a stream not kept is passed through (pass-through.ts).
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { asksKept, type DoorStreamOptions } from "../../stream/streams.js";
 import { OPEN_RESPONSES_DECLARES } from "../open-responses/door.js";

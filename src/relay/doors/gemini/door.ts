@@ -7,6 +7,7 @@
 //                          body bounds, the models table, ceilings, quota), served by the same stream step,
 //                          written by the door's encoding (encoding.ts: Gemini's SSE chunks) where the events
 //                          are. Without `alt=sse` Gemini streams a JSON array: refused by name (the SDKs ask for SSE)
+//                          (behind a Gemini row, a stream not kept is passed through: pass-through.ts)
 //   POST /v1beta/models/<model>:generateContent
 //                          the same, answered as one GenerateContentResponse
 //   POST /v1beta/models/<model>:countTokens
