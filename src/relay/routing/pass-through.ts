@@ -1,17 +1,19 @@
 // Routing: SPEC §10 "Doors: the APIs a client speaks" (same API in, same provider out: issue #47's
 // pass-through, the relay's one request carrying the client's own body, #45).
 //
-// A door whose API a row's target speaks itself (the Messages door, an Anthropic target) registers
+// A door whose API a row's target speaks itself (Messages and Anthropic, Chat Completions and an
+// OpenAI Chat target, Gemini's and a Gemini target) registers
 // the client's body and headers beside the admitted request (`passThrough`: kept beside the Request,
 // never in its bytes, so only a stream answered in this isolate — the stateless path, a request not
 // kept — can be passed through). A target of that API is then asked with the client's body as it
 // was written (unknown members, `cache_control`, betas) but for what the relay decides: the members
-// the door names as its own (the row's model, the reserved output, `stream`) as the provider's
-// builder wrote them from the MMSP request the door mapped, whose costlier members were checked
+// the door decides (`decide`: the row's model, the reserved output, a stream, Chat's usage chunk) as
+// the provider's builder wrote them from the MMSP request the door mapped, whose costlier members were checked
 // against the row as at any door (ceilings.ts); the key and the provider's headers the builder's,
 // with the client's `anthropic-version` / `anthropic-beta` (a beta list joined to the builder's).
 // The provider's bytes are tapped as its reader reads them (providers/byte-tap.ts): the reader still
-// makes the events the relay checks and meters, and the client gets the bytes. A target of another
+// makes the events the relay checks and meters, and the client gets the bytes, at its own pace
+// (`PassedBytes`), with what the relay asked beyond the client taken out again (`answer`). A target of another
 // API is asked with the MMSP request: its answer is encoded by the door.
 import { tapBytes } from "../../providers/byte-tap.js";
 import { isRecord } from "../../internal/values.js";
