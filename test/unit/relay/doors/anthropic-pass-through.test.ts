@@ -6,11 +6,12 @@
 // Node: `@anthropic-ai/sdk` pointed at the stateless relay, the kit's fakes behind it.
 import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, test } from "vitest";
-import { anthropic, openaiChat } from "../../../../src/providers/index.ts";
+import { anthropic, openaiChat, openaiResponses } from "../../../../src/providers/index.ts";
 import { createRelay } from "../../../../src/relay/index.ts";
 import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
+import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-ant-pass-through-KEY";
@@ -325,5 +326,49 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
     for (let r = await reader.read(); !r.done; r = await reader.read()) text += utf8.decode(r.value, { stream: true });
     expect(text).toBe(ANTHROPIC.TEXT); // (then every byte, as the provider wrote it)
     expect(pulled).toBe(events.length);
+  });
+
+  test("a history carrying a value the relay sealed goes encoded: the seal is opened for its maker, never sent to Anthropic as written", async () => {
+    const claudeFake = fakeProvider("anthropic", { streams: { "claude-target": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
+    const responsesFake = fakeProvider("openai-responses", {
+      streams: { "reasoning-model": parseCapture(RESPONSES.REASONING_SUMMARIES) },
+      key: OPENAI_KEY,
+    });
+    const claude = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: claudeFake as unknown as typeof fetch });
+    const responses = openaiResponses({
+      apiKey: OPENAI_KEY,
+      baseURL: "https://api.openai.test/v1",
+      fetch: responsesFake as unknown as typeof fetch,
+    });
+    const relay = createRelay({
+      models: {
+        "claude-sonnet-4-5": { provider: claude, model: "claude-target", allow: { thinking_level: true } },
+        "claude-elsewhere": { provider: responses, model: "reasoning-model", allow: { thinking_level: true } },
+      },
+    });
+    const env = { ...ENV, RELAY_SEAL_KEY: "relay-seal-key-for-the-pass-through-tests-0123456789" };
+    const client = new Anthropic({
+      apiKey: RELAY_KEY,
+      baseURL: ORIGIN,
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => relay.fetch(new Request(input as RequestInfo, init), env),
+      maxRetries: 0,
+    });
+    const ask = { max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 } };
+    const first = await client.messages.stream({ ...ask, model: "claude-elsewhere", messages: [{ role: "user", content: "2 + 2?" }] })
+      .finalMessage();
+    const thinking = first.content.find((b) => b.type === "thinking");
+    expect(thinking?.type === "thinking" && thinking.signature).toMatch(/^mmsp1\./); // (another provider's proof, sealed)
+    const second = await client.messages.stream({
+      max_tokens: 4096,
+      thinking: { type: "adaptive" } as unknown as Anthropic.ThinkingConfigParam, // (as the target model takes it)
+      model: "claude-sonnet-4-5",
+      messages: [{ role: "user", content: "2 + 2?" }, { role: "assistant", content: first.content }, {
+        role: "user",
+        content: "And 3 + 3?",
+      }],
+    }).finalMessage();
+    expect(second.id).toMatch(/^msg_[0-9a-f]{32}$/); // (the door's encoding, not the provider's bytes)
+    expect(second.content).toEqual([{ type: "text", text: "Hello!" }]);
+    expect(JSON.stringify(claudeFake.requests[0]!.json)).not.toContain("mmsp1.");
   });
 });
