@@ -10,6 +10,7 @@ import { UpstreamError } from "../errors.js";
 import type { ResponseEvents } from "../from-response.js";
 import type { UsageMetadata } from "../schema.js";
 import { follow } from "../internal/abort.js";
+import { tappedBody } from "./byte-tap.js";
 import { streamedEvents } from "../internal/answer-events.js";
 import { fail } from "../internal/describe.js";
 import { cancelledError, connectionError } from "../internal/http.js";
@@ -260,7 +261,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         throw errorWithoutSecrets(await providerRefusal(response, spec, client, (text) => cutSecrets(text, secrets)), secrets);
       }
       bodyContext(response, context);
-      return response.body;
+      return tappedBody(req, response.body); // (a pass-through's bytes, when the relay asked: byte-tap.ts)
     };
     const reading = providerStream(spec, { ...streamOptions, signal: abort.signal }, context);
     // The fetch is made at the first pull (a pipe pulls at once), not in an async start(): with it
