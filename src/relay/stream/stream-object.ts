@@ -217,6 +217,7 @@ export class RelayStreamObject<E = unknown> {
     // (the stream's duty, stored with it: a restarted object settles it, store.ts)
     this.store.create(binding, meta, { target: upstream.headers.get(TARGET_HEADER), ticket: ticketText, request: upstreamRequest, body });
     if (cost) this.store.usage = () => JSON.stringify(cost.snapshot());
+    this.store.saveUsage(); // (what the provider reported as it answered — Anthropic's input — stored at once, not with the first batch)
     this.live.upstream = reading;
     this.lastRead = Date.now();
     this.state.waitUntil(this.run.read(upstream, client, reading.signal));
