@@ -98,6 +98,8 @@ export class StreamCost {
   #reported: () => UsageMetadata | null = () => null;
   /** One request's input (CostSnapshot's `asked`): given (a stream taken up), else the first input the provider reported. */
   #asked: number | null;
+  /** A continuation request was sent and no event came since (`sent`): its snapshot counts it (`withRequest`). */
+  #sending = false;
   constructor(readonly ticket: Ticket, asked: number | null = null) {
     this.#meter = new UsageMeter(ticket.input);
     this.#asked = asked;
@@ -110,7 +112,13 @@ export class StreamCost {
 
   /** One event of the stream, as stored or sent. */
   see(event: UniEvent): void {
+    this.#sending = false; // (the continuation's first event: what its target reported is in `reported` now)
     this.#meter.see(event);
+  }
+
+  /** A continuation request is about to leave: counted in the snapshots (`withRequest`) until the next event. */
+  sent(): void {
+    this.#sending = true;
   }
 
   /** The error that ends the stream, with the usage so far (`usage_metadata`, `usage_estimated`). */
@@ -133,7 +141,8 @@ export class StreamCost {
     const reported = this.#reported();
     this.#asked ??= trustedInput(reported); // (the first count: one request's, stored at once when the answer opens)
     const { usage_metadata, usage_estimated } = this.#meter.spent(reported);
-    return { settlement: this.settlement(), usage: { usage_metadata, usage_estimated }, asked: this.#asked ?? this.ticket.input };
+    const s = { settlement: this.settlement(), usage: { usage_metadata, usage_estimated }, asked: this.#asked ?? this.ticket.input };
+    return this.#sending ? withRequest(s) : s;
   }
 
   /** The settlement of a request refused before any event (the provider's refusal: nothing spent). */

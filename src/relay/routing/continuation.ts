@@ -152,8 +152,6 @@ export interface ContinueParts {
   signal: AbortSignal;
   options: ServeOptions;
   serving: Serving;
-  /** Called just before each continuation request is sent (a taken-up stream's object stores it as sent: take-up.ts). */
-  sending?: (() => void) | undefined;
 }
 
 /**
@@ -186,7 +184,7 @@ async function ask(
   // (what is left of the claim's output: the text so far was spent from it)
   const maxTokens = options.maxTokens === undefined ? undefined : options.maxTokens - textTokens(state.answer.text);
   if (maxTokens !== undefined && maxTokens < 1) return "none";
-  parts.sending?.(); // (a throw — the duty could not be stored — sends nothing)
+  options.sending?.(); // (a throw — the duty could not be stored — sends nothing)
   const attempt = state.attempt = new AbortController();
   follow(attempt, signal);
   const start = await startTarget(candidate, body, attempt.signal, options.bounds, {

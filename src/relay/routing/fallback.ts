@@ -155,9 +155,8 @@ export async function takenUpAnswer(
     taken.events,
     body,
     signal,
-    { ...options, nameOf },
+    { ...options, nameOf, sending: taken.sending },
     taken.reported,
-    taken.sending,
   );
   if (up === null) return null;
   const answer = sseAnswer(up.events, targets[i]!.provider.name, { reported: () => reportedSoFar(up.serving) });

@@ -59,4 +59,10 @@ export interface ServeOptions {
   maxTokens?: number | undefined;
   /** A target's name in the row (its `name`, else its index): set by servedAnswer for continuation.ts's log. */
   nameOf?: (target: RelayModel) => string;
+  /**
+   * Called just before each continuation request leaves (continuation.ts): the stream's object stores
+   * the request as sent, its input counted, so an object that dies before the target answers still
+   * charges it (SPEC §10 "A stream outlives its object"). A throw sends nothing.
+   */
+  sending?: (() => void) | undefined;
 }

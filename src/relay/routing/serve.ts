@@ -31,7 +31,7 @@ export const reserveOf = (config: MmspBody["config"], row: RelayRow, limits: Lim
 export function routing<E>(parts: RoutingParts<E>) {
   const { upstream, tableOf, tracer, limitsOf } = parts;
 
-  async function open(request: Request, env: E, signal: AbortSignal): Promise<Response> {
+  async function open(request: Request, env: E, signal: AbortSignal, sending?: () => void): Promise<Response> {
     const target = upstream ?? ownValue(env as { MMSP_UPSTREAM?: string }, "MMSP_UPSTREAM");
     if (tableOf) {
       // a model of the table: its provider answers (models.ts); any other goes on to the upstream
@@ -46,7 +46,8 @@ export function routing<E>(parts: RoutingParts<E>) {
         // the row's targets in order (fallback.ts), watched (watchdog.ts), traced (tracing.ts)
         const trace = tracer && new StreamTrace(tracer, body.model, targetsOf(row)[0]!, body.config.max_tokens);
         const maxTokens = reserveOf(body.config, row, limitsOf(env)); // (what admit reserved: each target is asked for it)
-        return servedAnswer(row, body, signal, { bounds: limitsOf(env), watchdog: watchdogOf(env as WatchdogEnv), trace, maxTokens });
+        const options = { bounds: limitsOf(env), watchdog: watchdogOf(env as WatchdogEnv), trace, maxTokens, sending };
+        return servedAnswer(row, body, signal, options);
       }
       request = new Request(request, { body: bytes });
     }

@@ -34,8 +34,8 @@ const restarted = (): UpstreamError => {
  * asked again, or the next of `rest` that can, to continue their text in the same open group, as
  * `continued` does past a provider's failure — one continuation request, never a splice. `reported`
  * is what the first target reported before the restart (its input carried into the stop event, with
- * the estimate of the stored text); `sending` is called before each continuation request leaves (the
- * object stores the request as sent, charged if it dies before the target answers). Null when the answer cannot be continued (no `continueOnFailure`,
+ * the estimate of the stored text; `options.sending` is told before each continuation request leaves).
+ * Null when the answer cannot be continued (no `continueOnFailure`,
  * not text only, already stopped, no target took it up): the object then ends it typed.
  */
 export async function takenUp(
@@ -46,7 +46,6 @@ export async function takenUp(
   signal: AbortSignal,
   options: ServeOptions,
   reported: UniEvent["usage_metadata"] | null,
-  sending?: () => void,
 ): Promise<{ events: ReadableStream<UniEvent>; serving: Serving } | null> {
   if (target.continueOnFailure !== true || stored.some((e) => e.event_type === "stop")) return null;
   const answer = new Answer();
@@ -54,7 +53,7 @@ export async function takenUp(
   if (!answer.textOnly || answer.text.trim() === "") return null;
   // (the target before the restart: what it reported, carried into the stop event as a continuation carries it)
   const serving = { events: { reportedUsage: reported ?? null } as unknown as StartedTarget["events"] };
-  const parts: ContinueParts = { body, signal, options, serving, sending };
+  const parts: ContinueParts = { body, signal, options, serving };
   const state: Continuing = {
     answer,
     reader: new ReadableStream<UniEvent>().getReader(),

@@ -127,6 +127,19 @@ export class StreamRun<E> {
     await this.read(upstream, config.clientOf(upstream), reading.signal, store.count);
   }
 
+  /**
+   * A continuation request of the live stream is about to leave (routing/continuation.ts, past a
+   * provider's failure): stored as sent, its input counted (stream-cost.ts `withRequest`), so that an
+   * object that dies before its target answers still charges it; the batch of its first event stores
+   * what it reports instead.
+   */
+  sending(): void {
+    const { store } = this.ctx;
+    const cost = this.live.cost;
+    cost?.sent();
+    if (cost && store.exists && !store.ended) store.saveUsage();
+  }
+
   /** Reads the upstream to its end; every checked event is stored (past the first `replayed`: stored already), a failure as the last event. */
   async read(upstream: Response, client: string, signal: AbortSignal, replayed = 0): Promise<void> {
     const { store } = this.ctx;

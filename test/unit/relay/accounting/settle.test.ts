@@ -103,4 +103,10 @@ test("a stream's stored cost knows one request's input (`asked`): a continuation
   const taken = new StreamCost(ticket, 12);
   taken.follow(() => usage(24));
   expect(taken.snapshot().asked).toBe(12);
+  // a continuation sent (past a provider's failure): counted in every snapshot until its first event
+  taken.sent();
+  expect(taken.snapshot().settlement.input).toBe(36);
+  expect(taken.snapshot().settlement.input).toBe(36); // (a batch stored meanwhile keeps it)
+  taken.see({ role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "a" }] } as unknown as UniEvent);
+  expect(taken.snapshot().settlement.input).toBe(24);
 });

@@ -114,7 +114,7 @@ test("what a taken-up answer reports before its stop event holds the input repor
   await reader.cancel();
 });
 
-test("a taken-up stream's object is told before each continuation request leaves (`sending`: it stores the request as sent), and only when one is sent", async () => {
+test("a stream's object is told before each continuation request leaves (`sending`: it stores the request as sent), and only when one is sent", async () => {
   const fake = fakeProvider("anthropic", { streams: { "claude-test": capture }, key: KEY });
   const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
   const body = {
@@ -132,9 +132,8 @@ test("a taken-up stream's object is told before each continuation request leaves
       [delta("x")],
       body,
       new AbortController().signal,
-      options,
+      { ...options, sending },
       null,
-      sending,
     );
   const taken = await ask({});
   expect(taken).not.toBeNull();
