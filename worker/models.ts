@@ -9,8 +9,9 @@ import type { Env } from "./env.ts";
 import { ownMembers } from "../src/internal/values.ts";
 
 /**
- * The models table for `env`: "claude-fast" (Anthropic), "gpt-fast" (OpenAI Chat) and "gpt-responses"
- * (OpenAI Responses, the same key), "gemini-fast" (Gemini), each when its key is set; "fast" when
+ * The models table for `env`: "claude-fast" (Anthropic), "gpt-fast" (OpenAI Chat), "gemini-fast"
+ * (Gemini), each when its key is set, and "gpt-responses" (OpenAI Responses, OpenAI's key) when
+ * OPENAI_RESPONSES_MODEL names its model too; "fast" when
  * Anthropic's and OpenAI's are (a row of targets, SPEC §10 "Fallbacks").
  */
 export function providerModels(env: Env): RelayModels {
@@ -39,10 +40,10 @@ export function providerModels(env: Env): RelayModels {
       ...allow,
     };
   }
-  if (env.OPENAI_API_KEY) {
+  if (env.OPENAI_API_KEY && env.OPENAI_RESPONSES_MODEL) {
     table["gpt-responses"] = {
       provider: openaiResponses({ apiKey: env.OPENAI_API_KEY, ...base(env.OPENAI_BASE_URL) }),
-      model: env.OPENAI_MODEL || "gpt-4.1-mini",
+      model: env.OPENAI_RESPONSES_MODEL,
       config: { ...ceiling },
       ...allow,
     };

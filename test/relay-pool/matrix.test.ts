@@ -21,7 +21,8 @@ import worker from "../../worker/index.ts";
 import { newTag, ORIGIN } from "./relay.ts";
 
 const RELAY_KEY = "relay-key-for-tests";
-const keyed = { ...env, RELAY_KEY } as typeof env & { RELAY_KEY: string };
+// (MODEL_ALLOW_THINKING: the rows let a client ask for thinking, for this file's Worker only: models.test.ts checks they refuse it by default)
+const keyed = { ...env, RELAY_KEY, MODEL_ALLOW_THINKING: "1" } as typeof env & { RELAY_KEY: string };
 const viaWorker = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => worker.fetch(new Request(input as RequestInfo, init), keyed);
 /** fakes.ts's TEXT and OBJECT (that module runs in Node, beside the pool: not importable here). */
 const TEXT = "Hello, provider world!";
