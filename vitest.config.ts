@@ -36,6 +36,10 @@ export default defineConfig({
                 ANTHROPIC_BASE_URL: "http://upstream.test/anthropic",
                 OPENAI_API_KEY: "sk-test-KEY-must-not-leak-0002",
                 OPENAI_BASE_URL: "http://upstream.test/openai/v1",
+                OPENAI_RESPONSES_MODEL: "gpt-5.1", // (the "gpt-responses" row: OpenAI's Responses API)
+                GEMINI_API_KEY: "gemini-test-KEY-must-not-leak-0003",
+                GEMINI_BASE_URL: "http://upstream.test/gemini/v1beta",
+                GEMINI_MODEL: "gemini-3-flash-preview", // (a Gemini 3 model: the fake refuses a function call sent back without its signature)
                 // the watchdog's deadlines, small (issue #38: a target silent past FIRST_EVENT_S, a stall past STALL_S)
                 FIRST_EVENT_S: "0.5",
                 STALL_S: "1",

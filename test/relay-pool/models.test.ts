@@ -102,7 +102,7 @@ test("GET /v1/models lists the provider table as MMSP's server does (SPEC §1)",
     data: { id: string; object: string; created: number; owned_by: string }[];
   };
   expect(list.object).toBe("list");
-  expect(list.data.map((m) => m.id)).toEqual(["claude-fast", "gpt-fast", "fast"]);
+  expect(list.data.map((m) => m.id)).toEqual(["claude-fast", "gpt-fast", "gpt-responses", "gemini-fast", "fast"]);
   for (const m of list.data) {
     expect(m).toMatchObject({ object: "model", owned_by: "mmsp" });
     expect(m.created).toBeGreaterThan(1_700_000_000);

@@ -16,6 +16,8 @@
 //                         .done), then the stop, at once
 //                         `"model": "silent"`: no headers for 8 s (a server that never answers; the
 //                         relay must give up first)
+//   POST at a provider's path whose text names a `script:m-…`: the kit's fake providers (fakes.ts);
+//                         GET /__fake?tag= the bodies they got
 //   GET  /__last?tag=     {"body", "authorization"}: the last POST /v1/stream that carried that tag, as
 //                         it arrived (what the relay sent upstream)
 //   GET  /__requests?tag= {"count": n}: how many POST /v1/stream carried that tag (the tests ask,
@@ -24,6 +26,7 @@
 // Any other host or path is a 502/404: the tests have no other network.
 import { readFileSync } from "node:fs";
 import { Response, type Request } from "miniflare";
+import { fakeSeen, matrixApi } from "./fakes.ts";
 import { providerApi, providerSeen } from "./providers.ts";
 
 export const UPSTREAM_HOST = "upstream.test";
@@ -90,8 +93,11 @@ export async function upstream(request: Request): Promise<Response> {
     const count = requests.get(url.searchParams.get("tag") ?? "") ?? 0;
     return Response.json({ count });
   }
+  if (request.method === "GET" && url.pathname === "/__fake") return fakeSeen(url.searchParams.get("tag") ?? "");
   if (request.method === "GET" && url.pathname === "/__provider") return providerSeen(url.searchParams.get("tag") ?? "");
   if (request.method === "POST") {
+    const fake = await matrixApi(request, url.pathname); // the kit's fake providers for the client matrix (fakes.ts)
+    if (fake) return fake;
     const provider = await providerApi(request, url.pathname); // the provider-backed models' APIs (providers.ts)
     if (provider) return provider;
   }
