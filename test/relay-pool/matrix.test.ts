@@ -148,9 +148,6 @@ describe.each(ROWS)("openai chat.completions through the stream object: %s", (mo
 });
 
 describe.each(ROWS)("@anthropic-ai/sdk messages.stream through the stream object: %s", (model) => {
-  const client = new Anthropic({ apiKey: RELAY_KEY, baseURL: ORIGIN, maxRetries: 0, fetch: viaWorker });
-  const tools: Anthropic.Tool[] = [{ name: "get_weather", description: "The weather.", input_schema: CITY }];
-
   test("thinking and a tool over two turns: the thinking (signed where the provider signs) sent back as it came", async () => {
     const [, sent] = await fakeGot(await messagesThinkingTool(model));
     // the second request carries the provider's own proof (unsealed from what the client got), and the tool result
