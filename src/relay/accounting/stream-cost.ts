@@ -114,25 +114,25 @@ export class StreamCost {
 }
 
 /**
- * The stateless relay's events with their cost followed: settled once, at the end, the error or the
- * cancel (the client gone); an error passed on marked with the usage (an UpstreamError as the
- * next reader sees it).
+ * The stateless relay's events (one by one, or one array per provider chunk) with their cost
+ * followed: settled once, at the end, the error or the cancel (the client gone); an error passed on
+ * marked with the usage (an UpstreamError as the next reader sees it).
  */
-export function metered(
-  readable: ReadableStream<UniEvent>,
+export function metered<T extends UniEvent | UniEvent[]>(
+  readable: ReadableStream<T>,
   cost: StreamCost,
   client: string,
   settle: (s: Settlement) => void,
-): ReadableStream<UniEvent> {
+): ReadableStream<T> {
   const reader = readable.getReader();
   let settled = false;
   const end = (): void => {
     if (!settled) settle(cost.settlement());
     settled = true;
   };
-  return new ReadableStream<UniEvent>({
+  return new ReadableStream<T>({
     async pull(controller) {
-      let r: ReadableStreamReadResult<UniEvent>;
+      let r: ReadableStreamReadResult<T>;
       try {
         r = await reader.read();
       } catch (e) {
@@ -144,8 +144,10 @@ export function metered(
         end();
         return controller.close();
       }
-      cost.see(r.value);
-      controller.enqueue(r.value);
+      const value = r.value;
+      if (Array.isArray(value)) { for (const event of value) cost.see(event); }
+      else cost.see(value as UniEvent);
+      controller.enqueue(value);
     },
     cancel(reason) {
       end();

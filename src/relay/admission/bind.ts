@@ -127,9 +127,35 @@ export async function offersKey(offered: [string, string][], key: string): Promi
   return found;
 }
 
-/** Two secrets compared through their HMACs: the time taken says nothing about either. */
+/** The key of the secrets' comparison, imported once per isolate (a constant: the HMAC only hides the time). */
+let compareKey: Promise<CryptoKey> | undefined;
+
+/** A secret's HMAC for the comparison. */
+async function compareHmac(text: string): Promise<string> {
+  compareKey ??= crypto.subtle.importKey("raw", utf8.encode("relay-key"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return hexBytes(new Uint8Array(await crypto.subtle.sign("HMAC", await compareKey, utf8.encode(text))), "");
+}
+
+/**
+ * The HMACs of the operator's own secrets (RELAY_KEY, the principals' keys), kept: the same few on
+ * every request (at most KEPT_HMACS; then made anew). A client's offer is hashed each time.
+ */
+const operatorHmacs = new Map<string, Promise<string>>();
+const KEPT_HMACS = 1024;
+
+/**
+ * Two secrets compared through their HMACs: the time taken says nothing about either. `b` is the
+ * operator's (its HMAC kept: bind.ts `operatorHmacs`), `a` the client's offer.
+ */
 export async function sameSecret(a: string, b: string): Promise<boolean> {
-  return sameHash(await hmac("relay-key", a), await hmac("relay-key", b));
+  let known = operatorHmacs.get(b);
+  if (known === undefined) {
+    if (operatorHmacs.size >= KEPT_HMACS) operatorHmacs.clear();
+    known = compareHmac(b);
+    operatorHmacs.set(b, known);
+    known.catch(() => operatorHmacs.delete(b));
+  }
+  return sameHash(await compareHmac(a), await known);
 }
 
 /**

@@ -8,7 +8,8 @@
 // (401/403, a redirect, no connection: 502 UpstreamUnavailable, logged). fallback.ts and
 // continuation.ts ask each target here.
 import { UnsupportedParameterError, UpstreamError } from "../../errors.js";
-import type { Provider, ProviderEvents } from "../../providers/provider.js";
+import type { Provider } from "../../providers/provider.js";
+import { batchesOf, type ProviderBatches } from "../../providers/batches.js";
 import { isRequestError } from "../../providers/request-error.js";
 import type { UniEvent, UniMessage } from "../../schema.js";
 import { configWithin } from "./ceilings.js";
@@ -87,14 +88,17 @@ function seen(error: unknown, secrets: readonly string[], provider: string): unk
   return out;
 }
 
-/** A target's stream once asked: its provider's events and the first read (an event, the end, or an error). */
+/**
+ * A target's stream once asked: its provider's events, read one array per provider chunk
+ * (providers/batches.ts: no read per event), and the first read (the first chunk's events, the end, or an error).
+ */
 export interface StartedTarget {
   provider: Provider;
-  events: ProviderEvents;
-  reader: ReadableStreamDefaultReader<UniEvent>;
+  events: ProviderBatches;
+  reader: ReadableStreamDefaultReader<UniEvent[]>;
   /** The request's secrets (its key), cut out of every error the stream carries. */
   secrets: readonly string[];
-  first: ReadableStreamReadResult<UniEvent> | { error: unknown };
+  first: ReadableStreamReadResult<UniEvent[]> | { error: unknown };
 }
 
 /** What asking a target came to: its stream, or a refusal before any event (with the error that made it, when one did). */
@@ -108,8 +112,8 @@ export interface AskOptions {
   stallMs?: number;
   /** The first read's wait: resolves to the read, or to `late()`'s error when the deadline passed (watchdog.ts). */
   firstRead?: (
-    read: Promise<ReadableStreamReadResult<UniEvent>>,
-  ) => Promise<ReadableStreamReadResult<UniEvent> | { error: unknown }>;
+    read: Promise<ReadableStreamReadResult<UniEvent[]>>,
+  ) => Promise<ReadableStreamReadResult<UniEvent[]> | { error: unknown }>;
   /** The answer so far, asked to be continued: sent as the final assistant message. */
   prefix?: string;
   /**
@@ -171,7 +175,7 @@ export async function startTarget(
     };
   }
   const stallMs = ask.stallMs === undefined ? {} : { stallMs: ask.stallMs };
-  const events = provider.stream(request, {
+  const events = batchesOf(provider, request, {
     signal,
     ...providerLimits(bounds),
     ...stallMs,
@@ -195,18 +199,18 @@ export async function startTarget(
   return { started: { provider, events, reader, secrets, first } };
 }
 
-/** A started target's events from its first read on; its errors without its secrets (see secrets.ts). */
+/** A started target's events (one array per provider chunk) from its first read on; its errors without its secrets (see secrets.ts). */
 export function targetEvents(
   { provider, reader, secrets, first }: StartedTarget,
-): ReadableStream<UniEvent> {
-  return new ReadableStream<UniEvent>({
+): ReadableStream<UniEvent[]> {
+  return new ReadableStream<UniEvent[]>({
     start(controller) {
       if ("error" in first) controller.error(first.error);
       else if (first.done) controller.close();
       else controller.enqueue(first.value);
     },
     async pull(controller) {
-      let r: ReadableStreamReadResult<UniEvent>;
+      let r: ReadableStreamReadResult<UniEvent[]>;
       try {
         r = await reader.read();
       } catch (e) {

@@ -14,6 +14,7 @@ import { refusal } from "../refusal.js";
 import { fromWireError } from "../../errors.js";
 import { checkEvent } from "../../decode/validate.js";
 import { NDJSON_FRAMER } from "./resume.js";
+import { flattened } from "../../providers/batches.js";
 import type { ServedStream, Sink, Viewers } from "./viewers.js";
 
 /** What a door asks of the stream's answer. */
@@ -76,16 +77,15 @@ export function doorOf(header: string | null, kept: string | null): { ask: DoorA
   return { ask: doorAskOf(header) ?? stored, meta };
 }
 
-/** The answer a door's encoding writes of `events`: its stream, or its whole answer. */
+/** The answer a door's encoding writes of `events` (one array per provider chunk on the stateless path): its stream, or its whole answer. */
 export async function encodedAnswer(
-  events: ReadableStream<UniEvent>,
+  events: ReadableStream<UniEvent[]>,
   encoding: DoorEncoding,
   context: EncodingContext,
   whole: boolean,
 ): Promise<Response> {
-  const ready = prepared(events, encoding, context);
-  if (whole && encoding.whole) return encoding.whole(ready, context);
-  return new Response(encodedBody(ready, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
+  if (whole && encoding.whole) return encoding.whole(prepared(flattened(events), encoding, context), context);
+  return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
 }
 
 /**
@@ -111,8 +111,9 @@ export function storedDoorAnswer(
   }
   const context: EncodingContext = { id: ask.id, meta, after: ask.after, ids: ask.ids, resumeAfter: from - 1, ...where };
   if ((ask.whole && encoding.whole) || encoding.prepare || encoding.settle) {
-    const events = prepared(viewers.events(stream, 0), encoding, context);
-    if (ask.whole && encoding.whole) return encoding.whole(events, context);
+    const events = viewers.events(stream, 0);
+    if (ask.whole && encoding.whole) return encoding.whole(prepared(events, encoding, context), context);
+    // (the encoding's `prepare` runs in the body's loop)
     return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
   }
   const body = viewers.follow(stream, 0, NDJSON_FRAMER, encodedSink(encoding, context));

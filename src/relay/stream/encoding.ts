@@ -14,6 +14,7 @@
 // after n feeds the encoder events 0…n without writing them (its state is the whole stream's).
 import type { StreamCore } from "../../internal/core.js";
 import { encodeWireEvent, toWireError } from "../../encode.js";
+import { KeepAlive } from "../../encode/wire-event.js";
 import type { UniEvent } from "../../schema.js";
 import type { ResponseKeeper } from "./responses.js";
 
@@ -51,15 +52,30 @@ export interface DoorEncoding<T = unknown> {
   keep?(output: T, context: EncodingContext): boolean;
   /** The whole answer of a request that asked for no stream: the events read to their end as one Response. */
   whole?(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response>;
-  /** An asynchronous step on the events before the encoder (Open Responses seals provider data), run wherever the answer is written. */
-  prepare?(events: ReadableStream<UniEvent>, context: EncodingContext): ReadableStream<UniEvent>;
-  /** Awaited before an output is written (Open Responses keeps its response before the terminal event reaches the client). */
-  settle?(output: T, context: EncodingContext): Promise<void>;
+  /**
+   * A step on each event before the encoder, asynchronous where it must be (Open Responses seals
+   * provider data): one answer's step, made once (its state is the answer's), run wherever the answer
+   * is written; an event it has nothing to do for it returns as it is, synchronously.
+   */
+  prepare?(context: EncodingContext): (event: UniEvent) => UniEvent | Promise<UniEvent>;
+  /** Awaited before an output is written, when it returns a promise (Open Responses keeps its response before the terminal event reaches the client). */
+  settle?(output: T, context: EncodingContext): Promise<void> | void;
 }
 
-/** `events` through the encoding's `prepare` step, if it has one. */
-export const prepared = (events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): ReadableStream<UniEvent> =>
-  encoding.prepare ? encoding.prepare(events, context) : events;
+/** `events` through the encoding's `prepare` step, if it has one (a whole answer's events: the streamed one runs it in its loop). */
+export function prepared(events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): ReadableStream<UniEvent> {
+  if (!encoding.prepare) return events;
+  const step = encoding.prepare(context);
+  const reader = events.getReader();
+  return new ReadableStream<UniEvent>({
+    async pull(controller) {
+      const r = await reader.read();
+      if (r.done) controller.close();
+      else controller.enqueue(await step(r.value));
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}
 
 /** One answer's writer: the text each event, a failure or the end adds. */
 export class EncodedWriter<T> {
@@ -125,10 +141,20 @@ export class EncodedWriter<T> {
     return true;
   }
 
-  /** The encoding's `settle` of every output waiting to be written (see DoorEncoding). */
-  async settle(): Promise<void> {
+  /** The encoding's `settle` of every output waiting to be written (see DoorEncoding); undefined when none had to wait. */
+  settle(): Promise<void> | undefined {
     const { settle } = this.encoding;
-    if (settle) { for (const o of this.outputs) await settle(o, this.context); }
+    if (!settle) return undefined;
+    for (let i = 0; i < this.outputs.length; i++) {
+      const waiting = settle(this.outputs[i]!, this.context);
+      if (waiting) return this.settleFrom(waiting, i + 1);
+    }
+    return undefined;
+  }
+
+  private async settleFrom(waiting: Promise<void>, from: number): Promise<void> {
+    await waiting;
+    for (let i = from; i < this.outputs.length; i++) await this.encoding.settle!(this.outputs[i]!, this.context);
   }
 
   /** The text of the outputs waiting (`id`: the stored event they end), and the encoding's end once done. */
@@ -142,51 +168,95 @@ export class EncodedWriter<T> {
   }
 }
 
-/** The events as a door's answer body: one loop per read, the encoder's text for each (no stage between). */
+/** A silent answer's keep-alive: `text` written after `ms` without output (MMSP's SSE comment). */
+export interface KeepAliveOption {
+  ms: number;
+  text: string;
+}
+
+/**
+ * The events as a door's answer body: one loop per read, fused (issue #49). A read gives one array
+ * of events (a provider chunk's, on the stateless path: providers/batches.ts) or one event (a stream's
+ * object); each event goes through the encoding's `prepare`, then its encoder core, and the text of
+ * every event of the read is written as one chunk: no stage, no promise per event (only an
+ * asynchronous `prepare` or `settle` is awaited). The bytes are those of the encoder core run as its
+ * own stage, event by event (test/unit/relay/stream/fused.test.ts proves it).
+ */
 export function encodedBody<T>(
-  events: ReadableStream<UniEvent>,
+  events: ReadableStream<UniEvent | UniEvent[]>,
   encoding: DoorEncoding<T>,
   context: EncodingContext,
+  keepAlive?: KeepAliveOption,
 ): ReadableStream<Uint8Array> {
   const utf8 = new TextEncoder();
   const reader = events.getReader();
   const writer = new EncodedWriter(encoding, context);
+  const step = encoding.prepare?.(context);
   const ids = context.ids === true && encoding.sse;
   const resumeAfter = context.resumeAfter ?? -1;
   let index = 0;
+  let alive: KeepAlive | undefined;
+  /** One event through `prepare` and the encoder: its text. */
+  const one = async (event: UniEvent): Promise<string> => {
+    const ready = step ? await step(event) : event;
+    const n = index++;
+    if (!writer.feed(ready, n <= resumeAfter)) return "";
+    const waiting = writer.settle();
+    if (waiting) await waiting;
+    return writer.take(ids ? n : null);
+  };
+  const close = (): void => {
+    alive?.dispose();
+    writer.dispose();
+  };
   return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (keepAlive) alive = new KeepAlive(keepAlive.ms, () => controller.enqueue(utf8.encode(keepAlive.text)));
+    },
     async pull(controller) {
       for (;;) {
         let last = false;
-        let id: number | null = null;
-        let write: boolean;
+        let text = "";
         try {
           const r = await reader.read();
           if (r.done) {
-            write = writer.ended();
             last = true;
-          } else {
-            const n = index++;
-            id = ids ? n : null;
-            write = writer.feed(r.value, n <= resumeAfter);
+            if (writer.ended()) {
+              const waiting = writer.settle();
+              if (waiting) await waiting;
+              text = writer.take(null);
+            }
+          } else if (!Array.isArray(r.value)) text = await one(r.value);
+          else {
+            for (const event of r.value) {
+              // (synchronous unless a step waits: the common event costs no promise)
+              if (step === undefined && encoding.settle === undefined) {
+                const n = index++;
+                if (writer.feed(event, n <= resumeAfter)) text += writer.take(ids ? n : null);
+              } else text += await one(event);
+            }
           }
         } catch (e) {
-          write = writer.failed(e);
-          id = ids ? index : null;
           last = true;
+          if (writer.failed(e)) {
+            const waiting = writer.settle();
+            if (waiting) await waiting;
+            text += writer.take(ids ? index : null);
+          }
         }
-        if (write) await writer.settle();
-        const text = write ? writer.take(id) : "";
-        if (text) controller.enqueue(utf8.encode(text));
+        if (text) {
+          alive?.wrote();
+          controller.enqueue(utf8.encode(text));
+        }
         if (last) {
-          writer.dispose();
+          close();
           return controller.close();
         }
         if (text) return;
       }
     },
     cancel(reason) {
-      writer.dispose();
+      close();
       return reader.cancel(reason);
     },
   }, { highWaterMark: 0 });

@@ -18,7 +18,7 @@ import type { StreamCore } from "../../../internal/core.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
 import type { SealEnv } from "../seal.js";
-import { type AnswerState, finishing, keepTerminal, sealed } from "./sealing.js";
+import { type AnswerState, finishing, keepTerminal, sealing } from "./sealing.js";
 
 /** What a response resource echoes, and its answer's state (sealing.ts), kept with its stream (its meta). */
 export interface Meta extends Partial<AnswerState> {
@@ -105,6 +105,6 @@ export const openResponsesEncoding: DoorEncoding<OpenResponsesEvent> = {
   end: "data: [DONE]\n\n",
   keep: (e, context) => context.after === null || e.sequence_number > Number(context.after),
   whole: resource,
-  prepare: (events, context) => sealed(events, stateOf(metaOf(context.meta)), (context.env ?? {}) as SealEnv),
+  prepare: (context) => sealing(stateOf(metaOf(context.meta)), (context.env ?? {}) as SealEnv),
   settle: keepTerminal,
 };

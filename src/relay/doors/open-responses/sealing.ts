@@ -14,7 +14,6 @@
 import type { StreamDoneItem, UniEvent } from "../../../schema.js";
 import type { StreamCore } from "../../../internal/core.js";
 import { isRecord } from "../../../internal/values.js";
-import { through } from "../../through.js";
 import type { OpenResponsesEvent } from "../../../encode.js";
 import { RelayConfigError } from "../../admission/principal.js";
 import type { EncodingContext } from "../../stream/encoding.js";
@@ -42,56 +41,49 @@ const TERMINAL = new Set([
 ]);
 
 /**
- * The UniEvents with each thinking's provider data sealed (a `thinking.done` then carries only
- * `encrypted_content`, the sealed value, which the encoder writes) or left out. Included: sealed (the
- * key was checked before: stateOf); kept: sealed for the kept response when the relay has a seal key,
- * else left out (a kept reasoning item then goes back as text only: RELAY_SEAL_KEY's documentation);
- * neither: left out.
+ * One answer's step on its UniEvents (the encoding's `prepare`, run in the answer's loop: stream/encoding.ts):
+ * each thinking's provider data sealed (a `thinking.done` then carries only `encrypted_content`, the
+ * sealed value, which the encoder writes) or left out. Included: sealed (the key was checked before:
+ * stateOf); kept: sealed for the kept response when the relay has a seal key, else left out (a kept
+ * reasoning item then goes back as text only: RELAY_SEAL_KEY's documentation); neither: left out.
+ * An event with no provider data returns as it is, synchronously.
  */
-export function sealed(
-  events: ReadableStream<UniEvent>,
+export function sealing(
   state: AnswerState,
   env: SealEnv,
-): ReadableStream<UniEvent> {
+): (event: UniEvent) => UniEvent | Promise<UniEvent> {
   const mode = state.include ? "include" : state.keep !== null ? "keep" : "none";
   let sealIt = mode !== "none";
   const fidelityOf = (
     item: object,
   ): unknown => ("fidelity" in item ? item.fidelity : undefined);
-  return through(
-    events,
-    new TransformStream<UniEvent, UniEvent>({
-      async transform(event, controller) {
-        if (
-          !event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined)
-        ) return controller.enqueue(event);
-        const items = [];
-        for (const item of event.content_items) {
-          const bound = boundPart(fidelityOf(item), OWN_PROVIDER);
-          if (bound === undefined) {
-            items.push(item);
-            continue;
-          }
-          const rest = withoutBound(fidelityOf(item) as Json);
-          if (sealIt && item.type === "thinking.done") {
-            try {
-              rest.encrypted_content = await seal(bound, env);
-            } catch (e) {
-              if (mode !== "keep" || !(e instanceof RelayConfigError)) throw e;
-              sealIt = false;
-            }
-          }
-          const { fidelity: _, ...plain } = item as StreamDoneItem & {
-            fidelity?: unknown;
-          };
-          items.push(
-            Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain,
-          );
+  const sealed = async (event: UniEvent): Promise<UniEvent> => {
+    const items = [];
+    for (const item of event.content_items) {
+      const bound = boundPart(fidelityOf(item), OWN_PROVIDER);
+      if (bound === undefined) {
+        items.push(item);
+        continue;
+      }
+      const rest = withoutBound(fidelityOf(item) as Json);
+      if (sealIt && item.type === "thinking.done") {
+        try {
+          rest.encrypted_content = await seal(bound, env);
+        } catch (e) {
+          if (mode !== "keep" || !(e instanceof RelayConfigError)) throw e;
+          sealIt = false;
         }
-        controller.enqueue({ ...event, content_items: items } as UniEvent);
-      },
-    }),
-  );
+      }
+      const { fidelity: _, ...plain } = item as StreamDoneItem & {
+        fidelity?: unknown;
+      };
+      items.push(
+        Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain,
+      );
+    }
+    return { ...event, content_items: items } as UniEvent;
+  };
+  return (event) => event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined) ? sealed(event) : event;
 }
 
 /** The resources to keep, by the terminal event that carries them (taken by `keepTerminal`). */
@@ -134,14 +126,14 @@ export function finishing(
 }
 
 /** Keeps a terminal event's resource (set aside by `finishing`) where the relay keeps responses, before it is written. */
-export async function keepTerminal(
+export function keepTerminal(
   event: OpenResponsesEvent,
   context: EncodingContext,
-): Promise<void> {
+): Promise<void> | undefined {
   const kept = toKeep.get(event);
-  if (kept === undefined || !context.keeper) return;
+  if (kept === undefined || !context.keeper) return undefined; // (nothing to keep: no wait)
   toKeep.delete(event);
   const id = `resp_${context.id}`;
   // (a response that cannot be kept is still answered: the log says why a reference to it will be a 404)
-  await context.keeper.finish(kept.principal, id, kept.resource).catch((e) => console.error(`relay: response ${id} could not be kept`, e));
+  return context.keeper.finish(kept.principal, id, kept.resource).catch((e) => console.error(`relay: response ${id} could not be kept`, e));
 }
