@@ -69,10 +69,18 @@ export class ProviderReaderStream extends ReaderStream<Uint8Array, UniEvent> {
  */
 export class ProviderBatchStream extends ReaderStream<Uint8Array, UniEvent[]> {
   readonly #core: ProviderCore;
+  readonly #batches: BatchingCore<Uint8Array, UniEvent>;
   constructor(spec: ProviderSpec, options: ProviderStreamOptions, context?: BodyContext) {
     const core = new ProviderCore(spec, options, context);
-    super(new BatchingCore(core), core, options, stallOf(spec, options));
+    const batches = new BatchingCore(core);
+    super(batches, core, options, stallOf(spec, options));
     this.#core = core;
+    this.#batches = batches;
+  }
+
+  /** @internal The events made so far (not the arrays: a cut body's ConnectionError counts events). */
+  override get outputs(): number {
+    return this.#batches.count;
   }
 
   /** See ProviderReaderStream's. */
