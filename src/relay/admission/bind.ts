@@ -137,25 +137,35 @@ async function compareHmac(text: string): Promise<string> {
 }
 
 /**
- * The HMACs of the operator's own secrets (RELAY_KEY, the principals' keys), kept: the same few on
- * every request (at most KEPT_HMACS; then made anew). A client's offer is hashed each time.
+ * The secrets' HMACs, kept: the operator's (RELAY_KEY, the principals' keys: the same few on every
+ * request) and the offers (a client sends its key with each request; admission compares it more than
+ * once). A constant key makes them plain digests; which are kept tells nothing a request's own answer
+ * does not (its key matched or not). At most KEPT_HMACS each (of at most KEPT_LENGTH characters), then made anew.
  */
 const operatorHmacs = new Map<string, Promise<string>>();
+const offerHmacs = new Map<string, Promise<string>>();
 const KEPT_HMACS = 1024;
+/** The longest secret whose HMAC is kept (a key is far shorter; a header of junk is hashed each time, never held). */
+const KEPT_LENGTH = 512;
+
+function keptHmac(kept: Map<string, Promise<string>>, text: string): Promise<string> {
+  if (text.length > KEPT_LENGTH) return compareHmac(text);
+  let known = kept.get(text);
+  if (known === undefined) {
+    if (kept.size >= KEPT_HMACS) kept.clear();
+    known = compareHmac(text);
+    kept.set(text, known);
+    known.catch(() => kept.delete(text));
+  }
+  return known;
+}
 
 /**
  * Two secrets compared through their HMACs: the time taken says nothing about either. `b` is the
- * operator's (its HMAC kept: bind.ts `operatorHmacs`), `a` the client's offer.
+ * operator's, `a` the client's offer (their HMACs kept: `operatorHmacs`, `offerHmacs`).
  */
 export async function sameSecret(a: string, b: string): Promise<boolean> {
-  let known = operatorHmacs.get(b);
-  if (known === undefined) {
-    if (operatorHmacs.size >= KEPT_HMACS) operatorHmacs.clear();
-    known = compareHmac(b);
-    operatorHmacs.set(b, known);
-    known.catch(() => operatorHmacs.delete(b));
-  }
-  return sameHash(await compareHmac(a), await known);
+  return sameHash(await keptHmac(offerHmacs, a), await keptHmac(operatorHmacs, b));
 }
 
 /**

@@ -128,7 +128,13 @@ export function sealedAnswer(answer: Response, env: SealEnv, spots: SealSpots): 
           if (buffered) controller.enqueue(out.encode(await sealedLine(buffered, spots, env)));
           return controller.close();
         }
+        const was = buffered;
         buffered += utf8.decode(r.value, { stream: true });
+        // (a chunk of whole lines with nothing to seal, as an encoding's loop writes them: passed on as it came)
+        if (was === "" && buffered.endsWith("\n") && !buffered.includes(PENDING_MARK)) {
+          buffered = "";
+          return controller.enqueue(r.value);
+        }
         const nl = buffered.lastIndexOf("\n");
         if (nl < 0) continue;
         const lines = buffered.slice(0, nl).split("\n");
