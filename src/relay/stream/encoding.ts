@@ -196,14 +196,19 @@ export function encodedBody<T>(
   const resumeAfter = context.resumeAfter ?? -1;
   let index = 0;
   let alive: KeepAlive | undefined;
-  /** One event through `prepare` and the encoder: its text. */
-  const one = async (event: UniEvent): Promise<string> => {
-    const ready = step ? await step(event) : event;
-    const n = index++;
-    if (!writer.feed(ready, n <= resumeAfter)) return "";
-    const waiting = writer.settle();
-    if (waiting) await waiting;
-    return writer.take(ids ? n : null);
+  /** The text of the read being written (what its events made before a step failed is kept). */
+  let text = "";
+  /** A read's events through `prepare` and the encoder, their text added to `text` (awaiting only a step that waits). */
+  const encode = async (events: readonly UniEvent[]): Promise<void> => {
+    for (const event of events) {
+      let ready = step ? step(event) : event;
+      if (ready instanceof Promise) ready = await ready;
+      const n = index++;
+      if (!writer.feed(ready, n <= resumeAfter)) continue;
+      const waiting = writer.settle();
+      if (waiting) await waiting;
+      text += writer.take(ids ? n : null);
+    }
   };
   const close = (): void => {
     alive?.dispose();
@@ -216,7 +221,7 @@ export function encodedBody<T>(
     async pull(controller) {
       for (;;) {
         let last = false;
-        let text = "";
+        text = "";
         try {
           const r = await reader.read();
           if (r.done) {
@@ -226,16 +231,7 @@ export function encodedBody<T>(
               if (waiting) await waiting;
               text = writer.take(null);
             }
-          } else if (!Array.isArray(r.value)) text = await one(r.value);
-          else {
-            for (const event of r.value) {
-              // (synchronous unless a step waits: the common event costs no promise)
-              if (step === undefined && encoding.settle === undefined) {
-                const n = index++;
-                if (writer.feed(event, n <= resumeAfter)) text += writer.take(ids ? n : null);
-              } else text += await one(event);
-            }
-          }
+          } else await encode(Array.isArray(r.value) ? r.value : [r.value]);
         } catch (e) {
           last = true;
           if (writer.failed(e)) {
