@@ -5,9 +5,10 @@
 // them, and its answer's content type, with a whole-answer writer for a request that asked for no
 // stream. The stream step runs it where the events are: in the stream's Durable Object over the
 // stored events (viewers.ts: already checked, parsed back and written, never read as SSE again), and
-// on the stateless path over the taken events (answer.ts `takeEvents`). Before this, the Open
-// Responses door wrote MMSP SSE and read it back through `fromResponse` (framing, zod, the grammar)
-// before encoding it: one encoder loop here instead, no stream between its stages.
+// on the stateless path over the taken events (answer.ts `takeEvents`: the provider's reader giving
+// one array of events per provider chunk, fused with the encoder in one loop per chunk, issue #49).
+// Before this, the Open Responses door wrote MMSP SSE and read it back through `fromResponse`
+// (framing, zod, the grammar) before encoding it: one encoder loop here instead, no stream between its stages.
 //
 // A kept stream's answer in an SSE encoding carries event ids: the last frame written for stored
 // event n says `id: n` (a cut between two frames of one event resumes from that event), and a resume
