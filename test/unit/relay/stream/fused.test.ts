@@ -24,6 +24,7 @@ import { metaText, openResponsesEncoding } from "../../../../src/relay/doors/ope
 import { messageIdMeta, uiChatEncoding } from "../../../../src/relay/doors/ui-chat/encoding.ts";
 import { type DoorEncoding, encodedBody, type EncodingContext, mmspEncoding, prepared } from "../../../../src/relay/stream/encoding.ts";
 import { encodedAnswer } from "../../../../src/relay/stream/door-answer.ts";
+import { MMSP_KEEP_ALIVE } from "../../../../src/relay/stream/client-format.ts";
 import { through } from "../../../../src/relay/through.ts";
 import { holds } from "../../../property.ts";
 
@@ -269,5 +270,42 @@ describe("the fused stateless path writes what the staged path wrote, byte for b
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("the fused MMSP door keeps a silent stream alive as the SSE encoder stage did", () => {
+  test("`: keep-alive` after 15 s without output, none while events flow, the timer gone at the end", async () => {
+    vi.useFakeTimers();
+    try {
+      let source!: ReadableStreamDefaultController<UniEvent[]>;
+      const events = new ReadableStream<UniEvent[]>({ start: (c) => void (source = c) });
+      const body = encodedBody(events, mmspEncoding("sse", "text/event-stream"), { id: "", meta: null, after: null }, MMSP_KEEP_ALIVE);
+      const reader = body.getReader();
+      const utf8 = new TextDecoder();
+      const next = reader.read();
+      await vi.advanceTimersByTimeAsync(14_999);
+      expect(vi.getTimerCount()).toBe(1); // (nothing written yet: the keep-alive waits)
+      await vi.advanceTimersByTimeAsync(1);
+      expect(utf8.decode((await next).value)).toBe(": keep-alive\n\n");
+      const delta = {
+        role: "assistant",
+        event_type: "delta",
+        content_items: [{ type: "text.delta", text: "Hi" }],
+        usage_metadata: null,
+        finish_reason: null,
+      };
+      const read = reader.read();
+      await vi.advanceTimersByTimeAsync(10_000);
+      source.enqueue([delta as UniEvent]);
+      expect(utf8.decode((await read).value)).toBe(`data: ${JSON.stringify(delta)}\n\n`);
+      const quiet = reader.read();
+      await vi.advanceTimersByTimeAsync(14_999); // (15 s since the event, not since the last keep-alive)
+      source.close();
+      expect(utf8.decode((await quiet).value)).toBe("data: [DONE]\n\n");
+      expect((await reader.read()).done).toBe(true);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
