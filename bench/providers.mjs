@@ -6,8 +6,9 @@
 // run, every run checked), in Node.
 //
 //   node --expose-gc bench/providers.mjs [--quick] [--rounds=N --warmup=N] [--only=anthropic,gemini] [--kinds=chat]
-//     [--regimes=steady,gc] [--dist=bench/.cache/OLD-dist] [--no-workerd]
-// then (Node, unless --no-workerd) the relay's CPU per provider event in workerd (bench/relay-providers.mjs).
+//     [--regimes=steady,gc] [--dist=bench/.cache/OLD-dist] [--no-workerd] [--no-encoders]
+// then (Node, unless --no-workerd) the relay's CPU per provider event in workerd (bench/relay-providers.mjs),
+// and (Node, unless --no-encoders) each encoder of mmsp-streams/encode against its floor (bench/encoders.mjs).
 //
 // Two regimes (issue #39), one after the other in the same process: steady (warm-up runs, then rounds
 // with no forced GC: warm code) and gc (a full gc() before every run, which drops the optimized code
@@ -230,6 +231,16 @@ if (WORKERD || raw?.relay) {
   L.push("### The relay in workerd (issue #39: `node bench/relay-providers.mjs`)", "", relay.markdown);
   globalThis.relayFigure = relay;
 }
+// The encoders of mmsp-streams/encode against their floors (issue #47; Node's run only)
+if ((RT === "node" && opt("no-encoders", false) !== true) || raw?.encoders) {
+  const enc = raw?.encoders ?? (await (await import("./encoders.mjs")).encoders({
+    rounds: QUICK ? 3 : 7,
+    warmup: QUICK ? 1 : 2,
+    log: (s) => log(`encoders ${s}`),
+  }));
+  L.push("### The encoders (issue #47: `node --expose-gc bench/encoders.mjs`)", "", enc.markdown, "");
+  globalThis.encodersFigure = enc;
+}
 L.push("Contenders:", "");
 for (const [id, k] of legend) L.push(`- ${k.label} (${id.replace(/\/.*/, "")}): ${k.what}`);
 L.push("");
@@ -241,7 +252,7 @@ const PARTIAL = QUICK || !!opt("only", null) || !!opt("kinds", null);
 if (!RENDER) {
   writeFileSync(
     `${ROOT}bench/.cache/providers-${RT}${PARTIAL ? ".partial" : ""}.json`,
-    JSON.stringify({ date, node: process.version, seconds, load: [load0, load1], cases, relay: globalThis.relayFigure }),
+    JSON.stringify({ date, node: process.version, seconds, load: [load0, load1], cases, relay: globalThis.relayFigure, encoders: globalThis.encodersFigure }),
   );
 }
 if (!PARTIAL) {

@@ -1,36 +1,120 @@
-// The relay's doors in workerd, A/B (issues #45 and #49): workerd's CPU per provider event of one
-// provider-backed stream through the relay's Durable Object, asked through the MMSP door (`POST
-// /v1/stream`) and through the Open Responses door (`POST /v1/responses`, streamed), for this
-// checkout's dist/ and another build's (`--ab=<path to its dist/>`, e.g. main's), in one run: both
-// Workers (bench/runtimes/relay-provider-worker.mjs, bundled once against each dist/) run side by
-// side in their own Miniflare, the cells interleaved (their order reversed every other round),
-// beside ProviderEventStream alone. Medians of the rounds.
-//   node bench/relay-doors.mjs --ab=/work/main/dist [--rounds=7 --warmup=2 --only=anthropic --kinds=chat]
-// Prints a markdown table: µs per event for each door and build, and B ÷ A (> 1: this build is cheaper).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// The relay's doors in workerd (issues #45, #47 "Speed" and #49): workerd's CPU per provider event of
+// one provider-backed stream asked through each door of the relay — MMSP (`POST /v1/stream`), Open
+// Responses (`POST /v1/responses`, streamed), Chat Completions, Anthropic Messages, Gemini
+// (`streamGenerateContent?alt=sse`) and useChat (`POST /api/chat`) — side by side in one run, beside
+// ProviderEventStream alone, and, with `--ab=<path to another build's dist/>` (e.g. main's, copied
+// first: `cp -r /work/main/dist bench/.cache/main-dist`), the same cells for that build in its own
+// Miniflare: both Workers (bench/runtimes/relay-provider-worker.mjs, bundled once against each dist/)
+// side by side, the cells interleaved (their order reversed every other round). Medians of the rounds.
+// Each door is asked as its clients ask by default: the MMSP, Open Responses and useChat doors keep
+// their streams in a Durable Object; Chat Completions, Messages and Gemini have no cancel of their own
+// and answer stateless unless asked to keep (`--kept`: asked with `x-mmsp-keep: 1` too, more columns).
+//   node bench/relay-doors.mjs [--ab=bench/.cache/main-dist] [--rounds=7 --warmup=2 --only=anthropic
+//     --kinds=chat --doors=stream,responses --kept]
+// Prints a markdown table: µs per event for each door (÷ the MMSP door's), and with --ab B ÷ A per
+// door (> 1: this build is cheaper).
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
 import { options } from "./args.mjs";
 import { median } from "./core/harness.mjs";
-import { KINDS, PROVIDER_NAMES, providerCorpus } from "./providers/corpora.mjs";
-import { bundleForWorkerd, compatibilityDate, workerdCpuMs } from "./runtimes/workerd-kit.mjs";
+import { KINDS, PROVIDER_NAMES } from "./providers/corpora.mjs";
+import { convertCpu, corpusBlobs, corpusDir, RELAY_WORKER, relayMiniflare, removeCorpusDir, timed } from "./relay-harness.mjs";
+import { bundleForWorkerd, compatibilityDate } from "./runtimes/workerd-kit.mjs";
 
-const BINDING = { "openai-chat": "OPENAI_CHAT", "openai-responses": "OPENAI_RESPONSES", anthropic: "ANTHROPIC", gemini: "GEMINI" };
 const opt = options(process.argv.slice(2));
 const other = opt("ab", null);
-if (typeof other !== "string") throw new Error("--ab=<path to another build's dist/> (e.g. /work/main/dist)");
 const rounds = Number(opt("rounds", 7));
 const warmup = Number(opt("warmup", 2));
 const providers = opt("only", null) ? String(opt("only")).split(",") : PROVIDER_NAMES;
 const kinds = opt("kinds", null) ? String(opt("kinds")).split(",") : KINDS;
 const log = (s) => console.error(`[relay-doors] ${s}`);
+const hi = [{
+  role: "user",
+  content_items: [{ type: "text.done", text: "Hi" }],
+}];
+
+/** Each door: its request (path, body) for a bench model, and a text its answer's end holds. */
+const DOORS = {
+  stream: {
+    label: "MMSP `/v1/stream`",
+    path: () => "/v1/stream",
+    body: (m) => ({ model: m, messages: hi }),
+    end: '"event_type":"stop"',
+  },
+  responses: {
+    label: "Open Responses",
+    path: () => "/v1/responses",
+    body: (m) => ({ model: m, input: "Hi", stream: true }),
+    end: "event: response.completed",
+  },
+  chat: {
+    label: "Chat Completions",
+    path: () => "/v1/chat/completions",
+    body: (m) => ({
+      model: m,
+      messages: [{ role: "user", content: "Hi" }],
+      stream: true,
+    }),
+    end: "data: [DONE]",
+  },
+  messages: {
+    label: "Messages",
+    path: () => "/v1/messages",
+    body: (m) => ({
+      model: m,
+      max_tokens: 2048,
+      messages: [{ role: "user", content: "Hi" }],
+      stream: true,
+    }),
+    end: "event: message_stop",
+  },
+  gemini: {
+    label: "Gemini",
+    path: (m) => `/v1beta/models/${m}:streamGenerateContent?alt=sse`,
+    body: () => ({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
+    end: '"finishReason"',
+  },
+  "ui-chat": {
+    label: "useChat `/api/chat`",
+    path: () => "/api/chat",
+    body: (m) => ({
+      id: crypto.randomUUID(),
+      model: m,
+      messages: [{
+        id: "u1",
+        role: "user",
+        parts: [{ type: "text", text: "Hi" }],
+      }],
+      trigger: "submit-message",
+    }),
+    end: '"type":"finish"',
+  },
+};
+const STATELESS = ["chat", "messages", "gemini"];
+const doors = opt("doors", null) ? String(opt("doors")).split(",") : Object.keys(DOORS);
+for (const d of doors) {
+  if (!DOORS[d]) {
+    throw new Error(`--doors: no door ${d} (${Object.keys(DOORS).join(", ")})`);
+  }
+}
+/** The door columns: each door, and with --kept the stateless ones asked to keep their stream. */
+const columns = [
+  ...doors.map((d) => ({ door: d, kept: false })),
+  ...(opt("kept", false)
+    ? doors.filter((d) => STATELESS.includes(d)).map((d) => ({
+      door: d,
+      kept: true,
+    }))
+    : []),
+];
+const colName = (c) => `${c.door}${c.kept ? "+kept" : ""}`;
+const colLabel = (c) => `${DOORS[c.door].label}${c.kept ? " kept" : STATELESS.includes(c.door) ? " (stateless)" : ""}`;
 
 /** The worker bundled against `dist` (its `../../dist/…` imports redirected). */
 const bundleAgainst = (dist) =>
   bundleForWorkerd({
-    entryPoints: [fileURLToPath(new URL("./runtimes/relay-provider-worker.mjs", import.meta.url))],
+    entryPoints: [RELAY_WORKER],
     plugins: [{
       name: "dist",
       setup(b) {
@@ -39,89 +123,138 @@ const bundleAgainst = (dist) =>
     }],
   });
 
-const builds = { A: await bundleAgainst(fileURLToPath(new URL("../dist", import.meta.url))), B: await bundleAgainst(other) };
-const BODY = {
-  stream: (provider) => ({ model: `bench-${provider}`, messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }] }),
-  responses: (provider) => ({ model: `bench-${provider}`, input: "Hi", stream: true }),
-};
-const END = { stream: '"event_type":"stop"', responses: "event: response.completed" };
+const builds = { A: await bundleAgainst(fileURLToPath(new URL("../dist", import.meta.url))) };
+if (typeof other === "string") builds.B = await bundleAgainst(other);
+const names = Object.keys(builds);
+const load0 = loadavg();
+const started = new Date();
 
-const dir = mkdtempSync(join(tmpdir(), "relay-doors-"));
+const dir = corpusDir("relay-doors-");
 const rows = [];
 try {
   for (const kind of kinds) {
-    const blobs = {};
-    const corpora = {};
-    for (const provider of PROVIDER_NAMES) {
-      const c = (corpora[provider] = providerCorpus(provider, kind));
-      const path = join(dir, `${provider}-${kind}.sse`);
-      writeFileSync(path, c.bytes);
-      blobs[`CORPUS_${BINDING[provider]}`] = path;
-    }
+    const { blobs, corpora } = corpusBlobs(dir, kind);
     const mfs = {};
-    for (const [name, script] of Object.entries(builds)) {
-      mfs[name] = new Miniflare({
-        modules: true,
-        script,
-        compatibilityDate,
-        dataBlobBindings: blobs,
-        durableObjects: { STREAMS: { className: "StreamObject", useSQLite: true } },
-      });
-    }
+    for (const [name, script] of Object.entries(builds)) mfs[name] = relayMiniflare(script, blobs);
     try {
-      const urls = { A: await mfs.A.ready, B: await mfs.B.ready };
-      const timed = async (f) => {
-        const c0 = workerdCpuMs();
-        await f();
-        return workerdCpuMs() - c0;
-      };
-      const convert = (provider) =>
+      const urls = {};
+      for (const name of names) urls[name] = await mfs[name].ready;
+      const convert = (provider) => convertCpu(mfs.A, urls.A, provider, kind);
+      const relayed = (build, column, provider) =>
         timed(async () => {
-          const res = await mfs.A.dispatchFetch(new URL(`/convert?provider=${provider}`, urls.A));
-          const { events } = await res.json();
-          if (!res.ok || !(events > 0)) throw new Error(`convert ${provider}/${kind}: ${res.status}`);
-        });
-      const relayed = (build, door, provider) =>
-        timed(async () => {
-          const res = await mfs[build].dispatchFetch(new URL(`/v1/${door}`, urls[build]), {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(BODY[door](provider)),
-          });
+          const door = DOORS[column.door];
+          const model = `bench-${provider}`;
+          const headers = {
+            "content-type": "application/json",
+            ...(column.kept ? { "x-mmsp-keep": "1" } : {}),
+          };
+          const res = await mfs[build].dispatchFetch(
+            new URL(door.path(model), urls[build]),
+            { method: "POST", headers, body: JSON.stringify(door.body(model)) },
+          );
           const text = await res.text();
-          if (!res.ok || !text.includes(END[door])) throw new Error(`${build} /v1/${door} ${provider}/${kind}: ${res.status} ${text.slice(-300)}`);
+          if (!res.ok || !text.includes(door.end)) {
+            throw new Error(
+              `${build} ${colName(column)} ${provider}/${kind}: ${res.status} ${text.slice(-300)}`,
+            );
+          }
         });
-      const cells = [["convert"], ["A", "stream"], ["B", "stream"], ["A", "responses"], ["B", "responses"]];
-      const key = (c) => c.join(" ");
+      const cells = [
+        ["convert"],
+        ...columns.flatMap((c) => names.map((b) => [b, c])),
+      ];
+      const key = (
+        c,
+      ) => (c[0] === "convert" ? "convert" : `${c[0]} ${colName(c[1])}`);
       for (const provider of providers) {
-        const run = (c) => (c[0] === "convert" ? convert(provider) : relayed(c[0], c[1], provider));
+        const run = (
+          c,
+        ) => (c[0] === "convert" ? convert(provider) : relayed(c[0], c[1], provider));
         for (let i = 0; i < warmup; i++) for (const c of cells) await run(c);
         const ms = Object.fromEntries(cells.map((c) => [key(c), []]));
-        for (let r = 0; r < rounds; r++) for (const c of r % 2 ? [...cells].reverse() : cells) ms[key(c)].push(await run(c));
+        for (let r = 0; r < rounds; r++) {
+          for (
+            const c of r % 2 ? [...cells].reverse() : cells
+          ) ms[key(c)].push(await run(c));
+        }
         const us = (c) => (median(ms[key(c)]) * 1000) / corpora[provider].events;
-        const row = { provider, kind, events: corpora[provider].events, ...Object.fromEntries(cells.map((c) => [key(c), us(c)])) };
-        log(`${provider}/${kind}: ${cells.map((c) => `${key(c)} ${us(c).toFixed(1)}`).join(", ")} µs/event`);
+        const row = {
+          provider,
+          kind,
+          events: corpora[provider].events,
+          ...Object.fromEntries(cells.map((c) => [key(c), us(c)])),
+        };
+        log(
+          `${provider}/${kind}: ${cells.map((c) => `${key(c)} ${us(c).toFixed(1)}`).join(", ")} µs/event`,
+        );
         rows.push(row);
       }
     } finally {
-      await mfs.A.dispose();
-      await mfs.B.dispose();
+      for (const name of names) await mfs[name].dispose();
     }
   }
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  removeCorpusDir(dir);
 }
+const load1 = loadavg();
 const fx = (x) => x.toFixed(1);
+const geomean = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+const mmsp = columns.find((c) => c.door === "stream" && !c.kept);
+const head = ["provider · corpus", "events", "conversion alone"];
+for (const c of columns) {
+  head.push(`${colLabel(c)} A`);
+  if (mmsp && c !== mmsp) head.push("÷ MMSP");
+  if (builds.B) head.push("B", "B ÷ A");
+}
+if (mmsp) head.push("MMSP A ÷ conversion");
+const cellsOf = (r) => {
+  const out = [`${r.provider} · ${r.kind}`, String(r.events), fx(r.convert)];
+  for (const c of columns) {
+    const a = r[`A ${colName(c)}`];
+    out.push(fx(a));
+    if (mmsp && c !== mmsp) {
+      out.push(`${(a / r[`A ${colName(mmsp)}`]).toFixed(2)}×`);
+    }
+    if (builds.B) {
+      out.push(fx(r[`B ${colName(c)}`]), (r[`B ${colName(c)}`] / a).toFixed(2));
+    }
+  }
+  if (mmsp) out.push(`${(r[`A ${colName(mmsp)}`] / r.convert).toFixed(2)}×`);
+  return out;
+};
+const summary = columns.map((c) => {
+  const parts = [];
+  if (mmsp && c !== mmsp) {
+    parts.push(
+      `÷ MMSP geomean ${
+        geomean(rows.map((r) => r[`A ${colName(c)}`] / r[`A ${colName(mmsp)}`]))
+          .toFixed(2)
+      }×`,
+    );
+  }
+  if (builds.B) {
+    parts.push(
+      `B ÷ A geomean ${
+        geomean(rows.map((r) => r[`B ${colName(c)}`] / r[`A ${colName(c)}`]))
+          .toFixed(2)
+      }`,
+    );
+  }
+  return parts.length ? `- ${colLabel(c)}: ${parts.join(", ")}` : null;
+}).filter(Boolean);
+const la = (l) => l.map((x) => x.toFixed(2)).join(" ");
 console.log(
   [
-    `workerd (Miniflare, compatibility_date ${compatibilityDate}): workerd's CPU per provider event, median of ${rounds} interleaved rounds after ${warmup} warm-up; A = this checkout's dist/, B = ${other}. Each cell one stream created through the door for a provider-backed model, stored in its Durable Object and read to its end by its creator.`,
+    `${started.toISOString()}; workerd (Miniflare, compatibility_date ${compatibilityDate}): workerd's CPU per provider event, median of ${rounds} interleaved rounds after ${warmup} warm-up; load average ${
+      la(load0)
+    } at start, ${la(load1)} at end; A = this checkout's dist/${
+      builds.B ? `, B = ${other}` : ""
+    }. Each cell one stream asked through the door for a provider-backed model and read to its end by its creator (a kept one stored in its Durable Object).`,
     "",
-    "| provider · corpus | events | conversion alone | `/v1/stream` A | `/v1/stream` B | B ÷ A | `/v1/responses` A | `/v1/responses` B | B ÷ A | responses ÷ stream (A) |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ...rows.map((r) =>
-      `| ${r.provider} · ${r.kind} | ${r.events} | ${fx(r.convert)} | ${fx(r["A stream"])} | ${fx(r["B stream"])} | ${(r["B stream"] / r["A stream"]).toFixed(2)} | ${
-        fx(r["A responses"])
-      } | ${fx(r["B responses"])} | ${(r["B responses"] / r["A responses"]).toFixed(2)} | ${(r["A responses"] / r["A stream"]).toFixed(2)} |`
-    ),
+    `| ${head.join(" | ")} |`,
+    `| ${head.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
+    ...rows.map((r) => `| ${cellsOf(r).join(" | ")} |`),
+    "",
+    ...summary,
   ].join("\n"),
 );

@@ -6,56 +6,27 @@
 // each request, the viewer's body read to its end. Interleaved rounds, median per corpus.
 //   node bench/relay-providers.mjs [--rounds=N --warmup=N --only=anthropic --kinds=chat]
 // Prints a markdown table (bench/providers.mjs prints it after its own, unless --no-workerd).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
 import { options } from "./args.mjs";
 import { median } from "./core/harness.mjs";
-import { KINDS, PROVIDER_NAMES, providerCorpus } from "./providers/corpora.mjs";
-import { bundleForWorkerd, compatibilityDate, workerdCpuMs } from "./runtimes/workerd-kit.mjs";
-
-const BINDING = { "openai-chat": "OPENAI_CHAT", "openai-responses": "OPENAI_RESPONSES", anthropic: "ANTHROPIC", gemini: "GEMINI" };
+import { KINDS, PROVIDER_NAMES } from "./providers/corpora.mjs";
+import { convertCpu, corpusBlobs, corpusDir, RELAY_WORKER, relayMiniflare, removeCorpusDir, timed } from "./relay-harness.mjs";
+import { bundleForWorkerd, compatibilityDate } from "./runtimes/workerd-kit.mjs";
 
 /**
  * Runs the figure: { rows: [{ provider, kind, events, convertUs, relayUs }], markdown }. `kinds`: the
  * corpora per provider (one Miniflare per kind, the four providers' corpora bound to it).
  */
 export async function relayProviders({ rounds = 5, warmup = 1, providers = PROVIDER_NAMES, kinds = KINDS, log = () => {} } = {}) {
-  const script = await bundleForWorkerd({ entryPoints: [fileURLToPath(new URL("./runtimes/relay-provider-worker.mjs", import.meta.url))] });
-  const dir = mkdtempSync(join(tmpdir(), "relay-providers-"));
+  const script = await bundleForWorkerd({ entryPoints: [RELAY_WORKER] });
+  const dir = corpusDir("relay-providers-");
   const rows = [];
   try {
     for (const kind of kinds) {
-      const blobs = {};
-      const corpora = {};
-      for (const provider of PROVIDER_NAMES) {
-        const c = (corpora[provider] = providerCorpus(provider, kind));
-        const path = join(dir, `${provider}-${kind}.sse`);
-        writeFileSync(path, c.bytes);
-        blobs[`CORPUS_${BINDING[provider]}`] = path;
-      }
-      const mf = new Miniflare({
-        modules: true,
-        script,
-        compatibilityDate,
-        dataBlobBindings: blobs,
-        durableObjects: { STREAMS: { className: "StreamObject", useSQLite: true } },
-      });
+      const { blobs, corpora } = corpusBlobs(dir, kind);
+      const mf = relayMiniflare(script, blobs);
       try {
         const url = await mf.ready;
-        const timed = async (f) => {
-          const c0 = workerdCpuMs();
-          await f();
-          return workerdCpuMs() - c0;
-        };
-        const convert = (provider) =>
-          timed(async () => {
-            const res = await mf.dispatchFetch(new URL(`/convert?provider=${provider}`, url));
-            const { events } = await res.json();
-            if (!res.ok || !(events > 0)) throw new Error(`convert ${provider}/${kind}: ${res.status}`);
-          });
+        const convert = (provider) => convertCpu(mf, url, provider, kind);
         const relayed = (provider) =>
           timed(async () => {
             const res = await mf.dispatchFetch(new URL("/v1/stream", url), {
@@ -82,7 +53,7 @@ export async function relayProviders({ rounds = 5, warmup = 1, providers = PROVI
       }
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeCorpusDir(dir);
   }
   const fx = (x) => x.toFixed(1);
   const md = [

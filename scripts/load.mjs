@@ -15,6 +15,9 @@
 //   npm run load                                   50 streams, 80 events each, random drops, 20% stopped
 //   node scripts/load.mjs --streams 200 --events 40 --seed 7 --drop 0.6 --stop 0.1
 //   node scripts/load.mjs --tiny                    6 streams: the `npm test` step (resume-wrangler)
+//   npm run load -- --faults                       objects reset and workerd killed at random points
+//                                                  (scripts/load-faults.mjs: Miniflare on persisted storage;
+//                                                  completed, ended typed, lost, duplicated, charged, released)
 //   npm run load -- --provider                     the same against the Worker's provider-backed row "fast"
 //                                                  (worker/models.ts: Claude, GPT, another Claude), answered
 //                                                  by the kit's fakeProvider("anthropic") and
@@ -53,6 +56,12 @@ import { seeded } from "../dist/testing/replay.js";
 import { serve } from "./upstream.mjs";
 import { cutAfter } from "./cut-body.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
+
+// (the fault mode is its own script: workerd in Miniflare, whose process it kills, not wrangler dev)
+if (process.argv.includes("--faults")) {
+  await import("./load-faults.mjs");
+  await new Promise(() => {}); // (it exits by itself)
+}
 
 const t0 = performance.now();
 const root = fileURLToPath(new URL("../", import.meta.url));

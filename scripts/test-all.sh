@@ -96,8 +96,10 @@ run_step testing-example  vitest npx vitest run --project examples    # the READ
 run_step testing-example-bun bun npx bun test --timeout 30000 ./examples/testing.test.ts  # the same file under bun test
 run_step testing-example-deno deno npx deno test --allow-read examples/testing_test.ts    # the same checks in Deno's test runner
 run_step relay            plain  node test/relay/run.mjs                # relay Worker in workerd (Miniflare) vs the kit's fake MMSP server; resume
-run_step relay-ui-chat    plain  node test/relay/ui-chat.mjs               # the AI SDK guide's ten-line useChat Worker in workerd (Miniflare, its Durable Object): DefaultChatTransport + MmspChatTransport, tool call, resume, Stop reaching the fake provider, another principal; Chromium: ai's chat resumed after a reload, stopped
+run_step relay-ui-chat    plain  node test/relay/ui-chat.mjs               # the AI SDK guide's ten-line useChat Worker in workerd (Miniflare, its Durable Object): DefaultChatTransport + MmspChatTransport, tool call, resume, Stop reaching the fake provider, another principal; Chromium: ai's chat resumed after a reload, stopped; useChat (React) + DefaultChatTransport: tool call, resumed after a reload, another principal, stop() vs DELETE
 run_step relay-quotas     plain  node test/relay/quotas.mjs             # two relay Worker instances sharing the QUOTAS namespace: a limit holds, the ledger
+run_step relay-process-kill plain node test/relay/process-kill.mjs     # issue #48: workerd killed (SIGKILL) mid-stream, started again on the same persisted storage: continued, ended typed, charged once, released
+run_step relay-faults     plain  node scripts/load.mjs --faults --tiny  # issue #48: the load run's fault mode, small: 6 streams, one object reset, one workerd kill; 0 lost, 0 duplicated, charged once, released
 run_step resume-wrangler  plain  node scripts/load.mjs --tiny           # resumable streams through `wrangler dev`: drops, resumes, 0 lost/duplicated
 run_step resume-wrangler-provider plain node scripts/load.mjs --tiny --provider  # the same against a provider-backed model (fakeProvider("anthropic"))
 run_step demo-page        plain  node scripts/demo-page-check.mjs       # demo page in Chromium against wrangler dev; .ci-out/demo-page.png

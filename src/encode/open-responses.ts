@@ -147,7 +147,7 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       service_tier: "default",
       metadata: pick("metadata", {}),
       safety_identifier: null,
-      prompt_cache_key: null,
+      prompt_cache_key: pick("prompt_cache_key", null),
       ...end,
     } as OpenResponsesResource;
   }

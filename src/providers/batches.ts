@@ -37,24 +37,6 @@ export function batchedOne(events: ReadableStream<UniEvent>): ReadableStream<Uni
   }, { highWaterMark: 0 });
 }
 
-/** Batches as one event per read (what reads events: a stream's object, a continuation, a whole answer). */
-export function flattened(batches: ReadableStream<UniEvent[]>): ReadableStream<UniEvent> {
-  const reader = batches.getReader();
-  let batch: UniEvent[] = [];
-  let at = 0;
-  return new ReadableStream<UniEvent>({
-    async pull(controller) {
-      while (at >= batch.length) {
-        const r = await reader.read();
-        if (r.done) return controller.close();
-        [batch, at] = [r.value, 0];
-      }
-      controller.enqueue(batch[at++]!);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
-}
-
 /** `provider`'s stream of `request`, read in batches: its own batched reader when a factory made it, else its `stream()` one event per batch. */
 export function batchesOf(provider: Provider, request: Request, options: ProviderStreamOptions): ProviderBatches {
   const own = BATCHED.get(provider);

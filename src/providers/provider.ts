@@ -26,6 +26,7 @@ import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
 import { requestError } from "./request-error.js";
 import type { ProviderSpec } from "./spec.js";
 import { ChatSpan, TRACER, type TraceTracer } from "./tracing.js";
+import { countWith, type TokenCounter } from "./count.js";
 
 /** What every provider's factory takes. */
 export interface ProviderOptions {
@@ -89,6 +90,14 @@ export interface Provider {
    * OpenAI-compatible server made with `continueFinalMessage: true`.
    */
   readonly continuesPrefix?: boolean;
+  /**
+   * The provider's own count of a request's input tokens: the request `request()` builds (its key,
+   * its body) sent to the API's counter — Anthropic's `/v1/messages/count_tokens`, Gemini's
+   * `:countTokens`, the Responses API's `/responses/input_tokens` (count.ts). Absent for a provider
+   * without one (an OpenAI-compatible Chat server). A refusal rejects with the provider's `UpstreamError`,
+   * a failed connection with a `ConnectionError`, as `stream()` would.
+   */
+  countTokens?(request: MmspRequest, options?: HistoryOptions & { signal?: AbortSignal }): Promise<number>;
 }
 
 /** What a provider's own module gives the shared factory. */
@@ -99,6 +108,8 @@ export interface ProviderParts {
   path: string | ((model: string) => string);
   /** Whether the API continues a final assistant message (see `Provider.continuesPrefix`). */
   continuesPrefix?: boolean;
+  /** The API's counter of input tokens, if it has one (count.ts). */
+  counter?: TokenCounter;
   /** The headers carrying the key (and the provider's version headers). */
   auth(apiKey: string): Record<string, string>;
   /** The JSON body (and extra headers) of MMSP's request; `history` says what to do with another provider's items. */
@@ -288,7 +299,20 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
 
   const stream = (input: Request | MmspRequest, streamOptions: ProviderStreamOptions = {}): ProviderEvents =>
     opened(input, streamOptions, (o, context) => providerStream(spec, o, context));
-  const provider: Provider = { name: spec.name, request, stream, continuesPrefix: parts.continuesPrefix === true };
+  const { counter } = parts;
+  const countTokens = counter &&
+    ((mmsp: MmspRequest, { signal, ...history }: HistoryOptions & { signal?: AbortSignal } = {}): Promise<number> => {
+      const built = request(mmsp, history);
+      const url = base + (typeof counter.path === "string" ? counter.path : counter.path(mmsp.model));
+      return countWith(counter, { built, url, model: mmsp.model, fetch: doFetch, spec, client: spec.name, signal });
+    });
+  const provider: Provider = {
+    name: spec.name,
+    request,
+    stream,
+    continuesPrefix: parts.continuesPrefix === true,
+    ...(countTokens ? { countTokens } : {}),
+  };
   // (the same request and reader, its events read one array per provider chunk: a relay's stateless path)
   registerBatches(
     provider,

@@ -62,6 +62,18 @@ export interface UniConfig {
   output_format?: OutputFormat;
   /** How much the answer says (OpenAI's `verbosity`: Chat's member, Responses' `text.verbosity`); other providers refuse it. */
   verbosity?: "low" | "medium" | "high";
+  /**
+   * A hint of which requests share a prefix, for the provider's prompt cache (OpenAI Chat and Responses:
+   * `prompt_cache_key`). Anthropic and Gemini have no such key (they cache by `cache_control` breakpoints
+   * and by prefix): it has no effect there.
+   */
+  prompt_cache_key?: string;
+  /**
+   * `false`: at most one tool call in a turn (OpenAI Chat and Responses: `parallel_tool_calls: false`;
+   * Anthropic: `tool_choice.disable_parallel_tool_use`). Sent only with tools, which it is about; Gemini
+   * has no such control and refuses `false` when tools may be called. `true` is every provider's default.
+   */
+  parallel_tool_calls?: boolean;
 }
 
 /** Structured output's form (UniConfig's `output_format`). */
@@ -124,6 +136,8 @@ const CONFIG_KEYS = new Set([
   "embedding_config",
   "output_format",
   "verbosity",
+  "prompt_cache_key",
+  "parallel_tool_calls",
 ]);
 
 /**
@@ -137,6 +151,12 @@ export function refuseConfig(client: string, config: UniConfig): void {
     if (key === "image_config" || key === "tts_config" || key === "embedding_config") {
       throw unsupported(client, key, "this provider's chat stream has no such setting");
     }
+  }
+  if (config.prompt_cache_key !== undefined && typeof config.prompt_cache_key !== "string") {
+    throw unsupported(client, "prompt_cache_key", "it is a string");
+  }
+  if (config.parallel_tool_calls !== undefined && typeof config.parallel_tool_calls !== "boolean") {
+    throw unsupported(client, "parallel_tool_calls", "it is true or false");
   }
   if (config.prompt_caching !== undefined && config.prompt_caching !== "enable") {
     throw unsupported(client, "prompt_caching", `only "enable" (the provider's own caching), not ${JSON.stringify(config.prompt_caching)}`);

@@ -180,7 +180,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     },
     reserveOf: (config, row, env) => reserveOf(config, row, limitsOf(env)),
   }, admitted);
-  const { open, clientOf, takeUp } = routing<E>({ upstream: options.upstream, tableOf, tracer: options.tracer, limitsOf });
+  const { open, clientOf, takeUp, count } = routing<E>({ upstream: options.upstream, tableOf, tracer: options.tracer, limitsOf });
   const stream = streams<E>({ admission: admit, admitted, open, clientOf, limitsOf, quotaStore, namespace });
   /** Where responses are kept (stream/responses.ts): each principal's in an object of the streams' namespace; none when stateless. */
   const keeperOf = (env: E) => {
@@ -221,12 +221,14 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     admit: admit.admit,
     answer: stream.answer,
     release: releaseNow,
+    count,
   });
   const messages = messagesDoor<E>({
     admit: admit.admit,
     answer: stream.answer,
     serves: (admittedRequest) => tableOf === undefined || admitted.rows.has(admittedRequest),
     settle: releaseNow,
+    count,
     existing: (request, id, env, door) => {
       const ns = namespace(env);
       return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;

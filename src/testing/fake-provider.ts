@@ -14,6 +14,7 @@ import { withCors } from "./cors.js";
 import { type FakeServer, fakeServer, logRequest, tracked } from "./request-log.js";
 import { matchesRoute, type ProblemKind, PROVIDER_ROUTES, type ProviderName, PROVIDERS } from "./routes.js";
 import type { Capture } from "./capture.js";
+import { FAKE_COUNTERS, fakeCount } from "./counters.js";
 
 /** Options of `fakeProvider`. */
 export interface FakeProviderOptions {
@@ -29,7 +30,9 @@ export interface FakeProviderOptions {
  * `"gemini"` (POST /v1beta/models/<model>:streamGenerateContent?alt=sse, `x-goog-api-key`). A wrong
  * key, an unknown model or route, a body that is not JSON are refused in the provider's own error shape,
  * and so is a history the real API refuses (provider-rules.ts: a signature it never issued, a tool
- * result without its call…).
+ * result without its call…). Its API's token counter answers too (counters.ts: Anthropic's
+ * `/v1/messages/count_tokens`, Gemini's `:countTokens`, the Responses API's `/v1/responses/input_tokens`),
+ * refusing what the real one refuses, its count kept in the log entry's `counted`.
  *
  * @example
  * ```ts
@@ -77,6 +80,21 @@ export function fakeProvider(provider: ProviderName, options: FakeProviderOption
     entry.authorized = options.key === undefined || route.key(request, url) === options.key;
     if (!entry.authorized) {
       return refuse("auth", `Invalid API key (the fake ${provider} server wants the key it was given, in ${route.keyHeader}).`);
+    }
+    const counter = FAKE_COUNTERS[provider]; // (its token counter, as the API has one: counters.ts)
+    if (counter !== undefined && request.method === "POST" && counter.matches(url)) {
+      if (!isRecord(entry.json)) return refuse("invalid", "The request body must be a JSON object.");
+      const refused = counter.refused(entry.json);
+      if (refused !== undefined) return refuse("invalid", refused);
+      entry.model = counter.model(url, entry.json);
+      if (entry.model !== undefined && !streams.has(entry.model)) {
+        return refuse(
+          "not-found",
+          `The model ${JSON.stringify(entry.model)} does not exist (this fake serves ${[...streams.keys()].join(", ")}).`,
+        );
+      }
+      entry.counted = fakeCount(entry.json);
+      return tracked(entry, Response.json(counter.answer(entry.counted)), null).response;
     }
     if (request.method !== route.method || !matchesRoute(route, url)) {
       return refuse(

@@ -18,6 +18,7 @@ import { claudeVersion, MIN_BUDGET_TOKENS, refusesEnabled } from "../providers/a
 import type { Capture } from "./capture.js";
 import type { ProviderName } from "./routes.js";
 import { formatRules } from "./format-rules.js";
+import { memberRules } from "./member-rules.js";
 
 /** A request refused: the message the provider's 400 carries (`model`: the one the request names, in its URL or body). */
 export type RuleCheck = (body: Record<string, unknown>, model?: string) => string | undefined;
@@ -59,8 +60,8 @@ export function providerRules(provider: ProviderName, captures: Capture[]): Rule
         return (body, model) => geminiRules(body, issued, model);
     }
   })();
-  // (structured output's settings: format-rules.ts)
-  return (body, model) => formatRules(provider, body) ?? history(body, model);
+  // (structured output's settings: format-rules.ts; tool and cache settings: member-rules.ts)
+  return (body, model) => formatRules(provider, body) ?? memberRules(provider, body) ?? history(body, model);
 }
 
 /** Anthropic's extended-thinking guide, where its 400s send a reader. */

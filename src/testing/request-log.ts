@@ -26,6 +26,8 @@ export interface RequestRecord {
   readonly json: unknown;
   /** The model asked for, when the request named one. */
   model: string | undefined;
+  /** A token counter's count of the request (a fake provider's counting route: counters.ts), set when it answered one. */
+  counted?: number;
   /** Whether the request carried the server's key (true when the server wants none). */
   authorized: boolean;
   /** The answer's status (0 while there is none yet). */

@@ -47,11 +47,18 @@ describe.each(["claude-fast", "gpt-fast"])("Messages through the stream object: 
   });
 });
 
-test("messages.countTokens: an estimate, said to be one", async () => {
-  const { data, response } = await client.messages.countTokens({ model: "claude-fast", messages: [{ role: "user", content: "count me" }] })
-    .withResponse();
-  expect(data.input_tokens).toBeGreaterThan(0);
-  expect(response.headers.get("x-mmsp-tokens-estimated")).toBe("true");
+/** providers.ts's SCRIPTED_COUNT (that module runs in Node, beside the pool: not importable here). */
+const SCRIPTED_COUNT = 4242;
+
+test("messages.countTokens: Anthropic's own counter's figure (claude-fast); an OpenAI Chat target's the estimate, said to be one", async () => {
+  const ask = (model: string) => client.messages.countTokens({ model, messages: [{ role: "user", content: "count me" }] }).withResponse();
+  const claude = await ask("claude-fast");
+  expect(claude.data.input_tokens).toBe(SCRIPTED_COUNT);
+  expect(claude.response.headers.get("x-mmsp-tokens-estimated")).toBeNull();
+  const gpt = await ask("gpt-fast");
+  expect(gpt.data.input_tokens).toBeGreaterThan(0);
+  expect(gpt.data.input_tokens).not.toBe(SCRIPTED_COUNT);
+  expect(gpt.response.headers.get("x-mmsp-tokens-estimated")).toBe("true");
 });
 
 test("a refusal is Messages' error shape: over the row's max_tokens ceiling, a wrong key", async () => {
@@ -79,7 +86,12 @@ describe("a kept Messages stream (x-mmsp-keep: 1): event ids, Content-Location, 
       new Request(`${ORIGIN}/v1/messages`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-api-key": RELAY_KEY, "x-mmsp-keep": "1" },
-        body: JSON.stringify({ model: "claude-fast", max_tokens: 1024, stream: true, messages: [{ role: "user", content: `tag:${tag} script:${script}` }] }),
+        body: JSON.stringify({
+          model: "claude-fast",
+          max_tokens: 1024,
+          stream: true,
+          messages: [{ role: "user", content: `tag:${tag} script:${script}` }],
+        }),
       }),
       keyed,
     );

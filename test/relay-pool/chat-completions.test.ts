@@ -16,6 +16,8 @@ import * as RESPONSES from "../cases/providers/captures-openai-responses.ts";
 import { EDGE, newTag, ORIGIN } from "./relay.ts";
 
 const RELAY_KEY = "relay-key-for-tests";
+/** providers.ts's THINKING_SIGNATURE (that module runs in Node, beside the pool: not importable here). */
+const SCRIPTED_SIGNATURE = "EqQBCgIYAhIMscripted+anthropic/signature==";
 const keyed = { ...env, RELAY_KEY } as typeof env & { RELAY_KEY: string };
 
 /** The SDK with the relay's key as its API key (Authorization: Bearer), its requests to the Worker, its streams kept (x-mmsp-keep: 1). */
@@ -95,6 +97,35 @@ describe.each(["claude-fast", "gpt-fast"])(
     });
   },
 );
+
+test("a kept stream with Claude's thinking, resumed through GET /v1/streams/<id>: its signature sealed there too (one sealing step)", async () => {
+  const model = "claude-fast"; // (the scripted thinking is Anthropic's)
+  const answer = await worker.fetch(
+    new Request(`${ORIGIN}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${RELAY_KEY}`, "x-mmsp-keep": "1" },
+      body: JSON.stringify({ model, messages: [{ role: "user", content: `tag:${newTag()} script:thinking` }], stream: true }),
+    }),
+    keyed,
+  );
+  const location = answer.headers.get("content-location")!;
+  const first = await answer.text();
+  for (const last of [null, "0"]) {
+    const resumed = await worker.fetch(
+      new Request(`${ORIGIN}${location}`, {
+        headers: { authorization: `Bearer ${RELAY_KEY}`, ...(last === null ? {} : { "last-event-id": last }) },
+      }),
+      keyed,
+    );
+    expect(resumed.status).toBe(200);
+    const text = await resumed.text();
+    for (const body of [first, text]) {
+      expect(body).toMatch(/"reasoning_details":\[\{"type":"reasoning\.encrypted","data":"mmsp1\.[A-Za-z0-9_-]+"/);
+      expect(body).not.toContain(SCRIPTED_SIGNATURE);
+      expect(body).not.toContain("mmsp-pending.");
+    }
+  }
+});
 
 const KEY = "sk-workerd-chat-completions";
 const BACKENDS: [

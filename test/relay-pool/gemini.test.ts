@@ -81,10 +81,11 @@ test("a Claude thinking turn: the thought part carries its signature, sealed (an
   expect(JSON.stringify(cs)).not.toContain(THINKING_SIGNATURE);
 });
 
-test("countTokens: the relay's estimate; a wrong key is Google's 401", async () => {
+test("countTokens: the row's target's own counter's figure (Anthropic's, for claude-fast); a wrong key is Google's 401", async () => {
   const counted = await ask("claude-fast", "countTokens", "How many tokens?");
   expect(counted.status).toBe(200);
-  expect(((await counted.json()) as Rec).totalTokens).toBeGreaterThan(0);
+  expect(counted.headers.get("x-mmsp-tokens-estimated")).toBeNull();
+  expect(((await counted.json()) as Rec).totalTokens).toBe(4242); // (providers.ts's SCRIPTED_COUNT)
   const wrong = await worker.fetch(
     new Request(`${ORIGIN}/v1beta/models/claude-fast:generateContent`, {
       method: "POST",

@@ -5,6 +5,8 @@
 //
 //   POST /anthropic/v1/messages          Anthropic Messages' SSE (`event:` + `data:`), paced
 //   POST /openai/v1/chat/completions     OpenAI Chat Completions' SSE chunks, usage, `[DONE]`, paced
+//   POST /anthropic/v1/messages/count_tokens  `{"input_tokens": 4242}` (SCRIPTED_COUNT); a generation's member
+//                                        (`max_tokens`, `stream`) or no key a 400 / 401 in Anthropic's shape
 //
 // The request names its tag and its script in its text (the first user message), since a provider's
 // body has no place of its own for them: `tag:<uuid>` and `script:<name>` —
@@ -82,7 +84,12 @@ const continuedEvents = (prefix: string): Json[] => {
   const [start, block, ...rest] = anthropicEvents();
   const tail = rest.slice(WORDS.length); // (content_block_stop, message_delta, message_stop)
   const deltas = [left.slice(0, half), left.slice(half)].filter((t) => t !== "");
-  return [start!, block!, ...deltas.map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })), ...tail];
+  return [
+    start!,
+    block!,
+    ...deltas.map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+    ...tail,
+  ];
 };
 /** The final assistant message's text of an Anthropic request (its prefill), or "". */
 function prefillOf(body: string): string {
@@ -203,8 +210,27 @@ function rateLimited(isAnthropic: boolean, key: string | null): Response {
   return new Response(JSON.stringify(body), { status: 429, headers: { "content-type": "application/json" } });
 }
 
+/** What the scripted Anthropic counter answers (a figure no estimate of the relay's would give). */
+export const SCRIPTED_COUNT = 4242;
+
+/** The scripted Anthropic count_tokens: its figure, or the refusal of a member the real counter does not take. */
+async function scriptedCount(request: Request): Promise<Response> {
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  if (!request.headers.get("x-api-key")) {
+    return json(401, { type: "error", error: { type: "authentication_error", message: "x-api-key required" } });
+  }
+  const body = JSON.parse(await request.text()) as Json;
+  const extra = ["max_tokens", "stream", "temperature", "metadata"].find((k) => k in body);
+  if (extra) {
+    return json(400, { type: "error", error: { type: "invalid_request_error", message: `${extra}: Extra inputs are not permitted` } });
+  }
+  return json(200, { input_tokens: SCRIPTED_COUNT });
+}
+
 /** The scripted provider answering `request` at `path`, or null when the path is no provider's. */
 export async function providerApi(request: Request, path: string): Promise<Response | null> {
+  if (path === "/anthropic/v1/messages/count_tokens") return scriptedCount(request);
   const isAnthropic = path === "/anthropic/v1/messages";
   if (!isAnthropic && path !== "/openai/v1/chat/completions") return null;
   const text = await request.text();
@@ -216,7 +242,10 @@ export async function providerApi(request: Request, path: string): Promise<Respo
   const token = key?.replace(/^Bearer /, "") ?? "";
   if (script === "refuse-text-key") {
     // a gateway's plain-text 502 whose key starts at character 186: a 200-character preview ends inside it
-    return new Response(`${"x".repeat(184)} ${token} and more text after the key`, { status: 502, headers: { "content-type": "text/plain" } });
+    return new Response(`${"x".repeat(184)} ${token} and more text after the key`, {
+      status: 502,
+      headers: { "content-type": "text/plain" },
+    });
   }
   if (script === "refuse-401") {
     // the provider's refusal of the operator's key, part of it shown (OpenAI's words), and whole (an echo)
@@ -227,10 +256,13 @@ export async function providerApi(request: Request, path: string): Promise<Respo
     });
   }
   if (script === "refuse-403") {
-    return new Response(JSON.stringify({ type: "error", error: { type: "permission_error", message: `key ${token} may not use this model` } }), {
-      status: 403,
-      headers: { "content-type": "application/json" },
-    });
+    return new Response(
+      JSON.stringify({ type: "error", error: { type: "permission_error", message: `key ${token} may not use this model` } }),
+      {
+        status: 403,
+        headers: { "content-type": "application/json" },
+      },
+    );
   }
   if (script === "refuse-two-first" && entry.count < 2) return rateLimited(isAnthropic, key);
   const first = entry.count === 0; // (the tag's first provider request: the row's first target)
@@ -240,11 +272,15 @@ export async function providerApi(request: Request, path: string): Promise<Respo
     const silent = script === "silent-first" || (script === "cut-then-silent" && entry.count === 1);
     if (silent) return sleep(8000).then(() => new Response(paced(anthropicEvents().map(anthropicRecord)), { headers: SSE }));
     // a cut: the body ends before message_stop (as Miniflare ends a Node body that breaks)
-    const cut = script === "cut-first" || (script === "cut-then-silent" && first) ? anthropicEvents().slice(0, 5)
-      : script === "cut-tool-first" ? cutToolEvents()
+    const cut = script === "cut-first" || (script === "cut-then-silent" && first)
+      ? anthropicEvents().slice(0, 5)
+      : script === "cut-tool-first"
+      ? cutToolEvents()
       : null;
     if (cut) return new Response(paced(cut.map(anthropicRecord)), { headers: SSE });
-    if (script === "stall" || script === "stall-first") return new Response(quiet(anthropicEvents().slice(0, 4).map(anthropicRecord)), { headers: SSE });
+    if (script === "stall" || script === "stall-first") {
+      return new Response(quiet(anthropicEvents().slice(0, 4).map(anthropicRecord)), { headers: SSE });
+    }
   }
   if (script === "redirect") return new Response(null, { status: 307, headers: { location: "http://elsewhere.test/v1/messages" } });
   if (script === "refuse") return rateLimited(isAnthropic, key);

@@ -93,9 +93,11 @@ const fake = fakeMmspServer({
     slow: { capture: toolCall, pace: 100 },
     // 400 text deltas 25 ms apart and the text's done, never a stop
     endless: { capture: captureOf(deltas(400, (i) => `${i} `) + data(event({ type: "text.done", text: "" }))), pace: 40 },
-    // 64 KiB text deltas every 5 ms for 10 s: enough to fill what lies between the relay and a client
-    // that has stopped reading, so the relay's answer is no longer pulled
-    flood: { capture: captureOf(deltas(2000, () => "x".repeat(65_536))), pace: 200 },
+    // 600 text deltas of 64 KiB, 5 ms apart (39 MiB: enough to fill what lies between the relay and a
+    // client that has stopped reading, so the relay's answer is no longer pulled), then silence until the
+    // relay aborts the request: however slow a busy machine makes the relay, the upstream is still open
+    // when ABANDON_S ends the stream (it never finishes on its own)
+    flood: { capture: captureOf(deltas(600, () => "x".repeat(65_536))), pace: 200, stallMs: Infinity },
     // a text delta every 300 ms for 10 s (a slow model: MAX_STREAM_S ends it first)
     trickle: { capture: captureOf(deltas(34, (i) => `${i} `)), pace: 1000 / 300 },
   },
@@ -165,7 +167,8 @@ const post = (which, body, { path = "/v1/stream", headers = {}, signal } = {}) =
 // ---- the tests ---------------------------------------------------------------------------------------
 
 const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+/** A test; `ms` bounds it (30 s by default: a test that waits on a bound of its own is given more). */
+const test = (name, fn, ms = 30_000) => tests.push({ name, fn, ms });
 
 test("relay: a valid upstream stream (7-byte chunks) comes back as SSE with the same message", async () => {
   const res = await post("relay", { model: "tools", messages: [] });
@@ -692,13 +695,14 @@ test("resume: a client that keeps its connection but stops reading counts as gon
   await reader.read(); // then holds the connection open and reads nothing
   const req = seen[before];
   assert.equal(req.model, "flood");
-  const closed = await Promise.race([closedEarly(req), sleep(9_000).then(() => "timeout")]);
+  // (the flood never ends on its own: only the relay's abort ends its request; the cap is generous, for a busy machine)
+  const closed = await Promise.race([closedEarly(req), sleep(50_000).then(() => "timeout")]);
   assert.equal(closed, true, "the upstream request was aborted while the client still held its connection");
   await reader.cancel();
   const text = await (await get("short", location, { "last-event-id": "0" })).text();
   assert.match(text, /data: \{"error":\{"type":"StreamAbandoned"/);
   assert.ok(text.endsWith("data: [DONE]\n\n"));
-});
+}, 60_000);
 
 test("cancel: DELETE on the Content-Location aborts the upstream request at once; the reader gets StreamCancelled; a resume replays it; 204 again, 404 unknown, the same 404 for another Authorization", async () => {
   const before = seen.length;
@@ -1011,11 +1015,11 @@ test("CORS: preflight (OPTIONS) allows Last-Event-ID, Authorization, Content-Typ
 let passed = 0;
 let failed = 0;
 try {
-  for (const { name, fn } of tests) {
+  for (const { name, fn, ms } of tests) {
     if (filter && !name.includes(filter)) continue;
     const t = performance.now();
     try {
-      await Promise.race([fn(), sleep(30_000).then(() => Promise.reject(new Error("timed out after 30 s")))]);
+      await Promise.race([fn(), sleep(ms).then(() => Promise.reject(new Error(`timed out after ${ms / 1000} s`)))]);
       passed++;
       console.log(`✓ [relay] ${name} (${Math.round(performance.now() - t)} ms)`);
     } catch (e) {

@@ -12,12 +12,18 @@
 //     changes nothing (the provider's request runs on, the first principal still resumes it);
 //   - in Debian's Chromium (playwright-core), examples/ai-sdk-resume.html (the real `ai`'s chat with
 //     MmspChatTransport) on the same Worker opened to anonymous clients (ALLOW_ANONYMOUS), from another
-//     origin: a reload mid-answer resumes it into the same message, Stop aborts the provider's request.
+//     origin: a reload mid-answer resumes it into the same message, Stop aborts the provider's request;
+//   - in Chromium, a React 19 app with @ai-sdk/react's useChat and the AI SDK's own DefaultChatTransport,
+//     `resume: true` (test/relay/use-chat-page.jsx, bundled with the real packages), from another origin
+//     with a RELAY_KEYS key: an answer with a tool call; a reload mid-answer resumed by useChat
+//     (DefaultChatTransport's GET <api>/<chatId>/stream) into the same message; another key's page on the
+//     same chat id resumes nothing and its DELETE changes nothing; useChat's stop() only aborts its fetch
+//     (the kept answer runs on at the provider) and the DELETE the AI SDK guide tells users to send stops it.
 // Prints "ui-chat: N passed, N failed".
 //
 // Run: node test/relay/ui-chat.mjs   (after `npm run build`)
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { DefaultChatTransport, readUIMessageStream } from "ai";
 import { build } from "esbuild";
@@ -239,15 +245,15 @@ test("the door's refusals: no key is a 401; a UI part with no MMSP form is a 400
   assert.match((await refused.json()).error.message, /no-such-part/);
 });
 
-// ---- Chromium: examples/ai-sdk-resume.html (the real `ai`'s AbstractChat + MmspChatTransport) on this relay ----
+// ---- Chromium: the page server (the repository's files from another origin than the relay's: CORS) ----
 let browser;
 let pageServer;
-test("Chromium, ai's chat + MmspChatTransport on the ten-line Worker: a reload mid-answer resumes it into the same message; Stop aborts the provider's request", async () => {
+let pageBase;
+/** Debian's Chromium and the page server, started once for the Chromium tests. */
+async function chromium() {
+  if (browser) return;
   const { launchChromium } = await import("../../scripts/chromium.mjs");
   const { default: http } = await import("node:http");
-  const out = fileURLToPath(new URL(".ci-out/", root));
-  await build({ stdin: { contents: 'export { AbstractChat } from "ai";', resolveDir: fileURLToPath(root) }, bundle: true, format: "esm", platform: "browser", outfile: `${out}ai-browser.js`, logLevel: "warning" });
-  // the repository's files (the page, dist/, node_modules/) from another origin than the relay's (CORS)
   pageServer = http.createServer(async (req, res) => {
     const path = fileURLToPath(new URL(`.${decodeURIComponent(new URL(req.url, "http://x").pathname)}`, root));
     if (!path.startsWith(fileURLToPath(root))) return res.writeHead(403).end();
@@ -259,12 +265,20 @@ test("Chromium, ai's chat + MmspChatTransport on the ten-line Worker: a reload m
     }
   });
   await new Promise((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
+  pageBase = `http://127.0.0.1:${pageServer.address().port}`;
   browser = await launchChromium();
+}
+const out = fileURLToPath(new URL(".ci-out/", root));
+
+// ---- Chromium: examples/ai-sdk-resume.html (the real `ai`'s AbstractChat + MmspChatTransport) on this relay ----
+test("Chromium, ai's chat + MmspChatTransport on the ten-line Worker: a reload mid-answer resumes it into the same message; Stop aborts the provider's request", async () => {
+  await chromium();
+  await build({ stdin: { contents: 'export { AbstractChat } from "ai";', resolveDir: fileURLToPath(root) }, bundle: true, format: "esm", platform: "browser", outfile: `${out}ai-browser.js`, logLevel: "warning" });
   const errors = [];
   const p = await (await browser.newContext()).newPage();
   p.on("pageerror", (e) => errors.push(String(e)));
   const relay = base.open.href.replace(/\/$/, "");
-  await p.goto(`http://127.0.0.1:${pageServer.address().port}/examples/ai-sdk-resume.html?ai=/.ci-out/ai-browser.js&relay=${encodeURIComponent(relay)}&model=claude`);
+  await p.goto(`${pageBase}/examples/ai-sdk-resume.html?ai=/.ci-out/ai-browser.js&relay=${encodeURIComponent(relay)}&model=claude`);
   const ready = () => p.waitForFunction(() => document.documentElement.dataset.ready === "true");
   const assistant = () => p.evaluate(() => document.querySelector('.msg[data-role="assistant"]')?.textContent ?? "");
   const grows = (n) => p.waitForFunction((n) => (document.querySelector('.msg[data-role="assistant"]')?.textContent.length ?? 0) > n, n, { timeout: 15_000 });
@@ -288,6 +302,135 @@ test("Chromium, ai's chat + MmspChatTransport on the ten-line Worker: a reload m
   await p.click("#stop");
   assert.equal(await endOf(record, 5000), "aborted", "Stop reached the provider");
   assert.deepEqual(errors, []);
+});
+
+// ---- Chromium: a React app with @ai-sdk/react's useChat and the AI SDK's own DefaultChatTransport ----------
+// (test/relay/use-chat-page.jsx, bundled with the real react, react-dom, ai and @ai-sdk/react; resume: true)
+let useChatBuilt;
+/** A page of the useChat app in a fresh context (its own sessionStorage): `relay` a Worker, `key` its principal. */
+async function useChatPage(which, key, chat) {
+  await chromium();
+  useChatBuilt ??= (async () => {
+    await build({
+      entryPoints: [fileURLToPath(new URL("use-chat-page.jsx", import.meta.url))],
+      bundle: true,
+      format: "iife",
+      platform: "browser",
+      target: "es2022",
+      jsx: "automatic",
+      define: { "process.env.NODE_ENV": '"production"' },
+      outfile: `${out}use-chat.js`,
+      logLevel: "warning",
+    });
+    await writeFile(`${out}use-chat.html`, '<!doctype html><meta charset="utf-8"><title>useChat</title><link rel="icon" href="data:,"><div id="root"></div><script src="use-chat.js"></script>');
+  })();
+  await useChatBuilt;
+  const context = await browser.newContext();
+  const p = await context.newPage();
+  const errors = [];
+  p.on("pageerror", (e) => errors.push(String(e)));
+  const requests = [];
+  p.on("request", (r) => requests.push(`${r.method()} ${r.url()}`));
+  const responses = [];
+  p.on("response", (r) => responses.push(`${r.status()} ${r.request().method()} ${r.url()}`));
+  const relay = base[which].href.replace(/\/$/, "");
+  await p.goto(`${pageBase}/.ci-out/use-chat.html?relay=${encodeURIComponent(relay)}&key=${key}&model=claude${chat ? `&chat=${chat}` : ""}`);
+  const ready = () => p.waitForFunction(() => document.documentElement.dataset.ready === "true");
+  await ready();
+  return {
+    p,
+    errors,
+    requests,
+    responses,
+    ready,
+    close: () => context.close(),
+    status: () => p.$eval("#status", (n) => n.dataset.status),
+    assistant: () => p.evaluate(() => document.querySelector('.msg[data-role="assistant"]')?.textContent ?? ""),
+    grows: (n) => p.waitForFunction((n) => (document.querySelector('.msg[data-role="assistant"]')?.textContent.length ?? 0) > n, n, { timeout: 15_000 }),
+  };
+}
+
+test("Chromium, useChat + DefaultChatTransport on the ten-line Worker: an answer with a tool call", async () => {
+  const page = await useChatPage("chat", A);
+  try {
+    const before = provider.requests.length;
+    await page.p.evaluate(() => window.page.send("Weather in Paris?"));
+    await page.p.waitForFunction(() => document.getElementById("status").dataset.status === "ready" && document.querySelector('.msg[data-role="assistant"] .tool'), null, { timeout: 15_000 });
+    const tool = await page.p.$eval('.msg[data-role="assistant"] .tool', (n) => ({ ...n.dataset }));
+    assert.deepEqual({ ...tool, input: JSON.parse(tool.input) }, { name: "get_weather", state: "input-available", input: { city: "Paris" } });
+    assert.equal(await page.p.$eval('.msg[data-role="assistant"] .text', (n) => n.textContent), "Looking it up.");
+    assert.deepEqual(await page.p.$$eval(".msg", (ns) => ns.map((n) => n.dataset.role)), ["user", "assistant"]);
+    assert.equal(provider.requests.length - before, 1);
+    assert.deepEqual(provider.requests.at(-1).json.messages, [{ role: "user", content: [{ type: "text", text: "Weather in Paris?" }] }]);
+    assert.equal(await page.p.$eval("#error", (n) => n.textContent), "");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+// (the next three tests share one answer of the slow Worker: resumed by a reload, not reached by another
+// principal, left running by useChat's stop() and stopped by the DELETE)
+const kept = {};
+test("Chromium, useChat + DefaultChatTransport (resume: true): a reload mid-answer resumes it (GET <api>/<chatId>/stream) into the same message, from one provider request", async () => {
+  const page = (kept.a = await useChatPage("slow", A));
+  const before = provider.requests.length;
+  await page.p.evaluate(() => window.page.send("Tell me a story"));
+  await page.grows(8);
+  kept.record = await slowRequest(before);
+  kept.chatId = await page.p.evaluate(() => window.page.chatId);
+  const id = await page.p.$eval('.msg[data-role="assistant"]', (n) => n.dataset.id);
+  page.requests.length = 0;
+  await page.p.reload();
+  await page.ready();
+  await page.grows((await page.assistant()).length + 8); // (resumed: the answer goes on in the page)
+  assert.ok(page.requests.includes(`GET ${api("slow")}/${kept.chatId}/stream`), `DefaultChatTransport's reconnect: ${page.requests.join(", ")}`);
+  assert.ok(!page.requests.some((r) => r.startsWith("POST ")), "no new answer asked for");
+  assert.equal(await page.p.$eval('.msg[data-role="assistant"]', (n) => n.dataset.id), id, "the same message");
+  assert.deepEqual(await page.p.$$eval(".msg", (ns) => ns.map((n) => n.dataset.role)), ["user", "assistant"]);
+  const text = await page.assistant();
+  const words = text.trim().split(" ");
+  assert.equal(text, words.map((_, i) => `w${i} `).join(""), "replayed from its start, once");
+  assert.equal(provider.requests.length - before, 1, "one provider request");
+  assert.equal(await endOf(kept.record, 100), "running");
+});
+
+test("Chromium, useChat + DefaultChatTransport: a second principal's page on the same chat id resumes nothing (204) and its DELETE changes nothing", async () => {
+  assert.ok(kept.record, "the answer of the test before");
+  const b = await useChatPage("slow", B, kept.chatId);
+  try {
+    const stream = `${api("slow")}/${kept.chatId}/stream`;
+    // (useChat's resume on mount: the GET, answered 204, no open answer for this principal)
+    for (let i = 0; i < 300 && !b.responses.some((r) => r.endsWith(` GET ${stream}`)); i++) await sleep(50);
+    assert.deepEqual(b.responses.filter((r) => r.endsWith(` GET ${stream}`)), [`204 GET ${stream}`], b.responses.join(", "));
+    assert.equal(await b.status(), "ready");
+    assert.deepEqual(await b.p.$$eval(".msg", (ns) => ns.length), 0, "nothing read");
+    assert.equal(await b.p.evaluate(() => window.page.stopAnswer()), 204);
+    assert.equal(await endOf(kept.record, 300), "running", "b's DELETE changed nothing");
+    assert.equal(await kept.a.status(), "streaming", "a's page still reads it");
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
+
+test("Chromium, useChat + DefaultChatTransport: its stop() only aborts the fetch (the kept answer runs on); the DELETE the guide tells users to send stops it at the provider", async () => {
+  assert.ok(kept.record, "the answer of the test before");
+  const page = kept.a;
+  try {
+    await page.p.evaluate(() => window.page.stop());
+    await page.p.waitForFunction(() => document.getElementById("status").dataset.status === "ready", null, { timeout: 5000 });
+    assert.equal(await endOf(kept.record, 300), "running", "useChat's stop() did not reach the provider");
+    const resumable = await fetch(`${api("slow")}/${kept.chatId}/stream`, { headers: { "x-relay-key": A } });
+    assert.equal(resumable.status, 200, "the answer is still open");
+    await resumable.body.cancel();
+    assert.equal(await page.p.evaluate(() => window.page.stopAnswer()), 204);
+    assert.equal(await endOf(kept.record, 5000), "aborted", "the DELETE reached the provider");
+    assert.equal((await fetch(`${api("slow")}/${kept.chatId}/stream`, { headers: { "x-relay-key": A } })).status, 204, "nothing open any more");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
 });
 
 let passed = 0;

@@ -1,6 +1,7 @@
 /** `anthropic()`: the Anthropic Messages provider (and any server that speaks its API). */
 import { NON_EMPTY_STRING, oneOf } from "../../internal/options.js";
 import { makeProvider, type Provider, type ProviderOptions } from "../provider.js";
+import { ANTHROPIC_COUNTER } from "../count.js";
 import type { ThinkingMode } from "./models.js";
 import { FAST_MODE_BETA, messagesBody } from "./request.js";
 import { ANTHROPIC } from "./spec.js";
@@ -44,6 +45,7 @@ export function anthropic(options: AnthropicOptions): Provider {
       spec: ANTHROPIC,
       baseURL: "https://api.anthropic.com",
       path: "/v1/messages",
+      counter: ANTHROPIC_COUNTER,
       continuesPrefix: true, // (a final assistant message is a prefill: the answer goes on from it)
       auth: (apiKey) => ({ "x-api-key": apiKey, "anthropic-version": version, "anthropic-dangerous-direct-browser-access": "true" }),
       body: (model, request, config, history) => ({

@@ -26,13 +26,21 @@ function image(url: string): Json {
     : { type: "image", source: { type: "url", url } };
 }
 
-/** The Messages tool_choice of MMSP's (a list allows one name only). */
-function toolChoice(client: string, choice: NonNullable<UniConfig["tool_choice"]>): Json {
+/**
+ * The Messages tool_choice of MMSP's (a list allows one name only); `parallel_tool_calls: false` is its
+ * `disable_parallel_tool_use` (on `auto` when no choice is named; `none` calls nothing and takes none).
+ */
+function toolChoice(client: string, config: UniConfig): Json | undefined {
+  const choice = config.tool_choice;
+  let out: Json;
   if (Array.isArray(choice)) {
     if (choice.length !== 1) throw unsupported(client, "tool_choice", "the Messages API names one tool, not a list of several");
-    return { type: "tool", name: choice[0] };
-  }
-  return { type: choice === "required" ? "any" : choice };
+    out = { type: "tool", name: choice[0] };
+  } else if (choice !== undefined) out = { type: choice === "required" ? "any" : choice };
+  else if (config.parallel_tool_calls === false && config.tools !== undefined) out = { type: "auto" };
+  else return undefined;
+  if (config.parallel_tool_calls === false && out.type !== "none") out.disable_parallel_tool_use = true;
+  return out;
 }
 
 /** The body's settings from MMSP's config (thinking aside: `thinkingOf`). */
@@ -45,7 +53,9 @@ function settings(client: string, config: UniConfig): Json {
   if (config.tools !== undefined) {
     body.tools = config.tools.map(({ parameters, ...tool }) => (parameters === undefined ? tool : { ...tool, input_schema: parameters }));
   }
-  if (config.tool_choice !== undefined) body.tool_choice = toolChoice(client, config.tool_choice);
+  // (prompt_cache_key: the Messages API has no such key, its cache follows `cache_control`: no effect)
+  const choice = toolChoice(client, config);
+  if (choice !== undefined) body.tool_choice = choice;
   if (config.fast_mode) body.speed = "fast";
   if (config.verbosity !== undefined) throw unsupported(client, "verbosity", "the Messages API has no verbosity setting");
   if (config.output_format !== undefined) {

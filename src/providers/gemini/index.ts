@@ -1,5 +1,6 @@
 /** `gemini()`: the Gemini API provider (`streamGenerateContent?alt=sse`). */
 import { makeProvider, type Provider, type ProviderOptions } from "../provider.js";
+import { GEMINI_COUNTER } from "../count.js";
 import { geminiBody, geminiPath } from "./request.js";
 import { GEMINI } from "./spec.js";
 
@@ -27,6 +28,7 @@ export function gemini(options: ProviderOptions): Provider {
     spec: GEMINI,
     baseURL: "https://generativelanguage.googleapis.com/v1beta",
     path: geminiPath,
+    counter: GEMINI_COUNTER,
     auth: (apiKey) => ({ "x-goog-api-key": apiKey }),
     body: (model, request, config, history) => ({ body: geminiBody(GEMINI.name, model, request.messages, config, history) }),
   }, options);

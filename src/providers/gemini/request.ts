@@ -159,6 +159,14 @@ function settings(client: string, model: string, config: UniConfig): Json {
     }
   }
   if (config.verbosity !== undefined) throw unsupported(client, "verbosity", "Gemini has no verbosity setting");
+  // (prompt_cache_key: Gemini caches by prefix, or a cachedContent resource; it has no such key: no effect)
+  if (config.parallel_tool_calls === false && config.tools !== undefined && config.tool_choice !== "none") {
+    throw unsupported(
+      client,
+      "parallel_tool_calls",
+      "Gemini has no control that keeps a turn to one function call (send true or leave it out)",
+    );
+  }
   if (config.output_format !== undefined) {
     const format = outputFormat(client, config.output_format);
     generation.responseMimeType = "application/json";

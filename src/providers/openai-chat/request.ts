@@ -36,6 +36,9 @@ function settings(client: string, config: UniConfig): Json {
   if (config.top_p !== undefined) body.top_p = config.top_p;
   if (config.tools !== undefined) body.tools = config.tools.map((tool) => ({ type: "function", function: tool }));
   if (config.tool_choice !== undefined) body.tool_choice = toolChoice(config.tool_choice);
+  // (OpenAI refuses parallel_tool_calls without tools: only with them, and only `false`, the default's opposite)
+  if (config.parallel_tool_calls === false && config.tools !== undefined) body.parallel_tool_calls = false;
+  if (config.prompt_cache_key !== undefined) body.prompt_cache_key = config.prompt_cache_key;
   if (config.thinking_level !== undefined) {
     const effort = ownValue(EFFORT, thinkingLevel(client, config.thinking_level));
     if (effort === undefined) {

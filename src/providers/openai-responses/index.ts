@@ -1,5 +1,6 @@
 /** `openaiResponses()`: the OpenAI Responses provider (and any server that speaks its API). */
 import { makeProvider, type Provider, type ProviderOptions } from "../provider.js";
+import { RESPONSES_COUNTER } from "../count.js";
 import { responsesBody } from "./request.js";
 import { OPENAI_RESPONSES } from "./spec.js";
 
@@ -28,6 +29,7 @@ export function openaiResponses(options: ProviderOptions): Provider {
     spec: OPENAI_RESPONSES,
     baseURL: "https://api.openai.com/v1",
     path: "/responses",
+    counter: RESPONSES_COUNTER,
     auth: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
     body: (model, request, config, history) => ({ body: responsesBody(OPENAI_RESPONSES.name, model, request.messages, config, history) }),
   }, options);

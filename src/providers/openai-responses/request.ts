@@ -64,6 +64,8 @@ function settings(client: string, config: UniConfig): Json {
       ? { type: "allowed_tools", mode: "required", tools: choice.map((name) => ({ type: "function", name })) }
       : choice;
   }
+  if (config.parallel_tool_calls === false && config.tools !== undefined) out.parallel_tool_calls = false;
+  if (config.prompt_cache_key !== undefined) out.prompt_cache_key = config.prompt_cache_key;
   if (config.fast_mode) out.service_tier = "priority";
   if (config.output_format !== undefined || config.verbosity !== undefined) {
     const text: Json = {};

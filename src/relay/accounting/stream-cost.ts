@@ -8,6 +8,7 @@
 // The Worker hands a stream's object its claim in CLAIM_HEADER (what settling needs: no quota, no
 // key); the object follows the stream's events with a StreamCost and settles at its end
 // (stream-object.ts). The stateless relay does the same around its pipe (`metered`).
+import { passing, readsOf } from "../reads.js";
 import { fromWireError, toWireError, type WireError } from "../../errors.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";
 import type { Claim, Settlement } from "./quota.js";
@@ -116,7 +117,8 @@ export class StreamCost {
 /**
  * The stateless relay's events (one by one, or one array per provider chunk) with their cost
  * followed: settled once, at the end, the error or the cancel (the client gone); an error passed on
- * marked with the usage (an UpstreamError as the next reader sees it).
+ * marked with the usage (an UpstreamError as the next reader sees it). Its reads, and its source's,
+ * may be taken directly (reads.ts: no stream hop per read on the way to a door's encoder).
  */
 export function metered<T extends UniEvent | UniEvent[]>(
   readable: ReadableStream<T>,
@@ -124,34 +126,28 @@ export function metered<T extends UniEvent | UniEvent[]>(
   client: string,
   settle: (s: Settlement) => void,
 ): ReadableStream<T> {
-  const reader = readable.getReader();
+  const source = readsOf(readable);
   let settled = false;
   const end = (): void => {
     if (!settled) settle(cost.settlement());
     settled = true;
   };
-  return new ReadableStream<T>({
-    async pull(controller) {
-      let r: ReadableStreamReadResult<T>;
-      try {
-        r = await reader.read();
-      } catch (e) {
-        const marked = fromWireError(cost.mark(toWireError(e)), null, client);
-        end();
-        throw marked;
-      }
-      if (r.done) {
-        end();
-        return controller.close();
-      }
-      const value = r.value;
-      if (Array.isArray(value)) { for (const event of value) cost.see(event); }
-      else cost.see(value as UniEvent);
-      controller.enqueue(value);
-    },
-    cancel(reason) {
+  const read = async (): Promise<ReadableStreamReadResult<T>> => {
+    let r: ReadableStreamReadResult<T>;
+    try {
+      r = await source.read();
+    } catch (e) {
+      const marked = fromWireError(cost.mark(toWireError(e)), null, client);
       end();
-      return reader.cancel(reason).catch(() => {});
-    },
-  }, { highWaterMark: 0 });
+      throw marked;
+    }
+    if (r.done) end();
+    else if (Array.isArray(r.value)) { for (const event of r.value) cost.see(event); }
+    else cost.see(r.value as UniEvent);
+    return r;
+  };
+  return passing(read, (reason) => {
+    end();
+    return source.cancel(reason).catch(() => {});
+  });
 }

@@ -49,11 +49,6 @@ export function credentialsOf(headers: Headers): string | null {
   return lines.length === 0 ? null : lines.join("\n");
 }
 
-/** The binding of a request's credentials to stream `streamId` (hex HMAC), or null when it carries none. */
-export function bindingOf(headers: Headers, streamId: string, env: BindEnv): Promise<string | null> {
-  return bindingOfText(credentialsOf(headers), streamId, env);
-}
-
 /** The binding of credentials given as text (what a `credentials` hook returned) to stream `streamId`, or null for none. */
 export async function bindingOfText(text: string | null, streamId: string, env: BindEnv): Promise<string | null> {
   if (text === null) return null;

@@ -1,29 +1,26 @@
 // SPEC §9 "Where each item came from" and §10 "Doors": how a door composes the relay's seal (seal.ts,
 // the one format) — another provider's value sealed on the way out, a sealed value opened on the way in.
 //
-// Out: a door's encoding runs where the stream's events are (stream/encoding.ts), synchronously, with
-// no key; so it writes another provider's bound value as a *pending* value (`pendingFidelity`: the
-// mark `mmsp-pending.` and the base64url of the bound part's JSON), and the door seals every pending
-// value at its own places in the answer (`sealedAnswer`: each SSE `data:` line or the whole JSON body
-// that holds one, walked, the value at a spot the door names replaced by `seal`). A door names its
-// spots (a Messages `signature_delta`'s `signature`…), so no text of the model's is ever sealed. With
-// no seal key (neither RELAY_SEAL_KEY nor BIND_SECRET) the value is left out: the thinking goes without
-// its proof, and its provider is sent it as foreign thinking (history.ts).
+// Out: a door's encoding names its sealing step (`sealingStep`: stream/encoding.ts runs it on each
+// event before the encoder, wherever the door's answer is written: first, whole, resumed at the door's
+// route or at GET /v1/streams/<id>, stateless or in the stream's object), which gives each item whose
+// bound value another provider made the fidelity its door writes of that value sealed (seal.ts) — a
+// Chat `reasoning_details` entry, a Messages `signature`, a Gemini `thoughtSignature` — so no text of
+// the model's is ever sealed, and no answer goes out with a value unsealed. With no seal key (neither
+// RELAY_SEAL_KEY nor BIND_SECRET) the value is left out: the thinking goes without its proof, and its
+// provider is sent it as foreign thinking (history.ts).
 //
 // In: a door's translation marks a sealed value it meets (`sealedFidelity`: the value and the member it
 // came in), and `openSeals` opens each after it (async: the translation is sync), giving the item the
 // fidelity it was sealed from — its maker's own again, which the builders send to that maker only. A
 // value that bears the mark and does not open is refused by the door naming its member (`SealRefused`).
 import { isRecord } from "../../internal/values.js";
-import { parseJsonText } from "../../internal/json.js";
 import { boundPart, seal, type Sealed, type SealEnv, SealForged, unseal } from "./seal.js";
 import { RelayConfigError } from "../admission/principal.js";
 import type { ContentItem, UniEvent } from "../../schema.js";
+import type { EncodingContext, SealStep } from "../stream/encoding.js";
 
 type Json = Record<string, unknown>;
-
-/** The mark of a value the door's answer still has to seal. */
-export const PENDING_MARK = "mmsp-pending.";
 
 /** The member a translation puts on an item whose value came sealed (opened by `openSeals`). */
 const SEALED = "mmsp_sealed";
@@ -37,118 +34,52 @@ export function foreignPart(fidelity: unknown, own: string): Sealed | undefined 
   return part === undefined || part.provider === own ? undefined : part;
 }
 
-/** A pending value (written by a door's encoding, sealed by `sealedAnswer`) of a bound part. */
-export function pendingValue(part: Sealed): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(JSON.stringify(part))) binary += String.fromCharCode(byte);
-  return PENDING_MARK + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function pendingPart(text: string): Sealed | undefined {
-  try {
-    const b = atob(text.slice(PENDING_MARK.length).replace(/-/g, "+").replace(/_/g, "/"));
-    const value = parseJsonText(new TextDecoder().decode(Uint8Array.from(b, (c) => c.charCodeAt(0))));
-    return isRecord(value) && typeof value.provider === "string" ? (value as Sealed) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** The fidelity a door writes of an item's sealed value (null: no seal key, the value left out), or null for none. */
+export type SealedWrite = (sealed: string | null, item: ContentItem) => Json | null;
 
 /**
- * `event` with each item whose fidelity is another provider's than `own` given the fidelity `write`
- * makes of its pending value (the event itself when none is): what a door's encoding writes.
+ * A door's sealing step (its encoding's `sealing`): each item (of those `sealable` takes) whose bound
+ * value another provider than `own` made given the fidelity `write` makes of that value sealed under
+ * the key of the env where the answer is written; an event with none goes on as it is, at once.
  */
-export function pendingEvent(event: UniEvent, own: string, write: (pending: string, item: ContentItem) => Json): UniEvent {
-  let changed = false;
-  const items = event.content_items.map((item) => {
-    const part = "fidelity" in item ? foreignPart(item.fidelity, own) : undefined;
-    if (part === undefined) return item;
-    changed = true;
-    return { ...item, fidelity: write(pendingValue(part), item) } as ContentItem;
-  });
-  return changed ? { ...event, content_items: items } : event;
-}
-
-/** A door's places for a sealed value: the members of `owner` (an object of its answer) that may hold one. */
-export type SealSpots = (owner: Json) => readonly string[];
-
-/** Members never walked: a tool call's arguments and text are the model's, not the door's places. */
-const NOT_WALKED = new Set(["input", "args", "arguments", "text", "thinking", "content_text"]);
-
-/** Each pending value at a spot of `value` sealed (or left out without a key), in place. */
-async function sealAt(value: unknown, spots: SealSpots, env: SealEnv): Promise<void> {
-  if (Array.isArray(value)) {
-    for (const v of value) await sealAt(v, spots, env);
-    return;
-  }
-  if (!isRecord(value)) return;
-  for (const key of spots(value)) {
-    const text = value[key];
-    if (typeof text !== "string" || !text.startsWith(PENDING_MARK)) continue;
-    const part = pendingPart(text);
-    let sealed: string | undefined;
-    try {
-      sealed = part === undefined ? undefined : await seal(part, env);
-    } catch (e) {
-      if (!(e instanceof RelayConfigError)) throw e;
-    }
-    if (sealed === undefined) delete value[key];
-    else value[key] = sealed;
-  }
-  for (const [key, v] of Object.entries(value)) if (!NOT_WALKED.has(key) && typeof v === "object") await sealAt(v, spots, env);
-}
-
-/** One line of the answer (an SSE line, or a whole JSON body) with its pending values sealed. */
-async function sealedLine(line: string, spots: SealSpots, env: SealEnv): Promise<string> {
-  if (!line.includes(PENDING_MARK)) return line;
-  const prefix = line.startsWith("data:") ? line.slice(0, line.startsWith("data: ") ? 6 : 5) : "";
-  let value: unknown;
-  try {
-    value = parseJsonText(line.slice(prefix.length));
-  } catch {
-    return line;
-  }
-  await sealAt(value, spots, env);
-  return prefix + JSON.stringify(value) + (line.endsWith("\r") ? "\r" : ""); // (a CRLF line stays one: Gemini's)
-}
-
-/** `answer` with each pending value at the door's spots sealed (the same answer when it has no body or failed). */
-export function sealedAnswer(answer: Response, env: SealEnv, spots: SealSpots): Response {
-  if (!answer.ok || answer.body === null) return answer;
-  const reader = answer.body.getReader();
-  const utf8 = new TextDecoder();
-  const out = new TextEncoder();
-  let buffered = "";
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const r = await reader.read();
-        if (r.done) {
-          buffered += utf8.decode();
-          if (buffered) controller.enqueue(out.encode(await sealedLine(buffered, spots, env)));
-          return controller.close();
-        }
-        const was = buffered;
-        buffered += utf8.decode(r.value, { stream: true });
-        // (a chunk of whole lines with nothing to seal, as an encoding's loop writes them: passed on as it came)
-        if (was === "" && buffered.endsWith("\n") && !buffered.includes(PENDING_MARK)) {
-          buffered = "";
-          return controller.enqueue(r.value);
-        }
-        const nl = buffered.lastIndexOf("\n");
-        if (nl < 0) continue;
-        const lines = buffered.slice(0, nl).split("\n");
-        buffered = buffered.slice(nl + 1);
-        const sealed: string[] = [];
-        for (const line of lines) sealed.push(await sealedLine(line, spots, env));
-        return controller.enqueue(out.encode(sealed.join("\n") + "\n"));
+export function sealingStep(
+  own: string,
+  write: SealedWrite,
+  sealable: (item: ContentItem) => boolean = () => true,
+): (context: EncodingContext) => SealStep {
+  const partOf = (item: ContentItem): Sealed | undefined =>
+    "fidelity" in item && sealable(item) ? foreignPart(item.fidelity, own) : undefined;
+  return (context) => {
+    const env = sealEnv(context.env);
+    let keyless = false; // (no seal key: found once per answer)
+    const sealed = async (part: Sealed): Promise<string | null> => {
+      if (keyless) return null;
+      try {
+        return await seal(part, env);
+      } catch (e) {
+        if (!(e instanceof RelayConfigError)) throw e;
+        keyless = true;
+        return null;
       }
-    },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
-  const headers = new Headers(answer.headers);
-  headers.delete("content-length");
-  return new Response(body, { status: answer.status, statusText: answer.statusText, headers });
+    };
+    return (event) => {
+      if (!event.content_items.some((item) => partOf(item) !== undefined)) return event;
+      return (async () => {
+        const items: ContentItem[] = [];
+        for (const item of event.content_items) {
+          const part = partOf(item);
+          if (part === undefined) {
+            items.push(item);
+            continue;
+          }
+          const fidelity = write(await sealed(part), item);
+          const { fidelity: _, ...plain } = item as ContentItem & { fidelity?: unknown };
+          items.push((fidelity === null ? plain : { ...plain, fidelity }) as ContentItem);
+        }
+        return { ...event, content_items: items } as UniEvent;
+      })();
+    };
+  };
 }
 
 /** The fidelity a translation gives an item whose value came sealed (`member`: where, for a refusal). */

@@ -17,7 +17,8 @@
 //   row      the row's value or nothing: thinking_summary (Anthropic turns thinking on for it, even
 //            `false`), image_config (Gemini prices an image by its size)
 //   free     the client's wins: it spends no more than the messages do (tool_choice, system_prompt,
-//            prompt_caching, trace_id, output_format, verbosity) or every builder refuses it
+//            prompt_caching, trace_id, output_format, verbosity, prompt_cache_key,
+//            parallel_tool_calls) or every builder refuses it
 //            (tts_config outside Gemini's speech models, embedding_config)
 //
 // A value over a ceiling is a 400 InvalidRequestError naming the setting and the ceiling; a costlier
@@ -49,6 +50,8 @@ export const CONFIG_RULES = {
   embedding_config: "free",
   output_format: "free",
   verbosity: "free",
+  prompt_cache_key: "free",
+  parallel_tool_calls: "free",
 } as const satisfies Readonly<Record<keyof UniConfig, Rule>>;
 
 type Rules = typeof CONFIG_RULES;

@@ -13,13 +13,14 @@
 // The stop event's usage is the last target's plus what the earlier targets spent before their cuts:
 // their input as each reported it (Anthropic's `message_start`), their output estimated from their
 // text (a cut answer reports no output count), since the quota settles from it.
-import type { UniEvent } from "../../schema.js";
+import type { UniEvent, UsageMetadata } from "../../schema.js";
 import { logMove, retryable, type ServeOptions } from "./retry.js";
 import type { MmspBody, RelayModel } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { follow } from "../../internal/abort.js";
-import { batchedOne, flattened } from "../../providers/batches.js";
-import { textTokens, trustedInput } from "../accounting/usage-estimate.js";
+import { batchedOne } from "../../providers/batches.js";
+import { flattened } from "../reads.js";
+import { textTokens, trustedCount, trustedInput } from "../accounting/usage-estimate.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;
@@ -138,12 +139,35 @@ export interface Continuing {
   carriedInput: number;
 }
 
+/**
+ * The target serving a continued answer now (a continuation moves it on), and the input the targets
+ * before it reported (`carriedInput`, as in Continuing).
+ */
+export interface Serving {
+  events: StartedTarget["events"];
+  carriedInput?: number;
+}
+
 /** What continued() is asked with besides its state. */
 export interface ContinueParts {
   body: MmspBody;
   signal: AbortSignal;
   options: ServeOptions;
-  serving: { events: StartedTarget["events"] };
+  serving: Serving;
+}
+
+/**
+ * What the targets of a continued answer reported so far: the serving one's counts, its input with
+ * the input of the targets before it (each was asked the whole request). What an answer that ends
+ * before its stop event is settled from (and stored with each batch, for a restart: SPEC §10 "A
+ * stream outlives its object"); the stop event carries the same (withCarried). Null while the serving
+ * target reported nothing (the settlement then estimates); its own counts when they are not trusted.
+ */
+export function reportedSoFar(serving: Serving): UsageMetadata | null {
+  const own = serving.events.reportedUsage;
+  const carried = serving.carriedInput ?? 0;
+  if (own === null || carried === 0 || trustedInput(own) === null) return own;
+  return { ...own, prompt_tokens: (trustedCount(own.prompt_tokens) ?? 0) + carried };
 }
 
 /**
@@ -198,6 +222,7 @@ export async function next(state: Continuing, parts: ContinueParts, failure: unk
     state.current = candidate;
     state.carriedInput += trustedInput(serving.events.reportedUsage) ?? 0; // (a count the settlement would not trust carries nothing)
     serving.events = started.events;
+    serving.carriedInput = state.carriedInput;
     state.reader = flattened(targetEvents(started)).getReader();
     return true;
   }
@@ -216,7 +241,7 @@ export function continued(
   body: MmspBody,
   signal: AbortSignal,
   options: ServeOptions,
-  serving: { events: StartedTarget["events"] },
+  serving: Serving,
 ): ReadableStream<UniEvent[]> {
   if (target.continueOnFailure !== true || !rest.some((t) => t.provider.continuesPrefix === true)) return events;
   const parts: ContinueParts = { body, signal, options, serving };

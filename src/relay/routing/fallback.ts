@@ -13,7 +13,7 @@
 import { UpstreamError } from "../../errors.js";
 import { follow } from "../../internal/abort.js";
 import type { UniEvent } from "../../schema.js";
-import { continued } from "./continuation.js";
+import { continued, reportedSoFar, type Serving } from "./continuation.js";
 import { takenUp } from "./take-up.js";
 import { logMove, retryable, type ServeOptions } from "./retry.js";
 import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
@@ -97,7 +97,7 @@ export async function servedAnswer(
     trace?.served(target);
     const rest = targets.slice(i + 1);
     // (the target serving now: a continuation moves it on)
-    const serving = { events: start.started.events };
+    const serving: Serving = { events: start.started.events };
     const own = targetEvents(start.started);
     const events = continued(
       target,
@@ -112,7 +112,7 @@ export async function servedAnswer(
       trace ? trace.follow(events) : events,
       target.provider.name,
       // (no continuation: the provider reader's own events, checked by construction)
-      { reported: () => serving.events.reportedUsage, checked: events === own },
+      { reported: () => reportedSoFar(serving), checked: events === own },
     );
     answer.headers.set(TARGET_HEADER, targetName(row, i)); // (the target that serves from the first event)
     return answer;
@@ -147,7 +147,7 @@ export async function takenUpAnswer(
   const nameOf = (target: RelayModel): string => targetName(row, targets.indexOf(target));
   const up = await takenUp(targets[i]!, targets.slice(i + 1), taken.events, body, signal, { ...options, nameOf }, taken.reported);
   if (up === null) return null;
-  const answer = sseAnswer(batchedOne(up.events), targets[i]!.provider.name, { reported: () => up.serving.events.reportedUsage });
+  const answer = sseAnswer(batchedOne(up.events), targets[i]!.provider.name, { reported: () => reportedSoFar(up.serving) });
   answer.headers.set(TARGET_HEADER, taken.target!);
   return answer;
 }

@@ -11,6 +11,7 @@ import { servedAnswer, type TakenUp, takenUpAnswer } from "./fallback.js";
 import { type MmspBody, mmspBody, modelOf, type RelayModels, type RelayRow, rowOf, targetsOf, unknownModel } from "./models.js";
 import { StreamTrace, type TraceTracer } from "./tracing.js";
 import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js";
+import { targetCount } from "./count.js";
 import { type WatchdogEnv, watchdogOf } from "./watchdog.js";
 import { refusal } from "../refusal.js";
 import { ownValue } from "../../internal/values.js";
@@ -79,5 +80,11 @@ export function routing<E>(parts: RoutingParts<E>) {
     return takenUpAnswer(row, body, taken, signal, { bounds: limitsOf(env), watchdog: watchdogOf(env as WatchdogEnv), maxTokens });
   }
 
-  return { open, clientOf, takeUp };
+  /** A door's count of tokens of an admitted request: its row's target's counter's figure, or null for the estimate (count.ts). */
+  async function count(request: Request, env: E): Promise<number | null> {
+    if (!tableOf) return null;
+    return targetCount(tableOf(env), new Uint8Array(await request.arrayBuffer()), request.signal);
+  }
+
+  return { open, clientOf, takeUp, count };
 }

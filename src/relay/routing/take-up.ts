@@ -12,7 +12,7 @@ import { UpstreamError } from "../../errors.js";
 import type { ServeOptions } from "./retry.js";
 import type { MmspBody, RelayModel } from "./models.js";
 import type { StartedTarget } from "./target.js";
-import { Answer, continuedStream, type ContinueParts, type Continuing, next, RESTARTS } from "./continuation.js";
+import { Answer, continuedStream, type ContinueParts, type Continuing, next, RESTARTS, type Serving } from "./continuation.js";
 
 /** The error a taken-up stream ends with when no target could continue it (SPEC §10 "A stream outlives its object"). */
 const restarted = (): UpstreamError => {
@@ -45,7 +45,7 @@ export async function takenUp(
   signal: AbortSignal,
   options: ServeOptions,
   reported: UniEvent["usage_metadata"] | null,
-): Promise<{ events: ReadableStream<UniEvent>; serving: { events: StartedTarget["events"] } } | null> {
+): Promise<{ events: ReadableStream<UniEvent>; serving: Serving } | null> {
   if (target.continueOnFailure !== true || stored.some((e) => e.event_type === "stop")) return null;
   const answer = new Answer();
   for (const event of stored) answer.see(event);

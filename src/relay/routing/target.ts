@@ -7,6 +7,7 @@
 // any event: the relay's refusal (the provider's status, MMSP's type), except what is the operator's
 // (401/403, a redirect, no connection: 502 UpstreamUnavailable, logged). fallback.ts and
 // continuation.ts ask each target here.
+import { passing } from "../reads.js";
 import { UnsupportedParameterError, UpstreamError } from "../../errors.js";
 import type { Provider } from "../../providers/provider.js";
 import { batchesOf, type ProviderBatches } from "../../providers/batches.js";
@@ -199,27 +200,23 @@ export async function startTarget(
   return { started: { provider, events, reader, secrets, first } };
 }
 
-/** A started target's events (one array per provider chunk) from its first read on; its errors without its secrets (see secrets.ts). */
+/**
+ * A started target's events (one array per provider chunk) from its first read on; its errors without
+ * its secrets (see secrets.ts). Its reads may be taken directly (reads.ts: no stream hop per read).
+ */
 export function targetEvents(
   { provider, reader, secrets, first }: StartedTarget,
 ): ReadableStream<UniEvent[]> {
-  return new ReadableStream<UniEvent[]>({
-    start(controller) {
-      if ("error" in first) controller.error(first.error);
-      else if (first.done) controller.close();
-      else controller.enqueue(first.value);
-    },
-    async pull(controller) {
-      let r: ReadableStreamReadResult<UniEvent[]>;
-      try {
-        r = await reader.read();
-      } catch (e) {
-        throw seen(e, secrets, provider.name); // (stored as the stream's last event: see secrets.ts)
-      }
-      if (r.done) controller.close();
-      else controller.enqueue(r.value);
-    },
-    // (a cancel after the provider's stream failed rejects with that failure: already told, not thrown again)
-    cancel: (reason) => reader.cancel(reason).catch(() => {}),
-  }, { highWaterMark: 0 });
+  let head: StartedTarget["first"] | null = first;
+  const unseen = (e: unknown): never => {
+    throw seen(e, secrets, provider.name); // (stored as the stream's last event: see secrets.ts)
+  };
+  const read = (): Promise<ReadableStreamReadResult<UniEvent[]>> => {
+    if (head === null) return reader.read().catch(unseen);
+    const given = head;
+    head = null;
+    return "error" in given ? Promise.reject(given.error) : Promise.resolve(given);
+  };
+  // (a cancel after the provider's stream failed rejects with that failure: already told, not thrown again)
+  return passing(read, (reason) => reader.cancel(reason).catch(() => {}));
 }

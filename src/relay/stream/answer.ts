@@ -20,7 +20,8 @@ import { SseEncoderStream } from "../../encode.js";
 import { fromResponse, MessageAssemblerStream } from "../../index.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";
 import { PROVIDER_HEADER, streamHeaders } from "./headers.js";
-import { batchedOne, flattened } from "../../providers/batches.js";
+import { batchedOne } from "../../providers/batches.js";
+import { flattened } from "../reads.js";
 
 /** An answer's events (one array per provider chunk), taken: whether they are a provider reader's own (checked by construction). */
 export interface TakenEvents {

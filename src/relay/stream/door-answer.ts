@@ -9,12 +9,12 @@
 import { parseJsonText } from "../../internal/json.js";
 import { streamHeaders } from "./headers.js";
 import type { UniEvent } from "../../schema.js";
-import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext, prepared } from "./encoding.js";
+import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext, sealedEvents } from "./encoding.js";
 import { refusal } from "../refusal.js";
 import { fromWireError } from "../../errors.js";
 import { checkEvent } from "../../decode/validate.js";
 import { NDJSON_FRAMER } from "./resume.js";
-import { flattened } from "../../providers/batches.js";
+import { flattened } from "../reads.js";
 import type { ServedStream, Sink, Viewers } from "./viewers.js";
 
 /** What a door asks of the stream's answer. */
@@ -79,12 +79,12 @@ export function doorOf(header: string | null, kept: string | null): { ask: DoorA
 
 /** The answer a door's encoding writes of `events` (one array per provider chunk on the stateless path): its stream, or its whole answer. */
 export async function encodedAnswer(
-  events: ReadableStream<UniEvent[]>,
+  events: ReadableStream<UniEvent[] | UniEvent>,
   encoding: DoorEncoding,
   context: EncodingContext,
   whole: boolean,
 ): Promise<Response> {
-  if (whole && encoding.whole) return encoding.whole(prepared(flattened(events), encoding, context), context);
+  if (whole && encoding.whole) return encoding.whole(sealedEvents(flattened(events), encoding, context), context);
   return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
 }
 
@@ -92,9 +92,9 @@ export async function encodedAnswer(
  * The stream object's answer to a door (`from`: the first stored event the client lacks): the stored
  * events from the start through its encoding, those before `from` fed to it but not written. A
  * streamed answer is one loop per slice of stored events (parsed back, checked by their one walk,
- * encoded, written as one chunk); a whole answer, or one in an encoding with asynchronous steps
- * (`prepare`, `settle`: Open Responses' seal and stored response), reads them as events. `where`: the
- * object's env and keeper, for the encoding's context.
+ * encoded, written as one chunk; an event the door's sealing step seals awaited there); a whole
+ * answer, or one in an encoding that settles its outputs (`settle`: Open Responses' stored response),
+ * reads them as events. `where`: the object's env and keeper, for the encoding's context.
  */
 export function storedDoorAnswer(
   viewers: Viewers,
@@ -110,11 +110,12 @@ export function storedDoorAnswer(
     return refusal(500, "InternalError", `The relay has no door encoding named ${JSON.stringify(ask.name.slice(0, 40))}.`);
   }
   const context: EncodingContext = { id: ask.id, meta, after: ask.after, ids: ask.ids, resumeAfter: from - 1, ...where };
-  if ((ask.whole && encoding.whole) || encoding.prepare || encoding.settle) {
-    const events = viewers.events(stream, 0);
-    if (ask.whole && encoding.whole) return encoding.whole(prepared(events, encoding, context), context);
-    // (the encoding's `prepare` runs in the body's loop)
-    return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
+  if (ask.whole && encoding.whole) return encoding.whole(sealedEvents(viewers.events(stream, 0), encoding, context), context);
+  if (encoding.settle) {
+    return new Response(encodedBody(viewers.events(stream, 0), encoding, context), {
+      status: 200,
+      headers: streamHeaders(encoding.contentType),
+    });
   }
   const body = viewers.follow(stream, 0, NDJSON_FRAMER, encodedSink(encoding, context));
   return new Response(body, { status: 200, headers: streamHeaders(encoding.contentType) });
@@ -124,27 +125,43 @@ export function storedDoorAnswer(
 function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uint8Array> {
   const utf8 = new TextEncoder();
   const writer = new EncodedWriter(encoding, context);
+  const step = encoding.sealing?.(context);
   const ids = context.ids === true && encoding.sse;
   const resumeAfter = context.resumeAfter ?? -1;
   let buffered = "";
   let index = 0;
+  const failed = (reason: unknown, n: number): string => {
+    const out = writer.fail(reason, ids ? n : null);
+    sink.closed = true;
+    writer.dispose();
+    return out;
+  };
+  /** The buffered lines' text written (`out`: what is written so far); async only from an event the sealing step seals. */
+  const drain = (controller: ReadableStreamDefaultController<Uint8Array>, out: string): boolean | Promise<boolean> => {
+    for (let nl = buffered.indexOf("\n"); nl >= 0 && !sink.closed; nl = buffered.indexOf("\n")) {
+      const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
+      buffered = buffered.slice(nl + 1);
+      const n = index++;
+      // (the error a reader of the stream's SSE raised: written by the encoder, then its end)
+      if (value.error !== undefined && value.error !== null) out += failed(fromWireError(value, null, "relay"), n);
+      else {
+        const event = step ? step(checkEvent(value, true)) : checkEvent(value, true);
+        if (event instanceof Promise) {
+          return event.then(
+            (sealed) => drain(controller, out + writer.event(sealed, ids ? n : null, n <= resumeAfter)),
+            (e: unknown) => drain(controller, out + failed(e, n)),
+          );
+        }
+        out += writer.event(event, ids ? n : null, n <= resumeAfter);
+      }
+    }
+    if (out) controller.enqueue(utf8.encode(out));
+    return out !== "" || sink.closed === true;
+  };
   const sink: Sink<Uint8Array> = {
     text(text, controller) {
       buffered += text;
-      let out = "";
-      for (let nl = buffered.indexOf("\n"); nl >= 0 && !sink.closed; nl = buffered.indexOf("\n")) {
-        const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
-        buffered = buffered.slice(nl + 1);
-        const n = index++;
-        if (value.error !== undefined && value.error !== null) {
-          // (the error a reader of the stream's SSE raised: written by the encoder, then its end)
-          out += writer.fail(fromWireError(value, null, "relay"), ids ? n : null);
-          sink.closed = true;
-          writer.dispose();
-        } else out += writer.event(checkEvent(value, true), ids ? n : null, n <= resumeAfter);
-      }
-      if (out) controller.enqueue(utf8.encode(out));
-      return out !== "" || sink.closed === true;
+      return drain(controller, "");
     },
     end(controller) {
       const out = writer.end();

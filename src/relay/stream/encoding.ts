@@ -13,6 +13,11 @@
 // A kept stream's answer in an SSE encoding carries event ids: the last frame written for stored
 // event n says `id: n` (a cut between two frames of one event resumes from that event), and a resume
 // after n feeds the encoder events 0…n without writing them (its state is the whole stream's).
+//
+// A door's sealing step (SPEC §9: another provider's bound values sealed, `sealing`) runs here too,
+// on each event before its encoder, so every answer of the door — first, whole, resumed at its own
+// route or at GET /v1/streams/<id> — goes out sealed: one place, not one per route.
+import { readsOf } from "../reads.js";
 import type { StreamCore } from "../../internal/core.js";
 import { encodeWireEvent, toWireError } from "../../encode.js";
 import { KeepAlive } from "../../encode/wire-event.js";
@@ -54,25 +59,36 @@ export interface DoorEncoding<T = unknown> {
   /** The whole answer of a request that asked for no stream: the events read to their end as one Response. */
   whole?(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response>;
   /**
-   * A step on each event before the encoder, asynchronous where it must be (Open Responses seals
-   * provider data): one answer's step, made once (its state is the answer's), run wherever the answer
-   * is written; an event it has nothing to do for it returns as it is, synchronously.
+   * The door's sealing step of one answer (SPEC §9: another provider's bound values sealed, doors/sealing.ts),
+   * run on every event before the encoder wherever the answer is written: the first answer, the whole
+   * one, any resume (the door's own route or GET /v1/streams/<id>), stateless or in the stream's object.
    */
-  prepare?(context: EncodingContext): (event: UniEvent) => UniEvent | Promise<UniEvent>;
+  sealing?(context: EncodingContext): SealStep;
   /** Awaited before an output is written, when it returns a promise (Open Responses keeps its response before the terminal event reaches the client). */
   settle?(output: T, context: EncodingContext): Promise<void> | void;
 }
 
-/** `events` through the encoding's `prepare` step, if it has one (a whole answer's events: the streamed one runs it in its loop). */
-export function prepared(events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): ReadableStream<UniEvent> {
-  if (!encoding.prepare) return events;
-  const step = encoding.prepare(context);
+/**
+ * One answer's sealing step: an event as the encoder takes it — the event itself when it holds nothing
+ * to seal (no promise: the common case stays synchronous), else a promise of it sealed.
+ */
+export type SealStep = (event: UniEvent) => UniEvent | Promise<UniEvent>;
+
+/** `events` through the encoding's sealing step (for a whole answer, which reads them as events), if it has one. */
+export function sealedEvents(events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): ReadableStream<UniEvent> {
+  if (!encoding.sealing) return events;
+  const step = encoding.sealing(context);
   const reader = events.getReader();
   return new ReadableStream<UniEvent>({
     async pull(controller) {
       const r = await reader.read();
-      if (r.done) controller.close();
-      else controller.enqueue(await step(r.value));
+      if (r.done) return controller.close();
+      try {
+        controller.enqueue(await step(r.value));
+      } catch (e) {
+        void reader.cancel(e).catch(() => {}); // (the events end here: their source stops)
+        controller.error(e);
+      }
     },
     cancel: (reason) => reader.cancel(reason),
   }, { highWaterMark: 0 });
@@ -175,13 +191,31 @@ export interface KeepAliveOption {
   text: string;
 }
 
+/** A chunk of a door's answer holds the text of the events read at once up to about this many UTF-16 units. */
+const CHUNK_CHARS = 64 * 1024;
+/** Microtask turns a read is given to come before the text written so far goes (see `comes`). */
+const TURNS = 16;
+
+/**
+ * Whether `reading` settles within a few microtask turns: the next event is there already (the
+ * upstream's chunk held more, a slice of stored events), not awaited from the network. Without a
+ * timer: an event that is not there in those turns lets the text written so far go at once.
+ */
+async function comes(reading: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  reading.then(() => (settled = true), () => (settled = true));
+  for (let i = 0; i < TURNS && !settled; i++) await undefined;
+  return settled;
+}
+
 /**
  * The events as a door's answer body: one loop per read, fused (issue #49). A read gives one array
  * of events (a provider chunk's, on the stateless path: providers/batches.ts) or one event (a stream's
- * object); each event goes through the encoding's `prepare`, then its encoder core, and the text of
- * every event of the read is written as one chunk: no stage, no promise per event (only an
- * asynchronous `prepare` or `settle` is awaited). The bytes are those of the encoder core run as its
- * own stage, event by event (test/unit/relay/stream/fused.test.ts proves it).
+ * object); each event goes through the encoding's sealing step, then its encoder core, with no stage
+ * between and no promise per event (only a step or `settle` that returns one is awaited). The text of
+ * the reads that are there at once is written as one chunk (a chunk per event cost workerd more than
+ * the encoding), none held for a read still to come. The bytes are those of the encoder core run as
+ * its own stage, event by event (test/unit/relay/stream/fused.test.ts proves it).
  */
 export function encodedBody<T>(
   events: ReadableStream<UniEvent | UniEvent[]>,
@@ -190,16 +224,17 @@ export function encodedBody<T>(
   keepAlive?: KeepAliveOption,
 ): ReadableStream<Uint8Array> {
   const utf8 = new TextEncoder();
-  const reader = events.getReader();
+  const reader = readsOf(events); // (a provider's events, metered: read directly, reads.ts)
   const writer = new EncodedWriter(encoding, context);
-  const step = encoding.prepare?.(context);
+  const step = encoding.sealing?.(context);
   const ids = context.ids === true && encoding.sse;
   const resumeAfter = context.resumeAfter ?? -1;
   let index = 0;
+  let ahead: Promise<ReadableStreamReadResult<UniEvent | UniEvent[]>> | null = null; // (a read begun, for the next pull)
   let alive: KeepAlive | undefined;
-  /** The text of the read being written (what its events made before a step failed is kept). */
-  let text = "";
-  /** A read's events through `prepare` and the encoder, their text added to `text` (awaiting only a step that waits). */
+  /** The text to write (what a read's events made before a step failed is kept). */
+  let out = "";
+  /** A read's events through the sealing step and the encoder, their text added to `out`. */
   const encode = async (events: readonly UniEvent[]): Promise<void> => {
     for (const event of events) {
       let ready = step ? step(event) : event;
@@ -208,7 +243,7 @@ export function encodedBody<T>(
       if (!writer.feed(ready, n <= resumeAfter)) continue;
       const waiting = writer.settle();
       if (waiting) await waiting;
-      text += writer.take(ids ? n : null);
+      out += writer.take(ids ? n : null);
     }
   };
   const close = (): void => {
@@ -220,36 +255,46 @@ export function encodedBody<T>(
       if (keepAlive) alive = new KeepAlive(keepAlive.ms, () => controller.enqueue(utf8.encode(keepAlive.text)));
     },
     async pull(controller) {
+      const send = (): void => {
+        alive?.wrote();
+        controller.enqueue(utf8.encode(out));
+        out = "";
+      };
       for (;;) {
         let last = false;
-        text = "";
+        let read = false;
+        const reading = ahead ?? reader.read();
+        ahead = null;
+        if (out !== "" && !(await comes(reading))) {
+          ahead = reading; // (the next read is not there yet: what is written goes now)
+          return send();
+        }
         try {
-          const r = await reader.read();
+          const r = await reading;
+          read = true;
           if (r.done) {
             last = true;
             if (writer.ended()) {
               const waiting = writer.settle();
               if (waiting) await waiting;
-              text = writer.take(null);
+              out += writer.take(null);
             }
           } else await encode(Array.isArray(r.value) ? r.value : [r.value]);
         } catch (e) {
+          if (read && !last) void reader.cancel(e).catch(() => {}); // (a sealing step failed: the events' source stops)
           last = true;
           if (writer.failed(e)) {
             const waiting = writer.settle();
             if (waiting) await waiting;
-            text += writer.take(ids ? index : null);
+            out += writer.take(ids ? index : null);
           }
         }
-        if (text) {
-          alive?.wrote();
-          controller.enqueue(utf8.encode(text));
-        }
         if (last) {
+          if (out) send();
           close();
           return controller.close();
         }
-        if (text) return;
+        if (out.length >= CHUNK_CHARS) return send();
       }
     },
     cancel(reason) {

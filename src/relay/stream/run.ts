@@ -16,6 +16,7 @@ import type { UniEvent } from "../../schema.js";
 import type { StreamEnding } from "./ending.js";
 import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
 import { limitsOf, type Live, type StreamContext } from "./parts.js";
+import { readsOf } from "../reads.js";
 
 /** A creating request, taken apart: the upstream request and what the object keeps of the rest. */
 export interface Creation {
@@ -130,7 +131,8 @@ export class StreamRun<E> {
     // past 256 Ki characters, and the window of the last ones written: event-log.ts)
     const limits = limitsOf(this.ctx); // (read once: the env's bounds, parsed anew at each call)
     // (an answer of the models table made in this isolate: its events themselves, answer.ts)
-    const reader = checkedEvents(upstream, { client, signal, maxEventBytes: limits.eventBytes }).getReader();
+    // (its reads taken directly when they are a provider's events: no stream hop per event, reads.ts)
+    const reader = readsOf(checkedEvents(upstream, { client, signal, maxEventBytes: limits.eventBytes }));
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -145,8 +147,11 @@ export class StreamRun<E> {
           replayed--; // (an event the dead instance stored: checked and counted again, not stored twice)
           continue;
         }
-        store.append(encodeWireEvent(value));
+        const flushed = store.append(encodeWireEvent(value));
         this.bound(limits);
+        // (events stored mid-turn, an upstream that gives more at once than the window holds: the
+        // viewers are given a turn to take them from memory before more push them out of it)
+        if (flushed) await new Promise((resolve) => setTimeout(resolve, 0));
       }
     } catch (e) {
       if (store.ended) return; // stopped: the abort's own error is not stored

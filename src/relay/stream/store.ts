@@ -165,12 +165,14 @@ export class StreamStore {
 
   /**
    * Takes one event (counted now) to be stored at the end of this turn with the others it brought
-   * (or now, when they weigh enough); the answers waiting for it are woken once it is stored.
+   * (or now, when they weigh enough: then true); the answers waiting for it are woken once it is stored.
    */
-  append(json: string): void {
+  append(json: string): boolean {
     this.bytes += json.length;
-    if (this.log.add(json)) this.flush();
-    else {
+    if (this.log.add(json)) {
+      this.flush();
+      return true;
+    } else {
       this.flushing ??= setTimeout(() => {
         this.flushing = null;
         try {
@@ -180,6 +182,7 @@ export class StreamStore {
         }
       }, 0);
     }
+    return false;
   }
 
   /** Stores the events taken and not yet stored (one statement per batch), then wakes the answers. */

@@ -164,7 +164,8 @@ export class Viewers {
           next = slice.seq;
           part = slice.part;
           if (slice.text) {
-            if (sink.text(slice.text, controller)) return;
+            const given = sink.text(slice.text, controller);
+            if (given === true || (given !== false && (await given))) return;
             continue; // (nothing to give yet: a large event's first part)
           }
         }
@@ -192,7 +193,8 @@ export class Viewers {
  * `failure`: the stream's error, raised once what came before it is read (an error drops the queue).
  */
 export interface Sink<T> {
-  text(text: string, controller: ReadableStreamDefaultController<T>): boolean;
+  /** Gives the slice's text (a promise only when it must wait: a door's sealing step). */
+  text(text: string, controller: ReadableStreamDefaultController<T>): boolean | Promise<boolean>;
   failure?: { error: unknown };
   /** The sink wrote its end (a door's answer after the stream's error): the body closes at the next pull. */
   closed?: boolean;

@@ -98,7 +98,9 @@ function describeApi(): string {
         const modifiers = ts.getCombinedModifierFlags(where as ts.Declaration);
         if (modifiers & ts.ModifierFlags.Private) continue;
         const access = modifiers & ts.ModifierFlags.Protected ? "protected " : "";
-        lines.push(`  ${access}.${prop.name}${optional}: ${text(checker.getTypeOfSymbolAtLocation(prop, where))}`);
+        // (a well-known symbol's name carries the checker's count of symbols so far, which any new type shifts)
+        const name = prop.name.replace(/^__@(\w+)@\d+$/, "[Symbol.$1]");
+        lines.push(`  ${access}.${name}${optional}: ${text(checker.getTypeOfSymbolAtLocation(prop, where))}`);
       }
       for (const sig of type.getCallSignatures()) lines.push(`  (call) ${checker.signatureToString(sig, undefined, flags)}`);
     }

@@ -10,11 +10,12 @@
 //                                     (message_start with usage, ping, content blocks, message_delta with
 //                                     stop_reason and usage, message_stop), or one message object when
 //                                     `stream` is not true
-//   POST /v1/messages/count_tokens    `{input_tokens}`: the relay's estimate of the request's input (its
-//                                     quota's own, accounting/usage-estimate.ts), said to be one by
-//                                     `x-mmsp-tokens-estimated: true`; admitted and claimed as a request
-//                                     (it counts against `requestsPerMinute`), the claim settled at once
-//                                     with nothing spent
+//   POST /v1/messages/count_tokens    `{input_tokens}`: the row's target's own counter's figure where it
+//                                     has one (routing/count.ts: Anthropic's, Gemini's, the Responses
+//                                     API's), else — or when it fails — the relay's estimate, said to be
+//                                     one by `x-mmsp-tokens-estimated: true` (doors/count.ts); admitted as
+//                                     a count (it counts against `requestsPerMinute`, never the tokens),
+//                                     the claim settled at once with nothing spent
 //   HEAD /                            200: the probe Claude Code sends before its first request
 //
 // Refusals are Messages' `{type: "error", error: {type, message}}` with `x-should-retry` (request.ts):
@@ -31,19 +32,21 @@ import type { DoorStreamOptions } from "../../stream/streams.js";
 import { asksKept } from "../../stream/streams.js";
 import { MESSAGES_ENCODING, messagesEncoding, messagesMetaText } from "./encoding.js";
 import { type MessagesAsk, messagesAsk, messagesError } from "./request.js";
-import { MESSAGES_SEAL_SPOTS } from "./seal.js";
-import { openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
+import { openSeals, sealEnv, SealRefused } from "../sealing.js";
+import { countAnswer } from "../count.js";
 
 /** What createRelay lends these routes. */
 export interface MessagesHooks<E> {
   /** Admits a POST as /v1/stream does, its JSON body first translated (or refused) by `translate`. */
-  admit(request: Request, env: E, translate: (body: unknown) => unknown | Response): Promise<Request | Response>;
+  admit(request: Request, env: E, translate: (body: unknown) => unknown | Response, counting?: boolean): Promise<Request | Response>;
   /** The door's answer to an admitted request (stream/streams.ts `answer`): kept in a stream's object when asked and the relay has them, else stateless. */
   answer(request: Request, admitted: Request, env: E, options: DoorStreamOptions): Promise<Response>;
   /** Whether the relay serves the admitted request's model (a row of its table, or any model without one). */
   serves(admitted: Request): boolean;
   /** Settles the claim of a request that asked no provider (count_tokens) as one with nothing spent. */
   settle(request: Request, env: E): Promise<void>;
+  /** An admitted count's input tokens as its row's target counts them, or null: the relay's estimate (routing/count.ts). */
+  count(admitted: Request, env: E): Promise<number | null>;
   /** GET (a resume, Last-Event-ID) or DELETE of kept stream `id`, a GET in the door's encoding; null when the relay keeps no streams. */
   existing(request: Request, id: string, env: E, door?: Omit<DoorAsk, "id">): Promise<Response> | null;
 }
@@ -100,7 +103,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
         if (!(e instanceof SealRefused)) throw e;
         return (ask = messagesError(400, "invalid_request_error", e.message));
       });
-    });
+    }, count); // (a count claims a place in requestsPerMinute only: admission's `counting`)
     if (admitted instanceof Response) return admitted === ask ? inDoorShape(admitted) : admitted; // (a refusal: the route table shapes it)
     return [admitted, ask as MessagesAsk];
   }
@@ -122,7 +125,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     });
     const location = /^\/v1\/streams\/([0-9a-f]{32})$/.exec(answer.headers.get("content-location") ?? "");
     if (answer.ok && location) answer.headers.set("content-location", `/v1/messages/msg_${location[1]}`); // (resumed and stopped there)
-    return sealedAnswer(answer, sealEnv(env), MESSAGES_SEAL_SPOTS);
+    return answer;
   }
 
   /** A kept message's stream: GET resumes it (Last-Event-ID) in Messages' encoding, DELETE stops it (SPEC §8). */
@@ -144,7 +147,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     }
     const out = await answer;
     if (!out.ok || door === undefined) return out;
-    const resumed = sealedAnswer(out, sealEnv(env), MESSAGES_SEAL_SPOTS); // (a new Response: a stream object's headers are immutable)
+    const resumed = new Response(out.body, out); // (a new Response: a stream object's headers are immutable)
     resumed.headers.delete("content-location");
     return resumed;
   }
@@ -160,7 +163,7 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
         messagesError(404, "not_found_error", `model: ${model} is not a model this relay serves (GET /v1/models lists them).`),
       );
     }
-    const input_tokens = inputEstimate(ask.mmsp.messages, ask.mmsp.config);
-    return Response.json({ input_tokens }, { headers: { "x-mmsp-tokens-estimated": "true" } });
+    const counted = await hooks.count(admittedRequest, env);
+    return countAnswer(counted, () => inputEstimate(ask.mmsp.messages, ask.mmsp.config), (input_tokens) => ({ input_tokens }));
   }
 }

@@ -4,7 +4,7 @@
 // (AnthropicMessagesEncoderCore) over the stream's checked UniEvents — `message_start` with usage (the
 // relay's input estimate until the stop event tells the count), a `ping` after it as the API sends
 // one, the content blocks, `message_delta` with `stop_reason` and usage, `message_stop`; a failure
-// `event: error` — another provider's thinking proof sealed first (seal.ts). The whole answer of a
+// `event: error` — another provider's thinking proof sealed first (seal.ts: the encoding's sealing step). The whole answer of a
 // request without `stream: true` is one message object, a failure Messages' error with its status.
 // The message id is `msg_<stream id>`; the model the client named and the estimate ride as the meta.
 import { anthropicMessage, anthropicMessagesError } from "../../../encode.js";
@@ -16,7 +16,7 @@ import type { UniEvent } from "../../../schema.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
 import { messagesError } from "./request.js";
-import { sealedEvent } from "./seal.js";
+import { messagesSealing } from "./seal.js";
 
 /** What the answer says of the request, kept with its stream (its meta). */
 export interface MessagesMeta {
@@ -58,7 +58,7 @@ const records = (emit: (record: string) => void) => (bytes: Uint8Array): void =>
 };
 
 /**
- * The Messages encoder core, with a `ping` after `message_start` and other providers' proof sealed;
+ * The Messages encoder core, with a `ping` after `message_start`;
  * each output one SSE record (a kept answer's `id: n` goes on the last record an event wrote).
  */
 class MessagesCore implements StreamCore<UniEvent, string> {
@@ -74,7 +74,7 @@ class MessagesCore implements StreamCore<UniEvent, string> {
     emit(PING);
   }
   push(event: UniEvent, emit: (record: string) => void): void {
-    this.inner.push(sealedEvent(event), records(emit));
+    this.inner.push(event, records(emit));
   }
   abort(reason: unknown, emit: (record: string) => void): void {
     this.inner.abort(reason, records(emit));
@@ -89,7 +89,7 @@ async function whole(events: ReadableStream<UniEvent>, context: EncodingContext)
   const all: UniEvent[] = [];
   const reader = events.getReader();
   try {
-    for (let r = await reader.read(); !r.done; r = await reader.read()) all.push(sealedEvent(r.value));
+    for (let r = await reader.read(); !r.done; r = await reader.read()) all.push(r.value);
     return Response.json(anthropicMessage(all, optionsOf(context)));
   } catch (e) {
     const { status, body } = anthropicMessagesError(e);
@@ -105,4 +105,5 @@ export const messagesEncoding: DoorEncoding<string> = {
   frame: (record) => record,
   end: "",
   whole,
+  sealing: messagesSealing,
 };

@@ -119,6 +119,8 @@ function ask(body: unknown, count: boolean): MessagesAsk {
   if (body.tool_choice != null) {
     const choice = toolChoiceOf(body.tool_choice);
     if (choice !== undefined) config.tool_choice = choice;
+    // (at most one tool use: the relay's `parallel_tool_calls: false`, which each provider's builder maps)
+    if ((body.tool_choice as Json).disable_parallel_tool_use === true) config.parallel_tool_calls = false;
   }
   const messages = messagesOf(body.messages, caching);
   if (caching.on) config.prompt_caching = "enable";
@@ -187,12 +189,11 @@ function toolsOf(tools: unknown, caching: { on: boolean }): ToolSchema[] {
   });
 }
 
-/** `tool_choice` → MMSP's (`any` → required, `tool` → that one name); `disable_parallel_tool_use: true` refused. */
+/** `tool_choice` → MMSP's (`any` → required, `tool` → that one name); `disable_parallel_tool_use` a boolean (ask() maps it). */
 function toolChoiceOf(choice: unknown): UniConfig["tool_choice"] | undefined {
   if (!isRecord(choice)) return refuse("tool_choice: must be an object.");
-  if (choice.disable_parallel_tool_use === true) {
-    refuse("tool_choice.disable_parallel_tool_use: not supported by this relay (not every provider can be held to one call).");
-  }
+  const single = choice.disable_parallel_tool_use;
+  if (single != null && typeof single !== "boolean") refuse("tool_choice.disable_parallel_tool_use: must be a boolean.");
   if (choice.type === "auto") return "auto";
   if (choice.type === "any") return "required";
   if (choice.type === "none") return "none";

@@ -12,8 +12,8 @@
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { asksKept, type DoorStreamOptions } from "../../stream/streams.js";
 import { OPEN_RESPONSES_DECLARES } from "../open-responses/door.js";
-import { CHAT_COMPLETIONS_ENCODING, CHAT_SEAL_SPOTS, chatCompletionsEncoding, chatMetaText } from "./encoding.js";
-import { openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
+import { CHAT_COMPLETIONS_ENCODING, chatCompletionsEncoding, chatMetaText } from "./encoding.js";
+import { openSeals, sealEnv, SealRefused } from "../sealing.js";
 import { type ChatAsk, chatAsk, chatError } from "./request.js";
 
 /** What createRelay lends this door. */
@@ -66,7 +66,7 @@ export function chatCompletionsRoutes<E>(hooks: ChatCompletionsHooks<E>) {
     const { stream, includeUsage, mmsp } = ask as ChatAsk;
     admitted.headers.set("accept", "text/event-stream");
     const kept = asksKept(request);
-    const answer = await hooks.answer(request, admitted, env, {
+    return await hooks.answer(request, admitted, env, {
       name: CHAT_COMPLETIONS_ENCODING,
       encoding: chatCompletionsEncoding,
       meta: chatMetaText({ model: mmsp.model, created: Math.floor(Date.now() / 1000), includeUsage }),
@@ -74,6 +74,5 @@ export function chatCompletionsRoutes<E>(hooks: ChatCompletionsHooks<E>) {
       whole: !stream,
       ids: kept,
     });
-    return sealedAnswer(answer, sealEnv(env), CHAT_SEAL_SPOTS);
   };
 }

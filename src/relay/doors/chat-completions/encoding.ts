@@ -8,9 +8,9 @@
 // of a request without `stream` (one `chat.completion`, a failure OpenAI's error object with the status
 // it stands for). The completion's id is `chatcmpl-<stream id>`; the model the client named and
 // whether it asked for usage ride with the stream as its meta. Another provider's bound value (an
-// Anthropic signature, a Gemini thought signature, Responses' encrypted reasoning) is written pending
-// its seal in a `reasoning.encrypted` entry, which the door seals (doors/sealing.ts); the Chat API's
-// own provider's `reasoning_details` go as they are.
+// Anthropic signature, a Gemini thought signature, Responses' encrypted reasoning) is written sealed in a
+// `reasoning.encrypted` entry by the encoding's sealing step (doors/sealing.ts); the Chat API's own
+// provider's `reasoning_details` go as they are.
 import { chatCompletion, chatCompletionsError } from "../../../encode.js";
 import { ChatCompletionsEncoderCore } from "../../../encode/chat-completions.js";
 import { parseJsonText } from "../../../internal/json.js";
@@ -19,7 +19,7 @@ import type { DoneItem, UniEvent, UniMessage } from "../../../schema.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
 import type { StreamCore } from "../../../internal/core.js";
-import { pendingEvent, type SealSpots } from "../sealing.js";
+import { sealingStep } from "../sealing.js";
 
 /** What an answer needs of its request, kept with its stream (its meta). */
 export interface ChatMeta {
@@ -54,8 +54,6 @@ function coreOf(context: EncodingContext): StreamCore<UniEvent, string> {
     created: meta.created,
     includeUsage: meta.includeUsage,
   });
-  const push = core.push.bind(core);
-  core.push = (event, emit) => push(chatPending(event), emit);
   return core;
 }
 
@@ -63,20 +61,16 @@ function coreOf(context: EncodingContext): StreamCore<UniEvent, string> {
 const OWN = "openai-chat";
 
 /**
- * Another provider's bound value pending its seal (doors/sealing.ts), as one `reasoning.encrypted`
- * entry of `reasoning_details` (a tool call's with the call's `id`); the thinking's field kept.
+ * Another provider's bound value sealed (doors/sealing.ts), as one `reasoning.encrypted` entry of
+ * `reasoning_details` (a tool call's with the call's `id`); the thinking's field kept. No seal key: no entry.
  */
-const chatPending = (event: UniEvent): UniEvent =>
-  pendingEvent(event, OWN, (data, item) => {
-    const id = item.type.startsWith("tool_call.") && "tool_call_id" in item && item.tool_call_id ? { id: item.tool_call_id } : {};
-    const fidelity = "fidelity" in item ? item.fidelity : undefined;
-    const field = isRecord(fidelity) && typeof fidelity.reasoning_field === "string" ? { reasoning_field: fidelity.reasoning_field } : {};
-    return { ...field, reasoning_details: [{ type: "reasoning.encrypted", data, ...id }] };
-  });
-
-/** Where a Chat answer holds a sealed value: a `reasoning_details` entry's `data` (or a `reasoning.text` entry's `signature`). */
-export const CHAT_SEAL_SPOTS: SealSpots = (o) =>
-  o.type === "reasoning.encrypted" ? ["data"] : o.type === "reasoning.text" ? ["signature"] : [];
+const chatSealing = sealingStep(OWN, (data, item) => {
+  const fidelity = "fidelity" in item ? item.fidelity : undefined;
+  const field = isRecord(fidelity) && typeof fidelity.reasoning_field === "string" ? { reasoning_field: fidelity.reasoning_field } : {};
+  if (data === null) return Object.keys(field).length ? field : null;
+  const id = item.type.startsWith("tool_call.") && "tool_call_id" in item && item.tool_call_id ? { id: item.tool_call_id } : {};
+  return { ...field, reasoning_details: [{ type: "reasoning.encrypted", data, ...id }] };
+});
 
 /** The events read to their end as one `chat.completion`; a failure as OpenAI's error object (its status, at least 400). */
 async function completion(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response> {
@@ -84,7 +78,7 @@ async function completion(events: ReadableStream<UniEvent>, context: EncodingCon
   const reader = events.getReader();
   const collected: UniEvent[] = [];
   try {
-    for (let r = await reader.read(); !r.done; r = await reader.read()) collected.push(chatPending(r.value));
+    for (let r = await reader.read(); !r.done; r = await reader.read()) collected.push(r.value);
   } catch (e) {
     const { status, body } = chatCompletionsError(e);
     return inDoorShape(Response.json(body, { status: status >= 400 ? status : 502 }));
@@ -113,4 +107,5 @@ export const chatCompletionsEncoding: DoorEncoding<string> = {
   frame: (s) => s,
   end: "",
   whole: completion,
+  sealing: chatSealing,
 };

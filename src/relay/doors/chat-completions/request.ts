@@ -7,6 +7,7 @@
 // one that asks for nothing is accepted, one the relay can do is done, one it cannot do is refused by
 // name before anything is asked (OpenAI's error shape, `param` naming it), never dropped.
 import { OPENAI_EFFORT as EFFORT } from "../openai-effort.js";
+import { openaiHints } from "../openai-members.js";
 import { openaiType } from "../../../encode/chat-completions.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
 import type { ToolSchema, UniConfig } from "../../../providers/request.js";
@@ -31,7 +32,7 @@ export function chatError(status: number, code: string, message: string, param: 
 }
 
 /** The members that ask for nothing the relay must do (accepted whatever their value; none reaches a provider). */
-const NOTHING = new Set(["user", "metadata", "safety_identifier", "prompt_cache_key"]);
+const NOTHING = new Set(["user", "metadata", "safety_identifier"]);
 
 /**
  * The members accepted when they ask for the default only (their value here, or null): each asks for
@@ -41,7 +42,6 @@ const DEFAULT_ONLY: Readonly<Record<string, (v: unknown) => boolean>> = {
   n: (v) => v === 1,
   store: (v) => v === false,
   logprobs: (v) => v === false,
-  parallel_tool_calls: (v) => v === true,
   frequency_penalty: (v) => v === 0,
   presence_penalty: (v) => v === 0,
   logit_bias: (v) => isRecord(v) && Object.keys(v).length === 0,
@@ -56,7 +56,6 @@ const WHY: Readonly<Record<string, string>> = {
   n: "only n: 1 is supported (one choice).",
   store: "store: true is not supported: this relay stores no completions.",
   logprobs: "logprobs are not supported by this relay.",
-  parallel_tool_calls: "parallel_tool_calls: false is not supported.",
   frequency_penalty: "frequency_penalty is not supported (only 0).",
   presence_penalty: "presence_penalty is not supported (only 0).",
   logit_bias: "logit_bias is not supported.",
@@ -81,6 +80,8 @@ const MAPPED = new Set([
   "top_p",
   "reasoning_effort",
   "service_tier",
+  "prompt_cache_key",
+  "parallel_tool_calls",
 ]);
 
 /** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve. */
@@ -136,6 +137,8 @@ function ask(body: unknown): ChatAsk {
       refuse("service_tier", "service_tier must be auto, default or priority (the provider's fast tier).");
     }
   }
+  const wrong = openaiHints(body, config);
+  if (wrong) refuse(...wrong);
   let includeUsage = false;
   if (body.stream_options != null) {
     const o = body.stream_options;

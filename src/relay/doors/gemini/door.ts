@@ -10,9 +10,10 @@
 //   POST /v1beta/models/<model>:generateContent
 //                          the same, answered as one GenerateContentResponse
 //   POST /v1beta/models/<model>:countTokens
-//                          the relay's estimate of the request's input tokens (no provider of the relay has
-//                          a counter it calls: the answer says it is an estimate, `x-relay-token-count`);
-//                          admitted as a request of the row, counting against requestsPerMinute, not tokens
+//                          the row's target's own counter's figure where it has one (routing/count.ts:
+//                          Gemini's, Anthropic's, the Responses API's), else — or when it fails — the relay's
+//                          estimate, said to be one by `x-mmsp-tokens-estimated: true` (doors/count.ts);
+//                          admitted as a count of the row: against requestsPerMinute, never the tokens
 //
 // (`/v1/models/…` too: the same API's stable version.) The key is Gemini's own: `x-goog-api-key` (the
 // door's key header: admission reads it), or the `key` query parameter, moved into that header; it goes
@@ -22,8 +23,9 @@
 import { inputEstimate } from "../../accounting/usage-estimate.js";
 import { asksKept, type DoorStreamOptions } from "../../stream/streams.js";
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
-import { GEMINI_ENCODING, GEMINI_SEAL_SPOTS, geminiEncoding } from "./encoding.js";
-import { openSeals, sealedAnswer, sealEnv, SealRefused } from "../sealing.js";
+import { GEMINI_ENCODING, geminiEncoding } from "./encoding.js";
+import { openSeals, sealEnv, SealRefused } from "../sealing.js";
+import { countAnswer } from "../count.js";
 import { type GeminiAsk, geminiAsk } from "./request.js";
 import { googleError } from "./refused.js";
 
@@ -35,6 +37,8 @@ export interface GeminiHooks<E> {
   answer(request: Request, admitted: Request, env: E, options: DoorStreamOptions): Promise<Response>;
   /** Settles the claim of an admitted request that made no stream (a count of tokens). */
   release(request: Request, env: E): Promise<void>;
+  /** An admitted count's input tokens as its row's target counts them, or null: the relay's estimate (routing/count.ts). */
+  count(admitted: Request, env: E): Promise<number | null>;
 }
 
 /** The door's routes, as the 404 of an unknown path names them. */
@@ -57,7 +61,7 @@ function googleShape(r: RelayRefusal): Response {
  */
 export const GEMINI_DECLARES: DoorDeclaration = {
   keyHeaders: [{ name: "x-goog-api-key" }],
-  cors: { allow: ["X-Goog-Api-Key", "X-Goog-Api-Client", "X-Goog-User-Project"] },
+  cors: { allow: ["X-Goog-Api-Key", "X-Goog-Api-Client", "X-Goog-User-Project"], expose: ["X-Mmsp-Tokens-Estimated"] },
   errorShape: googleShape,
   cancel: false,
   encodings: { [GEMINI_ENCODING]: geminiEncoding },
@@ -113,14 +117,13 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
     const asked = ask as GeminiAsk;
     if (method === "countTokens") {
       await hooks.release(admitted, env);
-      return Response.json({ totalTokens: inputEstimate(asked.messages, asked.config) }, {
-        headers: { "x-relay-token-count": "estimate" },
-      });
+      const counted = await hooks.count(admitted, env);
+      return countAnswer(counted, () => inputEstimate(asked.messages, asked.config), (totalTokens) => ({ totalTokens }));
     }
     admitted.headers.set("accept", "text/event-stream");
     // (Gemini's API has no cancel: a stream is kept, resumable and stoppable, only when the request asks)
     const kept = asksKept(request);
-    const answer = await hooks.answer(keyed, admitted, env, {
+    return await hooks.answer(keyed, admitted, env, {
       name: GEMINI_ENCODING,
       encoding: geminiEncoding,
       meta: encodeURIComponent(model),
@@ -128,7 +131,6 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
       whole: method === "generateContent",
       ids: kept,
     });
-    return sealedAnswer(answer, sealEnv(env), GEMINI_SEAL_SPOTS);
   };
 }
 

@@ -12,7 +12,7 @@ import { GeminiEncoderCore } from "../../../encode/gemini.js";
 import type { DoneItem, UniEvent, UniMessage } from "../../../schema.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
-import { pendingEvent, type SealSpots } from "../sealing.js";
+import { sealingStep } from "../sealing.js";
 
 /** The name the door passes with its requests (the stream object's config holds the encoding by it). */
 export const GEMINI_ENCODING = "gemini";
@@ -29,11 +29,8 @@ function modelOf(context: EncodingContext): string | undefined {
 /** Gemini's own thought signatures go as they are (SPEC §10: an unsealed one is the door's API's provider's). */
 const OWN = "gemini";
 
-/** Another provider's bound value pending its seal (doors/sealing.ts), written as the part's `thoughtSignature`. */
-const geminiPending = (event: UniEvent): UniEvent => pendingEvent(event, OWN, (signature) => ({ signature }));
-
-/** Where a Gemini answer holds a sealed value: a part's `thoughtSignature`. */
-export const GEMINI_SEAL_SPOTS: SealSpots = (o) => (typeof o.thoughtSignature === "string" ? ["thoughtSignature"] : []);
+/** Another provider's bound value sealed (doors/sealing.ts), written as the part's `thoughtSignature` (no seal key: none). */
+const geminiSealing = sealingStep(OWN, (signature) => (signature === null ? null : { signature }));
 
 /** The events read to their end as one GenerateContentResponse (a failure: Google's error, its status). */
 async function whole(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response> {
@@ -46,7 +43,7 @@ async function whole(events: ReadableStream<UniEvent>, context: EncodingContext)
       if (e.event_type === "stop") {
         message.finish_reason = e.finish_reason;
         message.usage_metadata = e.usage_metadata;
-      } else for (const item of geminiPending(e).content_items) if (item.type.endsWith(".done")) items.push(item as DoneItem);
+      } else for (const item of e.content_items) if (item.type.endsWith(".done")) items.push(item as DoneItem);
     }
   } catch (e) {
     const { status, body } = geminiError(e);
@@ -62,12 +59,10 @@ export const geminiEncoding: DoorEncoding<string> = {
   sse: true,
   core: (context) => {
     const model = modelOf(context);
-    const core = new GeminiEncoderCore(model === undefined ? {} : { modelVersion: model });
-    const push = core.push.bind(core);
-    core.push = (event, emit) => push(geminiPending(event), emit);
-    return core;
+    return new GeminiEncoderCore(model === undefined ? {} : { modelVersion: model });
   },
   frame: (chunk) => chunk,
   end: "",
   whole,
+  sealing: geminiSealing,
 };

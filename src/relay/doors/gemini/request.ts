@@ -101,16 +101,20 @@ function jsonSchemaOf(schema: unknown): Json {
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (!isRecord(v)) return v;
-    const out: Json = {};
-    for (const key of Object.keys(v)) {
-      const value = v[key];
-      out[key] = key === "type" && typeof value === "string"
-        ? value.toLowerCase()
-        : key === "properties" && isRecord(value)
-        ? Object.fromEntries(Object.keys(value).map((k) => [k, walk(value[k])]))
-        : walk(value);
-    }
-    return out;
+    // (fromEntries defines own members: a `__proto__` key of the client's schema stays a key, never a prototype)
+    return Object.fromEntries(
+      Object.keys(v).map((key) => {
+        const value = v[key];
+        return [
+          key,
+          key === "type" && typeof value === "string"
+            ? value.toLowerCase()
+            : key === "properties" && isRecord(value)
+            ? Object.fromEntries(Object.keys(value).map((k) => [k, walk(value[k])]))
+            : walk(value),
+        ];
+      }),
+    );
   };
   return walk(schema) as Json;
 }

@@ -7,7 +7,7 @@
 // resume at `starting_after` keeping the events after that sequence number, and the whole answer
 // of `stream: false` (the terminal event's response resource, a failure the spec's error with 502).
 // The response's id is `resp_<stream id>`; what the resource echoes rides with the stream as its meta,
-// with the answer's state (sealing.ts: provider data sealed before the encoder, `store`,
+// with the answer's state (sealing.ts: provider data sealed before the encoder — its sealing step —, `store`,
 // `previous_response_id` and `include` applied after it, the response kept before its terminal event).
 import { type OpenResponsesEvent } from "../../../encode.js";
 import { OpenResponsesEncoderCore } from "../../../encode/open-responses.js";
@@ -18,7 +18,7 @@ import type { StreamCore } from "../../../internal/core.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
 import type { SealEnv } from "../seal.js";
-import { type AnswerState, finishing, keepTerminal, sealing } from "./sealing.js";
+import { type AnswerState, finishing, keepTerminal, sealStep } from "./sealing.js";
 
 /** What a response resource echoes, and its answer's state (sealing.ts), kept with its stream (its meta). */
 export interface Meta extends Partial<AnswerState> {
@@ -105,6 +105,6 @@ export const openResponsesEncoding: DoorEncoding<OpenResponsesEvent> = {
   end: "data: [DONE]\n\n",
   keep: (e, context) => context.after === null || e.sequence_number > Number(context.after),
   whole: resource,
-  prepare: (context) => sealing(stateOf(metaOf(context.meta)), (context.env ?? {}) as SealEnv),
+  sealing: (context) => sealStep(stateOf(metaOf(context.meta)), (context.env ?? {}) as SealEnv),
   settle: keepTerminal,
 };

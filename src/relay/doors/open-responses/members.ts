@@ -33,13 +33,6 @@ export const ACCEPTED: Readonly<Record<string, Check>> = {
   user: kind("user", text, "a string"),
   // (Codex's: about the client, not the model)
   client_metadata: kind("client_metadata", isRecord, "an object"),
-  // (a hint; providers cache by prefix on their own)
-  prompt_cache_key: kind("prompt_cache_key", text, "a string"),
-  parallel_tool_calls: either(
-    "parallel_tool_calls",
-    [true],
-    "the providers may call several tools at once (leave it out or send true; tool_choice limits which)",
-  ),
   truncation: either("truncation", ["disabled"], 'send "disabled" (the relay never drops input: a request too long is refused)'),
   service_tier: either("service_tier", ["auto", "default"], 'send "auto" or "default" (a faster tier is the models row\'s `fast_mode`)'),
   top_logprobs: either("top_logprobs", [0], "log probabilities are not offered (send 0 or leave it out)"),
@@ -50,7 +43,10 @@ export const ACCEPTED: Readonly<Record<string, Check>> = {
     "max_tool_calls is not supported: a response is one model turn (its tool calls come back to the client, which decides).",
 };
 
-/** The members request.ts maps onto MMSP's request (each checked and refused by name there). */
+/**
+ * The members request.ts maps onto MMSP's request (each checked and refused by name there); `include`,
+ * `store` and `previous_response_id` are the door's state (state.ts takes them out first).
+ */
 export const MAPPED: ReadonlySet<string> = new Set([
   "model",
   "input",
@@ -66,6 +62,8 @@ export const MAPPED: ReadonlySet<string> = new Set([
   "include",
   "store",
   "previous_response_id",
+  "prompt_cache_key",
+  "parallel_tool_calls",
 ]);
 
 /** The refusal's message of member `key` of the request (undefined: accepted or mapped). */
@@ -76,22 +74,35 @@ export function memberRefusal(key: string, value: unknown): string | undefined {
   return `'${key.slice(0, 64)}' is not supported by this relay (the Open Responses guide lists every member it serves).`;
 }
 
-/** The `include` values a request may carry, what each asks (the stored-response and sealing hooks read it). */
-export interface Included {
-  /** `reasoning.encrypted_content`: reasoning items carry what their provider needs back, sealed (SPEC §9). */
-  encryptedReasoning: boolean;
-}
+/**
+ * The `include` values the relay serves (the one list: state.ts takes `include` out of a request):
+ * `reasoning.encrypted_content` asks that reasoning items carry their provider's data, sealed (SPEC §9);
+ * the hosted tools' outputs are accepted and never occur (the relay runs no hosted tool).
+ */
+const INCLUDE: readonly string[] = [
+  "reasoning.encrypted_content",
+  "web_search_call.action.sources",
+  "web_search_call.results",
+  "file_search_call.results",
+  "code_interpreter_call.outputs",
+  "computer_call_output.output.image_url",
+  "message.input_image.image_url",
+];
 
-/** `include` → what it asks, or the refusal's message. */
-export function includeOf(value: unknown): Included | string {
-  const included: Included = { encryptedReasoning: false };
-  if (value === null || value === undefined) return included;
-  if (!Array.isArray(value)) return "include must be an array.";
-  for (const entry of value) {
-    if (entry === "reasoning.encrypted_content") included.encryptedReasoning = true;
-    else {return `include: ${
-        JSON.stringify(entry)?.slice(0, 64)
-      } is not supported (the relay can include reasoning.encrypted_content only).`;}
+/** What `include` asks, or its refusal (`param` naming the member or the entry). */
+export type Included = { encryptedReasoning: boolean } | { param: string; message: string };
+
+/** `include` (absent, or an array of INCLUDE's values) → what it asks, or the refusal naming the entry. */
+export function includeOf(value: unknown): Included {
+  if (value === null || value === undefined) return { encryptedReasoning: false };
+  if (!Array.isArray(value)) return { param: "include", message: "include must be an array of strings." };
+  const at = value.findIndex((entry) => typeof entry !== "string" || !INCLUDE.includes(entry));
+  if (at >= 0) {
+    const shown = String(value[at]).slice(0, 64);
+    return {
+      param: `include[${at}]`,
+      message: `include[${at}]: '${shown}' is not supported by this relay (it includes ${INCLUDE.join(", ")}).`,
+    };
   }
-  return included;
+  return { encryptedReasoning: value.includes("reasoning.encrypted_content") };
 }

@@ -7,12 +7,13 @@
 // tools.ts's. What has no MMSP meaning is refused by name before anything is asked (the spec's error
 // shape, `param` naming it), never dropped. Errors in the spec's shape: `{"error": {message, type, param, code}}`.
 import { OPENAI_EFFORT as EFFORT } from "../openai-effort.js";
+import { openaiHints } from "../openai-members.js";
 import { openResponsesErrorType } from "../../../encode.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
 import type { UniConfig } from "../../../providers/request.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
 import { parseJsonText } from "../../../internal/json.js";
-import { type Included, includeOf, memberRefusal } from "./members.js";
+import { memberRefusal } from "./members.js";
 import { CUSTOM_INPUT, refuse, Refused, toolChoiceOf, toolsOf } from "./tools.js";
 
 type Json = Record<string, unknown>;
@@ -25,8 +26,6 @@ export interface OpenResponsesAsk {
   stream: boolean;
   /** The settings the response resource echoes (OpenResponsesEncoderOptions.request). */
   echo: Json;
-  /** What `include` asks (the sealing of reasoning: `include: ["reasoning.encrypted_content"]`). */
-  include: Included;
   /** `store` as sent (absent: OpenAI's default, true); the stateless relay keeps nothing (the stored-response hook reads it). */
   store: boolean;
 }
@@ -70,6 +69,21 @@ export function openResponsesAsk(body: unknown): OpenResponsesAsk | Response {
   }
 }
 
+/** The request's settings its response resource echoes (the encoder's `request` option). */
+const ECHOED = [
+  "instructions",
+  "tools",
+  "tool_choice",
+  "max_output_tokens",
+  "reasoning",
+  "temperature",
+  "top_p",
+  "metadata",
+  "text",
+  "parallel_tool_calls",
+  "prompt_cache_key",
+] as const;
+
 function ask(body: unknown): OpenResponsesAsk {
   if (!isRecord(body)) return refuse("body", "The request body must be a JSON object.");
   for (const key of Object.keys(body)) {
@@ -88,8 +102,6 @@ function ask(body: unknown): OpenResponsesAsk {
         '(with store: false and include: ["reasoning.encrypted_content"] to keep reasoning across turns).',
     );
   }
-  const include = includeOf(body.include);
-  if (typeof include === "string") refuse("include", include);
   const config: UniConfig = {};
   const system: string[] = [];
   if (body.instructions !== undefined && body.instructions !== null) {
@@ -112,6 +124,8 @@ function ask(body: unknown): OpenResponsesAsk {
     config[key] = body[key] as number;
   }
   textSettings(body.text, config);
+  const wrong = openaiHints(body, config);
+  if (wrong) refuse(...wrong);
   if (body.reasoning != null) {
     const r = body.reasoning;
     if (!isRecord(r)) return refuse("reasoning", "reasoning must be an object.");
@@ -127,16 +141,11 @@ function ask(body: unknown): OpenResponsesAsk {
     }
   }
   const echo: Json = {};
-  for (
-    const key of ["instructions", "tools", "tool_choice", "max_output_tokens", "reasoning", "temperature", "top_p", "metadata", "text"]
-  ) {
-    if (body[key] != null) echo[key] = body[key];
-  }
+  for (const key of ECHOED) if (body[key] != null) echo[key] = body[key];
   return {
     mmsp: { model: model as string, messages, config },
     stream: body.stream === true,
     echo,
-    include: include as Included,
     store: body.store !== false,
   };
 }

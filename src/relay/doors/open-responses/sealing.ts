@@ -3,7 +3,7 @@
 // door's encoding (encoding.ts) where the stream's events are: in the stream's object, or on the
 // stateless path.
 //
-// Before the encoder (the encoding's `prepare`): each thinking's provider data sealed (seal.ts, under
+// Before the encoder (the encoding's sealing step): each thinking's provider data sealed (seal.ts, under
 // the key of the env where the answer is written) or left out, so no provider's value leaves the relay
 // as it is. After it (the encoder core wrapped): each resource says `store` and `previous_response_id`
 // as the request asked (they ride in the stream's meta: a replay says the same), `encrypted_content`
@@ -16,7 +16,7 @@ import type { StreamCore } from "../../../internal/core.js";
 import { isRecord } from "../../../internal/values.js";
 import type { OpenResponsesEvent } from "../../../encode.js";
 import { RelayConfigError } from "../../admission/principal.js";
-import type { EncodingContext } from "../../stream/encoding.js";
+import type { EncodingContext, SealStep } from "../../stream/encoding.js";
 import { boundPart, seal, type SealEnv } from "../seal.js";
 import { outputItems, OWN_PROVIDER, withoutBound, withoutEncrypted } from "./state.js";
 
@@ -41,22 +41,16 @@ const TERMINAL = new Set([
 ]);
 
 /**
- * One answer's step on its UniEvents (the encoding's `prepare`, run in the answer's loop: stream/encoding.ts):
- * each thinking's provider data sealed (a `thinking.done` then carries only `encrypted_content`, the
- * sealed value, which the encoder writes) or left out. Included: sealed (the key was checked before:
- * stateOf); kept: sealed for the kept response when the relay has a seal key, else left out (a kept
- * reasoning item then goes back as text only: RELAY_SEAL_KEY's documentation); neither: left out.
- * An event with no provider data returns as it is, synchronously.
+ * The sealing step of one answer: each thinking's provider data sealed (a `thinking.done` then carries
+ * only `encrypted_content`, the sealed value, which the encoder writes) or left out. Included: sealed
+ * (the key was checked before: stateOf); kept: sealed for the kept response when the relay has a seal
+ * key, else left out (a kept reasoning item then goes back as text only: RELAY_SEAL_KEY's
+ * documentation); neither: left out. An event with no provider data goes on as it is, at once.
  */
-export function sealing(
-  state: AnswerState,
-  env: SealEnv,
-): (event: UniEvent) => UniEvent | Promise<UniEvent> {
+export function sealStep(state: AnswerState, env: SealEnv): SealStep {
   const mode = state.include ? "include" : state.keep !== null ? "keep" : "none";
   let sealIt = mode !== "none";
-  const fidelityOf = (
-    item: object,
-  ): unknown => ("fidelity" in item ? item.fidelity : undefined);
+  const fidelityOf = (item: object): unknown => ("fidelity" in item ? item.fidelity : undefined);
   const sealed = async (event: UniEvent): Promise<UniEvent> => {
     const items = [];
     for (const item of event.content_items) {
@@ -74,16 +68,12 @@ export function sealing(
           sealIt = false;
         }
       }
-      const { fidelity: _, ...plain } = item as StreamDoneItem & {
-        fidelity?: unknown;
-      };
-      items.push(
-        Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain,
-      );
+      const { fidelity: _, ...plain } = item as StreamDoneItem & { fidelity?: unknown };
+      items.push(Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain);
     }
     return { ...event, content_items: items } as UniEvent;
   };
-  return (event) => event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined) ? sealed(event) : event;
+  return (event) => (event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined) ? sealed(event) : event);
 }
 
 /** The resources to keep, by the terminal event that carries them (taken by `keepTerminal`). */

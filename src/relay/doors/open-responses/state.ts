@@ -15,6 +15,7 @@
 import type { UniMessage } from "../../../schema.js";
 import { isRecord } from "../../../internal/values.js";
 import { isSealed, seal, type SealEnv, SealForged, unseal } from "../seal.js";
+import { includeOf } from "./members.js";
 import { openResponsesError } from "./request.js";
 import type { KeptResponse, ResponseKeeper } from "../../stream/responses.js";
 
@@ -36,17 +37,6 @@ export interface StateAsk {
   /** The whole input the response answers (the previous response's input and output, references resolved). */
   input: Json[];
 }
-
-/** `include` values: what the relay does for each (the hosted tools' outputs never occur: the relay runs none). */
-const INCLUDE: Readonly<Record<string, boolean>> = {
-  "reasoning.encrypted_content": true,
-  "web_search_call.action.sources": true,
-  "web_search_call.results": true,
-  "file_search_call.results": true,
-  "code_interpreter_call.outputs": true,
-  "computer_call_output.output.image_url": true,
-  "message.input_image.image_url": true,
-};
 
 class Refused extends Error {
   constructor(readonly status: number, readonly type: string, readonly param: string | null, message: string) {
@@ -84,21 +74,9 @@ async function resolve(
 ): Promise<{ body: Json; state: StateAsk }> {
   if (!isRecord(body)) return { body: body as Json, state: { encrypted: false, store: false, previous: null, input: [] } };
   const { include, store, previous_response_id: previous, ...rest } = body;
-  let encrypted = false;
-  if (include !== undefined && include !== null) {
-    if (!Array.isArray(include)) throw new Refused(400, "InvalidRequestError", "include", "include must be an array of strings.");
-    include.forEach((value, i) => {
-      if (typeof value !== "string" || INCLUDE[value] !== true || !Object.hasOwn(INCLUDE, value)) {
-        throw new Refused(
-          400,
-          "InvalidRequestError",
-          `include[${i}]`,
-          `include[${i}]: '${String(value).slice(0, 64)}' is not supported by this relay (it includes ${Object.keys(INCLUDE).join(", ")}).`,
-        );
-      }
-      if (value === "reasoning.encrypted_content") encrypted = true;
-    });
-  }
+  const included = includeOf(include);
+  if ("message" in included) throw new Refused(400, "InvalidRequestError", included.param, included.message);
+  const encrypted = included.encryptedReasoning;
   // (asked for sealed values, the key must be there: a misconfigured relay says so before anything is asked)
   if (encrypted) await seal({ provider: OWN_PROVIDER }, env);
   if (store !== undefined && store !== null && typeof store !== "boolean") {

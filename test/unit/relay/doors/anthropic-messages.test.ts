@@ -8,13 +8,13 @@ import Anthropic from "@anthropic-ai/sdk";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { generateText, isStepCount, jsonSchema, tool } from "ai";
 import { describe, expect, test } from "vitest";
-import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from "../../../../src/providers/index.ts";
 import { createRelay } from "../../../../src/relay/index.ts";
 import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+import { doorRelay, providerFor, relayFetch } from "./door-relay.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-unit-messages-KEY";
@@ -46,34 +46,26 @@ const THINK_TOOL = ANTHROPIC.sse([
   { type: "message_stop" },
 ]);
 
-const BACKENDS: { name: ProviderName; make: (fetch: typeof globalThis.fetch) => Provider; text: string }[] = [
-  { name: "anthropic", make: (fetch) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch }), text: ANTHROPIC.TEXT },
-  { name: "openai-chat", make: (fetch) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }), text: CHAT.TEXT },
-  { name: "gemini", make: (fetch) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch }), text: GEMINI.TEXT },
-  { name: "openai-responses", make: (fetch) => openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }), text: RESPONSES.TEXT },
+const BACKENDS: { name: ProviderName; text: string }[] = [
+  { name: "anthropic", text: ANTHROPIC.TEXT },
+  { name: "openai-chat", text: CHAT.TEXT },
+  { name: "gemini", text: GEMINI.TEXT },
+  { name: "openai-responses", text: RESPONSES.TEXT },
 ];
 
 /** A relay whose rows are Claude model names (as Claude Code asks for them) served by `backend`'s fake. */
 function relayFor(backend: (typeof BACKENDS)[number] = BACKENDS[0]!, options: Parameters<typeof createRelay>[0] = {}) {
-  const fake = fakeProvider(backend.name, {
-    streams: { "text-model": parseCapture(backend.text), "think-tool-model": parseCapture(THINK_TOOL) },
+  return doorRelay({
+    provider: backend.name,
     key: KEY,
-  });
-  const provider = backend.make(fake as unknown as typeof fetch);
-  const relay = createRelay({
-    models: {
+    streams: { "text-model": backend.text, "think-tool-model": THINK_TOOL },
+    rows: (provider) => ({
       "claude-haiku-4-5": { provider, model: "text-model" },
       "claude-sonnet-4-5": { provider, model: "think-tool-model", allow: { tools: true, thinking_level: true } },
-    },
-    allowAnonymous: true,
-    clientAddress: () => "203.0.113.9",
-    ...options,
+    }),
+    options,
   });
-  return { relay, fake };
 }
-
-const relayFetch = (relay: ReturnType<typeof createRelay>, env: object = {}) => (input: RequestInfo | URL, init?: RequestInit) =>
-  relay.fetch(new Request(input as RequestInfo, init), env);
 
 const sdk = (relay: ReturnType<typeof createRelay>, env: object = {}) =>
   new Anthropic({ apiKey: "sk-relay-client", baseURL: ORIGIN, fetch: relayFetch(relay, env), maxRetries: 0 });
@@ -91,7 +83,12 @@ describe("@anthropic-ai/sdk against the relay's /v1/messages (Anthropic fake)", 
   test("messages.stream with thinking and a tool over two turns: the signature carried back reaches the provider intact", async () => {
     const { relay, fake } = relayFor();
     const client = sdk(relay);
-    const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, tools: [WEATHER] };
+    const ask = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 4096,
+      thinking: { type: "enabled" as const, budget_tokens: 2048 },
+      tools: [WEATHER],
+    };
     const first = client.messages.stream({ ...ask, messages: [{ role: "user", content: "Weather in Paris?" }] });
     const types: string[] = [];
     first.on("streamEvent", (e) => types.push(e.type));
@@ -111,7 +108,10 @@ describe("@anthropic-ai/sdk against the relay's /v1/messages (Anthropic fake)", 
       messages: [
         { role: "user", content: "Weather in Paris?" },
         { role: "assistant", content: message.content },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: call!.type === "tool_use" ? call!.id : "", content: "18 degrees, sunny" }] },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: call!.type === "tool_use" ? call!.id : "", content: "18 degrees, sunny" }],
+        },
       ],
     });
     await second.finalMessage();
@@ -123,7 +123,11 @@ describe("@anthropic-ai/sdk against the relay's /v1/messages (Anthropic fake)", 
 
   test("messages.create (not streamed): one message object, its text, stop_reason and usage", async () => {
     const { relay } = relayFor();
-    const message = await sdk(relay).messages.create({ model: "claude-haiku-4-5", max_tokens: 256, messages: [{ role: "user", content: "Hi" }] });
+    const message = await sdk(relay).messages.create({
+      model: "claude-haiku-4-5",
+      max_tokens: 256,
+      messages: [{ role: "user", content: "Hi" }],
+    });
     expect(message.type).toBe("message");
     expect(message.id).toMatch(/^msg_/);
     expect(message.model).toBe("claude-haiku-4-5");
@@ -132,21 +136,59 @@ describe("@anthropic-ai/sdk against the relay's /v1/messages (Anthropic fake)", 
     expect(message.usage.output_tokens).toBe(15);
   });
 
-  test("messages.countTokens: the relay's estimate, said to be one; it asks no provider and counts against requestsPerMinute", async () => {
+  test("messages.countTokens: Anthropic's own counter asked (the request in its shape, its key) and its figure returned; against requestsPerMinute", async () => {
     const { relay, fake } = relayFor(BACKENDS[0], { quotas: { anonymous: { requestsPerMinute: 1 } } });
     const client = sdk(relay);
-    const body = { model: "claude-haiku-4-5", messages: [{ role: "user" as const, content: "How many tokens is this?" }], tools: [WEATHER] };
+    const body = {
+      model: "claude-haiku-4-5",
+      messages: [{ role: "user" as const, content: "How many tokens is this?" }],
+      tools: [WEATHER],
+    };
     const { data, response } = await client.messages.countTokens(body).withResponse();
-    expect(data.input_tokens).toBeGreaterThan(0);
-    expect(response.headers.get("x-mmsp-tokens-estimated")).toBe("true");
-    expect(fake.requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(1);
+    const asked = fake.requests[0]!;
+    expect(new URL(asked.url).pathname).toBe("/v1/messages/count_tokens");
+    expect(asked.status).toBe(200); // (the fake refuses what the real counter refuses: max_tokens, stream…)
+    expect(asked.json).toMatchObject({ model: "text-model", tools: [{ name: "get_weather" }] });
+    expect(data.input_tokens).toBe(asked.counted);
+    expect(response.headers.get("x-mmsp-tokens-estimated")).toBeNull();
     const again = await client.messages.countTokens(body).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(Anthropic.RateLimitError);
   });
 
+  test("messages.countTokens when the counter fails (here: refuses the row's key): the relay's estimate, said to be one, never a 5xx", async () => {
+    const fake = fakeProvider("anthropic", { streams: { "text-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
+    const provider = providerFor("anthropic", "sk-not-the-fakes-key", fake as unknown as typeof fetch);
+    const relay = createRelay({
+      models: { "claude-haiku-4-5": { provider, model: "text-model" } },
+      allowAnonymous: true,
+      clientAddress: () => "203.0.113.9",
+    });
+    const { data, response } = await sdk(relay).messages.countTokens({
+      model: "claude-haiku-4-5",
+      messages: [{ role: "user", content: "Count me" }],
+    })
+      .withResponse();
+    expect(fake.requests.map((r) => r.status)).toEqual([401]);
+    expect(data.input_tokens).toBeGreaterThan(0);
+    expect(response.headers.get("x-mmsp-tokens-estimated")).toBe("true");
+  });
+
+  test("a principal with its day's tokens spent can still count (a count claims a place in requestsPerMinute only)", async () => {
+    const { relay } = relayFor(BACKENDS[0], { quotas: { anonymous: { requestsPerMinute: 5, tokensPerDay: 1 } } });
+    const client = sdk(relay);
+    const refused = await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user", content: "Hi" }] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Anthropic.RateLimitError); // (the day's one token)
+    const counted = await client.messages.countTokens({ model: "claude-haiku-4-5", messages: [{ role: "user", content: "Hi" }] });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+  });
+
   test("countTokens of a model the relay does not serve: 404 not_found_error", async () => {
     const { relay } = relayFor();
-    const e = await sdk(relay).messages.countTokens({ model: "claude-nope", messages: [{ role: "user", content: "x" }] }).catch((x: unknown) => x);
+    const e = await sdk(relay).messages.countTokens({ model: "claude-nope", messages: [{ role: "user", content: "x" }] }).catch((
+      x: unknown,
+    ) => x);
     expect(e).toBeInstanceOf(Anthropic.NotFoundError);
   });
 });
@@ -154,7 +196,11 @@ describe("@anthropic-ai/sdk against the relay's /v1/messages (Anthropic fake)", 
 describe.each(BACKENDS)("the relay's /v1/messages backed by $name", (backend) => {
   test("messages.stream: the provider's text, stop_reason end_turn", async () => {
     const { relay } = relayFor(backend);
-    const stream = sdk(relay).messages.stream({ model: "claude-haiku-4-5", max_tokens: 256, messages: [{ role: "user", content: "Say hello" }] });
+    const stream = sdk(relay).messages.stream({
+      model: "claude-haiku-4-5",
+      max_tokens: 256,
+      messages: [{ role: "user", content: "Say hello" }],
+    });
     let deltas = "";
     stream.on("text", (t) => (deltas += t));
     const message = await stream.finalMessage();
@@ -175,7 +221,11 @@ test("@ai-sdk/anthropic with thinking and a tool over three steps: each step's h
     tools: {
       get_weather: tool({
         description: "The weather in a city",
-        inputSchema: jsonSchema<{ location: string }>({ type: "object", properties: { location: { type: "string" } }, required: ["location"] }),
+        inputSchema: jsonSchema<{ location: string }>({
+          type: "object",
+          properties: { location: { type: "string" } },
+          required: ["location"],
+        }),
         execute: async ({ location }) => (calls++, `18 degrees in ${location}`),
       }),
     },
@@ -228,7 +278,10 @@ describe("the requests Claude Code documents for gateways", () => {
       temperature: 1,
     };
     const init = { method: "POST", body: JSON.stringify(body) };
-    const refused = await relay.fetch(new Request(`${ORIGIN}/v1/messages?beta=true`, { ...init, headers: { ...HEADERS, "x-api-key": "wrong" } }), KEYED);
+    const refused = await relay.fetch(
+      new Request(`${ORIGIN}/v1/messages?beta=true`, { ...init, headers: { ...HEADERS, "x-api-key": "wrong" } }),
+      KEYED,
+    );
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ type: "error", error: { type: "authentication_error" } });
     const answer = await relay.fetch(
@@ -254,7 +307,12 @@ describe("the requests Claude Code documents for gateways", () => {
   test("ANTHROPIC_AUTH_TOKEN as Authorization: Bearer; count_tokens?beta=true", async () => {
     const { relay } = relayFor(BACKENDS[0], { allowAnonymous: false });
     const headers = { ...HEADERS, authorization: `Bearer ${KEYED.RELAY_KEY}` };
-    const body = { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "count me" }], system: "You are Claude Code.", tools: [WEATHER] };
+    const body = {
+      model: "claude-sonnet-4-5",
+      messages: [{ role: "user", content: "count me" }],
+      system: "You are Claude Code.",
+      tools: [WEATHER],
+    };
     const answer = await relay.fetch(
       new Request(`${ORIGIN}/v1/messages/count_tokens?beta=true`, { method: "POST", headers, body: JSON.stringify(body) }),
       KEYED,
@@ -264,17 +322,46 @@ describe("the requests Claude Code documents for gateways", () => {
   });
 });
 
+describe.each(BACKENDS)("messages.countTokens backed by $name", (backend) => {
+  test("the target's own counter where it has one (Anthropic, Gemini, Responses), its figure returned; else the estimate, said to be one", async () => {
+    const { relay, fake } = relayFor(backend);
+    const { data, response } = await sdk(relay).messages.countTokens({
+      model: "claude-haiku-4-5",
+      system: "Be brief.",
+      messages: [{ role: "user", content: "How many tokens is this?" }],
+    }).withResponse();
+    if (backend.name === "openai-chat") {
+      expect(fake.requests).toHaveLength(0); // (an OpenAI-compatible Chat server has no counter)
+      expect(data.input_tokens).toBeGreaterThan(0);
+      expect(response.headers.get("x-mmsp-tokens-estimated")).toBe("true");
+      return;
+    }
+    expect(fake.requests.map((r) => r.status)).toEqual([200]);
+    expect(JSON.stringify(fake.requests[0]!.json)).toContain("Be brief.");
+    expect(data.input_tokens).toBe(fake.requests[0]!.counted);
+    expect(response.headers.get("x-mmsp-tokens-estimated")).toBeNull();
+  });
+});
+
 describe("refusals are Messages' error shape, naming the member, with x-should-retry", () => {
   const { relay } = relayFor();
   const post = (body: object) =>
-    relay.fetch(new Request(`${ORIGIN}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }), {});
+    relay.fetch(
+      new Request(`${ORIGIN}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+      {},
+    );
   const base = { model: "claude-haiku-4-5", max_tokens: 64, messages: [{ role: "user" as const, content: "x" }] };
   test.each([
     [{ ...base, top_k: 5 }, 400, "invalid_request_error", "top_k"],
     [{ ...base, stop_sequences: ["END"] }, 400, "invalid_request_error", "stop_sequences"],
     [{ ...base, max_tokens: undefined }, 400, "invalid_request_error", "max_tokens"],
     [{ ...base, tools: [{ type: "web_search_20250305", name: "web_search" }] }, 400, "invalid_request_error", "tools[0]"],
-    [{ ...base, messages: [{ role: "user", content: [{ type: "document", source: {} }] }] }, 400, "invalid_request_error", "messages[0].content[0]"],
+    [
+      { ...base, messages: [{ role: "user", content: [{ type: "document", source: {} }] }] },
+      400,
+      "invalid_request_error",
+      "messages[0].content[0]",
+    ],
     [{ ...base, thinking: { type: "enabled", budget_tokens: 10 } }, 400, "invalid_request_error", "thinking.budget_tokens"],
     [{ ...base, model: "claude-nope" }, 404, "not_found_error", "claude-nope"],
   ])("%j → %i %s naming %s", async (body, status, type, named) => {
@@ -314,7 +401,11 @@ const SEAL = { RELAY_SEAL_KEY: "relay-seal-key-for-the-messages-tests-0123456789
 const REASONING_CALL = [
   { type: "response.created", response: { id: "resp_1", object: "response", status: "in_progress", output: [], model: "gpt-5.1" } },
   { type: "response.output_item.added", output_index: 0, item: { id: "rs_1", type: "reasoning", summary: [] } },
-  { type: "response.output_item.done", output_index: 0, item: { id: "rs_1", type: "reasoning", encrypted_content: RESPONSES.ENCRYPTED, summary: [] } },
+  {
+    type: "response.output_item.done",
+    output_index: 0,
+    item: { id: "rs_1", type: "reasoning", encrypted_content: RESPONSES.ENCRYPTED, summary: [] },
+  },
   {
     type: "response.output_item.added",
     output_index: 1,
@@ -324,7 +415,14 @@ const REASONING_CALL = [
   {
     type: "response.output_item.done",
     output_index: 1,
-    item: { id: "fc_1", type: "function_call", status: "completed", arguments: '{"location":"Paris"}', call_id: "call_weather", name: "get_weather" },
+    item: {
+      id: "fc_1",
+      type: "function_call",
+      status: "completed",
+      arguments: '{"location":"Paris"}',
+      call_id: "call_weather",
+      name: "get_weather",
+    },
   },
   {
     type: "response.completed",
@@ -342,14 +440,12 @@ const REASONING_CALL = [
 describe("provider-bound values through a Messages client's history (SPEC §9)", () => {
   /** A relay whose row is the Responses fake answering reasoning with encrypted content. */
   function responsesRelay() {
-    const fake = fakeProvider("openai-responses", { streams: { "reasoning-model": parseCapture(RESPONSES.REASONING_SUMMARIES) }, key: KEY });
-    const provider = openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
-    const relay = createRelay({
-      models: { "claude-sonnet-4-5": { provider, model: "reasoning-model", allow: { thinking_level: true } } },
-      allowAnonymous: true,
-      clientAddress: () => "203.0.113.9",
+    return doorRelay({
+      provider: "openai-responses",
+      key: KEY,
+      streams: { "reasoning-model": RESPONSES.REASONING_SUMMARIES },
+      rows: (provider) => ({ "claude-sonnet-4-5": { provider, model: "reasoning-model", allow: { thinking_level: true } } }),
     });
-    return { relay, fake };
   }
 
   test("another provider's encrypted reasoning is sealed into the thinking block's signature, and reaches its maker again intact", async () => {
@@ -365,7 +461,10 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
     expect(atob(seal.slice(6).replace(/-/g, "+").replace(/_/g, "/"))).not.toContain("openai-responses");
     await client.messages.stream({
       ...ask,
-      messages: [{ role: "user", content: "2 + 2?" }, { role: "assistant", content: first.content }, { role: "user", content: "And 3 + 3?" }],
+      messages: [{ role: "user", content: "2 + 2?" }, { role: "assistant", content: first.content }, {
+        role: "user",
+        content: "And 3 + 3?",
+      }],
     }).finalMessage();
     expect(fake.requests).toHaveLength(2);
     expect(JSON.stringify(fake.requests[1]!.json)).toContain(RESPONSES.ENCRYPTED);
@@ -418,22 +517,27 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
     let down = false;
     const responsesFake = fakeProvider("openai-responses", { streams: { "reasoning-model": parseCapture(REASONING_CALL) }, key: KEY });
     const overloaded = () => Response.json({ error: { message: "Overloaded", type: "server_error" } }, { status: 503 });
-    const responsesFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
-      down ? Promise.resolve(overloaded()) : responsesFake(input, init)) as typeof fetch;
+    const responsesFetch =
+      ((input: RequestInfo | URL, init?: RequestInit) => down ? Promise.resolve(overloaded()) : responsesFake(input, init)) as typeof fetch;
     const anthropicFake = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TOOL_USE) }, key: KEY });
     const allow = { tools: true, thinking_level: true };
     const relay = createRelay({
       models: {
         "claude-sonnet-4-5": [
-          { provider: openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: responsesFetch }), model: "reasoning-model", allow },
-          { provider: anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: anthropicFake as unknown as typeof fetch }), model: "claude-model", allow },
+          { provider: providerFor("openai-responses", KEY, responsesFetch), model: "reasoning-model", allow },
+          { provider: providerFor("anthropic", KEY, anthropicFake as unknown as typeof fetch), model: "claude-model", allow },
         ],
       },
       allowAnonymous: true,
       clientAddress: () => "203.0.113.9",
     });
     const client = sdk(relay, SEAL);
-    const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, tools: [WEATHER], thinking: { type: "enabled" as const, budget_tokens: 2048 } };
+    const ask = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 4096,
+      tools: [WEATHER],
+      thinking: { type: "enabled" as const, budget_tokens: 2048 },
+    };
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Paris?" }];
     const first = await client.messages.stream({ ...ask, messages: history }).finalMessage();
     const thinking = first.content.find((b) => b.type === "thinking");
@@ -463,13 +567,12 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
 
 describe("a provider's failure reaches the client in Messages' own shape", () => {
   function failing() {
-    const fake = fakeProvider("anthropic", { streams: { "broken-model": parseCapture(ANTHROPIC.ERROR_MID_STREAM) }, key: KEY });
-    const provider = anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: fake as unknown as typeof fetch });
-    return createRelay({
-      models: { "claude-haiku-4-5": { provider, model: "broken-model" }, "claude-gone": { provider, model: "no-such-model" } },
-      allowAnonymous: true,
-      clientAddress: () => "203.0.113.9",
-    });
+    return doorRelay({
+      provider: "anthropic",
+      key: KEY,
+      streams: { "broken-model": ANTHROPIC.ERROR_MID_STREAM },
+      rows: (provider) => ({ "claude-haiku-4-5": { provider, model: "broken-model" }, "claude-gone": { provider, model: "no-such-model" } }),
+    }).relay;
   }
   const ask = (model: string) => ({ model, max_tokens: 256, messages: [{ role: "user" as const, content: "Hi" }] });
 
@@ -485,11 +588,18 @@ describe("a provider's failure reaches the client in Messages' own shape", () =>
 
   test("not streamed: the error object with an error status, not an empty 200", async () => {
     const answer = await failing().fetch(
-      new Request(`${ORIGIN}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ask("claude-haiku-4-5")) }),
+      new Request(`${ORIGIN}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(ask("claude-haiku-4-5")),
+      }),
       {},
     );
     expect(answer.status).toBeGreaterThanOrEqual(500);
-    expect(await answer.json()).toMatchObject({ type: "error", error: { type: expect.any(String), message: expect.stringContaining("verloaded") } });
+    expect(await answer.json()).toMatchObject({
+      type: "error",
+      error: { type: expect.any(String), message: expect.stringContaining("verloaded") },
+    });
   });
 
   test("refused by the provider before any byte: its refusal in Messages' shape", async () => {

@@ -9,43 +9,39 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { jsonSchema, stepCountIs, streamText, tool } from "ai";
 import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
-import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from "../../../../src/providers/index.ts";
-import { createRelay } from "../../../../src/relay/index.ts";
+import { createRelay, type Relay } from "../../../../src/relay/index.ts";
 import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+import { doorRelay, providerFor, relayFetch } from "./door-relay.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-unit-chat-completions-KEY";
 
 /** Each provider behind the relay: its factory and the captures its fake answers (text, tool calls, thinking). */
-const BACKENDS: { name: ProviderName; make: (fetch: typeof globalThis.fetch) => Provider; text: string; tool: string; think: string }[] = [
+const BACKENDS: { name: ProviderName; text: string; tool: string; think: string }[] = [
   {
     name: "anthropic",
-    make: (fetch) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch }),
     text: ANTHROPIC.TEXT,
     tool: ANTHROPIC.TOOL_USE,
     think: ANTHROPIC.THINKING,
   },
   {
     name: "openai-chat",
-    make: (fetch) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }),
     text: CHAT.TEXT,
     tool: CHAT.PARALLEL_TOOLS_ONE_CHUNK,
     think: CHAT.REASONING_CONTENT,
   },
   {
     name: "gemini",
-    make: (fetch) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch }),
     text: GEMINI.TEXT,
     tool: GEMINI.PARALLEL_CALLS,
     think: GEMINI.THOUGHTS_SIGNED,
   },
   {
     name: "openai-responses",
-    make: (fetch) => openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }),
     text: RESPONSES.TEXT,
     tool: RESPONSES.FUNCTION_CALLS,
     think: RESPONSES.REASONING_SUMMARIES,
@@ -57,45 +53,32 @@ const BACKENDS: { name: ProviderName; make: (fetch: typeof globalThis.fetch) => 
  * a multi-step client's last step) and `think`. The fake's requests are kept.
  */
 function relayFor(backend: (typeof BACKENDS)[number], toolTurns = Infinity) {
-  const fake = fakeProvider(backend.name, {
-    streams: {
-      "text-model": parseCapture(backend.text),
-      "tool-model": parseCapture(backend.tool),
-      "think-model": parseCapture(backend.think),
-    },
-    key: KEY,
-  });
   let toolCalls = 0;
-  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input as RequestInfo, init);
-    let body = await request.text();
-    let url = request.url;
-    if (url.includes("tool-model") || body.includes('"tool-model"')) {
-      if (++toolCalls > toolTurns) [url, body] = [url.replace("tool-model", "text-model"), body.replace('"tool-model"', '"text-model"')];
-    }
-    return (fake as unknown as typeof globalThis.fetch)(url, { method: request.method, headers: request.headers, body: body || undefined });
-  }) as typeof globalThis.fetch;
-  const provider = backend.make(fetch);
-  const relay = createRelay({
-    models: {
+  return doorRelay({
+    provider: backend.name,
+    key: KEY,
+    streams: { "text-model": backend.text, "tool-model": backend.tool, "think-model": backend.think },
+    through: (fake) => async (input, init) => {
+      const request = new Request(input as RequestInfo, init);
+      let body = await request.text();
+      let url = request.url;
+      if (url.includes("tool-model") || body.includes('"tool-model"')) {
+        if (++toolCalls > toolTurns) [url, body] = [url.replace("tool-model", "text-model"), body.replace('"tool-model"', '"text-model"')];
+      }
+      return fake(url, { method: request.method, headers: request.headers, body: body || undefined });
+    },
+    rows: (provider) => ({
       text: { provider, model: "text-model" },
       tools: { provider, model: "tool-model", allow: { tools: true, fast_mode: true } },
       think: { provider, model: "think-model", allow: { thinking_level: true } },
-    },
-    allowAnonymous: true,
-    clientAddress: () => "203.0.113.9",
+    }),
   });
-  return { relay, fake };
 }
 
 /** The relay's seal key (doors/seal.ts): another provider's reasoning_details go sealed under it. */
 const SEAL = { RELAY_SEAL_KEY: "relay-seal-key-for-the-chat-tests-0123456789" };
 
-const relayFetch = (relay: ReturnType<typeof relayFor>["relay"]) => (input: RequestInfo | URL, init?: RequestInit) =>
-  relay.fetch(new Request(input as RequestInfo, init), SEAL);
-
-const openaiFor = (relay: ReturnType<typeof relayFor>["relay"]) =>
-  new OpenAI({ apiKey: "unused", baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay), maxRetries: 0 });
+const openaiFor = (relay: Relay) => new OpenAI({ apiKey: "unused", baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay, SEAL), maxRetries: 0 });
 
 const post = (body: object): Request =>
   new Request(`${ORIGIN}/v1/chat/completions`, {
@@ -213,7 +196,7 @@ describe.each(BACKENDS)("POST /v1/chat/completions backed by $name", (backend) =
       apiKey: "unused",
       streaming: true,
       maxRetries: 0,
-      configuration: { baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay) },
+      configuration: { baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay, SEAL) },
     });
     const bound = model.bindTools([WEATHER]);
     let whole: Awaited<ReturnType<typeof bound.invoke>> | undefined;
@@ -228,7 +211,7 @@ describe.each(BACKENDS)("POST /v1/chat/completions backed by $name", (backend) =
 
   test("the AI SDK's createOpenAI().chat() with tools over three steps (streamText, stopWhen)", async () => {
     const { relay, fake } = relayFor(backend, 2);
-    const provider = createOpenAI({ apiKey: "unused", baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay) as typeof globalThis.fetch });
+    const provider = createOpenAI({ apiKey: "unused", baseURL: `${ORIGIN}/v1`, fetch: relayFetch(relay, SEAL) as typeof globalThis.fetch });
     let executed = 0;
     const result = streamText({
       model: provider.chat("tools"),
@@ -266,7 +249,8 @@ describe("the members of a Chat Completions request: mapped, accepted, or refuse
     [{ logprobs: true }, "logprobs"],
     [{ seed: 7 }, "seed"],
     [{ store: true }, "store"],
-    [{ parallel_tool_calls: false }, "parallel_tool_calls"],
+    [{ parallel_tool_calls: "no" }, "parallel_tool_calls"],
+    [{ prompt_cache_key: 7 }, "prompt_cache_key"],
     [{ audio: { voice: "alloy", format: "mp3" } }, "audio"],
     [{ functions: [{ name: "f" }] }, "functions"],
     [{ reasoning_effort: "huge" }, "reasoning_effort"],
@@ -339,7 +323,8 @@ describe("the members of a Chat Completions request: mapped, accepted, or refuse
     expect(JSON.stringify(sent.messages[1])).toContain(GEMINI.PNG_BASE64);
     expect(sent).toMatchObject({ max_completion_tokens: 123, temperature: 0.5, top_p: 0.9, service_tier: "priority" });
     expect(JSON.stringify(sent.tool_choice)).toContain('"name":"get_weather"');
-    for (const key of ["user", "safety_identifier", "prompt_cache_key", "metadata", "store", "n"]) expect(sent).not.toHaveProperty(key);
+    for (const key of ["user", "safety_identifier", "metadata", "store", "n", "parallel_tool_calls"]) expect(sent).not.toHaveProperty(key);
+    expect(sent.prompt_cache_key).toBe("k-1"); // (OpenAI's cache hint: tool-and-cache-settings.test.ts for every provider)
   });
 
   test("GET is 405 in OpenAI's shape; the 404 of an unknown path names the door's route", async () => {
@@ -355,7 +340,7 @@ describe("the members of a Chat Completions request: mapped, accepted, or refuse
 
 test("the relay's key is the SDK's apiKey (Authorization: Bearer); a spent day is the SDK's RateLimitError, x-should-retry kept", async () => {
   const fake = fakeProvider("anthropic", { streams: { "text-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
-  const provider = anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: fake as unknown as typeof fetch });
+  const provider = providerFor("anthropic", KEY, fake as unknown as typeof fetch);
   const relay = createRelay({ models: { text: { provider, model: "text-model" } }, quotas: { default: { tokensPerDay: 10 } } });
   const env = { RELAY_KEY: "relay-key-for-the-chat-door-0123" };
   const seen: Response[] = [];
@@ -388,12 +373,11 @@ test("the relay's key is the SDK's apiKey (Authorization: Bearer); a spent day i
 });
 
 test("a provider failing mid-answer: the streamed answer ends with OpenAI's error chunk (the SDK throws), the whole one is an error status", async () => {
-  const fake = fakeProvider("openai-chat", { streams: { "bad-model": parseCapture(CHAT.ERROR_MID_STREAM) }, key: KEY });
-  const provider = openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
-  const relay = createRelay({
-    models: { bad: { provider, model: "bad-model" } },
-    allowAnonymous: true,
-    clientAddress: () => "203.0.113.9",
+  const { relay } = doorRelay({
+    provider: "openai-chat",
+    key: KEY,
+    streams: { "bad-model": CHAT.ERROR_MID_STREAM },
+    rows: (provider) => ({ bad: { provider, model: "bad-model" } }),
   });
   const client = openaiFor(relay);
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Hi" }];
@@ -412,15 +396,11 @@ test("a provider failing mid-answer: the streamed answer ends with OpenAI's erro
 });
 
 test("Stop: the client going away mid-stream (the SDK's abort) aborts the provider's request (the API has no cancel route)", async () => {
-  const fake = fakeProvider("openai-chat", {
-    streams: { "slow-model": { capture: parseCapture(CHAT.TEXT), stallMs: Infinity } },
+  const { relay, fake } = doorRelay({
+    provider: "openai-chat",
     key: KEY,
-  });
-  const provider = openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: fake as unknown as typeof fetch });
-  const relay = createRelay({
-    models: { slow: { provider, model: "slow-model" } },
-    allowAnonymous: true,
-    clientAddress: () => "203.0.113.9",
+    streams: { "slow-model": { capture: parseCapture(CHAT.TEXT), stallMs: Infinity } },
+    rows: (provider) => ({ slow: { provider, model: "slow-model" } }),
   });
   const controller = new AbortController();
   const stream = await openaiFor(relay).chat.completions.create(
@@ -478,8 +458,8 @@ describe("sealed reasoning_details (SPEC §9-§10): another provider's proof thr
     const relay = createRelay({
       models: {
         think: [
-          { provider: anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: claudeFetch }), model: "claude-model", allow },
-          { provider: openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: chat as unknown as typeof fetch }), model: "chat-model", allow },
+          { provider: providerFor("anthropic", KEY, claudeFetch), model: "claude-model", allow },
+          { provider: providerFor("openai-chat", KEY, chat as unknown as typeof fetch), model: "chat-model", allow },
         ],
       },
       allowAnonymous: true,

@@ -5,49 +5,44 @@
 // mapping of Gemini's request (id-less calls, thought signatures, the members refused by name), the key
 // (`x-goog-api-key`, `?key=`; never passed on), Google's error shape, and countTokens against
 // requestsPerMinute, not tokens.
-import * as http from "node:http";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { GoogleGenAI } from "@google/genai";
 import { generateText, jsonSchema, stepCountIs, tool } from "ai";
 import { afterAll, describe, expect, test } from "vitest";
-import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from "../../../../src/providers/index.ts";
 import { createRelay, type RelayOptions } from "../../../../src/relay/index.ts";
 import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
-import { serve, type Served } from "../../../../src/testing/serve.ts";
+import type { Served } from "../../../../src/testing/serve.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+import { doorRelay, providerFor, serveRelay } from "./door-relay.ts";
 
 type Rec = Record<string, any>;
 const KEY = "sk-unit-gemini-door-KEY";
 
 /** Each provider behind the relay: its factory and the captures its fake answers (text, a tool call, thinking). */
-const BACKENDS: { name: ProviderName; make: (fetch: typeof globalThis.fetch) => Provider; text: string; tool: string; think: string }[] = [
+const BACKENDS: { name: ProviderName; text: string; tool: string; think: string }[] = [
   {
     name: "gemini",
-    make: (f) => gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch: f }),
     text: GEMINI.TEXT,
     tool: GEMINI.PARALLEL_CALLS,
     think: GEMINI.THOUGHTS_SIGNED,
   },
   {
     name: "anthropic",
-    make: (f) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: f }),
     text: ANTHROPIC.TEXT,
     tool: ANTHROPIC.TOOL_USE,
     think: ANTHROPIC.THINKING,
   },
   {
     name: "openai-chat",
-    make: (f) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: f }),
     text: CHAT.TEXT,
     tool: CHAT.PARALLEL_TOOLS_ONE_CHUNK,
     think: CHAT.REASONING_CONTENT,
   },
   {
     name: "openai-responses",
-    make: (f) => openaiResponses({ apiKey: KEY, baseURL: "https://p.test/v1", fetch: f }),
     text: RESPONSES.TEXT,
     tool: RESPONSES.FUNCTION_CALLS,
     think: RESPONSES.REASONING_SUMMARIES,
@@ -64,27 +59,20 @@ afterAll(async () => {
 
 /** A relay over `backend`'s fake (rows: text, tools, think), served on 127.0.0.1. */
 async function relayFor(backend: (typeof BACKENDS)[number], more: Partial<RelayOptions> = {}, env: Record<string, string> = SEAL) {
-  const fake = fakeProvider(backend.name, {
-    streams: {
-      "text-model": parseCapture(backend.text),
-      "tool-model": parseCapture(backend.tool),
-      "think-model": parseCapture(backend.think),
-    },
+  const { relay, fake } = doorRelay({
+    provider: backend.name,
     key: KEY,
-  });
-  const provider = backend.make(fake as unknown as typeof fetch);
-  const relay = createRelay({
-    models: {
+    streams: { "text-model": backend.text, "tool-model": backend.tool, "think-model": backend.think },
+    rows: (provider) => ({
       text: { provider, model: "text-model" },
       // (a client's tools and a thinking level need the row's allow until SPEC §10 says otherwise: issue #46)
       tools: { provider, model: "tool-model", allow: { tools: true, thinking_level: true } },
       think: { provider, model: "think-model", allow: { thinking_level: true } },
-    },
-    allowAnonymous: true,
-    clientAddress: () => "203.0.113.7",
-    ...more,
+    }),
+    address: "203.0.113.7",
+    options: more,
   });
-  const server = await serve(relay.fetch, { http, env });
+  const server = await serveRelay(relay, env);
   servers.push(server);
   return { relay, fake, url: server.url, ai: new GoogleGenAI({ apiKey: "client-key", httpOptions: { baseUrl: server.url } }) };
 }
@@ -157,16 +145,28 @@ describe.each(BACKENDS)("the Gemini door backed by $name: @google/genai", (backe
     expect(parts.filter((p) => !p.thought && p.text).length).toBeGreaterThan(0);
   });
 
-  test("countTokens: the relay's estimate, said to be one", async () => {
-    const { ai, url } = await relayFor(backend);
+  test("countTokens: the target's own counter asked and its figure returned; without one (Chat), the estimate, said to be one", async () => {
+    const { ai, url, fake } = await relayFor(backend);
     const counted = await ai.models.countTokens({ model: "text", contents: "How many tokens is this sentence?" });
-    expect(counted.totalTokens).toBeGreaterThan(0);
     const answer = await fetch(`${url}/v1beta/models/text:countTokens`, {
       method: "POST",
       body: JSON.stringify({ contents: [{ parts: [{ text: "x" }] }] }),
       headers: { "content-type": "application/json" },
     });
-    expect(answer.headers.get("x-relay-token-count")).toBe("estimate");
+    expect(answer.status).toBe(200);
+    const { totalTokens } = (await answer.json()) as Rec;
+    const asked = fake.requests.filter((r) => r.counted !== undefined);
+    if (backend.name === "openai-chat") {
+      expect(fake.requests).toHaveLength(0);
+      expect(counted.totalTokens).toBeGreaterThan(0);
+      expect(answer.headers.get("x-mmsp-tokens-estimated")).toBe("true");
+      return;
+    }
+    expect(asked.map((r) => r.status)).toEqual([200, 200]);
+    expect(JSON.stringify(asked[0]!.json)).toContain("How many tokens is this sentence?");
+    expect(counted.totalTokens).toBe(asked[0]!.counted);
+    expect(totalTokens).toBe(asked[1]!.counted);
+    expect(answer.headers.get("x-mmsp-tokens-estimated")).toBeNull();
   });
 
   test("the AI SDK's createGoogleGenerativeAI with a tool, over two steps", async () => {
@@ -313,6 +313,17 @@ describe("the Gemini door's mapping", () => {
     const allowed = (pre.headers.get("access-control-allow-headers") ?? "").toLowerCase();
     expect(allowed).toContain("x-goog-api-key");
     expect(allowed).toContain("x-goog-api-client");
+    // (a browser may read whether a count is the relay's estimate)
+    const count = await relay.fetch(
+      new Request("https://relay.test/v1beta/models/text:countTokens", {
+        method: "POST",
+        headers: { origin: "https://page.test", "content-type": "application/json" },
+        body: JSON.stringify({ contents: [{ parts: [{ text: "x" }] }] }),
+      }),
+      {},
+    );
+    expect(count.status).toBe(200);
+    expect((count.headers.get("access-control-expose-headers") ?? "").toLowerCase()).toContain("x-mmsp-tokens-estimated");
   });
 
   test("countTokens counts against requestsPerMinute, not the day's tokens", async () => {
@@ -351,7 +362,11 @@ describe("a sealed thoughtSignature (SPEC §9-§10): another provider's proof th
     { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "The user wants the weather; call the tool." } },
     { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: ANTHROPIC.SIGNATURE } },
     { type: "content_block_stop", index: 0 },
-    { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_01WeatherCall", name: "get_weather", input: {} } },
+    {
+      type: "content_block_start",
+      index: 1,
+      content_block: { type: "tool_use", id: "toolu_01WeatherCall", name: "get_weather", input: {} },
+    },
     { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"city": "Paris"}' } },
     { type: "content_block_stop", index: 1 },
     { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 60 } },
@@ -364,20 +379,20 @@ describe("a sealed thoughtSignature (SPEC §9-§10): another provider's proof th
     const claude = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(THINK_TOOL) }, key: KEY });
     const google = fakeProvider("gemini", { streams: { "gemini-2.5-flash": parseCapture(GEMINI.TEXT) }, key: KEY });
     const overloaded = () => Response.json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 });
-    const claudeFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
-      state.down ? Promise.resolve(overloaded()) : claude(input, init)) as typeof fetch;
+    const claudeFetch =
+      ((input: RequestInfo | URL, init?: RequestInit) => state.down ? Promise.resolve(overloaded()) : claude(input, init)) as typeof fetch;
     const allow = { tools: true, thinking_level: true };
     const relay = createRelay({
       models: {
         think: [
-          { provider: anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch: claudeFetch }), model: "claude-model", allow },
-          { provider: gemini({ apiKey: KEY, baseURL: "https://p.test/v1beta", fetch: google as unknown as typeof fetch }), model: "gemini-2.5-flash", allow },
+          { provider: providerFor("anthropic", KEY, claudeFetch), model: "claude-model", allow },
+          { provider: providerFor("gemini", KEY, google as unknown as typeof fetch), model: "gemini-2.5-flash", allow },
         ],
       },
       allowAnonymous: true,
       clientAddress: () => "203.0.113.7",
     });
-    const server = await serve(relay.fetch, { http, env: SEAL });
+    const server = await serveRelay(relay, SEAL);
     servers.push(server);
     return { claude, google, state, ai: new GoogleGenAI({ apiKey: "client-key", httpOptions: { baseUrl: server.url } }) };
   }

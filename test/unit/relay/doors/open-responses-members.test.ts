@@ -41,6 +41,9 @@ describe("members that ask for nothing are accepted (the clients' defaults)", ()
     ["LangChain's text: {}", { text: {} }],
     ["Codex's prompt_cache_key and client_metadata", { prompt_cache_key: "k", client_metadata: { x: "y" } }],
     ["include: reasoning.encrypted_content", { include: ["reasoning.encrypted_content"] }],
+    ["the hosted tools' include values (none ever occurs: the relay runs no hosted tool)", {
+      include: ["web_search_call.action.sources", "file_search_call.results", "message.input_image.image_url"],
+    }],
     ["store (true and false)", { store: true }],
     ["the rest at their defaults", {
       background: false,
@@ -71,7 +74,10 @@ describe("what the relay cannot do is refused by name", () => {
     [{ truncation: "auto" }, "truncation"],
     [{ service_tier: "priority" }, "service_tier"],
     [{ top_logprobs: 5 }, "top_logprobs"],
-    [{ parallel_tool_calls: false }, "parallel_tool_calls"],
+    [{ parallel_tool_calls: "no" }, "parallel_tool_calls"],
+    [{ prompt_cache_key: 7 }, "prompt_cache_key"],
+    [{ include: "reasoning.encrypted_content" }, "include"],
+    [{ include: ["reasoning.encrypted_content", "file_search_call.results", "nope"] }, "include[2]"],
     [{ max_tool_calls: 3 }, "max_tool_calls"],
     [{ include: ["message.output_text.logprobs"] }, "include[0]"],
     [{ previous_response_id: "resp_1" }, "previous_response_id"],

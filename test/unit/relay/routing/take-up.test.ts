@@ -10,6 +10,8 @@ import { anthropic } from "../../../../src/providers/index.ts";
 import type { RelayModel } from "../../../../src/relay/index.ts";
 import type { MmspBody } from "../../../../src/relay/routing/models.ts";
 import { takenUp } from "../../../../src/relay/routing/take-up.ts";
+import { takenUpAnswer } from "../../../../src/relay/routing/fallback.ts";
+import { reportedUsageOf } from "../../../../src/relay/stream/answer.ts";
 import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 import { watchdogOf } from "../../../../src/relay/routing/watchdog.ts";
 import { limits } from "../../../../src/relay/admission/limits.ts";
@@ -82,4 +84,32 @@ test("where the continuation does not allow it, nothing is asked and the object 
     expect(await up(stored)).toBeNull();
     expect(fake.requests).toHaveLength(0);
   }
+});
+
+test("what a taken-up answer reports before its stop event holds the input reported before the restart: a second restart, or any early end, settles both requests' input", async () => {
+  // (the fault-injection load run found it: a stream reset twice was charged one request's input less than the provider reported)
+  const fake = fakeProvider("anthropic", { streams: { "claude-test": capture }, key: KEY });
+  const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
+  const row = { provider, model: "claude-test", continueOnFailure: true } as RelayModel;
+  const body = {
+    model: "m",
+    messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],
+    config: {},
+  } as unknown as MmspBody;
+  const options = { bounds: limits({}), watchdog: watchdogOf({}), maxTokens: 1024 };
+  const before = { cached_tokens: null, prompt_tokens: 12, thoughts_tokens: null, response_tokens: null };
+  const answer = await takenUpAnswer(
+    row,
+    body,
+    { target: "0", events: [delta("x")], reported: before },
+    new AbortController().signal,
+    options,
+  );
+  expect(answer).not.toBeNull();
+  const reader = answer!.body!.getReader();
+  // the stored event and the continuation's first delta (its message_start reported its input: 18)
+  let text = "";
+  while ((text.match(/"text\.delta"/g) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+  expect(reportedUsageOf(answer!)!()?.prompt_tokens).toBe(12 + 18);
+  await reader.cancel();
 });

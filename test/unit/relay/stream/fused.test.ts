@@ -12,7 +12,7 @@ import { NdjsonEncoderStream, SseEncoderStream } from "../../../../src/encode.ts
 import { streamedEvents } from "../../../../src/internal/answer-events.ts";
 import { CoreStream } from "../../../../src/internal/core-stream.ts";
 import type { UniEvent } from "../../../../src/index.ts";
-import { flattened } from "../../../../src/providers/batches.ts";
+import { flattened } from "../../../../src/relay/reads.ts";
 import { PROVIDERS } from "../../../../src/providers/names.ts";
 import { ProviderBatchStream, ProviderReaderStream } from "../../../../src/providers/read.ts";
 import { metered, StreamCost } from "../../../../src/relay/accounting/stream-cost.ts";
@@ -22,7 +22,7 @@ import { chatCompletionsEncoding, chatMetaText } from "../../../../src/relay/doo
 import { geminiEncoding } from "../../../../src/relay/doors/gemini/encoding.ts";
 import { metaText, openResponsesEncoding } from "../../../../src/relay/doors/open-responses/encoding.ts";
 import { messageIdMeta, uiChatEncoding } from "../../../../src/relay/doors/ui-chat/encoding.ts";
-import { type DoorEncoding, encodedBody, type EncodingContext, mmspEncoding, prepared } from "../../../../src/relay/stream/encoding.ts";
+import { type DoorEncoding, encodedBody, type EncodingContext, mmspEncoding, sealedEvents } from "../../../../src/relay/stream/encoding.ts";
 import { encodedAnswer } from "../../../../src/relay/stream/door-answer.ts";
 import { MMSP_KEEP_ALIVE } from "../../../../src/relay/stream/client-format.ts";
 import { through } from "../../../../src/relay/through.ts";
@@ -157,9 +157,9 @@ function readBatches(upstream: Upstream, bytes: Uint8Array, delivery: Delivery, 
   return metered(events.readable, new StreamCost(TICKET), upstream, (s) => void settled.push(s));
 }
 
-/** The staged door: the encoding's `prepare` step, then its encoder core as its own stage, each output framed; its end after the last. */
+/** The staged door: the encoding's sealing step, then its encoder core as its own stage, each output framed; its end after the last. */
 async function stagedDoor(events: ReadableStream<UniEvent>, encoding: DoorEncoding, context: EncodingContext): Promise<string> {
-  const reader = through(prepared(events, encoding, context), new CoreStream(encoding.core(context))).getReader();
+  const reader = through(sealedEvents(events, encoding, context), new CoreStream(encoding.core(context))).getReader();
   let text = "";
   try {
     for (let r = await reader.read(); !r.done; r = await reader.read()) {
@@ -234,7 +234,7 @@ describe("the fused stateless path writes what the staged path wrote, byte for b
             expect(fused).toBe(staged);
             expect(after).toEqual(before);
             if (!encoding.whole) return;
-            const wholeStaged = await encoding.whole(prepared(readOne(upstream, bytes, delivery, []), encoding, context), context);
+            const wholeStaged = await encoding.whole(sealedEvents(readOne(upstream, bytes, delivery, []), encoding, context), context);
             const wholeFused = await encodedAnswer(readBatches(upstream, bytes, delivery, []), encoding, context, true);
             expect([wholeFused.status, await wholeFused.text()]).toEqual([wholeStaged.status, await wholeStaged.text()]);
           }),
