@@ -13,6 +13,7 @@ import { follow } from "../internal/abort.js";
 import { type EventsOf, streamedEvents } from "../internal/answer-events.js";
 import type { ReaderStream } from "../internal/reader-stream.js";
 import { registerBatches } from "./batches.js";
+import { tappedBody } from "./byte-tap.js";
 import { fail } from "../internal/describe.js";
 import { cancelledError, connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
@@ -270,7 +271,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
         throw errorWithoutSecrets(await providerRefusal(response, spec, client, (text) => cutSecrets(text, secrets)), secrets);
       }
       bodyContext(response, context);
-      return response.body;
+      return tappedBody(req, response.body); // (a pass-through's bytes, when the relay asked: byte-tap.ts)
     };
     const reading = reader({ ...streamOptions, signal: abort.signal }, context);
     // The fetch is made at the first pull (a pipe pulls at once), not in an async start(): with it

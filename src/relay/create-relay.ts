@@ -45,7 +45,7 @@ import { uiChatDoor } from "./doors/ui-chat/door.js";
 import { checkedOptions, type Relay, type RelayConnection, type RelayContext, type RelayEnv, type RelayOptions } from "./options.js";
 import type { RelayNamespace, RelayState } from "./platform.js";
 import { refusal } from "./refusal.js";
-import { dropsHostedTools, modelOf, modelTable, rowOf } from "./routing/models.js";
+import { dropsHostedTools, modelOf, modelTable, rowOf, targetsOf } from "./routing/models.js";
 import { reserveOf, routing } from "./routing/serve.js";
 import { RelayStreamObject, type StreamObjectConfig } from "./stream/stream-object.js";
 import { streams } from "./stream/streams.js";
@@ -217,15 +217,22 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
     admit.release(request, env, (promise) => (settling = promise));
     await settling;
   };
+  /** The provider of the first target of the row named `model`: a door passes a request through to its own API's (routing/pass-through.ts). */
+  const speaks = (model: string, env: E): string | undefined => {
+    const row = tableOf && rowOf(tableOf(env), model);
+    return row ? targetsOf(row)[0]!.provider.name : undefined;
+  };
   const gemini = geminiDoor<E>({
     admit: admit.admit,
     answer: stream.answer,
     release: releaseNow,
     count,
+    speaks,
   });
   const messages = messagesDoor<E>({
     admit: admit.admit,
     answer: stream.answer,
+    speaks,
     serves: (admittedRequest) => tableOf === undefined || admitted.rows.has(admittedRequest),
     settle: releaseNow,
     count,
@@ -234,7 +241,7 @@ export function createRelay<E extends object = RelayEnv>(options: RelayOptions<E
       return ns ? stream.existing(request, new URL(request.url), id, env, ns, door) : null;
     },
   });
-  const chatCompletions = chatCompletionsDoor<E>({ admit: admit.admit, answer: stream.answer });
+  const chatCompletions = chatCompletionsDoor<E>({ admit: admit.admit, answer: stream.answer, speaks });
   const mmsp = mmspDoor<E>({ admission: admit, admitted, streams: stream, namespace, binding });
   const models = modelsRoute<E>({ tableOf, startedAt: () => startedAt, keyOf: admit.keyOf });
   const usage = usageRoute<E>({ admission: admit, quotaStore });

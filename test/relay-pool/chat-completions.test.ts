@@ -29,6 +29,39 @@ const client = new OpenAI({
   fetch: (input: RequestInfo | URL, init?: RequestInit) => worker.fetch(new Request(input as RequestInfo, init), keyed),
 });
 
+describe("same API in, same provider out: a streamed request not kept, behind gpt-fast (OpenAI Chat), is passed through", () => {
+  /** The SDK without x-mmsp-keep: a streamed request is answered where it is asked. */
+  const direct = new OpenAI({
+    apiKey: RELAY_KEY,
+    baseURL: `${ORIGIN}/v1`,
+    maxRetries: 0,
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => worker.fetch(new Request(input as RequestInfo, init), keyed),
+  });
+
+  for (const includeUsage of [true, false]) {
+    test(`the provider's own chunks (its id), the scripted text${includeUsage ? ", its usage chunk" : "; no usage chunk, not asked for"}`, async () => {
+      const stream = await direct.chat.completions.create({
+        model: "gpt-fast",
+        messages: [{ role: "user", content: `tag:${newTag()} script:text` }],
+        stream: true,
+        ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
+      });
+      let text = "";
+      let usage: OpenAI.CompletionUsage | null | undefined;
+      const ids = new Set<string>();
+      for await (const chunk of stream) {
+        ids.add(chunk.id);
+        text += chunk.choices[0]?.delta.content ?? "";
+        usage = chunk.usage ?? usage;
+      }
+      expect(text).toBe("Hello, provider world!");
+      expect([...ids]).toEqual(["chatcmpl-1"]); // (the scripted provider's: the door writes chatcmpl- and 32 hex digits)
+      if (includeUsage) expect(usage).toEqual({ prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 });
+      else expect(usage).toBeUndefined();
+    });
+  }
+});
+
 describe.each(["claude-fast", "gpt-fast"])(
   "chat.completions through the stream object: %s",
   (model) => {
@@ -143,7 +176,7 @@ const BACKENDS: [
   [
     "openai-chat",
     (fetch) => openaiChat({ apiKey: KEY, baseURL: "https://p.test/v1", fetch }),
-    CHAT.PARALLEL_TOOLS_ONE_CHUNK,
+    CHAT.PARALLEL_TOOLS_INTERLEAVED, // (OpenAI's own shape, the role first: a streamed request is passed through to this target)
     CHAT.TEXT,
   ],
   [

@@ -139,4 +139,6 @@ test.each(BACKENDS)("the stateless relay in workerd answers Gemini's API from %s
   const whole = (await (await post("generateContent")).json()) as Rec;
   expect(whole.candidates[0].content.parts.map((p: Rec) => p.text ?? "").join("")).toBe(text);
   expect(JSON.stringify(fake.requests.at(-1)!.json)).toContain("Be brief.");
+  // (same API in, same provider out: behind the Gemini target the stream is the provider's own, its modelVersion; else the door's, the row's name)
+  expect(cs.at(-1)!.modelVersion).toBe(name === "gemini" ? "gemini-3-pro-preview" : "m");
 });

@@ -97,6 +97,15 @@ export class SealRefused extends Error {
   }
 }
 
+/** Whether `body` (an MMSP request a door translated) carries a value that came sealed (`sealedFidelity`). */
+export function hasSeals(body: unknown): boolean {
+  if (!isRecord(body) || !Array.isArray(body.messages)) return false;
+  return body.messages.some((message) =>
+    isRecord(message) && Array.isArray(message.content_items) &&
+    message.content_items.some((item) => isRecord(item) && isRecord(item.fidelity) && typeof item.fidelity[SEALED] === "string")
+  );
+}
+
 /**
  * `body`'s (an MMSP request's) sealed values opened: each item that `sealedFidelity` marked given the
  * fidelity it was sealed from. A value that does not open is a `SealRefused` naming its member.

@@ -79,7 +79,7 @@ export async function servedAnswer(
       body,
       attempt.signal,
       options.bounds,
-      { stallMs: watchdog.stallMs, firstRead, maxTokens: options.maxTokens },
+      { stallMs: watchdog.stallMs, firstRead, maxTokens: options.maxTokens, passThrough: options.passThrough },
     );
     const failure = failureOf(start);
     if (
@@ -95,7 +95,8 @@ export async function servedAnswer(
       return start.refused;
     }
     trace?.served(target);
-    const rest = targets.slice(i + 1);
+    // (a passed-through answer is the provider's bytes: no continuation joins another's to them)
+    const rest = start.started.bytes ? [] : targets.slice(i + 1);
     // (the target serving now: a continuation moves it on)
     const serving: Serving = { events: start.started.events };
     const own = targetEvents(start.started);
@@ -112,7 +113,7 @@ export async function servedAnswer(
       trace ? trace.follow(events) : events,
       target.provider.name,
       // (no continuation: the provider reader's own events, checked by construction)
-      { reported: () => reportedSoFar(serving), checked: events === own },
+      { reported: () => reportedSoFar(serving), checked: events === own, bytes: start.started.bytes },
     );
     answer.headers.set(TARGET_HEADER, targetName(row, i)); // (the target that serves from the first event)
     return answer;

@@ -9,6 +9,7 @@ import type { RelayModel } from "./models.js";
 import { causeOf } from "./target.js";
 import type { StreamTrace } from "./tracing.js";
 import type { Watchdog } from "./watchdog.js";
+import type { PassThrough } from "./pass-through.js";
 
 /** Statuses of a refusal that another target may not repeat (SPEC §10; 529: Anthropic's overloaded). */
 const RETRYABLE = (status: number): boolean =>
@@ -59,4 +60,6 @@ export interface ServeOptions {
   maxTokens?: number | undefined;
   /** A target's name in the row (its `name`, else its index): set by servedAnswer for continuation.ts's log. */
   nameOf?: (target: RelayModel) => string;
+  /** The client's own request, passed through to a target of its door's API (pass-through.ts). */
+  passThrough?: PassThrough | undefined;
 }

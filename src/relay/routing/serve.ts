@@ -14,6 +14,7 @@ import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js
 import { targetCount } from "./count.js";
 import { type WatchdogEnv, watchdogOf } from "./watchdog.js";
 import { refusal } from "../refusal.js";
+import { passThroughOf } from "./pass-through.js";
 import { ownValue } from "../../internal/values.js";
 
 /** What routing needs of the rest: the upstream, the table, the tracer, the bounds. */
@@ -47,7 +48,14 @@ export function routing<E>(parts: RoutingParts<E>) {
         // the row's targets in order (fallback.ts), watched (watchdog.ts), traced (tracing.ts)
         const trace = tracer && new StreamTrace(tracer, body.model, targetsOf(row)[0]!, body.config.max_tokens);
         const maxTokens = reserveOf(body.config, row, limitsOf(env)); // (what admit reserved: each target is asked for it)
-        return servedAnswer(row, body, signal, { bounds: limitsOf(env), watchdog: watchdogOf(env as WatchdogEnv), trace, maxTokens });
+        const passThrough = passThroughOf(request); // (a door's client request, as written: pass-through.ts)
+        return servedAnswer(row, body, signal, {
+          bounds: limitsOf(env),
+          watchdog: watchdogOf(env as WatchdogEnv),
+          trace,
+          maxTokens,
+          passThrough,
+        });
       }
       request = new Request(request, { body: bytes });
     }

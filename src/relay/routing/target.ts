@@ -19,6 +19,7 @@ import type { Limits } from "../admission/limits.js";
 import { withoutAddresses } from "./redact.js";
 import { secretsOf, UpstreamUnavailable, withoutSecrets } from "./secrets.js";
 import { type MmspBody, type RelayModel } from "./models.js";
+import { PassedBytes, passedRequest, type PassThrough } from "./pass-through.js";
 
 /**
  * A provider's problem that is the operator's (SPEC §10: its refusal of the operator's key, its
@@ -100,6 +101,8 @@ export interface StartedTarget {
   /** The request's secrets (its key), cut out of every error the stream carries. */
   secrets: readonly string[];
   first: ReadableStreamReadResult<UniEvent[]> | { error: unknown };
+  /** The provider's own bytes, when the client's request was passed through (pass-through.ts) and a first event came. */
+  bytes?: PassedBytes;
 }
 
 /** What asking a target came to: its stream, or a refusal before any event (with the error that made it, when one did). */
@@ -122,6 +125,8 @@ export interface AskOptions {
    * (what is left of it, for a continuation), or the client's / the row's when lower.
    */
   maxTokens?: number;
+  /** The client's own request, asked of a target of its API as written (pass-through.ts); not with a prefix. */
+  passThrough?: PassThrough;
 }
 
 /**
@@ -175,6 +180,12 @@ export async function startTarget(
         ),
     };
   }
+  let bytes: PassedBytes | undefined;
+  const pass = ask.passThrough;
+  if (pass !== undefined && pass.provider === provider.name && ask.prefix === undefined) {
+    request = passedRequest(request, await request.clone().json() as Record<string, unknown>, pass);
+    bytes = new PassedBytes(request, pass, () => void events.stop());
+  }
   const stallMs = ask.stallMs === undefined ? {} : { stallMs: ask.stallMs };
   const events = batchesOf(provider, request, {
     signal,
@@ -197,7 +208,8 @@ export async function startTarget(
     if (refused) return { refused, error };
     first = { error };
   }
-  return { started: { provider, events, reader, secrets, first } };
+  const passed = bytes !== undefined && !("error" in first) && !first.done ? { bytes } : {};
+  return { started: { provider, events, reader, secrets, first, ...passed } };
 }
 
 /**

@@ -22,6 +22,7 @@ import type { UniEvent, UsageMetadata } from "../../schema.js";
 import { PROVIDER_HEADER, streamHeaders } from "./headers.js";
 import { batchedOne } from "../../providers/batches.js";
 import { flattened } from "../reads.js";
+import type { PassedBytes } from "../routing/pass-through.js";
 
 /** An answer's events (one array per provider chunk), taken: whether they are a provider reader's own (checked by construction). */
 export interface TakenEvents {
@@ -33,6 +34,8 @@ interface AnswerParts {
   /** The events, unless the SSE body was read first (then null); once taken, the body is never made. */
   take(): TakenEvents | null;
   reported?: () => UsageMetadata | null;
+  /** The provider's own bytes of a passed-through request (routing/pass-through.ts). */
+  bytes?: PassedBytes;
 }
 
 const PARTS = new WeakMap<Response, AnswerParts>();
@@ -44,7 +47,11 @@ export { streamHeaders };
 export function sseAnswer(
   events: ReadableStream<UniEvent[]>,
   provider: string,
-  { reported, checked = false }: { reported?: () => UsageMetadata | null; checked?: boolean } = {},
+  { reported, checked = false, bytes }: {
+    reported?: () => UsageMetadata | null;
+    checked?: boolean;
+    bytes?: PassedBytes | undefined;
+  } = {},
 ): Response {
   const headers = {
     ...streamHeaders("text/event-stream; charset=utf-8"),
@@ -72,9 +79,13 @@ export function sseAnswer(
       return { events, checked };
     },
     reported,
+    ...(bytes ? { bytes } : {}),
   });
   return answer;
 }
+
+/** The provider's own bytes of an answer of sseAnswer that passed the client's request through, if any (read beside its events). */
+export const passedBytesOf = (answer: Response): PassedBytes | undefined => PARTS.get(answer)?.bytes;
 
 /** The events of an answer of sseAnswer, taken instead of its body; null for any other Response or a body already read. */
 export const takeEvents = (answer: Response): TakenEvents | null => PARTS.get(answer)?.take() ?? null;

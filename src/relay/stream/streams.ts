@@ -15,10 +15,11 @@ import type { QuotaStore } from "../accounting/quota.js";
 import { CLAIM_HEADER, metered, StreamCost, ticketFrom } from "../accounting/stream-cost.js";
 import type { Admission, Admitted } from "../admission/admit.js";
 import type { Limits } from "../admission/limits.js";
-import { checkedBatches, reportedUsageOf } from "./answer.js";
+import { checkedBatches, passedBytesOf, reportedUsageOf } from "./answer.js";
 import { clientFormat, MMSP_KEEP_ALIVE } from "./client-format.js";
 import { type DoorEncoding, encodedBody, mmspEncoding } from "./encoding.js";
 import { streamHeaders } from "./headers.js";
+import type { PassedBytes } from "../routing/pass-through.js";
 import { type DoorAsk, doorAskText, encodedAnswer, keptMeta } from "./door-answer.js";
 import type { RelayNamespace } from "../platform.js";
 import { refusal } from "../refusal.js";
@@ -123,7 +124,12 @@ export function streams<E extends object>(parts: StreamParts<E>) {
     const checked = checkedBatches(answer, { client, signal: controller.signal, maxEventBytes: eventBytes });
     const events = cost ? metered(checked, cost, client, settle) : checked;
     if (held) held.taken = true; // (settled by `metered` at the stream's end)
-    const back = door ? await doorBack(events, door, env) : mmspOf(events, admittedRequest.headers.get("accept"));
+    const bytes = door && !door.whole ? passedBytesOf(answer) : undefined;
+    const back = bytes
+      ? passedBack(bytes, events)
+      : door
+      ? await doorBack(events, door, env)
+      : mmspOf(events, admittedRequest.headers.get("accept"));
     if (served !== null) back.headers.set(PROVIDER_HEADER, served);
     if (servedTarget !== null) back.headers.set(TARGET_HEADER, servedTarget);
     return back;
@@ -183,6 +189,11 @@ function mmspOf(events: ReadableStream<UniEvent[]>, accept: string | null): Resp
   const context = { id: "", meta: null, after: null };
   const body = encodedBody(events, mmspEncoding(format, contentType), context, format === "sse" ? MMSP_KEEP_ALIVE : undefined);
   return new Response(body, { status: 200, headers: streamHeaders(contentType) });
+}
+
+/** A passed-through answer (routing/pass-through.ts): the provider's own bytes to the client, read as its events (checked, metered) are. */
+function passedBack(bytes: PassedBytes, events: ReadableStream<UniEvent[]>): Response {
+  return new Response(bytes.body(events), { status: 200, headers: streamHeaders("text/event-stream; charset=utf-8") });
 }
 
 /** The checked events of a stream that is not kept, in a door's encoding (a new id: nothing names it). */

@@ -32,8 +32,10 @@ import type { DoorStreamOptions } from "../../stream/streams.js";
 import { asksKept } from "../../stream/streams.js";
 import { MESSAGES_ENCODING, messagesEncoding, messagesMetaText } from "./encoding.js";
 import { type MessagesAsk, messagesAsk, messagesError } from "./request.js";
-import { openSeals, sealEnv, SealRefused } from "../sealing.js";
+import { hasSeals, openSeals, sealEnv, SealRefused } from "../sealing.js";
 import { countAnswer } from "../count.js";
+import { builderDecides, passThrough } from "../../routing/pass-through.js";
+import { isRecord } from "../../../internal/values.js";
 
 /** What createRelay lends these routes. */
 export interface MessagesHooks<E> {
@@ -43,6 +45,8 @@ export interface MessagesHooks<E> {
   answer(request: Request, admitted: Request, env: E, options: DoorStreamOptions): Promise<Response>;
   /** Whether the relay serves the admitted request's model (a row of its table, or any model without one). */
   serves(admitted: Request): boolean;
+  /** The provider (`Provider.name`) of the first target of the row named `model`, if any: a request is passed through to its door's own API's. */
+  speaks?(model: string, env: E): string | undefined;
   /** Settles the claim of a request that asked no provider (count_tokens) as one with nothing spent. */
   settle(request: Request, env: E): Promise<void>;
   /** An admitted count's input tokens as its row's target counts them, or null: the relay's estimate (routing/count.ts). */
@@ -68,6 +72,17 @@ export const MESSAGES_DECLARES: DoorDeclaration = {
   encodings: { [MESSAGES_ENCODING]: messagesEncoding },
 };
 
+/** The client's headers that go to Anthropic itself only (on a passed-through request). */
+const ANTHROPIC_HEADERS = ["anthropic-version", "anthropic-beta"];
+const ownHeaders = (request: Request): [string, string][] =>
+  ANTHROPIC_HEADERS.flatMap((name) => {
+    const value = request.headers.get(name);
+    return value === null ? [] : [[name, value] as [string, string]];
+  });
+
+/** The members of a passed-through request the relay decides (the row's model, the reserved output, a stream). */
+const DECIDES = builderDecides(["model", "max_tokens", "stream"]);
+
 /** The door's routes, as the 404 of an unknown path names them. */
 export const MESSAGES_ROUTES = ["POST /v1/messages", "POST /v1/messages/count_tokens", "GET or DELETE /v1/messages/<id>", "HEAD /"];
 
@@ -92,11 +107,22 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
     return count ? countTokens(request, env) : create(request, env);
   };
 
-  /** Admits the request, its body translated by `messagesAsk`: the admitted request and the ask, or the refusal to answer. */
-  async function admitted(request: Request, env: E, count: boolean): Promise<[Request, MessagesAsk] | Response> {
+  /**
+   * Admits the request, its body translated by `messagesAsk`: the admitted request, the ask and the
+   * body when it is passed through (pass-through.ts), or the refusal to answer. A body that carries a
+   * sealed value goes encoded (its value opened for its maker by the builder: the client's text of it
+   * is the relay's seal, which Anthropic would refuse), its members checked as at any door.
+   */
+  async function admitted(request: Request, env: E, count: boolean): Promise<[Request, MessagesAsk, Record<string, unknown>?] | Response> {
     let ask: MessagesAsk | Response | undefined;
+    let passed: Record<string, unknown> | undefined;
     const admitted = await hooks.admit(request, env, (body) => {
-      ask = messagesAsk(body, count);
+      passed = !count && passes(request, body, env) ? body : undefined;
+      ask = messagesAsk(body, count, passed !== undefined);
+      if (passed !== undefined && !(ask instanceof Response) && hasSeals(ask.mmsp)) {
+        passed = undefined;
+        ask = messagesAsk(body, count);
+      }
       if (ask instanceof Response) return ask;
       // (a sealed signature opened to its maker's own value, or refused naming its member: doors/sealing.ts)
       return openSeals(ask.mmsp, sealEnv(env)).catch((e) => {
@@ -105,16 +131,26 @@ export function messagesRoutes<E>(hooks: MessagesHooks<E>) {
       });
     }, count); // (a count claims a place in requestsPerMinute only: admission's `counting`)
     if (admitted instanceof Response) return admitted === ask ? inDoorShape(admitted) : admitted; // (a refusal: the route table shapes it)
-    return [admitted, ask as MessagesAsk];
+    return passed === undefined ? [admitted, ask as MessagesAsk] : [admitted, ask as MessagesAsk, passed];
+  }
+
+  /** Whether a request is passed through (pass-through.ts): streamed, not kept, its row's first target Anthropic's. */
+  function passes(request: Request, body: unknown, env: E): body is Record<string, unknown> {
+    if (!isRecord(body) || body.stream !== true || asksKept(request) || typeof body.model !== "string") return false;
+    return hooks.speaks?.(body.model, env) === "anthropic";
   }
 
   async function create(request: Request, env: E): Promise<Response> {
     const made = await admitted(request, env, false);
     if (made instanceof Response) return made;
-    const [admittedRequest, ask] = made;
+    const [admittedRequest, ask, passed] = made;
     admittedRequest.headers.set("accept", "text/event-stream");
     const meta = { model: ask.mmsp.model, inputTokens: inputEstimate(ask.mmsp.messages, ask.mmsp.config) };
     const kept = asksKept(request);
+    // same API in, same provider out: a streamed request not kept goes to an Anthropic target as written
+    if (passed !== undefined) {
+      passThrough(admittedRequest, { provider: "anthropic", body: passed, headers: ownHeaders(request), decide: DECIDES });
+    }
     const answer = await hooks.answer(request, admittedRequest, env, {
       name: MESSAGES_ENCODING,
       encoding: messagesEncoding,

@@ -71,19 +71,23 @@ export function messagesError(status: number, type: string, message: string, hea
   return Response.json(body, { status, headers: out });
 }
 
-/** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve; `count`: a count_tokens body (no max_tokens, no stream). */
-export function messagesAsk(body: unknown, count = false): MessagesAsk | Response {
+/**
+ * The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve;
+ * `count`: a count_tokens body (no max_tokens, no stream); `passed`: a body passed through to
+ * Anthropic as written (routing/pass-through.ts), whose members the relay does not know go along unread.
+ */
+export function messagesAsk(body: unknown, count = false, passed = false): MessagesAsk | Response {
   try {
-    return ask(body, count);
+    return ask(body, count, passed);
   } catch (e) {
     if (e instanceof Refused) return messagesError(400, "invalid_request_error", e.message);
     throw e;
   }
 }
 
-function ask(body: unknown, count: boolean): MessagesAsk {
+function ask(body: unknown, count: boolean, passed: boolean): MessagesAsk {
   if (!isRecord(body)) return refuse("The request body must be a JSON object.");
-  for (const key of Object.keys(body)) {
+  for (const key of passed ? [] : Object.keys(body)) {
     if (!KNOWN.has(key) && body[key] !== null && body[key] !== undefined) {
       refuse(`${key.slice(0, 64)}: not supported by this relay (see its guide's table of Messages members).`);
     }

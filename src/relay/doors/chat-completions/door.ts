@@ -8,13 +8,17 @@
 // (encoding.ts) where the events are: `chat.completion.chunk` SSE when `stream` is true, else one
 // `chat.completion`; every refusal in OpenAI's error shape. The API has no cancel of its own: the
 // client going away stops the provider, unless the request asks for its stream to be kept
-// (`x-mmsp-keep: 1`): then the answer carries event ids and Content-Location names the stream.
+// (`x-mmsp-keep: 1`): then the answer carries event ids and Content-Location names the stream. Behind
+// a row whose first target speaks Chat itself, a stream not kept is passed through (pass-through.ts).
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { asksKept, type DoorStreamOptions } from "../../stream/streams.js";
 import { OPEN_RESPONSES_DECLARES } from "../open-responses/door.js";
 import { CHAT_COMPLETIONS_ENCODING, chatCompletionsEncoding, chatMetaText } from "./encoding.js";
-import { openSeals, sealEnv, SealRefused } from "../sealing.js";
+import { hasSeals, openSeals, sealEnv, SealRefused } from "../sealing.js";
 import { type ChatAsk, chatAsk, chatError } from "./request.js";
+import { passThrough } from "../../routing/pass-through.js";
+import { chatPassThrough } from "./pass-through.js";
+import { isRecord } from "../../../internal/values.js";
 
 /** What createRelay lends this door. */
 export interface ChatCompletionsHooks<E> {
@@ -22,6 +26,8 @@ export interface ChatCompletionsHooks<E> {
   admit(request: Request, env: E, translate: (body: unknown) => unknown | Response): Promise<Request | Response>;
   /** The door's answer to an admitted request (stream/streams.ts `answer`): kept in a stream's object when asked and bound, else stateless. */
   answer(request: Request, admitted: Request, env: E, options: DoorStreamOptions): Promise<Response>;
+  /** The provider (`Provider.name`) of the first target of the row named `model`, if any: a request is passed through to its door's own API's. */
+  speaks?(model: string, env: E): string | undefined;
 }
 
 /**
@@ -53,8 +59,16 @@ export function chatCompletionsRoutes<E>(hooks: ChatCompletionsHooks<E>) {
       );
     }
     let ask: ChatAsk | Response | undefined;
+    let passed: Record<string, unknown> | undefined;
     const admitted = await hooks.admit(request, env, (body) => {
-      ask = chatAsk(body);
+      // same API in, same provider out (pass-through.ts): streamed, not kept, its row's first target a Chat one;
+      // a body carrying a sealed value goes encoded (the builder sends its maker the opened value)
+      passed = passes(request, body, env) ? body : undefined;
+      ask = chatAsk(body, passed !== undefined);
+      if (passed !== undefined && !(ask instanceof Response) && hasSeals(ask.mmsp)) {
+        passed = undefined;
+        ask = chatAsk(body);
+      }
       if (ask instanceof Response) return ask;
       // (a sealed `reasoning_details` entry opened to its maker's own value, or refused naming it: doors/sealing.ts)
       return openSeals(ask.mmsp, sealEnv(env)).catch((e) => {
@@ -66,6 +80,7 @@ export function chatCompletionsRoutes<E>(hooks: ChatCompletionsHooks<E>) {
     const { stream, includeUsage, mmsp } = ask as ChatAsk;
     admitted.headers.set("accept", "text/event-stream");
     const kept = asksKept(request);
+    if (passed !== undefined) passThrough(admitted, chatPassThrough(passed, includeUsage));
     return await hooks.answer(request, admitted, env, {
       name: CHAT_COMPLETIONS_ENCODING,
       encoding: chatCompletionsEncoding,
@@ -75,4 +90,9 @@ export function chatCompletionsRoutes<E>(hooks: ChatCompletionsHooks<E>) {
       ids: kept,
     });
   };
+
+  function passes(request: Request, body: unknown, env: E): body is Record<string, unknown> {
+    if (!isRecord(body) || body.stream !== true || asksKept(request) || typeof body.model !== "string") return false;
+    return hooks.speaks?.(body.model, env) === "openai-chat";
+  }
 }

@@ -84,21 +84,32 @@ const MAPPED = new Set([
   "parallel_tool_calls",
 ]);
 
-/** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve. */
-export function chatAsk(body: unknown): ChatAsk | Response {
+/**
+ * The members a body passed through (pass-through.ts) still has checked, though the provider would take
+ * others: `n` (the relay reads one choice) and `store` (the operator's account keeps no client's completions).
+ */
+const CHECKED_PASSED = new Set(["n", "store"]);
+
+/**
+ * The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve;
+ * `passed`: a body passed through to an OpenAI Chat target as written (pass-through.ts), whose members
+ * the relay does not map go along unread (but `n` and `store`), as does a tool's `strict`.
+ */
+export function chatAsk(body: unknown, passed = false): ChatAsk | Response {
   try {
-    return ask(body);
+    return ask(body, passed);
   } catch (e) {
     if (e instanceof Refused) return chatError(400, "InvalidRequestError", e.message, e.param);
     throw e;
   }
 }
 
-function ask(body: unknown): ChatAsk {
+function ask(body: unknown, passed: boolean): ChatAsk {
   if (!isRecord(body)) return refuse("body", "The request body must be a JSON object.");
   for (const key of Object.keys(body)) {
     const value = body[key];
     if (value === null || value === undefined || MAPPED.has(key) || NOTHING.has(key)) continue;
+    if (passed && !CHECKED_PASSED.has(key)) continue;
     const check = ownValue(DEFAULT_ONLY, key);
     if (check) {
       if (!check(value)) refuse(key, WHY[key]!);
@@ -116,7 +127,7 @@ function ask(body: unknown): ChatAsk {
   const system: string[] = [];
   const messages = messagesOf(body.messages, system);
   if (system.length > 0) config.system_prompt = system.join("\n\n");
-  if (body.tools != null) config.tools = toolsOf(body.tools);
+  if (body.tools != null) config.tools = toolsOf(body.tools, passed);
   if (body.tool_choice != null) config.tool_choice = toolChoiceOf(body.tool_choice);
   const limit = outputLimit(body);
   if (limit !== undefined) config.max_tokens = limit;
@@ -164,7 +175,7 @@ function outputLimit(body: Json): number | undefined {
   return limit;
 }
 
-function toolsOf(tools: unknown): ToolSchema[] {
+function toolsOf(tools: unknown, passed: boolean): ToolSchema[] {
   if (!Array.isArray(tools)) return refuse("tools", "tools must be an array.");
   return tools.map((t, i) => {
     const at = `tools[${i}]`;
@@ -175,7 +186,7 @@ function toolsOf(tools: unknown): ToolSchema[] {
     if (typeof f.name !== "string" || f.name === "") {
       return refuse(`${at}.function.name`, `${at}.function.name must be a non-empty string.`);
     }
-    if (f.strict === true) {
+    if (f.strict === true && !passed) {
       refuse(`${at}.function.strict`, `${at}.function.strict: true is not supported (no provider is asked for strict schemas).`);
     }
     const tool: ToolSchema = { name: f.name, description: typeof f.description === "string" ? f.description : "" };

@@ -7,6 +7,7 @@
 //                          body bounds, the models table, ceilings, quota), served by the same stream step,
 //                          written by the door's encoding (encoding.ts: Gemini's SSE chunks) where the events
 //                          are. Without `alt=sse` Gemini streams a JSON array: refused by name (the SDKs ask for SSE)
+//                          (behind a Gemini row, a stream not kept is passed through: pass-through.ts)
 //   POST /v1beta/models/<model>:generateContent
 //                          the same, answered as one GenerateContentResponse
 //   POST /v1beta/models/<model>:countTokens
@@ -24,9 +25,12 @@ import { inputEstimate } from "../../accounting/usage-estimate.js";
 import { asksKept, type DoorStreamOptions } from "../../stream/streams.js";
 import { type Door, type DoorDeclaration, inDoorShape, type RelayRefusal } from "../door.js";
 import { GEMINI_ENCODING, geminiEncoding } from "./encoding.js";
-import { openSeals, sealEnv, SealRefused } from "../sealing.js";
+import { hasSeals, openSeals, sealEnv, SealRefused } from "../sealing.js";
 import { countAnswer } from "../count.js";
 import { type GeminiAsk, geminiAsk } from "./request.js";
+import { passThrough } from "../../routing/pass-through.js";
+import { geminiPassThrough } from "./pass-through.js";
+import { isRecord } from "../../../internal/values.js";
 import { googleError } from "./refused.js";
 
 /** What createRelay lends the door. */
@@ -39,6 +43,8 @@ export interface GeminiHooks<E> {
   release(request: Request, env: E): Promise<void>;
   /** An admitted count's input tokens as its row's target counts them, or null: the relay's estimate (routing/count.ts). */
   count(admitted: Request, env: E): Promise<number | null>;
+  /** The provider (`Provider.name`) of the first target of the row named `model`, if any: a request is passed through to its door's own API's. */
+  speaks?(model: string, env: E): string | undefined;
 }
 
 /** The door's routes, as the 404 of an unknown path names them. */
@@ -102,8 +108,17 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
     const keyed = withKey(request, url);
     if (keyed instanceof Response) return keyed;
     let ask: GeminiAsk | Response | undefined;
+    // same API in, same provider out (pass-through.ts): streamed, not kept, the row's first target a Gemini one;
+    // a body carrying a sealed value goes encoded (the builder sends its maker the opened value)
+    let passed: Record<string, unknown> | undefined;
+    const passes = method === "streamGenerateContent" && !asksKept(request) && hooks.speaks?.(model, env) === "gemini";
     const translate = (body: unknown) => {
-      ask = method === "countTokens" ? countAsk(body, model) : geminiAsk(body, model);
+      passed = passes && isRecord(body) ? body : undefined;
+      ask = method === "countTokens" ? countAsk(body, model) : geminiAsk(body, model, passed !== undefined);
+      if (passed !== undefined && !(ask instanceof Response) && hasSeals(ask)) {
+        passed = undefined;
+        ask = geminiAsk(body, model);
+      }
       if (ask instanceof Response || method === "countTokens") return ask;
       // (a sealed thoughtSignature opened to its maker's own value, or refused naming it: doors/sealing.ts)
       return openSeals(ask, sealEnv(env)).catch((e) => {
@@ -123,6 +138,7 @@ export function geminiRoutes<E>(hooks: GeminiHooks<E>) {
     admitted.headers.set("accept", "text/event-stream");
     // (Gemini's API has no cancel: a stream is kept, resumable and stoppable, only when the request asks)
     const kept = asksKept(request);
+    if (passed !== undefined) passThrough(admitted, geminiPassThrough(passed));
     return await hooks.answer(keyed, admitted, env, {
       name: GEMINI_ENCODING,
       encoding: geminiEncoding,

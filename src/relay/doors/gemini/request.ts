@@ -31,20 +31,25 @@ const NO_FILTER = new Set(["OFF", "BLOCK_NONE", "HARM_BLOCK_THRESHOLD_UNSPECIFIE
 
 const given = (v: unknown): boolean => v !== undefined && v !== null;
 
-/** The request body (parsed JSON) for `model` → MMSP's request, or the 400 naming what the relay cannot serve. */
-export function geminiAsk(body: unknown, model: string): GeminiAsk | Response {
+/**
+ * The request body (parsed JSON) for `model` → MMSP's request, or the 400 naming what the relay cannot
+ * serve; `passed`: a body passed through to a Gemini target as written (pass-through.ts), whose
+ * top-level members the relay does not map go along unread — but `cachedContent`, a named cache of the
+ * operator's project, never a client's to name.
+ */
+export function geminiAsk(body: unknown, model: string, passed = false): GeminiAsk | Response {
   try {
-    return ask(body, model);
+    return ask(body, model, passed);
   } catch (e) {
     if (e instanceof GeminiRefused) return googleError(400, e.message);
     throw e;
   }
 }
 
-function ask(body: unknown, model: string): GeminiAsk {
+function ask(body: unknown, model: string, passed: boolean): GeminiAsk {
   if (!isRecord(body)) return refuse("The request body must be a JSON object (a GenerateContentRequest).");
   for (const key of Object.keys(body)) {
-    if (!KNOWN.has(key) && given(body[key])) {
+    if (!KNOWN.has(key) && given(body[key]) && !(passed && key !== "cachedContent")) {
       refuse(
         `'${
           key.slice(0, 64)

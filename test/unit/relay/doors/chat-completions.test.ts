@@ -31,7 +31,10 @@ const BACKENDS: { name: ProviderName; text: string; tool: string; think: string 
   {
     name: "openai-chat",
     text: CHAT.TEXT,
-    tool: CHAT.PARALLEL_TOOLS_ONE_CHUNK,
+    // (OpenAI's own shape, the role in the first chunk: a streamed request is passed through (the
+    // provider's bytes to the client), and the SDKs' stream helpers refuse a chunk without its role,
+    // as they would from that server itself)
+    tool: CHAT.PARALLEL_TOOLS_INTERLEAVED,
     think: CHAT.REASONING_CONTENT,
   },
   {
@@ -131,7 +134,11 @@ describe.each(BACKENDS)("POST /v1/chat/completions backed by $name", (backend) =
     }
     expect(text).toBe(whole.choices[0]!.message.content);
     expect(finish).toBe("stop");
-    expect(usage).toEqual(whole.usage);
+    if (backend.name === "openai-chat") {
+      // (passed through: the provider's own usage chunk, its details as it wrote them; the same counts)
+      const { prompt_tokens, completion_tokens, total_tokens } = whole.usage!;
+      expect(usage).toMatchObject({ prompt_tokens, completion_tokens, total_tokens });
+    } else expect(usage).toEqual(whole.usage);
   });
 
   for (const stream of [false, true]) {
@@ -414,7 +421,10 @@ test("Stop: the client going away mid-stream (the SDK's abort) aborts the provid
       if (text) controller.abort();
     }
   })().catch((e) => e);
-  expect(await read).toBeInstanceOf(Error);
+  // (passed through to this Chat target: the SDK may have read the provider's whole first chunk, [DONE]
+  // included, before its abort, and then it ends its loop quietly on its own abort, as against OpenAI)
+  const ended = await read;
+  expect(ended === undefined || ended instanceof Error).toBe(true);
   expect(text.length).toBeGreaterThan(0);
   expect(await fake.requests[0]!.ended).toBe("aborted");
 });
