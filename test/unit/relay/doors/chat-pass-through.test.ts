@@ -73,7 +73,7 @@ const WRITTEN = {
   messages: [{ role: "system" as const, content: "You are terse." }, { role: "user" as const, content: "Say hello" }],
   prompt_cache_key: "project-42",
   seed: 7,
-  parallel_tool_calls: false,
+  logit_bias: { "1734": -100 },
 };
 
 /** The provider's answer without its usage chunk (what a client that did not ask for it gets). */
@@ -173,7 +173,7 @@ describe("the Chat Completions door passes a streamed request through to an Open
 
   test("a request kept (x-mmsp-keep: 1) and one not streamed are answered encoded; there a member the relay does not map is refused by name", async () => {
     const { fake, sent, client } = setup();
-    const { seed: _, parallel_tool_calls: _p, ...mapped } = WRITTEN;
+    const { seed: _, logit_bias: _p, ...mapped } = WRITTEN;
     const kept = await client.chat.completions.create(mapped as OpenAI.ChatCompletionCreateParamsStreaming, {
       headers: { "x-mmsp-keep": "1" },
     })
