@@ -9,7 +9,8 @@
 import { parseJsonText } from "../../internal/json.js";
 import { streamHeaders } from "./headers.js";
 import type { UniEvent } from "../../schema.js";
-import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext, sealedEvents } from "./encoding.js";
+import { type DoorEncoding, EncodedWriter, type EncodingContext, sealedEvents } from "./encoding.js";
+import { encodedBody } from "./encoded-body.js";
 import { refusal } from "../refusal.js";
 import { fromWireError } from "../../errors.js";
 import { checkEvent } from "../../decode/validate.js";

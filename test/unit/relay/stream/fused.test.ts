@@ -22,7 +22,8 @@ import { chatCompletionsEncoding, chatMetaText } from "../../../../src/relay/doo
 import { geminiEncoding } from "../../../../src/relay/doors/gemini/encoding.ts";
 import { metaText, openResponsesEncoding } from "../../../../src/relay/doors/open-responses/encoding.ts";
 import { messageIdMeta, uiChatEncoding } from "../../../../src/relay/doors/ui-chat/encoding.ts";
-import { type DoorEncoding, encodedBody, type EncodingContext, mmspEncoding, sealedEvents } from "../../../../src/relay/stream/encoding.ts";
+import { type DoorEncoding, type EncodingContext, mmspEncoding, sealedEvents } from "../../../../src/relay/stream/encoding.ts";
+import { encodedBody } from "../../../../src/relay/stream/encoded-body.ts";
 import { encodedAnswer } from "../../../../src/relay/stream/door-answer.ts";
 import { MMSP_KEEP_ALIVE } from "../../../../src/relay/stream/client-format.ts";
 import { through } from "../../../../src/relay/through.ts";
