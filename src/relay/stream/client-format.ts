@@ -10,7 +10,7 @@ import { streamHeaders } from "./headers.js";
 /** MMSP's keep-alive period: a silent model still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
 
-/** MMSP SSE's keep-alive in a door encoding's body (encoding.ts `encodedBody`): the SSE encoder's comment, the same period. */
+/** MMSP SSE's keep-alive in a door encoding's body (encoded-body.ts `encodedBody`): the SSE encoder's comment, the same period. */
 export const MMSP_KEEP_ALIVE = { ms: KEEP_ALIVE_MS, text: SSE_FRAMING.keepAlive! };
 
 export type ClientFormat = { format: "sse"; contentType: string } | { format: "ndjson"; contentType: string };

@@ -121,7 +121,7 @@ export function streams<E extends object>(parts: StreamParts<E>) {
     const client = clientOf(answer);
     const served = answer.headers.get(PROVIDER_HEADER); // (the target that served: routing/fallback.ts)
     const servedTarget = answer.headers.get(TARGET_HEADER);
-    // (one array of events per provider chunk, to the door's encoder in one loop: encoding.ts encodedBody)
+    // (one array of events per provider chunk, to the door's encoder in one loop: encoded-body.ts encodedBody)
     const checked = checkedBatches(answer, { client, signal: controller.signal, maxEventBytes: eventBytes });
     const events = cost ? metered(checked, cost, client, settle) : checked;
     if (held) held.taken = true; // (settled by `metered` at the stream's end)
