@@ -15,7 +15,9 @@
 // typed, lost, duplicated, charged (the ledger, GET /v1/usage?all=1) and released (each principal's
 // next streams, its whole quota at once, admitted), against what the fake provider counted (its
 // requests, and the deltas it sent). Checks: 0 lost, 0 duplicated, every "fast" stream whole, every
-// stream completed or ended typed, each charged once with at least what was delivered, all released.
+// stream completed or ended typed, each charged once with at least what was delivered, every request's
+// input charged once (at least what the provider reported, at most one count per request it received),
+// all released.
 //
 //   npm run load -- --faults                          24 streams, 100 events, 2 kills, 4 resets
 //   node scripts/load.mjs --faults --streams 8 --events 40 --kills 1 --resets 2 --seed 3
@@ -321,10 +323,16 @@ for (const r of results) {
   } else passed++;
 }
 const completed = results.filter((r) => r.whole);
-// (a figure, not a check: a stream faulted twice can be settled one request's input short — see the docs' fault run)
-const short = completed.filter((r) => r.input !== inputSent.get(`f-${r.k}`));
-for (const r of short) {
-  console.log(`  stream ${r.k}: its stop event says input ${r.input}, the provider reported ${inputSent.get(`f-${r.k}`)}`);
+// (each request's input charged once: at least what the provider reported — its message_starts that left
+// it — and at most one count per request it received; a request cut before it answered is counted as sent)
+const askedOf = (k) => provider.requests.filter((r) => r.model === `f-${k}`).length;
+const mischarged = completed.filter((r) => !(r.input >= (inputSent.get(`f-${r.k}`) ?? 0) && r.input <= INPUT * askedOf(r.k)));
+for (const r of mischarged) {
+  console.log(
+    `  stream ${r.k}: its stop event says input ${r.input}; the provider reported ${inputSent.get(`f-${r.k}`)} for ${
+      askedOf(r.k)
+    } requests`,
+  );
 }
 const typed = results.filter((r) => !r.whole && r.typed);
 const lost = results.reduce((n, r) => n + r.lost, 0);
@@ -365,11 +373,11 @@ check(
     `input ${input}, output ${output} (${estimated} estimated) for ${deliveredTokens} delivered deltas; the fake provider counted ` +
     `${asked.length} requests (${continued} to continue an answer after a fault), input ${reportedInput} reported, ${deltasSent} deltas sent`,
 );
-console.log(
-  `input: ${
-    reportedInput - input
-  } tokens the provider reported and the ledger does not hold (${short.length} whole streams whose stop event ` +
-    `counts less input than their requests reported)`,
+check(
+  mischarged.length === 0 && input >= reportedInput && input <= INPUT * asked.length,
+  `input charged once per request: the ledger's ${input} between the ${reportedInput} the provider reported and ` +
+    `${INPUT * asked.length} (${INPUT} for each of the ${asked.length} requests it received); ` +
+    `${completed.length - mischarged.length} of ${completed.length} whole streams' stop events within their own requests' bounds`,
 );
 check(
   [...admitted.values()].every((n) => n === QUOTA),

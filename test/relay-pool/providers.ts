@@ -33,6 +33,8 @@
 //   cut-tool-first   (Anthropic) the first's body ends inside a tool call's arguments
 //   tool             (Anthropic) a get_weather call until the conversation holds a tool result, then the text
 //   stall / stall-first  (Anthropic) 2 text deltas, then nothing for 8 s (past STALL_S): every one / the first
+//   stall-two        (Anthropic) the first as stall-first; the second (a continuation) only its message_start
+//                    (its input reported), then nothing for 8 s; the others the text answer
 // Asked with a final assistant message (Anthropic's prefill: a continuation), the text answer goes on
 // from it: the five words' text less that prefix, as a model that honours it would.
 // `GET /__provider?tag=` → {count, key, body}: how many provider requests carried that tag, and the
@@ -278,9 +280,12 @@ export async function providerApi(request: Request, path: string): Promise<Respo
       ? cutToolEvents()
       : null;
     if (cut) return new Response(paced(cut.map(anthropicRecord)), { headers: SSE });
-    if (script === "stall" || script === "stall-first") {
+    if (script === "stall" || script === "stall-first" || script === "stall-two") {
       return new Response(quiet(anthropicEvents().slice(0, 4).map(anthropicRecord)), { headers: SSE });
     }
+  }
+  if (isAnthropic && script === "stall-two" && entry.count === 1) {
+    return new Response(quiet(anthropicEvents().slice(0, 1).map(anthropicRecord)), { headers: SSE });
   }
   if (script === "redirect") return new Response(null, { status: 307, headers: { location: "http://elsewhere.test/v1/messages" } });
   if (script === "refuse") return rateLimited(isAnthropic, key);

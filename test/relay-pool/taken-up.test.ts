@@ -204,3 +204,80 @@ test(
   },
   60_000,
 );
+
+/** How many provider requests carried `tag` (the scripted providers count them as they arrive). */
+async function providerCount(tag: string): Promise<number> {
+  return ((await (await fetch(`http://upstream.test/__provider?tag=${tag}`)).json()) as { count: number }).count;
+}
+
+test(
+  "a stream reset again while its continuation is asked (the request sent, no text yet) is charged every request's input once: 36, not 24",
+  async () => {
+    const name = `taken-up-twice-${newTag()}`;
+    const { call, post } = setup(name);
+    const tag = newTag();
+    const first = await post("fast", tag, "stall-two");
+    expect(first.status).toBe(200);
+    const id = streamIdOf(first);
+    const reader = first.body!.getReader();
+    const before = await readUntil(reader, (t) => deltasOf(recordsOf(t)) === "Hello, ");
+    await reset(id);
+    reader.cancel().catch(() => {});
+    const lastId = recordsOf(before).at(-1)![0];
+    const resume = () => call(`/v1/streams/${id}`, { headers: { "last-event-id": String(lastId), accept: "text/event-stream" } });
+    // the take-up asks the target again: its request reaches the provider, which reports its input and sends nothing more
+    const second = await resume();
+    expect(second.status).toBe(200);
+    for (let i = 0; i < 400 && (await providerCount(tag)) < 2; i++) await sleep(25);
+    expect(await providerCount(tag)).toBe(2);
+    await reset(id); // (before that continuation's first text: before it was stored with any batch)
+    second.body!.cancel().catch(() => {});
+    const third = await resume();
+    expect(third.status).toBe(200);
+    const after = recordsOf(await readUntil(third.body!.getReader(), () => false));
+    expect(after.map(([, e]) => e.error?.type).filter(Boolean)).toEqual([]);
+    expect(deltasOf([...recordsOf(before), ...after])).toBe("Hello, provider world!");
+    expect(await providerCount(tag)).toBe(3);
+    const stop = after.at(-1)![1];
+    expect(stop.event_type).toBe("stop");
+    // three requests, each reported (or, for one cut before it answered, counted as sent) 12: each charged once
+    expect(stop.usage_metadata?.prompt_tokens).toBe(36);
+    const rows = await ledger(call, 1);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ requests: 1, input_tokens: 36 });
+  },
+  60_000,
+);
+
+test(
+  "a stream reset while a continuation past a provider's cut is asked (the request sent, no answer yet) is charged that request's input too: 36, not 24",
+  async () => {
+    const name = `taken-up-cut-${newTag()}`;
+    const { call, post } = setup(name);
+    const tag = newTag();
+    // the first answer is cut after "Hello, provider"; the continuing target (the row's other Claude) is asked and stays silent
+    const first = await post("fast", tag, "cut-then-silent");
+    expect(first.status).toBe(200);
+    const id = streamIdOf(first);
+    const reader = first.body!.getReader();
+    const before = await readUntil(reader, (t) => deltasOf(recordsOf(t)) === "Hello, provider");
+    for (let i = 0; i < 400 && (await providerCount(tag)) < 2; i++) await sleep(25);
+    expect(await providerCount(tag)).toBe(2);
+    await reset(id); // (before the continuing target answered)
+    reader.cancel().catch(() => {});
+    const lastId = recordsOf(before).at(-1)![0];
+    const resumed = await call(`/v1/streams/${id}`, { headers: { "last-event-id": String(lastId), accept: "text/event-stream" } });
+    expect(resumed.status).toBe(200);
+    const after = recordsOf(await readUntil(resumed.body!.getReader(), () => false));
+    expect(after.map(([, e]) => e.error?.type).filter(Boolean)).toEqual([]);
+    expect(deltasOf([...recordsOf(before), ...after])).toBe("Hello, provider world!");
+    expect(await providerCount(tag)).toBe(3);
+    const stop = after.at(-1)![1];
+    expect(stop.event_type).toBe("stop");
+    // the first answer's 12, the silent request's 12 (counted as sent), the take-up's 12
+    expect(stop.usage_metadata?.prompt_tokens).toBe(36);
+    const rows = await ledger(call, 1);
+    expect(rows[0]).toMatchObject({ requests: 1, input_tokens: 36 });
+  },
+  60_000,
+);

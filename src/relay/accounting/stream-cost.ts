@@ -12,7 +12,7 @@ import { passing, readsOf } from "../reads.js";
 import { fromWireError, toWireError, type WireError } from "../../errors.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";
 import type { Claim, Settlement } from "./quota.js";
-import { UsageMeter } from "./usage-estimate.js";
+import { trustedInput, UsageMeter } from "./usage-estimate.js";
 import { parseJsonText } from "../../internal/json.js";
 
 /** The header through which the Worker hands a stream's object its claim (removed from every client's request). */
@@ -44,10 +44,36 @@ export function ticketOf(text: string | null): Ticket | null {
   }
 }
 
-/** A stream's cost as stored: its settlement so far, and the usage an error event ending it carries. */
+/**
+ * A stream's cost as stored: its settlement so far, the usage an error event ending it carries, and
+ * `asked`: one provider request's input (the first count a provider reported for the stream, else the
+ * claim's estimate), what a request sent and not yet answered is counted (`withRequest`).
+ */
 export interface CostSnapshot {
   settlement: Settlement;
   usage: { usage_metadata: unknown; usage_estimated: unknown };
+  asked?: number;
+}
+
+/** One request's input as `s` knows it (a snapshot stored before `asked` was: its input so far, the first request's). */
+export const askedOf = (s: CostSnapshot): number => s.asked ?? s.settlement.input;
+
+/**
+ * `s` with one provider request more sent (a continuation, SPEC §10 "A stream outlives its object"),
+ * its input counted now as `asked` (each request is asked the whole request, a continuation more: at
+ * least the input an earlier one reported), marked estimated: stored in the duty before the request
+ * leaves, so an object that dies before its target answers still charges it (once: what the target
+ * reports replaces it, stream/run.ts `takeUp`).
+ */
+export function withRequest(s: CostSnapshot): CostSnapshot {
+  const asked = askedOf(s);
+  const metadata = s.usage.usage_metadata as UsageMetadata | null;
+  const prompt = metadata === null ? null : { ...metadata, prompt_tokens: (metadata.prompt_tokens ?? 0) + asked };
+  return {
+    settlement: { ...s.settlement, input: s.settlement.input + asked, estimated: s.settlement.estimated + asked },
+    usage: { usage_metadata: prompt, usage_estimated: true },
+    asked,
+  };
 }
 
 /** A stored snapshot (this object's own JSON), or null when it is not one. */
@@ -58,7 +84,9 @@ export function snapshotOf(text: string | null): CostSnapshot | null {
     const t = s.settlement as Partial<Settlement> | undefined;
     const ok = typeof t === "object" && t !== null && typeof t.id === "string" && typeof t.input === "number" &&
       typeof t.output === "number" && typeof s.usage === "object" && s.usage !== null;
-    return ok ? (s as CostSnapshot) : null;
+    if (!ok) return null;
+    const { asked, ...rest } = s as CostSnapshot;
+    return typeof asked === "number" && Number.isSafeInteger(asked) && asked >= 0 ? { ...rest, asked } : rest;
   } catch {
     return null;
   }
@@ -69,8 +97,13 @@ export class StreamCost {
   readonly #meter: UsageMeter;
   /** What the provider serving the stream reported so far (models.ts `reportedUsageOf`), when a provider serves it. */
   #reported: () => UsageMetadata | null = () => null;
-  constructor(readonly ticket: Ticket) {
+  /** One request's input (CostSnapshot's `asked`): given (a stream taken up), else the first input the provider reported. */
+  #asked: number | null;
+  /** A continuation request was sent and no event came since (`sent`): its snapshot counts it (`withRequest`). */
+  #sending = false;
+  constructor(readonly ticket: Ticket, asked: number | null = null) {
     this.#meter = new UsageMeter(ticket.input);
+    this.#asked = asked;
   }
 
   /** Follows what the provider that serves the stream reports (its answer's `reportedUsageOf`). */
@@ -80,7 +113,13 @@ export class StreamCost {
 
   /** One event of the stream, as stored or sent. */
   see(event: UniEvent): void {
+    this.#sending = false; // (the continuation's first event: what its target reported is in `reported` now)
     this.#meter.see(event);
+  }
+
+  /** A continuation request is about to leave: counted in the snapshots (`withRequest`) until the next event. */
+  sent(): void {
+    this.#sending = true;
   }
 
   /** The error that ends the stream, with the usage so far (`usage_metadata`, `usage_estimated`). */
@@ -100,8 +139,11 @@ export class StreamCost {
    * restarted object settles the dead one's stream from it (SPEC §10 "A stream outlives its object").
    */
   snapshot(): CostSnapshot {
-    const { usage_metadata, usage_estimated } = this.#meter.spent(this.#reported());
-    return { settlement: this.settlement(), usage: { usage_metadata, usage_estimated } };
+    const reported = this.#reported();
+    this.#asked ??= trustedInput(reported); // (the first count: one request's, stored at once when the answer opens)
+    const { usage_metadata, usage_estimated } = this.#meter.spent(reported);
+    const s = { settlement: this.settlement(), usage: { usage_metadata, usage_estimated }, asked: this.#asked ?? this.ticket.input };
+    return this.#sending ? withRequest(s) : s;
   }
 
   /** The settlement of a request refused before any event (the provider's refusal: nothing spent). */

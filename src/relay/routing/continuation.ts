@@ -186,6 +186,7 @@ async function ask(
   // (what is left of the claim's output: the text so far was spent from it)
   const maxTokens = options.maxTokens === undefined ? undefined : options.maxTokens - textTokens(state.answer.text);
   if (maxTokens !== undefined && maxTokens < 1) return "none";
+  options.sending?.(); // (a throw — the duty could not be stored — sends nothing)
   const attempt = state.attempt = new AbortController();
   follow(attempt, signal);
   const start = await startTarget(candidate, body, attempt.signal, options.bounds, {

@@ -128,6 +128,11 @@ export interface TakenUp {
   events: readonly UniEvent[];
   /** What that target reported of its usage before the restart, or null. */
   reported: UniEvent["usage_metadata"] | null;
+  /**
+   * Called just before each continuation request is sent: the object stores the request as sent (its
+   * input counted), so one that dies before the target answers is still charged for it (stream/run.ts).
+   */
+  sending?: () => void;
 }
 
 /**
@@ -146,7 +151,15 @@ export async function takenUpAnswer(
   const i = targets.findIndex((_, n) => targetName(row, n) === taken.target);
   if (i < 0) return null;
   const nameOf = (target: RelayModel): string => targetName(row, targets.indexOf(target));
-  const up = await takenUp(targets[i]!, targets.slice(i + 1), taken.events, body, signal, { ...options, nameOf }, taken.reported);
+  const up = await takenUp(
+    targets[i]!,
+    targets.slice(i + 1),
+    taken.events,
+    body,
+    signal,
+    { ...options, nameOf, sending: taken.sending },
+    taken.reported,
+  );
   if (up === null) return null;
   const answer = sseAnswer(batchedOne(up.events), targets[i]!.provider.name, { reported: () => reportedSoFar(up.serving) });
   answer.headers.set(TARGET_HEADER, taken.target!);

@@ -62,4 +62,10 @@ export interface ServeOptions {
   nameOf?: (target: RelayModel) => string;
   /** The client's own request, passed through to a target of its door's API (pass-through.ts). */
   passThrough?: PassThrough | undefined;
+  /**
+   * Called just before each continuation request leaves (continuation.ts): the stream's object stores
+   * the request as sent, its input counted, so an object that dies before the target answers still
+   * charges it (SPEC §10 "A stream outlives its object"). A throw sends nothing.
+   */
+  sending?: (() => void) | undefined;
 }

@@ -34,7 +34,8 @@ const restarted = (): UpstreamError => {
  * asked again, or the next of `rest` that can, to continue their text in the same open group, as
  * `continued` does past a provider's failure — one continuation request, never a splice. `reported`
  * is what the first target reported before the restart (its input carried into the stop event, with
- * the estimate of the stored text). Null when the answer cannot be continued (no `continueOnFailure`,
+ * the estimate of the stored text; `options.sending` is told before each continuation request leaves).
+ * Null when the answer cannot be continued (no `continueOnFailure`,
  * not text only, already stopped, no target took it up): the object then ends it typed.
  */
 export async function takenUp(

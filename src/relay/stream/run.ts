@@ -9,7 +9,7 @@
 import { parseJsonText } from "../../internal/json.js";
 import { encodeWireEvent, toWireError } from "../../index.js";
 import type { Limits } from "../admission/limits.js";
-import { CLAIM_HEADER, type Ticket, ticketOf } from "../accounting/stream-cost.js";
+import { askedOf, CLAIM_HEADER, type Ticket, ticketOf, withRequest } from "../accounting/stream-cost.js";
 import { checkedEvents, reportedUsageOf } from "./answer.js";
 import { StreamCost } from "../accounting/stream-cost.js";
 import type { UniEvent } from "../../schema.js";
@@ -99,11 +99,15 @@ export class StreamRun<E> {
     this.live.upstream = reading;
     this.ctx.viewers.lastRead = this.live.startedAt = Date.now();
     let upstream: Response | null = null;
+    // (a continuation request is stored as sent before it leaves — its input counted, `withRequest` — and
+    // what its target reports replaces that at once when it answers: an object that dies in between
+    // still charges it, and nothing is charged twice; SPEC §10 "A stream outlives its object")
+    const sending = stored ? () => store.saveUsage(JSON.stringify(withRequest(stored))) : undefined;
     try {
       await this.ending.schedule();
       const events = store.events().map((json) => parseJsonText(json) as UniEvent);
       const reported = (stored?.usage.usage_metadata ?? null) as UniEvent["usage_metadata"] | null;
-      upstream = await config.takeUp!(request, env, { target: duty!.target, events, reported }, reading.signal);
+      upstream = await config.takeUp!(request, env, { target: duty!.target, events, reported, sending }, reading.signal);
     } catch (e) {
       console.error("relay: a restarted stream could not be taken up", e);
     }
@@ -111,16 +115,30 @@ export class StreamRun<E> {
       // (cancelled meanwhile — stop() ended it, unsettled — or none took it up: ended typed, settled from its duty)
       await upstream?.body?.cancel().catch(() => {});
       this.live.upstream = null;
+      if (!store.ended && stored) store.saveUsage(JSON.stringify(stored)); // (no request answered: none counted)
       if (!store.ended) return this.ending.interrupted();
       if (stored) this.ending.settle(stored.settlement);
       return;
     }
     const ticket = ticketOf(duty!.ticket);
-    const cost = ticket && new StreamCost(ticket);
+    const cost = ticket && new StreamCost(ticket, stored && askedOf(stored));
     this.live.cost = cost;
     cost?.follow(reportedUsageOf(upstream));
     if (cost) store.usage = () => JSON.stringify(cost.snapshot());
     await this.read(upstream, config.clientOf(upstream), reading.signal, store.count);
+  }
+
+  /**
+   * A continuation request of the live stream is about to leave (routing/continuation.ts, past a
+   * provider's failure): stored as sent, its input counted (stream-cost.ts `withRequest`), so that an
+   * object that dies before its target answers still charges it; the batch of its first event stores
+   * what it reports instead.
+   */
+  sending(): void {
+    const { store } = this.ctx;
+    const cost = this.live.cost;
+    cost?.sent();
+    if (cost && store.exists && !store.ended) store.saveUsage();
   }
 
   /** Reads the upstream to its end; every checked event is stored (past the first `replayed`: stored already), a failure as the last event. */
@@ -145,6 +163,8 @@ export class StreamRun<E> {
         this.live.cost?.see(value); // (counted first: a batch stored by this append stores its usage with it)
         if (replayed > 0) {
           replayed--; // (an event the dead instance stored: checked and counted again, not stored twice)
+          // (all counted again: what the continuation's target reported replaces the request's estimate now, not at the first batch)
+          if (replayed === 0) store.saveUsage();
           continue;
         }
         const flushed = store.append(encodeWireEvent(value));

@@ -24,7 +24,7 @@ export interface Duty {
   target: string | null;
   /** Its claim (stream-cost.ts, CLAIM_HEADER's value), or null without quotas. */
   ticket: string | null;
-  /** What it cost so far (stream-cost.ts `snapshot`, JSON), written with each stored batch; null before the first. */
+  /** What it cost so far (stream-cost.ts `snapshot`, JSON), written with each stored batch and when a request is sent or answers; null before. */
   usage: string | null;
 }
 
@@ -192,8 +192,18 @@ export class StreamStore {
     const before = this.log.count;
     this.log.flush();
     // (the running usage with each stored batch: what the stored events cost, for a restarted object)
-    if (this.usage && this.log.count !== before) this.sql.exec("UPDATE duty SET usage = ? WHERE id = 0", this.usage());
+    if (this.log.count !== before) this.saveUsage();
     this.stored();
+  }
+
+  /**
+   * Stores the running usage in the duty now (`json`, else `usage()`'s; nothing without either): with
+   * each batch, and at once when a provider request is sent or answers (stream/run.ts), so that a
+   * request's input is in storage before the object can die with it unsaved (SPEC §10 "A stream
+   * outlives its object": charged once, never a request short).
+   */
+  saveUsage(json: string | null = this.usage?.() ?? null): void {
+    if (json !== null) this.sql.exec("UPDATE duty SET usage = ? WHERE id = 0", json);
   }
 
   /** Marks the stream ended in storage, deleted at `expiresAt` (ms since the epoch). */

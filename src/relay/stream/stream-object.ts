@@ -199,7 +199,9 @@ export class RelayStreamObject<E = unknown> {
     const { upstreamRequest, binding, meta, door, ticket, ticketText, body } = await creationOf(request);
     const reading = new AbortController();
     const cost = ticket && new StreamCost(ticket);
-    const upstream = await this.run.awaitHeaders(reading, () => this.ctx.config.open(upstreamRequest, this.env, reading.signal));
+    // (a continuation past a provider's failure is stored as sent before it leaves: run.ts `sending`)
+    const sending = () => this.run.sending();
+    const upstream = await this.run.awaitHeaders(reading, () => this.ctx.config.open(upstreamRequest, this.env, reading.signal, sending));
     if (reading.signal.aborted && reading.signal.reason instanceof StreamStopped) {
       // given up before the headers (the alarm): the creator, if still there, is told why
       await upstream.body?.cancel().catch(() => {});
@@ -217,6 +219,7 @@ export class RelayStreamObject<E = unknown> {
     // (the stream's duty, stored with it: a restarted object settles it, store.ts)
     this.store.create(binding, meta, { target: upstream.headers.get(TARGET_HEADER), ticket: ticketText, request: upstreamRequest, body });
     if (cost) this.store.usage = () => JSON.stringify(cost.snapshot());
+    this.store.saveUsage(); // (what the provider reported as it answered — Anthropic's input — stored at once, not with the first batch)
     this.live.upstream = reading;
     this.lastRead = Date.now();
     this.state.waitUntil(this.run.read(upstream, client, reading.signal));

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
 import { anthropic } from "../../../../src/providers/index.ts";
 import { createRelay } from "../../../../src/relay/index.ts";
-import { metered, StreamCost } from "../../../../src/relay/accounting/stream-cost.ts";
+import { metered, snapshotOf, StreamCost, withRequest } from "../../../../src/relay/accounting/stream-cost.ts";
 import { watchdogOf } from "../../../../src/relay/routing/watchdog.ts";
 import type { Settlement } from "../../../../src/relay/accounting/quota.ts";
 import type { UniEvent } from "../../../../src/schema.ts";
@@ -75,4 +75,38 @@ test("the watchdog's defaults are the documented ones: STALL_S 60 s, FIRST_EVENT
   expect(watchdogOf({ STALL_S: "1e9" }).stallMs).toBe(2 ** 31 - 1); // (a timer's longest delay)
   // a variable only an Object.prototype holds is not read
   expect(watchdogOf(Object.create({ STALL_S: "1" }))).toEqual({ stallMs: 60_000, firstEventMs: 30_000 });
+});
+
+test("a stream's stored cost knows one request's input (`asked`): a continuation sent is counted with it until its target reports (withRequest)", () => {
+  const ticket = { id: "c", principal: "p", model: "m", input: 2 };
+  const usage = (prompt: number | null) => ({ cached_tokens: null, prompt_tokens: prompt, thoughts_tokens: null, response_tokens: null });
+  // the first count the provider reported is one request's input; before any, the claim's estimate
+  let reported: ReturnType<typeof usage> | null = null;
+  const cost = new StreamCost(ticket);
+  cost.follow(() => reported);
+  expect(cost.snapshot().asked).toBe(2);
+  reported = usage(12);
+  expect(cost.snapshot().asked).toBe(12);
+  reported = usage(30); // (a continuation's count with the earlier ones carried: not one request's)
+  const stored = cost.snapshot();
+  expect(stored.asked).toBe(12);
+  expect(snapshotOf(JSON.stringify(stored))).toEqual(stored);
+  const sent = withRequest(stored);
+  expect(sent.settlement).toMatchObject({ input: 42, estimated: stored.settlement.estimated + 12 });
+  expect(sent.usage).toMatchObject({ usage_metadata: { prompt_tokens: 42 }, usage_estimated: true });
+  expect(sent.asked).toBe(12);
+  // a snapshot stored without `asked` (before it was kept): its input so far; a bad one is dropped
+  const { asked: _, ...old } = stored;
+  expect(withRequest(old).settlement.input).toBe(60);
+  expect(snapshotOf(JSON.stringify({ ...stored, asked: -1 }))?.asked).toBeUndefined();
+  // a taken-up stream's cost is given it: the continuation's count (carried ones in it) is not one request's
+  const taken = new StreamCost(ticket, 12);
+  taken.follow(() => usage(24));
+  expect(taken.snapshot().asked).toBe(12);
+  // a continuation sent (past a provider's failure): counted in every snapshot until its first event
+  taken.sent();
+  expect(taken.snapshot().settlement.input).toBe(36);
+  expect(taken.snapshot().settlement.input).toBe(36); // (a batch stored meanwhile keeps it)
+  taken.see({ role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "a" }] } as unknown as UniEvent);
+  expect(taken.snapshot().settlement.input).toBe(24);
 });

@@ -113,3 +113,34 @@ test("what a taken-up answer reports before its stop event holds the input repor
   expect(reportedUsageOf(answer!)!()?.prompt_tokens).toBe(12 + 18);
   await reader.cancel();
 });
+
+test("a stream's object is told before each continuation request leaves (`sending`: it stores the request as sent), and only when one is sent", async () => {
+  const fake = fakeProvider("anthropic", { streams: { "claude-test": capture }, key: KEY });
+  const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
+  const body = {
+    model: "m",
+    messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],
+    config: {},
+  } as unknown as MmspBody;
+  const options = { bounds: limits({}), watchdog: watchdogOf({}), maxTokens: 1024 };
+  const seenAtSending: number[] = [];
+  const sending = () => seenAtSending.push(fake.requests.length);
+  const ask = (row: Partial<RelayModel>) =>
+    takenUp(
+      { provider, model: "claude-test", continueOnFailure: true, ...row } as RelayModel,
+      [],
+      [delta("x")],
+      body,
+      new AbortController().signal,
+      { ...options, sending },
+      null,
+    );
+  const taken = await ask({});
+  expect(taken).not.toBeNull();
+  await all(taken!.events);
+  expect(fake.requests).toHaveLength(1);
+  expect(seenAtSending).toEqual([0]); // (told once, before the provider had the request)
+  expect(await ask({ continueOnFailure: false })).toBeNull();
+  expect(seenAtSending).toEqual([0]); // (nothing sent: not told)
+  expect(fake.requests).toHaveLength(1);
+});
