@@ -11,8 +11,7 @@
 // (process.cpuUsage() sent over IPC at each cell's start and end), divided by the upstream events
 // it read (the provider stream's `data:` messages, [DONE] not counted); medians of the rounds.
 // Cells: the relay's doors — MMSP `/v1/stream`, Open Responses `/v1/responses`, Chat Completions
-// `/v1/chat/completions` and Gemini's `streamGenerateContent?alt=sse` (its Messages door does not
-// exist yet: its column says so) — and Portkey's
+// `/v1/chat/completions`, Messages `/v1/messages` and Gemini's `streamGenerateContent?alt=sse` — and Portkey's
 // `/v1/chat/completions` (and `/v1/messages` for Anthropic), each on Anthropic text, Anthropic with a
 // tool call, OpenAI Chat and Gemini upstreams.
 //
@@ -177,6 +176,18 @@ function cellsOf(relayUrl, portkeyUrl, upstreamUrl, relayBUrl) {
       });
       cells.push({
         gateway,
+        door: "messages",
+        u,
+        url: `${url}/v1/messages`,
+        init: {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": "bench-relay-key", "anthropic-version": "2023-06-01" },
+          body: JSON.stringify({ model: u.relayModel, max_tokens: 4096, messages: [{ role: "user", content: "Hi" }], stream: true }),
+        },
+        end: '"type":"message_stop"',
+      });
+      cells.push({
+        gateway,
         door: "gemini",
         u,
         url: `${url}/v1beta/models/${u.relayModel}:streamGenerateContent?alt=sse`,
@@ -307,21 +318,29 @@ try {
   const us = (c) => (c ? median(c.us) : null);
   const fx = (x, d = 1) => (x === null ? "—" : x.toFixed(d));
   const ratio = (p, r) => (p === null || r === null ? "—" : `${(p / r).toFixed(2)}×`);
-  const none = "— (no door yet)";
   const lines = [
     `Node ${process.version}, ${started.toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, @portkey-ai/gateway ${pkgVersion("@portkey-ai/gateway")} (@hono/node-server ${pkgVersion("@hono/node-server")}); load average ${load0.map((x) => x.toFixed(2)).join(" ")} at the start, ${load1.map((x) => x.toFixed(2)).join(" ")} at the end. Each cell: ${REQUESTS} requests at concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds after ${WARMUP} warm-up requests; ${DELTAS}-delta upstream streams (events per stream: ${UPSTREAMS.map((u) => `${u.label} ${events[u.key]}`).join(", ")}). µs/event = the gateway process's user+system CPU ÷ upstream events; Portkey ÷ relay > 1 = the relay is cheaper. Requests sent again after a kept-alive connection closed under them: ${retries}.`,
     "",
-    "| upstream → client | relay `/v1/stream` (MMSP) | relay `/v1/responses` | relay Chat Completions | relay Messages | relay Gemini | Portkey `/v1/chat/completions` | Portkey `/v1/messages` | Portkey chat ÷ relay MMSP | Portkey chat ÷ relay Responses | Portkey chat ÷ relay Chat |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| upstream → client | relay `/v1/stream` (MMSP) | relay `/v1/responses` | relay Chat Completions | relay Messages | relay Gemini | Portkey `/v1/chat/completions` | Portkey `/v1/messages` |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
+  const DOORS = [["stream", "MMSP"], ["responses", "Responses"], ["chat", "Chat"], ["messages", "Messages"], ["gemini", "Gemini"]];
   for (const u of UPSTREAMS) {
-    const s = us(find("relay", "stream", u));
-    const o = us(find("relay", "responses", u));
-    const c = us(find("relay", "chat", u));
+    const pm = us(find("portkey", "messages", u));
+    const relay = DOORS.map(([door]) => `${fx(us(find("relay", door, u)))} µs`).join(" | ");
+    lines.push(`| ${u.label} | ${relay} | ${fx(us(find("portkey", "chat", u)))} µs | ${pm === null ? "—" : `${fx(pm)} µs`} |`);
+  }
+  lines.push(
+    "",
+    "Portkey ÷ relay (> 1: the relay is cheaper), each relay door against Portkey's `/v1/chat/completions` (the Messages door against Portkey's `/v1/messages` as well, where it is measured):",
+    "",
+    `| upstream | ${DOORS.map(([, label]) => `÷ relay ${label}`).join(" | ")} | Portkey messages ÷ relay Messages |`,
+    `| --- | ${DOORS.map(() => "---:").join(" | ")} | ---: |`,
+  );
+  for (const u of UPSTREAMS) {
     const pc = us(find("portkey", "chat", u));
     const pm = us(find("portkey", "messages", u));
-    const g = us(find("relay", "gemini", u));
-    lines.push(`| ${u.label} | ${fx(s)} µs | ${fx(o)} µs | ${fx(c)} µs | ${none} | ${fx(g)} µs | ${fx(pc)} µs | ${pm === null ? "—" : `${fx(pm)} µs`} | ${ratio(pc, s)} | ${ratio(pc, o)} | ${ratio(pc, c)} |`);
+    lines.push(`| ${u.label} | ${DOORS.map(([door]) => ratio(pc, us(find("relay", door, u)))).join(" | ")} | ${ratio(pm, us(find("relay", "messages", u)))} |`);
   }
   lines.push(
     "",
@@ -339,12 +358,15 @@ try {
       "",
       `A/B: A = this checkout's dist/ (commit ${commit}), B = ${AB}, each relay its own process, the cells interleaved; B ÷ A > 1 = A is cheaper.`,
       "",
-      "| upstream | `/v1/stream` A | `/v1/stream` B | B ÷ A | `/v1/responses` A | `/v1/responses` B | B ÷ A |",
-      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+      `| upstream | ${DOORS.map(([, label]) => `${label} A | ${label} B | B ÷ A`).join(" | ")} |`,
+      `| --- | ${DOORS.map(() => "---: | ---: | ---:").join(" | ")} |`,
     );
     for (const u of UPSTREAMS) {
-      const [sa, sb, oa, ob] = [["relay", "stream"], ["relayB", "stream"], ["relay", "responses"], ["relayB", "responses"]].map(([g, d]) => us(find(g, d, u)));
-      lines.push(`| ${u.label} | ${fx(sa)} µs | ${fx(sb)} µs | ${ratio(sb, sa)} | ${fx(oa)} µs | ${fx(ob)} µs | ${ratio(ob, oa)} |`);
+      const row = DOORS.map(([door]) => {
+        const [a, b] = [us(find("relay", door, u)), us(find("relayB", door, u))];
+        return `${fx(a)} µs | ${fx(b)} µs | ${ratio(b, a)}`;
+      });
+      lines.push(`| ${u.label} | ${row.join(" | ")} |`);
     }
   }
   lines.push("");

@@ -79,13 +79,53 @@ export const NDJSON_FRAMING: WireFraming = {
   end: "",
 };
 
+/**
+ * A keep-alive: `fire` after `ms` without output (`wrote()` says there was some), then every `ms`
+ * of silence, until disposed. Its timer never keeps a process alive by itself (unref where it can).
+ * @internal The encoders' (WireEncoderCore) and a relay's answer body's (relay/stream/encoding.ts).
+ */
+export class KeepAlive {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastOutput = Date.now();
+  private disposed = false;
+
+  constructor(private readonly ms: number, private readonly fire: () => void) {
+    this.arm(ms);
+  }
+
+  /** Output went out now. */
+  wrote(): void {
+    this.lastOutput = Date.now();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Fires after `delay` ms if nothing went out since. */
+  private arm(delay: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.disposed) return;
+      const idle = Date.now() - this.lastOutput;
+      if (idle >= this.ms) {
+        this.lastOutput = Date.now();
+        this.fire();
+        this.arm(this.ms);
+      } else this.arm(this.ms - idle);
+    }, delay);
+    // Where timers can be unreferenced (Node, Bun), a keep-alive never keeps the process alive by itself.
+    const t = this.timer as unknown as { unref?: () => void };
+    if (typeof t === "object" && t !== null && typeof t.unref === "function") t.unref();
+  }
+}
+
 /** The encoder as a synchronous core: UniEvents in, UTF-8 bytes out. */
 export class WireEncoderCore implements StreamCore<UniEvent, Uint8Array> {
   private readonly utf8 = new TextEncoder();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private lastOutput = 0;
-  private emitLater: ((bytes: Uint8Array) => void) | undefined;
-  private disposed = false;
+  private alive: KeepAlive | undefined;
   finished = false;
 
   constructor(
@@ -95,10 +135,9 @@ export class WireEncoderCore implements StreamCore<UniEvent, Uint8Array> {
   ) {}
 
   start(emit: (bytes: Uint8Array) => void): void {
-    if (!(this.keepAliveMs > 0) || this.framing.keepAlive === undefined) return;
-    this.emitLater = emit;
-    this.lastOutput = Date.now();
-    this.arm(this.keepAliveMs);
+    const text = this.framing.keepAlive;
+    if (!(this.keepAliveMs > 0) || text === undefined) return;
+    this.alive = new KeepAlive(this.keepAliveMs, () => emit(this.utf8.encode(text)));
   }
 
   push(event: UniEvent, emit: (bytes: Uint8Array) => void): void {
@@ -124,10 +163,8 @@ export class WireEncoderCore implements StreamCore<UniEvent, Uint8Array> {
   }
 
   dispose(): void {
-    this.disposed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.emitLater = undefined;
+    this.alive?.dispose();
+    this.alive = undefined;
   }
 
   private fail(error: unknown, emit: (bytes: Uint8Array) => void): void {
@@ -141,24 +178,7 @@ export class WireEncoderCore implements StreamCore<UniEvent, Uint8Array> {
   }
 
   private write(text: string, emit: (bytes: Uint8Array) => void): void {
-    if (this.emitLater) this.lastOutput = Date.now();
+    this.alive?.wrote();
     emit(this.utf8.encode(text));
-  }
-
-  /** The keep-alive timer: fires after `delay` ms and writes a comment if nothing went out since. */
-  private arm(delay: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.disposed || !this.emitLater) return;
-      const idle = Date.now() - this.lastOutput;
-      if (idle >= this.keepAliveMs) {
-        this.lastOutput = Date.now();
-        this.emitLater(this.utf8.encode(this.framing.keepAlive!));
-        this.arm(this.keepAliveMs);
-      } else this.arm(this.keepAliveMs - idle);
-    }, delay);
-    // Where timers can be unreferenced (Node, Bun), a keep-alive never keeps the process alive by itself.
-    const t = this.timer as unknown as { unref?: () => void };
-    if (typeof t === "object" && t !== null && typeof t.unref === "function") t.unref();
   }
 }

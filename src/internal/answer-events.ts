@@ -12,6 +12,9 @@ import { cutError } from "./http.js";
 import { MessagePromise } from "./message-promise.js";
 import type { ReaderStream } from "./reader-stream.js";
 
+/** An answer's events whose readable gives `O` (UniEvents; arrays of them for a batched reader). */
+export type EventsOf<O> = Omit<ResponseEvents, "readable"> & { readable: ReadableStream<O> };
+
 /** The events of an answer refused with the error `refusal` resolves to (or rejects with). */
 export function refusedEvents(refusal: Promise<unknown>): ResponseEvents {
   const message = new MessagePromise<StreamedMessage>(() => {});
@@ -33,12 +36,12 @@ export function refusedEvents(refusal: Promise<unknown>): ResponseEvents {
  * mid-body) is a `ConnectionError` (http.ts `cutError`) after every event before it; a caller's own
  * `body.pipeThrough(stage)` keeps the body's error as it is (WHATWG). `onCancel`: the readable was cancelled.
  */
-export function streamedEvents(
+export function streamedEvents<O = UniEvent>(
   body: ReadableStream<Uint8Array> | null | (() => Promise<ReadableStream<Uint8Array> | null>),
   url: string,
-  stream: ReaderStream<Uint8Array, UniEvent>,
+  stream: ReaderStream<Uint8Array, O>,
   onCancel?: (reason: unknown) => void,
-): ResponseEvents {
+): EventsOf<O> {
   let reader: ReadableStreamDefaultReader<Uint8Array> | null | undefined;
   let bytes = 0;
   // (pulled, not piped: a pipe gives no say over the source's error; highWaterMark 0: read as the reader asks)

@@ -16,22 +16,38 @@ export class BatchingCore<I, O> implements StreamCore<I, O[]> {
     return this.inner.finished;
   }
 
+  /** The outputs of the wrapped core so far (a cut body's error counts events, not arrays: answer-events.ts). */
+  count = 0;
+
   push(input: I, emit: (outputs: O[]) => void): void {
     const out: O[] = [];
     try {
       this.inner.push(input, (o) => void out.push(o));
     } finally {
+      this.count += out.length;
       if (out.length > 0) emit(out);
     }
   }
 
-  end(emit: (outputs: O[]) => void): void {
+  /** The wrapped core's end, waited for when it waits (a provider's core diagnosing a body that is no stream). */
+  end(emit: (outputs: O[]) => void): void | Promise<void> {
     const out: O[] = [];
+    const flush = (): void => {
+      this.count += out.length;
+      if (out.length > 0) emit(out.splice(0));
+    };
+    let ended: void | Promise<void>;
     try {
-      this.inner.end((o) => void out.push(o));
-    } finally {
-      if (out.length > 0) emit(out);
+      ended = this.inner.end((o) => void out.push(o));
+    } catch (e) {
+      flush();
+      throw e;
     }
+    if (!ended) return flush();
+    return ended.then(flush, (e: unknown) => {
+      flush();
+      throw e;
+    });
   }
 
   dispose(): void {

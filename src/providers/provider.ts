@@ -10,15 +10,17 @@ import { UpstreamError } from "../errors.js";
 import type { ResponseEvents } from "../from-response.js";
 import type { UsageMetadata } from "../schema.js";
 import { follow } from "../internal/abort.js";
+import { type EventsOf, streamedEvents } from "../internal/answer-events.js";
+import type { ReaderStream } from "../internal/reader-stream.js";
+import { registerBatches } from "./batches.js";
 import { tappedBody } from "./byte-tap.js";
-import { streamedEvents } from "../internal/answer-events.js";
 import { fail } from "../internal/describe.js";
 import { cancelledError, connectionError } from "../internal/http.js";
 import { checkOptions, FUNCTION, type OptionSpec, PROVIDER_STREAM_OPTIONS, type Rule } from "../internal/options.js";
 import { cutSecrets, errorWithoutSecrets, secretsOf } from "../internal/secrets.js";
 import { isRecord, ownMembers, ownValue } from "../internal/values.js";
 import type { BodyContext } from "../framing/framer.js";
-import { bodyContext, providerStream, type ProviderStreamOptions } from "./read.js";
+import { bodyContext, ProviderBatchStream, providerStream, type ProviderStreamOptions } from "./read.js";
 import { providerRefusal } from "./refusal.js";
 import { FOREIGN_THINKING, type HistoryOptions } from "./history.js";
 import { checkRequest, type MmspRequest, type UniConfig } from "./request.js";
@@ -167,7 +169,7 @@ export const PROVIDER_OPTIONS: OptionSpec = {
 };
 
 /** A direct stream()'s span (providers/tracing.ts, the relay's too), fed by the stream's own snapshot and message: its readable is not touched. */
-function traced(chat: ChatSpan, events: ResponseEvents): void {
+function traced(chat: ChatSpan, events: Omit<ResponseEvents, "readable">): void {
   const off = events.subscribe(() => {
     chat.chunk();
     off();
@@ -221,7 +223,15 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     return made;
   };
 
-  const stream = (input: Request | MmspRequest, streamOptions: ProviderStreamOptions = {}): ProviderEvents => {
+  /** Fetches `input` and reads its answer with the reader `reader` makes (per event, or per chunk: batches.ts). */
+  const opened = <O>(
+    input: Request | MmspRequest,
+    streamOptions: ProviderStreamOptions,
+    reader: (
+      options: ProviderStreamOptions,
+      context: BodyContext,
+    ) => ReaderStream<Uint8Array, O> & { readonly reportedUsage: UsageMetadata | null },
+  ): EventsOf<O> & Pick<ProviderEvents, "stop" | "reportedUsage"> => {
     checkOptions(`${name}().stream`, streamOptions, PROVIDER_STREAM_OPTIONS);
     const req = input instanceof Request ? input : request(input);
     if (new URL(req.url).origin !== origin) {
@@ -263,7 +273,7 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
       bodyContext(response, context);
       return tappedBody(req, response.body); // (a pass-through's bytes, when the relay asked: byte-tap.ts)
     };
-    const reading = providerStream(spec, { ...streamOptions, signal: abort.signal }, context);
+    const reading = reader({ ...streamOptions, signal: abort.signal }, context);
     // The fetch is made at the first pull (a pipe pulls at once), not in an async start(): with it
     // there, workerd's pipe read the source as ended before the answer came (the workers project).
     const events = streamedEvents(open, req.url, reading, (reason) => abort.abort(reason));
@@ -288,6 +298,8 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
     };
   };
 
+  const stream = (input: Request | MmspRequest, streamOptions: ProviderStreamOptions = {}): ProviderEvents =>
+    opened(input, streamOptions, (o, context) => providerStream(spec, o, context));
   const { counter } = parts;
   const countTokens = counter &&
     ((mmsp: MmspRequest, { signal, ...history }: HistoryOptions & { signal?: AbortSignal } = {}): Promise<number> => {
@@ -295,5 +307,17 @@ export function makeProvider(name: string, parts: ProviderParts, options: Provid
       const url = base + (typeof counter.path === "string" ? counter.path : counter.path(mmsp.model));
       return countWith(counter, { built, url, model: mmsp.model, fetch: doFetch, spec, client: spec.name, signal });
     });
-  return { name: spec.name, request, stream, continuesPrefix: parts.continuesPrefix === true, ...(countTokens ? { countTokens } : {}) };
+  const provider: Provider = {
+    name: spec.name,
+    request,
+    stream,
+    continuesPrefix: parts.continuesPrefix === true,
+    ...(countTokens ? { countTokens } : {}),
+  };
+  // (the same request and reader, its events read one array per provider chunk: a relay's stateless path)
+  registerBatches(
+    provider,
+    (input, streamOptions = {}) => opened(input, streamOptions, (o, context) => new ProviderBatchStream(spec, o, context)),
+  );
+  return provider;
 }

@@ -7,6 +7,7 @@ import type { BodyContext } from "../framing/framer.js";
 import type { ResponseEvents } from "../from-response.js";
 import type { CoreStreamHooks, CoreStreamOptions } from "../internal/core-stream.js";
 import { stalledError } from "../internal/http.js";
+import { BatchingCore } from "../internal/batching-core.js";
 import { ReaderStream } from "../internal/reader-stream.js";
 import { refusedEvents, streamedEvents } from "../internal/answer-events.js";
 import type { UniEvent, UsageMetadata } from "../schema.js";
@@ -56,6 +57,33 @@ export class ProviderReaderStream extends ReaderStream<Uint8Array, UniEvent> {
    * `message_start`, Gemini's on each chunk, every provider's whole usage once its stop came. What an
    * answer stopped or cut before its end cost, as far as the provider said (a copy).
    */
+  get reportedUsage(): UsageMetadata | null {
+    return this.#core.reportedUsage;
+  }
+}
+
+/**
+ * @internal The same reader as ProviderReaderStream (the same core: checks, order, errors, `message`,
+ * `reportedUsage`), its readable giving one array of events per input chunk (BatchingCore): what a
+ * relay's stateless path reads, one `read()` per provider chunk instead of one per event (issue #49).
+ */
+export class ProviderBatchStream extends ReaderStream<Uint8Array, UniEvent[]> {
+  readonly #core: ProviderCore;
+  readonly #batches: BatchingCore<Uint8Array, UniEvent>;
+  constructor(spec: ProviderSpec, options: ProviderStreamOptions, context?: BodyContext) {
+    const core = new ProviderCore(spec, options, context);
+    const batches = new BatchingCore(core);
+    super(batches, core, options, stallOf(spec, options));
+    this.#core = core;
+    this.#batches = batches;
+  }
+
+  /** @internal The events made so far (not the arrays: a cut body's ConnectionError counts events). */
+  override get outputs(): number {
+    return this.#batches.count;
+  }
+
+  /** See ProviderReaderStream's. */
   get reportedUsage(): UsageMetadata | null {
     return this.#core.reportedUsage;
   }

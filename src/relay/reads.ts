@@ -6,6 +6,8 @@
 // cancel, without one ReadableStream pull, enqueue and read (three promises) per event on the way.
 // The stream is locked when its reads are taken: it can never be read twice.
 
+import type { UniEvent } from "../schema.js";
+
 /** One read of a source, as a ReadableStream's reader gives it. */
 export type Read<T> = () => Promise<ReadableStreamReadResult<T>>;
 
@@ -55,4 +57,24 @@ export function readsOf<T>(stream: ReadableStream<T>): Reads<T> {
   }
   DIRECT.delete(stream as ReadableStream<unknown>);
   return { read: direct, cancel: (reason) => reader.cancel(reason) };
+}
+
+/**
+ * Events read in batches (one array per provider chunk: providers/batches.ts; a lone event counts as a
+ * batch of one) as one event per read, for what reads events (the stream's object, a continuation, a
+ * whole answer); its reads, and its source's, may be taken directly like any of {@link passing}'s.
+ */
+export function flattened(batches: ReadableStream<UniEvent[] | UniEvent>): ReadableStream<UniEvent> {
+  const source = readsOf(batches);
+  let batch: readonly UniEvent[] = [];
+  let at = 0;
+  const read = async (): Promise<ReadableStreamReadResult<UniEvent>> => {
+    while (at >= batch.length) {
+      const r = await source.read();
+      if (r.done) return { done: true, value: undefined };
+      [batch, at] = [Array.isArray(r.value) ? r.value : [r.value], 0];
+    }
+    return { done: false, value: batch[at++]! };
+  };
+  return passing(read, (reason) => source.cancel(reason));
 }

@@ -157,25 +157,25 @@ export class StreamCost {
 }
 
 /**
- * The stateless relay's events with their cost followed: settled once, at the end, the error or the
- * cancel (the client gone); an error passed on marked with the usage (an UpstreamError as the
- * next reader sees it). Its reads, and its source's, may be taken directly (reads.ts: no stream hop
- * per event on the way to a door's encoder).
+ * The stateless relay's events (one by one, or one array per provider chunk) with their cost
+ * followed: settled once, at the end, the error or the cancel (the client gone); an error passed on
+ * marked with the usage (an UpstreamError as the next reader sees it). Its reads, and its source's,
+ * may be taken directly (reads.ts: no stream hop per read on the way to a door's encoder).
  */
-export function metered(
-  readable: ReadableStream<UniEvent>,
+export function metered<T extends UniEvent | UniEvent[]>(
+  readable: ReadableStream<T>,
   cost: StreamCost,
   client: string,
   settle: (s: Settlement) => void,
-): ReadableStream<UniEvent> {
+): ReadableStream<T> {
   const source = readsOf(readable);
   let settled = false;
   const end = (): void => {
     if (!settled) settle(cost.settlement());
     settled = true;
   };
-  const read = async (): Promise<ReadableStreamReadResult<UniEvent>> => {
-    let r: ReadableStreamReadResult<UniEvent>;
+  const read = async (): Promise<ReadableStreamReadResult<T>> => {
+    let r: ReadableStreamReadResult<T>;
     try {
       r = await source.read();
     } catch (e) {
@@ -184,7 +184,8 @@ export function metered(
       throw marked;
     }
     if (r.done) end();
-    else cost.see(r.value);
+    else if (Array.isArray(r.value)) { for (const event of r.value) cost.see(event); }
+    else cost.see(r.value as UniEvent);
     return r;
   };
   return passing(read, (reason) => {

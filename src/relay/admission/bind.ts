@@ -122,9 +122,45 @@ export async function offersKey(offered: [string, string][], key: string): Promi
   return found;
 }
 
-/** Two secrets compared through their HMACs: the time taken says nothing about either. */
+/** The key of the secrets' comparison, imported once per isolate (a constant: the HMAC only hides the time). */
+let compareKey: Promise<CryptoKey> | undefined;
+
+/** A secret's HMAC for the comparison. */
+async function compareHmac(text: string): Promise<string> {
+  compareKey ??= crypto.subtle.importKey("raw", utf8.encode("relay-key"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return hexBytes(new Uint8Array(await crypto.subtle.sign("HMAC", await compareKey, utf8.encode(text))), "");
+}
+
+/**
+ * The secrets' HMACs, kept: the operator's (RELAY_KEY, the principals' keys: the same few on every
+ * request) and the offers (a client sends its key with each request; admission compares it more than
+ * once). A constant key makes them plain digests; which are kept tells nothing a request's own answer
+ * does not (its key matched or not). At most KEPT_HMACS each (of at most KEPT_LENGTH characters), then made anew.
+ */
+const operatorHmacs = new Map<string, Promise<string>>();
+const offerHmacs = new Map<string, Promise<string>>();
+const KEPT_HMACS = 1024;
+/** The longest secret whose HMAC is kept (a key is far shorter; a header of junk is hashed each time, never held). */
+const KEPT_LENGTH = 512;
+
+function keptHmac(kept: Map<string, Promise<string>>, text: string): Promise<string> {
+  if (text.length > KEPT_LENGTH) return compareHmac(text);
+  let known = kept.get(text);
+  if (known === undefined) {
+    if (kept.size >= KEPT_HMACS) kept.clear();
+    known = compareHmac(text);
+    kept.set(text, known);
+    known.catch(() => kept.delete(text));
+  }
+  return known;
+}
+
+/**
+ * Two secrets compared through their HMACs: the time taken says nothing about either. `b` is the
+ * operator's, `a` the client's offer (their HMACs kept: `operatorHmacs`, `offerHmacs`).
+ */
 export async function sameSecret(a: string, b: string): Promise<boolean> {
-  return sameHash(await hmac("relay-key", a), await hmac("relay-key", b));
+  return sameHash(await keptHmac(offerHmacs, a), await keptHmac(operatorHmacs, b));
 }
 
 /**

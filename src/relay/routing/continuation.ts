@@ -18,6 +18,8 @@ import { logMove, retryable, type ServeOptions } from "./retry.js";
 import type { MmspBody, RelayModel } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { follow } from "../../internal/abort.js";
+import { batchedOne } from "../../providers/batches.js";
+import { flattened } from "../reads.js";
 import { textTokens, trustedCount, trustedInput } from "../accounting/usage-estimate.js";
 
 type Item = UniEvent["content_items"][number] & {
@@ -194,7 +196,7 @@ async function ask(
   });
   if (signal.aborted) return "none";
   const first = "started" in start ? start.started.first : null;
-  const firstItem = first && !("error" in first) && !first.done ? first.value.content_items[0] : undefined;
+  const firstItem = first && !("error" in first) && !first.done ? first.value[0]?.content_items[0] : undefined;
   if ("started" in start && firstItem?.type === "text.delta") return start.started;
   attempt.abort(failure);
   if ("started" in start) start.started.reader.cancel(failure).catch(() => {});
@@ -222,7 +224,7 @@ export async function next(state: Continuing, parts: ContinueParts, failure: unk
     state.carriedInput += trustedInput(serving.events.reportedUsage) ?? 0; // (a count the settlement would not trust carries nothing)
     serving.events = started.events;
     serving.carriedInput = state.carriedInput;
-    state.reader = targetEvents(started).getReader();
+    state.reader = flattened(targetEvents(started)).getReader();
     return true;
   }
   return false;
@@ -235,18 +237,18 @@ export async function next(state: Continuing, parts: ContinueParts, failure: unk
  */
 export function continued(
   target: RelayModel,
-  events: ReadableStream<UniEvent>,
+  events: ReadableStream<UniEvent[]>,
   rest: readonly RelayModel[],
   body: MmspBody,
   signal: AbortSignal,
   options: ServeOptions,
   serving: Serving,
-): ReadableStream<UniEvent> {
+): ReadableStream<UniEvent[]> {
   if (target.continueOnFailure !== true || !rest.some((t) => t.provider.continuesPrefix === true)) return events;
   const parts: ContinueParts = { body, signal, options, serving };
   const state: Continuing = {
     answer: new Answer(),
-    reader: events.getReader(),
+    reader: flattened(events).getReader(),
     current: target,
     left: rest,
     skip: "",
@@ -254,7 +256,7 @@ export function continued(
     carried: 0,
     carriedInput: 0,
   };
-  return continuedStream(state, parts);
+  return batchedOne(continuedStream(state, parts)); // (a continued answer: its events one by one, the seam's rule per event)
 }
 
 /** The events of a continued answer from where `state` stands: the next target asked past each failure it may mend. */

@@ -19,6 +19,7 @@ import { logMove, retryable, type ServeOptions } from "./retry.js";
 import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { sseAnswer } from "../stream/answer.js";
+import { batchedOne } from "../../providers/batches.js";
 import { firstEvent, LATE } from "./watchdog.js";
 
 /** The error of a target silent past FIRST_EVENT_S (a retry may mend it). */
@@ -69,7 +70,7 @@ export async function servedAnswer(
     follow(attempt, signal);
     const firstRead = last || watchdog.firstEventMs === undefined
       ? undefined
-      : async (read: Promise<ReadableStreamReadResult<UniEvent>>) => {
+      : async (read: Promise<ReadableStreamReadResult<UniEvent[]>>) => {
         const r = await firstEvent(read, watchdog.firstEventMs);
         return r === LATE ? { error: lateError(target.provider.name, watchdog.firstEventMs!) } : r;
       };
@@ -160,7 +161,7 @@ export async function takenUpAnswer(
     taken.reported,
   );
   if (up === null) return null;
-  const answer = sseAnswer(up.events, targets[i]!.provider.name, { reported: () => reportedSoFar(up.serving) });
+  const answer = sseAnswer(batchedOne(up.events), targets[i]!.provider.name, { reported: () => reportedSoFar(up.serving) });
   answer.headers.set(TARGET_HEADER, taken.target!);
   return answer;
 }

@@ -98,8 +98,8 @@ export class PassedBytes {
     });
   }
 
-  /** The client's body: the provider's bytes, read as `events` (the answer's, checked and metered) are. */
-  body(events: ReadableStream<UniEvent>): ReadableStream<Uint8Array> {
+  /** The client's body: the provider's bytes, read as `events` (the answer's, checked and metered; one by one or in batches) are. */
+  body(events: ReadableStream<UniEvent | UniEvent[]>): ReadableStream<Uint8Array> {
     const reader = events.getReader();
     const queue = this.#queue;
     let done: { error?: unknown } | undefined;

@@ -9,7 +9,8 @@
 // continuation.ts ask each target here.
 import { passing } from "../reads.js";
 import { UnsupportedParameterError, UpstreamError } from "../../errors.js";
-import type { Provider, ProviderEvents } from "../../providers/provider.js";
+import type { Provider } from "../../providers/provider.js";
+import { batchesOf, type ProviderBatches } from "../../providers/batches.js";
 import { isRequestError } from "../../providers/request-error.js";
 import type { UniEvent, UniMessage } from "../../schema.js";
 import { configWithin } from "./ceilings.js";
@@ -89,14 +90,17 @@ function seen(error: unknown, secrets: readonly string[], provider: string): unk
   return out;
 }
 
-/** A target's stream once asked: its provider's events and the first read (an event, the end, or an error). */
+/**
+ * A target's stream once asked: its provider's events, read one array per provider chunk
+ * (providers/batches.ts: no read per event), and the first read (the first chunk's events, the end, or an error).
+ */
 export interface StartedTarget {
   provider: Provider;
-  events: ProviderEvents;
-  reader: ReadableStreamDefaultReader<UniEvent>;
+  events: ProviderBatches;
+  reader: ReadableStreamDefaultReader<UniEvent[]>;
   /** The request's secrets (its key), cut out of every error the stream carries. */
   secrets: readonly string[];
-  first: ReadableStreamReadResult<UniEvent> | { error: unknown };
+  first: ReadableStreamReadResult<UniEvent[]> | { error: unknown };
   /** The provider's own bytes, when the client's request was passed through (pass-through.ts) and a first event came. */
   bytes?: PassedBytes;
 }
@@ -112,8 +116,8 @@ export interface AskOptions {
   stallMs?: number;
   /** The first read's wait: resolves to the read, or to `late()`'s error when the deadline passed (watchdog.ts). */
   firstRead?: (
-    read: Promise<ReadableStreamReadResult<UniEvent>>,
-  ) => Promise<ReadableStreamReadResult<UniEvent> | { error: unknown }>;
+    read: Promise<ReadableStreamReadResult<UniEvent[]>>,
+  ) => Promise<ReadableStreamReadResult<UniEvent[]> | { error: unknown }>;
   /** The answer so far, asked to be continued: sent as the final assistant message. */
   prefix?: string;
   /**
@@ -183,7 +187,7 @@ export async function startTarget(
     bytes = new PassedBytes(request, pass, () => void events.stop());
   }
   const stallMs = ask.stallMs === undefined ? {} : { stallMs: ask.stallMs };
-  const events = provider.stream(request, {
+  const events = batchesOf(provider, request, {
     signal,
     ...providerLimits(bounds),
     ...stallMs,
@@ -209,18 +213,17 @@ export async function startTarget(
 }
 
 /**
- * A started target's events from its first read on; its errors without its secrets (see secrets.ts).
- * Its reads may be taken directly (reads.ts: the stream's object reads the provider's events so, with
- * no stream hop per event).
+ * A started target's events (one array per provider chunk) from its first read on; its errors without
+ * its secrets (see secrets.ts). Its reads may be taken directly (reads.ts: no stream hop per read).
  */
 export function targetEvents(
   { provider, reader, secrets, first }: StartedTarget,
-): ReadableStream<UniEvent> {
+): ReadableStream<UniEvent[]> {
   let head: StartedTarget["first"] | null = first;
   const unseen = (e: unknown): never => {
     throw seen(e, secrets, provider.name); // (stored as the stream's last event: see secrets.ts)
   };
-  const read = (): Promise<ReadableStreamReadResult<UniEvent>> => {
+  const read = (): Promise<ReadableStreamReadResult<UniEvent[]>> => {
     if (head === null) return reader.read().catch(unseen);
     const given = head;
     head = null;

@@ -51,12 +51,12 @@ export class StreamTrace {
   }
 
   /** `events` as they go, followed: the time to the first chunk, the stop event's usage and finish reason, the end or the error. */
-  follow(events: ReadableStream<UniEvent>): ReadableStream<UniEvent> {
+  follow(events: ReadableStream<UniEvent[]>): ReadableStream<UniEvent[]> {
     const chat = this.#chat;
     const reader = events.getReader();
-    return new ReadableStream<UniEvent>({
+    return new ReadableStream<UniEvent[]>({
       pull: async (controller) => {
-        let r: ReadableStreamReadResult<UniEvent>;
+        let r: ReadableStreamReadResult<UniEvent[]>;
         try {
           r = await reader.read();
         } catch (e) {
@@ -67,8 +67,10 @@ export class StreamTrace {
           chat.end();
           return controller.close();
         }
-        chat.chunk();
-        if (r.value.event_type === "stop") chat.stop(r.value);
+        for (const event of r.value) {
+          chat.chunk();
+          if (event.event_type === "stop") chat.stop(event);
+        }
         controller.enqueue(r.value);
       },
       cancel: (reason) => {

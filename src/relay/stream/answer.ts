@@ -20,11 +20,13 @@ import { SseEncoderStream } from "../../encode.js";
 import { fromResponse, MessageAssemblerStream } from "../../index.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";
 import { PROVIDER_HEADER, streamHeaders } from "./headers.js";
+import { batchedOne } from "../../providers/batches.js";
+import { flattened } from "../reads.js";
 import type { PassedBytes } from "../routing/pass-through.js";
 
-/** An answer's events, taken: whether they are a provider reader's own (checked by construction). */
+/** An answer's events (one array per provider chunk), taken: whether they are a provider reader's own (checked by construction). */
 export interface TakenEvents {
-  events: ReadableStream<UniEvent>;
+  events: ReadableStream<UniEvent[]>;
   checked: boolean;
 }
 
@@ -43,7 +45,7 @@ export { streamHeaders };
 
 /** `events` as the answer of `provider` (see the top); `reported`: what the serving provider reported so far. */
 export function sseAnswer(
-  events: ReadableStream<UniEvent>,
+  events: ReadableStream<UniEvent[]>,
   provider: string,
   { reported, checked = false, bytes }: {
     reported?: () => UsageMetadata | null;
@@ -61,7 +63,7 @@ export function sseAnswer(
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (taken) return controller.error(new TypeError("relay: this answer's events were taken (takeEvents): its body is not made"));
-      encoded ??= through(events, new SseEncoderStream()).getReader();
+      encoded ??= through(flattened(events), new SseEncoderStream()).getReader();
       const r = await encoded.read();
       if (r.done) controller.close();
       else controller.enqueue(r.value);
@@ -90,19 +92,32 @@ export const takeEvents = (answer: Response): TakenEvents | null => PARTS.get(an
 
 /**
  * An upstream answer's checked events, as the relay reads every answer (the stream's object, the
- * stateless pipe): an answer of sseAnswer's events themselves, through the grammar check unless a
- * provider reader made them all; any other answer's body read by `fromResponse` (framing, decoding,
- * the checks, `maxEventBytes`).
+ * stateless pipe), one array per provider chunk: an answer of sseAnswer's events themselves, through
+ * the grammar check unless a provider reader made them all; any other answer's body read by
+ * `fromResponse` (framing, decoding, the checks, `maxEventBytes`).
  */
+export function checkedBatches(
+  upstream: Response,
+  options: { client: string; signal?: AbortSignal; maxEventBytes?: number },
+): ReadableStream<UniEvent[]> {
+  const direct = takeEvents(upstream);
+  if (direct === null) return batchedOne(fromResponse(upstream, options).readable);
+  if (direct.checked) return direct.events;
+  const { client, signal } = options;
+  return batchedOne(through(flattened(direct.events), new MessageAssemblerStream(signal ? { client, signal } : { client })));
+}
+
+/** The same checked events one per read (what the stream's object stores one by one: run.ts). */
 export function checkedEvents(
   upstream: Response,
   options: { client: string; signal?: AbortSignal; maxEventBytes?: number },
 ): ReadableStream<UniEvent> {
   const direct = takeEvents(upstream);
   if (direct === null) return fromResponse(upstream, options).readable;
-  if (direct.checked) return direct.events;
+  const events = flattened(direct.events);
+  if (direct.checked) return events;
   const { client, signal } = options;
-  return through(direct.events, new MessageAssemblerStream(signal ? { client, signal } : { client }));
+  return through(events, new MessageAssemblerStream(signal ? { client, signal } : { client }));
 }
 
 /**

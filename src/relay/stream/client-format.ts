@@ -3,11 +3,15 @@
 import { NDJSON_TYPES } from "../../internal/media-type.js";
 import { NdjsonEncoderStream, SseEncoderStream } from "../../encode.js";
 import { through } from "../through.js";
+import { SSE_FRAMING } from "../../encode/wire-event.js";
 import type { UniEvent } from "../../schema.js";
 import { streamHeaders } from "./headers.js";
 
 /** MMSP's keep-alive period: a silent model still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
+
+/** MMSP SSE's keep-alive in a door encoding's body (encoded-body.ts `encodedBody`): the SSE encoder's comment, the same period. */
+export const MMSP_KEEP_ALIVE = { ms: KEEP_ALIVE_MS, text: SSE_FRAMING.keepAlive! };
 
 export type ClientFormat = { format: "sse"; contentType: string } | { format: "ndjson"; contentType: string };
 

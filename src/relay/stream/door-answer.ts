@@ -9,11 +9,13 @@
 import { parseJsonText } from "../../internal/json.js";
 import { streamHeaders } from "./headers.js";
 import type { UniEvent } from "../../schema.js";
-import { type DoorEncoding, encodedBody, EncodedWriter, type EncodingContext, sealedEvents } from "./encoding.js";
+import { type DoorEncoding, EncodedWriter, type EncodingContext, sealedEvents } from "./encoding.js";
+import { encodedBody } from "./encoded-body.js";
 import { refusal } from "../refusal.js";
 import { fromWireError } from "../../errors.js";
 import { checkEvent } from "../../decode/validate.js";
 import { NDJSON_FRAMER } from "./resume.js";
+import { flattened } from "../reads.js";
 import type { ServedStream, Sink, Viewers } from "./viewers.js";
 
 /** What a door asks of the stream's answer. */
@@ -76,14 +78,14 @@ export function doorOf(header: string | null, kept: string | null): { ask: DoorA
   return { ask: doorAskOf(header) ?? stored, meta };
 }
 
-/** The answer a door's encoding writes of `events`: its stream, or its whole answer. */
+/** The answer a door's encoding writes of `events` (one array per provider chunk on the stateless path): its stream, or its whole answer. */
 export async function encodedAnswer(
-  events: ReadableStream<UniEvent>,
+  events: ReadableStream<UniEvent[] | UniEvent>,
   encoding: DoorEncoding,
   context: EncodingContext,
   whole: boolean,
 ): Promise<Response> {
-  if (whole && encoding.whole) return encoding.whole(sealedEvents(events, encoding, context), context);
+  if (whole && encoding.whole) return encoding.whole(sealedEvents(flattened(events), encoding, context), context);
   return new Response(encodedBody(events, encoding, context), { status: 200, headers: streamHeaders(encoding.contentType) });
 }
 

@@ -5,9 +5,10 @@
 // them, and its answer's content type, with a whole-answer writer for a request that asked for no
 // stream. The stream step runs it where the events are: in the stream's Durable Object over the
 // stored events (viewers.ts: already checked, parsed back and written, never read as SSE again), and
-// on the stateless path over the taken events (answer.ts `takeEvents`). Before this, the Open
-// Responses door wrote MMSP SSE and read it back through `fromResponse` (framing, zod, the grammar)
-// before encoding it: one encoder loop here instead, no stream between its stages.
+// on the stateless path over the taken events (answer.ts `takeEvents`: the provider's reader giving
+// one array of events per provider chunk, fused with the encoder in one loop per chunk, issue #49).
+// Before this, the Open Responses door wrote MMSP SSE and read it back through `fromResponse`
+// (framing, zod, the grammar) before encoding it: one encoder loop here instead, no stream between its stages.
 //
 // A kept stream's answer in an SSE encoding carries event ids: the last frame written for stored
 // event n says `id: n` (a cut between two frames of one event resumes from that event), and a resume
@@ -16,7 +17,6 @@
 // A door's sealing step (SPEC §9: another provider's bound values sealed, `sealing`) runs here too,
 // on each event before its encoder, so every answer of the door — first, whole, resumed at its own
 // route or at GET /v1/streams/<id> — goes out sealed: one place, not one per route.
-import { readsOf } from "../reads.js";
 import type { StreamCore } from "../../internal/core.js";
 import { encodeWireEvent, toWireError } from "../../encode.js";
 import type { UniEvent } from "../../schema.js";
@@ -62,8 +62,8 @@ export interface DoorEncoding<T = unknown> {
    * one, any resume (the door's own route or GET /v1/streams/<id>), stateless or in the stream's object.
    */
   sealing?(context: EncodingContext): SealStep;
-  /** Awaited before an output is written (Open Responses keeps its response before the terminal event reaches the client). */
-  settle?(output: T, context: EncodingContext): Promise<void>;
+  /** Awaited before an output is written, when it returns a promise (Open Responses keeps its response before the terminal event reaches the client). */
+  settle?(output: T, context: EncodingContext): Promise<void> | void;
 }
 
 /**
@@ -156,10 +156,20 @@ export class EncodedWriter<T> {
     return true;
   }
 
-  /** The encoding's `settle` of every output waiting to be written (see DoorEncoding). */
-  async settle(): Promise<void> {
+  /** The encoding's `settle` of every output waiting to be written (see DoorEncoding); undefined when none had to wait. */
+  settle(): Promise<void> | undefined {
     const { settle } = this.encoding;
-    if (settle) { for (const o of this.outputs) await settle(o, this.context); }
+    if (!settle) return undefined;
+    for (let i = 0; i < this.outputs.length; i++) {
+      const waiting = settle(this.outputs[i]!, this.context);
+      if (waiting) return this.settleFrom(waiting, i + 1);
+    }
+    return undefined;
+  }
+
+  private async settleFrom(waiting: Promise<void>, from: number): Promise<void> {
+    await waiting;
+    for (let i = from; i < this.outputs.length; i++) await this.encoding.settle!(this.outputs[i]!, this.context);
   }
 
   /** The text of the outputs waiting (`id`: the stored event they end), and the encoding's end once done. */
@@ -171,91 +181,6 @@ export class EncodedWriter<T> {
   dispose(): void {
     this.core.dispose?.();
   }
-}
-
-/** A chunk of a door's answer holds the text of the events read at once up to about this many UTF-16 units. */
-const CHUNK_CHARS = 64 * 1024;
-/** Microtask turns a read is given to come before the text written so far goes (see `comes`). */
-const TURNS = 16;
-
-/**
- * Whether `reading` settles within a few microtask turns: the next event is there already (the
- * upstream's chunk held more, a slice of stored events), not awaited from the network. Without a
- * timer: an event that is not there in those turns lets the text written so far go at once.
- */
-async function comes(reading: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  reading.then(() => (settled = true), () => (settled = true));
-  for (let i = 0; i < TURNS && !settled; i++) await undefined;
-  return settled;
-}
-
-/**
- * The events as a door's answer body: one loop per read, the encoder's text for each (no stage
- * between), the text of the events that are there at once written as one chunk (issue #49: a chunk
- * per event cost workerd more than the encoding), none held for an event still to come.
- */
-export function encodedBody<T>(
-  events: ReadableStream<UniEvent>,
-  encoding: DoorEncoding<T>,
-  context: EncodingContext,
-): ReadableStream<Uint8Array> {
-  const utf8 = new TextEncoder();
-  const reader = readsOf(events); // (a provider's events, metered: read directly, reads.ts)
-  const writer = new EncodedWriter(encoding, context);
-  const step = encoding.sealing?.(context);
-  const ids = context.ids === true && encoding.sse;
-  const resumeAfter = context.resumeAfter ?? -1;
-  let index = 0;
-  let ahead: Promise<ReadableStreamReadResult<UniEvent>> | null = null; // (a read begun, for the next pull)
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let out = "";
-      for (;;) {
-        let last = false;
-        let id: number | null = null;
-        let write: boolean;
-        let stepped = false;
-        const reading = ahead ?? reader.read();
-        ahead = null;
-        if (out !== "" && !(await comes(reading))) {
-          ahead = reading; // (the next event is not there yet: what is written goes now)
-          return controller.enqueue(utf8.encode(out));
-        }
-        try {
-          const r = await reading;
-          if (r.done) {
-            write = writer.ended();
-            last = true;
-          } else {
-            const n = index++;
-            id = ids ? n : null;
-            stepped = true;
-            let event = step ? step(r.value) : r.value;
-            if (event instanceof Promise) event = await event;
-            write = writer.feed(event, n <= resumeAfter);
-          }
-        } catch (e) {
-          if (stepped) void reader.cancel(e).catch(() => {}); // (a sealing step failed: the events' source stops)
-          write = writer.failed(e);
-          id = ids ? index : null;
-          last = true;
-        }
-        if (write) await writer.settle();
-        if (write) out += writer.take(id);
-        if (last) {
-          if (out) controller.enqueue(utf8.encode(out));
-          writer.dispose();
-          return controller.close();
-        }
-        if (out.length >= CHUNK_CHARS) return controller.enqueue(utf8.encode(out));
-      }
-    },
-    cancel(reason) {
-      writer.dispose();
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
 }
 
 /** MMSP's own wire as a door encoding (SSE, or NDJSON): the stream's events as an MMSP server writes them. */

@@ -15,11 +15,12 @@ import type { QuotaStore } from "../accounting/quota.js";
 import { CLAIM_HEADER, metered, StreamCost, ticketFrom } from "../accounting/stream-cost.js";
 import type { Admission, Admitted } from "../admission/admit.js";
 import type { Limits } from "../admission/limits.js";
-import { checkedEvents, passedBytesOf, reportedUsageOf } from "./answer.js";
+import { checkedBatches, passedBytesOf, reportedUsageOf } from "./answer.js";
+import { clientFormat, MMSP_KEEP_ALIVE } from "./client-format.js";
+import { type DoorEncoding, mmspEncoding } from "./encoding.js";
+import { encodedBody } from "./encoded-body.js";
 import { streamHeaders } from "./headers.js";
 import type { PassedBytes } from "../routing/pass-through.js";
-import { clientFormat, mmspBack } from "./client-format.js";
-import type { DoorEncoding } from "./encoding.js";
 import { type DoorAsk, doorAskText, encodedAnswer, keptMeta } from "./door-answer.js";
 import type { RelayNamespace } from "../platform.js";
 import { refusal } from "../refusal.js";
@@ -120,7 +121,8 @@ export function streams<E extends object>(parts: StreamParts<E>) {
     const client = clientOf(answer);
     const served = answer.headers.get(PROVIDER_HEADER); // (the target that served: routing/fallback.ts)
     const servedTarget = answer.headers.get(TARGET_HEADER);
-    const checked = checkedEvents(answer, { client, signal: controller.signal, maxEventBytes: eventBytes });
+    // (one array of events per provider chunk, to the door's encoder in one loop: encoded-body.ts encodedBody)
+    const checked = checkedBatches(answer, { client, signal: controller.signal, maxEventBytes: eventBytes });
     const events = cost ? metered(checked, cost, client, settle) : checked;
     if (held) held.taken = true; // (settled by `metered` at the stream's end)
     const bytes = door && !door.whole ? passedBytesOf(answer) : undefined;
@@ -182,19 +184,21 @@ async function existing<E extends object>(
   return out;
 }
 
-/** The checked events in MMSP's format the client asked for. */
-function mmspOf(events: ReadableStream<UniEvent>, accept: string | null): Response {
+/** The checked events in MMSP's format the client asked for: MMSP's wire as a door encoding, each read's events written as one chunk. */
+function mmspOf(events: ReadableStream<UniEvent[]>, accept: string | null): Response {
   const { format, contentType } = clientFormat(accept);
-  return mmspBack(events, format, contentType);
+  const context = { id: "", meta: null, after: null };
+  const body = encodedBody(events, mmspEncoding(format, contentType), context, format === "sse" ? MMSP_KEEP_ALIVE : undefined);
+  return new Response(body, { status: 200, headers: streamHeaders(contentType) });
 }
 
 /** A passed-through answer (routing/pass-through.ts): the provider's own bytes to the client, read as its events (checked, metered) are. */
-function passedBack(bytes: PassedBytes, events: ReadableStream<UniEvent>): Response {
+function passedBack(bytes: PassedBytes, events: ReadableStream<UniEvent[]>): Response {
   return new Response(bytes.body(events), { status: 200, headers: streamHeaders("text/event-stream; charset=utf-8") });
 }
 
 /** The checked events of a stream that is not kept, in a door's encoding (a new id: nothing names it). */
-function doorBack(events: ReadableStream<UniEvent>, door: DoorStreamOptions, env: unknown): Promise<Response> {
+function doorBack(events: ReadableStream<UniEvent[]>, door: DoorStreamOptions, env: unknown): Promise<Response> {
   const context = { id: door.id ?? newStreamId(), meta: door.meta ?? null, after: null, env, keeper: null };
   return encodedAnswer(events, door.encoding, context, door.whole === true);
 }

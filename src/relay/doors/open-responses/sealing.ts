@@ -116,14 +116,14 @@ export function finishing(
 }
 
 /** Keeps a terminal event's resource (set aside by `finishing`) where the relay keeps responses, before it is written. */
-export async function keepTerminal(
+export function keepTerminal(
   event: OpenResponsesEvent,
   context: EncodingContext,
-): Promise<void> {
+): Promise<void> | undefined {
   const kept = toKeep.get(event);
-  if (kept === undefined || !context.keeper) return;
+  if (kept === undefined || !context.keeper) return undefined; // (nothing to keep: no wait)
   toKeep.delete(event);
   const id = `resp_${context.id}`;
   // (a response that cannot be kept is still answered: the log says why a reference to it will be a 404)
-  await context.keeper.finish(kept.principal, id, kept.resource).catch((e) => console.error(`relay: response ${id} could not be kept`, e));
+  return context.keeper.finish(kept.principal, id, kept.resource).catch((e) => console.error(`relay: response ${id} could not be kept`, e));
 }

@@ -5,7 +5,8 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import type { UniEvent } from "../../../../src/index.ts";
 import { encodeWireEvent } from "../../../../src/encode/wire-event.ts";
-import { type DoorEncoding, encodedBody, mmspEncoding } from "../../../../src/relay/stream/encoding.ts";
+import { type DoorEncoding, mmspEncoding } from "../../../../src/relay/stream/encoding.ts";
+import { encodedBody } from "../../../../src/relay/stream/encoded-body.ts";
 import { streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
 
