@@ -6,7 +6,9 @@ import { OpenResponsesEncoderStream, openResponsesSse, OpenResponsesSseEncoderSt
 import { holds } from "../property.ts";
 import { assertEqual, type Case, valuesStream } from "../harness.ts";
 import { streamEvents } from "../arbitraries.ts";
-import { delta, stop, text, textDone, thinking, thinkingDone, type Json } from "../fixtures.ts";
+import { delta, stop, text, textDone, thinking, thinkingDone } from "../fixtures.ts";
+
+type Json = Record<string, any>;
 
 const bytesOf = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
@@ -41,7 +43,7 @@ export const cases: Case[] = [
   ["OpenResponsesSseEncoderStream writes the bytes of OpenResponsesEncoderStream → openResponsesSse on random streams, whole, cut short or aborted (a property)", () =>
     holds(
       fc.asyncProperty(scenario, async ({ wire, summary, custom, end, request }) => {
-        let events = wire.map((e: Json) => ({
+        let events = (wire as Json[]).map((e) => ({
           ...e,
           content_items: e.content_items.map((i: Json) =>
             typeof i.data === "string" ? { ...i, data: bytesOf(i.data) } : summary && i.type.startsWith("thinking") ? { ...i, fidelity: { ...i.fidelity, summary: true } } : i
@@ -71,7 +73,9 @@ export const cases: Case[] = [
     ];
     const types: string[] = [];
     let completed: Json | undefined;
-    for await (const e of valuesStream(events).pipeThrough(new OpenResponsesEncoderStream({ id: "resp_c", model: "m", createdAt: 1 }))) {
+    const reader = valuesStream(events).pipeThrough(new OpenResponsesEncoderStream({ id: "resp_c", model: "m", createdAt: 1 })).getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      const e = r.value;
       types.push(e.type);
       if (e.type === "response.completed") completed = structuredClone(e.response as Json);
       // (a reader's changes: to an item done, to a response's output)
