@@ -4,7 +4,8 @@
 // the web stream) against its floor (the same UniEvents through a stream stage that only writes the
 // records the encoder wrote: JSON.stringify, the SSE framing — `event:` lines where the API has them —,
 // TextEncoder; no logic, no checks). Every encoder of `mmsp-streams/encode`: Chat Completions, Gemini,
-// Anthropic Messages, Open Responses (its events framed by `openResponsesSse`, as a client reads them).
+// Anthropic Messages, Open Responses (its bytes in one stage, `OpenResponsesSseEncoderStream`; and as
+// `open-responses-events`, its event objects framed by `openResponsesSse`: the same bytes in two stages).
 // Both regimes: steady (warm, no forced GC) and gc (a full gc() before every run).
 //
 //   node --expose-gc bench/encoders.mjs [--rounds=N] [--warmup=N] [--encoders=gemini,open-responses]
@@ -25,7 +26,13 @@ const ENCODERS = {
   "chat-completions": () => new encode.ChatCompletionsEncoderStream({ id: "chatcmpl-1", model: "m", created: 1, includeUsage: true }),
   gemini: () => new encode.GeminiEncoderStream({ modelVersion: "m", responseId: "r" }),
   "anthropic-messages": () => new encode.AnthropicMessagesEncoderStream({ id: "msg_bench", model: "m" }),
-  "open-responses": () => {
+  // its bytes in one stage (OpenResponsesSseEncoderStream; a build without it: the two stages below)
+  "open-responses": () =>
+    encode.OpenResponsesSseEncoderStream
+      ? new encode.OpenResponsesSseEncoderStream({ id: "resp_bench", model: "m", createdAt: 1 })
+      : ENCODERS["open-responses-events"](),
+  // its events as objects, framed by `openResponsesSse` (the same bytes in two stages)
+  "open-responses-events": () => {
     const events = new encode.OpenResponsesEncoderStream({ id: "resp_bench", model: "m", createdAt: 1 });
     return { writable: events.writable, readable: events.readable.pipeThrough(encode.openResponsesSse()) };
   },

@@ -37,6 +37,7 @@ export {
   type OpenResponsesEvent,
   type OpenResponsesResource,
   openResponsesSse,
+  OpenResponsesSseEncoderStream,
   openResponsesUsage,
 } from "./encode/open-responses.js";
 export {

@@ -100,7 +100,12 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
   /** The names of the request's custom tools (their calls are custom_tool_call items). */
   private readonly custom: Set<unknown>;
 
-  constructor(private readonly options: OpenResponsesEncoderOptions) {
+  /**
+   * `fresh`: every event carries its own copies of the finished items (a reader may change an event
+   * it was given). Off where each event is serialized as it is made (`OpenResponsesSseEncoderStream`):
+   * the finished items never change, so the same JSON comes out without the copies.
+   */
+  constructor(private readonly options: OpenResponsesEncoderOptions, private readonly fresh = true) {
     this.id = options.id ?? `resp_${hex(16)}`;
     this.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
     const tools = options.request?.tools;
@@ -125,7 +130,7 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       model: this.options.model ?? "",
       previous_response_id: null,
       instructions: typeof r.instructions === "string" ? r.instructions : null,
-      output: this.output.map((item) => structuredClone(item)),
+      output: this.fresh ? this.output.map((item) => structuredClone(item)) : this.output.slice(),
       error: null,
       tools: toolsEcho(r.tools),
       tool_choice: toolChoiceEcho(r.tool_choice),
@@ -232,20 +237,53 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     for (const text of o.held.splice(0)) this.thinkingDelta(o, text);
   }
 
+  // (a delta event is the stream's most frequent: each is built as one object, its members in the order they are written)
   private thinkingDelta(o: Open, text: string): void {
-    const at = { item_id: o.id, output_index: o.index };
-    if (o.summary) this.send("response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta: text });
-    else this.send("response.reasoning_text.delta", { ...at, content_index: 0, delta: text });
+    const seq = this.seq++;
+    this.emit(
+      o.summary
+        ? {
+          type: "response.reasoning_summary_text.delta",
+          sequence_number: seq,
+          item_id: o.id,
+          output_index: o.index,
+          summary_index: 0,
+          delta: text,
+        }
+        : {
+          type: "response.reasoning_text.delta",
+          sequence_number: seq,
+          item_id: o.id,
+          output_index: o.index,
+          content_index: 0,
+          delta: text,
+        },
+    );
   }
 
   private delta(text: string): void {
     const o = this.open!;
     o.text += text;
-    const at = { item_id: o.id, output_index: o.index };
-    if (o.kind === "text") this.send("response.output_text.delta", { ...at, content_index: 0, delta: text, logprobs: [] });
-    else if (o.kind === "thinking") o.summary === undefined ? o.held.push(text) : this.thinkingDelta(o, text);
-    else if (o.kind === "custom") return; // (JSON of the function's one argument: the input goes out whole at the end)
-    else this.send("response.function_call_arguments.delta", { ...at, delta: text });
+    if (o.kind === "thinking") {
+      if (o.summary === undefined) o.held.push(text);
+      else this.thinkingDelta(o, text);
+      return;
+    }
+    if (o.kind === "custom") return; // (JSON of the function's one argument: the input goes out whole at the end)
+    const seq = this.seq++;
+    this.emit(
+      o.kind === "text"
+        ? {
+          type: "response.output_text.delta",
+          sequence_number: seq,
+          item_id: o.id,
+          output_index: o.index,
+          content_index: 0,
+          delta: text,
+          logprobs: [],
+        }
+        : { type: "response.function_call_arguments.delta", sequence_number: seq, item_id: o.id, output_index: o.index, delta: text },
+    );
   }
 
   private done(item: StreamDoneItem): void {
@@ -283,7 +321,7 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       final = this.reasoning(o.id, text, fidelity, o.summary === true);
     }
     this.output.push(final);
-    this.send("response.output_item.done", { output_index: o.index, item: structuredClone(final) });
+    this.send("response.output_item.done", { output_index: o.index, item: this.fresh ? structuredClone(final) : final });
   }
 
   /**
@@ -418,8 +456,9 @@ export function errorType(mmspType: string): string {
 /**
  * Writes checked UniEvents (a public stream: SPEC §3) as Open Responses streaming events, each with
  * its `sequence_number`. Put `openResponsesSse()` behind it for the bytes (`event: <type>` +
- * `data: <json>`, `data: [DONE]` at the end, no `id` field, as the spec asks). An error on the
- * writable side (a failed upstream, a Stop) becomes an `error` event and `response.failed`.
+ * `data: <json>`, `data: [DONE]` at the end, no `id` field, as the spec asks), or use
+ * `OpenResponsesSseEncoderStream`: the same bytes in one stage. An error on the writable side (a
+ * failed upstream, a Stop) becomes an `error` event and `response.failed`.
  *
  * @example
  * ```ts
@@ -445,6 +484,12 @@ export class OpenResponsesEncoderStream extends CoreStream<UniEvent, OpenRespons
   }
 }
 
+/** One event as the spec frames it: `event: <type>` (the event's `type`), `data: <json>`, a blank line; no `id` field. */
+export const openResponsesFrame = (e: OpenResponsesEvent): string => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+
+/** What the spec writes after the last event. */
+export const OPEN_RESPONSES_END = "data: [DONE]\n\n";
+
 /**
  * Open Responses events → SSE bytes as the spec frames them: `event: <type>` (the event's `type`),
  * `data: <json>`, a blank line; `data: [DONE]` after the last; no `id` field.
@@ -452,7 +497,88 @@ export class OpenResponsesEncoderStream extends CoreStream<UniEvent, OpenRespons
 export function openResponsesSse(): TransformStream<OpenResponsesEvent, Uint8Array> {
   const utf8 = new TextEncoder();
   return new TransformStream({
-    transform: (e, c) => c.enqueue(utf8.encode(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)),
-    flush: (c) => c.enqueue(utf8.encode("data: [DONE]\n\n")),
+    transform: (e, c) => c.enqueue(utf8.encode(openResponsesFrame(e))),
+    flush: (c) => c.enqueue(utf8.encode(OPEN_RESPONSES_END)),
   });
+}
+
+/**
+ * The same state machine writing the framed text itself (one stage where the events and
+ * `openResponsesSse()` are two): the events one input makes go out as one chunk of bytes.
+ */
+class OpenResponsesSseCore implements StreamCore<UniEvent, Uint8Array> {
+  private readonly core: OpenResponsesEncoderCore;
+  private readonly utf8 = new TextEncoder();
+  private text = "";
+  private readonly write = (e: OpenResponsesEvent): void => {
+    this.text += openResponsesFrame(e);
+  };
+
+  constructor(options: OpenResponsesEncoderOptions) {
+    this.core = new OpenResponsesEncoderCore(options, false);
+  }
+
+  get finished(): boolean {
+    return this.core.finished;
+  }
+
+  start(emit: (bytes: Uint8Array) => void): void {
+    this.core.start(this.write);
+    this.flush(emit);
+  }
+
+  push(event: UniEvent, emit: (bytes: Uint8Array) => void): void {
+    try {
+      this.core.push(event, this.write);
+    } finally {
+      this.flush(emit); // (what was made before an error goes out, as the stream shell promises)
+    }
+  }
+
+  end(emit: (bytes: Uint8Array) => void): void {
+    this.core.end(this.write);
+    this.text += OPEN_RESPONSES_END;
+    this.flush(emit);
+  }
+
+  abort(reason: unknown, emit: (bytes: Uint8Array) => void): void {
+    this.core.abort(reason, this.write);
+    this.text += OPEN_RESPONSES_END;
+    this.flush(emit);
+  }
+
+  private flush(emit: (bytes: Uint8Array) => void): void {
+    if (this.text === "") return;
+    const text = this.text;
+    this.text = "";
+    emit(this.utf8.encode(text));
+  }
+}
+
+/**
+ * Writes checked UniEvents as the bytes of an Open Responses stream: the same bytes as
+ * `OpenResponsesEncoderStream` piped through `openResponsesSse()` (the same encoder, each event framed
+ * as it is made), in one stage — the fast path when only the bytes are wanted (a server's body).
+ *
+ * @example
+ * ```ts
+ * import type { UniEvent } from "mmsp-streams";
+ * import { OpenResponsesSseEncoderStream } from "mmsp-streams/encode";
+ *
+ * const usage = { cached_tokens: null, prompt_tokens: 3, thoughts_tokens: null, response_tokens: 1 };
+ * const events: UniEvent[] = [
+ *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "Hi" }], usage_metadata: null, finish_reason: null },
+ *   { role: "assistant", event_type: "delta", content_items: [{ type: "text.done", text: "Hi" }], usage_metadata: null, finish_reason: null },
+ *   { role: "assistant", event_type: "stop", content_items: [], usage_metadata: usage, finish_reason: "stop" },
+ * ];
+ * const body = ReadableStream.from(events).pipeThrough(new OpenResponsesSseEncoderStream({ id: "resp_1", model: "m" }));
+ * const response = new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8" } });
+ * console.log((await response.text()).endsWith("data: [DONE]\n\n")); // true
+ * ```
+ */
+export class OpenResponsesSseEncoderStream extends CoreStream<UniEvent, Uint8Array> {
+  /** Makes the encoder (the options of {@link OpenResponsesEncoderStream}). */
+  constructor(options: OpenResponsesEncoderOptions = {}) {
+    super(new OpenResponsesSseCore(options));
+  }
 }

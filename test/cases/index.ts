@@ -7,6 +7,7 @@ import * as contract from "./contract.ts";
 import * as encode from "./encode.ts";
 import * as encodeProviders from "./encode-providers.ts";
 import * as encodeAnthropic from "./encode-anthropic.ts";
+import * as encodeOpenResponses from "./encode-open-responses.ts";
 import * as framing from "./framing.ts";
 import * as fromFetch from "./from-fetch.ts";
 import * as grammar from "./grammar.ts";
@@ -52,6 +53,7 @@ const groups: [string, Case[]][] = [
   ["encode", encode.cases],
   ["encode-providers", encodeProviders.cases],
   ["encode-anthropic", encodeAnthropic.cases],
+  ["encode-open-responses", encodeOpenResponses.cases],
   ["paths", paths.cases],
   ["short-way", shortWay.cases],
   ["contract", contract.cases],

@@ -10,7 +10,7 @@
 // with the answer's state (sealing.ts: provider data sealed before the encoder — its sealing step —, `store`,
 // `previous_response_id` and `include` applied after it, the response kept before its terminal event).
 import { type OpenResponsesEvent } from "../../../encode.js";
-import { OpenResponsesEncoderCore } from "../../../encode/open-responses.js";
+import { OPEN_RESPONSES_END, OpenResponsesEncoderCore, openResponsesFrame } from "../../../encode/open-responses.js";
 import { parseJsonText } from "../../../internal/json.js";
 import { isRecord } from "../../../internal/values.js";
 import type { UniEvent } from "../../../schema.js";
@@ -101,8 +101,8 @@ export const openResponsesEncoding: DoorEncoding<OpenResponsesEvent> = {
   contentType: "text/event-stream; charset=utf-8",
   sse: true,
   core: coreOf,
-  frame: (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`,
-  end: "data: [DONE]\n\n",
+  frame: openResponsesFrame,
+  end: OPEN_RESPONSES_END,
   keep: (e, context) => context.after === null || e.sequence_number > Number(context.after),
   whole: resource,
   sealing: (context) => sealStep(stateOf(metaOf(context.meta)), (context.env ?? {}) as SealEnv),
