@@ -78,6 +78,37 @@ export const THINKING = sse([
 ]);
 
 /** Redacted thinking: the block carries its encrypted `data` whole in its start. */
+/**
+ * Thinking signed by Anthropic, then one call of get_weather whose arguments arrive as `argumentParts`
+ * (the Messages streaming reference's events): the answer of a thinking model that calls a tool, which
+ * the doors' seal tests carry from one provider to another.
+ */
+export const thinkThenCall = (...argumentParts: string[]): string =>
+  sse([
+    {
+      type: "message_start",
+      message: {
+        id: "msg_01ThinkTool",
+        type: "message",
+        role: "assistant",
+        content: [],
+        model: "claude-sonnet-4-5",
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 120, output_tokens: 1 },
+      },
+    },
+    { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
+    { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "The user wants the weather; call the tool." } },
+    { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: SIGNATURE } },
+    { type: "content_block_stop", index: 0 },
+    { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_01WeatherCall", name: "get_weather", input: {} } },
+    ...argumentParts.map((part) => ({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: part } })),
+    { type: "content_block_stop", index: 1 },
+    { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 60 } },
+    { type: "message_stop" },
+  ]);
+
 export const REDACTED = sse([
   start({ input_tokens: 40, output_tokens: 1 }),
   blockStart(0, { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" }),

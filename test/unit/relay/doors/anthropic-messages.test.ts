@@ -20,31 +20,7 @@ const ORIGIN = "https://relay.test";
 const KEY = "sk-unit-messages-KEY";
 
 /** Thinking (signed), then a tool call: the answer of a thinking model that calls a tool (the streaming reference's events). */
-const THINK_TOOL = ANTHROPIC.sse([
-  {
-    type: "message_start",
-    message: {
-      id: "msg_01ThinkTool",
-      type: "message",
-      role: "assistant",
-      content: [],
-      model: "claude-sonnet-4-5",
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { input_tokens: 120, output_tokens: 1 },
-    },
-  },
-  { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
-  { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "The user wants the weather; call the tool." } },
-  { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: ANTHROPIC.SIGNATURE } },
-  { type: "content_block_stop", index: 0 },
-  { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_01WeatherCall", name: "get_weather", input: {} } },
-  { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"location":' } },
-  { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: ' "Paris"}' } },
-  { type: "content_block_stop", index: 1 },
-  { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 60 } },
-  { type: "message_stop" },
-]);
+const THINK_TOOL = ANTHROPIC.thinkThenCall('{"location":', ' "Paris"}');
 
 const BACKENDS: { name: ProviderName; text: string }[] = [
   { name: "anthropic", text: ANTHROPIC.TEXT },

@@ -344,34 +344,7 @@ describe("the Gemini door's mapping", () => {
 
 describe("a sealed thoughtSignature (SPEC §9-§10): another provider's proof through a Gemini client, back to its maker", () => {
   /** Thinking signed by Anthropic, then a call of get_weather (the Messages streaming reference's events). */
-  const THINK_TOOL = ANTHROPIC.sse([
-    {
-      type: "message_start",
-      message: {
-        id: "msg_01ThinkTool",
-        type: "message",
-        role: "assistant",
-        content: [],
-        model: "claude-sonnet-4-5",
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 120, output_tokens: 1 },
-      },
-    },
-    { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
-    { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "The user wants the weather; call the tool." } },
-    { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: ANTHROPIC.SIGNATURE } },
-    { type: "content_block_stop", index: 0 },
-    {
-      type: "content_block_start",
-      index: 1,
-      content_block: { type: "tool_use", id: "toolu_01WeatherCall", name: "get_weather", input: {} },
-    },
-    { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"city": "Paris"}' } },
-    { type: "content_block_stop", index: 1 },
-    { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 60 } },
-    { type: "message_stop" },
-  ]);
+  const THINK_TOOL = ANTHROPIC.thinkThenCall('{"city": "Paris"}');
 
   /** Anthropic first (thinking + a call), Gemini after it; `state.down` makes Anthropic answer 529. */
   async function fallbackRelay() {
