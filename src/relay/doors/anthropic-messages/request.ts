@@ -15,7 +15,7 @@ import { isRecord } from "../../../internal/values.js";
 import { BUDGET_TOKENS } from "../../../providers/anthropic/models.js";
 import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
-import { unsealed } from "./seal.js";
+import { REDACTED_THINKING, unsealed } from "./seal.js";
 
 type Json = Record<string, unknown>;
 
@@ -26,9 +26,6 @@ export interface MessagesAsk {
   /** Answer as SSE (true) or one message object. */
   stream: boolean;
 }
-
-/** The thinking text the readers write for a `redacted_thinking` block (its `data` the signature). */
-const REDACTED_THINKING = "_REDACTED_THINKING";
 
 /**
  * The members of a Messages request: mapped, or accepted as asking for nothing the relay must do.

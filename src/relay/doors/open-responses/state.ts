@@ -15,6 +15,7 @@
 import type { UniMessage } from "../../../schema.js";
 import { isRecord } from "../../../internal/values.js";
 import { isSealed, seal, type SealEnv, SealForged, unseal } from "../seal.js";
+import { toTheirCalls } from "../sealing.js";
 import { includeOf } from "./members.js";
 import { openResponsesError } from "./request.js";
 import type { KeptResponse, ResponseKeeper } from "../../stream/responses.js";
@@ -103,7 +104,8 @@ async function resolve(
       input.push(await referenced(item.id, `input[${i}]`, principal, keeper, before));
     } else input.push(item as Json);
   }
-  if (before.length > 0 || input.some((item, i) => item !== given[i])) rest.input = input;
+  if (keeper !== null) await completed(input, principal, keeper);
+  if (before.length > 0 || input.length !== given.length || input.some((item, i) => item !== given[i])) rest.input = input;
   return {
     body: rest,
     state: { encrypted, store: keeper !== null && store !== false, previous: typeof previous === "string" ? previous : null, input },
@@ -144,6 +146,52 @@ async function referenced(id: string, at: string, principal: string, keeper: Res
   return item;
 }
 
+/** The response and output index of an item id the relay issued (`<rs|fc|…>_<hex>_<index>`, the encoder's), or null. */
+function issued(id: unknown): { response: string; index: number } | null {
+  const m = typeof id === "string" ? /^(?:msg|rs|fc|ctc)_([0-9a-f]{32})_([0-9]+)$/.exec(id) : null;
+  return m ? { response: `resp_${m[1]}`, index: Number(m[2]) } : null;
+}
+
+/** A reasoning item that says nothing a client reads (no summary or content text): what carries a value. */
+const textless = (item: Json): boolean =>
+  item.type === "reasoning" &&
+  [...(Array.isArray(item.summary) ? item.summary : []), ...(Array.isArray(item.content) ? item.content : [])]
+    .every((p) => !isRecord(p) || typeof p.text !== "string" || p.text === "");
+
+/**
+ * `input` (in place) with what a response kept for `principal` holds and a client sent back by value
+ * without it, as OpenAI does with `store`: an issued reasoning item without `encrypted_content` gets
+ * the kept one's (the sealed value `include` did not ask to show), and an issued function_call whose
+ * kept response had a textless reasoning item just before it (a call's signature: sealing.ts) gets that
+ * item back before it when the input lacks it. One `keeper.get` per response; an id not kept for the
+ * principal (another's, expired) leaves its item as it is.
+ */
+async function completed(input: Json[], principal: string, keeper: ResponseKeeper): Promise<void> {
+  const responses = new Map<string, Promise<KeptResponse | null>>();
+  const keptItem = async (response: string, index: number): Promise<Json | undefined> => {
+    if (!responses.has(response)) responses.set(response, keeper.get(principal, response).catch(() => null));
+    const kept = await responses.get(response)!;
+    return kept ? outputItems(kept.resource)[index] : undefined;
+  };
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i]!;
+    const at = issued(item.id);
+    if (at === null) continue;
+    if (item.type === "reasoning" && typeof item.encrypted_content !== "string") {
+      const kept = await keptItem(at.response, at.index);
+      const encrypted = kept !== undefined && kept.id === item.id ? kept.encrypted_content : undefined;
+      if (typeof encrypted === "string") input[i] = { ...item, encrypted_content: encrypted };
+    } else if (item.type === "function_call" && at.index > 0) {
+      const kept = await keptItem(at.response, at.index - 1);
+      const carrier = kept && textless(kept) && typeof kept.encrypted_content === "string" ? kept : undefined;
+      if (carrier && !input.some((it) => it.id === carrier.id)) {
+        input.splice(i, 0, structuredClone(carrier));
+        i++;
+      }
+    }
+  }
+}
+
 /** A kept resource's output items, as input items. */
 export function outputItems(resource: Json): Json[] {
   return Array.isArray(resource.output) ? resource.output.filter(isRecord) : [];
@@ -173,6 +221,8 @@ export async function openSeals(messages: UniMessage[], env: SealEnv): Promise<R
         );
       }
     }
+    // (a call's signature carried by a reasoning item goes to its call: doors/sealing.ts)
+    message.content_items = toTheirCalls(message.content_items);
   }
   return null;
 }
