@@ -679,7 +679,8 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
       models: {
         "claude-sonnet-4-5": [
           { provider: providerFor("gemini", KEY, geminiFetch), model: "gemini-3-pro-preview", allow },
-          { provider: providerFor("anthropic", KEY, anthropicFake as unknown as typeof fetch), model: "claude-model", allow },
+          // (foreign thinking as text: a carrier taken for thinking would show as its mark)
+          { provider: providerFor("anthropic", KEY, anthropicFake as unknown as typeof fetch), model: "claude-model", allow, foreignThinking: "text" },
         ],
       },
       allowAnonymous: true,
@@ -695,5 +696,7 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
     expect(sent).not.toContain(GEMINI.SIGNATURE);
     expect(sent).not.toContain("mmsp1.");
     expect(sent).not.toContain("redacted_thinking");
+    expect(sent).not.toContain("_REDACTED_THINKING");
+    expect(sent).toContain("The weather is needed."); // (Gemini's thought, as text: the row's foreignThinking)
   });
 });
