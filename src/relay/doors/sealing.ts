@@ -14,6 +14,12 @@
 // came in), and `openSeals` opens each after it (async: the translation is sync), giving the item the
 // fidelity it was sealed from — its maker's own again, which the builders send to that maker only. A
 // value that bears the mark and does not open is refused by the door naming its member (`SealRefused`).
+//
+// A tool call's signature (a Gemini 3 call's thought signature) where the door's API has no place for
+// it on the call: the sealing step writes it, sealed with the call's id (seal.ts `call`), in an item of
+// its own just before the call (`CarrierWrite`: a Messages `redacted_thinking` block; the Open
+// Responses door writes a reasoning item); opened on the way in, `toTheirCalls` gives it to that call
+// of the same message again, and the carrier is no thinking: it is not sent as one, to any provider.
 import { isRecord } from "../../internal/values.js";
 import { boundPart, seal, type Sealed, type SealEnv, SealForged, unseal } from "./seal.js";
 import { RelayConfigError } from "../admission/principal.js";

@@ -5,7 +5,9 @@
 //
 // Before the encoder (the encoding's sealing step): each thinking's provider data sealed (seal.ts, under
 // the key of the env where the answer is written) or left out, so no provider's value leaves the relay
-// as it is. After it (the encoder core wrapped): each resource says `store` and `previous_response_id`
+// as it is; a tool call's signature (a Gemini 3 call's: a `function_call` item has no place for it)
+// sealed with the call's id as the `encrypted_content` of an empty reasoning item just before the call
+// (doors/sealing.ts: `toTheirCalls` gives it back to the call). After it (the encoder core wrapped): each resource says `store` and `previous_response_id`
 // as the request asked (they ride in the stream's meta: a replay says the same), `encrypted_content`
 // only where `include` asked for it; and (the encoding's `settle`) the terminal event's resource kept,
 // sealed values and all, before the client has that event, so a reference made right after it finds
@@ -42,7 +44,8 @@ const TERMINAL = new Set([
 
 /**
  * The sealing step of one answer: each thinking's provider data sealed (a `thinking.done` then carries
- * only `encrypted_content`, the sealed value, which the encoder writes) or left out. Included: sealed
+ * only `encrypted_content`, the sealed value, which the encoder writes) or left out; a tool call's
+ * sealed with its id in a `carrier` written once before the call (or left out with the thinking's). Included: sealed
  * (the key was checked before: stateOf); kept: sealed for the kept response when the relay has a seal
  * key, else left out (a kept reasoning item then goes back as text only: RELAY_SEAL_KEY's
  * documentation); neither: left out. An event with no provider data goes on as it is, at once.

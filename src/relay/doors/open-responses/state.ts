@@ -10,7 +10,10 @@
 // what to send instead. After the translation, a reasoning item's sealed `encrypted_content` is opened
 // to the fidelity it was sealed from (its maker's own thinking again: history.ts sends it back to that
 // maker only, and another provider gets what `foreignThinking` says); an unsealed one is the
-// Responses API's (the door's own API's provider's); a forged or altered one is refused by name.
+// Responses API's (the door's own API's provider's); a forged or altered one is refused by name; one
+// that carries a call's signature goes to its call (doors/sealing.ts `toTheirCalls`). With `store`, an
+// item the relay issued and a client sent back by value is completed from the kept response, as
+// OpenAI does with stored items (`completed`).
 // On the way out, sealStage seals each thinking's provider data for the answer (or strips it).
 import type { UniMessage } from "../../../schema.js";
 import { isRecord } from "../../../internal/values.js";
