@@ -164,7 +164,7 @@ const textless = (item: Json): boolean =>
 /**
  * `input` (in place) with what a response kept for `principal` holds and a client sent back by value
  * without it, as OpenAI does with `store`: an issued reasoning item without `encrypted_content` gets
- * the kept one's (the sealed value `include` did not ask to show), and an issued function_call whose
+ * the kept one's (the sealed value `include` did not ask to show), and an issued call whose
  * kept response had a textless reasoning item just before it (a call's signature: sealing.ts) gets that
  * item back before it when the input lacks it. One `keeper.get` per response; an id not kept for the
  * principal (another's, expired) leaves its item as it is.
@@ -172,7 +172,7 @@ const textless = (item: Json): boolean =>
 async function completed(input: Json[], principal: string, keeper: ResponseKeeper): Promise<void> {
   const responses = new Map<string, Promise<KeptResponse | null>>();
   const keptItem = async (response: string, index: number): Promise<Json | undefined> => {
-    if (!responses.has(response)) responses.set(response, keeper.get(principal, response).catch(() => null));
+    if (!responses.has(response)) responses.set(response, keeper.get(principal, response));
     const kept = await responses.get(response)!;
     return kept ? outputItems(kept.resource)[index] : undefined;
   };
@@ -184,7 +184,7 @@ async function completed(input: Json[], principal: string, keeper: ResponseKeepe
       const kept = await keptItem(at.response, at.index);
       const encrypted = kept !== undefined && kept.id === item.id ? kept.encrypted_content : undefined;
       if (typeof encrypted === "string") input[i] = { ...item, encrypted_content: encrypted };
-    } else if (item.type === "function_call" && at.index > 0) {
+    } else if ((item.type === "function_call" || item.type === "custom_tool_call") && at.index > 0) {
       const kept = await keptItem(at.response, at.index - 1);
       const carrier = kept && textless(kept) && typeof kept.encrypted_content === "string" ? kept : undefined;
       if (carrier && !input.some((it) => it.id === carrier.id)) {
