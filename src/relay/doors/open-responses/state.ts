@@ -19,6 +19,7 @@ import type { UniMessage } from "../../../schema.js";
 import { isRecord } from "../../../internal/values.js";
 import { isSealed, seal, type SealEnv, SealForged, unseal } from "../seal.js";
 import { toTheirCalls } from "../sealing.js";
+import { Refused, refusingAsync } from "../refused.js";
 import { includeOf } from "./members.js";
 import { openResponsesError } from "./request.js";
 import type { KeptResponse, ResponseKeeper } from "../../stream/responses.js";
@@ -42,12 +43,6 @@ export interface StateAsk {
   input: Json[];
 }
 
-class Refused extends Error {
-  constructor(readonly status: number, readonly type: string, readonly param: string | null, message: string) {
-    super(message);
-  }
-}
-
 const STATELESS = "This relay keeps no responses (it has no Durable Object for them): " +
   'send the whole conversation in `input` instead, with `store: false` and `include: ["reasoning.encrypted_content"]` ' +
   "so reasoning items carry what their provider needs back.";
@@ -62,12 +57,7 @@ export async function stateOf(
   keeper: ResponseKeeper | null,
   env: SealEnv,
 ): Promise<{ body: Json; state: StateAsk } | Response> {
-  try {
-    return await resolve(body, principal, keeper, env);
-  } catch (e) {
-    if (e instanceof Refused) return openResponsesError(e.status, e.type, e.message, e.param);
-    throw e;
-  }
+  return await refusingAsync(() => resolve(body, principal, keeper, env), (r) => openResponsesError(r.status, r.type, r.message, r.param));
 }
 
 async function resolve(
@@ -79,15 +69,15 @@ async function resolve(
   if (!isRecord(body)) return { body: body as Json, state: { encrypted: false, store: false, previous: null, input: [] } };
   const { include, store, previous_response_id: previous, ...rest } = body;
   const included = includeOf(include);
-  if ("message" in included) throw new Refused(400, "InvalidRequestError", included.param, included.message);
+  if ("message" in included) throw new Refused(included.message, included.param);
   const encrypted = included.encryptedReasoning;
   // (asked for sealed values, the key must be there: a misconfigured relay says so before anything is asked)
   if (encrypted) await seal({ provider: OWN_PROVIDER }, env);
   if (store !== undefined && store !== null && typeof store !== "boolean") {
-    throw new Refused(400, "InvalidRequestError", "store", "store must be a boolean.");
+    throw new Refused("store must be a boolean.", "store");
   }
   if (previous !== undefined && previous !== null && typeof previous !== "string") {
-    throw new Refused(400, "InvalidRequestError", "previous_response_id", "previous_response_id must be a string.");
+    throw new Refused("previous_response_id must be a string.", "previous_response_id");
   }
   const before: Json[] = [];
   if (typeof previous === "string") {
@@ -103,7 +93,7 @@ async function resolve(
   const input: Json[] = [...before];
   for (const [i, item] of given.entries()) {
     if (isRecord(item) && item.type === "item_reference") {
-      if (typeof item.id !== "string") throw new Refused(400, "InvalidRequestError", `input[${i}].id`, `input[${i}].id must be a string.`);
+      if (typeof item.id !== "string") throw new Refused(`input[${i}].id must be a string.`, `input[${i}].id`);
       input.push(await referenced(item.id, `input[${i}]`, principal, keeper, before));
     } else input.push(item as Json);
   }
@@ -116,14 +106,14 @@ async function resolve(
 }
 
 async function keptOf(id: string, param: string, principal: string, keeper: ResponseKeeper | null): Promise<KeptResponse> {
-  if (keeper === null) throw new Refused(400, "InvalidRequestError", param, `${param}: ${STATELESS}`);
+  if (keeper === null) throw new Refused(`${param}: ${STATELESS}`, param);
   const kept = /^resp_[0-9a-f]{32}$/.test(id) ? await keeper.get(principal, id) : null;
   if (kept === null) {
     throw new Refused(
+      `${param}: no response '${id.slice(0, 64)}' is kept for you (never stored, expired, or another's).`,
+      param,
       404,
       "NotFoundError",
-      param,
-      `${param}: no response '${id.slice(0, 64)}' is kept for you (never stored, expired, or another's).`,
     );
   }
   return kept;
@@ -135,15 +125,15 @@ async function referenced(id: string, at: string, principal: string, keeper: Res
   if (earlier) return earlier;
   const owner = /^(?:msg|rs|fc)_([0-9a-f]{32})_[0-9]+$/.exec(id) ?? /^(resp_[0-9a-f]{32})/.exec(id);
   const responseId = owner ? (owner[1].startsWith("resp_") ? owner[1] : `resp_${owner[1]}`) : "";
-  if (keeper === null) throw new Refused(400, "InvalidRequestError", at, `${at}: an item_reference, but ${STATELESS}`);
+  if (keeper === null) throw new Refused(`${at}: an item_reference, but ${STATELESS}`, at);
   const kept = responseId === "" ? null : await keeper.get(principal, responseId);
   const item = kept ? [...kept.input, ...outputItems(kept.resource)].find((it) => it.id === id) : undefined;
   if (!item) {
     throw new Refused(
+      `${at}: no item '${id.slice(0, 80)}' is kept for you (never stored, expired, or another's).`,
+      at,
       404,
       "NotFoundError",
-      at,
-      `${at}: no item '${id.slice(0, 80)}' is kept for you (never stored, expired, or another's).`,
     );
   }
   return item;
