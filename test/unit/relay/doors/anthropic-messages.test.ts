@@ -652,6 +652,27 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
     expect(JSON.stringify(model)).not.toContain("skip_thought_signature_validator");
   });
 
+  test("@ai-sdk/anthropic keeps the carrier as a reasoning part (its redactedData) and sends it back: Gemini gets the call's signature", async () => {
+    const { relay, fake } = geminiRelay();
+    const provider = createAnthropic({ baseURL: `${ORIGIN}/v1`, apiKey: "sk-relay-client", fetch: relayFetch(relay, SEAL) });
+    await generateText({
+      model: provider("claude-sonnet-4-5"),
+      prompt: "Weather in Paris?",
+      maxOutputTokens: 4096,
+      tools: {
+        get_weather: tool({
+          inputSchema: jsonSchema<{ location: string }>({ type: "object", properties: { location: { type: "string" } }, required: ["location"] }),
+          execute: async ({ location }) => `sunny in ${location}`,
+        }),
+      },
+      stopWhen: isStepCount(2),
+      providerOptions: { anthropic: { thinking: { type: "enabled", budgetTokens: 2048 } } },
+    });
+    expect(fake.requests).toHaveLength(2);
+    const model = (fake.requests[1]!.json as { contents: { parts: Record<string, unknown>[] }[] }).contents[1]!;
+    expect(model.parts.find((p) => p.functionCall !== undefined)).toMatchObject({ thoughtSignature: GEMINI.SIGNATURE });
+  });
+
   test("a forged or altered carrier is refused naming its member, before any provider is asked", async () => {
     const { relay, fake } = geminiRelay();
     const client = sdk(relay, SEAL);
