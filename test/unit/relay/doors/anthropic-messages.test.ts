@@ -650,6 +650,9 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
     // (the carrier is no thinking: not sent as a thought, nor the placeholder in place of the call's own signature)
     expect(JSON.stringify(model)).not.toContain("_REDACTED_THINKING");
     expect(JSON.stringify(model)).not.toContain("skip_thought_signature_validator");
+    // (the whole answer of a request not streamed carries it too)
+    const whole = await client.messages.create({ ...ask, messages: [{ role: "user", content: "Weather in Paris?" }] });
+    expect(whole.content.map((b) => b.type)).toEqual(["thinking", "redacted_thinking", "tool_use"]);
   });
 
   test("@ai-sdk/anthropic keeps the carrier as a reasoning part (its redactedData) and sends it back: Gemini gets the call's signature", async () => {

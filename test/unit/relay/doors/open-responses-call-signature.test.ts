@@ -119,6 +119,13 @@ describe("a Gemini 3 call's thought signature through the stateless Open Respons
     // (the carrier is no thought of the model's, and the call goes with its own signature, not the placeholder)
     expect(model.parts.filter((p: Json) => p.thought === true).map((p: Json) => p.text)).toEqual(["The weather is needed."]);
     expect(JSON.stringify(model)).not.toContain("skip_thought_signature_validator");
+    // (the whole answer of a request not streamed carries it too)
+    const whole = await client.responses.create({ ...ASK, input: [USER] });
+    expect(whole.output.map((item) => [item.type, (item as Json).encrypted_content?.slice(0, 6)])).toEqual([
+      ["reasoning", undefined],
+      ["reasoning", "mmsp1."],
+      ["function_call", undefined],
+    ]);
   });
 
   test("an altered carrier is refused naming encrypted_content, before any provider is asked", async () => {
