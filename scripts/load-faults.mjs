@@ -32,7 +32,7 @@ import { fakeProvider } from "../dist/testing/index.js";
 import { seeded } from "../dist/testing/replay.js";
 import { serve } from "./upstream.mjs";
 import { killWorkerd, resetObject, startRelay } from "./workerd-faults.mjs";
-import { allUsage, anthropicCapture, checks, commandLine, deadline, ledgerCounting } from "./load-kit.mjs";
+import { allUsage, anthropicCapture, askingFor, checks, commandLine, deadline, inRanges, ledgerCounting, ownModel } from "./load-kit.mjs";
 
 const t0 = performance.now();
 const { flag, option } = commandLine();
@@ -45,21 +45,14 @@ const RESETS = option("resets", tiny ? 1 : 4);
 const SEED = option("seed", 1);
 const TIMEOUT_S = option("timeout", tiny ? 120 : 180);
 const LABEL = tiny ? "relay-faults" : "load-faults";
-for (
-  const [name, v, min, max] of [
-    ["streams", STREAMS, 1, 500],
-    ["events", EVENTS, 4, 10_000],
-    ["pace", PACE_MS, 1, 10_000],
-    ["kills", KILLS, 0, 100],
-    ["resets", RESETS, 0, 1000],
-    ["timeout", TIMEOUT_S, 1, 3600],
-  ]
-) {
-  if (!(v >= min && v <= max && Number.isInteger(v))) {
-    console.error(`--${name} must be a whole number from ${min} to ${max}, not ${v}`);
-    process.exit(2);
-  }
-}
+inRanges([
+  ["streams", STREAMS, 1, 500],
+  ["events", EVENTS, 4, 10_000],
+  ["pace", PACE_MS, 1, 10_000],
+  ["kills", KILLS, 0, 100],
+  ["resets", RESETS, 0, 1000],
+  ["timeout", TIMEOUT_S, 1, 3600],
+], { whole: true });
 const rand = seeded(SEED);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -95,15 +88,8 @@ const counted = (body, k) => {
 // (the Worker asks for one model id: the stream's own rides in the user's text, as in load.mjs)
 const upstream = await serve(async (request) => {
   const json = await request.json();
-  const model = json.messages?.[0]?.content?.[0]?.text ?? json.messages?.[0]?.content ?? json.model;
-  const answer = await provider(
-    new Request(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: JSON.stringify({ ...json, model }),
-      signal: request.signal,
-    }),
-  );
+  const model = ownModel(json);
+  const answer = await provider(askingFor(request, json, model));
   return answer.body === null ? answer : new Response(counted(answer.body, model), answer);
 });
 

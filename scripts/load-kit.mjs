@@ -14,6 +14,16 @@ export function commandLine(args = process.argv.slice(2)) {
   };
 }
 
+/** Exits 2, saying why, unless each `[name, value, min, max]` is a number (`whole`: a whole number) from min to max. */
+export function inRanges(ranges, { whole = false } = {}) {
+  for (const [name, v, min, max] of ranges) {
+    if (!(v >= min && v <= max && (!whole || Number.isInteger(v)))) {
+      console.error(`--${name} must be a ${whole ? "whole number" : "number"} from ${min} to ${max}, not ${v}`);
+      process.exit(2);
+    }
+  }
+}
+
 /** Ends the run as failed after `seconds` (`stopAll` first); clear the timer it returns once the run is done. */
 export function deadline(label, seconds, stopAll) {
   return setTimeout(async () => {
@@ -43,6 +53,16 @@ export function anthropicCapture({ id, texts, input, output = texts.length, stop
   const body = records.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
   return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
 }
+
+/**
+ * The stream's own model id in a request the Worker sent its provider: the load runs send it as the
+ * user's text (the Worker's rows ask the provider for one model id), so that the kit's fake answers each stream its own.
+ */
+export const ownModel = (json) => json.messages?.[0]?.content?.[0]?.text ?? json.messages?.[0]?.content ?? json.model;
+
+/** `request` (its body read as `json`) sent on as the same POST for `model`, its signal kept. */
+export const askingFor = (request, json, model) =>
+  new Request(request.url, { method: "POST", headers: request.headers, body: JSON.stringify({ ...json, model }), signal: request.signal });
 
 /** GET /v1/usage?all=1 at `base` with the admin key, as a `read` for `ledgerCounting`: the rows `keep` keeps ([] when not answered 200). */
 export const allUsage = (base, adminKey, keep) => async () => {

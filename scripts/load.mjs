@@ -56,7 +56,7 @@ import { seeded } from "../dist/testing/replay.js";
 import { serve } from "./upstream.mjs";
 import { cutAfter } from "./cut-body.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
-import { allUsage, anthropicCapture, checks, commandLine, deadline, ledgerCounting } from "./load-kit.mjs";
+import { allUsage, anthropicCapture, askingFor, checks, commandLine, deadline, inRanges, ledgerCounting, ownModel } from "./load-kit.mjs";
 
 // (the fault mode is its own script: workerd in Miniflare, whose process it kills, not wrangler dev)
 if (process.argv.includes("--faults")) {
@@ -80,21 +80,14 @@ const SEED = option("seed", 1);
 const TIMEOUT_S = option("timeout", tiny ? 60 : 120);
 const PROVIDER = flag("provider");
 const LABEL = (tiny ? "resume-wrangler" : "load") + (PROVIDER ? "-provider" : "");
-for (
-  const [name, v, min, max] of [
-    ["streams", STREAMS, 1, 2000],
-    ["events", EVENTS, 1, 100_000],
-    ["pace", PACE_MS, 0, 10_000],
-    ["drop", DROP, 0, 1],
-    ["stop", STOP, 0, 1],
-    ["timeout", TIMEOUT_S, 1, 3600],
-  ]
-) {
-  if (!(v >= min && v <= max)) {
-    console.error(`--${name} must be a number from ${min} to ${max}, not ${v}`);
-    process.exit(2);
-  }
-}
+inRanges([
+  ["streams", STREAMS, 1, 2000],
+  ["events", EVENTS, 1, 100_000],
+  ["pace", PACE_MS, 0, 10_000],
+  ["drop", DROP, 0, 1],
+  ["stop", STOP, 0, 1],
+  ["timeout", TIMEOUT_S, 1, 3600],
+]);
 
 const rand = seeded(SEED); // (the kit's generator: the same --seed cuts at the same places)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -189,17 +182,10 @@ const fakes = PROVIDER ? [fake, gpt] : [fake];
 // the row's second Claude, "claude-sonnet-4-5", is asked for "load-<k>@second")
 const byText = async (request) => {
   const json = await request.json();
-  const own = json.messages?.[0]?.content?.[0]?.text ?? json.messages?.[0]?.content ?? json.model;
+  const own = ownModel(json);
   const model = json.model === "claude-sonnet-4-5" ? `${own}@second` : own;
   const served = new URL(request.url).pathname === "/v1/chat/completions" ? gpt : fake;
-  return served(
-    new Request(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: JSON.stringify({ ...json, model }),
-      signal: request.signal,
-    }),
-  );
+  return served(askingFor(request, json, model));
 };
 const upstream = await serve(PROVIDER ? byText : fake);
 const upstreamBase = `${upstream.url}/v1`;

@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { fakeProvider } from "mmsp-streams/testing";
 import { serve } from "../../scripts/upstream.mjs";
 import { killWorkerd, startRelay } from "../../scripts/workerd-faults.mjs";
-import { allUsage, anthropicCapture, ledgerCounting } from "../../scripts/load-kit.mjs";
+import { allUsage, anthropicCapture, askingFor, ledgerCounting, ownModel } from "../../scripts/load-kit.mjs";
 import { relayTests } from "./runner.mjs";
 
 const t0 = performance.now();
@@ -53,16 +53,8 @@ const provider = fakeProvider("anthropic", {
 // "@more" when it asks to continue an answer)
 const byText = async (request) => {
   const json = await request.json();
-  const own = json.messages?.[0]?.content?.[0]?.text ?? json.messages?.[0]?.content ?? json.model;
-  const model = json.messages?.at(-1)?.role === "assistant" ? `${own}@more` : own;
-  return provider(
-    new Request(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: JSON.stringify({ ...json, model }),
-      signal: request.signal,
-    }),
-  );
+  const model = json.messages?.at(-1)?.role === "assistant" ? `${ownModel(json)}@more` : ownModel(json);
+  return provider(askingFor(request, json, model));
 };
 const upstream = await serve(byText);
 const asked = (model) => provider.requests.filter((r) => r.model === model);
