@@ -32,14 +32,10 @@ import { fakeProvider } from "../dist/testing/index.js";
 import { seeded } from "../dist/testing/replay.js";
 import { serve } from "./upstream.mjs";
 import { killWorkerd, resetObject, startRelay } from "./workerd-faults.mjs";
+import { allUsage, anthropicCapture, askingFor, checks, commandLine, deadline, inRanges, ledgerCounting, ownModel } from "./load-kit.mjs";
 
 const t0 = performance.now();
-const args = process.argv.slice(2);
-const flag = (name) => args.includes(`--${name}`);
-const option = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
-};
+const { flag, option } = commandLine();
 const tiny = flag("tiny");
 const STREAMS = option("streams", tiny ? 6 : 24);
 const EVENTS = option("events", tiny ? 60 : 100);
@@ -49,21 +45,14 @@ const RESETS = option("resets", tiny ? 1 : 4);
 const SEED = option("seed", 1);
 const TIMEOUT_S = option("timeout", tiny ? 120 : 180);
 const LABEL = tiny ? "relay-faults" : "load-faults";
-for (
-  const [name, v, min, max] of [
-    ["streams", STREAMS, 1, 500],
-    ["events", EVENTS, 4, 10_000],
-    ["pace", PACE_MS, 1, 10_000],
-    ["kills", KILLS, 0, 100],
-    ["resets", RESETS, 0, 1000],
-    ["timeout", TIMEOUT_S, 1, 3600],
-  ]
-) {
-  if (!(v >= min && v <= max && Number.isInteger(v))) {
-    console.error(`--${name} must be a whole number from ${min} to ${max}, not ${v}`);
-    process.exit(2);
-  }
-}
+inRanges([
+  ["streams", STREAMS, 1, 500],
+  ["events", EVENTS, 4, 10_000],
+  ["pace", PACE_MS, 1, 10_000],
+  ["kills", KILLS, 0, 100],
+  ["resets", RESETS, 0, 1000],
+  ["timeout", TIMEOUT_S, 1, 3600],
+], { whole: true });
 const rand = seeded(SEED);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -71,22 +60,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const INPUT = 12;
 const words = (k) => Array.from({ length: EVENTS }, (_, i) => `f${k}.${i} `);
-const capture = (k, n) => {
-  const text = k === null ? ["next "] : words(k).slice(0, n);
-  const records = [
-    {
-      type: "message_start",
-      message: { id: `msg_${k}`, type: "message", role: "assistant", content: [], usage: { input_tokens: INPUT, output_tokens: 1 } },
-    },
-    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    ...text.map((t) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: t } })),
-    { type: "content_block_stop", index: 0 },
-    { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: text.length } },
-    { type: "message_stop" },
-  ];
-  const body = records.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
-  return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
-};
+const capture = (k, n) => anthropicCapture({ id: `msg_${k}`, texts: k === null ? ["next "] : words(k).slice(0, n), input: INPUT });
 const KEY = "sk-ant-faults-fake-key";
 const streams = { next: capture(null) };
 for (let k = 0; k < STREAMS; k++) streams[`f-${k}`] = { capture: capture(k, EVENTS), pace: 1000 / PACE_MS };
@@ -114,15 +88,8 @@ const counted = (body, k) => {
 // (the Worker asks for one model id: the stream's own rides in the user's text, as in load.mjs)
 const upstream = await serve(async (request) => {
   const json = await request.json();
-  const model = json.messages?.[0]?.content?.[0]?.text ?? json.messages?.[0]?.content ?? json.model;
-  const answer = await provider(
-    new Request(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: JSON.stringify({ ...json, model }),
-      signal: request.signal,
-    }),
-  );
+  const model = ownModel(json);
+  const answer = await provider(askingFor(request, json, model));
   return answer.body === null ? answer : new Response(counted(answer.body, model), answer);
 });
 
@@ -151,12 +118,7 @@ async function stopAll() {
   await upstream.close();
   await rm(dir, { recursive: true, force: true }).catch(() => {});
 }
-const deadline = setTimeout(async () => {
-  console.log(`${LABEL}: stopped after --timeout ${TIMEOUT_S} s`);
-  console.log(`${LABEL}: 0 passed, 1 failed`);
-  await stopAll();
-  process.exit(1);
-}, TIMEOUT_S * 1000);
+const timer = deadline(LABEL, TIMEOUT_S, stopAll);
 
 // ---- the clients ----------------------------------------------------------------------------------------
 
@@ -266,13 +228,7 @@ const runMs = performance.now() - tRun;
 
 // ---- charged and released -------------------------------------------------------------------------------
 
-let ledger = [];
-for (const t = Date.now(); Date.now() - t < 60_000;) {
-  const answer = await fetch(`${base}/v1/usage?all=1`, { headers: { "x-relay-key": ADMIN_KEY } }).catch(() => null);
-  ledger = answer?.ok ? (await answer.json()).data.filter((r) => r.principal.startsWith("faults-p")) : [];
-  if (ledger.reduce((n, r) => n + r.requests, 0) >= STREAMS) break;
-  await sleep(200);
-}
+const ledger = await ledgerCounting(allUsage(base, ADMIN_KEY, (r) => r.principal.startsWith("faults-p")), STREAMS, { everyMs: 200 });
 const tReleased = Date.now();
 const admitted = new Map();
 for (let i = 0; i < PRINCIPALS; i++) {
@@ -293,34 +249,27 @@ for (let i = 0; i < PRINCIPALS; i++) {
   admitted.set(p, n);
 }
 const releasedMs = Date.now() - tReleased;
-clearTimeout(deadline);
+clearTimeout(timer);
 await stopAll();
 
 // ---- report -------------------------------------------------------------------------------------------
 
-let passed = 0;
-let failed = 0;
-const check = (ok, name) => {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
-};
+// (each stream's check is printed in the CI smoke, or when it fails)
+const { check, finish } = checks(LABEL, (name) => tiny || !name.startsWith("stream "));
 for (const r of results) {
   // a "fast" stream is whole whatever happened; a "claude-fast" one whole, or (faulted) ended typed
   const ok = r.lost === 0 && r.duplicated === 0 && (r.whole || (r.row === "claude-fast" && r.faulted && r.typed));
-  if (!ok || tiny) {
-    const how = r.whole
-      ? "whole"
-      : r.typed
-      ? "ended typed (StreamInterrupted)"
-      : `error ${r.error?.name} ${r.error?.errorType ?? ""}: ${r.error?.message}`;
-    check(
-      ok,
-      `stream ${r.k} (${r.row}${
-        r.faulted ? ", faulted" : ""
-      }): ${r.events} events, ${r.resumes} resumes, lost ${r.lost}, duplicated ${r.duplicated}, ${how}`,
-    );
-  } else passed++;
+  const how = r.whole
+    ? "whole"
+    : r.typed
+    ? "ended typed (StreamInterrupted)"
+    : `error ${r.error?.name} ${r.error?.errorType ?? ""}: ${r.error?.message}`;
+  check(
+    ok,
+    `stream ${r.k} (${r.row}${
+      r.faulted ? ", faulted" : ""
+    }): ${r.events} events, ${r.resumes} resumes, lost ${r.lost}, duplicated ${r.duplicated}, ${how}`,
+  );
 }
 const completed = results.filter((r) => r.whole);
 // (each request's input charged once: at least what the provider reported — its message_starts that left
@@ -385,5 +334,4 @@ check(
     `(${[...admitted].map(([p, n]) => `${p} ${n}/${QUOTA}`).join(", ")})`,
 );
 console.log(`${LABEL}: ${STREAMS} streams × ${EVENTS} deltas in ${(runMs / 1000).toFixed(2)} s, seed ${SEED}`);
-console.log(`${LABEL}: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
-process.stdout.write("", () => process.exit(failed === 0 ? 0 : 1));
+finish(t0);

@@ -56,6 +56,7 @@ import { seeded } from "../dist/testing/replay.js";
 import { serve } from "./upstream.mjs";
 import { cutAfter } from "./cut-body.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
+import { allUsage, anthropicCapture, askingFor, checks, commandLine, deadline, inRanges, ledgerCounting, ownModel } from "./load-kit.mjs";
 
 // (the fault mode is its own script: workerd in Miniflare, whose process it kills, not wrangler dev)
 if (process.argv.includes("--faults")) {
@@ -68,12 +69,7 @@ const root = fileURLToPath(new URL("../", import.meta.url));
 
 // ---- options ---------------------------------------------------------------------------------------
 
-const args = process.argv.slice(2);
-const flag = (name) => args.includes(`--${name}`);
-const option = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
-};
+const { flag, option } = commandLine();
 const tiny = flag("tiny");
 const STREAMS = option("streams", tiny ? 6 : 50);
 const EVENTS = option("events", tiny ? 30 : 80); // text deltas per stream (+ text.done + stop)
@@ -84,21 +80,14 @@ const SEED = option("seed", 1);
 const TIMEOUT_S = option("timeout", tiny ? 60 : 120);
 const PROVIDER = flag("provider");
 const LABEL = (tiny ? "resume-wrangler" : "load") + (PROVIDER ? "-provider" : "");
-for (
-  const [name, v, min, max] of [
-    ["streams", STREAMS, 1, 2000],
-    ["events", EVENTS, 1, 100_000],
-    ["pace", PACE_MS, 0, 10_000],
-    ["drop", DROP, 0, 1],
-    ["stop", STOP, 0, 1],
-    ["timeout", TIMEOUT_S, 1, 3600],
-  ]
-) {
-  if (!(v >= min && v <= max)) {
-    console.error(`--${name} must be a number from ${min} to ${max}, not ${v}`);
-    process.exit(2);
-  }
-}
+inRanges([
+  ["streams", STREAMS, 1, 2000],
+  ["events", EVENTS, 1, 100_000],
+  ["pace", PACE_MS, 0, 10_000],
+  ["drop", DROP, 0, 1],
+  ["stop", STOP, 0, 1],
+  ["timeout", TIMEOUT_S, 1, 3600],
+]);
 
 const rand = seeded(SEED); // (the kit's generator: the same --seed cuts at the same places)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -150,21 +139,7 @@ const openaiCaptureOf = (k) => {
   return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
 };
 /** Stream k's events as Anthropic streams them (what a provider-backed model's provider sends). */
-const anthropicCaptureOf = (k) => {
-  const records = [
-    {
-      type: "message_start",
-      message: { id: `msg_${k}`, type: "message", role: "assistant", content: [], usage: { input_tokens: 1, output_tokens: 1 } },
-    },
-    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    ...tokens(k).map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
-    { type: "content_block_stop", index: 0 },
-    { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: EVENTS } },
-    { type: "message_stop" },
-  ];
-  const body = records.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
-  return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
-};
+const anthropicCaptureOf = (k) => anthropicCapture({ id: `msg_${k}`, texts: tokens(k), input: 1 });
 const PROVIDER_KEY = "sk-ant-load-fake-key";
 const OPENAI_KEY = "sk-load-fake-openai-key";
 /** The failing targets of the provider run (issue #38): what the n-th stream not stopped has its first target do. */
@@ -184,18 +159,7 @@ const BUDGET_ROUNDS = 2;
 const BUDGET_PARALLEL = 4;
 const HOSTILE = [{ principal: "load-b0", input: -1_000_000 }, { principal: "load-b1", input: 1e300 }];
 /** A hostile provider's answer: its input count `input`, the output it was asked for spent whole (BUDGET_MAX). */
-const hostileCaptureOf = (input) => {
-  const records = [
-    { type: "message_start", message: { id: "msg_b", type: "message", role: "assistant", content: [], usage: { input_tokens: input, output_tokens: 1 } } },
-    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "spent " } },
-    { type: "content_block_stop", index: 0 },
-    { type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { output_tokens: BUDGET_MAX } },
-    { type: "message_stop" },
-  ];
-  const body = records.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
-  return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
-};
+const hostileCaptureOf = (input) => anthropicCapture({ id: "msg_b", texts: ["spent "], input, output: BUDGET_MAX, stop: "max_tokens" });
 if (PROVIDER) {
   for (const { principal, input } of HOSTILE) {
     for (let i = 0; i < BUDGET_ROUNDS * BUDGET_PARALLEL; i++) streams[`${principal}-${i}`] = { capture: hostileCaptureOf(input), ...pace };
@@ -218,17 +182,10 @@ const fakes = PROVIDER ? [fake, gpt] : [fake];
 // the row's second Claude, "claude-sonnet-4-5", is asked for "load-<k>@second")
 const byText = async (request) => {
   const json = await request.json();
-  const own = json.messages?.[0]?.content?.[0]?.text ?? json.messages?.[0]?.content ?? json.model;
+  const own = ownModel(json);
   const model = json.model === "claude-sonnet-4-5" ? `${own}@second` : own;
   const served = new URL(request.url).pathname === "/v1/chat/completions" ? gpt : fake;
-  return served(
-    new Request(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: JSON.stringify({ ...json, model }),
-      signal: request.signal,
-    }),
-  );
+  return served(askingFor(request, json, model));
 };
 const upstream = await serve(PROVIDER ? byText : fake);
 const upstreamBase = `${upstream.url}/v1`;
@@ -251,12 +208,7 @@ async function stopAll() {
   await upstream.close();
   await rm(state, { recursive: true, force: true }).catch(() => {});
 }
-const deadline = setTimeout(async () => {
-  console.log(`${LABEL}: stopped after --timeout ${TIMEOUT_S} s`);
-  console.log(`${LABEL}: 0 passed, 1 failed`);
-  await stopAll();
-  process.exit(1);
-}, TIMEOUT_S * 1000);
+const timer = deadline(LABEL, TIMEOUT_S, stopAll);
 
 try {
   const vars = PROVIDER
@@ -426,15 +378,7 @@ const tRun = performance.now();
 const results = await Promise.all(Array.from({ length: STREAMS }, (_, k) => runStream(k)));
 const runMs = performance.now() - tRun;
 // the ledger (provider run): every stream settled (in its object's waitUntil, after its end)
-let ledger = [];
-if (PROVIDER) {
-  for (let i = 0; i < 100; i++) {
-    const answer = await fetch(`${base}/v1/usage?all=1`, { headers: { "x-relay-key": ADMIN_KEY } });
-    ledger = answer.ok ? (await answer.json()).data.filter((r) => r.principal.startsWith("load-p")) : [];
-    if (ledger.reduce((n, r) => n + r.requests, 0) >= STREAMS) break;
-    await sleep(100);
-  }
-}
+const ledger = PROVIDER ? await ledgerCounting(allUsage(base, ADMIN_KEY, (r) => r.principal.startsWith("load-p")), STREAMS, { ms: 10_000 }) : [];
 // the budget (issue #44): rounds of parallel requests per principal, each read whole as bytes (the
 // hostile counts reach the client as the provider's reader passed them on)
 const budget = [];
@@ -462,31 +406,20 @@ if (PROVIDER) {
         } else seen.other++; // (anything else: the check fails)
       }));
     }
-    for (let i = 0; i < 100; i++) {
-      const answer = await fetch(`${base}/v1/usage?all=1`, { headers: { "x-relay-key": ADMIN_KEY } });
-      const row = answer.ok ? (await answer.json()).data.find((r) => r.principal === principal) : undefined;
-      seen.charged = row ? row.input_tokens + row.output_tokens : null;
-      if (row && row.requests >= seen.admitted) break;
-      await sleep(100);
-    }
+    const [row] = await ledgerCounting(allUsage(base, ADMIN_KEY, (r) => r.principal === principal), seen.admitted, { ms: 10_000 });
+    seen.charged = row ? row.input_tokens + row.output_tokens : null;
     budget.push(seen);
   }
 }
 sampling = false;
 await sampler;
 const final = await workerdMemory();
-clearTimeout(deadline);
+clearTimeout(timer);
 await stopAll();
 
 // ---- report -------------------------------------------------------------------------------------------
 
-let passed = 0;
-let failed = 0;
-const check = (ok, name) => {
-  if (ok) passed++;
-  else failed++;
-  if (!ok || tiny || name.includes("stopped by DELETE") || name.startsWith("budget:")) console.log(`${ok ? "✓" : "✗"} [${LABEL}] ${name}`);
-};
+const { check, finish } = checks(LABEL, (name) => tiny || name.includes("stopped by DELETE") || name.startsWith("budget:"));
 for (const r of results) {
   const common = r.lost === 0 && r.duplicated === 0 && r.messageOk && r.upstream === r.upstreamExpected && !r.spliced;
   const errorText = r.error ? `, error ${r.error?.name}${r.error?.errorType ? ` ${r.error.errorType}` : ""}: ${r.error?.message}` : "";
@@ -592,5 +525,4 @@ console.log(
       final.length === 1 ? "" : "es"
     })`,
 );
-console.log(`${LABEL}: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
-process.exit(failed === 0 ? 0 : 1);
+finish(t0);

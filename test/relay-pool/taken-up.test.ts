@@ -123,41 +123,76 @@ async function ledger(
   return rows;
 }
 
+/** Posts a `script` stream tagged `tag` and reads it until its text is `text`: its id, its records so far, its reader still open. */
+async function startUntil(
+  post: ReturnType<typeof setup>["post"],
+  tag: string,
+  script: string,
+  text: string,
+): Promise<{ id: string; reader: ReadableStreamDefaultReader<Uint8Array>; before: [number, Event][] }> {
+  const first = await post("fast", tag, script);
+  expect(first.status).toBe(200);
+  const id = streamIdOf(first);
+  const reader = first.body!.getReader();
+  const before = recordsOf(await readUntil(reader, (t) => deltasOf(recordsOf(t)) === text));
+  expect(deltasOf(before)).toBe(text);
+  return { id, reader, before };
+}
+
+/** Resets the stream's object mid-answer (`reset`) and lets the connection `reader` reads go. */
+async function cut(id: string, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  await reset(id);
+  reader.cancel().catch(() => {});
+}
+
+/** GET the stream `id` from the last of `before`'s ids (answered 200). */
+async function resumeAfter(call: ReturnType<typeof setup>["call"], id: string, before: [number, Event][]): Promise<Response> {
+  const resumed = await call(`/v1/streams/${id}`, {
+    headers: { "last-event-id": String(before.at(-1)![0]), accept: "text/event-stream" },
+  });
+  expect(resumed.status).toBe(200);
+  return resumed;
+}
+
+/** The records of an answer read to its end. */
+const readAll = async (answer: Response): Promise<[number, Event][]> => recordsOf(await readUntil(answer.body!.getReader(), () => false));
+
+/**
+ * What a resume after `before` read (`after`) makes of the stream: taken up whole, "Hello, provider world!" —
+ * the next id first (nothing twice, nothing skipped), no error event, the stop last. Returns that text and the stop event.
+ */
+function expectWhole(before: [number, Event][], after: [number, Event][]): { whole: string; stop: Event } {
+  expect(after[0]![0]).toBe(before.at(-1)![0] + 1);
+  expect(after.map(([, e]) => e.error?.type).filter(Boolean)).toEqual([]); // (before: a StreamInterrupted error event)
+  const whole = deltasOf([...before, ...after]);
+  expect(whole).toBe("Hello, provider world!");
+  const stop = after.at(-1)![1];
+  expect(stop.event_type).toBe("stop");
+  return { whole, stop };
+}
+
+/** How many provider requests carried `tag` (the scripted providers count them as they arrive). */
+async function providerCount(tag: string): Promise<number> {
+  return ((await (await fetch(`http://upstream.test/__provider?tag=${tag}`)).json()) as { count: number }).count;
+}
+
+/** Waits until the provider has had `n` requests carrying `tag` (then exactly `n`). */
+async function providerAsked(tag: string, n: number): Promise<void> {
+  for (let i = 0; i < 400 && (await providerCount(tag)) < n; i++) await sleep(25);
+  expect(await providerCount(tag)).toBe(n);
+}
+
 test(
   "a continueOnFailure stream whose object is reset mid-answer is taken up again: resumed from its last id it completes with the whole text, charged once, its claim released",
   async () => {
-    const name = `taken-up-${newTag()}`;
-    const { call, post } = setup(name);
-    const tag = newTag();
-    const first = await post("fast", tag, "stall-first");
-    expect(first.status).toBe(200);
-    const id = streamIdOf(first);
-    const reader = first.body!.getReader();
-    const before = await readUntil(
-      reader,
-      (t) => deltasOf(recordsOf(t)) === "Hello, ",
-    );
-    expect(deltasOf(recordsOf(before))).toBe("Hello, ");
-    await reset(id);
-    reader.cancel().catch(() => {});
-    const got = recordsOf(before);
-    const lastId = got.at(-1)![0];
-    const resumed = await call(`/v1/streams/${id}`, {
-      headers: { "last-event-id": String(lastId), accept: "text/event-stream" },
-    });
-    expect(resumed.status).toBe(200);
-    const after = recordsOf(
-      await readUntil(resumed.body!.getReader(), () => false),
-    );
-    expect(after[0]![0]).toBe(lastId + 1); // nothing twice, nothing skipped
-    expect(after.map(([, e]) => e.error?.type).filter(Boolean)).toEqual([]); // (before: a StreamInterrupted error event)
-    const whole = deltasOf([...got, ...after]);
-    expect(whole).toBe("Hello, provider world!");
+    const { call, post } = setup(`taken-up-${newTag()}`);
+    const first = await startUntil(post, newTag(), "stall-first", "Hello, ");
+    await cut(first.id, first.reader);
+    const after = await readAll(await resumeAfter(call, first.id, first.before));
+    const { whole } = expectWhole(first.before, after);
     const dones = after.flatMap(([, e]) => (e.content_items ?? []).filter((i) => i.type === "text.done"));
     expect(dones).toHaveLength(1);
     expect(dones[0]!.text).toBe(whole); // (one group: the continuation in the same open group, never spliced)
-    const stop = after.at(-1)![1];
-    expect(stop.event_type).toBe("stop");
     // charged once: one ledger row, its input the first answer's 12 and the continuation's, its output at least the text's
     const rows = await ledger(call, 1);
     expect(rows).toHaveLength(1);
@@ -180,22 +215,11 @@ test(
   async () => {
     const name = `taken-up-all-${newTag()}`;
     const others = [setup(`${name}-a`), setup(`${name}-b`)]; // (two principals: concurrentStreams 1 each)
-    const firsts = await Promise.all(others.map((o) => o.post("fast", newTag(), "stall-first")));
-    for (const f of firsts) expect(f.status).toBe(200);
-    const ids = firsts.map(streamIdOf);
-    const befores = await Promise.all(firsts.map((f) => readUntil(f.body!.getReader(), (t) => deltasOf(recordsOf(t)) === "Hello, ")));
-    await Promise.all(ids.map(reset)); // (every object in flight, as a deploy does)
-    const wholes = await Promise.all(ids.map(async (id, i) => {
-      const lastId = recordsOf(befores[i]!).at(-1)![0];
-      const resumed = await others[i]!.call(`/v1/streams/${id}`, {
-        headers: { "last-event-id": String(lastId), accept: "text/event-stream" },
-      });
-      expect(resumed.status).toBe(200);
-      const after = recordsOf(await readUntil(resumed.body!.getReader(), () => false));
-      expect(after.at(-1)![1].event_type).toBe("stop");
-      return deltasOf([...recordsOf(befores[i]!), ...after]);
+    const firsts = await Promise.all(others.map((o) => startUntil(o.post, newTag(), "stall-first", "Hello, ")));
+    await Promise.all(firsts.map((f) => cut(f.id, f.reader))); // (every object in flight, as a deploy does)
+    await Promise.all(firsts.map(async (first, i) => {
+      expectWhole(first.before, await readAll(await resumeAfter(others[i]!.call, first.id, first.before)));
     }));
-    expect(wholes).toEqual(["Hello, provider world!", "Hello, provider world!"]);
     for (const o of others) {
       const rows = await ledger(o.call, 1);
       expect(rows).toHaveLength(1);
@@ -205,41 +229,20 @@ test(
   60_000,
 );
 
-/** How many provider requests carried `tag` (the scripted providers count them as they arrive). */
-async function providerCount(tag: string): Promise<number> {
-  return ((await (await fetch(`http://upstream.test/__provider?tag=${tag}`)).json()) as { count: number }).count;
-}
-
 test(
   "a stream reset again while its continuation is asked (the request sent, no text yet) is charged every request's input once: 36, not 24",
   async () => {
-    const name = `taken-up-twice-${newTag()}`;
-    const { call, post } = setup(name);
+    const { call, post } = setup(`taken-up-twice-${newTag()}`);
     const tag = newTag();
-    const first = await post("fast", tag, "stall-two");
-    expect(first.status).toBe(200);
-    const id = streamIdOf(first);
-    const reader = first.body!.getReader();
-    const before = await readUntil(reader, (t) => deltasOf(recordsOf(t)) === "Hello, ");
-    await reset(id);
-    reader.cancel().catch(() => {});
-    const lastId = recordsOf(before).at(-1)![0];
-    const resume = () => call(`/v1/streams/${id}`, { headers: { "last-event-id": String(lastId), accept: "text/event-stream" } });
+    const first = await startUntil(post, tag, "stall-two", "Hello, ");
+    await cut(first.id, first.reader);
     // the take-up asks the target again: its request reaches the provider, which reports its input and sends nothing more
-    const second = await resume();
-    expect(second.status).toBe(200);
-    for (let i = 0; i < 400 && (await providerCount(tag)) < 2; i++) await sleep(25);
-    expect(await providerCount(tag)).toBe(2);
-    await reset(id); // (before that continuation's first text: before it was stored with any batch)
-    second.body!.cancel().catch(() => {});
-    const third = await resume();
-    expect(third.status).toBe(200);
-    const after = recordsOf(await readUntil(third.body!.getReader(), () => false));
-    expect(after.map(([, e]) => e.error?.type).filter(Boolean)).toEqual([]);
-    expect(deltasOf([...recordsOf(before), ...after])).toBe("Hello, provider world!");
+    const second = await resumeAfter(call, first.id, first.before);
+    await providerAsked(tag, 2);
+    await cut(first.id, second.body!.getReader()); // (before that continuation's first text: before it was stored with any batch)
+    const after = await readAll(await resumeAfter(call, first.id, first.before));
+    const { stop } = expectWhole(first.before, after);
     expect(await providerCount(tag)).toBe(3);
-    const stop = after.at(-1)![1];
-    expect(stop.event_type).toBe("stop");
     // three requests, each reported (or, for one cut before it answered, counted as sent) 12: each charged once
     expect(stop.usage_metadata?.prompt_tokens).toBe(36);
     const rows = await ledger(call, 1);
@@ -252,28 +255,15 @@ test(
 test(
   "a stream reset while a continuation past a provider's cut is asked (the request sent, no answer yet) is charged that request's input too: 36, not 24",
   async () => {
-    const name = `taken-up-cut-${newTag()}`;
-    const { call, post } = setup(name);
+    const { call, post } = setup(`taken-up-cut-${newTag()}`);
     const tag = newTag();
     // the first answer is cut after "Hello, provider"; the continuing target (the row's other Claude) is asked and stays silent
-    const first = await post("fast", tag, "cut-then-silent");
-    expect(first.status).toBe(200);
-    const id = streamIdOf(first);
-    const reader = first.body!.getReader();
-    const before = await readUntil(reader, (t) => deltasOf(recordsOf(t)) === "Hello, provider");
-    for (let i = 0; i < 400 && (await providerCount(tag)) < 2; i++) await sleep(25);
-    expect(await providerCount(tag)).toBe(2);
-    await reset(id); // (before the continuing target answered)
-    reader.cancel().catch(() => {});
-    const lastId = recordsOf(before).at(-1)![0];
-    const resumed = await call(`/v1/streams/${id}`, { headers: { "last-event-id": String(lastId), accept: "text/event-stream" } });
-    expect(resumed.status).toBe(200);
-    const after = recordsOf(await readUntil(resumed.body!.getReader(), () => false));
-    expect(after.map(([, e]) => e.error?.type).filter(Boolean)).toEqual([]);
-    expect(deltasOf([...recordsOf(before), ...after])).toBe("Hello, provider world!");
+    const first = await startUntil(post, tag, "cut-then-silent", "Hello, provider");
+    await providerAsked(tag, 2);
+    await cut(first.id, first.reader); // (before the continuing target answered)
+    const after = await readAll(await resumeAfter(call, first.id, first.before));
+    const { stop } = expectWhole(first.before, after);
     expect(await providerCount(tag)).toBe(3);
-    const stop = after.at(-1)![1];
-    expect(stop.event_type).toBe("stop");
     // the first answer's 12, the silent request's 12 (counted as sent), the take-up's 12
     expect(stop.usage_metadata?.prompt_tokens).toBe(36);
     const rows = await ledger(call, 1);

@@ -21,6 +21,8 @@ import { join } from "node:path";
 import { fakeProvider } from "mmsp-streams/testing";
 import { serve } from "../../scripts/upstream.mjs";
 import { killWorkerd, startRelay } from "../../scripts/workerd-faults.mjs";
+import { allUsage, anthropicCapture, askingFor, ledgerCounting, ownModel } from "../../scripts/load-kit.mjs";
+import { relayTests } from "./runner.mjs";
 
 const t0 = performance.now();
 const LABEL = "relay-process-kill";
@@ -31,33 +33,19 @@ const SENT = 20; // deltas sent before the kill
 // ---- the provider: Anthropic's events, input 12, DELTAS text deltas "<tag><i> " 50 ms apart -------------
 
 const words = (tag) => Array.from({ length: DELTAS }, (_, i) => `${tag}${String(i).padStart(3, "0")} `);
-const anthropicCapture = (tag, n = DELTAS) => {
-  const records = [
-    {
-      type: "message_start",
-      message: { id: `msg_${tag}`, type: "message", role: "assistant", content: [], usage: { input_tokens: 12, output_tokens: 1 } },
-    },
-    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    ...words(tag).slice(0, n).map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
-    { type: "content_block_stop", index: 0 },
-    { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: n } },
-    { type: "message_stop" },
-  ];
-  const body = records.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
-  return { status: 200, headers: [["content-type", "text/event-stream"]], body: new TextEncoder().encode(body) };
-};
+const capture = (tag, n = DELTAS) => anthropicCapture({ id: `msg_${tag}`, texts: words(tag).slice(0, n), input: 12 });
 const KEY = "sk-ant-kill-fake-key";
 const provider = fakeProvider("anthropic", {
   streams: {
     // the first answers: 20 deltas, then silent (held open) until the relay's process dies
-    "kill-a": { capture: anthropicCapture("a"), pace: 20, cutAfterEvents: 2 + SENT, stallMs: Infinity },
-    "kill-b": { capture: anthropicCapture("b"), pace: 20, cutAfterEvents: 2 + SENT, stallMs: Infinity },
+    "kill-a": { capture: capture("a"), pace: 20, cutAfterEvents: 2 + SENT, stallMs: Infinity },
+    "kill-b": { capture: capture("b"), pace: 20, cutAfterEvents: 2 + SENT, stallMs: Infinity },
     // a request to continue (an assistant message last): the whole answer, from where that message ends
-    "kill-a@more": { capture: anthropicCapture("a"), pace: 20 },
+    "kill-a@more": { capture: capture("a"), pace: 20 },
     // a stream taken up twice: its first answer held open as "kill-a"'s, its continuations slower (10 a second)
-    "kill-c": { capture: anthropicCapture("c"), pace: 20, cutAfterEvents: 2 + SENT, stallMs: Infinity },
-    "kill-c@more": { capture: anthropicCapture("c"), pace: 10 },
-    next: { capture: anthropicCapture("n", 3) },
+    "kill-c": { capture: capture("c"), pace: 20, cutAfterEvents: 2 + SENT, stallMs: Infinity },
+    "kill-c@more": { capture: capture("c"), pace: 10 },
+    next: { capture: capture("n", 3) },
   },
   key: KEY,
 });
@@ -65,16 +53,8 @@ const provider = fakeProvider("anthropic", {
 // "@more" when it asks to continue an answer)
 const byText = async (request) => {
   const json = await request.json();
-  const own = json.messages?.[0]?.content?.[0]?.text ?? json.messages?.[0]?.content ?? json.model;
-  const model = json.messages?.at(-1)?.role === "assistant" ? `${own}@more` : own;
-  return provider(
-    new Request(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: JSON.stringify({ ...json, model }),
-      signal: request.signal,
-    }),
-  );
+  const model = json.messages?.at(-1)?.role === "assistant" ? `${ownModel(json)}@more` : ownModel(json);
+  return provider(askingFor(request, json, model));
 };
 const upstream = await serve(byText);
 const asked = (model) => provider.requests.filter((r) => r.model === model);
@@ -131,8 +111,18 @@ const within = (promise, ms) => Promise.race([promise, sleep(ms).then(() => "tim
 // ---- the tests (in order: each goes on from the one before) -----------------------------------------
 
 const streams = {}; // a: the "fast" stream, b: the "claude-fast" one: { location, records, first }
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const { test, run } = relayTests(LABEL);
+
+/** Resumes stream `s` from its last id on the new process: the rest (read to its end within 20 s) and its records, some. */
+async function resumeRest(s) {
+  const res = await resume(s.location, s.lastId);
+  if (res.status !== 200) assert.fail(`${res.status}: ${await res.text()}`);
+  const rest = await within(readUntil(res.body.getReader(), () => false), 20_000);
+  assert.notEqual(rest, "timeout", "the resumed connection ended within 20 s");
+  const after = recordsOf(rest.text);
+  assert.ok(after.length > 0);
+  return { rest, after };
+}
 
 test("two streams live (a continueOnFailure row, a row without), then workerd is killed (SIGKILL): the first connections end", async () => {
   for (const [which, model] of [["a", "fast"], ["b", "claude-fast"]]) {
@@ -162,12 +152,7 @@ test("two streams live (a continueOnFailure row, a row without), then workerd is
 test("the continueOnFailure stream, resumed from its last id on the new process, ends within 20 s with the whole text: nothing lost, nothing twice", async () => {
   const s = streams.a;
   const t = performance.now();
-  const res = await resume(s.location, s.lastId);
-  if (res.status !== 200) assert.fail(`${res.status}: ${await res.text()}`);
-  const rest = await within(readUntil(res.body.getReader(), () => false), 20_000);
-  assert.notEqual(rest, "timeout", "the resumed connection ended within 20 s");
-  const after = recordsOf(rest.text);
-  assert.ok(after.length > 0);
+  const { rest, after } = await resumeRest(s);
   assert.equal(after[0][0], s.lastId + 1, "the events after the last id, none twice, none skipped");
   after.forEach(([id], i) => assert.equal(id, s.lastId + 1 + i));
   const all = [...s.records, ...after];
@@ -185,12 +170,7 @@ test("the continueOnFailure stream, resumed from its last id on the new process,
 
 test("the stream whose row cannot continue, resumed from its last id, gets the events it missed, then StreamInterrupted with its usage", async () => {
   const s = streams.b;
-  const res = await resume(s.location, s.lastId);
-  if (res.status !== 200) assert.fail(`${res.status}: ${await res.text()}`);
-  const rest = await within(readUntil(res.body.getReader(), () => false), 20_000);
-  assert.notEqual(rest, "timeout", "the resumed connection ended within 20 s");
-  const after = recordsOf(rest.text);
-  assert.ok(after.length > 0);
+  const { rest, after } = await resumeRest(s);
   after.forEach(([id], i) => assert.equal(id, s.lastId + 1 + i, "nothing twice, nothing skipped"));
   s.delivered = deltaText([...s.records, ...after]);
   assert.ok(words("b").join("").startsWith(s.delivered), "a whole prefix of the text");
@@ -202,14 +182,7 @@ test("the stream whose row cannot continue, resumed from its last id, gets the e
 });
 
 test("the ledger: each stream once, input and output at least what was delivered", async () => {
-  let rows = [];
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const answer = await fetch(new URL("/v1/usage?all=1", relay.url), { headers: { "x-relay-key": ADMIN_KEY } });
-    rows = answer.ok ? (await answer.json()).data.filter((r) => r.principal === "kill-p") : [];
-    if (rows.reduce((n, r) => n + r.requests, 0) >= 2) break;
-    await sleep(100);
-  }
+  const rows = await ledgerCounting(allUsage(relay.url.href.replace(/\/$/, ""), ADMIN_KEY, (r) => r.principal === "kill-p"), 2);
   for (const r of rows) {
     console.log(
       `  ledger ${r.principal} ${r.model}: ${r.requests} requests, input ${r.input_tokens}, output ${r.output_tokens}, estimated ${r.estimated_tokens}`,
@@ -274,24 +247,12 @@ test("a stream taken up twice (workerd killed again while its continuation strea
 
 // ---- run ------------------------------------------------------------------------------------------
 
-let passed = 0;
-let failed = 0;
-try {
-  for (const { name, fn } of tests) {
-    const t = performance.now();
-    try {
-      await Promise.race([fn(), sleep(90_000).then(() => Promise.reject(new Error("timed out after 90 s")))]);
-      passed++;
-      console.log(`✓ [${LABEL}] ${name} (${Math.round(performance.now() - t)} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`✗ [${LABEL}] ${name}\n  ${(e?.stack ?? String(e)).split("\n").slice(0, 6).join("\n  ")}`);
-    }
-  }
-} finally {
-  await relay.mf.dispose().catch(() => {});
-  await upstream.close();
-  await rm(dir, { recursive: true, force: true }).catch(() => {});
-}
-console.log(`${LABEL}: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
-process.stdout.write("", () => process.exit(failed === 0 && passed > 0 ? 0 : 1));
+await run({
+  timeoutMs: 90_000,
+  t0,
+  async cleanup() {
+    await relay.mf.dispose().catch(() => {});
+    await upstream.close();
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+  },
+});

@@ -10,23 +10,18 @@ import assert from "node:assert/strict";
 import { Miniflare } from "miniflare";
 import { fakeProvider } from "mmsp-streams/testing";
 import { serve } from "../../scripts/upstream.mjs";
+import { anthropicCapture, ledgerCounting } from "../../scripts/load-kit.mjs";
 import { bundleWorker } from "../../worker/build.mjs";
+import { relayTests } from "./runner.mjs";
 
 const t0 = performance.now();
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // the provider's answer: Anthropic's events, input 12 and output 6 tokens
-const records = [
-  { type: "message_start", message: { id: "msg_q", type: "message", role: "assistant", content: [], usage: { input_tokens: 12, output_tokens: 1 } } },
-  { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-  ...["Hello", " world"].map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
-  { type: "content_block_stop", index: 0 },
-  { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 6 } },
-  { type: "message_stop" },
-];
-const body = new TextEncoder().encode(records.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(""));
 const KEY = "sk-ant-quotas-fake-key";
-const provider = fakeProvider("anthropic", { streams: { "quota-model": { status: 200, headers: [["content-type", "text/event-stream"]], body } }, key: KEY });
+const provider = fakeProvider("anthropic", {
+  streams: { "quota-model": anthropicCapture({ id: "msg_q", texts: ["Hello", " world"], input: 12, output: 6 }) },
+  key: KEY,
+});
 const upstream = await serve(provider);
 
 const { script, compatibilityDate, compatibilityFlags } = await bundleWorker();
@@ -76,8 +71,7 @@ const usage = async (which, key, query = "") => {
   return (await answer.json()).data;
 };
 
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const { test, run } = relayTests("relay-quotas");
 
 test("a principal's requestsPerMinute holds across two Worker instances sharing the QUOTAS namespace", async () => {
   const before = provider.requests.length;
@@ -100,11 +94,7 @@ test("a principal's requestsPerMinute holds across two Worker instances sharing 
 });
 
 test("the ledger, read through either instance, is the provider's usage (3 × input 12, output 6)", async () => {
-  let rows = [];
-  for (let i = 0; i < 100 && (rows[0]?.requests ?? 0) < 3; i++) {
-    rows = await usage("b", TEAM_KEY);
-    await sleep(50);
-  }
+  const rows = await ledgerCounting(() => usage("b", TEAM_KEY), 3, { ms: 5_000, everyMs: 50 });
   const day = new Date().toISOString().slice(0, 10);
   assert.deepEqual(rows, [
     { principal: "team", model: "claude-fast", day, requests: 3, input_tokens: 36, output_tokens: 18, estimated_tokens: 0, stopped: 0 },
@@ -114,23 +104,11 @@ test("the ledger, read through either instance, is the provider's usage (3 × in
   assert.deepEqual(all.map((r) => r.principal).sort(), ["other", "team"]);
 });
 
-let passed = 0;
-let failed = 0;
-try {
-  for (const { name, fn } of tests) {
-    const t = performance.now();
-    try {
-      await Promise.race([fn(), sleep(30_000).then(() => Promise.reject(new Error("timed out after 30 s")))]);
-      passed++;
-      console.log(`✓ [relay-quotas] ${name} (${Math.round(performance.now() - t)} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`✗ [relay-quotas] ${name}\n  ${(e?.stack ?? String(e)).split("\n").slice(0, 6).join("\n  ")}`);
-    }
-  }
-} finally {
-  await mf.dispose();
-  await upstream.close();
-}
-console.log(`relay-quotas: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+await run({
+  timeoutMs: 30_000,
+  t0,
+  async cleanup() {
+    await mf.dispose();
+    await upstream.close();
+  },
+});

@@ -7,11 +7,13 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, test } from "vitest";
 import { anthropic, openaiChat, openaiResponses } from "../../../../src/providers/index.ts";
-import { createRelay } from "../../../../src/relay/index.ts";
+import { createRelay, type Relay } from "../../../../src/relay/index.ts";
 import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+import { relayFetch } from "./door-relay.ts";
+import { recorded, settledUsage } from "./pass-through-kit.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-ant-pass-through-KEY";
@@ -27,6 +29,10 @@ const overloaded = () =>
     error: { type: "overloaded_error", message: "Overloaded" },
   }, { status: 529, headers: { "request-id": "req_pass_1" } });
 
+/** `@anthropic-ai/sdk` asking `relay` in process, with `env`. */
+const clientOf = (relay: Relay, env: object = ENV): Anthropic =>
+  new Anthropic({ apiKey: RELAY_KEY, baseURL: ORIGIN, fetch: relayFetch(relay, env), maxRetries: 0 });
+
 function setup() {
   const fake = fakeProvider("anthropic", {
     streams: {
@@ -35,16 +41,7 @@ function setup() {
     },
     key: KEY,
   });
-  /** What the fake sent back, each answer's bytes as text. */
-  const sent: string[] = [];
-  const recording = async (
-    input: RequestInfo | URL,
-    init?: RequestInit,
-  ): Promise<Response> => {
-    const answer = await (fake as unknown as typeof fetch)(input, init);
-    sent.push(await answer.clone().text());
-    return answer;
-  };
+  const { sent, fetch: recording } = recorded(fake); // (what the fake sent back, each answer's bytes as text)
   const provider = anthropic({
     apiKey: KEY,
     baseURL: "https://api.anthropic.test",
@@ -83,21 +80,8 @@ function setup() {
       }],
     },
   });
-  const client = new Anthropic({
-    apiKey: RELAY_KEY,
-    baseURL: ORIGIN,
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => relay.fetch(new Request(input as RequestInfo, init), ENV),
-    maxRetries: 0,
-  });
-  const usage = async () =>
-    ((await (await relay.fetch(
-      new Request(`${ORIGIN}/v1/usage`, {
-        headers: { "x-api-key": RELAY_KEY },
-      }),
-      ENV,
-    )).json()) as {
-      data: Record<string, unknown>[];
-    }).data;
+  const client = clientOf(relay);
+  const usage = () => settledUsage(relayFetch(relay, ENV), `${ORIGIN}/v1/usage`, { "x-api-key": RELAY_KEY });
   return { relay, fake, chatFake, sent, client, usage };
 }
 
@@ -164,12 +148,7 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
       input_tokens: 25,
       output_tokens: 15,
     });
-    let rows: Record<string, unknown>[] = [];
-    for (let i = 0; i < 50 && rows.length === 0; i++) {
-      rows = await usage();
-      if (rows.length === 0) await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(rows).toMatchObject([{
+    expect(await usage()).toMatchObject([{
       principal: "app",
       model: "claude-sonnet-4-5",
       requests: 1,
@@ -270,13 +249,7 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
       key: KEY,
     });
     const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake as unknown as typeof fetch });
-    const relay = createRelay({ models: { "claude-slow": { provider, model: "claude-slow" } } });
-    const client = new Anthropic({
-      apiKey: RELAY_KEY,
-      baseURL: ORIGIN,
-      fetch: (input: RequestInfo | URL, init?: RequestInit) => relay.fetch(new Request(input as RequestInfo, init), ENV),
-      maxRetries: 0,
-    });
+    const client = clientOf(createRelay({ models: { "claude-slow": { provider, model: "claude-slow" } } }));
     const controller = new AbortController();
     const stream = client.messages.stream({ model: "claude-slow", max_tokens: 64, messages: [{ role: "user", content: "Hi" }] }, {
       signal: controller.signal,
@@ -346,13 +319,7 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
         "claude-elsewhere": { provider: responses, model: "reasoning-model", allow: { thinking_level: true } },
       },
     });
-    const env = { ...ENV, RELAY_SEAL_KEY: "relay-seal-key-for-the-pass-through-tests-0123456789" };
-    const client = new Anthropic({
-      apiKey: RELAY_KEY,
-      baseURL: ORIGIN,
-      fetch: (input: RequestInfo | URL, init?: RequestInit) => relay.fetch(new Request(input as RequestInfo, init), env),
-      maxRetries: 0,
-    });
+    const client = clientOf(relay, { ...ENV, RELAY_SEAL_KEY: "relay-seal-key-for-the-pass-through-tests-0123456789" });
     const ask = { max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 } };
     const first = await client.messages.stream({ ...ask, model: "claude-elsewhere", messages: [{ role: "user", content: "2 + 2?" }] })
       .finalMessage();

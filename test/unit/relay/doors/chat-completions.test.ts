@@ -15,7 +15,7 @@ import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
-import { doorRelay, providerFor, relayFetch } from "./door-relay.ts";
+import { claudeThenRelay, doorRelay, providerFor, relayFetch } from "./door-relay.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-unit-chat-completions-KEY";
@@ -435,24 +435,13 @@ describe("sealed reasoning_details (SPEC §9-§10): another provider's proof thr
 
   /** A relay whose row is Anthropic (thinking + a tool call), then the Chat fake; `state.down` makes Anthropic answer 529. */
   function fallbackRelay() {
-    const state = { down: false };
-    const claude = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(THINK_TOOL) }, key: KEY });
-    const chat = fakeProvider("openai-chat", { streams: { "chat-model": parseCapture(CHAT.PARALLEL_TOOLS_ONE_CHUNK) }, key: KEY });
-    const overloaded = () => Response.json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 });
-    const claudeFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
-      state.down ? Promise.resolve(overloaded()) : claude(input, init)) as typeof fetch;
-    const allow = { tools: true, thinking_level: true };
-    const relay = createRelay({
-      models: {
-        think: [
-          { provider: providerFor("anthropic", KEY, claudeFetch), model: "claude-model", allow },
-          { provider: providerFor("openai-chat", KEY, chat as unknown as typeof fetch), model: "chat-model", allow },
-        ],
-      },
-      allowAnonymous: true,
-      clientAddress: () => "203.0.113.9",
-    });
-    return { relay, claude, chat, state };
+    const { relay, claude, second, state } = claudeThenRelay(
+      KEY,
+      THINK_TOOL,
+      { provider: "openai-chat", model: "chat-model", capture: CHAT.PARALLEL_TOOLS_ONE_CHUNK },
+      "203.0.113.9",
+    );
+    return { relay, claude, chat: second, state };
   }
   type Reasoned = OpenAI.ChatCompletionMessage & { reasoning_content?: string; reasoning_details?: Record<string, unknown>[] };
 

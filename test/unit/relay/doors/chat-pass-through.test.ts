@@ -12,6 +12,8 @@ import { createRelay } from "../../../../src/relay/index.ts";
 import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
+import { relayFetch } from "./door-relay.ts";
+import { recorded, settledUsage } from "./pass-through-kit.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-openai-chat-pass-through-KEY";
@@ -30,15 +32,8 @@ function setup() {
     streams: { "gpt-target": parseCapture(CHAT.TEXT), "gpt-slow": { capture: parseCapture(CHAT.TEXT), stallMs: Infinity } },
     key: KEY,
   });
-  /** What the fake sent back, each answer's bytes as text. */
-  const sent: string[] = [];
-  const recording = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const request = new Request(input as RequestInfo, init);
-    const slow = (await request.clone().text()).includes('"gpt-slow"'); // (its answer never ends: not recorded)
-    const answer = await (fake as unknown as typeof fetch)(request);
-    if (!slow) sent.push(await answer.clone().text());
-    return answer;
-  };
+  // (what the fake sent back, each answer's bytes as text; not "gpt-slow"'s, which never ends)
+  const { sent, fetch: recording } = recorded(fake, (body) => !body.includes('"gpt-slow"'));
   const provider = openaiChat({ apiKey: KEY, baseURL: "https://api.openai.test/v1", fetch: recording });
   const down = openaiChat({ apiKey: KEY, baseURL: "https://down.openai.test/v1", fetch: () => Promise.resolve(overloaded()) });
   const claudeFake = fakeProvider("anthropic", { streams: { "claude-target": parseCapture(ANTHROPIC.TEXT) }, key: ANTHROPIC_KEY });
@@ -54,13 +49,10 @@ function setup() {
   const client = new OpenAI({
     apiKey: RELAY_KEY,
     baseURL: `${ORIGIN}/v1`,
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => relay.fetch(new Request(input as RequestInfo, init), ENV),
+    fetch: relayFetch(relay, ENV),
     maxRetries: 0,
   });
-  const usage = async () =>
-    ((await (await relay.fetch(new Request(`${ORIGIN}/v1/usage`, { headers: { authorization: `Bearer ${RELAY_KEY}` } }), ENV)).json()) as {
-      data: Record<string, unknown>[];
-    }).data;
+  const usage = () => settledUsage(relayFetch(relay, ENV), `${ORIGIN}/v1/usage`, { authorization: `Bearer ${RELAY_KEY}` });
   return { fake, claudeFake, sent, client, usage };
 }
 
@@ -104,12 +96,7 @@ describe("the Chat Completions door passes a streamed request through to an Open
     expect(text).toBe(withoutUsage(sent[0]!)); // (every other event as the provider wrote it)
     expect(text).not.toContain('"usage":{');
     expect(text).toMatch(/data: \[DONE\]\n\n$/);
-    let rows: Record<string, unknown>[] = [];
-    for (let i = 0; i < 50 && rows.length === 0; i++) {
-      rows = await usage();
-      if (rows.length === 0) await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(rows).toMatchObject([{
+    expect(await usage()).toMatchObject([{
       principal: "app",
       model: "gpt-5",
       requests: 1,

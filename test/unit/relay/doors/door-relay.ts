@@ -62,3 +62,35 @@ export const relayFetch = (relay: Relay, env: object = {}) => (input: RequestInf
 
 /** The relay served on 127.0.0.1 with `env` (the kit's serve over node:http); close it after the tests. */
 export const serveRelay = (relay: Relay, env: object = {}): Promise<Served> => serve(relay.fetch, { http, env });
+
+/**
+ * A relay whose row `think` is Anthropic first (its fake answering `capture`: say, thinking signed and a
+ * tool call), then `then`'s fake answering `then.capture` as `then.model`, both allowing tools and
+ * thinking, open to anonymous clients from `address`; `state.down` makes Anthropic answer 529
+ * overloaded_error (the row falls back to `then`). { relay, claude, second, state } (the fakes keep their requests).
+ */
+export function claudeThenRelay(
+  key: string,
+  capture: string,
+  then: { provider: ProviderName; model: string; capture: string },
+  address: string,
+): { relay: Relay; claude: ReturnType<typeof fakeProvider>; second: ReturnType<typeof fakeProvider>; state: { down: boolean } } {
+  const state = { down: false };
+  const claude = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(capture) }, key });
+  const second = fakeProvider(then.provider, { streams: { [then.model]: parseCapture(then.capture) }, key });
+  const overloaded = () => Response.json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 });
+  const claudeFetch =
+    ((input: RequestInfo | URL, init?: RequestInit) => state.down ? Promise.resolve(overloaded()) : claude(input, init)) as typeof fetch;
+  const allow = { tools: true, thinking_level: true };
+  const relay = createRelay({
+    models: {
+      think: [
+        { provider: providerFor("anthropic", key, claudeFetch), model: "claude-model", allow },
+        { provider: providerFor(then.provider, key, second as unknown as typeof fetch), model: then.model, allow },
+      ],
+    },
+    allowAnonymous: true,
+    clientAddress: () => address,
+  });
+  return { relay, claude, second, state };
+}

@@ -13,6 +13,7 @@ import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 import { serve, type Served } from "../../../../src/testing/serve.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
+import { recorded, settledUsage } from "./pass-through-kit.ts";
 
 const KEY = "sk-gemini-pass-through-KEY";
 const ANTHROPIC_KEY = "sk-ant-gemini-pass-through-KEY";
@@ -32,13 +33,7 @@ const unavailable = () =>
 
 async function setup() {
   const fake = fakeProvider("gemini", { streams: { "gemini-target": parseCapture(GEMINI.TEXT) }, key: KEY });
-  /** What the fake sent back, each answer's bytes as text. */
-  const sent: string[] = [];
-  const recording = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const answer = await (fake as unknown as typeof fetch)(input, init);
-    sent.push(await answer.clone().text());
-    return answer;
-  };
+  const { sent, fetch: recording } = recorded(fake); // (what the fake sent back, each answer's bytes as text)
   const provider = gemini({ apiKey: KEY, baseURL: "https://api.gemini.test/v1beta", fetch: recording });
   const down = gemini({ apiKey: KEY, baseURL: "https://down.gemini.test/v1beta", fetch: () => Promise.resolve(unavailable()) });
   const claudeFake = fakeProvider("anthropic", { streams: { "claude-target": parseCapture(ANTHROPIC.TEXT) }, key: ANTHROPIC_KEY });
@@ -52,10 +47,7 @@ async function setup() {
   const server = await serve(relay.fetch, { http, env: ENV });
   servers.push(server);
   const ai = new GoogleGenAI({ apiKey: RELAY_KEY, httpOptions: { baseUrl: server.url } });
-  const usage = async () =>
-    ((await (await fetch(`${server.url}/v1/usage`, { headers: { "x-goog-api-key": RELAY_KEY } })).json()) as {
-      data: Record<string, unknown>[];
-    }).data;
+  const usage = () => settledUsage(fetch, `${server.url}/v1/usage`, { "x-goog-api-key": RELAY_KEY });
   return { fake, claudeFake, sent, url: server.url, ai, usage };
 }
 
@@ -116,12 +108,7 @@ describe("the Gemini door passes a streamed request through to a Gemini target",
     }
     expect(text).toBe("The sky is blue because of Rayleigh scattering.");
     expect(last!.responseId).toBe("mAitaLmkHPPlz7IPvtfUqQ4"); // (the provider's own)
-    let rows: Record<string, unknown>[] = [];
-    for (let i = 0; i < 50 && rows.length === 0; i++) {
-      rows = await usage();
-      if (rows.length === 0) await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(rows).toMatchObject([{ principal: "app", model: "gemini-pro", requests: 1, input_tokens: 12, output_tokens: 11 }]);
+    expect(await usage()).toMatchObject([{ principal: "app", model: "gemini-pro", requests: 1, input_tokens: 12, output_tokens: 11 }]);
   });
 
   test("a fallback to an Anthropic target, and a request not streamed, are answered encoded; there an unmapped member is refused", async () => {

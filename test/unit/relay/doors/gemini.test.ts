@@ -9,14 +9,14 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { GoogleGenAI } from "@google/genai";
 import { generateText, jsonSchema, stepCountIs, tool } from "ai";
 import { afterAll, describe, expect, test } from "vitest";
-import { createRelay, type RelayOptions } from "../../../../src/relay/index.ts";
-import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
+import type { RelayOptions } from "../../../../src/relay/index.ts";
+import type { ProviderName } from "../../../../src/testing/index.ts";
 import type { Served } from "../../../../src/testing/serve.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
-import { doorRelay, providerFor, serveRelay } from "./door-relay.ts";
+import { claudeThenRelay, doorRelay, serveRelay } from "./door-relay.ts";
 
 type Rec = Record<string, any>;
 const KEY = "sk-unit-gemini-door-KEY";
@@ -348,23 +348,12 @@ describe("a sealed thoughtSignature (SPEC §9-§10): another provider's proof th
 
   /** Anthropic first (thinking + a call), Gemini after it; `state.down` makes Anthropic answer 529. */
   async function fallbackRelay() {
-    const state = { down: false };
-    const claude = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(THINK_TOOL) }, key: KEY });
-    const google = fakeProvider("gemini", { streams: { "gemini-2.5-flash": parseCapture(GEMINI.TEXT) }, key: KEY });
-    const overloaded = () => Response.json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 });
-    const claudeFetch =
-      ((input: RequestInfo | URL, init?: RequestInit) => state.down ? Promise.resolve(overloaded()) : claude(input, init)) as typeof fetch;
-    const allow = { tools: true, thinking_level: true };
-    const relay = createRelay({
-      models: {
-        think: [
-          { provider: providerFor("anthropic", KEY, claudeFetch), model: "claude-model", allow },
-          { provider: providerFor("gemini", KEY, google as unknown as typeof fetch), model: "gemini-2.5-flash", allow },
-        ],
-      },
-      allowAnonymous: true,
-      clientAddress: () => "203.0.113.7",
-    });
+    const { relay, claude, second: google, state } = claudeThenRelay(
+      KEY,
+      THINK_TOOL,
+      { provider: "gemini", model: "gemini-2.5-flash", capture: GEMINI.TEXT },
+      "203.0.113.7",
+    );
     const server = await serveRelay(relay, SEAL);
     servers.push(server);
     return { claude, google, state, ai: new GoogleGenAI({ apiKey: "client-key", httpOptions: { baseUrl: server.url } }) };

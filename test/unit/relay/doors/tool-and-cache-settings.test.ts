@@ -54,6 +54,27 @@ const SINGLE_CALL: Record<ProviderName, (sent: Record<string, any>) => void> = {
   },
   gemini: () => {},
 };
+/**
+ * `ask` (with a tool and `parallel_tool_calls: false`) at `name`: Gemini has no control of parallel calls,
+ * so it is refused (400, `refusal`, naming parallel_tool_calls) and nothing asked; the others are asked
+ * for one call at a time in their own member (SINGLE_CALL). The answer (undefined for Gemini's refusal).
+ */
+async function oneCallAtATime<T>(
+  name: ProviderName,
+  ask: Promise<T>,
+  asked: () => Record<string, any> | undefined,
+  refusal: object = { status: 400 },
+): Promise<T | undefined> {
+  if (name === "gemini") {
+    await expect(ask).rejects.toMatchObject(refusal);
+    await expect(ask).rejects.toThrow(/parallel_tool_calls/);
+    expect(asked()).toBeUndefined();
+    return undefined;
+  }
+  const answer = await ask;
+  SINGLE_CALL[name](asked()!);
+  return answer;
+}
 const OPENAI = new Set<ProviderName>(["openai-chat", "openai-responses"]);
 const NAMES = Object.keys(TEXT) as ProviderName[];
 
@@ -76,14 +97,8 @@ describe("parallel_tool_calls: false: at most one tool call, as each provider sa
   test.each(NAMES)("Open Responses door → %s", async (name) => {
     const { openai, asked } = relayFor(name);
     const ask = openai.responses.create({ model: "m", input: "Weather?", tools: [RESPONSES_TOOL], parallel_tool_calls: false });
-    if (name === "gemini") {
-      await expect(ask).rejects.toMatchObject({ status: 400, error: { param: "parallel_tool_calls" } });
-      expect(asked()).toBeUndefined();
-      return;
-    }
-    const response = await ask;
-    expect(response.parallel_tool_calls).toBe(false);
-    SINGLE_CALL[name](asked()!);
+    const response = await oneCallAtATime(name, ask, asked, { status: 400, error: { param: "parallel_tool_calls" } });
+    if (response) expect(response.parallel_tool_calls).toBe(false);
   });
 
   test.each(NAMES)("Chat Completions door → %s", async (name) => {
@@ -94,14 +109,7 @@ describe("parallel_tool_calls: false: at most one tool call, as each provider sa
       tools: [CHAT_TOOL],
       parallel_tool_calls: false,
     });
-    if (name === "gemini") {
-      await expect(ask).rejects.toMatchObject({ status: 400 });
-      await expect(ask).rejects.toThrow(/parallel_tool_calls/);
-      expect(asked()).toBeUndefined();
-      return;
-    }
-    await ask;
-    SINGLE_CALL[name](asked()!);
+    await oneCallAtATime(name, ask, asked);
   });
 
   test.each(NAMES)("Messages door's tool_choice.disable_parallel_tool_use → %s", async (name) => {
@@ -113,14 +121,7 @@ describe("parallel_tool_calls: false: at most one tool call, as each provider sa
       tools: [MESSAGES_TOOL],
       tool_choice: { type: "auto", disable_parallel_tool_use: true },
     });
-    if (name === "gemini") {
-      await expect(ask).rejects.toMatchObject({ status: 400 });
-      await expect(ask).rejects.toThrow(/parallel_tool_calls/);
-      expect(asked()).toBeUndefined();
-      return;
-    }
-    await ask;
-    SINGLE_CALL[name](asked()!);
+    await oneCallAtATime(name, ask, asked);
   });
 
   test("without tools it asks nothing (OpenAI refuses parallel_tool_calls without tools); true is the default, nothing sent", async () => {

@@ -31,7 +31,7 @@ function setup(row: Partial<RelayModel> = {}) {
   } as unknown as MmspBody;
   const options = { bounds: limits({}), watchdog: watchdogOf({}), maxTokens: 1024 };
   const up = (stored: UniEvent[]) => takenUp(target, [], stored, body, new AbortController().signal, options, null);
-  return { fake, up };
+  return { fake, target, body, options, up };
 }
 
 const delta = (text: string): UniEvent =>
@@ -88,15 +88,7 @@ test("where the continuation does not allow it, nothing is asked and the object 
 
 test("what a taken-up answer reports before its stop event holds the input reported before the restart: a second restart, or any early end, settles both requests' input", async () => {
   // (the fault-injection load run found it: a stream reset twice was charged one request's input less than the provider reported)
-  const fake = fakeProvider("anthropic", { streams: { "claude-test": capture }, key: KEY });
-  const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
-  const row = { provider, model: "claude-test", continueOnFailure: true } as RelayModel;
-  const body = {
-    model: "m",
-    messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],
-    config: {},
-  } as unknown as MmspBody;
-  const options = { bounds: limits({}), watchdog: watchdogOf({}), maxTokens: 1024 };
+  const { target: row, body, options } = setup();
   const before = { cached_tokens: null, prompt_tokens: 12, thoughts_tokens: null, response_tokens: null };
   const answer = await takenUpAnswer(
     row,
@@ -115,19 +107,12 @@ test("what a taken-up answer reports before its stop event holds the input repor
 });
 
 test("a stream's object is told before each continuation request leaves (`sending`: it stores the request as sent), and only when one is sent", async () => {
-  const fake = fakeProvider("anthropic", { streams: { "claude-test": capture }, key: KEY });
-  const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake });
-  const body = {
-    model: "m",
-    messages: [{ role: "user", content_items: [{ type: "text.done", text: "Hi" }] }],
-    config: {},
-  } as unknown as MmspBody;
-  const options = { bounds: limits({}), watchdog: watchdogOf({}), maxTokens: 1024 };
+  const { fake, target, body, options } = setup();
   const seenAtSending: number[] = [];
   const sending = () => seenAtSending.push(fake.requests.length);
   const ask = (row: Partial<RelayModel>) =>
     takenUp(
-      { provider, model: "claude-test", continueOnFailure: true, ...row } as RelayModel,
+      { ...target, ...row },
       [],
       [delta("x")],
       body,

@@ -7,19 +7,18 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { NdjsonEncoderStream, OpenResponsesEncoderStream, openResponsesSse, SseEncoderStream } from "../../../../src/encode.ts";
 import { encodeWireEvent } from "../../../../src/encode/wire-event.ts";
-import { fromWireError, toWireError } from "../../../../src/errors.ts";
+import { fromWireError } from "../../../../src/errors.ts";
 import { fromResponse } from "../../../../src/from-response.ts";
 import type { UniEvent } from "../../../../src/index.ts";
 import { through } from "../../../../src/relay/through.ts";
 import { metaText, openResponsesEncoding } from "../../../../src/relay/doors/open-responses/encoding.ts";
 import { type DoorEncoding, type EncodingContext, mmspEncoding } from "../../../../src/relay/stream/encoding.ts";
 import { encodedBody } from "../../../../src/relay/stream/encoded-body.ts";
-import type { EventLog } from "../../../../src/relay/stream/event-log.ts";
-import type { Framer } from "../../../../src/relay/stream/resume.ts";
 import { Viewers } from "../../../../src/relay/stream/viewers.ts";
 import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
 import { streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
+import { storedLog } from "./stored-log.ts";
 
 type Json = Record<string, any>;
 
@@ -96,17 +95,7 @@ function stateless(events: UniEvent[], error: Json | null, encoding: DoorEncodin
 
 /** The stream object's path: the stored events (their JSON, the error as its last) parsed back by the viewer into the encoding. */
 function stored(events: UniEvent[], error: Json | null, encoding: DoorEncoding): Promise<string> {
-  const rows = events.map(encodeWireEvent);
-  if (error) rows.push(JSON.stringify({ error: toWireError(fromWireError({ error }, null, "anthropic")) }));
-  // (a log of the stored rows, sliced as the event log slices: every small event at once)
-  const log = {
-    count: rows.length,
-    slice(seq: number, _part: number, framer: Framer) {
-      let text = "";
-      for (let n = 0; n < 64 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
-      return { text, seq, part: 0 };
-    },
-  } as unknown as EventLog;
+  const log = storedLog(events, { error });
   const ask = { name: "door", id: ID, after: null, whole: false, ids: false };
   const answer = storedDoorAnswer(new Viewers(), { log, ended: true }, ask, { door: encoding }, META, 0) as Response;
   return answer.text();
@@ -114,16 +103,7 @@ function stored(events: UniEvent[], error: Json | null, encoding: DoorEncoding):
 
 /** The stream object's whole answer: the stored events read as events by the encoding's `whole`. */
 async function storedWhole(events: UniEvent[], error: Json | null): Promise<unknown> {
-  const rows = events.map(encodeWireEvent);
-  if (error) rows.push(JSON.stringify({ error: toWireError(fromWireError({ error }, null, "anthropic")) }));
-  const log = {
-    count: rows.length,
-    slice(seq: number, _part: number, framer: Framer) {
-      let text = "";
-      for (let n = 0; n < 64 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
-      return { text, seq, part: 0 };
-    },
-  } as unknown as EventLog;
+  const log = storedLog(events, { error });
   const ask = { name: "door", id: ID, after: null, whole: true, ids: false };
   const answer = await storedDoorAnswer(new Viewers(), { log, ended: true }, ask, { door: openResponsesEncoding as DoorEncoding }, META, 0);
   return [answer.status, await answer.json()];

@@ -12,12 +12,10 @@ import { messagesEncoding, messagesMetaText } from "../../../../src/relay/doors/
 import { unseal } from "../../../../src/relay/doors/seal.ts";
 import { doorOf, encodedAnswer, keptMeta, storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
 import type { DoorEncoding } from "../../../../src/relay/stream/encoding.ts";
-import { encodeWireEvent } from "../../../../src/encode/wire-event.ts";
-import type { EventLog } from "../../../../src/relay/stream/event-log.ts";
-import type { Framer } from "../../../../src/relay/stream/resume.ts";
 import { Viewers } from "../../../../src/relay/stream/viewers.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+import { storedLog } from "./stored-log.ts";
 
 const ENV = { RELAY_SEAL_KEY: "relay-seal-key-for-the-sealing-tests-012345" };
 const ID = "0123456789abcdef0123456789abcdef";
@@ -34,15 +32,7 @@ async function eventsOf(provider: "anthropic" | "openai-responses" = "anthropic"
 
 /** The stream object's answer to a kept stream's resume (GET /v1/streams/<id>: the stored ask, from `from`). */
 function resumed(events: UniEvent[], name: string, encoding: DoorEncoding, meta: string | null, from: number, env: object = ENV) {
-  const rows = events.map(encodeWireEvent);
-  const log = {
-    count: rows.length,
-    slice(seq: number, _part: number, framer: Framer) {
-      let text = "";
-      for (let n = 0; n < 3 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
-      return { text, seq, part: 0 };
-    },
-  } as unknown as EventLog;
+  const log = storedLog(events, { perSlice: 3 });
   // (what the door's first answer kept with the stream, read back as the object reads it for a resume without the door's header)
   const kept = doorOf(null, keptMeta({ name, id: ID, after: null, whole: false, ids: true }, meta));
   expect(kept.ask?.name).toBe(name);

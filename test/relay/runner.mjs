@@ -1,0 +1,38 @@
+// The runner of the relay's process tests (process-kill.mjs, quotas.mjs): tests named and run in
+// order, each bounded in time, printed "✓ [label] name (ms)" or "✗ [label] name" with the start of its
+// stack; then the test's own cleanup, and "<label>: N passed, N failed (ms)" — exiting 0 only when
+// some passed and none failed (after stdout has drained: an exit drops a pipe's queued writes).
+
+/** A list of tests for `label`: `test(name, fn)` adds one, `run({ timeoutMs, t0, cleanup })` runs them all and exits. */
+export function relayTests(label) {
+  const tests = [];
+  return {
+    test: (name, fn) => tests.push({ name, fn }),
+    async run({ timeoutMs, t0, cleanup }) {
+      const s = timeoutMs / 1000;
+      let passed = 0;
+      let failed = 0;
+      try {
+        for (const { name, fn } of tests) {
+          const t = performance.now();
+          let timer;
+          const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${s} s`)), timeoutMs)));
+          try {
+            await Promise.race([fn(), late]);
+            passed++;
+            console.log(`✓ [${label}] ${name} (${Math.round(performance.now() - t)} ms)`);
+          } catch (e) {
+            failed++;
+            console.log(`✗ [${label}] ${name}\n  ${(e?.stack ?? String(e)).split("\n").slice(0, 6).join("\n  ")}`);
+          } finally {
+            clearTimeout(timer);
+          }
+        }
+      } finally {
+        await cleanup();
+      }
+      console.log(`${label}: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
+      process.stdout.write("", () => process.exit(failed === 0 && passed > 0 ? 0 : 1));
+    },
+  };
+}
