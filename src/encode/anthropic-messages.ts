@@ -29,7 +29,9 @@
  * (`{type: "error", error: {type, message}}`, {@link anthropicMessagesError}) and nothing after it,
  * as the API does. No `ping`: keep-alives are the server's.
  *
- * Provider-bound values (signatures, redacted data) are written as they are: a door seals them.
+ * Provider-bound values (signatures, redacted data) are written as they are: a door seals them. A tool
+ * call's own signature (a Gemini 3 call's thought signature) has no place in a `tool_use` block and is
+ * not written: the relay's Messages door carries it, sealed, in a `redacted_thinking` block of its own.
  */
 import { toWireError, UpstreamError } from "../errors.js";
 import { CoreStream } from "../internal/core-stream.js";

@@ -17,7 +17,8 @@
  *              a call of one of the request's `custom` tools (echoed in `request.tools`: the provider
  *              was given a function of one string, `input`) is a custom_tool_call: output_item.added,
  *              custom_tool_call_input.delta (the whole input, once the call is whole), .done,
- *              output_item.done
+ *              output_item.done; a call's own signature (a Gemini 3 call's) has no place in either and is
+ *              not written (the relay's door carries it, sealed, in a reasoning item of its own)
  *
  * framed by `response.created` + `response.in_progress` first and one terminal event last:
  * `response.completed` (stop, tool_call, unknown), `response.incomplete` (length), or an `error`

@@ -6,7 +6,8 @@
 // API refuses, a signature it never issued, a tool result without its call, and checks the
 // structured output member it receives). Each real client with its defaults, its fetch the Worker's:
 //   Open Responses  ai + @ai-sdk/openai `.responses()` (text, tools over three steps, Output.object),
-//                   openai `responses.stream` with a tool over two turns
+//                   openai `responses.stream` with a tool over two turns, and with thinking before the call (the
+//                   output sent back by value, store absent: the relay completes it from the kept response)
 //   Chat            openai `chat.completions` with a tool over two turns, streamed then not, and not then streamed
 //   Messages        @anthropic-ai/sdk `messages.stream` with thinking and a tool over two turns
 //   Gemini          @google/genai `generateContentStream` with a function call over two turns
@@ -41,13 +42,16 @@ const asked = (script: string, tag = newTag()): string => `tag:${tag} script:${s
 /** The bodies the fake providers got with `tag`, in order (fakes.ts). */
 const fakeGot = async (tag: string): Promise<string[]> => (await (await fetch(`http://upstream.test/__fake?tag=${tag}`)).json()) as string[];
 /**
- * The second provider request of `tag` carries the tool's result, and (`signed`) to Gemini its call's
- * own thought signature (Gemini 3 refuses a call without one; without it the relay sends Google's placeholder).
+ * The second provider request of `tag` carries the tool's result, and to Gemini its call's own
+ * thought signature (Gemini 3 refuses a call without one), not Google's placeholder.
  */
-async function expectResultBack(tag: string, model: string, signed = true): Promise<void> {
+async function expectResultBack(tag: string, model: string): Promise<void> {
   const [, sent] = await fakeGot(tag);
   expect(sent).toContain("Sunny");
-  if (model === "gemini-fast" && signed) expect(sent).toContain(PROOFS["gemini-fast"]);
+  if (model === "gemini-fast") {
+    expect(sent).toContain(PROOFS["gemini-fast"]);
+    expect(sent).not.toContain("skip_thought_signature_validator");
+  }
 }
 
 describe.each(ROWS)("Open Responses clients through the stream object: %s", (model) => {
@@ -80,6 +84,8 @@ describe.each(ROWS)("Open Responses clients through the stream object: %s", (mod
     expect(sent.length).toBe(3);
     expect(sent[2]).toContain("Sunny in Paris");
     expect(sent[2]).toContain("Noon in Paris");
+    // (Gemini: each call's own signature back, the AI SDK's reasoning parts sent as item_reference, its default with store)
+    if (model === "gemini-fast") for (const later of sent.slice(1)) expect(later).toContain(PROOFS["gemini-fast"]);
   });
 
   test("ai .responses(): Output.object reaches the provider as its own structured output member", async () => {
@@ -99,17 +105,24 @@ describe.each(ROWS)("Open Responses clients through the stream object: %s", (mod
   });
 
   test("openai responses.stream: a tool over two turns", async () => {
-    // (Gemini: its call's signature has no place in a function_call item yet: the known gap below)
-    await expectResultBack(await responsesTool(model), model, model !== "gemini-fast");
+    // (Gemini: its call's signature back on the call, from the reasoning item the door wrote before it)
+    await expectResultBack(await responsesTool(model), model);
+  });
+
+  test("openai responses.stream: thinking and a tool over two turns, the output sent back by value with store (absent): each proof back", async () => {
+    // (no include: the reasoning items come without encrypted_content; the relay completes them from the kept response, as OpenAI does)
+    const [, sent] = await fakeGot(await responsesTool(model, "m-think"));
+    if (PROOFS[model]) expect(sent).toContain(PROOFS[model]);
+    expect(sent).toContain("Sunny");
   });
 });
 
-/** `openai` responses.stream, a tool over two turns on `model`; the tag. */
-async function responsesTool(model: string): Promise<string> {
+/** `openai` responses.stream, a tool over two turns on `model` (`script`: the fake's; m-think thinks before its call); the tag. */
+async function responsesTool(model: string, script = "m-tool"): Promise<string> {
   const client = new OpenAI({ baseURL: `${ORIGIN}/v1`, apiKey: RELAY_KEY, maxRetries: 0, fetch: viaWorker as typeof fetch });
   const tools = [{ type: "function" as const, name: "get_weather", description: "The weather.", parameters: CITY, strict: true }];
   const tag = newTag();
-  const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: asked("m-tool", tag) }];
+  const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: asked(script, tag) }];
   const first = await client.responses.stream({ model, input, tools }).finalResponse();
   const call = first.output.find((i) => i.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall | undefined;
   expect(call && [call.name, JSON.parse(call.arguments)]).toEqual(["get_weather", { city: "Paris" }]);
@@ -151,8 +164,8 @@ describe.each(ROWS)("@anthropic-ai/sdk messages.stream through the stream object
   test("thinking and a tool over two turns: the thinking (signed where the provider signs) sent back as it came", async () => {
     const [, sent] = await fakeGot(await messagesThinkingTool(model));
     // the second request carries the provider's own proof (unsealed from what the client got), and the tool result
-    // (Gemini: its call's signature has no place in a tool_use block yet: the known gap below)
-    if (PROOFS[model] && model !== "gemini-fast") expect(sent).toContain(PROOFS[model]);
+    // (Gemini: its call's signature, from the redacted_thinking block the door wrote before the tool_use)
+    if (PROOFS[model]) expect(sent).toContain(PROOFS[model]);
     expect(sent).toContain("Sunny");
   });
 });
@@ -198,18 +211,17 @@ describe.each(ROWS)("@google/genai generateContentStream through the stream obje
   });
 });
 
-// Known gap (found by this matrix, left for the doors' owners): a Gemini 3 function call's
-// thoughtSignature reaches a Chat client (a `reasoning.encrypted` entry with the call's id) and a
-// Gemini client, but has no place in a Responses `function_call` item nor in a Messages `tool_use`
-// block: sent back through those doors, the call goes to Gemini with Google's placeholder
-// `skip_thought_signature_validator` instead of its own signature (docs/guide/changing-provider.md
-// says "back byte for byte"). These fail today; when the doors carry it, drop `.fails`.
-describe("known gap: a Gemini call's own signature back through the Responses and Messages doors", () => {
-  test.fails("openai responses.stream", async () => {
-    await expectResultBack(await responsesTool("gemini-fast"), "gemini-fast", true);
+// A Gemini 3 function call's thoughtSignature, which a Responses `function_call` item and a Messages
+// `tool_use` block have no place for: each door writes it sealed, with the call's id, in an item of its
+// own just before the call (a `reasoning` item's encrypted_content, a `redacted_thinking` block's data),
+// and sent back it reaches Gemini on that call, not Google's placeholder `skip_thought_signature_validator`.
+describe("a Gemini call's own signature back through the Responses and Messages doors", () => {
+  test("openai responses.stream", async () => {
+    await expectResultBack(await responsesTool("gemini-fast"), "gemini-fast");
   });
-  test.fails("@anthropic-ai/sdk messages.stream with thinking", async () => {
+  test("@anthropic-ai/sdk messages.stream with thinking", async () => {
     const [, sent] = await fakeGot(await messagesThinkingTool("gemini-fast"));
     expect(sent).toContain(PROOFS["gemini-fast"]);
+    expect(sent).not.toContain("skip_thought_signature_validator");
   });
 });

@@ -137,6 +137,38 @@ test("the AI SDK's .responses() over two steps with its default settings (store,
   expect(sent[1]!.content[0]).toMatchObject({ type: "thinking", signature: THINKING_SIGNATURE });
 });
 
+/** fakes.ts's Gemini thought signature (the matrix fakes' `m-…` scripts: the Gemini row's call is signed with it). */
+const GEMINI_PROOF = "CiQBmatrixGeminiThoughtSignature0123456789==";
+
+test("by value with store: a Gemini call's signature from the kept response (a call sent without its reasoning items too); another principal's ids go as they are", async () => {
+  const tag = newTag();
+  const tools = [{
+    type: "function" as const,
+    name: "get_weather",
+    description: "The weather of a city.",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+    strict: true,
+  }];
+  const user = { role: "user" as const, content: `tag:${tag} script:m-tool` };
+  const first = await clientOf(KEYS.alice).responses.stream({ model: "gemini-fast", input: [user], tools }).finalResponse();
+  const output = first.output as unknown as Record<string, unknown>[];
+  const call = output.find((item) => item.type === "function_call")!;
+  // (no include: the reasoning item the door wrote before the call shows no encrypted_content)
+  expect(output.at(-2)).toMatchObject({ type: "reasoning", summary: [] });
+  expect(output.at(-2)).not.toHaveProperty("encrypted_content");
+  const result = { type: "function_call_output" as const, call_id: call.call_id as string, output: "Sunny" };
+  const ask = (key: string, input: unknown[]) =>
+    clientOf(key).responses.stream({ model: "gemini-fast", input: input as OpenAI.Responses.ResponseInput, tools }).finalResponse();
+  // the call alone (its reasoning items left out): the kept reasoning item before it comes back with it
+  await ask(KEYS.alice, [user, call, result]);
+  // another principal sending alice's items: no error, nothing of hers (Gemini gets its placeholder)
+  await ask(KEYS.bob, [user, ...output, result]);
+  const [, own, other] = (await (await fetch(`http://upstream.test/__fake?tag=${tag}`)).json()) as string[];
+  expect(own).toContain(GEMINI_PROOF);
+  expect(other).not.toContain(GEMINI_PROOF);
+  expect(other).toContain("skip_thought_signature_validator");
+});
+
 test("a response larger than a storage row is split across rows and read back whole", async () => {
   const keeper = durableResponses(keyedEnv.STREAMS, 60_000);
   const id = `resp_${"ab".repeat(16)}`;

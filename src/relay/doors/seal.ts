@@ -30,8 +30,12 @@ export interface SealEnv {
   BIND_SECRET?: string;
 }
 
-/** What a sealed value holds: the provider-bound members of a fidelity and where they came from. */
-export type Sealed = Record<string, unknown> & { provider: string; model?: string };
+/**
+ * What a sealed value holds: the provider-bound members of a fidelity and where they came from; `call`:
+ * the id of the tool call the value belongs to, when a door carries a call's signature in an item of
+ * its own (a Messages `redacted_thinking` block, a Responses `reasoning` item: doors/sealing.ts).
+ */
+export type Sealed = Record<string, unknown> & { provider: string; model?: string; call?: string };
 
 /** A value bearing the seal's mark that does not open under the relay's key: forged, altered, or sealed by another relay. */
 export class SealForged extends Error {
@@ -121,7 +125,10 @@ export async function unseal(text: string, env: SealEnv): Promise<Sealed | null>
     throw new SealForged("not a value this relay sealed (altered, forged, or sealed under another key)");
   }
   const value = parseJsonText(new TextDecoder().decode(plain));
-  if (!isRecord(value) || typeof value.provider !== "string" || (value.model !== undefined && typeof value.model !== "string")) {
+  if (
+    !isRecord(value) || typeof value.provider !== "string" || (value.model !== undefined && typeof value.model !== "string") ||
+    (value.call !== undefined && typeof value.call !== "string")
+  ) {
     throw new SealForged("a sealed value without its provenance");
   }
   return value as Sealed;

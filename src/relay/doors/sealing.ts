@@ -14,6 +14,12 @@
 // came in), and `openSeals` opens each after it (async: the translation is sync), giving the item the
 // fidelity it was sealed from — its maker's own again, which the builders send to that maker only. A
 // value that bears the mark and does not open is refused by the door naming its member (`SealRefused`).
+//
+// A tool call's signature (a Gemini 3 call's thought signature) where the door's API has no place for
+// it on the call: the sealing step writes it, sealed with the call's id (seal.ts `call`), in an item of
+// its own just before the call (`CarrierWrite`: a Messages `redacted_thinking` block; the Open
+// Responses door writes a reasoning item); opened on the way in, `toTheirCalls` gives it to that call
+// of the same message again, and the carrier is no thinking: it is not sent as one, to any provider.
 import { isRecord } from "../../internal/values.js";
 import { boundPart, seal, type Sealed, type SealEnv, SealForged, unseal } from "./seal.js";
 import { RelayConfigError } from "../admission/principal.js";
@@ -38,6 +44,15 @@ export function foreignPart(fidelity: unknown, own: string): Sealed | undefined 
 export type SealedWrite = (sealed: string | null, item: ContentItem) => Json | null;
 
 /**
+ * The items a door writes just before a tool call to carry the call's signature another provider made
+ * (`sealed`: the value sealed with the call's id; null: no seal key, none), where its API has no place
+ * for it on the call itself (a Messages `redacted_thinking` block before its `tool_use`).
+ */
+export type CarrierWrite = (sealed: string | null) => ContentItem[];
+
+type ToolCall = Extract<ContentItem, { type: "tool_call.delta" | "tool_call.done" }>;
+
+/**
  * A door's sealing step (its encoding's `sealing`): each item (of those `sealable` takes) whose bound
  * value another provider than `own` made given the fidelity `write` makes of that value sealed under
  * the key of the env where the answer is written; an event with none goes on as it is, at once.
@@ -46,9 +61,11 @@ export function sealingStep(
   own: string,
   write: SealedWrite,
   sealable: (item: ContentItem) => boolean = () => true,
+  carrier?: CarrierWrite,
 ): (context: EncodingContext) => SealStep {
+  const isCall = (item: ContentItem): item is ToolCall => item.type === "tool_call.delta" || item.type === "tool_call.done";
   const partOf = (item: ContentItem): Sealed | undefined =>
-    "fidelity" in item && sealable(item) ? foreignPart(item.fidelity, own) : undefined;
+    "fidelity" in item && (sealable(item) || (carrier !== undefined && isCall(item))) ? foreignPart(item.fidelity, own) : undefined;
   return (context) => {
     const env = sealEnv(context.env);
     let keyless = false; // (no seal key: found once per answer)
@@ -62,6 +79,7 @@ export function sealingStep(
         return null;
       }
     };
+    const carried = new Set<string>(); // (the calls whose carrier was written: once per call)
     return (event) => {
       if (!event.content_items.some((item) => partOf(item) !== undefined)) return event;
       return (async () => {
@@ -70,6 +88,16 @@ export function sealingStep(
           const part = partOf(item);
           if (part === undefined) {
             items.push(item);
+            continue;
+          }
+          if (carrier !== undefined && !sealable(item) && isCall(item)) {
+            // (a call's signature: its own item just before it, sealed with the call's id; the call goes without it)
+            if (!carried.has(item.tool_call_id)) {
+              carried.add(item.tool_call_id);
+              items.push(...carrier(await sealed({ ...part, call: item.tool_call_id })));
+            }
+            const { fidelity: _, ...call } = item;
+            items.push(call as ContentItem);
             continue;
           }
           const fidelity = write(await sealed(part), item);
@@ -123,6 +151,31 @@ export async function openSeals(body: unknown, env: SealEnv): Promise<unknown> {
         throw e instanceof SealForged ? new SealRefused(member, e) : e;
       }
     }
+    message.content_items = toTheirCalls(message.content_items);
   }
   return body;
+}
+
+/**
+ * A message's items with each carrier (an item whose opened value names a call: `call`) taken out and
+ * its value given to that call of the same message as its fidelity (its maker's own again: the
+ * builders send it to that maker only, SPEC §9); a carrier whose call is not in the message is left
+ * out (it is no thinking of the model's). Every door that carries calls' signatures composes this.
+ */
+export function toTheirCalls<T>(items: T[]): T[] {
+  const carried = new Map<string, Json>();
+  for (const item of items) {
+    const fidelity = isRecord(item) && isRecord(item.fidelity) ? item.fidelity : undefined;
+    if (fidelity && typeof fidelity.call === "string" && typeof fidelity.provider === "string") {
+      const { call, ...value } = fidelity;
+      carried.set(call, value);
+    }
+  }
+  if (carried.size === 0) return items;
+  return items.flatMap((item) => {
+    if (!isRecord(item)) return [item];
+    if (isRecord(item.fidelity) && typeof item.fidelity.call === "string" && typeof item.fidelity.provider === "string") return [];
+    const value = item.type === "tool_call.done" && typeof item.tool_call_id === "string" ? carried.get(item.tool_call_id) : undefined;
+    return value === undefined ? [item] : [{ ...item, fidelity: value } as T];
+  });
 }

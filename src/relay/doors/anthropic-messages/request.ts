@@ -15,7 +15,8 @@ import { isRecord } from "../../../internal/values.js";
 import { BUDGET_TOKENS } from "../../../providers/anthropic/models.js";
 import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
-import { unsealed } from "./seal.js";
+import { REDACTED_THINKING, unsealed } from "./seal.js";
+import { refuse, refusing } from "../refused.js";
 
 type Json = Record<string, unknown>;
 
@@ -26,9 +27,6 @@ export interface MessagesAsk {
   /** Answer as SSE (true) or one message object. */
   stream: boolean;
 }
-
-/** The thinking text the readers write for a `redacted_thinking` block (its `data` the signature). */
-const REDACTED_THINKING = "_REDACTED_THINKING";
 
 /**
  * The members of a Messages request: mapped, or accepted as asking for nothing the relay must do.
@@ -55,12 +53,6 @@ const KNOWN = new Set([
 
 const EFFORTS: readonly ThinkingLevel[] = ["low", "medium", "high", "xhigh", "max"];
 
-class Refused extends Error {}
-
-const refuse = (message: string): never => {
-  throw new Refused(message);
-};
-
 /** A refusal in Messages' error shape (`{type: "error", error: {type, message}}`), with `x-should-retry` as the SDK reads it. */
 export function messagesError(status: number, type: string, message: string, headers?: HeadersInit): Response {
   const error = new UpstreamError({ client: "relay", status, errorType: type, error: { type, message, status }, message });
@@ -77,12 +69,7 @@ export function messagesError(status: number, type: string, message: string, hea
  * Anthropic as written (routing/pass-through.ts), whose members the relay does not know go along unread.
  */
 export function messagesAsk(body: unknown, count = false, passed = false): MessagesAsk | Response {
-  try {
-    return ask(body, count, passed);
-  } catch (e) {
-    if (e instanceof Refused) return messagesError(400, "invalid_request_error", e.message);
-    throw e;
-  }
+  return refusing(() => ask(body, count, passed), (r) => messagesError(r.status, "invalid_request_error", r.message));
 }
 
 function ask(body: unknown, count: boolean, passed: boolean): MessagesAsk {

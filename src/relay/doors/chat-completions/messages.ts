@@ -16,16 +16,9 @@ import type { DoneItem, UniMessage } from "../../../schema.js";
 
 type Json = Record<string, unknown>;
 
-/** A member the relay cannot serve: its name (the error's `param`) and what to do. */
-export class Refused extends Error {
-  constructor(readonly param: string, message: string) {
-    super(message);
-  }
-}
-
-export const refuse = (param: string, message: string): never => {
-  throw new Refused(param, message);
-};
+// (a member the relay cannot serve: its name, the error's `param`, and what to do — doors/refused.ts)
+import { refuseAt as refuse } from "../refused.js";
+export { refuse };
 
 /** `messages` → MMSP messages (consecutive turns of one role join one message); system and developer text goes to `system`. */
 export function messagesOf(input: unknown, system: string[]): UniMessage[] {

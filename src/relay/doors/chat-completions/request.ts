@@ -12,7 +12,8 @@ import { openaiType } from "../../../encode/chat-completions.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
 import type { ToolSchema, UniConfig } from "../../../providers/request.js";
 import type { UniMessage } from "../../../schema.js";
-import { messagesOf, refuse, Refused } from "./messages.js";
+import { messagesOf, refuse } from "./messages.js";
+import { refusing } from "../refused.js";
 
 type Json = Record<string, unknown>;
 
@@ -96,12 +97,7 @@ const CHECKED_PASSED = new Set(["n", "store"]);
  * the relay does not map go along unread (but `n` and `store`), as does a tool's `strict`.
  */
 export function chatAsk(body: unknown, passed = false): ChatAsk | Response {
-  try {
-    return ask(body, passed);
-  } catch (e) {
-    if (e instanceof Refused) return chatError(400, "InvalidRequestError", e.message, e.param);
-    throw e;
-  }
+  return refusing(() => ask(body, passed), (r) => chatError(r.status, r.type, r.message, r.param));
 }
 
 function ask(body: unknown, passed: boolean): ChatAsk {

@@ -10,7 +10,7 @@
 // no item for (executable code, a video's metadata, a non-image file…) is refused by name.
 import { isRecord } from "../../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
-import { GeminiRefused, refuse } from "./refused.js";
+import { refuse } from "./refused.js";
 import { isSealed } from "../seal.js";
 import { sealedFidelity } from "../sealing.js";
 
@@ -20,7 +20,7 @@ type Json = Record<string, unknown>;
 function signed(part: Json, at: string): { fidelity?: Json } {
   const signature = part.thoughtSignature;
   if (signature === undefined || signature === null) return {};
-  if (typeof signature !== "string") throw new GeminiRefused("thoughtSignature must be a string.");
+  if (typeof signature !== "string") return refuse(`${at}.thoughtSignature must be a string.`);
   if (signature === "") return {};
   // (one the relay sealed: another provider's value, opened after the translation — doors/sealing.ts)
   return { fidelity: isSealed(signature) ? sealedFidelity(signature, `${at}.thoughtSignature`) : { signature, provider: "gemini" } };

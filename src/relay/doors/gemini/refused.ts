@@ -7,13 +7,9 @@
 // their status and headers kept (`Retry-After`, `x-should-retry`).
 import { geminiError } from "../../../encode.js";
 
-/** A member of the client's request the relay cannot serve (its message names it). */
-export class GeminiRefused extends Error {}
-
-/** Refuses: throws the refusal `message` (naming the member) that `geminiAsk` answers as a 400. */
-export const refuse = (message: string): never => {
-  throw new GeminiRefused(message);
-};
+// (a member of the client's request the relay cannot serve, its message naming it, which `geminiAsk`
+// answers as a 400 in Google's shape: doors/refused.ts, every door's one refusal)
+export { refuse, refusing } from "../refused.js";
 
 /** A refusal in Google's error shape (`status` Google's word for the code). */
 export function googleError(status: number, message: string, headers?: HeadersInit): Response {

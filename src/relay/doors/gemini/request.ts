@@ -9,7 +9,7 @@ import { isRecord } from "../../../internal/values.js";
 import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
 import type { UniMessage } from "../../../schema.js";
 import { messagesOf, systemOf } from "./contents.js";
-import { GeminiRefused, googleError, refuse } from "./refused.js";
+import { googleError, refuse, refusing } from "./refused.js";
 
 type Json = Record<string, unknown>;
 
@@ -38,12 +38,7 @@ const given = (v: unknown): boolean => v !== undefined && v !== null;
  * operator's project, never a client's to name.
  */
 export function geminiAsk(body: unknown, model: string, passed = false): GeminiAsk | Response {
-  try {
-    return ask(body, model, passed);
-  } catch (e) {
-    if (e instanceof GeminiRefused) return googleError(400, e.message);
-    throw e;
-  }
+  return refusing(() => ask(body, model, passed), (r) => googleError(r.status, r.message));
 }
 
 function ask(body: unknown, model: string, passed: boolean): GeminiAsk {

@@ -14,7 +14,8 @@ import type { UniConfig } from "../../../providers/request.js";
 import type { DoneItem, UniMessage } from "../../../schema.js";
 import { parseJsonText } from "../../../internal/json.js";
 import { memberRefusal } from "./members.js";
-import { CUSTOM_INPUT, refuse, Refused, toolChoiceOf, toolsOf } from "./tools.js";
+import { CUSTOM_INPUT, refuse, toolChoiceOf, toolsOf } from "./tools.js";
+import { refusing } from "../refused.js";
 
 type Json = Record<string, unknown>;
 
@@ -61,12 +62,7 @@ export async function openResponsesRefusal(answer: Response): Promise<Response> 
 
 /** The request body (parsed JSON) → what the relay asks, or the 400 naming what it cannot serve. */
 export function openResponsesAsk(body: unknown): OpenResponsesAsk | Response {
-  try {
-    return ask(body);
-  } catch (e) {
-    if (e instanceof Refused) return openResponsesError(400, "InvalidRequestError", e.message, e.param);
-    throw e;
-  }
+  return refusing(() => ask(body), (r) => openResponsesError(r.status, r.type, r.message, r.param));
 }
 
 /** The request's settings its response resource echoes (the encoder's `request` option). */

@@ -5,19 +5,21 @@
 //
 // Before the encoder (the encoding's sealing step): each thinking's provider data sealed (seal.ts, under
 // the key of the env where the answer is written) or left out, so no provider's value leaves the relay
-// as it is. After it (the encoder core wrapped): each resource says `store` and `previous_response_id`
+// as it is; a tool call's signature (a Gemini 3 call's: a `function_call` item has no place for it)
+// sealed with the call's id as the `encrypted_content` of an empty reasoning item just before the call
+// (doors/sealing.ts: `toTheirCalls` gives it back to the call). After it (the encoder core wrapped): each resource says `store` and `previous_response_id`
 // as the request asked (they ride in the stream's meta: a replay says the same), `encrypted_content`
 // only where `include` asked for it; and (the encoding's `settle`) the terminal event's resource kept,
 // sealed values and all, before the client has that event, so a reference made right after it finds
 // the response. A response that cannot be kept is still answered (the log says why a reference to it
 // will be a 404).
-import type { StreamDoneItem, UniEvent } from "../../../schema.js";
+import type { ContentItem, StreamDoneItem, UniEvent } from "../../../schema.js";
 import type { StreamCore } from "../../../internal/core.js";
 import { isRecord } from "../../../internal/values.js";
 import type { OpenResponsesEvent } from "../../../encode.js";
 import { RelayConfigError } from "../../admission/principal.js";
 import type { EncodingContext, SealStep } from "../../stream/encoding.js";
-import { boundPart, seal, type SealEnv } from "../seal.js";
+import { boundPart, seal, type Sealed, type SealEnv } from "../seal.js";
 import { outputItems, OWN_PROVIDER, withoutBound, withoutEncrypted } from "./state.js";
 
 type Json = Record<string, unknown>;
@@ -42,7 +44,8 @@ const TERMINAL = new Set([
 
 /**
  * The sealing step of one answer: each thinking's provider data sealed (a `thinking.done` then carries
- * only `encrypted_content`, the sealed value, which the encoder writes) or left out. Included: sealed
+ * only `encrypted_content`, the sealed value, which the encoder writes) or left out; a tool call's
+ * sealed with its id in a `carrier` written once before the call (or left out with the thinking's). Included: sealed
  * (the key was checked before: stateOf); kept: sealed for the kept response when the relay has a seal
  * key, else left out (a kept reasoning item then goes back as text only: RELAY_SEAL_KEY's
  * documentation); neither: left out. An event with no provider data goes on as it is, at once.
@@ -51,8 +54,19 @@ export function sealStep(state: AnswerState, env: SealEnv): SealStep {
   const mode = state.include ? "include" : state.keep !== null ? "keep" : "none";
   let sealIt = mode !== "none";
   const fidelityOf = (item: object): unknown => ("fidelity" in item ? item.fidelity : undefined);
+  const sealOf = async (bound: Sealed): Promise<string | undefined> => {
+    if (!sealIt) return undefined;
+    try {
+      return await seal(bound, env);
+    } catch (e) {
+      if (mode !== "keep" || !(e instanceof RelayConfigError)) throw e;
+      sealIt = false;
+      return undefined;
+    }
+  };
+  const carried = new Set<string>(); // (the calls whose carrier was written: once per call)
   const sealed = async (event: UniEvent): Promise<UniEvent> => {
-    const items = [];
+    const items: ContentItem[] = [];
     for (const item of event.content_items) {
       const bound = boundPart(fidelityOf(item), OWN_PROVIDER);
       if (bound === undefined) {
@@ -60,21 +74,32 @@ export function sealStep(state: AnswerState, env: SealEnv): SealStep {
         continue;
       }
       const rest = withoutBound(fidelityOf(item) as Json);
-      if (sealIt && item.type === "thinking.done") {
-        try {
-          rest.encrypted_content = await seal(bound, env);
-        } catch (e) {
-          if (mode !== "keep" || !(e instanceof RelayConfigError)) throw e;
-          sealIt = false;
-        }
+      if (item.type === "thinking.done") {
+        const encrypted = await sealOf(bound);
+        if (encrypted !== undefined) rest.encrypted_content = encrypted;
+      } else if ((item.type === "tool_call.delta" || item.type === "tool_call.done") && !carried.has(item.tool_call_id)) {
+        // (a call's signature: a reasoning item of its own just before the call, sealed with the call's id)
+        carried.add(item.tool_call_id);
+        const encrypted = await sealOf({ ...bound, call: item.tool_call_id });
+        if (encrypted !== undefined) items.push(...carrier(encrypted));
       }
       const { fidelity: _, ...plain } = item as StreamDoneItem & { fidelity?: unknown };
-      items.push(Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain);
+      items.push((Object.keys(rest).length > 0 ? { ...plain, fidelity: rest } : plain) as ContentItem);
     }
     return { ...event, content_items: items } as UniEvent;
   };
   return (event) => (event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined) ? sealed(event) : event);
 }
+
+/**
+ * The items that carry a call's signature (sealed with the call's id) just before the call: an empty
+ * reasoning item with the value as its `encrypted_content` (Responses' one place for opaque data a
+ * client sends back; shown only where `include` asks, kept with a stored response always).
+ */
+const carrier = (encrypted: string): ContentItem[] => [
+  { type: "thinking.delta", thinking: "" },
+  { type: "thinking.done", thinking: "", fidelity: { encrypted_content: encrypted } },
+];
 
 /** The resources to keep, by the terminal event that carries them (taken by `keepTerminal`). */
 const toKeep = new WeakMap<object, { resource: Json; principal: string }>();

@@ -10,11 +10,16 @@
 // what to send instead. After the translation, a reasoning item's sealed `encrypted_content` is opened
 // to the fidelity it was sealed from (its maker's own thinking again: history.ts sends it back to that
 // maker only, and another provider gets what `foreignThinking` says); an unsealed one is the
-// Responses API's (the door's own API's provider's); a forged or altered one is refused by name.
+// Responses API's (the door's own API's provider's); a forged or altered one is refused by name; one
+// that carries a call's signature goes to its call (doors/sealing.ts `toTheirCalls`). With `store`, an
+// item the relay issued and a client sent back by value is completed from the kept response, as
+// OpenAI does with stored items (`completed`).
 // On the way out, sealStage seals each thinking's provider data for the answer (or strips it).
 import type { UniMessage } from "../../../schema.js";
 import { isRecord } from "../../../internal/values.js";
 import { isSealed, seal, type SealEnv, SealForged, unseal } from "../seal.js";
+import { toTheirCalls } from "../sealing.js";
+import { Refused, refusingAsync } from "../refused.js";
 import { includeOf } from "./members.js";
 import { openResponsesError } from "./request.js";
 import type { KeptResponse, ResponseKeeper } from "../../stream/responses.js";
@@ -38,12 +43,6 @@ export interface StateAsk {
   input: Json[];
 }
 
-class Refused extends Error {
-  constructor(readonly status: number, readonly type: string, readonly param: string | null, message: string) {
-    super(message);
-  }
-}
-
 const STATELESS = "This relay keeps no responses (it has no Durable Object for them): " +
   'send the whole conversation in `input` instead, with `store: false` and `include: ["reasoning.encrypted_content"]` ' +
   "so reasoning items carry what their provider needs back.";
@@ -58,12 +57,7 @@ export async function stateOf(
   keeper: ResponseKeeper | null,
   env: SealEnv,
 ): Promise<{ body: Json; state: StateAsk } | Response> {
-  try {
-    return await resolve(body, principal, keeper, env);
-  } catch (e) {
-    if (e instanceof Refused) return openResponsesError(e.status, e.type, e.message, e.param);
-    throw e;
-  }
+  return await refusingAsync(() => resolve(body, principal, keeper, env), (r) => openResponsesError(r.status, r.type, r.message, r.param));
 }
 
 async function resolve(
@@ -75,15 +69,15 @@ async function resolve(
   if (!isRecord(body)) return { body: body as Json, state: { encrypted: false, store: false, previous: null, input: [] } };
   const { include, store, previous_response_id: previous, ...rest } = body;
   const included = includeOf(include);
-  if ("message" in included) throw new Refused(400, "InvalidRequestError", included.param, included.message);
+  if ("message" in included) throw new Refused(included.message, included.param);
   const encrypted = included.encryptedReasoning;
   // (asked for sealed values, the key must be there: a misconfigured relay says so before anything is asked)
   if (encrypted) await seal({ provider: OWN_PROVIDER }, env);
   if (store !== undefined && store !== null && typeof store !== "boolean") {
-    throw new Refused(400, "InvalidRequestError", "store", "store must be a boolean.");
+    throw new Refused("store must be a boolean.", "store");
   }
   if (previous !== undefined && previous !== null && typeof previous !== "string") {
-    throw new Refused(400, "InvalidRequestError", "previous_response_id", "previous_response_id must be a string.");
+    throw new Refused("previous_response_id must be a string.", "previous_response_id");
   }
   const before: Json[] = [];
   if (typeof previous === "string") {
@@ -99,11 +93,12 @@ async function resolve(
   const input: Json[] = [...before];
   for (const [i, item] of given.entries()) {
     if (isRecord(item) && item.type === "item_reference") {
-      if (typeof item.id !== "string") throw new Refused(400, "InvalidRequestError", `input[${i}].id`, `input[${i}].id must be a string.`);
+      if (typeof item.id !== "string") throw new Refused(`input[${i}].id must be a string.`, `input[${i}].id`);
       input.push(await referenced(item.id, `input[${i}]`, principal, keeper, before));
     } else input.push(item as Json);
   }
-  if (before.length > 0 || input.some((item, i) => item !== given[i])) rest.input = input;
+  if (keeper !== null) await completed(input, principal, keeper);
+  if (before.length > 0 || input.length !== given.length || input.some((item, i) => item !== given[i])) rest.input = input;
   return {
     body: rest,
     state: { encrypted, store: keeper !== null && store !== false, previous: typeof previous === "string" ? previous : null, input },
@@ -111,14 +106,14 @@ async function resolve(
 }
 
 async function keptOf(id: string, param: string, principal: string, keeper: ResponseKeeper | null): Promise<KeptResponse> {
-  if (keeper === null) throw new Refused(400, "InvalidRequestError", param, `${param}: ${STATELESS}`);
+  if (keeper === null) throw new Refused(`${param}: ${STATELESS}`, param);
   const kept = /^resp_[0-9a-f]{32}$/.test(id) ? await keeper.get(principal, id) : null;
   if (kept === null) {
     throw new Refused(
+      `${param}: no response '${id.slice(0, 64)}' is kept for you (never stored, expired, or another's).`,
+      param,
       404,
       "NotFoundError",
-      param,
-      `${param}: no response '${id.slice(0, 64)}' is kept for you (never stored, expired, or another's).`,
     );
   }
   return kept;
@@ -130,18 +125,64 @@ async function referenced(id: string, at: string, principal: string, keeper: Res
   if (earlier) return earlier;
   const owner = /^(?:msg|rs|fc)_([0-9a-f]{32})_[0-9]+$/.exec(id) ?? /^(resp_[0-9a-f]{32})/.exec(id);
   const responseId = owner ? (owner[1].startsWith("resp_") ? owner[1] : `resp_${owner[1]}`) : "";
-  if (keeper === null) throw new Refused(400, "InvalidRequestError", at, `${at}: an item_reference, but ${STATELESS}`);
+  if (keeper === null) throw new Refused(`${at}: an item_reference, but ${STATELESS}`, at);
   const kept = responseId === "" ? null : await keeper.get(principal, responseId);
   const item = kept ? [...kept.input, ...outputItems(kept.resource)].find((it) => it.id === id) : undefined;
   if (!item) {
     throw new Refused(
+      `${at}: no item '${id.slice(0, 80)}' is kept for you (never stored, expired, or another's).`,
+      at,
       404,
       "NotFoundError",
-      at,
-      `${at}: no item '${id.slice(0, 80)}' is kept for you (never stored, expired, or another's).`,
     );
   }
   return item;
+}
+
+/** The response and output index of an item id the relay issued (`<rs|fc|…>_<hex>_<index>`, the encoder's), or null. */
+function issued(id: unknown): { response: string; index: number } | null {
+  const m = typeof id === "string" ? /^(?:msg|rs|fc|ctc)_([0-9a-f]{32})_([0-9]+)$/.exec(id) : null;
+  return m ? { response: `resp_${m[1]}`, index: Number(m[2]) } : null;
+}
+
+/** A reasoning item that says nothing a client reads (no summary or content text): what carries a value. */
+const textless = (item: Json): boolean =>
+  item.type === "reasoning" &&
+  [...(Array.isArray(item.summary) ? item.summary : []), ...(Array.isArray(item.content) ? item.content : [])]
+    .every((p) => !isRecord(p) || typeof p.text !== "string" || p.text === "");
+
+/**
+ * `input` (in place) with what a response kept for `principal` holds and a client sent back by value
+ * without it, as OpenAI does with `store`: an issued reasoning item without `encrypted_content` gets
+ * the kept one's (the sealed value `include` did not ask to show), and an issued call whose
+ * kept response had a textless reasoning item just before it (a call's signature: sealing.ts) gets that
+ * item back before it when the input lacks it. One `keeper.get` per response; an id not kept for the
+ * principal (another's, expired) leaves its item as it is.
+ */
+async function completed(input: Json[], principal: string, keeper: ResponseKeeper): Promise<void> {
+  const responses = new Map<string, Promise<KeptResponse | null>>();
+  const keptItem = async (response: string, index: number): Promise<Json | undefined> => {
+    if (!responses.has(response)) responses.set(response, keeper.get(principal, response));
+    const kept = await responses.get(response)!;
+    return kept ? outputItems(kept.resource)[index] : undefined;
+  };
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i]!;
+    const at = issued(item.id);
+    if (at === null) continue;
+    if (item.type === "reasoning" && typeof item.encrypted_content !== "string") {
+      const kept = await keptItem(at.response, at.index);
+      const encrypted = kept !== undefined && kept.id === item.id ? kept.encrypted_content : undefined;
+      if (typeof encrypted === "string") input[i] = { ...item, encrypted_content: encrypted };
+    } else if ((item.type === "function_call" || item.type === "custom_tool_call") && at.index > 0) {
+      const kept = await keptItem(at.response, at.index - 1);
+      const carrier = kept && textless(kept) && typeof kept.encrypted_content === "string" ? kept : undefined;
+      if (carrier && !input.some((it) => it.id === carrier.id)) {
+        input.splice(i, 0, structuredClone(carrier));
+        i++;
+      }
+    }
+  }
 }
 
 /** A kept resource's output items, as input items. */
@@ -173,6 +214,8 @@ export async function openSeals(messages: UniMessage[], env: SealEnv): Promise<R
         );
       }
     }
+    // (a call's signature carried by a reasoning item goes to its call: doors/sealing.ts)
+    message.content_items = toTheirCalls(message.content_items);
   }
   return null;
 }

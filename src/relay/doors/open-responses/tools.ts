@@ -9,16 +9,9 @@
 import { isRecord } from "../../../internal/values.js";
 import type { ToolSchema, UniConfig } from "../../../providers/request.js";
 
-/** A refusal naming `param` (request.ts turns it into the spec's 400). */
-export class Refused extends Error {
-  constructor(readonly param: string, message: string) {
-    super(message);
-  }
-}
-
-export const refuse = (param: string, message: string): never => {
-  throw new Refused(param, message);
-};
+// (a refusal naming `param`, which request.ts answers as the spec's 400: doors/refused.ts)
+import { refuseAt as refuse } from "../refused.js";
+export { refuse };
 
 /** The one argument of a custom tool's function, as the provider is asked to fill it. */
 export const CUSTOM_INPUT = "input";

@@ -599,3 +599,128 @@ test("a browser's preflight for the Anthropic SDK's headers (x-api-key, anthropi
   const allowed = (pre.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/,\s*/);
   for (const name of requested.split(", ")) expect(allowed, name).toContain(name);
 });
+
+/** A Gemini 3 answer (its stream names the model the row asks for): a thought, then a call signed with its thought signature. */
+const GEMINI_SIGNED_CALL = [
+  { parts: [{ text: "The weather is needed.", thought: true }] },
+  { parts: [{ functionCall: { id: "call_g1", name: "get_weather", args: { location: "Paris" } }, thoughtSignature: GEMINI.SIGNATURE }] },
+].map((content, i, all) => {
+  const last = i === all.length - 1;
+  const chunk = {
+    candidates: [{ content: { ...content, role: "model" }, index: 0, ...(last ? { finishReason: "STOP" } : {}) }],
+    modelVersion: "gemini-3-pro-preview",
+    ...(last ? { usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 10, thoughtsTokenCount: 5, totalTokenCount: 35 } } : {}),
+  };
+  return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+}).join("");
+
+describe("a Gemini 3 call's thought signature through a Messages client's history (a redacted_thinking block before its tool_use)", () => {
+  const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, tools: [WEATHER] };
+  const geminiRelay = () =>
+    doorRelay({
+      provider: "gemini",
+      key: KEY,
+      streams: { "gemini-3-pro-preview": GEMINI_SIGNED_CALL },
+      rows: (provider) => ({ "claude-sonnet-4-5": { provider, model: "gemini-3-pro-preview", allow: { tools: true, thinking_level: true } } }),
+    });
+  /** The first turn's answer and the history that sends it back with the tool's result. */
+  async function firstTurn(client: Anthropic) {
+    const first = await client.messages.stream({ ...ask, messages: [{ role: "user", content: "Weather in Paris?" }] }).finalMessage();
+    const call = first.content.find((b) => b.type === "tool_use");
+    const history: Anthropic.MessageParam[] = [
+      { role: "user", content: "Weather in Paris?" },
+      { role: "assistant", content: first.content },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: call?.type === "tool_use" ? call.id : "", content: "sunny" }] },
+    ];
+    return { first, history };
+  }
+
+  test("sealed with the call's id in a redacted_thinking block just before the tool_use; sent back, it reaches Gemini on that call", async () => {
+    const { relay, fake } = geminiRelay();
+    const client = sdk(relay, SEAL);
+    const { first, history } = await firstTurn(client);
+    expect(first.content.map((b) => b.type)).toEqual(["thinking", "redacted_thinking", "tool_use"]);
+    expect(first.content[1]).toMatchObject({ type: "redacted_thinking", data: expect.stringMatching(/^mmsp1\./) });
+    expect(JSON.stringify(first)).not.toContain(GEMINI.SIGNATURE);
+    await client.messages.stream({ ...ask, messages: history }).finalMessage();
+    expect(fake.requests).toHaveLength(2);
+    const model = (fake.requests[1]!.json as { contents: { role: string; parts: Record<string, unknown>[] }[] }).contents[1]!;
+    const call = model.parts.find((p) => p.functionCall !== undefined);
+    expect(call).toMatchObject({ functionCall: { name: "get_weather" }, thoughtSignature: GEMINI.SIGNATURE });
+    // (the carrier is no thinking: not sent as a thought, nor the placeholder in place of the call's own signature)
+    expect(JSON.stringify(model)).not.toContain("_REDACTED_THINKING");
+    expect(JSON.stringify(model)).not.toContain("skip_thought_signature_validator");
+    // (the whole answer of a request not streamed carries it too)
+    const whole = await client.messages.create({ ...ask, messages: [{ role: "user", content: "Weather in Paris?" }] });
+    expect(whole.content.map((b) => b.type)).toEqual(["thinking", "redacted_thinking", "tool_use"]);
+  });
+
+  test("@ai-sdk/anthropic keeps the carrier as a reasoning part (its redactedData) and sends it back: Gemini gets the call's signature", async () => {
+    const { relay, fake } = geminiRelay();
+    const provider = createAnthropic({ baseURL: `${ORIGIN}/v1`, apiKey: "sk-relay-client", fetch: relayFetch(relay, SEAL) });
+    await generateText({
+      model: provider("claude-sonnet-4-5"),
+      prompt: "Weather in Paris?",
+      maxOutputTokens: 4096,
+      tools: {
+        get_weather: tool({
+          inputSchema: jsonSchema<{ location: string }>({ type: "object", properties: { location: { type: "string" } }, required: ["location"] }),
+          execute: async ({ location }) => `sunny in ${location}`,
+        }),
+      },
+      stopWhen: isStepCount(2),
+      providerOptions: { anthropic: { thinking: { type: "enabled", budgetTokens: 2048 } } },
+    });
+    expect(fake.requests).toHaveLength(2);
+    const model = (fake.requests[1]!.json as { contents: { parts: Record<string, unknown>[] }[] }).contents[1]!;
+    expect(model.parts.find((p) => p.functionCall !== undefined)).toMatchObject({ thoughtSignature: GEMINI.SIGNATURE });
+  });
+
+  test("a forged or altered carrier is refused naming its member, before any provider is asked", async () => {
+    const { relay, fake } = geminiRelay();
+    const client = sdk(relay, SEAL);
+    const { first, history } = await firstTurn(client);
+    const data = (first.content[1] as Anthropic.RedactedThinkingBlock).data;
+    const altered = `${data.slice(0, -4)}${data.slice(-4) === "AAAA" ? "BBBB" : "AAAA"}`;
+    const content = first.content.map((b) => (b.type === "redacted_thinking" ? { ...b, data: altered } : b));
+    const refused = await client.messages.create({ ...ask, messages: [history[0]!, { role: "assistant", content }, history[2]!] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((refused as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+      error: { type: "invalid_request_error", message: expect.stringContaining("messages[1].content[1].data") },
+    });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test("after a fallback to Anthropic the carrier is not sent to it (another provider's call goes without its signature)", async () => {
+    let down = false;
+    const geminiFake = fakeProvider("gemini", { streams: { "gemini-3-pro-preview": parseCapture(GEMINI_SIGNED_CALL) }, key: KEY });
+    const overloaded = () => Response.json({ error: { code: 503, message: "Overloaded", status: "UNAVAILABLE" } }, { status: 503 });
+    const geminiFetch = ((input: RequestInfo | URL, init?: RequestInit) => down ? Promise.resolve(overloaded()) : geminiFake(input, init)) as typeof fetch;
+    const anthropicFake = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
+    const allow = { tools: true, thinking_level: true };
+    const relay = createRelay({
+      models: {
+        "claude-sonnet-4-5": [
+          { provider: providerFor("gemini", KEY, geminiFetch), model: "gemini-3-pro-preview", allow },
+          // (foreign thinking as text: a carrier taken for thinking would show as its mark)
+          { provider: providerFor("anthropic", KEY, anthropicFake as unknown as typeof fetch), model: "claude-model", allow, foreignThinking: "text" },
+        ],
+      },
+      allowAnonymous: true,
+      clientAddress: () => "203.0.113.9",
+    });
+    const client = sdk(relay, SEAL);
+    const { history } = await firstTurn(client);
+    down = true;
+    await client.messages.create({ ...ask, messages: history });
+    expect(anthropicFake.requests).toHaveLength(1);
+    const sent = JSON.stringify(anthropicFake.requests[0]!.json);
+    expect(sent).toContain('"tool_use"');
+    expect(sent).not.toContain(GEMINI.SIGNATURE);
+    expect(sent).not.toContain("mmsp1.");
+    expect(sent).not.toContain("redacted_thinking");
+    expect(sent).not.toContain("_REDACTED_THINKING");
+    expect(sent).toContain("The weather is needed."); // (Gemini's thought, as text: the row's foreignThinking)
+  });
+});

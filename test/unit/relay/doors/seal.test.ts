@@ -29,6 +29,12 @@ describe("seal", () => {
     await expect(unseal(sealed, { RELAY_SEAL_KEY: "o".repeat(40) })).rejects.toBeInstanceOf(SealForged);
   });
 
+  test("a call's signature carries the call's id (a carrier's, doors/sealing.ts); one whose id is no string is refused", async () => {
+    const call = { provider: "gemini", model: "gemini-3-pro-preview", signature: "CiQB-call-sig", call: "call_1" };
+    expect(await unseal(await seal(call, env), env)).toEqual(call);
+    await expect(unseal(await seal({ ...call, call: 7 } as never, env), env)).rejects.toBeInstanceOf(SealForged);
+  });
+
   test("a value without the mark is foreign: null (the door's own API's provider's)", async () => {
     expect(await unseal("gAAAAABo-openai-encrypted", env)).toBeNull();
   });
