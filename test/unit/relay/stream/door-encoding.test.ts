@@ -16,6 +16,7 @@ import { type DoorEncoding, type EncodingContext, mmspEncoding } from "../../../
 import { encodedBody } from "../../../../src/relay/stream/encoded-body.ts";
 import { Viewers } from "../../../../src/relay/stream/viewers.ts";
 import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
+import type { ResponseKeeper } from "../../../../src/relay/stream/responses.ts";
 import { streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
 import { storedLog } from "./stored-log.ts";
@@ -175,6 +176,43 @@ describe("a door's encoding run where the events are writes what the staged path
       .text();
     expect(all.endsWith(resumed)).toBe(true);
     expect(all.slice(0, all.length - resumed.length)).toMatch(new RegExp(`id: ${cut}\\n[^\\n]*\\n[^\\n]*\\n\\n$`));
+  });
+
+  test("in the stream's object, Open Responses' terminal event is written only once its response is kept (after its stop, or at an end without one)", async () => {
+    const wire = fc.sample(streamEvents, { numRuns: 1, seed: 11 })[0]!;
+    const events = uni(wire);
+    for (const ending of ["stop", "no stop"] as const) {
+      const rows = (ending === "stop" ? events : events.slice(0, -1)).map(encodeWireEvent);
+      const log = {
+        count: rows.length,
+        slice(seq: number, _part: number, framer: Framer) {
+          let text = "";
+          for (let n = 0; n < 64 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
+          return { text, seq, part: 0 };
+        },
+      } as unknown as EventLog;
+      const order: string[] = [];
+      const keeper = {
+        finish: (_principal: string, _id: string, resource: Json) =>
+          new Promise<void>((resolve) =>
+            setTimeout(() => {
+              order.push(`kept ${resource.status}`);
+              resolve();
+            }, 0)
+          ),
+      } as unknown as ResponseKeeper;
+      const meta = metaText({ model: "m-1", createdAt: 1_800_000_000, echo: {}, stored: true, keep: "p-1" });
+      const ask = { name: "door", id: ID, after: null, whole: false, ids: false };
+      const encodings = { door: openResponsesEncoding as DoorEncoding };
+      const answer = storedDoorAnswer(new Viewers(), { log, ended: true }, ask, encodings, meta, 0, { keeper }) as Response;
+      const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        const terminal = /event: (response\.(?:completed|failed|incomplete))/.exec(r.value);
+        order.push(terminal ? `wrote ${terminal[1]}` : "wrote");
+      }
+      const status = ending === "stop" ? "completed" : "failed";
+      expect(order.filter((o) => o !== "wrote")).toEqual([`kept ${status}`, `wrote response.${status}`]);
+    }
   });
 });
 
