@@ -16,6 +16,8 @@ import { type DoorEncoding, type EncodingContext, mmspEncoding } from "../../../
 import { encodedBody } from "../../../../src/relay/stream/encoded-body.ts";
 import { Viewers } from "../../../../src/relay/stream/viewers.ts";
 import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
+import { checkedEvents } from "../../../../src/relay/stream/answer.ts";
+import { streamBack } from "../../../../src/relay/doors/mmsp/http.ts";
 import type { ResponseKeeper } from "../../../../src/relay/stream/responses.ts";
 import { streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
@@ -213,6 +215,21 @@ describe("a door's encoding run where the events are writes what the staged path
       const status = ending === "stop" ? "completed" : "failed";
       expect(order.filter((o) => o !== "wrote")).toEqual([`kept ${status}`, `wrote response.${status}`]);
     }
+  });
+
+  test("the MMSP door's streamBack (mmspEncoding) writes the bytes its encoder streams wrote (SseEncoderStream, NdjsonEncoderStream), SSE and NDJSON", async () => {
+    await holds(
+      fc.asyncProperty(cases, fc.constantFrom("sse", "ndjson"), async ({ events: wire, error }, format) => {
+        const events = uni(wire);
+        const accept = format === "sse" ? "text/event-stream" : "application/x-ndjson";
+        const answer = streamBack(mmspSse(events, error), accept, { client: "upstream" });
+        const encoder = format === "sse" ? new SseEncoderStream({ keepAliveMs: 15_000 }) : new NdjsonEncoderStream();
+        const before = await new Response(through(checkedEvents(mmspSse(events, error), { client: "upstream" }), encoder)).text();
+        expect(answer.headers.get("content-type")).toBe(format === "sse" ? "text/event-stream; charset=utf-8" : "application/x-ndjson");
+        expect(await answer.text()).toBe(before);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 
