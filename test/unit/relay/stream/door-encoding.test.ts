@@ -231,6 +231,46 @@ describe("a door's encoding run where the events are writes what the staged path
       { numRuns: 150 },
     );
   });
+
+  test("Open Responses kept with ids, in the stream's object: the bytes the stateless path writes, from the start and after any Last-Event-ID", async () => {
+    await holds(
+      fc.asyncProperty(cases, fc.nat(), async ({ events: wire, error }, cut) => {
+        const events = uni(wire);
+        const rows = events.map(encodeWireEvent);
+        if (error) rows.push(JSON.stringify({ error: toWireError(fromWireError({ error }, null, "anthropic")) }));
+        const log = {
+          count: rows.length,
+          slice(seq: number, _part: number, framer: Framer) {
+            let text = "";
+            for (let n = 0; n < 5 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
+            return { text, seq, part: 0 };
+          },
+        } as unknown as EventLog;
+        const ask = { name: "door", id: ID, after: null, whole: false, ids: true };
+        for (const from of [0, cut % (rows.length + 1)]) {
+          const answer = storedDoorAnswer(
+            new Viewers(),
+            { log, ended: true },
+            ask,
+            { door: openResponsesEncoding as DoorEncoding },
+            META,
+            from,
+          );
+          let i = 0;
+          const taken = new ReadableStream<UniEvent>({
+            pull(c) {
+              if (i < events.length) c.enqueue(events[i++]!);
+              else if (error) c.error(fromWireError({ error }, null, "anthropic"));
+              else c.close();
+            },
+          });
+          const live = encodedBody(taken, openResponsesEncoding, { ...context, ids: true, resumeAfter: from - 1 });
+          expect(await (answer as Response).text()).toBe(await new Response(live).text());
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
 });
 
 function streamOf(events: UniEvent[]): ReadableStream<UniEvent> {
