@@ -184,15 +184,7 @@ describe("a door's encoding run where the events are writes what the staged path
     const wire = fc.sample(streamEvents, { numRuns: 1, seed: 11 })[0]!;
     const events = uni(wire);
     for (const ending of ["stop", "no stop"] as const) {
-      const rows = (ending === "stop" ? events : events.slice(0, -1)).map(encodeWireEvent);
-      const log = {
-        count: rows.length,
-        slice(seq: number, _part: number, framer: Framer) {
-          let text = "";
-          for (let n = 0; n < 64 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
-          return { text, seq, part: 0 };
-        },
-      } as unknown as EventLog;
+      const log = storedLog(ending === "stop" ? events : events.slice(0, -1));
       const order: string[] = [];
       const keeper = {
         finish: (_principal: string, _id: string, resource: Json) =>
@@ -236,18 +228,9 @@ describe("a door's encoding run where the events are writes what the staged path
     await holds(
       fc.asyncProperty(cases, fc.nat(), async ({ events: wire, error }, cut) => {
         const events = uni(wire);
-        const rows = events.map(encodeWireEvent);
-        if (error) rows.push(JSON.stringify({ error: toWireError(fromWireError({ error }, null, "anthropic")) }));
-        const log = {
-          count: rows.length,
-          slice(seq: number, _part: number, framer: Framer) {
-            let text = "";
-            for (let n = 0; n < 5 && seq < rows.length; n++, seq++) text += framer.head(seq) + rows[seq] + framer.tail;
-            return { text, seq, part: 0 };
-          },
-        } as unknown as EventLog;
+        const log = storedLog(events, { error, perSlice: 5 });
         const ask = { name: "door", id: ID, after: null, whole: false, ids: true };
-        for (const from of [0, cut % (rows.length + 1)]) {
+        for (const from of [0, cut % (log.count + 1)]) {
           const answer = storedDoorAnswer(
             new Viewers(),
             { log, ended: true },
