@@ -1,8 +1,8 @@
 // The stream: SPEC §1 (the format a client asks for: MMSP SSE, or NDJSON when its Accept prefers it).
 // The stream's object answers each viewer in it (stream-object.ts), the stateless MMSP door its one client.
 import { NDJSON_TYPES } from "../../internal/media-type.js";
-import { NdjsonEncoderStream, SseEncoderStream } from "../../encode.js";
-import { through } from "../through.js";
+import { encodedBody } from "./encoded-body.js";
+import { mmspEncoding } from "./encoding.js";
 import { SSE_FRAMING } from "../../encode/wire-event.js";
 import type { UniEvent } from "../../schema.js";
 import { streamHeaders } from "./headers.js";
@@ -35,10 +35,13 @@ export function clientFormat(accept: string | null): ClientFormat {
   return { format: "sse", contentType: "text/event-stream; charset=utf-8" };
 }
 
-/** Checked events written back as MMSP SSE (with keep-alives) or NDJSON. */
-export function mmspBack(events: ReadableStream<UniEvent>, format: "sse" | "ndjson", contentType: string): Response {
-  const encoder: ReadableWritablePair<Uint8Array, UniEvent> = format === "sse"
-    ? new SseEncoderStream({ keepAliveMs: KEEP_ALIVE_MS })
-    : new NdjsonEncoderStream();
-  return new Response(through(events, encoder), { status: 200, headers: streamHeaders(contentType) });
+/**
+ * Checked events (one by one, or one array per provider chunk) written back as MMSP SSE (with
+ * keep-alives) or NDJSON: MMSP's wire as a door encoding (encoding.ts `mmspEncoding`, the one writer of
+ * MMSP every path composes), each read's events written as one chunk.
+ */
+export function mmspBack(events: ReadableStream<UniEvent | UniEvent[]>, format: "sse" | "ndjson", contentType: string): Response {
+  const context = { id: "", meta: null, after: null };
+  const body = encodedBody(events, mmspEncoding(format, contentType), context, format === "sse" ? MMSP_KEEP_ALIVE : undefined);
+  return new Response(body, { status: 200, headers: streamHeaders(contentType) });
 }

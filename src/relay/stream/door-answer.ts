@@ -93,8 +93,8 @@ export async function encodedAnswer(
  * The stream object's answer to a door (`from`: the first stored event the client lacks): the stored
  * events from the start through its encoding, those before `from` fed to it but not written. A
  * streamed answer is one loop per slice of stored events (parsed back, checked by their one walk,
- * encoded, written as one chunk; an event the door's sealing step seals awaited there); a whole
- * answer, or one in an encoding that settles its outputs (`settle`: Open Responses' stored response),
+ * encoded, written as one chunk; only an event the door's sealing step seals, or an output its
+ * `settle` must wait for — Open Responses' stored response —, is awaited there); a whole answer
  * reads them as events. `where`: the object's env and keeper, for the encoding's context.
  */
 export function storedDoorAnswer(
@@ -112,17 +112,14 @@ export function storedDoorAnswer(
   }
   const context: EncodingContext = { id: ask.id, meta, after: ask.after, ids: ask.ids, resumeAfter: from - 1, ...where };
   if (ask.whole && encoding.whole) return encoding.whole(sealedEvents(viewers.events(stream, 0), encoding, context), context);
-  if (encoding.settle) {
-    return new Response(encodedBody(viewers.events(stream, 0), encoding, context), {
-      status: 200,
-      headers: streamHeaders(encoding.contentType),
-    });
-  }
   const body = viewers.follow(stream, 0, NDJSON_FRAMER, encodedSink(encoding, context));
   return new Response(body, { status: 200, headers: streamHeaders(encoding.contentType) });
 }
 
-/** The stored events' lines written by a door's encoding: each slice's text in one chunk (see storedDoorAnswer). */
+/**
+ * The stored events' lines written by a door's encoding: each slice's text in one chunk (see
+ * storedDoorAnswer). Synchronous but for an event the sealing step seals or an output `settle` waits for.
+ */
 function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uint8Array> {
   const utf8 = new TextEncoder();
   const writer = new EncodedWriter(encoding, context);
@@ -131,30 +128,43 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
   const resumeAfter = context.resumeAfter ?? -1;
   let buffered = "";
   let index = 0;
-  const failed = (reason: unknown, n: number): string => {
-    const out = writer.fail(reason, ids ? n : null);
-    sink.closed = true;
-    writer.dispose();
-    return out;
+  /** The text of what the writer holds once settled (`id`: the stored event it ends, on an SSE answer with ids). */
+  const taken = (id: number | null): string | Promise<string> => {
+    const waiting = writer.settle();
+    return waiting ? waiting.then(() => writer.take(id)) : writer.take(id);
   };
-  /** The buffered lines' text written (`out`: what is written so far); async only from an event the sealing step seals. */
+  /** The text of one event, sealed and fed (a promise only when the step seals or an output must settle first). */
+  const written = (event: UniEvent, n: number): string | Promise<string> =>
+    writer.feed(event, n <= resumeAfter) ? taken(ids ? n : null) : "";
+  const failed = (reason: unknown, n: number): string | Promise<string> => {
+    sink.closed = true;
+    const out = writer.failed(reason) ? taken(ids ? n : null) : "";
+    if (typeof out === "string") {
+      writer.dispose();
+      return out;
+    }
+    return out.finally(() => writer.dispose());
+  };
+  /** The buffered lines' text written (`out`: what is written so far); async only where `written` or `failed` is. */
   const drain = (controller: ReadableStreamDefaultController<Uint8Array>, out: string): boolean | Promise<boolean> => {
     for (let nl = buffered.indexOf("\n"); nl >= 0 && !sink.closed; nl = buffered.indexOf("\n")) {
       const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
       buffered = buffered.slice(nl + 1);
       const n = index++;
+      let text: string | Promise<string>;
       // (the error a reader of the stream's SSE raised: written by the encoder, then its end)
-      if (value.error !== undefined && value.error !== null) out += failed(fromWireError(value, null, "relay"), n);
+      if (value.error !== undefined && value.error !== null) text = failed(fromWireError(value, null, "relay"), n);
       else {
         const event = step ? step(checkEvent(value, true)) : checkEvent(value, true);
-        if (event instanceof Promise) {
-          return event.then(
-            (sealed) => drain(controller, out + writer.event(sealed, ids ? n : null, n <= resumeAfter)),
-            (e: unknown) => drain(controller, out + failed(e, n)),
-          );
-        }
-        out += writer.event(event, ids ? n : null, n <= resumeAfter);
+        text = event instanceof Promise ? event.then((sealed) => written(sealed, n)) : written(event, n);
       }
+      if (typeof text !== "string") {
+        return text.then(
+          (t) => drain(controller, out + t),
+          async (e: unknown) => drain(controller, out + await failed(e, n)),
+        );
+      }
+      out += text;
     }
     if (out) controller.enqueue(utf8.encode(out));
     return out !== "" || sink.closed === true;
@@ -165,9 +175,13 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
       return drain(controller, "");
     },
     end(controller) {
-      const out = writer.end();
-      writer.dispose();
-      if (out) controller.enqueue(utf8.encode(out));
+      const out = writer.ended() ? taken(null) : "";
+      const write = (t: string): void => {
+        writer.dispose();
+        if (t) controller.enqueue(utf8.encode(t));
+      };
+      if (typeof out === "string") return write(out);
+      return out.then(write);
     },
     keepAlive: null,
   };

@@ -92,7 +92,7 @@ export function sealedEvents(events: ReadableStream<UniEvent>, encoding: DoorEnc
   }, { highWaterMark: 0 });
 }
 
-/** One answer's writer: the text each event, a failure or the end adds. */
+/** One answer's writer: each event, a failure or the end fed (`feed`, `failed`, `ended`), their outputs settled and taken as text. */
 export class EncodedWriter<T> {
   private readonly core: StreamCore<UniEvent, T>;
   private outputs: T[] = [];
@@ -117,11 +117,6 @@ export class EncodedWriter<T> {
     return text;
   }
 
-  /** The text of one event (`id`: its index in the stream, for a kept SSE answer; `quiet`: fed, not written). */
-  event(event: UniEvent, id: number | null = null, quiet = false): string {
-    return this.feed(event, quiet) ? this.text(id) : "";
-  }
-
   /** Feeds one event (its outputs wait for `take`); false when there is nothing to write (done, or `quiet`). */
   feed(event: UniEvent, quiet = false): boolean {
     if (this.done) return false;
@@ -130,22 +125,12 @@ export class EncodedWriter<T> {
     return !quiet;
   }
 
-  /** The text of the stream's failure (the reader's error) and its end. */
-  fail(reason: unknown, id: number | null = null): string {
-    return this.failed(reason) ? this.take(id) : "";
-  }
-
   /** Feeds the stream's failure; false when the writer was done. */
   failed(reason: unknown): boolean {
     if (this.done) return false;
     this.done = true;
     if (this.core.abort) this.core.abort(reason, this.emit);
     return true;
-  }
-
-  /** The text of the stream's end. */
-  end(): string {
-    return this.ended() ? this.take(null) : "";
   }
 
   /** Feeds the stream's end; false when the writer was done. */

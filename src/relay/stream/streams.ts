@@ -16,9 +16,8 @@ import { CLAIM_HEADER, metered, StreamCost, ticketFrom } from "../accounting/str
 import type { Admission, Admitted } from "../admission/admit.js";
 import type { Limits } from "../admission/limits.js";
 import { checkedBatches, passedBytesOf, reportedUsageOf } from "./answer.js";
-import { clientFormat, MMSP_KEEP_ALIVE } from "./client-format.js";
-import { type DoorEncoding, mmspEncoding } from "./encoding.js";
-import { encodedBody } from "./encoded-body.js";
+import { clientFormat, mmspBack } from "./client-format.js";
+import type { DoorEncoding } from "./encoding.js";
 import { streamHeaders } from "./headers.js";
 import type { PassedBytes } from "../routing/pass-through.js";
 import { type DoorAsk, doorAskText, encodedAnswer, keptMeta } from "./door-answer.js";
@@ -184,12 +183,10 @@ async function existing<E extends object>(
   return out;
 }
 
-/** The checked events in MMSP's format the client asked for: MMSP's wire as a door encoding, each read's events written as one chunk. */
+/** The checked events in MMSP's format the client asked for (client-format.ts `mmspBack`: each read's events written as one chunk). */
 function mmspOf(events: ReadableStream<UniEvent[]>, accept: string | null): Response {
   const { format, contentType } = clientFormat(accept);
-  const context = { id: "", meta: null, after: null };
-  const body = encodedBody(events, mmspEncoding(format, contentType), context, format === "sse" ? MMSP_KEEP_ALIVE : undefined);
-  return new Response(body, { status: 200, headers: streamHeaders(contentType) });
+  return mmspBack(events, format, contentType);
 }
 
 /** A passed-through answer (routing/pass-through.ts): the provider's own bytes to the client, read as its events (checked, metered) are. */

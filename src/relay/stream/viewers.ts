@@ -170,8 +170,9 @@ export class Viewers {
           }
         }
         if (stream.ended || next < log.count) {
-          sink.end(controller);
-          controller.close();
+          const ending = sink.end(controller);
+          if (ending) await ending; // (a door's end that waits: Open Responses keeps its response first)
+          if (connected) controller.close();
           return leave();
         }
         if (stream.orphaned) {
@@ -198,6 +199,7 @@ export interface Sink<T> {
   failure?: { error: unknown };
   /** The sink wrote its end (a door's answer after the stream's error): the body closes at the next pull. */
   closed?: boolean;
-  end(controller: ReadableStreamDefaultController<T>): void;
+  /** Writes the end (a promise only when it must wait: a door's `settle`). */
+  end(controller: ReadableStreamDefaultController<T>): void | Promise<void>;
   keepAlive: T | null;
 }

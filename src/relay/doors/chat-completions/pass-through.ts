@@ -52,18 +52,30 @@ function isUsageChunk(event: string): boolean {
   }
 }
 
-/** The provider's SSE bytes without the usage chunk, each other event as it came (a whole event at a time). */
+/** Where an SSE event ends (its blank line: `\n\n`, `\r\n\r\n` or a mix), searched from `lastIndex`. */
+const EVENT_END = /\r?\n\r?\n/g;
+
+/**
+ * The provider's SSE bytes without the usage chunk, each other event as it came: the whole events of
+ * a chunk of bytes written as one chunk (a chunk per event cost workerd more than the rest of the
+ * pass-through), only an event that names `"usage"` parsed.
+ */
 export function withoutUsageChunk(bytes: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   const utf8 = new TextDecoder();
   const out = new TextEncoder();
   let held = "";
   const events = (controller: TransformStreamDefaultController<Uint8Array>, last: boolean): void => {
-    for (let end = /\r?\n\r?\n/.exec(held); end !== null; end = /\r?\n\r?\n/.exec(held)) {
-      const event = held.slice(0, end.index + end[0].length);
-      held = held.slice(event.length);
-      if (!isUsageChunk(event)) controller.enqueue(out.encode(event));
+    let text = "";
+    let from = 0;
+    EVENT_END.lastIndex = 0;
+    for (let end = EVENT_END.exec(held); end !== null; end = EVENT_END.exec(held)) {
+      const event = held.slice(from, EVENT_END.lastIndex);
+      if (!isUsageChunk(event)) text += event;
+      from = EVENT_END.lastIndex;
     }
-    if (last && held !== "" && !isUsageChunk(held)) controller.enqueue(out.encode(held));
+    held = held.slice(from);
+    if (last && held !== "" && !isUsageChunk(held)) text += held;
+    if (text !== "") controller.enqueue(out.encode(text));
   };
   return through(
     bytes,

@@ -5,14 +5,15 @@
 // of the models table made in this isolate gives its events themselves, answer.ts) and the checked
 // events are written back in the format the client asked for.
 //
-//   upstream body ─ UniEventStream (validate) ─ SseEncoderStream / NdjsonEncoderStream ─▶ client
+//   upstream body ─ UniEventStream (validate) ─ mmspEncoding (SSE / NDJSON, encoded-body.ts) ─▶ client
 //
-// Everything is pipes, so both directions propagate:
+// MMSP is written by the one MMSP door encoding every path composes (stream/encoding.ts `mmspEncoding`,
+// through stream/client-format.ts `mmspBack`). Both directions propagate:
 // - an upstream that breaks the protocol, sends an error event or drops the connection errors the
-//   reader; the pipe aborts the encoder, which writes that error as one `{"error": …}` event (+ `data:
-//   [DONE]` in SSE) and ends the body normally: the client never hangs and is never cut silently;
-// - a client that goes away cancels the body; the cancel runs back through the pipes to the
-//   upstream body (and the fetch's AbortSignal, see relay.ts), so the upstream request is cancelled.
+//   reader; the encoding writes that error as one `{"error": …}` event (+ `data: [DONE]` in SSE) and
+//   ends the body normally: the client never hangs and is never cut silently;
+// - a client that goes away cancels the body; the cancel runs back to the upstream body (and the
+//   fetch's AbortSignal, see relay()), so the upstream request is cancelled.
 import type { UniEvent } from "../../../index.js";
 import { checkedEvents } from "../../stream/answer.js";
 import { clientFormat, mmspBack } from "../../stream/client-format.js";

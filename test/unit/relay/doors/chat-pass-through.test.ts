@@ -5,10 +5,13 @@
 // usage chunk taken out again for a client that did not ask for it), and answers in the provider's own
 // bytes; a fallback to another API, a kept request and one not streamed are answered encoded. In Node:
 // `openai` pointed at the stateless relay, the kit's fakes behind it.
+import fc from "fast-check";
 import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
 import { anthropic, openaiChat } from "../../../../src/providers/index.ts";
 import { createRelay } from "../../../../src/relay/index.ts";
+import { withoutUsageChunk } from "../../../../src/relay/doors/chat-completions/pass-through.ts";
+import { holds } from "../../../property.ts";
 import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
@@ -191,5 +194,58 @@ describe("the Chat Completions door passes a streamed request through to an Open
     await stream.done().catch(() => {});
     expect(text.length).toBeGreaterThan(0);
     expect(await fake.requests[0]!.ended).toBe("aborted");
+  });
+});
+
+describe("withoutUsageChunk: the provider's bytes without the usage chunk", () => {
+  /** The staged reference: the events split one by one, each other event written as its own chunk (as before the batching). */
+  const oneByOne = (text: string): string[] => {
+    const out: string[] = [];
+    let held = text;
+    for (let end = /\r?\n\r?\n/.exec(held); end !== null; end = /\r?\n\r?\n/.exec(held)) {
+      const event = held.slice(0, end.index + end[0].length);
+      held = held.slice(event.length);
+      out.push(event);
+    }
+    if (held !== "") out.push(held);
+    return out.filter((event) => !/^data: \{"choices":\[\],"usage":\{/m.test(event));
+  };
+  const event = fc.oneof(
+    fc.string({ maxLength: 30 }).map((s) =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `${s} 🙂 naïve` } }], usage: null })}`
+    ),
+    fc.nat({ max: 99 }).map((n) => `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: n, completion_tokens: 1 } })}`),
+    fc.constant(": keep-alive"),
+    fc.constant("data: [DONE]"),
+  );
+  const sse = fc.tuple(fc.array(fc.tuple(event, fc.constantFrom("\n\n", "\r\n\r\n", "\n\r\n")), { maxLength: 12 }), fc.boolean()).map((
+    [events, cut],
+  ) => {
+    const text = events.map(([e, end]) => e + end).join("");
+    return cut && text.length > 3 ? text.slice(0, -1) : text; // (a last event without its blank line: written as it is)
+  });
+
+  test("the same bytes as the events taken one by one, for any chunking (a character's bytes split too); one chunk out per chunk in at most (and the end)", async () => {
+    await holds(
+      fc.asyncProperty(sse, fc.array(fc.nat(), { maxLength: 6 }), async (text, cuts) => {
+        const bytes = new TextEncoder().encode(text);
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const chunks = [0, ...at].map((from, i) => bytes.subarray(from, i < at.length ? at[i] : bytes.length)).filter((c) => c.length > 0);
+        const source = new ReadableStream<Uint8Array>({
+          start(c) {
+            for (const chunk of chunks) c.enqueue(chunk);
+            c.close();
+          },
+        });
+        const out: string[] = [];
+        const decoder = new TextDecoder();
+        for await (const chunk of withoutUsageChunk(source) as unknown as AsyncIterable<Uint8Array>) {
+          out.push(decoder.decode(chunk, { stream: true }));
+        }
+        expect(out.join("")).toBe(oneByOne(text).join(""));
+        expect(out.length).toBeLessThanOrEqual(chunks.length + 1); // (+ the flush: a last event without its blank line)
+      }),
+      { numRuns: 300 },
+    );
   });
 });

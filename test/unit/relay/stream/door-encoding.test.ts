@@ -16,6 +16,9 @@ import { type DoorEncoding, type EncodingContext, mmspEncoding } from "../../../
 import { encodedBody } from "../../../../src/relay/stream/encoded-body.ts";
 import { Viewers } from "../../../../src/relay/stream/viewers.ts";
 import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
+import { checkedEvents } from "../../../../src/relay/stream/answer.ts";
+import { streamBack } from "../../../../src/relay/doors/mmsp/http.ts";
+import type { ResponseKeeper } from "../../../../src/relay/stream/responses.ts";
 import { streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
 import { storedLog } from "./stored-log.ts";
@@ -175,6 +178,81 @@ describe("a door's encoding run where the events are writes what the staged path
       .text();
     expect(all.endsWith(resumed)).toBe(true);
     expect(all.slice(0, all.length - resumed.length)).toMatch(new RegExp(`id: ${cut}\\n[^\\n]*\\n[^\\n]*\\n\\n$`));
+  });
+
+  test("in the stream's object, Open Responses' terminal event is written only once its response is kept (after its stop, or at an end without one)", async () => {
+    const wire = fc.sample(streamEvents, { numRuns: 1, seed: 11 })[0]!;
+    const events = uni(wire);
+    for (const ending of ["stop", "no stop"] as const) {
+      const log = storedLog(ending === "stop" ? events : events.slice(0, -1));
+      const order: string[] = [];
+      const keeper = {
+        finish: (_principal: string, _id: string, resource: Json) =>
+          new Promise<void>((resolve) =>
+            setTimeout(() => {
+              order.push(`kept ${resource.status}`);
+              resolve();
+            }, 0)
+          ),
+      } as unknown as ResponseKeeper;
+      const meta = metaText({ model: "m-1", createdAt: 1_800_000_000, echo: {}, stored: true, keep: "p-1" });
+      const ask = { name: "door", id: ID, after: null, whole: false, ids: false };
+      const encodings = { door: openResponsesEncoding as DoorEncoding };
+      const answer = storedDoorAnswer(new Viewers(), { log, ended: true }, ask, encodings, meta, 0, { keeper }) as Response;
+      const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        const terminal = /event: (response\.(?:completed|failed|incomplete))/.exec(r.value);
+        order.push(terminal ? `wrote ${terminal[1]}` : "wrote");
+      }
+      const status = ending === "stop" ? "completed" : "failed";
+      expect(order.filter((o) => o !== "wrote")).toEqual([`kept ${status}`, `wrote response.${status}`]);
+    }
+  });
+
+  test("the MMSP door's streamBack (mmspEncoding) writes the bytes its encoder streams wrote (SseEncoderStream, NdjsonEncoderStream), SSE and NDJSON", async () => {
+    await holds(
+      fc.asyncProperty(cases, fc.constantFrom("sse", "ndjson"), async ({ events: wire, error }, format) => {
+        const events = uni(wire);
+        const accept = format === "sse" ? "text/event-stream" : "application/x-ndjson";
+        const answer = streamBack(mmspSse(events, error), accept, { client: "upstream" });
+        const encoder = format === "sse" ? new SseEncoderStream({ keepAliveMs: 15_000 }) : new NdjsonEncoderStream();
+        const before = await new Response(through(checkedEvents(mmspSse(events, error), { client: "upstream" }), encoder)).text();
+        expect(answer.headers.get("content-type")).toBe(format === "sse" ? "text/event-stream; charset=utf-8" : "application/x-ndjson");
+        expect(await answer.text()).toBe(before);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test("Open Responses kept with ids, in the stream's object: the bytes the stateless path writes, from the start and after any Last-Event-ID", async () => {
+    await holds(
+      fc.asyncProperty(cases, fc.nat(), async ({ events: wire, error }, cut) => {
+        const events = uni(wire);
+        const log = storedLog(events, { error, perSlice: 5 });
+        const ask = { name: "door", id: ID, after: null, whole: false, ids: true };
+        for (const from of [0, cut % (log.count + 1)]) {
+          const answer = storedDoorAnswer(
+            new Viewers(),
+            { log, ended: true },
+            ask,
+            { door: openResponsesEncoding as DoorEncoding },
+            META,
+            from,
+          );
+          let i = 0;
+          const taken = new ReadableStream<UniEvent>({
+            pull(c) {
+              if (i < events.length) c.enqueue(events[i++]!);
+              else if (error) c.error(fromWireError({ error }, null, "anthropic"));
+              else c.close();
+            },
+          });
+          const live = encodedBody(taken, openResponsesEncoding, { ...context, ids: true, resumeAfter: from - 1 });
+          expect(await (answer as Response).text()).toBe(await new Response(live).text());
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 });
 
