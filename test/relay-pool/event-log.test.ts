@@ -142,3 +142,41 @@ test("a table of an object made before batches (a row per event part) is brought
     expect(again.events()).toEqual([...events, ...more]);
   });
 });
+
+test("the window keeps what a connected client was not sent yet (an upstream that gives much at once), up to its bound", async () => {
+  await runInDurableObject(stub("window"), (_instance, state) => {
+    const storage = state.storage.sql as unknown as RelaySqlStorage;
+    let reads = 0;
+    const sql: RelaySqlStorage = {
+      exec: (query, ...bindings) => (/^SELECT seq, part, n, data/.test(query) && reads++, storage.exec(query, ...bindings)),
+    };
+    const written = (needed: () => number, chars: number): { log: EventLog; events: string[] } => {
+      fresh(storage);
+      const log = new EventLog(sql, needed);
+      log.open();
+      const events: string[] = [];
+      while (events.length * 1000 < chars) {
+        const json = eventOf(events.length, 1000);
+        events.push(json);
+        if (log.add(json)) log.flush();
+      }
+      log.flush();
+      return { log, events };
+    };
+    // a client at event 0, 800 Ki characters at once: all served from memory
+    let { log, events } = written(() => 0, 800 * 1024);
+    reads = 0;
+    expect(served(log, 0, SSE_FRAMER)).toBe(expected(events, 0, SSE_FRAMER));
+    expect(reads).toBe(0);
+    // no client: the window holds the last 256 Ki characters, the first events are read from storage
+    ({ log, events } = written(() => Infinity, 800 * 1024));
+    reads = 0;
+    expect(served(log, 0, SSE_FRAMER)).toBe(expected(events, 0, SSE_FRAMER));
+    expect(reads).toBeGreaterThan(0);
+    // a client that does not read pins at most MAX_WINDOW_CHARS (1 Mi characters): past it, storage
+    ({ log, events } = written(() => 0, 1400 * 1024));
+    reads = 0;
+    expect(served(log, 0, NDJSON_FRAMER)).toBe(expected(events, 0, NDJSON_FRAMER));
+    expect(reads).toBeGreaterThan(0);
+  });
+});

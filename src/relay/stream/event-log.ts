@@ -31,8 +31,9 @@ import type { Framer } from "./resume.js";
 export const PART_CHARS = 64 * 1024;
 /** Held events past this many UTF-16 units are written at once, not at the end of the turn. */
 const FLUSH_CHARS = 4 * PART_CHARS;
-/** The events last written, held for the live viewers: at most this many UTF-16 units. */
+/** The events last written, held for the live viewers: this many UTF-16 units, or up to MAX_WINDOW_CHARS for a client that has not been sent them yet. */
 const WINDOW_CHARS = 4 * PART_CHARS;
+const MAX_WINDOW_CHARS = 16 * PART_CHARS;
 /** Rows one slice reads from storage at most (a slice stops at PART_CHARS before, unless rows are tiny). */
 const SLICE_ROWS = 512;
 /** Rows per INSERT: four bindings a row, within SQLite storage's 100 bindings per statement. */
@@ -59,7 +60,11 @@ export class EventLog {
   private windowFrom = 0;
   private windowChars = 0;
 
-  constructor(private readonly sql: RelaySqlStorage) {}
+  /**
+   * @param sql the object's storage
+   * @param needed the first event a connected client has not been sent yet (Infinity: none)
+   */
+  constructor(private readonly sql: RelaySqlStorage, private readonly needed: () => number = () => Infinity) {}
 
   /** The table (made, or brought to the batch form: see the top), and the events it holds (`count`); the window empty. */
   open(): void {
@@ -102,8 +107,14 @@ export class EventLog {
       this.window.push(json);
       this.windowChars += json.length;
     }
-    // (the oldest dropped first; the array compacted once half of it is dropped: linear in all)
-    while (this.windowChars > WINDOW_CHARS && this.head < this.window.length) {
+    // (the oldest dropped first, unless a client still needs it and the window holds less than
+    // MAX_WINDOW_CHARS: an upstream that gives much at once outruns the client's next pull; the
+    // array compacted once half of it is dropped: linear in all)
+    const needed = this.needed();
+    while (
+      this.head < this.window.length &&
+      (this.windowChars > MAX_WINDOW_CHARS || (this.windowChars > WINDOW_CHARS && this.windowFrom < needed))
+    ) {
       this.windowChars -= this.window[this.head++]!.length;
       this.windowFrom++;
     }

@@ -48,9 +48,15 @@ export class StreamStore {
    * @param sql the object's storage
    * @param stored called once events are stored (the viewers are woken)
    * @param failed called when a deferred store fails (the stream cannot go on)
+   * @param needed the first event a connected client still needs (event-log.ts: the window keeps it)
    */
-  constructor(private readonly sql: RelaySqlStorage, private readonly stored: () => void, private readonly failed: (e: unknown) => void) {
-    this.log = new EventLog(sql);
+  constructor(
+    private readonly sql: RelaySqlStorage,
+    private readonly stored: () => void,
+    private readonly failed: (e: unknown) => void,
+    needed: () => number = () => Infinity,
+  ) {
+    this.log = new EventLog(sql, needed);
   }
 
   /** Events stored (the next stored event's index): what the answers may send. */
