@@ -115,7 +115,7 @@ function onePerBatch(events: ReadableStream<UniEvent>): ReadableStream<UniEvent[
   }, (reason) => reader.cancel(reason));
 }
 
-/** The same checked events one per read (what the stream's object stores one by one: run.ts). */
+/** The same checked events one per read (the MMSP door's relay of an upstream: doors/mmsp/http.ts; the stream's object reads `checkedBatches`). */
 export function checkedEvents(
   upstream: Response,
   options: { client: string; signal?: AbortSignal; maxEventBytes?: number },
