@@ -228,8 +228,8 @@ export class RelayStreamObject<E = unknown> {
     this.live.upstream = reading;
     this.lastRead = Date.now();
     // (the creator's answer made first: its client counts from event 0, so the window keeps what it was not sent yet)
-    const answering = Promise.resolve(this.answer(0, request.headers.get("accept"), door));
-    answering.catch(() => {}); // (its failure is the creator's, awaited below)
+    const answering = (async () => this.answer(0, request.headers.get("accept"), door))();
+    answering.catch(() => {}); // (its failure is the creator's, awaited below, once the upstream is read)
     this.state.waitUntil(this.run.read(upstream, client, reading.signal));
     await this.schedule();
     const answer = await answering;
