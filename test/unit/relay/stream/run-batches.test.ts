@@ -16,7 +16,7 @@ import type { UniEvent } from "../../../../src/schema.ts";
 const delta = (text: string): UniEvent => ({
   role: "assistant",
   event_type: "delta",
-  content_items: [{ type: "text", text }],
+  content_items: [{ type: "text.delta", text }],
   usage_metadata: null,
   finish_reason: null,
 });
