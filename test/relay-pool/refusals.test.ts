@@ -73,7 +73,9 @@ test("the object stores every event once; the upstream saw one request; one obje
     expect(await upstreamRequests(tag)).toBe(1);
     const { events } = await readBack(text);
     const stored = await runInDurableObject(stubOf(id), (_instance, state) => ({
-      seqs: state.storage.sql.exec<{ seq: number }>("SELECT DISTINCT seq FROM events ORDER BY seq").toArray().map((r) => r.seq),
+      // (a row holds events seq…seq + n - 1: event-log.ts)
+      seqs: state.storage.sql.exec<{ seq: number; n: number }>("SELECT seq, n FROM events ORDER BY seq, part").toArray()
+        .flatMap((r) => Array.from({ length: r.n }, (_, k) => r.seq + k)),
       state: state.storage.sql.exec<{ state: string }>("SELECT state FROM stream").one().state,
     }));
     expect(stored.seqs).toEqual([...events.keys()]);

@@ -20,8 +20,7 @@ import { SseEncoderStream } from "../../encode.js";
 import { fromResponse, MessageAssemblerStream } from "../../index.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";
 import { PROVIDER_HEADER, streamHeaders } from "./headers.js";
-import { batchedOne } from "../../providers/batches.js";
-import { flattened } from "../reads.js";
+import { flattened, passing } from "../reads.js";
 import type { PassedBytes } from "../routing/pass-through.js";
 
 /** An answer's events (one array per provider chunk), taken: whether they are a provider reader's own (checked by construction). */
@@ -101,13 +100,22 @@ export function checkedBatches(
   options: { client: string; signal?: AbortSignal; maxEventBytes?: number },
 ): ReadableStream<UniEvent[]> {
   const direct = takeEvents(upstream);
-  if (direct === null) return batchedOne(fromResponse(upstream, options).readable);
+  if (direct === null) return onePerBatch(fromResponse(upstream, options).readable);
   if (direct.checked) return direct.events;
   const { client, signal } = options;
-  return batchedOne(through(flattened(direct.events), new MessageAssemblerStream(signal ? { client, signal } : { client })));
+  return onePerBatch(through(flattened(direct.events), new MessageAssemblerStream(signal ? { client, signal } : { client })));
 }
 
-/** The same checked events one per read (what the stream's object stores one by one: run.ts). */
+/** Events as batches of one, their reads taken directly by the relay's readers (reads.ts): no stream hop more per event. */
+function onePerBatch(events: ReadableStream<UniEvent>): ReadableStream<UniEvent[]> {
+  const reader = events.getReader();
+  return passing<UniEvent[]>(async () => {
+    const r = await reader.read();
+    return r.done ? { done: true, value: undefined } : { done: false, value: [r.value] };
+  }, (reason) => reader.cancel(reason));
+}
+
+/** The same checked events one per read (the MMSP door's relay of an upstream: doors/mmsp/http.ts; the stream's object reads `checkedBatches`). */
 export function checkedEvents(
   upstream: Response,
   options: { client: string; signal?: AbortSignal; maxEventBytes?: number },

@@ -10,7 +10,7 @@ import { parseJsonText } from "../../internal/json.js";
 import { encodeWireEvent, toWireError } from "../../index.js";
 import type { Limits } from "../admission/limits.js";
 import { askedOf, CLAIM_HEADER, type Ticket, ticketOf, withRequest } from "../accounting/stream-cost.js";
-import { checkedEvents, reportedUsageOf } from "./answer.js";
+import { checkedBatches, reportedUsageOf } from "./answer.js";
 import { StreamCost } from "../accounting/stream-cost.js";
 import type { UniEvent } from "../../schema.js";
 import type { StreamEnding } from "./ending.js";
@@ -150,25 +150,29 @@ export class StreamRun<E> {
     const limits = limitsOf(this.ctx); // (read once: the env's bounds, parsed anew at each call)
     // (an answer of the models table made in this isolate: its events themselves, answer.ts)
     // (its reads taken directly when they are a provider's events: no stream hop per event, reads.ts)
-    const reader = readsOf(checkedEvents(upstream, { client, signal, maxEventBytes: limits.eventBytes }));
+    // (one read per provider chunk, its events stored in one synchronous loop: no promise per event)
+    const reader = readsOf(checkedBatches(upstream, { client, signal, maxEventBytes: limits.eventBytes }));
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
+      reading: for (;;) {
+        const { done, value: batch } = await reader.read();
         if (done) break;
-        if (store.ended) {
-          // stopped (stop()): its event is the last one
-          await reader.cancel().catch(() => {}); // (the abort's error, already known)
-          break;
+        let flushed = false;
+        for (const value of batch) {
+          if (store.ended) {
+            // stopped (stop()): its event is the last one
+            await reader.cancel().catch(() => {}); // (the abort's error, already known)
+            break reading;
+          }
+          this.live.cost?.see(value); // (counted first: a batch stored by this append stores its usage with it)
+          if (replayed > 0) {
+            replayed--; // (an event the dead instance stored: checked and counted again, not stored twice)
+            // (all counted again: what the continuation's target reported replaces the request's estimate now, not at the first batch)
+            if (replayed === 0) store.saveUsage();
+            continue;
+          }
+          if (store.append(encodeWireEvent(value))) flushed = true;
+          this.bound(limits);
         }
-        this.live.cost?.see(value); // (counted first: a batch stored by this append stores its usage with it)
-        if (replayed > 0) {
-          replayed--; // (an event the dead instance stored: checked and counted again, not stored twice)
-          // (all counted again: what the continuation's target reported replaces the request's estimate now, not at the first batch)
-          if (replayed === 0) store.saveUsage();
-          continue;
-        }
-        const flushed = store.append(encodeWireEvent(value));
-        this.bound(limits);
         // (events stored mid-turn, an upstream that gives more at once than the window holds: the
         // viewers are given a turn to take them from memory before more push them out of it)
         if (flushed) await new Promise((resolve) => setTimeout(resolve, 0));

@@ -3,7 +3,7 @@
 //
 // The part of a stream's object that stores (stream-object.ts is the shell): the `stream` table (live
 // or ended, the creator's binding, when it expires), the `meta` table (an Open Responses stream's
-// settings), and the events (event-log.ts: a turn's events stored in one statement at its end).
+// settings), and the events (event-log.ts: a turn's events stored as one row, in one statement, at its end).
 // The stream's duty is in storage, not in memory (SPEC §10 "A stream outlives its object"): the `duty`
 // row (the target that serves it, its claim, the request's URL and headers, and the running usage,
 // written with each stored batch) and the request's body in `request` rows (BODY_PART_BYTES each: a
@@ -48,9 +48,15 @@ export class StreamStore {
    * @param sql the object's storage
    * @param stored called once events are stored (the viewers are woken)
    * @param failed called when a deferred store fails (the stream cannot go on)
+   * @param needed the first event a connected client still needs (event-log.ts: the window keeps it)
    */
-  constructor(private readonly sql: RelaySqlStorage, private readonly stored: () => void, private readonly failed: (e: unknown) => void) {
-    this.log = new EventLog(sql);
+  constructor(
+    private readonly sql: RelaySqlStorage,
+    private readonly stored: () => void,
+    private readonly failed: (e: unknown) => void,
+    needed: () => number = () => Infinity,
+  ) {
+    this.log = new EventLog(sql, needed);
   }
 
   /** Events stored (the next stored event's index): what the answers may send. */
@@ -68,8 +74,7 @@ export class StreamStore {
     if (!row) return false;
     this.exists = true;
     this.authHash = row.auth_hash;
-    this.log.count = Number(this.sql.exec<{ n: number | null }>("SELECT MAX(seq) + 1 AS n FROM events").one().n ?? 0);
-    this.log.forget(this.log.count);
+    this.log.open(); // (the events stored: a table of an older object brought to the batch form)
     this.ended = row.state === "ended";
     this.expiresAt = row.expires_at ?? 0;
     return !this.ended;
@@ -87,9 +92,7 @@ export class StreamStore {
       this.sql.exec("CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, value TEXT NOT NULL)");
       this.sql.exec("INSERT OR REPLACE INTO meta (id, value) VALUES (0, ?)", meta);
     }
-    this.sql.exec(
-      "CREATE TABLE IF NOT EXISTS events (seq INTEGER NOT NULL, part INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (seq, part))",
-    );
+    this.log.open();
     if (duty) this.keep(duty);
     this.sql.exec("INSERT OR REPLACE INTO stream (id, state, auth_hash, expires_at) VALUES (0, 'live', ?, NULL)", this.authHash);
     this.exists = true;
@@ -139,14 +142,9 @@ export class StreamStore {
     return new Request(row.url, { method: "POST", headers: parseJsonText(row.headers) as [string, string][], body });
   }
 
-  /** The events stored, each its JSON (its parts put together again), in order: what a restarted object takes up. */
+  /** The events stored, each its JSON, in order: what a restarted object takes up (event-log.ts). */
   events(): string[] {
-    const out: string[] = [];
-    for (const row of this.sql.exec<{ seq: number; data: string }>("SELECT seq, data FROM events ORDER BY seq, part").toArray()) {
-      if (row.seq === out.length - 1) out[out.length - 1] += row.data;
-      else out.push(row.data);
-    }
-    return out;
+    return this.log.events();
   }
 
   /** Whether this instance can still use its storage (false once its object was reset under it). */

@@ -89,7 +89,12 @@ export class RelayStreamObject<E = unknown> {
     this.state = state;
     this.env = env;
     const viewers = new Viewers();
-    const store = new StreamStore(state.storage.sql, () => viewers.notify(), (e: unknown) => this.live.upstream?.abort(e));
+    const store = new StreamStore(
+      state.storage.sql,
+      () => viewers.notify(),
+      (e: unknown) => this.live.upstream?.abort(e),
+      () => viewers.lowest(),
+    );
     const envOf = (): E => this.env; // (read anew: its tests in workerd change the object's env)
     this.ctx = {
       state,
@@ -222,9 +227,12 @@ export class RelayStreamObject<E = unknown> {
     this.store.saveUsage(); // (what the provider reported as it answered — Anthropic's input — stored at once, not with the first batch)
     this.live.upstream = reading;
     this.lastRead = Date.now();
+    // (the creator's answer made first: its client counts from event 0, so the window keeps what it was not sent yet)
+    const answering = (async () => this.answer(0, request.headers.get("accept"), door))();
+    answering.catch(() => {}); // (its failure is the creator's, awaited below, once the upstream is read)
     this.state.waitUntil(this.run.read(upstream, client, reading.signal));
     await this.schedule();
-    const answer = await this.answer(0, request.headers.get("accept"), door);
+    const answer = await answering;
     // the target that served (a models row's fallback.ts), for the Worker's x-mmsp-provider
     const served = upstream.headers.get(PROVIDER_HEADER);
     if (served !== null && /^[\w.:-]{1,100}$/.test(served)) answer.headers.set(PROVIDER_HEADER, served);

@@ -21,6 +21,8 @@ const KEEP_ALIVE_MS = 15_000;
 interface Viewer {
   pulling: boolean;
   wake: (() => void) | null;
+  /** The next event it sends. */
+  next: number;
 }
 
 /** What the viewers read of the stream: its stored events and whether it ended. */
@@ -55,6 +57,13 @@ export class Viewers {
     const waiting = this.wake;
     this.wake = [];
     for (const wake of waiting) wake();
+  }
+
+  /** The first event a connected client has not been sent whole yet (Infinity without clients): the window keeps it (event-log.ts). */
+  lowest(): number {
+    let lowest = Infinity;
+    for (const v of this.viewers) if (v.next < lowest) lowest = v.next;
+    return lowest;
   }
 
   /** Since when no client has read: now while one is waiting for an event, else the last pull. */
@@ -131,7 +140,7 @@ export class Viewers {
     const { log } = stream;
     let next = from;
     let connected = true;
-    const viewer: Viewer = { pulling: false, wake: null };
+    const viewer: Viewer = { pulling: false, wake: null, next: from };
     this.viewers.add(viewer);
     const leave = (): void => {
       if (!connected) return;
@@ -161,7 +170,7 @@ export class Viewers {
           // one slice: whole small events, or the next parts of a large one (at most ~2 parts);
           // none when deleted under us (expired): the answer ends
           const slice = log.slice(next, part, framer);
-          next = slice.seq;
+          viewer.next = next = slice.seq;
           part = slice.part;
           if (slice.text) {
             const given = sink.text(slice.text, controller);
