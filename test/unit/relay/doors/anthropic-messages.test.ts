@@ -37,7 +37,8 @@ function relayFor(backend: (typeof BACKENDS)[number] = BACKENDS[0]!, options: Pa
     streams: { "text-model": backend.text, "think-tool-model": THINK_TOOL },
     rows: (provider) => ({
       "claude-haiku-4-5": { provider, model: "text-model" },
-      "claude-sonnet-4-5": { provider, model: "think-tool-model", allow: { tools: true, thinking_level: true } },
+      // (a client's own function tools need no allow, SPEC §10; a thinking level does)
+      "claude-sonnet-4-5": { provider, model: "think-tool-model", allow: { thinking_level: true } },
     }),
     options,
   });

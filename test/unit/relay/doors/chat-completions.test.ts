@@ -72,7 +72,8 @@ function relayFor(backend: (typeof BACKENDS)[number], toolTurns = Infinity) {
     },
     rows: (provider) => ({
       text: { provider, model: "text-model" },
-      tools: { provider, model: "tool-model", allow: { tools: true, fast_mode: true } },
+      // (a client's own function tools need no allow, SPEC §10; the fast tier does)
+      tools: { provider, model: "tool-model", allow: { fast_mode: true } },
       think: { provider, model: "think-model", allow: { thinking_level: true } },
     }),
   });
