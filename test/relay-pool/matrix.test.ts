@@ -8,6 +8,8 @@
 //   Open Responses  ai + @ai-sdk/openai `.responses()` (text, tools over three steps, Output.object),
 //                   openai `responses.stream` with a tool over two turns, and with thinking before the call (the
 //                   output sent back by value, store absent: the relay completes it from the kept response)
+//                   @openai/agents (its own openai 7) runs with a tool, streamed and not; @langchain/openai
+//                   ChatOpenAI({ useResponsesApi: true }) streaming, and bindTools over two turns
 //   Chat            openai `chat.completions` with a tool over two turns, streamed then not, and not then streamed
 //   Messages        @anthropic-ai/sdk `messages.stream` with thinking and a tool over two turns
 //   Gemini          @google/genai `generateContentStream` with a function call over two turns
@@ -15,9 +17,13 @@ import Anthropic from "@anthropic-ai/sdk";
 import { createOpenAI } from "@ai-sdk/openai";
 import { type Content, GoogleGenAI } from "@google/genai";
 import { generateText, jsonSchema, Output, stepCountIs, streamText, tool } from "ai";
+import { ChatOpenAI } from "@langchain/openai";
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool as agentTool } from "@openai/agents";
+// (the Agents SDK's own openai 7, as open-responses-clients.test.ts imports it: the root's openai is 6)
+import OpenAI7 from "../../node_modules/@openai/agents-openai/node_modules/openai/index.mjs";
 import { env } from "cloudflare:test";
 import OpenAI from "openai";
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import worker from "../../worker/index.ts";
 import { newTag, ORIGIN } from "./relay.ts";
 
@@ -114,6 +120,57 @@ describe.each(ROWS)("Open Responses clients through the stream object: %s", (mod
     const [, sent] = await fakeGot(await responsesTool(model, "m-think"));
     if (PROOFS[model]) expect(sent).toContain(PROOFS[model]);
     expect(sent).toContain("Sunny");
+  });
+});
+
+describe.each(ROWS)("the Agents SDK and LangChain's useResponsesApi through the stream object: %s", (model) => {
+  beforeAll(() => setTracingDisabled(true));
+  const baseURL = `${ORIGIN}/v1`;
+
+  test.each([false, true])("@openai/agents: a run with a tool, streamed: %s; the tool's output reaches the provider", async (stream) => {
+    const ran: string[] = [];
+    const weather = agentTool({
+      name: "get_weather",
+      description: "The weather.",
+      parameters: CITY,
+      strict: true,
+      execute: async (args) => (ran.push((args as { city: string }).city), `Sunny in ${(args as { city: string }).city}`),
+    });
+    const agent = new Agent({ name: "Weather", instructions: "Answer briefly.", tools: [weather], model });
+    const client = new OpenAI7({ baseURL, apiKey: RELAY_KEY, fetch: viaWorker as typeof fetch });
+    const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client, useResponses: true }) });
+    const tag = newTag();
+    let text = "";
+    if (stream) {
+      const result = await runner.run(agent, asked("m-tool", tag), { stream: true });
+      for await (const chunk of result.toTextStream()) text += chunk;
+      await result.completed;
+      expect(result.finalOutput).toBe(TEXT);
+    } else {
+      text = String((await runner.run(agent, asked("m-tool", tag))).finalOutput);
+    }
+    expect(ran).toEqual(["Paris"]);
+    expect(text).toBe(TEXT);
+    await expectResultBack(tag, model);
+  });
+
+  const chat = () => new ChatOpenAI({ model, apiKey: RELAY_KEY, useResponsesApi: true, configuration: { baseURL, fetch: viaWorker as typeof fetch } });
+
+  test("@langchain/openai useResponsesApi: streaming makes the provider's text", async () => {
+    let text = "";
+    for await (const chunk of await chat().stream(asked("m-text"))) text += chunk.text;
+    expect(text).toBe(TEXT);
+  });
+
+  test("@langchain/openai useResponsesApi: bindTools over two turns, the result sent back", async () => {
+    const bound = chat().bindTools([{ type: "function", function: { name: "get_weather", description: "The weather.", parameters: CITY } }]);
+    const tag = newTag();
+    const user = { role: "user" as const, content: asked("m-tool", tag) };
+    const first = await bound.invoke([user]);
+    expect(first.tool_calls?.map((c) => [c.name, c.args])).toEqual([["get_weather", { city: "Paris" }]]);
+    const second = await bound.invoke([user, first, { role: "tool", content: "Sunny", tool_call_id: first.tool_calls![0]!.id! }]);
+    expect(second.text).toBe(TEXT);
+    await expectResultBack(tag, model);
   });
 });
 
