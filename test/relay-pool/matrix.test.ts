@@ -11,9 +11,12 @@
 //                   @openai/agents (its own openai 7) runs with a tool, streamed and not; @langchain/openai
 //                   ChatOpenAI({ useResponsesApi: true }) streaming, and bindTools over two turns
 //   Chat            openai `chat.completions` with a tool over two turns, streamed then not, and not then streamed
-//   Messages        @anthropic-ai/sdk `messages.stream` with thinking and a tool over two turns
+//                   ai + @ai-sdk/openai `.chat()` tools over three steps; LangChain's default ChatOpenAI streaming with bindTools
+//   Messages        @anthropic-ai/sdk `messages.stream` with thinking and a tool over two turns; @ai-sdk/anthropic
+//                   with thinking, tools over three steps, and a signed thinking turn sent back
 //   Gemini          @google/genai `generateContentStream` with a function call over two turns
 import Anthropic from "@anthropic-ai/sdk";
+import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { type Content, GoogleGenAI } from "@google/genai";
 import { generateText, jsonSchema, Output, stepCountIs, streamText, tool } from "ai";
@@ -214,6 +217,65 @@ describe.each(ROWS)("openai chat.completions through the stream object: %s", (mo
     expect(second.choices[0]!.finish_reason).toBe("stop");
     expect(second.choices[0]!.message.content).toBe(TEXT);
     await expectResultBack(tag, model);
+  });
+});
+
+/** The AI SDK's tools of the m-tools script, each run recorded in `ran`. */
+const weatherAndTime = (ran: string[]) => ({
+  get_weather: tool({ inputSchema: jsonSchema<{ city: string }>(CITY), execute: async ({ city }) => (ran.push(`weather ${city}`), `Sunny in ${city}`) }),
+  get_time: tool({ inputSchema: jsonSchema<{ city: string }>(CITY), execute: async ({ city }) => (ran.push(`time ${city}`), `Noon in ${city}`) }),
+});
+
+describe.each(ROWS)("the AI SDK's .chat() and @ai-sdk/anthropic, LangChain's default ChatOpenAI through the stream object: %s", (model) => {
+  test("ai + @ai-sdk/openai .chat(): tools over three steps, each result sent back", async () => {
+    const ran: string[] = [];
+    const tag = newTag();
+    const openai = createOpenAI({ baseURL: `${ORIGIN}/v1`, apiKey: RELAY_KEY, fetch: viaWorker as typeof fetch });
+    const result = await generateText({ model: openai.chat(model), prompt: asked("m-tools", tag), tools: weatherAndTime(ran), stopWhen: stepCountIs(3) });
+    expect(ran).toEqual(["weather Paris", "time Paris"]);
+    expect(result.steps.map((s) => s.finishReason)).toEqual(["tool-calls", "tool-calls", "stop"]);
+    expect(result.text).toBe(TEXT);
+    const sent = await fakeGot(tag);
+    expect(sent[2]).toContain("Noon in Paris");
+  });
+
+  test("LangChain's default ChatOpenAI (Chat Completions), streaming with bindTools: the call assembled", async () => {
+    const chat = new ChatOpenAI({ model, apiKey: RELAY_KEY, streaming: true, maxRetries: 0, configuration: { baseURL: `${ORIGIN}/v1`, fetch: viaWorker as typeof fetch } });
+    const bound = chat.bindTools([{ type: "function", function: { name: "get_weather", description: "The weather.", parameters: CITY } }]);
+    let whole: Awaited<ReturnType<typeof bound.invoke>> | undefined;
+    for await (const chunk of await bound.stream(asked("m-tool"))) whole = whole ? whole.concat(chunk) : chunk;
+    expect(whole!.tool_calls!.map((c) => [c.name, c.args])).toEqual([["get_weather", { city: "Paris" }]]);
+  });
+
+  const anthropic = () => createAnthropic({ baseURL: `${ORIGIN}/v1`, apiKey: RELAY_KEY, fetch: viaWorker as typeof fetch });
+  // (the SDK asks max_tokens = maxOutputTokens + budgetTokens: 2048, the rows' ceiling)
+  const thinking = { anthropic: { thinking: { type: "enabled" as const, budgetTokens: 1024 } } };
+
+  test("@ai-sdk/anthropic with thinking: tools over three steps, each result sent back", async () => {
+    const ran: string[] = [];
+    const tag = newTag();
+    const result = await generateText({
+      model: anthropic()(model),
+      prompt: asked("m-tools", tag),
+      tools: weatherAndTime(ran),
+      stopWhen: stepCountIs(3),
+      maxOutputTokens: 1024,
+      providerOptions: thinking,
+    });
+    expect(ran).toEqual(["weather Paris", "time Paris"]);
+    expect(result.text).toBe(TEXT);
+    expect((await fakeGot(tag))[2]).toContain("Noon in Paris");
+  });
+
+  test("@ai-sdk/anthropic with thinking: a thinking turn with a call, its proof back to its maker", async () => {
+    const ran: string[] = [];
+    const tag = newTag();
+    const result = await generateText({ model: anthropic()(model), prompt: asked("m-think", tag), tools: weatherAndTime(ran), stopWhen: stepCountIs(2), maxOutputTokens: 1024, providerOptions: thinking });
+    expect(ran).toEqual(["weather Paris"]);
+    expect(result.text).toBe(TEXT);
+    if (model !== "gpt-fast") expect(result.steps[0]!.reasoningText).toBe("The weather is needed.");
+    const [, sent] = await fakeGot(tag);
+    if (PROOFS[model]) expect(sent).toContain(PROOFS[model]);
   });
 });
 
