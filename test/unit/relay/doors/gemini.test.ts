@@ -10,7 +10,7 @@ import { GoogleGenAI } from "@google/genai";
 import { generateText, jsonSchema, stepCountIs, tool } from "ai";
 import { afterAll, describe, expect, test } from "vitest";
 import type { RelayOptions } from "../../../../src/relay/index.ts";
-import type { ProviderName } from "../../../../src/testing/index.ts";
+import { parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
 import type { Served } from "../../../../src/testing/serve.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
@@ -420,4 +420,27 @@ describe("a sealed thoughtSignature (SPEC §9-§10): another provider's proof th
     expect(String((refused as Error).message)).toContain("INVALID_ARGUMENT");
     expect(claude.requests).toHaveLength(0);
   });
+});
+
+test("Stop: the client going away mid-stream aborts the provider's request, the answer mapped (an Anthropic row)", async () => {
+  const { relay, fake } = doorRelay({
+    provider: "anthropic",
+    key: KEY,
+    streams: { "slow-model": { capture: parseCapture(ANTHROPIC.TEXT), stallMs: Infinity } },
+    rows: (provider) => ({ slow: { provider, model: "slow-model" } }),
+  });
+  const server = await serveRelay(relay, SEAL);
+  servers.push(server);
+  const controller = new AbortController();
+  const answer = await fetch(`${server.url}/v1beta/models/slow:streamGenerateContent?alt=sse`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(hello),
+    signal: controller.signal,
+  });
+  const reader = answer.body!.getReader();
+  let text = "";
+  while (!text.includes('"text"')) text += new TextDecoder().decode((await reader.read()).value);
+  controller.abort();
+  expect(await fake.requests[0]!.ended).toBe("aborted");
 });
