@@ -92,8 +92,8 @@ export async function encodedAnswer(
 /**
  * The stream object's answer to a door (`from`: the first stored event the client lacks): the stored
  * events from the start through its encoding, those before `from` fed to it but not written. A
- * streamed answer is one loop per slice of stored events (parsed back and checked by their one walk, or at the live edge the checked events themselves: live-events.ts;
- * encoded, written as one chunk; only an event the door's sealing step seals, or an output its
+ * streamed answer is one loop per slice of stored events (parsed back and checked by their one walk,
+ * or at the live edge the checked events themselves: live-events.ts; encoded, written as one chunk; only an event the door's sealing step seals, or an output its
  * `settle` must wait for — Open Responses' stored response —, is awaited there); a whole answer
  * reads them as events. `where`: the object's env and keeper, for the encoding's context.
  */
