@@ -164,30 +164,6 @@ export class StreamStore {
     }
   }
 
-  /**
-   * The stream as one answer reads it (viewers.ts): its events, whether it ended, and whether it is
-   * orphaned — live in storage, but no upstream read by this instance (`upstream()` null), or its
-   * storage gone (reset under it: run.ts). The storage is asked only when no batch was stored since
-   * this answer last looked: a wait per upstream chunk costs no statement (issue #49), a wait with
-   * nothing stored one, as before a keep-alive.
-   */
-  served(upstream: () => unknown): ServedStream {
-    const store = this;
-    let proven = this.writes;
-    return {
-      log: this.log,
-      get ended() {
-        return store.ended;
-      },
-      get orphaned() {
-        if (store.ended) return false;
-        if (upstream() === null) return true;
-        if (store.writes !== proven) return (proven = store.writes), false;
-        return !store.reachable();
-      },
-    };
-  }
-
   private hasTable(name: string): boolean {
     return this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
   }
@@ -258,4 +234,27 @@ export class StreamStore {
     this.authHash = null;
     this.usage = null;
   }
+}
+
+/**
+ * The stream as one answer reads it (viewers.ts): its events, whether it ended, and whether it is
+ * orphaned — live in storage, but no upstream read by this instance (`upstream()` null), or its
+ * storage gone (reset under it: run.ts). The storage is asked only when no batch was stored since
+ * this answer last looked: a wait per upstream chunk costs no statement (issue #49), a wait with
+ * nothing stored one, as before a keep-alive.
+ */
+export function served(store: StreamStore, upstream: () => unknown): ServedStream {
+  let proven = store.writes;
+  return {
+    log: store.log,
+    get ended() {
+      return store.ended;
+    },
+    get orphaned() {
+      if (store.ended) return false;
+      if (upstream() === null) return true;
+      if (store.writes !== proven) return (proven = store.writes), false;
+      return !store.reachable();
+    },
+  };
 }

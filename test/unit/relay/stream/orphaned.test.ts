@@ -4,7 +4,7 @@
 // stored since, the storage is asked (one statement), and a storage gone (reset under a running
 // instance) or no upstream read makes the answer orphaned, as before.
 import { expect, test } from "vitest";
-import { StreamStore } from "../../../../src/relay/stream/store.ts";
+import { served as servedOf, StreamStore } from "../../../../src/relay/stream/store.ts";
 import type { RelaySqlStorage } from "../../../../src/relay/platform.ts";
 
 /** A storage that counts `SELECT 1` and can die (every statement then throws). */
@@ -31,7 +31,7 @@ test("a wait after each stored batch asks the storage nothing; a wait with nothi
   const store = new StreamStore(sql, () => {}, () => {});
   store.create(null, null);
   let upstream: AbortController | null = new AbortController();
-  const served = store.served(() => upstream);
+  const served = servedOf(store, () => upstream);
   for (let chunk = 0; chunk < 50; chunk++) {
     store.append(`{"n":${chunk}}`);
     store.flush();
@@ -43,7 +43,7 @@ test("a wait after each stored batch asks the storage nothing; a wait with nothi
   kill();
   expect(served.orphaned).toBe(true); // (reset under the running instance)
   upstream = null;
-  expect(store.served(() => upstream).orphaned).toBe(true); // (no upstream read by this instance)
+  expect(servedOf(store, () => upstream).orphaned).toBe(true); // (no upstream read by this instance)
 });
 
 test("an answer made after the last batch asks the storage at its first wait (a dead storage is not taken for a live one)", () => {
@@ -53,7 +53,7 @@ test("an answer made after the last batch asks the storage at its first wait (a 
   store.append(`{"n":0}`);
   store.flush();
   kill();
-  const served = store.served(() => new AbortController());
+  const served = servedOf(store, () => new AbortController());
   expect(served.orphaned).toBe(true);
   expect(probes()).toBe(0);
 });
