@@ -183,16 +183,24 @@ interface Open {
 
 const sse = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 
+const utf8 = new TextEncoder();
+const utf8Of = (text: string): Uint8Array => utf8.encode(text);
+
 /** The Messages state machine over one stream of UniEvents; `write` false: only the message is built. */
-class Encoder implements StreamCore<UniEvent, Uint8Array> {
+class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
   finished = false;
   ended = false;
   readonly message: AnthropicMessage;
   private out = "";
   private open: Open | null = null;
-  private readonly utf8 = new TextEncoder();
 
-  constructor(private readonly options: AnthropicMessagesEncoderOptions, private readonly write: boolean, name: string) {
+  /** @param output what one write of records goes out as: its UTF-8 bytes (the stream), or its text (AnthropicMessagesEncoderCore) */
+  constructor(
+    private readonly options: AnthropicMessagesEncoderOptions,
+    private readonly write: boolean,
+    name: string,
+    private readonly output: (text: string) => O = utf8Of as (text: string) => O,
+  ) {
     checkOptions(name, options, OPTIONS);
     const id = options.id ??
       `msg_${Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("")}`;
@@ -208,20 +216,20 @@ class Encoder implements StreamCore<UniEvent, Uint8Array> {
     };
   }
 
-  private flush(emit: (bytes: Uint8Array) => void): void {
+  private flush(emit: (out: O) => void): void {
     if (this.out === "") return;
-    emit(this.utf8.encode(this.out));
+    emit(this.output(this.out));
     this.out = "";
   }
 
-  start(emit: (bytes: Uint8Array) => void): void {
+  start(emit: (out: O) => void): void {
     if (this.write) {
       this.out += sse("message_start", { type: "message_start", message: { ...this.message, usage: { ...this.message.usage } } });
     }
     this.flush(emit);
   }
 
-  push(event: UniEvent, emit: (bytes: Uint8Array) => void): void {
+  push(event: UniEvent, emit: (out: O) => void): void {
     if (this.ended) return;
     if (event.event_type === "stop") this.stop(event);
     else for (const item of event.content_items) this.item(item);
@@ -353,7 +361,7 @@ class Encoder implements StreamCore<UniEvent, Uint8Array> {
   }
 
   /** An error on the writable side: Anthropic's `event: error`, and the stream ends there. */
-  abort(reason: unknown, emit: (bytes: Uint8Array) => void): void {
+  abort(reason: unknown, emit: (out: O) => void): void {
     if (this.ended) return;
     this.ended = true;
     // a thinking block still waiting on the redacted mark: what it said, before the error
@@ -366,7 +374,7 @@ class Encoder implements StreamCore<UniEvent, Uint8Array> {
     this.flush(emit);
   }
 
-  end(emit: (bytes: Uint8Array) => void): void {
+  end(emit: (out: O) => void): void {
     // a stream that ends without its stop event is no whole answer (the checked reader errors first)
     if (!this.ended) this.abort(new Error("the stream ended before its stop event"), emit);
   }
@@ -446,11 +454,11 @@ export function anthropicMessage(
 }
 
 /**
- * The encoder's core (its state machine, the stream's bytes out), for a writer that runs it with no
- * stream between its stages (the relay's Messages door: stream/encoding.ts).
+ * The encoder's core (its state machine, the stream's text out: no UTF-8 bytes made to be read back),
+ * for a writer that runs it with no stream between its stages (the relay's Messages door: stream/encoding.ts).
  */
-export class AnthropicMessagesEncoderCore extends Encoder {
+export class AnthropicMessagesEncoderCore extends Encoder<string> {
   constructor(options: AnthropicMessagesEncoderOptions = {}) {
-    super(options, true, "AnthropicMessagesEncoderStream");
+    super(options, true, "AnthropicMessagesEncoderStream", (text) => text);
   }
 }

@@ -18,7 +18,7 @@ import * as GEMINI from "../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../cases/providers/captures-openai-responses.ts";
 /** The signature the scripted Anthropic API gives its thinking (providers.ts runs in Node: not imported into workerd). */
 const THINKING_SIGNATURE = "EqQBCgIYAhIMscripted+anthropic/signature==";
-import { EDGE, newTag, ORIGIN } from "./relay.ts";
+import { EDGE, newTag, ORIGIN, upstreamCancelled } from "./relay.ts";
 
 const RELAY_KEY = "relay-key-for-tests";
 // (RELAY_SEAL_KEY: another provider's thought signature goes sealed, doors/seal.ts)
@@ -71,6 +71,25 @@ test("x-mmsp-keep: 1 keeps the stream in its object: Content-Location names it, 
   expect(text).toMatch(/^id: \d+\ndata: /m);
   const cs = await chunks(answer);
   expect(partsOf(cs).map((p) => p.text).join("")).toBe("Hello, provider world!");
+  // (resumed at its Content-Location: Gemini's chunks again, the door's encoding kept with the stream)
+  const location = answer.headers.get("content-location")!;
+  const again = await worker.fetch(new Request(`${ORIGIN}${location}`, { headers: { "x-goog-api-key": RELAY_KEY } }), keyed);
+  expect(again.status).toBe(200);
+  expect(partsOf(await chunks(again)).map((p) => p.text).join("")).toBe("Hello, provider world!");
+});
+
+test("a kept stream: DELETE at its Content-Location stops the provider's request", async () => {
+  const tag = newTag();
+  const answer = await ask("claude-fast", "streamGenerateContent", `tag:${tag} script:endless`, {}, { "x-mmsp-keep": "1" });
+  const location = answer.headers.get("content-location")!;
+  const reader = answer.body!.getReader();
+  let text = "";
+  while (!text.includes('"text"')) text += new TextDecoder().decode((await reader.read()).value);
+  const stopped = await worker.fetch(new Request(`${ORIGIN}${location}`, { method: "DELETE", headers: { "x-goog-api-key": RELAY_KEY } }), keyed);
+  expect(stopped.status).toBeLessThan(300);
+  await stopped.arrayBuffer();
+  expect(await upstreamCancelled(tag, 5000), "the provider's request was aborted").not.toBeNull();
+  await reader.cancel();
 });
 
 test("a Claude thinking turn: the thought part carries its signature, sealed (another provider's: SPEC §10)", async () => {

@@ -8,16 +8,25 @@
 //   Open Responses  ai + @ai-sdk/openai `.responses()` (text, tools over three steps, Output.object),
 //                   openai `responses.stream` with a tool over two turns, and with thinking before the call (the
 //                   output sent back by value, store absent: the relay completes it from the kept response)
+//                   @openai/agents (its own openai 7) runs with a tool, streamed and not; @langchain/openai
+//                   ChatOpenAI({ useResponsesApi: true }) streaming, and bindTools over two turns
 //   Chat            openai `chat.completions` with a tool over two turns, streamed then not, and not then streamed
-//   Messages        @anthropic-ai/sdk `messages.stream` with thinking and a tool over two turns
+//                   ai + @ai-sdk/openai `.chat()` tools over three steps; LangChain's default ChatOpenAI streaming with bindTools
+//   Messages        @anthropic-ai/sdk `messages.stream` with thinking and a tool over two turns; @ai-sdk/anthropic
+//                   with thinking, tools over three steps, and a signed thinking turn sent back
 //   Gemini          @google/genai `generateContentStream` with a function call over two turns
 import Anthropic from "@anthropic-ai/sdk";
+import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { type Content, GoogleGenAI } from "@google/genai";
 import { generateText, jsonSchema, Output, stepCountIs, streamText, tool } from "ai";
+import { ChatOpenAI } from "@langchain/openai";
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool as agentTool } from "@openai/agents";
+// (the Agents SDK's own openai 7, as open-responses-clients.test.ts imports it: the root's openai is 6)
+import OpenAI7 from "../../node_modules/@openai/agents-openai/node_modules/openai/index.mjs";
 import { env } from "cloudflare:test";
 import OpenAI from "openai";
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import worker from "../../worker/index.ts";
 import { newTag, ORIGIN } from "./relay.ts";
 
@@ -117,6 +126,57 @@ describe.each(ROWS)("Open Responses clients through the stream object: %s", (mod
   });
 });
 
+describe.each(ROWS)("the Agents SDK and LangChain's useResponsesApi through the stream object: %s", (model) => {
+  beforeAll(() => setTracingDisabled(true));
+  const baseURL = `${ORIGIN}/v1`;
+
+  test.each([false, true])("@openai/agents: a run with a tool, streamed: %s; the tool's output reaches the provider", async (stream) => {
+    const ran: string[] = [];
+    const weather = agentTool({
+      name: "get_weather",
+      description: "The weather.",
+      parameters: CITY,
+      strict: true,
+      execute: async (args) => (ran.push((args as { city: string }).city), `Sunny in ${(args as { city: string }).city}`),
+    });
+    const agent = new Agent({ name: "Weather", instructions: "Answer briefly.", tools: [weather], model });
+    const client = new OpenAI7({ baseURL, apiKey: RELAY_KEY, fetch: viaWorker as typeof fetch });
+    const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client, useResponses: true }) });
+    const tag = newTag();
+    let text = "";
+    if (stream) {
+      const result = await runner.run(agent, asked("m-tool", tag), { stream: true });
+      for await (const chunk of result.toTextStream()) text += chunk;
+      await result.completed;
+      expect(result.finalOutput).toBe(TEXT);
+    } else {
+      text = String((await runner.run(agent, asked("m-tool", tag))).finalOutput);
+    }
+    expect(ran).toEqual(["Paris"]);
+    expect(text).toBe(TEXT);
+    await expectResultBack(tag, model);
+  });
+
+  const chat = () => new ChatOpenAI({ model, apiKey: RELAY_KEY, useResponsesApi: true, configuration: { baseURL, fetch: viaWorker as typeof fetch } });
+
+  test("@langchain/openai useResponsesApi: streaming makes the provider's text", async () => {
+    let text = "";
+    for await (const chunk of await chat().stream(asked("m-text"))) text += chunk.text;
+    expect(text).toBe(TEXT);
+  });
+
+  test("@langchain/openai useResponsesApi: bindTools over two turns, the result sent back", async () => {
+    const bound = chat().bindTools([{ type: "function", function: { name: "get_weather", description: "The weather.", parameters: CITY } }]);
+    const tag = newTag();
+    const user = { role: "user" as const, content: asked("m-tool", tag) };
+    const first = await bound.invoke([user]);
+    expect(first.tool_calls?.map((c) => [c.name, c.args])).toEqual([["get_weather", { city: "Paris" }]]);
+    const second = await bound.invoke([user, first, { role: "tool", content: "Sunny", tool_call_id: first.tool_calls![0]!.id! }]);
+    expect(second.text).toBe(TEXT);
+    await expectResultBack(tag, model);
+  });
+});
+
 /** `openai` responses.stream, a tool over two turns on `model` (`script`: the fake's; m-think thinks before its call); the tag. */
 async function responsesTool(model: string, script = "m-tool"): Promise<string> {
   const client = new OpenAI({ baseURL: `${ORIGIN}/v1`, apiKey: RELAY_KEY, maxRetries: 0, fetch: viaWorker as typeof fetch });
@@ -157,6 +217,65 @@ describe.each(ROWS)("openai chat.completions through the stream object: %s", (mo
     expect(second.choices[0]!.finish_reason).toBe("stop");
     expect(second.choices[0]!.message.content).toBe(TEXT);
     await expectResultBack(tag, model);
+  });
+});
+
+/** The AI SDK's tools of the m-tools script, each run recorded in `ran`. */
+const weatherAndTime = (ran: string[]) => ({
+  get_weather: tool({ inputSchema: jsonSchema<{ city: string }>(CITY), execute: async ({ city }) => (ran.push(`weather ${city}`), `Sunny in ${city}`) }),
+  get_time: tool({ inputSchema: jsonSchema<{ city: string }>(CITY), execute: async ({ city }) => (ran.push(`time ${city}`), `Noon in ${city}`) }),
+});
+
+describe.each(ROWS)("the AI SDK's .chat() and @ai-sdk/anthropic, LangChain's default ChatOpenAI through the stream object: %s", (model) => {
+  test("ai + @ai-sdk/openai .chat(): tools over three steps, each result sent back", async () => {
+    const ran: string[] = [];
+    const tag = newTag();
+    const openai = createOpenAI({ baseURL: `${ORIGIN}/v1`, apiKey: RELAY_KEY, fetch: viaWorker as typeof fetch });
+    const result = await generateText({ model: openai.chat(model), prompt: asked("m-tools", tag), tools: weatherAndTime(ran), stopWhen: stepCountIs(3) });
+    expect(ran).toEqual(["weather Paris", "time Paris"]);
+    expect(result.steps.map((s) => s.finishReason)).toEqual(["tool-calls", "tool-calls", "stop"]);
+    expect(result.text).toBe(TEXT);
+    const sent = await fakeGot(tag);
+    expect(sent[2]).toContain("Noon in Paris");
+  });
+
+  test("LangChain's default ChatOpenAI (Chat Completions), streaming with bindTools: the call assembled", async () => {
+    const chat = new ChatOpenAI({ model, apiKey: RELAY_KEY, streaming: true, maxRetries: 0, configuration: { baseURL: `${ORIGIN}/v1`, fetch: viaWorker as typeof fetch } });
+    const bound = chat.bindTools([{ type: "function", function: { name: "get_weather", description: "The weather.", parameters: CITY } }]);
+    let whole: Awaited<ReturnType<typeof bound.invoke>> | undefined;
+    for await (const chunk of await bound.stream(asked("m-tool"))) whole = whole ? whole.concat(chunk) : chunk;
+    expect(whole!.tool_calls!.map((c) => [c.name, c.args])).toEqual([["get_weather", { city: "Paris" }]]);
+  });
+
+  const anthropic = () => createAnthropic({ baseURL: `${ORIGIN}/v1`, apiKey: RELAY_KEY, fetch: viaWorker as typeof fetch });
+  // (the SDK asks max_tokens = maxOutputTokens + budgetTokens: 2048, the rows' ceiling)
+  const thinking = { anthropic: { thinking: { type: "enabled" as const, budgetTokens: 1024 } } };
+
+  test("@ai-sdk/anthropic with thinking: tools over three steps, each result sent back", async () => {
+    const ran: string[] = [];
+    const tag = newTag();
+    const result = await generateText({
+      model: anthropic()(model),
+      prompt: asked("m-tools", tag),
+      tools: weatherAndTime(ran),
+      stopWhen: stepCountIs(3),
+      maxOutputTokens: 1024,
+      providerOptions: thinking,
+    });
+    expect(ran).toEqual(["weather Paris", "time Paris"]);
+    expect(result.text).toBe(TEXT);
+    expect((await fakeGot(tag))[2]).toContain("Noon in Paris");
+  });
+
+  test("@ai-sdk/anthropic with thinking: a thinking turn with a call, its proof back to its maker", async () => {
+    const ran: string[] = [];
+    const tag = newTag();
+    const result = await generateText({ model: anthropic()(model), prompt: asked("m-think", tag), tools: weatherAndTime(ran), stopWhen: stepCountIs(2), maxOutputTokens: 1024, providerOptions: thinking });
+    expect(ran).toEqual(["weather Paris"]);
+    expect(result.text).toBe(TEXT);
+    if (model !== "gpt-fast") expect(result.steps[0]!.reasoningText).toBe("The weather is needed.");
+    const [, sent] = await fakeGot(tag);
+    if (PROOFS[model]) expect(sent).toContain(PROOFS[model]);
   });
 });
 

@@ -92,8 +92,8 @@ export async function encodedAnswer(
 /**
  * The stream object's answer to a door (`from`: the first stored event the client lacks): the stored
  * events from the start through its encoding, those before `from` fed to it but not written. A
- * streamed answer is one loop per slice of stored events (parsed back, checked by their one walk,
- * encoded, written as one chunk; only an event the door's sealing step seals, or an output its
+ * streamed answer is one loop per slice of stored events (parsed back and checked by their one walk,
+ * or at the live edge the checked events themselves: live-events.ts; encoded, written as one chunk; only an event the door's sealing step seals, or an output its
  * `settle` must wait for — Open Responses' stored response —, is awaited there); a whole answer
  * reads them as events. `where`: the object's env and keeper, for the encoding's context.
  */
@@ -145,17 +145,28 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
     }
     return out.finally(() => writer.dispose());
   };
-  /** The buffered lines' text written (`out`: what is written so far); async only where `written` or `failed` is. */
+  /** Objects given whole (live-events.ts), not yet written. */
+  let given: readonly UniEvent[] = [];
+  let at = 0;
+  /** The next value to write: a given object, else a buffered line parsed back (checked by its one walk, or the stream's error). */
+  const nextValue = (): UniEvent | StoredError | undefined => {
+    if (at < given.length) return given[at++];
+    const nl = buffered.indexOf("\n");
+    if (nl < 0) return undefined;
+    const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
+    buffered = buffered.slice(nl + 1);
+    // (the error a reader of the stream's SSE raised: written by the encoder, then its end)
+    if (value.error !== undefined && value.error !== null) return new StoredError(fromWireError(value, null, "relay"));
+    return checkEvent(value, true);
+  };
+  /** The values' text written (`out`: what is written so far); async only where `written` or `failed` is. */
   const drain = (controller: ReadableStreamDefaultController<Uint8Array>, out: string): boolean | Promise<boolean> => {
-    for (let nl = buffered.indexOf("\n"); nl >= 0 && !sink.closed; nl = buffered.indexOf("\n")) {
-      const value = parseJsonText(buffered.slice(0, nl)) as Record<string, unknown>;
-      buffered = buffered.slice(nl + 1);
+    for (let value = sink.closed ? undefined : nextValue(); value !== undefined; value = sink.closed ? undefined : nextValue()) {
       const n = index++;
       let text: string | Promise<string>;
-      // (the error a reader of the stream's SSE raised: written by the encoder, then its end)
-      if (value.error !== undefined && value.error !== null) text = failed(fromWireError(value, null, "relay"), n);
+      if (value instanceof StoredError) text = failed(value.reason, n);
       else {
-        const event = step ? step(checkEvent(value, true)) : checkEvent(value, true);
+        const event = step ? step(value) : value;
         text = event instanceof Promise ? event.then((sealed) => written(sealed, n)) : written(event, n);
       }
       if (typeof text !== "string") {
@@ -174,6 +185,11 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
       buffered += text;
       return drain(controller, "");
     },
+    events(events, _first, controller) {
+      given = events;
+      at = 0;
+      return drain(controller, "");
+    },
     end(controller) {
       const out = writer.ended() ? taken(null) : "";
       const write = (t: string): void => {
@@ -186,4 +202,9 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
     keepAlive: null,
   };
   return sink;
+}
+
+/** A stored line that is the stream's error (its last). */
+class StoredError {
+  constructor(readonly reason: unknown) {}
 }

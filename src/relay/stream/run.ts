@@ -170,7 +170,10 @@ export class StreamRun<E> {
             if (replayed === 0) store.saveUsage();
             continue;
           }
-          if (store.append(encodeWireEvent(value))) flushed = true;
+          const json = encodeWireEvent(value);
+          // (the checked event itself held for the live door answers: no parse-back, live-events.ts)
+          this.ctx.viewers.live.add(store.log.taken, value, json.length);
+          if (store.append(json)) flushed = true;
           this.bound(limits);
         }
         // (events stored mid-turn, an upstream that gives more at once than the window holds: the

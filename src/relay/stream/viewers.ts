@@ -13,6 +13,7 @@ import { type Framer, NDJSON_FRAMER, SSE_FRAMER } from "./resume.js";
 import { fromWireError } from "../../errors.js";
 import { checkEvent } from "../../decode/validate.js";
 import type { UniEvent } from "../../schema.js";
+import { LiveEvents } from "./live-events.js";
 
 /** MMSP's keep-alive period: a silent stream still sends bytes, so proxies do not time out. */
 const KEEP_ALIVE_MS = 15_000;
@@ -23,6 +24,8 @@ interface Viewer {
   wake: (() => void) | null;
   /** The next event it sends. */
   next: number;
+  /** It takes the checked events themselves while they are held (a door's answer: live-events.ts). */
+  objects: boolean;
 }
 
 /** What the viewers read of the stream: its stored events and whether it ended. */
@@ -41,6 +44,8 @@ export class Viewers {
   private wake: (() => void)[] = [];
   /** When a client last pulled its answer (or left, or the stream began): the abandon clock. */
   lastRead = 0;
+  /** The checked events last read, held for the clients that take them (the run loop adds them: run.ts). */
+  readonly live = new LiveEvents(() => this.lowest(true));
 
   /** How many clients are connected now. */
   get size(): number {
@@ -60,9 +65,9 @@ export class Viewers {
   }
 
   /** The first event a connected client has not been sent whole yet (Infinity without clients): the window keeps it (event-log.ts). */
-  lowest(): number {
+  lowest(objects = false): number {
     let lowest = Infinity;
-    for (const v of this.viewers) if (v.next < lowest) lowest = v.next;
+    for (const v of this.viewers) if (v.next < lowest && (v.objects || !objects)) lowest = v.next;
     return lowest;
   }
 
@@ -140,12 +145,13 @@ export class Viewers {
     const { log } = stream;
     let next = from;
     let connected = true;
-    const viewer: Viewer = { pulling: false, wake: null, next: from };
+    const viewer: Viewer = { pulling: false, wake: null, next: from, objects: sink.events !== undefined };
     this.viewers.add(viewer);
     const leave = (): void => {
       if (!connected) return;
       connected = false;
       this.viewers.delete(viewer);
+      this.live.release();
       this.lastRead = Date.now();
       viewer.wake?.(); // a pull waiting for the next event ends now, not at the next keep-alive
     };
@@ -166,12 +172,25 @@ export class Viewers {
         if (!connected) return; // cancelled while waiting: nothing more to send
         if (sink.failure) return controller.error(sink.failure.error), leave(); // (what came before it was read)
         if (sink.closed) return controller.close(), leave(); // (the sink wrote its end)
+        if (next < log.count && part === 0 && sink.events) {
+          // (the checked events themselves while they are held: no parse-back; live-events.ts)
+          const events = this.live.take(next, log.count);
+          if (events.length > 0) {
+            const first = next;
+            viewer.next = next += events.length;
+            this.live.release();
+            const given = sink.events(events, first, controller);
+            if (given === true || (given !== false && (await given))) return;
+            continue;
+          }
+        }
         if (next < log.count) {
           // one slice: whole small events, or the next parts of a large one (at most ~2 parts);
           // none when deleted under us (expired): the answer ends
           const slice = log.slice(next, part, framer);
           viewer.next = next = slice.seq;
           part = slice.part;
+          if (viewer.objects) this.live.release();
           if (slice.text) {
             const given = sink.text(slice.text, controller);
             if (given === true || (given !== false && (await given))) return;
@@ -205,6 +224,8 @@ export class Viewers {
 export interface Sink<T> {
   /** Gives the slice's text (a promise only when it must wait: a door's sealing step). */
   text(text: string, controller: ReadableStreamDefaultController<T>): boolean | Promise<boolean>;
+  /** Gives stored events `first…` as the checked objects themselves, held while live (live-events.ts); absent: text only. */
+  events?(events: readonly UniEvent[], first: number, controller: ReadableStreamDefaultController<T>): boolean | Promise<boolean>;
   failure?: { error: unknown };
   /** The sink wrote its end (a door's answer after the stream's error): the body closes at the next pull. */
   closed?: boolean;

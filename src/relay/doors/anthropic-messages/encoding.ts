@@ -50,11 +50,9 @@ const optionsOf = (context: EncodingContext) => {
 };
 
 const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
-const utf8 = new TextDecoder();
-
-/** The encoder's bytes (whole UTF-8: one write of whole records) as one output per SSE record. */
-const records = (emit: (record: string) => void) => (bytes: Uint8Array): void => {
-  for (const record of utf8.decode(bytes).split("\n\n")) if (record !== "") emit(`${record}\n\n`);
+/** The encoder's text (one write of whole records) as one output per SSE record. */
+const records = (emit: (record: string) => void) => (text: string): void => {
+  for (const record of text.split("\n\n")) if (record !== "") emit(`${record}\n\n`);
 };
 
 /**

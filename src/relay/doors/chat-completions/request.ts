@@ -47,8 +47,6 @@ const DEFAULT_ONLY: Readonly<Record<string, (v: unknown) => boolean>> = {
   presence_penalty: (v) => v === 0,
   logit_bias: (v) => isRecord(v) && Object.keys(v).length === 0,
   modalities: (v) => Array.isArray(v) && v.length === 1 && v[0] === "text",
-  response_format: (v) => isRecord(v) && v.type === "text",
-  verbosity: (v) => v === "medium",
   prompt_cache_retention: (v) => v === "in_memory",
 };
 
@@ -61,9 +59,6 @@ const WHY: Readonly<Record<string, string>> = {
   presence_penalty: "presence_penalty is not supported (only 0).",
   logit_bias: "logit_bias is not supported.",
   modalities: 'only modalities: ["text"] is supported.',
-  response_format:
-    'response_format json_schema / json_object is not supported: the relay\'s providers are asked for no structured output (only {"type": "text"}).',
-  verbosity: 'only verbosity: "medium" (the default) is supported.',
   prompt_cache_retention: 'only prompt_cache_retention: "in_memory" is supported.',
 };
 
@@ -83,6 +78,8 @@ const MAPPED = new Set([
   "service_tier",
   "prompt_cache_key",
   "parallel_tool_calls",
+  "response_format",
+  "verbosity",
 ]);
 
 /**
@@ -146,6 +143,7 @@ function ask(body: unknown, passed: boolean): ChatAsk {
   }
   const wrong = openaiHints(body, config);
   if (wrong) refuse(...wrong);
+  outputOf(body, config);
   let includeUsage = false;
   if (body.stream_options != null) {
     const o = body.stream_options;
@@ -156,6 +154,39 @@ function ask(body: unknown, passed: boolean): ChatAsk {
     includeUsage = o.include_usage === true;
   }
   return { mmsp: { model: model as string, messages, config }, stream: body.stream === true, includeUsage };
+}
+
+/**
+ * `response_format` → structured output (`json_schema`: its `json_schema`'s schema, name, description and
+ * strict; `json_object`; `text` asks nothing), each provider's own (SPEC §10: the row's provider builds it);
+ * `verbosity` `low`/`high` → the config's (`medium`, the default, asks nothing; a provider without it refuses it by name).
+ */
+function outputOf(body: Json, config: UniConfig): void {
+  const format = body.response_format;
+  if (format != null) {
+    if (isRecord(format) && format.type === "json_schema") {
+      const spec = format.json_schema;
+      if (!isRecord(spec) || !isRecord(spec.schema)) {
+        refuse("response_format.json_schema.schema", "response_format.json_schema.schema must be a JSON Schema object.");
+      }
+      const { name, description, strict, schema } = spec as Json;
+      const out: NonNullable<UniConfig["output_format"]> = { type: "json_schema", schema: schema as Json };
+      if (typeof name === "string") out.name = name;
+      if (typeof description === "string") out.description = description;
+      if (typeof strict === "boolean") out.strict = strict;
+      config.output_format = out;
+    } else if (isRecord(format) && format.type === "json_object") {
+      config.output_format = { type: "json_object" };
+    } else if (!(isRecord(format) && format.type === "text")) {
+      refuse(
+        "response_format",
+        'response_format must be {type: "text"}, {type: "json_object"} or {type: "json_schema", json_schema: {name, schema}}.',
+      );
+    }
+  }
+  const { verbosity } = body;
+  if (verbosity === "low" || verbosity === "high") config.verbosity = verbosity;
+  else if (verbosity != null && verbosity !== "medium") refuse("verbosity", "verbosity must be low, medium or high.");
 }
 
 /** `max_completion_tokens` (or the older `max_tokens`; both must agree) → the output limit the relay reserves. */

@@ -171,9 +171,13 @@ function generationOf(generation: unknown, config: UniConfig): void {
         if (!Array.isArray(g[key]) || (g[key] as unknown[]).length > 0) refuse(`${at(key)} is not supported (no stop sequences).`);
         break;
       case "responseMimeType":
-        if (g[key] !== "text/plain") {
-          refuse(`${at(key)} ${String(g[key]).slice(0, 64)} is not supported: structured output is not offered here.`);
+        if (g[key] !== "text/plain" && g[key] !== "application/json") {
+          refuse(`${at(key)} ${String(g[key]).slice(0, 64)} is not supported: text/plain or application/json.`);
         }
+        break;
+      case "responseJsonSchema":
+      case "responseSchema":
+        if (!isRecord(g[key])) refuse(`${at(key)} must be a schema object.`);
         break;
       case "responseModalities":
         if (!Array.isArray(g[key]) || (g[key] as unknown[]).some((m) => m !== "TEXT")) refuse(`${at(key)}: only TEXT is supported.`);
@@ -187,10 +191,25 @@ function generationOf(generation: unknown, config: UniConfig): void {
         thinkingOf(g[key], config);
         break;
       default:
-        // topK, seed, penalties, logprobs, responseSchema / responseJsonSchema, speech, image and media settings
+        // topK, seed, penalties, logprobs, speech, image and media settings
         refuse(`${at(key.slice(0, 64))} is not supported by this relay.`);
     }
   }
+  outputOf(g, config);
+}
+
+/**
+ * Structured output (issue #47's rule: what the relay can do is done): `responseMimeType:
+ * "application/json"` with `responseJsonSchema` (or `responseSchema`, Gemini's own, as JSON Schema) →
+ * each provider's structured output (the config's `json_schema`); without a schema → `json_object`.
+ */
+function outputOf(g: Json, config: UniConfig): void {
+  const schema = given(g.responseJsonSchema) ? g.responseJsonSchema : g.responseSchema;
+  if (given(schema) && g.responseMimeType !== "application/json") {
+    refuse('generationConfig.responseMimeType must be "application/json" with a response schema.');
+  }
+  if (g.responseMimeType !== "application/json") return;
+  config.output_format = given(schema) ? { type: "json_schema", schema: jsonSchemaOf(schema) } : { type: "json_object" };
 }
 
 /** `thinkingConfig`: `includeThoughts` accepted; `thinkingLevel`, or `thinkingBudget` by its size, → the thinking level. */

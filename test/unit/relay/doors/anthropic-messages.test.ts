@@ -37,7 +37,8 @@ function relayFor(backend: (typeof BACKENDS)[number] = BACKENDS[0]!, options: Pa
     streams: { "text-model": backend.text, "think-tool-model": THINK_TOOL },
     rows: (provider) => ({
       "claude-haiku-4-5": { provider, model: "text-model" },
-      "claude-sonnet-4-5": { provider, model: "think-tool-model", allow: { tools: true, thinking_level: true } },
+      // (a client's own function tools need no allow, SPEC §10; a thinking level does)
+      "claude-sonnet-4-5": { provider, model: "think-tool-model", allow: { thinking_level: true } },
     }),
     options,
   });
@@ -723,4 +724,24 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
     expect(sent).not.toContain("_REDACTED_THINKING");
     expect(sent).toContain("The weather is needed."); // (Gemini's thought, as text: the row's foreignThinking)
   });
+});
+
+test("Stop: the client going away mid-stream (the SDK's abort) aborts the provider's request, the answer mapped (an OpenAI Chat row)", async () => {
+  const { relay, fake } = doorRelay({
+    provider: "openai-chat",
+    key: KEY,
+    streams: { "slow-model": { capture: parseCapture(CHAT.TEXT), stallMs: Infinity } },
+    rows: (provider) => ({ "claude-haiku-4-5": { provider, model: "slow-model" } }),
+  });
+  const stream = sdk(relay).messages.stream({ model: "claude-haiku-4-5", max_tokens: 256, messages: [{ role: "user", content: "Hi" }] });
+  let text = "";
+  const read = (async () => {
+    for await (const event of stream) {
+      if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text;
+      if (text) stream.abort();
+    }
+  })().catch((e) => e);
+  await read;
+  expect(text.length).toBeGreaterThan(0);
+  expect(await fake.requests[0]!.ended).toBe("aborted");
 });

@@ -72,7 +72,8 @@ function relayFor(backend: (typeof BACKENDS)[number], toolTurns = Infinity) {
     },
     rows: (provider) => ({
       text: { provider, model: "text-model" },
-      tools: { provider, model: "tool-model", allow: { tools: true, fast_mode: true } },
+      // (a client's own function tools need no allow, SPEC §10; the fast tier does)
+      tools: { provider, model: "tool-model", allow: { fast_mode: true } },
       think: { provider, model: "think-model", allow: { thinking_level: true } },
     }),
   });
@@ -251,8 +252,9 @@ describe("the members of a Chat Completions request: mapped, accepted, or refuse
   test.each([
     [{ stop: ["\n"] }, "stop"],
     [{ n: 2 }, "n"],
-    [{ response_format: { type: "json_schema", json_schema: { name: "x", schema: {} } } }, "response_format"],
-    [{ response_format: { type: "json_object" } }, "response_format"],
+    [{ response_format: { type: "json_schema", json_schema: { name: "x" } } }, "response_format.json_schema.schema"],
+    [{ response_format: { type: "grammar" } }, "response_format"],
+    [{ verbosity: "max" }, "verbosity"],
     [{ logprobs: true }, "logprobs"],
     [{ seed: 7 }, "seed"],
     [{ store: true }, "store"],
@@ -277,6 +279,29 @@ describe("the members of a Chat Completions request: mapped, accepted, or refuse
     expect(body.error).toMatchObject({ type: "invalid_request_error", param });
     expect(typeof body.error.message).toBe("string");
     expect(fake.requests).toHaveLength(0);
+  });
+
+  // (issue #47's rule: what the relay can do is done — structured output is every provider's since #46)
+  test.each(BACKENDS)("response_format json_schema → $name's own structured output member; json_object and verbosity too where it has them", async (b) => {
+    const { relay, fake } = relayFor(b);
+    const client = openaiFor(relay);
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false };
+    const messages = [{ role: "user" as const, content: "Weather as JSON" }];
+    await client.chat.completions.create({ model: "text", messages, response_format: { type: "json_schema", json_schema: { name: "weather", schema, strict: true } } });
+    const sent = fake.requests.at(-1)!.json as Record<string, any>;
+    const member = {
+      anthropic: () => sent.output_config.format,
+      "openai-chat": () => sent.response_format.json_schema,
+      gemini: () => ({ mime: sent.generationConfig.responseMimeType, schema: sent.generationConfig.responseJsonSchema }),
+      "openai-responses": () => sent.text.format,
+    }[b.name as string]!();
+    expect(JSON.stringify(member)).toContain('"required":["city"]');
+    if (b.name === "anthropic") return; // (Anthropic takes a schema only: json_object and verbosity are refused by name, structured-output.test.ts)
+    await client.chat.completions.create({ model: "text", messages, response_format: { type: "json_object" } });
+    expect(JSON.stringify(fake.requests.at(-1)!.json)).toMatch(/json_object|application\/json/);
+    if (b.name !== "openai-chat" && b.name !== "openai-responses") return; // (verbosity is OpenAI's alone)
+    await client.chat.completions.create({ model: "text", messages, verbosity: "low" });
+    expect(JSON.stringify(fake.requests.at(-1)!.json)).toContain('"verbosity":"low"');
   });
 
   test("the SDK reads a refusal as its typed error (BadRequestError, param), a missing model as NotFoundError", async () => {

@@ -10,7 +10,7 @@ import { GoogleGenAI } from "@google/genai";
 import { generateText, jsonSchema, stepCountIs, tool } from "ai";
 import { afterAll, describe, expect, test } from "vitest";
 import type { RelayOptions } from "../../../../src/relay/index.ts";
-import type { ProviderName } from "../../../../src/testing/index.ts";
+import { parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
 import type { Served } from "../../../../src/testing/serve.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
@@ -65,8 +65,8 @@ async function relayFor(backend: (typeof BACKENDS)[number], more: Partial<RelayO
     streams: { "text-model": backend.text, "tool-model": backend.tool, "think-model": backend.think },
     rows: (provider) => ({
       text: { provider, model: "text-model" },
-      // (a client's tools and a thinking level need the row's allow until SPEC §10 says otherwise: issue #46)
-      tools: { provider, model: "tool-model", allow: { tools: true, thinking_level: true } },
+      // (a client's own function tools need no allow, SPEC §10; a thinking level above the row's does)
+      tools: { provider, model: "tool-model", allow: { thinking_level: true } },
       think: { provider, model: "think-model", allow: { thinking_level: true } },
     }),
     address: "203.0.113.7",
@@ -230,6 +230,22 @@ describe("the Gemini door's mapping", () => {
     expect(params).toEqual({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
   });
 
+  // (issue #47's rule: what the relay can do is done — structured output is every provider's since #46)
+  test.each(BACKENDS)("responseMimeType application/json with a responseSchema → $name's own structured output member (Gemini's types as JSON Schema's)", async (b) => {
+    const { url, fake } = await relayFor(b);
+    const generationConfig = { responseMimeType: "application/json", responseSchema: WEATHER.parameters };
+    const answer = await post(`${url}/v1beta/models/text:generateContent`, { ...hello, generationConfig });
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const sent = fake.requests.at(-1)!.json as Rec;
+    const member = {
+      anthropic: () => sent.output_config.format.schema,
+      "openai-chat": () => sent.response_format.json_schema.schema,
+      gemini: () => sent.generationConfig.responseJsonSchema,
+      "openai-responses": () => sent.text.format.schema,
+    }[b.name as string]!();
+    expect(member).toEqual({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
+  });
+
   test("maxOutputTokens, toolConfig and thinkingConfig reach the provider", async () => {
     const { url, fake } = await relayFor(BACKENDS[0]!);
     const body = {
@@ -251,8 +267,9 @@ describe("the Gemini door's mapping", () => {
 
   test.each([
     [{ ...hello, generationConfig: { topK: 3 } }, "generationConfig.topK"],
-    [{ ...hello, generationConfig: { responseMimeType: "application/json" } }, "generationConfig.responseMimeType"],
-    [{ ...hello, generationConfig: { responseSchema: { type: "OBJECT" } } }, "generationConfig.responseSchema"],
+    [{ ...hello, generationConfig: { responseMimeType: "text/x.enum" } }, "generationConfig.responseMimeType"],
+    // (a schema asks for JSON: without responseMimeType application/json, as Gemini's API refuses it)
+    [{ ...hello, generationConfig: { responseSchema: { type: "OBJECT" } } }, "generationConfig.responseMimeType"],
     [{ ...hello, generationConfig: { candidateCount: 2 } }, "generationConfig.candidateCount"],
     [{ ...hello, generationConfig: { stopSequences: ["END"] } }, "generationConfig.stopSequences"],
     [{ ...hello, tools: [{ googleSearch: {} }] }, "tools[0].googleSearch"],
@@ -403,4 +420,27 @@ describe("a sealed thoughtSignature (SPEC §9-§10): another provider's proof th
     expect(String((refused as Error).message)).toContain("INVALID_ARGUMENT");
     expect(claude.requests).toHaveLength(0);
   });
+});
+
+test("Stop: the client going away mid-stream aborts the provider's request, the answer mapped (an Anthropic row)", async () => {
+  const { relay, fake } = doorRelay({
+    provider: "anthropic",
+    key: KEY,
+    streams: { "slow-model": { capture: parseCapture(ANTHROPIC.TEXT), stallMs: Infinity } },
+    rows: (provider) => ({ slow: { provider, model: "slow-model" } }),
+  });
+  const server = await serveRelay(relay, SEAL);
+  servers.push(server);
+  const controller = new AbortController();
+  const answer = await fetch(`${server.url}/v1beta/models/slow:streamGenerateContent?alt=sse`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(hello),
+    signal: controller.signal,
+  });
+  const reader = answer.body!.getReader();
+  let text = "";
+  while (!text.includes('"text"')) text += new TextDecoder().decode((await reader.read()).value);
+  controller.abort();
+  expect(await fake.requests[0]!.ended).toBe("aborted");
 });

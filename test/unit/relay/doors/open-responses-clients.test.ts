@@ -52,6 +52,7 @@ const fake = fakeProvider("anthropic", {
     "answer": parseCapture(textTurn("It is sunny in Paris.")),
     "json": parseCapture(textTurn('{"city":"Paris","sunny":true}')),
     "thinking": parseCapture(ANTHROPIC.THINKING),
+    "think-tool": parseCapture(ANTHROPIC.thinkThenCall('{"city": "Paris"}')),
   },
   key: KEY,
 });
@@ -76,6 +77,7 @@ const relay = createRelay({
     "claude-text": { provider, model: "answer" },
     "claude-json": { provider, model: "json" },
     "claude-thinking": { provider, model: "thinking", config: { thinking_level: "high" } },
+    "claude-think-tool": { provider, model: "think-tool", config: { thinking_level: "high" } },
   },
 });
 
@@ -165,7 +167,27 @@ describe("ai + @ai-sdk/openai .responses()", () => {
     expect(await result.text).toBe("27 * 453 = 12,231");
   });
 
-  test.todo("reasoning with the default store (its second step sends item_reference: needs stored responses, or-state's part of #46)");
+  // (with the default store its second step sends the reasoning as item_reference: the Durable Object relay resolves
+  // it, test/relay-pool/stored-responses.test.ts; this relay keeps nothing, so it says what to send instead)
+  test("reasoning and a tool with the default store on the stateless relay: the second step refused, saying to send store: false", async () => {
+    const run = generateText({
+      model: openai().responses("claude-think-tool"),
+      prompt: "Weather in Paris?",
+      tools: { get_weather: weather },
+      stopWhen: stepCountIs(2),
+      providerOptions: { openai: { reasoningEffort: "high" } },
+    });
+    await expect(run).rejects.toMatchObject({ statusCode: 400, message: expect.stringContaining("store: false") });
+    // (with store: false the same run completes: the reasoning goes back by value, sealed)
+    const ok = await generateText({
+      model: openai().responses("claude-think-tool"),
+      prompt: "Weather in Paris?",
+      tools: { get_weather: weather },
+      stopWhen: stepCountIs(1),
+      providerOptions: { openai: { store: false, reasoningEffort: "high" } },
+    });
+    expect(ok.reasoningText).toBeTruthy();
+  });
 });
 
 describe("@langchain/openai ChatOpenAI({ useResponsesApi: true })", () => {
