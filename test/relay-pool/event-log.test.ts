@@ -1,8 +1,10 @@
 // The events table of a stream's object (src/relay/stream/event-log.ts), in workerd's SQLite: a batch
 // of events stored as one row (issue #49) serves the same bytes as an event a row did, from the window
 // and from storage, from any event index (inside a row too) and after a restart (a new log on the same
-// storage), for random event sequences, flushes and resume points; and a table of an object made
-// before batches (a row per event part) is brought to the batch form when the object loads.
+// storage), for random event sequences, flushes and resume points; a row is stored as an SSE client is
+// sent it and served to one as it is; rows written before that (a batch of JSON lines) are still
+// served, beside new ones; and a table of an object made before batches (a row per event part) is
+// brought to the batch form when the object loads.
 import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { expect, test } from "vitest";
@@ -89,16 +91,18 @@ test("random events and flushes: every resume point, live and after a restart, s
         const rows = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM events").one().n;
         const small = events.filter((json) => json.length <= PART_CHARS);
         const large = events.filter((json) => json.length > PART_CHARS);
-        const chars = small.reduce((n, json) => n + json.length + 1, 0);
+        const chars = small.reduce((n, json, i) => n + json.length + SSE_FRAMER.head(i).length + SSE_FRAMER.tail.length, 0);
         const parts = large.reduce((n, json) => n + Math.ceil(json.length / PART_CHARS), 0);
         expect(rows).toBeLessThanOrEqual(flushes + 2 * Math.ceil(chars / PART_CHARS) + 2 * large.length + parts);
+        // a row within storage's 2 MB a value
+        expect(sql.exec<{ bytes: number }>("SELECT MAX(length(CAST(data AS BLOB))) AS bytes FROM events").one().bytes).toBeLessThanOrEqual(2_000_000);
       }),
       { numRuns: 40 },
     );
   });
 });
 
-test("a turn of small events is one row, and a resume inside it after a restart reads from that event on", async () => {
+test("a turn of small events is one row, its SSE frames, and a resume inside it after a restart reads from that event on", async () => {
   await runInDurableObject(stub("one-row"), (_instance, state) => {
     const sql = state.storage.sql as unknown as RelaySqlStorage;
     const log = fresh(sql);
@@ -107,6 +111,10 @@ test("a turn of small events is one row, and a resume inside it after a restart 
     log.flush();
     expect(sql.exec<{ seq: number; part: number; n: number }>("SELECT seq, part, n FROM events").toArray())
       .toEqual([{ seq: 0, part: 0, n: 50 }]);
+    // (stored as an SSE client is sent it, and sent to one as it is stored)
+    const row = sql.exec<{ data: string }>("SELECT data FROM events").one().data;
+    expect(row).toBe(expected(events, 0, SSE_FRAMER));
+    expect(log.slice(0, 0, SSE_FRAMER).text).toBe(row);
     const again = new EventLog(sql);
     again.open();
     expect(served(again, 17, SSE_FRAMER)).toBe(expected(events, 17, SSE_FRAMER));
@@ -180,3 +188,67 @@ test("the window keeps what a connected client was not sent yet (an upstream tha
     expect(reads).toBeGreaterThan(0);
   });
 });
+
+test("rows of the batch form before SSE frames (JSON lines): every resume point serves them, beside rows written after, live and after a restart", async () => {
+  await runInDurableObject(stub("json-lines"), (_instance, state) => {
+    const sql = state.storage.sql as unknown as RelaySqlStorage;
+    const size = fc.oneof(
+      { weight: 8, arbitrary: fc.integer({ min: 10, max: 400 }) },
+      { weight: 1, arbitrary: fc.integer({ min: PART_CHARS - 5, max: 2 * PART_CHARS + 7 }) },
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(size, { minLength: 1, maxLength: 20 }), { minLength: 1, maxLength: 5 }), fc.array(size, { maxLength: 30 }), fc.nat(), (before, after, at) => {
+        fresh(sql);
+        // (as the relay wrote them before: event-log.ts at e2c1b29, a row per turn of JSON lines, a large event in parts)
+        const events: string[] = [];
+        for (const sizes of before) {
+          let lines: string[] = [];
+          const row = (): void => {
+            if (lines.length > 0) sql.exec("INSERT INTO events (seq, part, n, data) VALUES (?, 0, ?, ?)", events.length - lines.length, lines.length, lines.join("\n"));
+            lines = [];
+          };
+          for (const n of sizes) {
+            const json = eventOf(events.length, n);
+            if (json.length > PART_CHARS) {
+              row();
+              for (let part = 0, at = 0; at < json.length; part++, at += PART_CHARS) {
+                sql.exec("INSERT INTO events (seq, part, n, data) VALUES (?, ?, ?, ?)", events.length, part, at + PART_CHARS >= json.length ? 1 : 0, json.slice(at, at + PART_CHARS));
+              }
+              events.push(json);
+            } else (events.push(json), lines.push(json));
+          }
+          row();
+        }
+        const log = new EventLog(sql);
+        log.open();
+        expect(log.count).toBe(events.length);
+        for (const n of after) {
+          const json = eventOf(events.length, n);
+          events.push(json);
+          if (log.add(json)) log.flush();
+        }
+        log.flush();
+        const again = new EventLog(sql);
+        again.open();
+        expect(again.events()).toEqual(events);
+        for (const framer of [SSE_FRAMER, NDJSON_FRAMER]) {
+          // (every resume point's first slice, against the whole answer's text from that event; whole answers from two)
+          const whole = expected(events, 0, framer);
+          const offsets = [0];
+          for (let i = 0; i < events.length; i++) offsets.push(offsets[i]! + framer.head(i).length + events[i]!.length + framer.tail.length);
+          for (let from = 0; from < events.length; from++) {
+            for (const l of [log, again]) {
+              const { text } = l.slice(from, 0, framer);
+              expect(text.length).toBeGreaterThan(0);
+              expect(text).toBe(whole.slice(offsets[from], offsets[from]! + text.length));
+            }
+          }
+          const from = at % events.length;
+          expect(served(log, from, framer)).toBe(expected(events, from, framer));
+          expect(served(again, 0, framer)).toBe(whole);
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+}, 120_000);

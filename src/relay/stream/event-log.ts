@@ -6,25 +6,32 @@
 //
 // - Writing: an event is taken at once (`add`: its index, counted against the bounds by the caller),
 //   held until `flush` writes the held events as few rows (issue #49: a row costs SQLite far more
-//   than its characters): whole events joined by "\n" (their JSON has none), at most PART_CHARS a
-//   row; an event larger than that in rows of its own, one per part. The object flushes at the end
-//   of the turn that took them (or sooner when they weigh FLUSH_CHARS), and before anything is served:
-//   a viewer only ever sees stored events (`count`), so a resume after a restart never misses one.
+//   than its characters): whole events as an SSE client is sent them (`id: <n>`, `data: <json>`, a
+//   blank line: SSE_FRAMER; their JSON has no line break), at most PART_CHARS a row; an event larger
+//   than that in rows of its own, one per part of its JSON. The object flushes at the end of the turn
+//   that took them (or sooner when they weigh FLUSH_CHARS), and before anything is served: a viewer
+//   only ever sees stored events (`count`), so a resume after a restart never misses one.
 // - A row: `seq` its first event's index, `part` 0 (or a large event's part number), `n` the events
 //   it ends: a row of whole events ends `n` ≥ 1 of them; a large event's parts end none (`n` 0) but
 //   the last, which ends it (`n` 1). So the events stored are `MAX(seq + n)`, and an event is found
 //   in the row with the greatest `seq` at or before its index.
-// - Serving: `slice(seq, part)` answers from the events last written while they are held (at most
+// - Serving: `slice(seq, part)` answers from the rows last written while they are held (at most
 //   WINDOW_CHARS, the oldest dropped first), else from storage: a live viewer costs no read, a viewer
-//   behind the window (or after a restart) reads rows, at any event index, inside a row too.
-// - The table of an object created before batches (a row per event part, no `n`) is brought to this
-//   form when the object loads (`open`): `n` added, 1 on each event's last part, 0 on the others.
+//   behind the window (or after a restart) reads rows, at any event index, inside a row too. An SSE
+//   client is sent a row's text as it is stored (no framing per viewer, issue #49); other framings
+//   (NDJSON lines, a door's parse-back) take each event's JSON out of its frame.
+// - Older tables are read as they are: a row of whole events written before the SSE form (their JSON
+//   joined by "\n", told apart by its first characters: a frame starts `id: `, an event's JSON `{`),
+//   and a table of an object created before batches (a row per event part, no `n`), brought to the
+//   batch form when the object loads (`open`): `n` added, 1 on each event's last part, 0 on the others.
 import type { RelaySqlStorage } from "../platform.js";
-import type { Framer } from "./resume.js";
+import { type Framer, SSE_FRAMER } from "./resume.js";
+import { framed, framedRow, jsonOf, type Row } from "./event-rows.js";
 
 /**
- * A row holds at most this many UTF-16 units of events (storage keeps a value of at most 2 MB: at
- * most 3 bytes a unit in UTF-8), a large event's JSON is stored in parts of this size, and an answer
+ * A row holds at most this many UTF-16 units of events, framed (or one event of at most this many,
+ * with its frame's ~30 more: storage keeps a value of at most 2 MB, at most 3 bytes a unit in
+ * UTF-8), a large event's JSON is stored in parts of this size, and an answer
  * sends at most about two rows per pull: what one viewer holds, however large the event (a client
  * that does not read pins one slice, not the event).
  */
@@ -54,8 +61,8 @@ export class EventLog {
   /** Events taken, not yet stored (indices count, count + 1, …). */
   private held: string[] = [];
   private heldChars = 0;
-  /** The events last stored, `window[head…]` being events `windowFrom…` (their JSON whole), and their size. */
-  private window: string[] = [];
+  /** The rows last stored, `window[head…]` holding events `windowFrom…count - 1`, and their size. */
+  private window: Row[] = [];
   private head = 0;
   private windowFrom = 0;
   private windowChars = 0;
@@ -98,25 +105,26 @@ export class EventLog {
   flush(): void {
     const held = this.held;
     if (held.length === 0) return;
-    this.write(held, this.count);
+    const first = this.count;
+    const rows = this.write(held, first);
     this.held = [];
     this.heldChars = 0;
     this.count += held.length;
-    if (this.windowFrom + this.window.length - this.head !== this.count - held.length) this.forget(this.count - held.length);
-    for (const json of held) {
-      this.window.push(json);
-      this.windowChars += json.length;
+    const last = this.window[this.window.length - 1];
+    if ((last === undefined ? this.windowFrom : last.seq + last.n) !== first) this.forget(first);
+    for (const row of rows) {
+      this.window.push(row);
+      this.windowChars += row.text.length;
     }
-    // (the oldest dropped first, unless a client still needs it and the window holds less than
+    // (the oldest rows dropped first, unless a client still needs one and the window holds less than
     // MAX_WINDOW_CHARS: an upstream that gives much at once outruns the client's next pull; the
     // array compacted once half of it is dropped: linear in all)
     const needed = this.needed();
-    while (
-      this.head < this.window.length &&
-      (this.windowChars > MAX_WINDOW_CHARS || (this.windowChars > WINDOW_CHARS && this.windowFrom < needed))
-    ) {
-      this.windowChars -= this.window[this.head++]!.length;
-      this.windowFrom++;
+    for (let row = this.window[this.head]; row !== undefined; row = this.window[this.head]) {
+      if (!(this.windowChars > MAX_WINDOW_CHARS || (this.windowChars > WINDOW_CHARS && row.seq + row.n <= needed))) break;
+      this.windowChars -= row.text.length;
+      this.windowFrom = row.seq + row.n;
+      this.head++;
     }
     if (this.head > 64 && this.head * 2 > this.window.length) {
       this.window = this.window.slice(this.head);
@@ -124,8 +132,9 @@ export class EventLog {
     }
   }
 
-  /** Stores `events` (the first one's index `first`) as rows (see the top), in multi-row INSERTs. */
-  private write(events: readonly string[], first: number): void {
+  /** Stores `events` (the first one's index `first`) as rows (see the top), in multi-row INSERTs; the rows, for the window. */
+  private write(events: readonly string[], first: number): Row[] {
+    const out: Row[] = [];
     const bindings: (string | number)[] = [];
     let rows = 0;
     const row = (seq: number, part: number, n: number, data: string): void => {
@@ -135,13 +144,19 @@ export class EventLog {
       bindings.length = 0;
       rows = 0;
     };
-    // (events[from…i) gathered for one row, `chars` their joined size)
+    // (events[from…i) framed for one row: `text`, `at` their frames' offsets)
     let from = 0;
-    let chars = -1;
+    let text = "";
+    let at: number[] = [];
     const gathered = (to: number): void => {
-      if (to > from) row(first + from, 0, to - from, to - from === 1 ? events[from]! : events.slice(from, to).join("\n"));
+      if (to > from) {
+        at.push(text.length);
+        row(first + from, 0, to - from, text);
+        out.push({ seq: first + from, n: to - from, text, at });
+      }
       from = to;
-      chars = -1;
+      text = "";
+      at = [];
     };
     for (let i = 0; i < events.length; i++) {
       const json = events[i]!;
@@ -150,14 +165,18 @@ export class EventLog {
         for (let part = 0, at = 0; at < json.length; part++, at += PART_CHARS) {
           row(first + i, part, at + PART_CHARS >= json.length ? 1 : 0, json.slice(at, at + PART_CHARS));
         }
+        out.push({ seq: first + i, n: 1, text: json, at: null });
         from = i + 1;
         continue;
       }
-      if (chars + 1 + json.length > PART_CHARS) gathered(i);
-      chars += 1 + json.length;
+      const frame = SSE_FRAMER.head(first + i) + json + SSE_FRAMER.tail;
+      if (i > from && text.length + frame.length > PART_CHARS) gathered(i);
+      at.push(text.length);
+      text += frame;
     }
     gathered(events.length);
     if (rows > 0) this.sql.exec(insertOf(rows), ...bindings);
+    return out;
   }
 
   /** Drops the window (storage was deleted, or the count set anew): the next events start it at `from`. */
@@ -177,19 +196,35 @@ export class EventLog {
   slice(seq: number, part: number, framer: Framer): { text: string; seq: number; part: number } {
     let text = "";
     if (seq < this.windowFrom && seq < this.count) ({ text, seq, part } = this.stored(seq, part, framer));
-    while (seq < this.count && text.length < PART_CHARS) {
-      const i = seq - this.windowFrom + this.head;
-      if (i < this.head || i >= this.window.length) break; // (not held: storage was deleted under us)
-      const json = this.window[i]!;
+    if (seq < this.windowFrom || seq >= this.count) return { text, seq, part };
+    // (the window's row holding event `seq`: the last that starts at or before it)
+    let lo = this.head;
+    for (let hi = this.window.length - 1; lo < hi;) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.window[mid]!.seq <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    for (let i = lo; seq < this.count && text.length < PART_CHARS; i++) {
+      const row = this.window[i];
+      if (row === undefined || row.seq > seq || row.seq + row.n <= seq) break; // (not held: storage was deleted under us)
+      if (row.at !== null) {
+        if (part !== 0) break;
+        text += framed(row, seq - row.seq, framer);
+        seq = row.seq + row.n;
+        continue;
+      }
+      // (a large event's next part)
       const at = part * PART_CHARS;
-      if (part > 0 && at >= json.length) break;
+      if (part > 0 && at >= row.text.length) break;
       if (part === 0) text += framer.head(seq);
-      text += json.length <= PART_CHARS ? json : json.slice(at, at + PART_CHARS);
-      if (at + PART_CHARS >= json.length) {
-        text += framer.tail;
-        seq++;
-        part = 0;
-      } else part++;
+      text += row.text.slice(at, at + PART_CHARS);
+      if (at + PART_CHARS < row.text.length) {
+        part++;
+        break;
+      }
+      text += framer.tail;
+      seq++;
+      part = 0;
     }
     return { text, seq, part };
   }
@@ -219,9 +254,11 @@ export class EventLog {
             part = 0;
           } else part++;
         } else {
-          // (whole events at…at + n - 1)
+          // (whole events at…at + n - 1: framed, or a row written before the SSE form, JSON lines)
           if (at > seq || at + n <= seq || part !== 0) break; // (deleted under us)
-          if (n === 1) text += framer.head(seq) + data + framer.tail;
+          if (data.startsWith(SSE_FRAMER.head(at))) {
+            text += framer === SSE_FRAMER && seq === at ? data : framed(framedRow(at, n, data), seq - at, framer);
+          } else if (n === 1) text += framer.head(seq) + data + framer.tail;
           else {
             const lines = data.split("\n");
             for (let k = seq - at; k < n; k++) text += framer.head(at + k) + lines[k] + framer.tail;
@@ -239,10 +276,13 @@ export class EventLog {
   events(): string[] {
     const out: string[] = [];
     let partial = "";
-    for (const { part, n, data } of this.sql.exec<StoredRow>("SELECT seq, part, n, data FROM events ORDER BY seq, part")) {
+    for (const { seq, part, n, data } of this.sql.exec<StoredRow>("SELECT seq, part, n, data FROM events ORDER BY seq, part")) {
       if (part > 0 || n === 0) {
         partial += data;
         if (n === 1) (out.push(partial), partial = "");
+      } else if (data.startsWith(SSE_FRAMER.head(seq))) {
+        const row = framedRow(seq, n, data);
+        for (let k = 0; k < n; k++) out.push(jsonOf(row, k));
       } else if (n === 1) out.push(data);
       else out.push(...data.split("\n"));
     }

@@ -11,6 +11,7 @@
 import { parseJsonText } from "../../internal/json.js";
 import type { RelaySqlStorage } from "../platform.js";
 import { EventLog } from "./event-log.js";
+import type { ServedStream } from "./viewers.js";
 
 /** A request body is stored in parts of this many bytes (storage keeps a value of at most 2 MB). */
 export const BODY_PART_BYTES = 1024 * 1024;
@@ -147,6 +148,12 @@ export class StreamStore {
     return this.log.events();
   }
 
+  /**
+   * Batches of events this instance has stored: one written since an answer last asked `reachable()`
+   * proves the storage was reachable then, without a statement (stream-object.ts `orphaned`).
+   */
+  writes = 0;
+
   /** Whether this instance can still use its storage (false once its object was reset under it). */
   reachable(): boolean {
     try {
@@ -189,6 +196,7 @@ export class StreamStore {
     this.flushing = null;
     const before = this.log.count;
     this.log.flush();
+    if (this.log.count !== before) this.writes++; // (written: the storage was reachable then, see `writes`)
     // (the running usage with each stored batch: what the stored events cost, for a restarted object)
     if (this.log.count !== before) this.saveUsage();
     this.stored();
@@ -226,4 +234,27 @@ export class StreamStore {
     this.authHash = null;
     this.usage = null;
   }
+}
+
+/**
+ * The stream as one answer reads it (viewers.ts): its events, whether it ended, and whether it is
+ * orphaned — live in storage, but no upstream read by this instance (`upstream()` null), or its
+ * storage gone (reset under it: run.ts). The storage is asked only when no batch was stored since
+ * this answer last looked: a wait per upstream chunk costs no statement (issue #49), a wait with
+ * nothing stored one, as before a keep-alive.
+ */
+export function served(store: StreamStore, upstream: () => unknown): ServedStream {
+  let proven = store.writes;
+  return {
+    log: store.log,
+    get ended() {
+      return store.ended;
+    },
+    get orphaned() {
+      if (store.ended) return false;
+      if (upstream() === null) return true;
+      if (store.writes !== proven) return (proven = store.writes), false;
+      return !store.reachable();
+    },
+  };
 }

@@ -41,7 +41,7 @@
 import { KeptResponses } from "./responses.js";
 import { sameHash } from "../admission/bind.js";
 import type { RelayState } from "../platform.js";
-import { StreamStore } from "./store.js";
+import { served as servedStream, StreamStore } from "./store.js";
 import { Viewers } from "./viewers.js";
 import { refusal } from "../refusal.js";
 import { StreamCost } from "../accounting/stream-cost.js";
@@ -159,16 +159,7 @@ export class RelayStreamObject<E = unknown> {
   /** The streamed answer to one client (viewers.ts): stored events from `from`, then live ones, then the end; a door's in its encoding. */
   private answer(from: number, accept: string | null, door: string | null = null): Response | Promise<Response> {
     const { store, live } = this;
-    // (orphaned: live in storage, no upstream read by this instance — it died under the stream: run.ts)
-    const served = {
-      log: store.log,
-      get ended() {
-        return store.ended;
-      },
-      get orphaned() {
-        return !store.ended && (live.upstream === null || !store.reachable());
-      },
-    };
+    const served = servedStream(store, () => live.upstream); // (orphaned once this instance reads no upstream: store.ts)
     const { ask, meta } = doorOf(door, store.meta()); // (a stream kept at its client's asking: its door's, door-answer.ts)
     if (ask === null) return this.viewers.answer(served, from, accept, meta);
     const where = { env: this.env, keeper: this.ctx.config.keeper?.(this.env) ?? null };

@@ -1,7 +1,8 @@
 // The stream object's reading (src/relay/stream/run.ts) takes a provider chunk's events at once (one
 // read per chunk, issue #49) and still checks the bounds at each event: a chunk that crosses MAX_EVENTS
 // stores the events up to the bound, then the StreamLimitExceeded event, and nothing of the chunk after
-// it; a chunk's events are stored as one row. The storage is a stand-in that records what is written.
+// it; a chunk's events are stored as one row (as an SSE client is sent them: event-log.ts). The storage
+// is a stand-in that records what is written.
 import { expect, test } from "vitest";
 import { limits } from "../../../../src/relay/admission/limits.ts";
 import { sseAnswer } from "../../../../src/relay/stream/answer.ts";
@@ -36,6 +37,10 @@ function recordingSql(): { sql: RelaySqlStorage; rows: [number, number, number, 
   return { sql, rows };
 }
 
+/** The events of a stored row of whole events (SSE frames: `id: <n>`, `data: <json>`, a blank line). */
+const eventsOf = (data: string): unknown[] =>
+  data.split("\n\n").slice(0, -1).map((frame) => JSON.parse(frame.slice(frame.indexOf("\ndata: ") + 7)));
+
 async function read(chunks: UniEvent[][], maxEvents: number): Promise<[number, number, number, string][]> {
   const { sql, rows } = recordingSql();
   const viewers = new Viewers();
@@ -53,16 +58,17 @@ async function read(chunks: UniEvent[][], maxEvents: number): Promise<[number, n
   return rows;
 }
 
-test("the events of one turn (two chunks here) are stored as one row, joined by newlines", async () => {
+test("the events of one turn (two chunks here) are stored as one row, framed for SSE", async () => {
   const rows = await read([[delta("a"), delta("b"), delta("c")], [delta("d")]], 100);
   expect(rows.map(([seq, part, n]) => [seq, part, n])).toEqual([[0, 0, 4]]); // (one turn: both chunks in one row)
-  expect(rows[0]![3].split("\n").map((json) => JSON.parse(json).content_items[0].text)).toEqual(["a", "b", "c", "d"]);
+  expect(rows[0]![3].startsWith("id: 0\ndata: {")).toBe(true);
+  expect(eventsOf(rows[0]![3]).map((e) => (e as { content_items: { text: string }[] }).content_items[0]!.text)).toEqual(["a", "b", "c", "d"]);
 });
 
 test("a chunk that crosses MAX_EVENTS: the events up to the bound, then StreamLimitExceeded, nothing of the chunk after it", async () => {
   const rows = await read([[delta("a"), delta("b")], [delta("c"), delta("d"), delta("e"), delta("f")]], 4);
-  const stored = rows.flatMap(([, , , data]) => data.split("\n")).map((json) => JSON.parse(json));
-  expect(stored.slice(0, 4).map((e) => e.content_items[0].text)).toEqual(["a", "b", "c", "d"]);
+  const stored = rows.flatMap(([, , , data]) => eventsOf(data)) as { content_items: { text: string }[]; error: { type: string } }[];
+  expect(stored.slice(0, 4).map((e) => e.content_items[0]!.text)).toEqual(["a", "b", "c", "d"]);
   expect(stored.length).toBe(5);
   expect(stored[4].error.type).toBe("StreamLimitExceeded");
 });
