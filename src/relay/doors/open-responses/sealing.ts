@@ -21,7 +21,7 @@ import { FramedEvent } from "../../../encode/open-responses.js";
 import { RelayConfigError } from "../../admission/principal.js";
 import type { EncodingContext, SealStep } from "../../stream/encoding.js";
 import { boundPart, seal, type Sealed, type SealEnv } from "../seal.js";
-import { outputItems, OWN_PROVIDER, withoutBound, withoutEncrypted } from "./state.js";
+import { OWN_PROVIDER, withoutBound } from "./state.js";
 
 type Json = Record<string, unknown>;
 
@@ -125,9 +125,9 @@ export function finishing(
           principal: state.keep,
         });
       }
-      if (!state.include) outputItems(e.response).forEach(withoutEncrypted);
+      if (!state.include && Array.isArray(e.response.output)) e.response.output = e.response.output.map(shownItem);
     }
-    if (!state.include && isRecord(e.item)) withoutEncrypted(e.item);
+    if (!state.include && isRecord(e.item)) e.item = shownItem(e.item);
     emit(event);
   };
   // (the writer passes the same emit with each event: its wrapper made once, not once per event)
@@ -147,6 +147,16 @@ export function finishing(
     abort: core.abort && ((reason, emit) => core.abort!(reason, wrap(emit))),
     dispose: core.dispose && (() => core.dispose!()),
   };
+}
+
+/**
+ * An output item as shown where `include` did not ask for `encrypted_content`: a reasoning item that
+ * has one, a copy without it (the encoder core's items are shared by its events: never changed), else itself.
+ */
+function shownItem(item: unknown): unknown {
+  if (!isRecord(item) || item.type !== "reasoning" || !("encrypted_content" in item)) return item;
+  const { encrypted_content: _, ...shown } = item;
+  return shown;
 }
 
 /** Keeps a terminal event's resource (set aside by `finishing`) where the relay keeps responses, before it is written. */
