@@ -69,7 +69,29 @@ interface Open {
   held: string[];
   name: string;
   callId: string;
+  /** Its delta events' members after the sequence number, as JSON text (`,"item_id":…,"output_index":…`): made once. */
+  at: string;
 }
+
+/**
+ * An event the encoder wrote as its framed text itself (a delta, the stream's most frequent event: its
+ * members' JSON by concatenation, only the fragment through `JSON.stringify`), for a writer that wants
+ * only the text (`OpenResponsesSseEncoderStream`, the relay's door: `framed` on). `openResponsesFrame`
+ * gives its `text`, byte for byte what the event object would frame as.
+ */
+export class FramedEvent {
+  constructor(readonly type: string, readonly sequence_number: number, readonly text: string) {}
+}
+
+/** The framed text of a delta event: `head` its type's frame up to the sequence number, `tail` the members after the fragment. */
+const framed = (head: string, seq: number, at: string, members: string, text: string, tail: string): string =>
+  head + seq + at + members + JSON.stringify(text) + tail;
+
+const head = (type: string): string => `event: ${type}\ndata: {"type":"${type}","sequence_number":`;
+const TEXT_DELTA = head("response.output_text.delta");
+const ARGUMENTS_DELTA = head("response.function_call_arguments.delta");
+const SUMMARY_DELTA = head("response.reasoning_summary_text.delta");
+const REASONING_DELTA = head("response.reasoning_text.delta");
 
 const hex = (n: number): string => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, "0")).join("");
 
@@ -106,7 +128,12 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
    * it was given). Off where each event is serialized as it is made (`OpenResponsesSseEncoderStream`):
    * the finished items never change, so the same JSON comes out without the copies.
    */
-  constructor(private readonly options: OpenResponsesEncoderOptions, private readonly fresh = true) {
+  constructor(
+    private readonly options: OpenResponsesEncoderOptions,
+    private readonly fresh = true,
+    /** Delta events as {@link FramedEvent}s (their text made at once; no event object): for a writer that wants only the text. */
+    private readonly framed = false,
+  ) {
     this.id = options.id ?? `resp_${hex(16)}`;
     this.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
     const tools = options.request?.tools;
@@ -201,7 +228,7 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     const index = this.output.length;
     const prefix = kind === "text" ? "msg" : kind === "thinking" ? "rs" : kind === "custom" ? "ctc" : "fc";
     const id = `${prefix}_${this.id.replace(/^resp_/, "")}_${index}`;
-    this.open = { index, id, kind, text: "", name, callId, held: [] };
+    this.open = { index, id, kind, text: "", name, callId, held: [], at: `,"item_id":${JSON.stringify(id)},"output_index":${index}` };
     if (kind === "text") {
       this.send("response.output_item.added", {
         output_index: index,
@@ -241,6 +268,20 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
   // (a delta event is the stream's most frequent: each is built as one object, its members in the order they are written)
   private thinkingDelta(o: Open, text: string): void {
     const seq = this.seq++;
+    if (this.framed) {
+      const e = o.summary
+        ? new FramedEvent(
+          "response.reasoning_summary_text.delta",
+          seq,
+          framed(SUMMARY_DELTA, seq, o.at, ',"summary_index":0,"delta":', text, "}\n\n"),
+        )
+        : new FramedEvent(
+          "response.reasoning_text.delta",
+          seq,
+          framed(REASONING_DELTA, seq, o.at, ',"content_index":0,"delta":', text, "}\n\n"),
+        );
+      return this.emit(e as unknown as OpenResponsesEvent);
+    }
     this.emit(
       o.summary
         ? {
@@ -272,6 +313,16 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     }
     if (o.kind === "custom") return; // (JSON of the function's one argument: the input goes out whole at the end)
     const seq = this.seq++;
+    if (this.framed) {
+      const e = o.kind === "text"
+        ? new FramedEvent(
+          "response.output_text.delta",
+          seq,
+          framed(TEXT_DELTA, seq, o.at, ',"content_index":0,"delta":', text, ',"logprobs":[]}\n\n'),
+        )
+        : new FramedEvent("response.function_call_arguments.delta", seq, framed(ARGUMENTS_DELTA, seq, o.at, ',"delta":', text, "}\n\n"));
+      return this.emit(e as unknown as OpenResponsesEvent);
+    }
     this.emit(
       o.kind === "text"
         ? {
@@ -485,8 +536,12 @@ export class OpenResponsesEncoderStream extends CoreStream<UniEvent, OpenRespons
   }
 }
 
-/** One event as the spec frames it: `event: <type>` (the event's `type`), `data: <json>`, a blank line; no `id` field. */
-export const openResponsesFrame = (e: OpenResponsesEvent): string => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+/**
+ * One event as the spec frames it: `event: <type>` (the event's `type`), `data: <json>`, a blank line;
+ * no `id` field (a {@link FramedEvent}: the text it was made with).
+ */
+export const openResponsesFrame = (e: OpenResponsesEvent): string =>
+  e instanceof FramedEvent ? e.text : `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
 /** What the spec writes after the last event. */
 export const OPEN_RESPONSES_END = "data: [DONE]\n\n";
@@ -516,7 +571,7 @@ class OpenResponsesSseCore implements StreamCore<UniEvent, Uint8Array> {
   };
 
   constructor(options: OpenResponsesEncoderOptions) {
-    this.core = new OpenResponsesEncoderCore(options, false);
+    this.core = new OpenResponsesEncoderCore(options, false, true);
   }
 
   get finished(): boolean {

@@ -1,6 +1,7 @@
 // The Open Responses encoder's two paths (issue #47, speed): `OpenResponsesSseEncoderStream` writes in
 // one stage the bytes `OpenResponsesEncoderStream` → `openResponsesSse()` writes in two, on any stream
-// (whole, cut short, or aborted midway); and the event objects stay the reader's own to change.
+// (whole, cut short, or aborted midway) — the one stage writing its delta events' text directly, by
+// concatenation, the other framing event objects —; and the event objects stay the reader's own to change.
 import fc from "fast-check";
 import { OpenResponsesEncoderStream, openResponsesSse, OpenResponsesSseEncoderStream } from "../../dist/encode.js";
 import { holds } from "../property.ts";
@@ -36,13 +37,15 @@ const scenario = fc.record({
   summary: fc.boolean(),
   custom: fc.boolean(),
   end: fc.oneof(fc.constant({ kind: "whole" as const }), fc.record({ kind: fc.constantFrom("cut" as const, "abort" as const), at: fc.nat() })),
+  // (an id of the caller's: the item ids made from it go into the delta events' text, which is written directly)
+  id: fc.constantFrom("resp_p", 'resp_"q\\\u2028é😀'),
   request: fc.record({ instructions: fc.option(fc.string(), { nil: undefined }), temperature: fc.option(fc.double({ min: 0, max: 2, noNaN: true }), { nil: undefined }) }),
 });
 
 export const cases: Case[] = [
   ["OpenResponsesSseEncoderStream writes the bytes of OpenResponsesEncoderStream → openResponsesSse on random streams, whole, cut short or aborted (a property)", () =>
     holds(
-      fc.asyncProperty(scenario, async ({ wire, summary, custom, end, request }) => {
+      fc.asyncProperty(scenario, async ({ wire, summary, custom, end, id, request }) => {
         let events = (wire as Json[]).map((e) => ({
           ...e,
           content_items: e.content_items.map((i: Json) =>
@@ -50,7 +53,7 @@ export const cases: Case[] = [
           ),
         }));
         const options = {
-          id: "resp_p",
+          id,
           model: "m",
           createdAt: 1,
           request: { ...request, tools: custom ? [{ type: "custom", name: "fn" }] : [{ type: "function", name: "fn", parameters: {} }] },

@@ -63,7 +63,10 @@ function stateOf(meta: Meta): AnswerState {
 /** The encoder core of one answer: response `resp_<id>`, its settings from the meta, its outputs finished (sealing.ts). */
 function coreOf(context: EncodingContext): StreamCore<UniEvent, OpenResponsesEvent> {
   const meta = metaOf(context.meta);
-  const core = new OpenResponsesEncoderCore({ id: `resp_${context.id}`, model: meta.model, createdAt: meta.createdAt, request: meta.echo });
+  // (its delta events framed as they are made: FramedEvent, their text with no event object — `frame` gives it;
+  // its finished items shared by its events, not copied per event: `finishing` copies what it changes)
+  const options = { id: `resp_${context.id}`, model: meta.model, createdAt: meta.createdAt, request: meta.echo };
+  const core = new OpenResponsesEncoderCore(options, false, true);
   return finishing(core, stateOf(meta));
 }
 

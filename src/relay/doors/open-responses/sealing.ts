@@ -17,10 +17,11 @@ import type { ContentItem, StreamDoneItem, UniEvent } from "../../../schema.js";
 import type { StreamCore } from "../../../internal/core.js";
 import { isRecord } from "../../../internal/values.js";
 import type { OpenResponsesEvent } from "../../../encode.js";
+import { FramedEvent } from "../../../encode/open-responses.js";
 import { RelayConfigError } from "../../admission/principal.js";
 import type { EncodingContext, SealStep } from "../../stream/encoding.js";
 import { boundPart, seal, type Sealed, type SealEnv } from "../seal.js";
-import { outputItems, OWN_PROVIDER, withoutBound, withoutEncrypted } from "./state.js";
+import { OWN_PROVIDER, withoutBound } from "./state.js";
 
 type Json = Record<string, unknown>;
 
@@ -113,6 +114,7 @@ export function finishing(
   state: AnswerState,
 ): StreamCore<UniEvent, OpenResponsesEvent> {
   const finish = (emit: (e: OpenResponsesEvent) => void) => (event: OpenResponsesEvent): void => {
+    if (event instanceof FramedEvent) return emit(event); // (a delta: no response, no item)
     const e = event as OpenResponsesEvent & Json;
     if (isRecord(e.response)) {
       e.response.store = state.stored;
@@ -123,21 +125,38 @@ export function finishing(
           principal: state.keep,
         });
       }
-      if (!state.include) outputItems(e.response).forEach(withoutEncrypted);
+      if (!state.include && Array.isArray(e.response.output)) e.response.output = e.response.output.map(shownItem);
     }
-    if (!state.include && isRecord(e.item)) withoutEncrypted(e.item);
+    if (!state.include && isRecord(e.item)) e.item = shownItem(e.item);
     emit(event);
+  };
+  // (the writer passes the same emit with each event: its wrapper made once, not once per event)
+  let given: ((e: OpenResponsesEvent) => void) | undefined;
+  let wrapped: (e: OpenResponsesEvent) => void = () => {};
+  const wrap = (emit: (e: OpenResponsesEvent) => void) => {
+    if (emit !== given) [given, wrapped] = [emit, finish(emit)];
+    return wrapped;
   };
   return {
     get finished() {
       return core.finished;
     },
-    start: core.start && ((emit) => core.start!(finish(emit))),
-    push: (input, emit) => core.push(input, finish(emit)),
-    end: (emit) => core.end(finish(emit)),
-    abort: core.abort && ((reason, emit) => core.abort!(reason, finish(emit))),
+    start: core.start && ((emit) => core.start!(wrap(emit))),
+    push: (input, emit) => core.push(input, wrap(emit)),
+    end: (emit) => core.end(wrap(emit)),
+    abort: core.abort && ((reason, emit) => core.abort!(reason, wrap(emit))),
     dispose: core.dispose && (() => core.dispose!()),
   };
+}
+
+/**
+ * An output item as shown where `include` did not ask for `encrypted_content`: a reasoning item that
+ * has one, a copy without it (the encoder core's items are shared by its events: never changed), else itself.
+ */
+function shownItem(item: unknown): unknown {
+  if (!isRecord(item) || item.type !== "reasoning" || !("encrypted_content" in item)) return item;
+  const { encrypted_content: _, ...shown } = item;
+  return shown;
 }
 
 /** Keeps a terminal event's resource (set aside by `finishing`) where the relay keeps responses, before it is written. */
@@ -145,6 +164,7 @@ export function keepTerminal(
   event: OpenResponsesEvent,
   context: EncodingContext,
 ): Promise<void> | undefined {
+  if (event instanceof FramedEvent) return undefined; // (a delta: never terminal)
   const kept = toKeep.get(event);
   if (kept === undefined || !context.keeper) return undefined; // (nothing to keep: no wait)
   toKeep.delete(event);
