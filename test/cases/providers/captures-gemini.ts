@@ -47,6 +47,20 @@ export const THOUGHTS_SIGNED = sse(
   last([{ text: "", thoughtSignature: SIGNATURE }], "STOP", usage(8, 17, 230)),
 );
 
+/** A thought, then a call with its id signed with the thought signature (the relay doors' call-signature cases). */
+export const SIGNED_CALL = sse(
+  { candidates: [{ content: { parts: [{ text: "The weather is needed.", thought: true }], role: "model" }, index: 0 }], modelVersion: "gemini-3-pro-preview" },
+  {
+    candidates: [{
+      content: { parts: [{ functionCall: { id: "call_g1", name: "get_weather", args: { location: "Paris" } }, thoughtSignature: SIGNATURE }], role: "model" },
+      index: 0,
+      finishReason: "STOP",
+    }],
+    modelVersion: "gemini-3-pro-preview",
+    usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 10, thoughtsTokenCount: 5, totalTokenCount: 35 },
+  },
+);
+
 /** Two parallel calls after thinking: only the first carries the signature (prism-php/prism #830); STOP → tool_call (vercel/ai #5116). */
 export const PARALLEL_CALLS = sse(
   chunk([{ text: "I need both cities.", thought: true }]),

@@ -601,27 +601,13 @@ test("a browser's preflight for the Anthropic SDK's headers (x-api-key, anthropi
   for (const name of requested.split(", ")) expect(allowed, name).toContain(name);
 });
 
-/** A Gemini 3 answer (its stream names the model the row asks for): a thought, then a call signed with its thought signature. */
-const GEMINI_SIGNED_CALL = [
-  { parts: [{ text: "The weather is needed.", thought: true }] },
-  { parts: [{ functionCall: { id: "call_g1", name: "get_weather", args: { location: "Paris" } }, thoughtSignature: GEMINI.SIGNATURE }] },
-].map((content, i, all) => {
-  const last = i === all.length - 1;
-  const chunk = {
-    candidates: [{ content: { ...content, role: "model" }, index: 0, ...(last ? { finishReason: "STOP" } : {}) }],
-    modelVersion: "gemini-3-pro-preview",
-    ...(last ? { usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 10, thoughtsTokenCount: 5, totalTokenCount: 35 } } : {}),
-  };
-  return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
-}).join("");
-
 describe("a Gemini 3 call's thought signature through a Messages client's history (a redacted_thinking block before its tool_use)", () => {
   const ask = { model: "claude-sonnet-4-5", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, tools: [WEATHER] };
   const geminiRelay = () =>
     doorRelay({
       provider: "gemini",
       key: KEY,
-      streams: { "gemini-3-pro-preview": GEMINI_SIGNED_CALL },
+      streams: { "gemini-3-pro-preview": GEMINI.SIGNED_CALL },
       rows: (provider) => ({ "claude-sonnet-4-5": { provider, model: "gemini-3-pro-preview", allow: { tools: true, thinking_level: true } } }),
     });
   /** The first turn's answer and the history that sends it back with the tool's result. */
@@ -695,7 +681,7 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
 
   test("after a fallback to Anthropic the carrier is not sent to it (another provider's call goes without its signature)", async () => {
     let down = false;
-    const geminiFake = fakeProvider("gemini", { streams: { "gemini-3-pro-preview": parseCapture(GEMINI_SIGNED_CALL) }, key: KEY });
+    const geminiFake = fakeProvider("gemini", { streams: { "gemini-3-pro-preview": parseCapture(GEMINI.SIGNED_CALL) }, key: KEY });
     const overloaded = () => Response.json({ error: { code: 503, message: "Overloaded", status: "UNAVAILABLE" } }, { status: 503 });
     const geminiFetch = ((input: RequestInfo | URL, init?: RequestInit) => down ? Promise.resolve(overloaded()) : geminiFake(input, init)) as typeof fetch;
     const anthropicFake = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });

@@ -20,20 +20,6 @@ const KEY = "sk-unit-call-signature-KEY";
 const SEAL_ENV = { RELAY_SEAL_KEY: "seal-key-of-the-call-signature-test-0123456789" };
 const MODEL = "gemini-3-pro-preview";
 
-/** A Gemini 3 answer (its stream names the row's model): a thought, then a call signed with its thought signature. */
-const SIGNED_CALL = [
-  { parts: [{ text: "The weather is needed.", thought: true }] },
-  { parts: [{ functionCall: { id: "call_g1", name: "get_weather", args: { location: "Paris" } }, thoughtSignature: GEMINI.SIGNATURE }] },
-].map((content, i, all) => {
-  const last = i === all.length - 1;
-  const chunk = {
-    candidates: [{ content: { ...content, role: "model" }, index: 0, ...(last ? { finishReason: "STOP" } : {}) }],
-    modelVersion: MODEL,
-    ...(last ? { usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 10, thoughtsTokenCount: 5, totalTokenCount: 35 } } : {}),
-  };
-  return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
-}).join("");
-
 const ajv = new Ajv({ strict: false, allErrors: true });
 const checkResource = ajv.compile(responseResource);
 const checkers = Object.fromEntries(Object.entries(streamingEvents).map(([type, s]) => [type, ajv.compile(s)]));
@@ -64,7 +50,7 @@ const USER = { role: "user" as const, content: "What's the weather in Paris?" };
 /** A stateless relay: the row's Gemini target (`down`: 503), then (`fallback`) Anthropic's with foreign thinking as text. */
 function setup(fallback = false) {
   const state = { down: false };
-  const gemini = fakeProvider("gemini", { streams: { [MODEL]: parseCapture(SIGNED_CALL) }, key: KEY });
+  const gemini = fakeProvider("gemini", { streams: { [MODEL]: parseCapture(GEMINI.SIGNED_CALL) }, key: KEY });
   const overloaded = () => Response.json({ error: { code: 503, message: "Overloaded", status: "UNAVAILABLE" } }, { status: 503 });
   const geminiFetch = ((input: RequestInfo | URL, init?: RequestInit) => state.down ? Promise.resolve(overloaded()) : gemini(input, init)) as typeof fetch;
   const anthropic = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
