@@ -56,7 +56,8 @@ export const cuts = (max: number) => fc.array(fc.integer({ min: 1, max: Math.max
 // ---- single events, valid and mutated (schema and fast-path checks) ----------------------------
 
 const bytesOf = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
-const decoded = (e: Json): Json => ({
+/** A wire event as the reader hands it on (inline `data` decoded to bytes). */
+export const decoded = (e: Json): Json => ({
   ...e,
   content_items: (e.content_items as Json[]).map((i) => ((i.type as string).startsWith("inline_") ? { ...i, data: bytesOf(i.data as string) } : i)),
 });

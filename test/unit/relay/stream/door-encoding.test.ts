@@ -19,19 +19,14 @@ import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
 import { checkedEvents } from "../../../../src/relay/stream/answer.ts";
 import { streamBack } from "../../../../src/relay/doors/mmsp/http.ts";
 import type { ResponseKeeper } from "../../../../src/relay/stream/responses.ts";
-import { streamEvents } from "../../../arbitraries.ts";
+import { decoded, streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
 import { storedLog } from "./stored-log.ts";
 
 type Json = Record<string, any>;
 
-const bytesOf = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 /** The arbitraries' wire events as UniEvents (inline data as bytes). */
-const uni = (events: Json[]): UniEvent[] =>
-  events.map((e) => ({
-    ...e,
-    content_items: e.content_items.map((i: Json) => (typeof i.data === "string" ? { ...i, data: bytesOf(i.data) } : i)),
-  })) as UniEvent[];
+const uni = (events: Json[]): UniEvent[] => events.map(decoded) as UniEvent[];
 
 /** A stream: its events, and the error that cut it (after `cut` events), if any. */
 const cases = fc.tuple(

@@ -18,18 +18,14 @@ import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
 import type { EventLog } from "../../../../src/relay/stream/event-log.ts";
 import type { Framer } from "../../../../src/relay/stream/resume.ts";
 import { LiveEvents } from "../../../../src/relay/stream/live-events.ts";
-import { streamEvents } from "../../../arbitraries.ts";
+import { decoded, streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
 import { storedLog } from "./stored-log.ts";
 
 type Json = Record<string, any>;
 
-const bytesOf = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
-const uni = (events: Json[]): UniEvent[] =>
-  events.map((e) => ({
-    ...e,
-    content_items: e.content_items.map((i: Json) => (typeof i.data === "string" ? { ...i, data: bytesOf(i.data) } : i)),
-  })) as UniEvent[];
+/** The arbitraries' wire events as UniEvents (inline data as bytes). */
+const uni = (events: Json[]): UniEvent[] => events.map(decoded) as UniEvent[];
 
 const ID = "0123456789abcdef0123456789abcdef";
 const ENCODINGS: [string, DoorEncoding, string | null][] = [
