@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "n
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { loadCorpus, CACHE_DIR, GENERATOR_VERSION } from "./corpora.mjs";
+import { inspectorSession, profiled, selfTimes } from "./core/cpuprofile.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIR = `${ROOT}bench/.cache/profiles`;
@@ -118,29 +119,10 @@ export default { async fetch(req) { const u = new URL(req.url);
     const url = await mf.ready;
     const q = new URLSearchParams({ id, format, chunking, name, runs });
     await (await mf.dispatchFetch(new URL(`/prep?${q}`, url), { method: "POST", body: readFileSync(path) })).text();
-    const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
-    const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
-    await new Promise((r, j) => {
-      ws.onopen = r;
-      ws.onerror = j;
-    });
-    let seq = 0;
-    const pending = new Map();
-    ws.onmessage = (m) => {
-      const msg = JSON.parse(m.data);
-      if (msg.id && pending.has(msg.id)) pending.get(msg.id)(msg.result);
-    };
-    const send = (method, params = {}) => new Promise((r) => {
-      const i = ++seq;
-      pending.set(i, r);
-      ws.send(JSON.stringify({ id: i, method, params }));
-    });
-    await send("Profiler.enable");
-    await send("Profiler.setSamplingInterval", { interval: 200 });
-    await send("Profiler.start");
-    const ms = Number(await (await mf.dispatchFetch(new URL(`/run?${q}`, url))).text());
-    const { profile } = await send("Profiler.stop");
-    ws.close();
+    const session = await inspectorSession(inspectorPort);
+    let ms;
+    const profile = await profiled(session, async () => (ms = Number(await (await mf.dispatchFetch(new URL(`/run?${q}`, url))).text())));
+    session.close();
     console.log(`${id} on ${name}/${format}/${chunking} in workerd: ${ms.toFixed(1)} ms per run (the Worker's clock)`);
     file = `${DIR}/workerd-${Date.now()}.cpuprofile`;
     writeFileSync(file, JSON.stringify(profile));
@@ -161,39 +143,7 @@ export default { async fetch(req) { const u = new URL(req.url);
 
 // ---- self time per file and per function --------------------------------------------------------
 const profile = JSON.parse(readFileSync(file, "utf8"));
-// bundle line → module path (esbuild writes `// path` before each module)
-const moduleAt = (() => {
-  if (!bundleText) return null;
-  const starts = [];
-  bundleText.split("\n").forEach((l, i) => {
-    const m = /^\/\/ ((?:\.\.\/)*(?:dist|bench|node_modules)\/\S+\.m?js)$/.exec(l);
-    if (m) starts.push([i, m[1].replace(/^(\.\.\/)+/, "")]);
-  });
-  return (line) => {
-    let f = null;
-    for (const [i, path] of starts) if (i <= line) f = path;
-    return f;
-  };
-})();
-for (const node of profile.nodes) {
-  const cf = node.callFrame;
-  if (moduleAt && cf.url && /(p\.js|script-\d+)$/.test(cf.url)) cf.url = moduleAt(cf.lineNumber) ?? cf.url;
-}
-const self = new Map();
-profile.samples.forEach((node, i) => self.set(node, (self.get(node) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-const total = [...self.values()].reduce((a, b) => a + b, 0);
-const short = (url) => url.replace(/^bench\/runtimes\/\.\.\/\.\.\//, "").replace(/^.*\/dist\//, "dist/").replace(/^.*\/node_modules\//, "node_modules/").replace(/^.*\/bench\//, "bench/").replace(/^https?:\/\/127\.0\.0\.1:\d+\//, "page:");
-const byFile = new Map();
-const byFn = new Map();
-for (const node of profile.nodes) {
-  const t = self.get(node.id) ?? 0;
-  if (!t) continue;
-  const { functionName, url, lineNumber } = node.callFrame;
-  const f = url ? short(url) : `(${functionName || "native"})`;
-  byFile.set(f, (byFile.get(f) ?? 0) + t);
-  const key = `${functionName || "(anonymous)"}\t${url ? `${short(url)}:${lineNumber + 1}` : ""}`;
-  byFn.set(key, (byFn.get(key) ?? 0) + t);
-}
+const { byFile, byFn, total } = selfTimes(profile, bundleText);
 // What each part of the reader costs: self time grouped by what the code does (idle excluded).
 const CATEGORIES = [
   // JSON.parse is inlined into parseRecordAt or into its caller depending on the engine's mood

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { options } from "./args.mjs";
 import { median } from "./core/harness.mjs";
 import { KINDS, PROVIDER_NAMES } from "./providers/corpora.mjs";
-import { convertCpu, corpusBlobs, corpusDir, RELAY_WORKER, relayMiniflare, removeCorpusDir, timed } from "./relay-harness.mjs";
+import { convertCpu, corpusBlobs, corpusDir, DOORS, RELAY_WORKER, relayMiniflare, removeCorpusDir, timed } from "./relay-harness.mjs";
 import { bundleForWorkerd, compatibilityDate } from "./runtimes/workerd-kit.mjs";
 
 const opt = options(process.argv.slice(2));
@@ -29,68 +29,6 @@ const warmup = Number(opt("warmup", 2));
 const providers = opt("only", null) ? String(opt("only")).split(",") : PROVIDER_NAMES;
 const kinds = opt("kinds", null) ? String(opt("kinds")).split(",") : KINDS;
 const log = (s) => console.error(`[relay-doors] ${s}`);
-const hi = [{
-  role: "user",
-  content_items: [{ type: "text.done", text: "Hi" }],
-}];
-
-/** Each door: its request (path, body) for a bench model, and a text its answer's end holds. */
-const DOORS = {
-  stream: {
-    label: "MMSP `/v1/stream`",
-    path: () => "/v1/stream",
-    body: (m) => ({ model: m, messages: hi }),
-    end: '"event_type":"stop"',
-  },
-  responses: {
-    label: "Open Responses",
-    path: () => "/v1/responses",
-    body: (m) => ({ model: m, input: "Hi", stream: true }),
-    end: "event: response.completed",
-  },
-  chat: {
-    label: "Chat Completions",
-    path: () => "/v1/chat/completions",
-    body: (m) => ({
-      model: m,
-      messages: [{ role: "user", content: "Hi" }],
-      stream: true,
-    }),
-    end: "data: [DONE]",
-  },
-  messages: {
-    label: "Messages",
-    path: () => "/v1/messages",
-    body: (m) => ({
-      model: m,
-      max_tokens: 2048,
-      messages: [{ role: "user", content: "Hi" }],
-      stream: true,
-    }),
-    end: "event: message_stop",
-  },
-  gemini: {
-    label: "Gemini",
-    path: (m) => `/v1beta/models/${m}:streamGenerateContent?alt=sse`,
-    body: () => ({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
-    end: '"finishReason"',
-  },
-  "ui-chat": {
-    label: "useChat `/api/chat`",
-    path: () => "/api/chat",
-    body: (m) => ({
-      id: crypto.randomUUID(),
-      model: m,
-      messages: [{
-        id: "u1",
-        role: "user",
-        parts: [{ type: "text", text: "Hi" }],
-      }],
-      trigger: "submit-message",
-    }),
-    end: '"type":"finish"',
-  },
-};
 const STATELESS = ["chat", "messages", "gemini"];
 const doors = opt("doors", null) ? String(opt("doors")).split(",") : Object.keys(DOORS);
 for (const d of doors) {

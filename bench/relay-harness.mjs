@@ -33,14 +33,18 @@ export function corpusBlobs(dir, kind) {
   return { blobs, corpora };
 }
 
-/** One Miniflare running the bundled Worker `script` with the corpora `blobs` and the stream's Durable Object. */
-export const relayMiniflare = (script, blobs) =>
+/**
+ * One Miniflare running the bundled Worker `script` with the corpora `blobs` and the stream's Durable
+ * Object; `more` adds Miniflare options (bench/profile-relay.mjs: its `inspectorPort`).
+ */
+export const relayMiniflare = (script, blobs, more = {}) =>
   new Miniflare({
     modules: true,
     script,
     compatibilityDate,
     dataBlobBindings: blobs,
     durableObjects: { STREAMS: { className: "StreamObject", useSQLite: true } },
+    ...more,
   });
 
 /** workerd's CPU milliseconds spent while `f()` runs. */
@@ -57,3 +61,66 @@ export const convertCpu = (mf, url, provider, kind) =>
     const { events } = await res.json();
     if (!res.ok || !(events > 0)) throw new Error(`convert ${provider}/${kind}: ${res.status}`);
   });
+
+const hi = [{
+  role: "user",
+  content_items: [{ type: "text.done", text: "Hi" }],
+}];
+
+/** Each door: its request (path, body) for a bench model, and a text its answer's end holds. */
+export const DOORS = {
+  stream: {
+    label: "MMSP `/v1/stream`",
+    path: () => "/v1/stream",
+    body: (m) => ({ model: m, messages: hi }),
+    end: '"event_type":"stop"',
+  },
+  responses: {
+    label: "Open Responses",
+    path: () => "/v1/responses",
+    body: (m) => ({ model: m, input: "Hi", stream: true }),
+    end: "event: response.completed",
+  },
+  chat: {
+    label: "Chat Completions",
+    path: () => "/v1/chat/completions",
+    body: (m) => ({
+      model: m,
+      messages: [{ role: "user", content: "Hi" }],
+      stream: true,
+    }),
+    end: "data: [DONE]",
+  },
+  messages: {
+    label: "Messages",
+    path: () => "/v1/messages",
+    body: (m) => ({
+      model: m,
+      max_tokens: 2048,
+      messages: [{ role: "user", content: "Hi" }],
+      stream: true,
+    }),
+    end: "event: message_stop",
+  },
+  gemini: {
+    label: "Gemini",
+    path: (m) => `/v1beta/models/${m}:streamGenerateContent?alt=sse`,
+    body: () => ({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
+    end: '"finishReason"',
+  },
+  "ui-chat": {
+    label: "useChat `/api/chat`",
+    path: () => "/api/chat",
+    body: (m) => ({
+      id: crypto.randomUUID(),
+      model: m,
+      messages: [{
+        id: "u1",
+        role: "user",
+        parts: [{ type: "text", text: "Hi" }],
+      }],
+      trigger: "submit-message",
+    }),
+    end: '"type":"finish"',
+  },
+};
