@@ -11,16 +11,19 @@
 // error, as without continuation: two answers are never spliced (the continuing target's first item
 // must be text; its events pass the relay's own grammar check after this, in the stream's object).
 // The stop event's usage is the last target's plus what the earlier targets spent before their cuts:
-// their input as each reported it (Anthropic's `message_start`), their output estimated from their
-// text (a cut answer reports no output count), since the quota settles from it.
-import type { UniEvent, UsageMetadata } from "../../schema.js";
+// each request's own input — as its target reported it (Anthropic's `message_start`), else estimated
+// (one request's input plus the prefix it carried: `requestInput`) — and their output estimated from
+// their text (a cut answer reports no output count), since the quota settles from it. A continuation
+// request counts from the moment it is sent (`options.sending`), never as an earlier request's: the
+// principal's quota is never under-charged (SPEC §10 "Principals and quotas").
+import type { UniEvent } from "../../schema.js";
 import { logMove, retryable, type ServeOptions } from "./retry.js";
 import type { MmspBody, RelayModel } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { follow } from "../../internal/abort.js";
 import { batchedOne } from "../../providers/batches.js";
 import { flattened } from "../reads.js";
-import { textTokens, trustedCount, trustedInput } from "../accounting/usage-estimate.js";
+import { inputEstimate, type Reported, textTokens, trustedCount, trustedInput } from "../accounting/usage-estimate.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;
@@ -107,17 +110,18 @@ function seam(
 }
 
 /**
- * The stop event with what the earlier targets spent added: `input` to its `prompt_tokens`, `output`
- * to its `response_tokens` (a count the last target did not report: left to the estimate).
+ * The stop event with what the earlier targets spent added: their input (`serving.carriedInput`) to
+ * its `prompt_tokens` — its own input, when its target counted none, the request's estimate
+ * (`serving.estimate`) — and their output (`output`) to its `response_tokens` (a count the last target
+ * did not report: left to the estimate).
  */
-function withCarried(event: UniEvent, input: number, output: number): UniEvent {
+function withCarried(event: UniEvent, serving: Serving, output: number): UniEvent {
   const usage = event.usage_metadata;
   if (!usage) return event;
-  const add = (n: number | null, more: number): number | null => (n === null ? null : n + more);
-  return {
-    ...event,
-    usage_metadata: { ...usage, prompt_tokens: add(usage.prompt_tokens, input), response_tokens: add(usage.response_tokens, output) },
-  };
+  const own = trustedInput(usage) === null ? null : trustedCount(usage.prompt_tokens) ?? 0;
+  const prompt = (own ?? serving.estimate ?? 0) + (serving.carriedInput ?? 0);
+  const response = usage.response_tokens === null ? null : usage.response_tokens + output;
+  return { ...event, usage_metadata: { ...usage, prompt_tokens: prompt, response_tokens: response } };
 }
 
 /** Where a continued answer stands: the target serving it and its events, the targets left, the seam, what earlier targets spent. */
@@ -135,18 +139,28 @@ export interface Continuing {
    * from that event (stream-cost.ts), and those tokens were spent.
    */
   carried: number;
-  /** The input the targets before the last one reported (each was asked the whole request). */
+  /** The input of the requests before the last one (each its target's count, else its estimate: `requestInput`). */
   carriedInput: number;
+  /** Of `carriedInput`, the part estimated. */
+  carriedEstimated: number;
+  /** One request's input: the first target's count, else the claim's estimate (the request's text: usage-estimate.ts); null until needed. */
+  asked: number | null;
 }
 
 /**
- * The target serving a continued answer now (a continuation moves it on), and the input the targets
- * before it reported (`carriedInput`, as in Continuing).
+ * The target serving a continued answer now (a continuation moves it on); once continued, the input of
+ * the requests before it (`carriedInput`, `carriedEstimated`, as in Continuing) and its own request's
+ * estimate (`estimate`: what its input counts while its target has counted none).
  */
 export interface Serving {
   events: StartedTarget["events"];
   carriedInput?: number;
+  carriedEstimated?: number;
+  estimate?: number;
 }
+
+/** A continuation request's own input, counted from the moment it is sent: one request's (`asked`) and its prefix's text. */
+export const requestInput = (asked: number, prefix: string): number => asked + textTokens(prefix);
 
 /** What continued() is asked with besides its state. */
 export interface ContinueParts {
@@ -157,17 +171,27 @@ export interface ContinueParts {
 }
 
 /**
- * What the targets of a continued answer reported so far: the serving one's counts, its input with
- * the input of the targets before it (each was asked the whole request). What an answer that ends
- * before its stop event is settled from (and stored with each batch, for a restart: SPEC §10 "A
- * stream outlives its object"); the stop event carries the same (withCarried). Null while the serving
- * target reported nothing (the settlement then estimates); its own counts when they are not trusted.
+ * What the targets of a continued answer reported so far: the serving one's counts, its input with the
+ * input of the requests before it (each its own: SPEC §10 "Principals and quotas"). What an answer that
+ * ends before its stop event is settled from (and stored with each batch, for a restart: SPEC §10 "A
+ * stream outlives its object"); the stop event carries the same (withCarried). Before any
+ * continuation, the serving target's own counts (null while it reported none: the settlement then
+ * estimates); after one, the serving request's input is its estimate while its target counted none,
+ * and `estimated_input` says how much of the input is estimated.
  */
-export function reportedSoFar(serving: Serving): UsageMetadata | null {
+export function reportedSoFar(serving: Serving): Reported | null {
   const own = serving.events.reportedUsage;
-  const carried = serving.carriedInput ?? 0;
-  if (own === null || carried === 0 || trustedInput(own) === null) return own;
-  return { ...own, prompt_tokens: (trustedCount(own.prompt_tokens) ?? 0) + carried };
+  if (serving.estimate === undefined) return own;
+  const counted = trustedInput(own);
+  const cached = counted === null ? null : trustedCount(own!.cached_tokens);
+  const input = (counted ?? serving.estimate) + (serving.carriedInput ?? 0);
+  return {
+    cached_tokens: cached,
+    prompt_tokens: input - (cached ?? 0),
+    thoughts_tokens: own?.thoughts_tokens ?? null,
+    response_tokens: own?.response_tokens ?? null,
+    estimated_input: (counted === null ? serving.estimate : 0) + (serving.carriedEstimated ?? 0),
+  };
 }
 
 /**
@@ -186,7 +210,9 @@ async function ask(
   // (what is left of the claim's output: the text so far was spent from it)
   const maxTokens = options.maxTokens === undefined ? undefined : options.maxTokens - textTokens(state.answer.text);
   if (maxTokens !== undefined && maxTokens < 1) return "none";
-  options.sending?.(); // (a throw — the duty could not be stored — sends nothing)
+  state.asked ??= trustedInput(parts.serving.events.reportedUsage) ?? inputEstimate(body.messages, body.config);
+  // (a throw — the duty could not be stored — sends nothing)
+  options.sending?.({ input: requestInput(state.asked, prefix), target: options.nameOf?.(candidate) ?? null });
   const attempt = state.attempt = new AbortController();
   follow(attempt, signal);
   const start = await startTarget(candidate, body, attempt.signal, options.bounds, {
@@ -221,9 +247,15 @@ export async function next(state: Continuing, parts: ContinueParts, failure: unk
     state.skip = answer.text.slice(answer.text.trimEnd().length);
     state.carried = textTokens(answer.text);
     state.current = candidate;
-    state.carriedInput += trustedInput(serving.events.reportedUsage) ?? 0; // (a count the settlement would not trust carries nothing)
+    // (the request left: its target's count, else its estimate — a count the settlement would not trust is estimated)
+    const counted = trustedInput(serving.events.reportedUsage);
+    const left = counted ?? serving.estimate ?? state.asked!;
+    state.carriedInput += left;
+    if (counted === null) state.carriedEstimated += left;
     serving.events = started.events;
     serving.carriedInput = state.carriedInput;
+    serving.carriedEstimated = state.carriedEstimated;
+    serving.estimate = requestInput(state.asked!, answer.text.trimEnd());
     state.reader = flattened(targetEvents(started)).getReader();
     return true;
   }
@@ -255,6 +287,8 @@ export function continued(
     attempt: null,
     carried: 0,
     carriedInput: 0,
+    carriedEstimated: 0,
+    asked: null,
   };
   return batchedOne(continuedStream(state, parts)); // (a continued answer: its events one by one, the seam's rule per event)
 }
@@ -275,9 +309,7 @@ export function continuedStream(state: Continuing, parts: ContinueParts): Readab
         let event: UniEvent | null = r.value;
         if (state.skip !== "") [event, state.skip] = seam(state.answer, state.skip, r.value);
         if (event === null) continue;
-        if (event.event_type === "stop" && state.carried + state.carriedInput > 0) {
-          event = withCarried(event, state.carriedInput, state.carried);
-        }
+        if (event.event_type === "stop" && parts.serving.estimate !== undefined) event = withCarried(event, parts.serving, state.carried);
         return controller.enqueue(state.answer.see(event));
       }
     },

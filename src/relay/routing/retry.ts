@@ -64,8 +64,17 @@ export interface ServeOptions {
   passThrough?: PassThrough | undefined;
   /**
    * Called just before each continuation request leaves (continuation.ts): the stream's object stores
-   * the request as sent, its input counted, so an object that dies before the target answers still
-   * charges it (SPEC §10 "A stream outlives its object"). A throw sends nothing.
+   * the request as sent, its own input counted, and the target asked as the one serving, so an object
+   * that dies before the target answers still charges it and is taken up from that target (SPEC §10
+   * "A stream outlives its object"). A throw sends nothing.
    */
-  sending?: (() => void) | undefined;
+  sending?: ((request: Sending) => void) | undefined;
+}
+
+/** A continuation request about to leave (ServeOptions `sending`). */
+export interface Sending {
+  /** Its own input, counted from now (continuation.ts `requestInput`: one request's and its prefix). */
+  input: number;
+  /** The target asked (its `name`, else its index in the row: x-mmsp-target), or null when unnamed. */
+  target: string | null;
 }
