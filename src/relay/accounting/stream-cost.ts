@@ -125,6 +125,7 @@ export class StreamCost {
 
   /** The error that ends the stream, with the usage so far (`usage_metadata`, `usage_estimated`). */
   mark(error: WireError): WireError {
+    this.#sending = null; // (the stream ends: a continuation sent is in what its target reported, or charged by `reported`)
     const { usage_metadata, usage_estimated } = this.#meter.spent(this.#reported());
     return { ...error, usage_metadata, usage_estimated };
   }

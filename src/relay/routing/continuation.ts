@@ -16,8 +16,8 @@
 // their text (a cut answer reports no output count), since the quota settles from it. A continuation
 // request counts from the moment it is sent (`options.sending`), never as an earlier request's: the
 // principal's quota is never under-charged (SPEC §10 "Principals and quotas").
-import type { UniEvent } from "../../schema.js";
-import { logMove, retryable, type ServeOptions } from "./retry.js";
+import type { UniEvent, UsageMetadata } from "../../schema.js";
+import { answered, logMove, retryable, type ServeOptions } from "./retry.js";
 import type { MmspBody, RelayModel } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { follow } from "../../internal/abort.js";
@@ -139,24 +139,28 @@ export interface Continuing {
    * from that event (stream-cost.ts), and those tokens were spent.
    */
   carried: number;
-  /** The input of the requests before the last one (each its target's count, else its estimate: `requestInput`). */
-  carriedInput: number;
-  /** Of `carriedInput`, the part estimated. */
-  carriedEstimated: number;
   /** One request's input: the first target's count, else the claim's estimate (the request's text: usage-estimate.ts); null until needed. */
   asked: number | null;
 }
 
 /**
- * The target serving a continued answer now (a continuation moves it on); once continued, the input of
- * the requests before it (`carriedInput`, `carriedEstimated`, as in Continuing) and its own request's
- * estimate (`estimate`: what its input counts while its target has counted none).
+ * The target serving a continued answer now (a continuation moves it on); once a continuation was
+ * asked, the input of every other request sent for it (`carriedInput`: the targets before, and one that
+ * answered but could not continue; each its target's count, else its estimate, `carriedEstimated` of
+ * it) and the serving request's own estimate (`estimate`: its input while its target counted none).
  */
 export interface Serving {
   events: StartedTarget["events"];
   carriedInput?: number;
   carriedEstimated?: number;
   estimate?: number;
+}
+
+/** `serving` charged one request more that serves no longer: its target's count of its input (`reported`), else `estimate`. */
+function carry(serving: Serving, reported: UsageMetadata | null, estimate: number): void {
+  const counted = trustedInput(reported); // (a count the settlement would not trust: estimated)
+  serving.carriedInput = (serving.carriedInput ?? 0) + (counted ?? estimate);
+  if (counted === null) serving.carriedEstimated = (serving.carriedEstimated ?? 0) + estimate;
 }
 
 /** A continuation request's own input, counted from the moment it is sent: one request's (`asked`) and its prefix's text. */
@@ -181,7 +185,7 @@ export interface ContinueParts {
  */
 export function reportedSoFar(serving: Serving): Reported | null {
   const own = serving.events.reportedUsage;
-  if (serving.estimate === undefined) return own;
+  if (serving.estimate === undefined) return own; // (no continuation asked)
   const counted = trustedInput(own);
   const cached = counted === null ? null : trustedCount(own!.cached_tokens);
   const input = (counted ?? serving.estimate) + (serving.carriedInput ?? 0);
@@ -211,8 +215,10 @@ async function ask(
   const maxTokens = options.maxTokens === undefined ? undefined : options.maxTokens - textTokens(state.answer.text);
   if (maxTokens !== undefined && maxTokens < 1) return "none";
   state.asked ??= trustedInput(parts.serving.events.reportedUsage) ?? inputEstimate(body.messages, body.config);
+  parts.serving.estimate ??= state.asked; // (the first request's: one request's input while its target counted none)
+  const input = requestInput(state.asked, prefix);
   // (a throw — the duty could not be stored — sends nothing)
-  options.sending?.({ input: requestInput(state.asked, prefix), target: options.nameOf?.(candidate) ?? null });
+  options.sending?.({ input, target: options.nameOf?.(candidate) ?? null });
   const attempt = state.attempt = new AbortController();
   follow(attempt, signal);
   const start = await startTarget(candidate, body, attempt.signal, options.bounds, {
@@ -225,6 +231,9 @@ async function ask(
   const firstItem = first && !("error" in first) && !first.done ? first.value[0]?.content_items[0] : undefined;
   if ("started" in start && firstItem?.type === "text.delta") return start.started;
   attempt.abort(failure);
+  // (a request its provider took is charged, whatever came of it: its count, else its estimate)
+  if ("started" in start) carry(parts.serving, start.started.events.reportedUsage, input);
+  else if (answered(start.error)) carry(parts.serving, null, input);
   if ("started" in start) start.started.reader.cancel(failure).catch(() => {});
   return null;
 }
@@ -247,14 +256,8 @@ export async function next(state: Continuing, parts: ContinueParts, failure: unk
     state.skip = answer.text.slice(answer.text.trimEnd().length);
     state.carried = textTokens(answer.text);
     state.current = candidate;
-    // (the request left: its target's count, else its estimate — a count the settlement would not trust is estimated)
-    const counted = trustedInput(serving.events.reportedUsage);
-    const left = counted ?? serving.estimate ?? state.asked!;
-    state.carriedInput += left;
-    if (counted === null) state.carriedEstimated += left;
+    carry(serving, serving.events.reportedUsage, serving.estimate!); // (the request left: ask() set its estimate)
     serving.events = started.events;
-    serving.carriedInput = state.carriedInput;
-    serving.carriedEstimated = state.carriedEstimated;
     serving.estimate = requestInput(state.asked!, answer.text.trimEnd());
     state.reader = flattened(targetEvents(started)).getReader();
     return true;
@@ -286,8 +289,6 @@ export function continued(
     skip: "",
     attempt: null,
     carried: 0,
-    carriedInput: 0,
-    carriedEstimated: 0,
     asked: null,
   };
   return batchedOne(continuedStream(state, parts)); // (a continued answer: its events one by one, the seam's rule per event)

@@ -31,6 +31,19 @@ export function retryable(seen: unknown): boolean {
     RETRYABLE_TYPE.test(error.errorType);
 }
 
+/**
+ * Whether a request that failed before its first event was taken by its provider (its answer began:
+ * a body cut, an error event, a broken stream), so that its input is charged (SPEC §10 "Principals and
+ * quotas": never under-charged); a refusal with an HTTP status, no connection at all, or the relay's
+ * own refusal (no provider error) was not.
+ */
+export function answered(seen: unknown): boolean {
+  const error = causeOf(seen);
+  if (error instanceof ConnectionError) return error.bytesRead !== undefined;
+  if (error instanceof StreamProtocolError) return true;
+  return error instanceof UpstreamError && error.status === null;
+}
+
 /** Why a target failed, for the log: the error's kind, status, type or rule; never its message (it may quote the request). */
 export function whyOf(seen: unknown): string {
   const error = causeOf(seen);

@@ -66,8 +66,6 @@ export async function takenUp(
     skip: "",
     attempt: null,
     carried: 0,
-    carriedInput: 0,
-    carriedEstimated: 0,
     // (what the dead object reported is the whole stream's so far, not one request's)
     asked: asked ?? inputEstimate(body.messages, body.config),
   };
