@@ -218,7 +218,7 @@ async function ask(
   parts.serving.estimate ??= state.asked; // (the first request's: one request's input while its target counted none)
   const input = requestInput(state.asked, prefix);
   // (a throw — the duty could not be stored — sends nothing)
-  options.sending?.({ input, target: options.nameOf?.(candidate) ?? null });
+  options.sending?.({ input });
   const attempt = state.attempt = new AbortController();
   follow(attempt, signal);
   const start = await startTarget(candidate, body, attempt.signal, options.bounds, {
@@ -259,6 +259,7 @@ export async function next(state: Continuing, parts: ContinueParts, failure: unk
     carry(serving, serving.events.reportedUsage, serving.estimate!); // (the request left: ask() set its estimate)
     serving.events = started.events;
     serving.estimate = requestInput(state.asked!, answer.text.trimEnd());
+    if (options.nameOf) options.sending?.({ serving: options.nameOf(candidate) }); // (a take-up after a restart asks it)
     state.reader = flattened(targetEvents(started)).getReader();
     return true;
   }

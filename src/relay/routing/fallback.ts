@@ -129,10 +129,11 @@ export interface TakenUp {
   /** What that target reported of its usage before the restart, or null. */
   reported: UniEvent["usage_metadata"] | null;
   /**
-   * Called just before each continuation request is sent: the object stores the request as sent (its
-   * input counted), so one that dies before the target answers is still charged for it (stream/run.ts).
+   * Told just before each continuation request is sent (the object stores the request as sent, its
+   * input counted, so one that dies before the target answers is still charged for it) and when its
+   * target serves (stored as the stream's target): stream/run.ts.
    */
-  sending?: (request: Sending) => void;
+  sending?: (news: Sending) => void;
   /** One request's input as the stream's cost knows it (stream-cost.ts `askedOf`): a continuation's estimate starts from it. */
   asked?: number;
 }

@@ -76,18 +76,17 @@ export interface ServeOptions {
   /** The client's own request, passed through to a target of its door's API (pass-through.ts). */
   passThrough?: PassThrough | undefined;
   /**
-   * Called just before each continuation request leaves (continuation.ts): the stream's object stores
-   * the request as sent, its own input counted, and the target asked as the one serving, so an object
-   * that dies before the target answers still charges it and is taken up from that target (SPEC §10
-   * "A stream outlives its object"). A throw sends nothing.
+   * Told of each continuation (continuation.ts; SPEC §10 "A stream outlives its object"): just before
+   * its request leaves (the stream's object stores it as sent, its own input counted, so an object
+   * that dies before the target answers still charges it; a throw sends nothing), and when its target
+   * serves the answer (stored as the stream's target: a take-up after a restart asks it).
    */
-  sending?: ((request: Sending) => void) | undefined;
+  sending?: ((news: Sending) => void) | undefined;
 }
 
-/** A continuation request about to leave (ServeOptions `sending`). */
-export interface Sending {
-  /** Its own input, counted from now (continuation.ts `requestInput`: one request's and its prefix). */
-  input: number;
-  /** The target asked (its `name`, else its index in the row: x-mmsp-target), or null when unnamed. */
-  target: string | null;
-}
+/**
+ * What ServeOptions `sending` is told: a continuation request about to leave, with its own `input`
+ * (counted from now: continuation.ts `requestInput`, one request's and its prefix), or the target that
+ * serves the answer from now on (`serving`: its `name`, else its index in the row, as x-mmsp-target).
+ */
+export type Sending = { input: number } | { serving: string };

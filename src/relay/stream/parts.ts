@@ -18,7 +18,7 @@ import type { Viewers } from "./viewers.js";
 /** What a stream's object needs from `createRelay` (create-relay.ts). */
 export interface StreamObjectConfig<E> {
   /** Makes the upstream request: its stream (2xx), its refusal (wrapped), or a 502 that names no URL. */
-  open(request: Request, env: E, signal: AbortSignal, sending?: (request: Sending) => void): Promise<Response>;
+  open(request: Request, env: E, signal: AbortSignal, sending?: (news: Sending) => void): Promise<Response>;
   /** How protocol errors name the upstream of this answer. */
   clientOf(upstream: Response): string;
   /** The bounds in effect. */

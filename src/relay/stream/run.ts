@@ -103,10 +103,10 @@ export class StreamRun<E> {
     // (a continuation request is stored as sent before it leaves — its input counted, `withRequest` — and
     // what its target reports replaces that at once when it answers: an object that dies in between
     // still charges it, and nothing is charged twice; SPEC §10 "A stream outlives its object")
-    // (and the target asked stored as the one serving: a second restart takes up from it)
-    const sending = (request: Sending) => {
-      if (request.target !== null) store.saveTarget(request.target);
-      if (stored) store.saveUsage(JSON.stringify(withRequest(stored, request.input)));
+    // (and a target that serves it stored as the stream's: a second restart takes up from it)
+    const sending = (news: Sending) => {
+      if ("serving" in news) store.saveTarget(news.serving);
+      else if (stored) store.saveUsage(JSON.stringify(withRequest(stored, news.input)));
     };
     try {
       await this.ending.schedule();
@@ -138,15 +138,15 @@ export class StreamRun<E> {
    * A continuation request of the live stream is about to leave (routing/continuation.ts, past a
    * provider's failure): stored as sent, its own input counted (stream-cost.ts `withRequest`), so that
    * an object that dies before its target answers still charges it (the batch of its first event
-   * stores what it reports instead), and its target stored as the one serving (the duty's `target`: a
-   * take-up after a restart asks it, not the one that failed).
+   * stores what it reports instead). Or its target serves the answer now: stored as the stream's
+   * target (the duty's), so a take-up after a restart asks it, not the one that failed.
    */
-  sending(request: Sending): void {
+  sending(news: Sending): void {
     const { store } = this.ctx;
-    const cost = this.live.cost;
-    cost?.sent(request.input);
     if (!store.exists || store.ended) return;
-    if (request.target !== null) store.saveTarget(request.target);
+    if ("serving" in news) return store.saveTarget(news.serving);
+    const cost = this.live.cost;
+    cost?.sent(news.input);
     if (cost) store.saveUsage();
   }
 

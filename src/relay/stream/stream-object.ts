@@ -197,7 +197,7 @@ export class RelayStreamObject<E = unknown> {
     const reading = new AbortController();
     const cost = ticket && new StreamCost(ticket);
     // (a continuation past a provider's failure is stored as sent before it leaves: run.ts `sending`)
-    const sending = (request: Sending) => this.run.sending(request);
+    const sending = (news: Sending) => this.run.sending(news);
     const upstream = await this.run.awaitHeaders(reading, () => this.ctx.config.open(upstreamRequest, this.env, reading.signal, sending));
     if (reading.signal.aborted && reading.signal.reason instanceof StreamStopped) {
       // given up before the headers (the alarm): the creator, if still there, is told why
