@@ -184,7 +184,7 @@ export async function startTarget(
   const pass = ask.passThrough;
   if (pass !== undefined && pass.provider === provider.name && ask.prefix === undefined) {
     request = passedRequest(request, await request.clone().json() as Record<string, unknown>, pass);
-    bytes = new PassedBytes(request, pass, () => void events.stop());
+    bytes = new PassedBytes(request, pass);
   }
   const stallMs = ask.stallMs === undefined ? {} : { stallMs: ask.stallMs };
   const events = batchesOf(provider, request, {
