@@ -119,8 +119,8 @@ export class StreamCost {
   }
 
   /** A continuation request is about to leave, asking `input` tokens: counted in the snapshots (`withRequest`) until the next event. */
-  sent(input?: number): void {
-    this.#sending = input ?? -1;
+  sent(input: number): void {
+    this.#sending = input;
   }
 
   /** The error that ends the stream, with the usage so far (`usage_metadata`, `usage_estimated`). */
@@ -146,7 +146,7 @@ export class StreamCost {
     if (reported?.estimated_input === undefined) this.#asked ??= trustedInput(reported);
     const { usage_metadata, usage_estimated } = this.#meter.spent(reported);
     const s = { settlement: this.settlement(), usage: { usage_metadata, usage_estimated }, asked: this.#asked ?? this.ticket.input };
-    return this.#sending === null ? s : withRequest(s, this.#sending < 0 ? undefined : this.#sending);
+    return this.#sending === null ? s : withRequest(s, this.#sending);
   }
 
   /** The settlement of a request refused before any event (the provider's refusal: nothing spent). */
