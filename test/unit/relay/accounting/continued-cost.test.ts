@@ -72,6 +72,20 @@ test("a continuation cut before its target counted anything is charged its own i
   expect(row.estimated_tokens).toBeGreaterThanOrEqual(continuation); // (the continuation's input is the relay's estimate)
 });
 
+test("a continuation that streams text and is cut before its target counted its input: its estimate, with the first request's count", async () => {
+  const first = fakeProvider("anthropic", { streams: { m: { capture: anthropicCapture, cutAfterEvents: 9 } } });
+  const second = fakeProvider("openai-chat", { streams: { m: { capture: chatCapture, cutAfterEvents: 12, chunking: "events" } } });
+  const relay = createRelay({ models: { c: [claude(first, { continueOnFailure: true }), vllm(second)] } });
+  const answer = await relay.fetch(post(), ENV);
+  const read = await fromResponse(answer, { client: "relay" }).message.catch((e: unknown) => e);
+  expect(read).toBeInstanceOf(Error); // (the continuation cut too: the stream ends with its error)
+  const rows = await usageOf(relay);
+  const prefix = prefixOf(second.requests[0]!.json);
+  const continuation = CLAUDE_INPUT + textTokens(prefix);
+  expect(rows[0]).toMatchObject({ requests: 1, stopped: 1, input_tokens: CLAUDE_INPUT + continuation });
+  expect(rows[0]!.estimated_tokens).toBeGreaterThanOrEqual(continuation);
+});
+
 test("a first request whose target never counted its input is charged its estimate beside the continuation's own count", async () => {
   const first = fakeProvider("openai-chat", { streams: { m: { capture: chatCapture, cutAfterEvents: 4 } } });
   const second = fakeProvider("anthropic", { streams: { m: anthropicCapture } });
