@@ -11,19 +11,18 @@
 // error, as without continuation: two answers are never spliced (the continuing target's first item
 // must be text; its events pass the relay's own grammar check after this, in the stream's object).
 // The stop event's usage is the last target's plus what the earlier targets spent before their cuts:
-// each request's own input — as its target reported it (Anthropic's `message_start`), else estimated
-// (one request's input plus the prefix it carried: `requestInput`) — and their output estimated from
-// their text (a cut answer reports no output count), since the quota settles from it. A continuation
-// request counts from the moment it is sent (`options.sending`), never as an earlier request's: the
-// principal's quota is never under-charged (SPEC §10 "Principals and quotas").
-import type { UniEvent, UsageMetadata } from "../../schema.js";
+// each request's own input (continued-cost.ts: its target's count, else one request's input plus the
+// prefix it carried, from the moment it is sent) and their output estimated from their text (a cut
+// answer reports no output count), since the quota settles from it.
+import type { UniEvent } from "../../schema.js";
 import { answered, logMove, retryable, type ServeOptions } from "./retry.js";
 import type { MmspBody, RelayModel } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { follow } from "../../internal/abort.js";
 import { batchedOne } from "../../providers/batches.js";
 import { flattened } from "../reads.js";
-import { inputEstimate, type Reported, textTokens, trustedCount, trustedInput } from "../accounting/usage-estimate.js";
+import { inputEstimate, textTokens, trustedInput } from "../accounting/usage-estimate.js";
+import { carry, requestInput, type Serving, withCarried } from "./continued-cost.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;
@@ -109,21 +108,6 @@ function seam(
   }, still];
 }
 
-/**
- * The stop event with what the earlier targets spent added: their input (`serving.carriedInput`) to
- * its `prompt_tokens` — its own input, when its target counted none, the request's estimate
- * (`serving.estimate`) — and their output (`output`) to its `response_tokens` (a count the last target
- * did not report: left to the estimate).
- */
-function withCarried(event: UniEvent, serving: Serving, output: number): UniEvent {
-  const usage = event.usage_metadata;
-  if (!usage) return event;
-  const own = trustedInput(usage) === null ? null : trustedCount(usage.prompt_tokens) ?? 0;
-  const prompt = (own ?? serving.estimate ?? 0) + (serving.carriedInput ?? 0);
-  const response = usage.response_tokens === null ? null : usage.response_tokens + output;
-  return { ...event, usage_metadata: { ...usage, prompt_tokens: prompt, response_tokens: response } };
-}
-
 /** Where a continued answer stands: the target serving it and its events, the targets left, the seam, what earlier targets spent. */
 export interface Continuing {
   readonly answer: Answer;
@@ -143,59 +127,12 @@ export interface Continuing {
   asked: number | null;
 }
 
-/**
- * The target serving a continued answer now (a continuation moves it on); once a continuation was
- * asked, the input of every other request sent for it (`carriedInput`: the targets before, and one that
- * answered but could not continue; each its target's count, else its estimate, `carriedEstimated` of
- * it) and the serving request's own estimate (`estimate`: its input while its target counted none).
- */
-export interface Serving {
-  events: StartedTarget["events"];
-  carriedInput?: number;
-  carriedEstimated?: number;
-  estimate?: number;
-}
-
-/** `serving` charged one request more that serves no longer: its target's count of its input (`reported`), else `estimate`. */
-function carry(serving: Serving, reported: UsageMetadata | null, estimate: number): void {
-  const counted = trustedInput(reported); // (a count the settlement would not trust: estimated)
-  serving.carriedInput = (serving.carriedInput ?? 0) + (counted ?? estimate);
-  if (counted === null) serving.carriedEstimated = (serving.carriedEstimated ?? 0) + estimate;
-}
-
-/** A continuation request's own input, counted from the moment it is sent: one request's (`asked`) and its prefix's text. */
-export const requestInput = (asked: number, prefix: string): number => asked + textTokens(prefix);
-
 /** What continued() is asked with besides its state. */
 export interface ContinueParts {
   body: MmspBody;
   signal: AbortSignal;
   options: ServeOptions;
   serving: Serving;
-}
-
-/**
- * What the targets of a continued answer reported so far: the serving one's counts, its input with the
- * input of the requests before it (each its own: SPEC §10 "Principals and quotas"). What an answer that
- * ends before its stop event is settled from (and stored with each batch, for a restart: SPEC §10 "A
- * stream outlives its object"); the stop event carries the same (withCarried). Before any
- * continuation, the serving target's own counts (null while it reported none: the settlement then
- * estimates); after one, the serving request's input is its estimate while its target counted none,
- * and `estimated_input` says how much of the input is estimated.
- */
-export function reportedSoFar(serving: Serving): Reported | null {
-  const own = serving.events.reportedUsage;
-  if (serving.estimate === undefined) return own; // (no continuation asked)
-  const counted = trustedInput(own);
-  const cached = counted === null ? null : trustedCount(own!.cached_tokens);
-  const input = (counted ?? serving.estimate) + (serving.carriedInput ?? 0);
-  return {
-    cached_tokens: cached,
-    prompt_tokens: input - (cached ?? 0),
-    thoughts_tokens: own?.thoughts_tokens ?? null,
-    response_tokens: own?.response_tokens ?? null,
-    estimated_input: (counted === null ? serving.estimate : 0) + (serving.carriedEstimated ?? 0),
-  };
 }
 
 /**

@@ -13,7 +13,8 @@
 import { UpstreamError } from "../../errors.js";
 import { follow } from "../../internal/abort.js";
 import type { UniEvent } from "../../schema.js";
-import { continued, reportedSoFar, type Serving } from "./continuation.js";
+import { continued } from "./continuation.js";
+import { reportedSoFar, type Serving } from "./continued-cost.js";
 import { takenUp } from "./take-up.js";
 import { logMove, retryable, type Sending, type ServeOptions } from "./retry.js";
 import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";

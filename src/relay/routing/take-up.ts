@@ -13,7 +13,8 @@ import type { ServeOptions } from "./retry.js";
 import type { MmspBody, RelayModel } from "./models.js";
 import type { StartedTarget } from "./target.js";
 import { inputEstimate } from "../accounting/usage-estimate.js";
-import { Answer, continuedStream, type ContinueParts, type Continuing, next, RESTARTS, type Serving } from "./continuation.js";
+import { Answer, continuedStream, type ContinueParts, type Continuing, next, RESTARTS } from "./continuation.js";
+import type { Serving } from "./continued-cost.js";
 
 /** The error a taken-up stream ends with when no target could continue it (SPEC §10 "A stream outlives its object"). */
 const restarted = (): UpstreamError => {
