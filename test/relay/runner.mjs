@@ -1,22 +1,26 @@
-// The runner of the relay's process tests (process-kill.mjs, quotas.mjs): tests named and run in
+// The runner of the relay's process tests (run.mjs, ui-chat.mjs, process-kill.mjs, quotas.mjs): tests named and run in
 // order, each bounded in time, printed "✓ [label] name (ms)" or "✗ [label] name" with the start of its
 // stack; then the test's own cleanup, and "<label>: N passed, N failed (ms)" — exiting 0 only when
 // some passed and none failed (after stdout has drained: an exit drops a pipe's queued writes).
 
-/** A list of tests for `label`: `test(name, fn)` adds one, `run({ timeoutMs, t0, cleanup })` runs them all and exits. */
+/**
+ * A list of tests for `label`: `test(name, fn, ms?)` adds one (`ms`: its own bound, for a test that waits on a
+ * bound of its own), `run({ timeoutMs, t0, cleanup, filter })` runs them all (only names holding `filter`, when
+ * given) and exits.
+ */
 export function relayTests(label) {
   const tests = [];
   return {
-    test: (name, fn) => tests.push({ name, fn }),
-    async run({ timeoutMs, t0, cleanup }) {
-      const s = timeoutMs / 1000;
+    test: (name, fn, ms) => tests.push({ name, fn, ms }),
+    async run({ timeoutMs, t0, cleanup, filter }) {
       let passed = 0;
       let failed = 0;
       try {
-        for (const { name, fn } of tests) {
+        for (const { name, fn, ms = timeoutMs } of tests) {
+          if (filter && !name.includes(filter)) continue;
           const t = performance.now();
           let timer;
-          const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${s} s`)), timeoutMs)));
+          const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms / 1000} s`)), ms)));
           try {
             await Promise.race([fn(), late]);
             passed++;
