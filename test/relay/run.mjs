@@ -22,7 +22,7 @@ import { Miniflare } from "miniflare";
 import { fromFetch, fromResponse, StreamProtocolError, toWireEvent, UpstreamError } from "mmsp-streams";
 import { bundleWorker } from "../../worker/build.mjs";
 import { cutAfter } from "../../scripts/cut-body.mjs";
-import { relayTests } from "./runner.mjs";
+import { namedTests } from "../../scripts/named-tests.mjs";
 
 const t0 = performance.now();
 const root = new URL("../../", import.meta.url);
@@ -168,7 +168,7 @@ const post = (which, body, { path = "/v1/stream", headers = {}, signal } = {}) =
 // ---- the tests ---------------------------------------------------------------------------------------
 
 /** A test; `ms` bounds it (30 s by default: a test that waits on a bound of its own is given more). */
-const { test, run } = relayTests("relay");
+const { test, run } = namedTests("relay");
 
 test("relay: a valid upstream stream (7-byte chunks) comes back as SSE with the same message", async () => {
   const res = await post("relay", { model: "tools", messages: [] });

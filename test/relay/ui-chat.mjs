@@ -31,7 +31,7 @@ import { Miniflare } from "miniflare";
 import { MmspChatTransport } from "mmsp-streams/ai-sdk";
 import { fakeProvider } from "mmsp-streams/testing";
 import { serve } from "../../scripts/upstream.mjs";
-import { relayTests } from "./runner.mjs";
+import { namedTests } from "../../scripts/named-tests.mjs";
 
 const t0 = performance.now();
 const root = new URL("../../", import.meta.url);
@@ -152,7 +152,7 @@ async function slowRequest(before) {
 /** How the request's answer ended, or "running" when it has not within `ms`. */
 const endOf = (record, ms) => Promise.race([record.ended, sleep(ms).then(() => "running")]);
 
-const { test, run } = relayTests("ui-chat");
+const { test, run } = namedTests("ui-chat");
 
 test("DefaultChatTransport: an answer with a tool call, read by the AI SDK into one assistant message", async () => {
   const transport = new DefaultChatTransport({ api: api("chat"), headers: { "x-relay-key": A }, body: { model: "claude" } });
