@@ -497,7 +497,7 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
     const responsesFetch =
       ((input: RequestInfo | URL, init?: RequestInit) => down ? Promise.resolve(overloaded()) : responsesFake(input, init)) as typeof fetch;
     const anthropicFake = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TOOL_USE) }, key: KEY });
-    const allow = { tools: true, thinking_level: true };
+    const allow = { thinking_level: true };
     const relay = createRelay({
       models: {
         "claude-sonnet-4-5": [
@@ -608,7 +608,7 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
       provider: "gemini",
       key: KEY,
       streams: { "gemini-3-pro-preview": GEMINI.SIGNED_CALL },
-      rows: (provider) => ({ "claude-sonnet-4-5": { provider, model: "gemini-3-pro-preview", allow: { tools: true, thinking_level: true } } }),
+      rows: (provider) => ({ "claude-sonnet-4-5": { provider, model: "gemini-3-pro-preview", allow: { thinking_level: true } } }),
     });
   /** The first turn's answer and the history that sends it back with the tool's result. */
   async function firstTurn(client: Anthropic) {
@@ -685,7 +685,7 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
     const overloaded = () => Response.json({ error: { code: 503, message: "Overloaded", status: "UNAVAILABLE" } }, { status: 503 });
     const geminiFetch = ((input: RequestInfo | URL, init?: RequestInit) => down ? Promise.resolve(overloaded()) : geminiFake(input, init)) as typeof fetch;
     const anthropicFake = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
-    const allow = { tools: true, thinking_level: true };
+    const allow = { thinking_level: true };
     const relay = createRelay({
       models: {
         "claude-sonnet-4-5": [

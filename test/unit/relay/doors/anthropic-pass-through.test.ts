@@ -66,13 +66,11 @@ function setup() {
       "claude-sonnet-4-5": {
         provider,
         model: "claude-target",
-        allow: { tools: true },
       },
       "claude-capped": {
         provider,
         model: "claude-tools",
         config: { max_tokens: 300 },
-        allow: { tools: true },
       },
       "claude-thinking": { provider, model: "claude-target", config: { thinking_level: "low", temperature: 0.5 } },
       "claude-fallback": [{ provider: down, model: "claude-target" }, {

@@ -43,7 +43,7 @@ function setup() {
   const claude = anthropic({ apiKey: ANTHROPIC_KEY, baseURL: "https://api.anthropic.test", fetch: claudeFake as unknown as typeof fetch });
   const relay = createRelay({
     models: {
-      "gpt-5": { provider, model: "gpt-target", allow: { tools: true } },
+      "gpt-5": { provider, model: "gpt-target" },
       "gpt-capped": { provider, model: "gpt-target", config: { max_tokens: 300 } },
       "gpt-tuned": { provider, model: "gpt-target", config: { thinking_level: "high", temperature: 0.5, tools: [LOOKUP] } },
       "gpt-slow": { provider, model: "gpt-slow" },

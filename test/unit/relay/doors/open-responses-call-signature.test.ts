@@ -54,7 +54,7 @@ function setup(fallback = false) {
   const overloaded = () => Response.json({ error: { code: 503, message: "Overloaded", status: "UNAVAILABLE" } }, { status: 503 });
   const geminiFetch = ((input: RequestInfo | URL, init?: RequestInit) => state.down ? Promise.resolve(overloaded()) : gemini(input, init)) as typeof fetch;
   const anthropic = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
-  const allow = { tools: true, thinking_level: true };
+  const allow = { thinking_level: true };
   const relay = createRelay({
     models: {
       gemini: [
