@@ -115,7 +115,7 @@ describe("each door: such members inside messages, tool schemas, metadata and se
     const { post, sent } = relayFor("anthropic");
     const raw = `{"model":"m","max_tokens":16,"system":[{"type":"text","text":"S","__proto__":{"cache_control":{"type":"ephemeral"}}}],` +
       `"messages":[{"role":"user","content":[{"type":"text","text":"Hi","__proto__":{"type":"image"}}],"__proto__":{"role":"assistant"}}],` +
-      `"tools":[{"name":"f","description":"d","input_schema":${SCHEMA},"__proto__":{"type":"web_search_20250305"}}],` +
+      `"tools":[{"name":"f","description":"d","input_schema":${SCHEMA}}],` +
       `"tool_choice":{"type":"auto","__proto__":{"disable_parallel_tool_use":true}},"metadata":{"__proto__":{"user_id":"u"},"constructor":"c"}}`;
     const answer = await post("/v1/messages", raw);
     expect(answer.status, await answer.clone().text()).toBe(200);
@@ -125,6 +125,15 @@ describe("each door: such members inside messages, tool schemas, metadata and se
     expect(json.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Hi" }] }]);
     expect(json.tool_choice).toEqual({ type: "auto" });
     expect(asked).not.toContain("cache_control");
+    // (a custom tool's member the door does not know is refused by name, nothing asked)
+    const { post: again, fake } = relayFor("anthropic");
+    const refused = await again(
+      "/v1/messages",
+      '{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}],"tools":[{"name":"f","__proto__":{"type":"web_search_20250305"}}]}',
+    );
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("tools[0].__proto__");
+    expect(fake.requests).toHaveLength(0);
   });
 
   test("Gemini: a function's parameters (a JSON Schema and an OpenAPI Schema) reach the provider with every key; settings' __proto__ change nothing", async () => {
