@@ -94,19 +94,23 @@ export function passedRequest(
  * list or value that differs is the builder's.
  */
 export function rowsMembers(written: unknown, built: unknown, alone: unknown): unknown {
-  if (jsonEqual(built, alone)) return written;
   if (isObject(built) && (alone === undefined || isObject(alone)) && (written === undefined || isObject(written))) {
     const own = (written ?? {}) as Record<string, unknown>;
     const other = (alone ?? {}) as Record<string, unknown>;
-    const body: Record<string, unknown> = Object.create(null);
-    for (const key of Object.keys(own)) body[key] = own[key];
+    let body: Record<string, unknown> | undefined; // (made at the first member that differs: else `written` itself)
     for (const key of new Set([...Object.keys(built), ...Object.keys(other)])) {
       const value = rowsMembers(ownOf(own, key), ownOf(built, key), ownOf(other, key));
+      if (value === ownOf(own, key)) continue;
+      if (body === undefined) {
+        body = Object.create(null) as Record<string, unknown>;
+        for (const k of Object.keys(own)) body[k] = own[k];
+      }
       if (value === undefined) delete body[key];
       else body[key] = value;
     }
-    return body;
+    return body ?? written;
   }
+  if (jsonEqual(built, alone)) return written;
   if (Array.isArray(built) && Array.isArray(alone) && Array.isArray(written)) {
     const added = built.length - alone.length;
     if (added > 0 && alone.every((item, i) => jsonEqual(item, built[added + i]))) return [...built.slice(0, added), ...written];

@@ -11,6 +11,7 @@ import { passing } from "../reads.js";
 import { UnsupportedParameterError, UpstreamError } from "../../errors.js";
 import type { Provider } from "../../providers/provider.js";
 import type { UniConfig } from "../../providers/request.js";
+import { jsonEqual } from "../../internal/values.js";
 import { batchesOf, type ProviderBatches } from "../../providers/batches.js";
 import { isRequestError } from "../../providers/request-error.js";
 import type { UniEvent, UniMessage } from "../../schema.js";
@@ -170,9 +171,10 @@ export async function startTarget(
       { model: target.model, messages, config },
       history,
     );
-    if (pass !== undefined && target.config !== undefined && Object.keys(target.config).length > 0) {
+    if (pass !== undefined && target.config !== undefined) {
+      // (built again only when the row's config adds to the client's: a row of a max_tokens ceiling alone never does)
       const own = Object.assign(Object.create(null) as UniConfig, body.config, { max_tokens: config.max_tokens });
-      alone = provider.request({ model: target.model, messages, config: own }, history);
+      if (!jsonEqual(own, config)) alone = provider.request({ model: target.model, messages, config: own }, history);
     }
   } catch (e) {
     // the client's own request (its shape, its content): the package's words, naming the client's fields
