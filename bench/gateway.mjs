@@ -244,8 +244,9 @@ async function drive(cell, n) {
         res = await fetch(cell.url, { ...cell.init, signal: AbortSignal.timeout(TIMEOUT) });
       } catch (e) {
         // a kept-alive connection the server closed as it was reused (the keep-alive race, the gateway idle
-        // during the other's cells): nothing of the request reached the gateway, so it is sent again, once
-        if (e?.cause?.code !== "UND_ERR_SOCKET") throw e;
+        // during the other's cells): undici says UND_ERR_SOCKET, or ECONNRESET when the reset comes as the request
+        // is written; no answer came back, so it is sent again, once (the retries are counted and printed)
+        if (!["UND_ERR_SOCKET", "ECONNRESET"].includes(e?.cause?.code)) throw e;
         retries++;
         res = await fetch(cell.url, { ...cell.init, signal: AbortSignal.timeout(TIMEOUT) });
       }

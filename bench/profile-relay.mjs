@@ -82,7 +82,7 @@ try {
 const file = `${DIR}relay-${door}${kept ? "-kept" : ""}-${provider}-${kind}-${Date.now()}.cpuprofile`;
 writeFileSync(file, JSON.stringify(profile));
 
-const { byFile, byFn, total } = selfTimes(profile, script);
+const { byFile, byFn, total, weights } = selfTimes(profile, script);
 const idle = byFile.get("((idle))") ?? 0;
 const busy = total - idle;
 // Inclusive time per file: a sample counts once for every file on its stack.
@@ -104,7 +104,7 @@ profile.samples.forEach((id, i) => {
     if (f && !seen.has(f)) seen.add(f);
   }
   for (const f of seen) {
-    under.set(f, (under.get(f) ?? 0) + (profile.timeDeltas[i] ?? 0));
+    under.set(f, (under.get(f) ?? 0) + weights[i]);
   }
 });
 const pct = (t) => ((100 * t) / busy).toFixed(1);

@@ -31,6 +31,7 @@ import { fakeMmspServer } from "mmsp-streams/testing";
 import { launchChromium } from "./chromium.mjs";
 import { sampleStreams, serve } from "./upstream.mjs";
 import { startWranglerDev } from "./wrangler-dev.mjs";
+import { namedTests } from "./named-tests.mjs";
 
 const t0 = performance.now();
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -131,8 +132,7 @@ async function chat(api, { model, messages = [userMessage("Hi")], headers, abort
 
 // ---- the tests ------------------------------------------------------------------------------------------
 
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const { test, run } = namedTests("ai-sdk chat");
 
 for (const [model, file] of Object.entries(SAMPLE_FILES)) {
   test(`DefaultChatTransport, replay ${model}: ${file === "error" ? "the text so far, then the error" : "the full assistant message; toMmspMessages of it is the sample's message"}`, async () => {
@@ -492,26 +492,14 @@ test("page: no page errors in the runs above", async () => {
 
 // ---- run ------------------------------------------------------------------------------------------------
 
-let passed = 0;
-let failed = 0;
-try {
-  for (const { name, fn } of tests) {
-    const t = performance.now();
-    try {
-      await fn();
-      passed++;
-      console.log(`✓ [ai-sdk chat] ${name} (${Math.round(performance.now() - t)} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`✗ [ai-sdk chat] ${name}\n  ${(e?.stack ?? String(e)).split("\n").slice(0, 8).join("\n  ")}`);
-    }
-  }
-} finally {
-  await browser.close();
-  await Promise.all(workers.map((w) => w.stop()));
-  await upstream.close();
-  pageServer.closeAllConnections();
-  pageServer.close();
-}
-console.log(`ai-sdk chat: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+await run({
+  timeoutMs: 120_000,
+  t0,
+  cleanup: async () => {
+    await browser.close();
+    await Promise.all(workers.map((w) => w.stop()));
+    await upstream.close();
+    pageServer.closeAllConnections();
+    pageServer.close();
+  },
+});

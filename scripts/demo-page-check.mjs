@@ -14,6 +14,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { startWranglerDev } from "./wrangler-dev.mjs";
+import { namedTests } from "./named-tests.mjs";
 import { chromium } from "playwright-core";
 
 const t0 = performance.now();
@@ -162,8 +163,7 @@ async function fitsItsCard() {
 
 const shot = (name) => page.screenshot({ path: `${OUT}/${name}.png`, fullPage: true });
 
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const { test, run } = namedTests("demo page", "demo page/chromium");
 
 test("GET / loads the page; the model picker lists the samples; /demo.js runs", async () => {
   await page.goto(`${base}?pace=5`);
@@ -456,27 +456,15 @@ test("a refusal is shown as an error (unknown model → UpstreamError NotFoundEr
 
 // ---- run ---------------------------------------------------------------------------------------------
 
-let passed = 0;
-let failed = 0;
-try {
-  console.log(`browser: Chromium ${browser.version()}`);
-  for (const { name, fn } of tests) {
-    const t = performance.now();
-    try {
-      await fn();
-      passed++;
-      console.log(`✓ [demo page/chromium] ${name} (${Math.round(performance.now() - t)} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`✗ [demo page/chromium] ${name}\n  ${(e?.stack ?? String(e)).split("\n").slice(0, 6).join("\n  ")}`);
-    }
-  }
-} finally {
-  await browser.close();
-  await Promise.all(workers.map((w) => w.stop()));
-  upstream.closeAllConnections();
-  upstream.close();
-}
+console.log(`browser: Chromium ${browser.version()}`);
 console.log(`screenshot: .ci-out/demo-page.png`);
-console.log(`demo page: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+await run({
+  timeoutMs: 120_000,
+  t0,
+  cleanup: async () => {
+    await browser.close();
+    await Promise.all(workers.map((w) => w.stop()));
+    upstream.closeAllConnections();
+    upstream.close();
+  },
+});

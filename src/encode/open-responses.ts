@@ -10,7 +10,9 @@
  *              `summary`: reasoning_summary_part.added (summary_text), reasoning_summary_text.delta…,
  *              .done, reasoning_summary_part.done; raw reasoning as its `content`: content_part.added
  *              (reasoning_text), reasoning_text.delta…, .done, content_part.done; output_item.done (its
- *              `encrypted_content` only for its maker: SPEC §9). Until a fragment or the group's end
+ *              `encrypted_content` only for its maker: SPEC §9); an empty thinking that is no summary
+ *              (a call's carrier, encrypted reasoning alone) opens no part: `summary: []`, no content,
+ *              as OpenAI writes it. Until a fragment or the group's end
  *              says which it is, the group's fragments are held (Anthropic marks it with its signature,
  *              at the end; Gemini on the first fragment).
  *   tool_call  function_call: output_item.added, function_call_arguments.delta…, .done, output_item.done;
@@ -358,10 +360,15 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       this.send("response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
       this.send("response.content_part.done", { ...at, content_index: 0, part: this.part(text, o.kind) });
       final = { type: "message", id: o.id, status: "completed", role: "assistant", content: [this.part(text, o.kind)] };
+    } else if (o.summary === undefined && (item as { thinking: string }).thinking === "" && !isSummary(item)) {
+      // (nothing to show, only what it carries — a call's signature, encrypted reasoning: as OpenAI writes
+      // such an item, `summary: []` and no content, no part opened)
+      final = this.reasoning(o.id, "", (item as { fidelity?: Fidelity | null }).fidelity, false);
+      delete final.content;
     } else {
       const { thinking: text, fidelity } = item as { thinking: string; fidelity?: Fidelity | null };
       this.open = o;
-      this.decide((fidelity as { summary?: unknown } | null | undefined)?.summary === true);
+      this.decide(isSummary(item));
       this.open = null;
       if (o.summary) {
         this.send("response.reasoning_summary_text.done", { ...at, summary_index: 0, text });
@@ -438,6 +445,9 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     if (!this.ended) this.abort(new Error("the stream ended before its stop event"), emit);
   }
 }
+
+/** Whether a thinking's provider data says it is a summary (SPEC §9). */
+const isSummary = (item: object): boolean => ((item as { fidelity?: { summary?: unknown } | null }).fidelity?.summary === true);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

@@ -218,8 +218,8 @@ test.each(BACKENDS)(
     const provider = make(fake as unknown as typeof fetch);
     const relay = createRelay({
       models: {
-        tools: { provider, model: "tool-model", allow: { tools: true } },
-        answer: { provider, model: "text-model", allow: { tools: true } },
+        tools: { provider, model: "tool-model" },
+        answer: { provider, model: "text-model" },
       },
       allowAnonymous: true,
     });

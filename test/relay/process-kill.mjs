@@ -22,7 +22,7 @@ import { fakeProvider } from "mmsp-streams/testing";
 import { serve } from "../../scripts/upstream.mjs";
 import { killWorkerd, startRelay } from "../../scripts/workerd-faults.mjs";
 import { allUsage, anthropicCapture, askingFor, ledgerCounting, ownModel } from "../../scripts/load-kit.mjs";
-import { relayTests } from "./runner.mjs";
+import { namedTests } from "../../scripts/named-tests.mjs";
 
 const t0 = performance.now();
 const LABEL = "relay-process-kill";
@@ -111,7 +111,7 @@ const within = (promise, ms) => Promise.race([promise, sleep(ms).then(() => "tim
 // ---- the tests (in order: each goes on from the one before) -----------------------------------------
 
 const streams = {}; // a: the "fast" stream, b: the "claude-fast" one: { location, records, first }
-const { test, run } = relayTests(LABEL);
+const { test, run } = namedTests(LABEL);
 
 /** Resumes stream `s` from its last id on the new process: the rest (read to its end within 20 s) and its records, some. */
 async function resumeRest(s) {

@@ -12,7 +12,7 @@ import { fakeProvider } from "mmsp-streams/testing";
 import { serve } from "../../scripts/upstream.mjs";
 import { anthropicCapture, ledgerCounting } from "../../scripts/load-kit.mjs";
 import { bundleWorker } from "../../worker/build.mjs";
-import { relayTests } from "./runner.mjs";
+import { namedTests } from "../../scripts/named-tests.mjs";
 
 const t0 = performance.now();
 
@@ -71,7 +71,7 @@ const usage = async (which, key, query = "") => {
   return (await answer.json()).data;
 };
 
-const { test, run } = relayTests("relay-quotas");
+const { test, run } = namedTests("relay-quotas");
 
 test("a principal's requestsPerMinute holds across two Worker instances sharing the QUOTAS namespace", async () => {
   const before = provider.requests.length;

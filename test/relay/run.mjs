@@ -22,6 +22,7 @@ import { Miniflare } from "miniflare";
 import { fromFetch, fromResponse, StreamProtocolError, toWireEvent, UpstreamError } from "mmsp-streams";
 import { bundleWorker } from "../../worker/build.mjs";
 import { cutAfter } from "../../scripts/cut-body.mjs";
+import { namedTests } from "../../scripts/named-tests.mjs";
 
 const t0 = performance.now();
 const root = new URL("../../", import.meta.url);
@@ -166,9 +167,8 @@ const post = (which, body, { path = "/v1/stream", headers = {}, signal } = {}) =
 
 // ---- the tests ---------------------------------------------------------------------------------------
 
-const tests = [];
 /** A test; `ms` bounds it (30 s by default: a test that waits on a bound of its own is given more). */
-const test = (name, fn, ms = 30_000) => tests.push({ name, fn, ms });
+const { test, run } = namedTests("relay");
 
 test("relay: a valid upstream stream (7-byte chunks) comes back as SSE with the same message", async () => {
   const res = await post("relay", { model: "tools", messages: [] });
@@ -1012,26 +1012,12 @@ test("CORS: preflight (OPTIONS) allows Last-Event-ID, Authorization, Content-Typ
 
 // ---- run ---------------------------------------------------------------------------------------------
 
-let passed = 0;
-let failed = 0;
-try {
-  for (const { name, fn, ms } of tests) {
-    if (filter && !name.includes(filter)) continue;
-    const t = performance.now();
-    try {
-      await Promise.race([fn(), sleep(ms).then(() => Promise.reject(new Error(`timed out after ${ms / 1000} s`)))]);
-      passed++;
-      console.log(`✓ [relay] ${name} (${Math.round(performance.now() - t)} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`✗ [relay] ${name}\n  ${(e?.stack ?? String(e)).split("\n").slice(0, 6).join("\n  ")}`);
-    }
-  }
-} finally {
-  await Promise.all(Object.values(instances).map((mf) => mf.dispose()));
-  await upstream.close();
-}
-console.log(`relay: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
-// (after stdout has drained: a pipe's writes are asynchronous, and an exit drops what is queued past its
-// 64 KiB, the summary line included, as a CI run's wrangler-dev step did)
-process.stdout.write("", () => process.exit(failed === 0 && passed > 0 ? 0 : 1));
+await run({
+  timeoutMs: 30_000,
+  t0,
+  filter,
+  cleanup: async () => {
+    await Promise.all(Object.values(instances).map((mf) => mf.dispose()));
+    await upstream.close();
+  },
+});

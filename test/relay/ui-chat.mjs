@@ -31,6 +31,7 @@ import { Miniflare } from "miniflare";
 import { MmspChatTransport } from "mmsp-streams/ai-sdk";
 import { fakeProvider } from "mmsp-streams/testing";
 import { serve } from "../../scripts/upstream.mjs";
+import { namedTests } from "../../scripts/named-tests.mjs";
 
 const t0 = performance.now();
 const root = new URL("../../", import.meta.url);
@@ -151,8 +152,7 @@ async function slowRequest(before) {
 /** How the request's answer ended, or "running" when it has not within `ms`. */
 const endOf = (record, ms) => Promise.race([record.ended, sleep(ms).then(() => "running")]);
 
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const { test, run } = namedTests("ui-chat");
 
 test("DefaultChatTransport: an answer with a tool call, read by the AI SDK into one assistant message", async () => {
   const transport = new DefaultChatTransport({ api: api("chat"), headers: { "x-relay-key": A }, body: { model: "claude" } });
@@ -433,27 +433,17 @@ test("Chromium, useChat + DefaultChatTransport: its stop() only aborts the fetch
   }
 });
 
-let passed = 0;
-let failed = 0;
-try {
-  for (const { name, fn } of tests) {
-    try {
-      await fn();
-      passed++;
-      console.log(`ok   ${name}`);
-    } catch (e) {
-      failed++;
-      console.log(`FAIL ${name}\n     ${e?.stack ?? e}`);
-    }
-  }
-} finally {
-  await mfs.chat.dispose();
-  await mfs.slow.dispose();
-  await mfs.open.dispose();
-  await browser?.close();
-  pageServer?.close();
-  await upstream.close();
-  await slowProxy.close();
-}
-console.log(`ui-chat: ${passed} passed, ${failed} failed (${Math.round(performance.now() - t0)} ms)`);
-process.exit(failed === 0 ? 0 : 1);
+// (each test bounded: a hung page or stream fails its test instead of the step's own time limit)
+await run({
+  timeoutMs: 120_000,
+  t0,
+  cleanup: async () => {
+    await mfs.chat.dispose();
+    await mfs.slow.dispose();
+    await mfs.open.dispose();
+    await browser?.close();
+    pageServer?.close();
+    await upstream.close();
+    await slowProxy.close();
+  },
+});

@@ -9,14 +9,16 @@
 // was written (unknown members, `cache_control`, betas) but for what the relay decides: the members
 // the door decides (`decide`: the row's model, the reserved output, a stream, Chat's usage chunk) as
 // the provider's builder wrote them from the MMSP request the door mapped, whose costlier members were checked
-// against the row as at any door (ceilings.ts); the key and the provider's headers the builder's,
+// against the row as at any door (ceilings.ts), and the members the row's `config` sets as on the mapped
+// path (`rowsMembers`: what the builder writes from the one merge, configWithin, and not from the
+// client's config alone); the key and the provider's headers the builder's,
 // with the client's `anthropic-version` / `anthropic-beta` (a beta list joined to the builder's).
 // The provider's bytes are tapped as its reader reads them (providers/byte-tap.ts): the reader still
 // makes the events the relay checks and meters, and the client gets the bytes, at its own pace
 // (`PassedBytes`), with what the relay asked beyond the client taken out again (`answer`). A target of another
 // API is asked with the MMSP request: its answer is encoded by the door.
 import { tapBytes } from "../../providers/byte-tap.js";
-import { isRecord } from "../../internal/values.js";
+import { isRecord, jsonEqual } from "../../internal/values.js";
 import type { UniEvent } from "../../schema.js";
 
 /** What a door passes through: the API's provider name, the client's JSON body, its headers for that provider. */
@@ -61,11 +63,18 @@ const JOINED = new Set(["anthropic-beta"]);
 
 /**
  * The provider's request (`built`: URL, key, its headers) with the client's body instead of the
- * builder's, but for the members the relay decides (`pass.decide`); the client's headers for the
- * provider set (the key's header is never among them), a beta list joined.
+ * builder's, but for the members the relay decides (`pass.decide`) and those the row's `config` set
+ * (where `builtBody`, from the row's config under the client's, differs from `alone`, the builder's
+ * body from the client's config alone: `rowsMembers`); the client's headers for the provider set (the
+ * key's header is never among them), a beta list joined.
  */
-export function passedRequest(built: Request, builtBody: Record<string, unknown>, pass: PassThrough): Request {
-  const body = pass.decide(pass.body, builtBody);
+export function passedRequest(
+  built: Request,
+  builtBody: Record<string, unknown>,
+  pass: PassThrough,
+  alone: Record<string, unknown> = builtBody,
+): Request {
+  const body = pass.decide(rowsMembers(pass.body, builtBody, alone) as Record<string, unknown>, builtBody);
   const headers = new Headers(built.headers);
   for (const [name, value] of pass.headers) {
     const own = headers.get(name);
@@ -74,6 +83,44 @@ export function passedRequest(built: Request, builtBody: Record<string, unknown>
   }
   return new Request(built.url, { method: "POST", headers, body: JSON.stringify(body), redirect: "manual" });
 }
+
+/**
+ * The client's `written` body with the members the row's `config` decided (SPEC §10, "A row's settings
+ * are the operator's"): where the builder's body from the merged config (`built`, ceilings.ts
+ * `configWithin`: the one merge) differs from its body from the client's config alone (`alone`), the
+ * builder's value (a member it left out: left out). Objects are compared member by member, so the
+ * client's other members beside (say, in Gemini's `generationConfig`) stay; a list the row's items
+ * were put before (the row's tools) keeps the client's own items as written after them; any other
+ * list or value that differs is the builder's.
+ */
+export function rowsMembers(written: unknown, built: unknown, alone: unknown): unknown {
+  if (isObject(built) && (alone === undefined || isObject(alone)) && (written === undefined || isObject(written))) {
+    const own = (written ?? {}) as Record<string, unknown>;
+    const other = (alone ?? {}) as Record<string, unknown>;
+    let body: Record<string, unknown> | undefined; // (made at the first member that differs: else `written` itself)
+    for (const key of new Set([...Object.keys(built), ...Object.keys(other)])) {
+      const value = rowsMembers(ownOf(own, key), ownOf(built, key), ownOf(other, key));
+      if (value === ownOf(own, key)) continue;
+      if (body === undefined) {
+        body = Object.create(null) as Record<string, unknown>;
+        for (const k of Object.keys(own)) body[k] = own[k];
+      }
+      if (value === undefined) delete body[key];
+      else body[key] = value;
+    }
+    return body ?? written;
+  }
+  if (jsonEqual(built, alone)) return written;
+  if (Array.isArray(built) && Array.isArray(alone) && Array.isArray(written)) {
+    const added = built.length - alone.length;
+    if (added > 0 && alone.every((item, i) => jsonEqual(item, built[added + i]))) return [...built.slice(0, added), ...written];
+    if (added === 0 && written.length === alone.length) return written.map((item, i) => rowsMembers(item, built[i], alone[i]));
+  }
+  return built;
+}
+
+const ownOf = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+const isObject = (v: unknown): v is Record<string, unknown> => isRecord(v) && !Array.isArray(v);
 
 /**
  * The provider's bytes of a passed-through request (`tap`'s sink registered at once). Nothing reads

@@ -10,6 +10,8 @@
 import { passing } from "../reads.js";
 import { UnsupportedParameterError, UpstreamError } from "../../errors.js";
 import type { Provider } from "../../providers/provider.js";
+import type { UniConfig } from "../../providers/request.js";
+import { jsonEqual } from "../../internal/values.js";
 import { batchesOf, type ProviderBatches } from "../../providers/batches.js";
 import { isRequestError } from "../../providers/request-error.js";
 import type { UniEvent, UniMessage } from "../../schema.js";
@@ -157,7 +159,11 @@ export async function startTarget(
       content_items: [{ type: "text.done", text: ask.prefix }],
     } as UniMessage,
   ];
+  const pass = ask.passThrough !== undefined && ask.passThrough.provider === provider.name && ask.prefix === undefined
+    ? ask.passThrough
+    : undefined;
   let request: Request;
+  let alone: Request | undefined; // (passed through with a row's config: the builder's request from the client's config alone)
   try {
     // (the row's foreignThinking passes to the builder as is: the provider's rule, history.ts)
     const history = target.foreignThinking === undefined ? undefined : { foreignThinking: target.foreignThinking };
@@ -165,6 +171,11 @@ export async function startTarget(
       { model: target.model, messages, config },
       history,
     );
+    if (pass !== undefined && target.config !== undefined) {
+      // (built again only when the row's config adds to the client's: a row of a max_tokens ceiling alone never does)
+      const own = Object.assign(Object.create(null) as UniConfig, body.config, { max_tokens: config.max_tokens });
+      if (!jsonEqual(own, config)) alone = provider.request({ model: target.model, messages, config: own }, history);
+    }
   } catch (e) {
     // the client's own request (its shape, its content): the package's words, naming the client's fields
     if (isRequestError(e)) {
@@ -181,9 +192,9 @@ export async function startTarget(
     };
   }
   let bytes: PassedBytes | undefined;
-  const pass = ask.passThrough;
-  if (pass !== undefined && pass.provider === provider.name && ask.prefix === undefined) {
-    request = passedRequest(request, await request.clone().json() as Record<string, unknown>, pass);
+  if (pass !== undefined) {
+    const built = await request.clone().json() as Record<string, unknown>;
+    request = passedRequest(request, built, pass, alone === undefined ? built : await alone.json() as Record<string, unknown>);
     bytes = new PassedBytes(request, pass);
   }
   const stallMs = ask.stallMs === undefined ? {} : { stallMs: ask.stallMs };

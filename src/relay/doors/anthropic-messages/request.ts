@@ -106,7 +106,7 @@ function ask(body: unknown, count: boolean, passed: boolean): MessagesAsk {
     config.fast_mode = body.speed === "fast";
   }
   thinkingOf(body, config);
-  if (body.tools != null) config.tools = toolsOf(body.tools, caching);
+  if (body.tools != null) config.tools = toolsOf(body.tools, caching, passed);
   if (body.tool_choice != null) {
     const choice = toolChoiceOf(body.tool_choice);
     if (choice !== undefined) config.tool_choice = choice;
@@ -164,8 +164,31 @@ function systemOf(system: unknown, caching: { on: boolean }): string {
   }).join("\n\n");
 }
 
-/** Custom tools (`type` absent or "custom", with `input_schema`); a server tool is refused by name. */
-function toolsOf(tools: unknown, caching: { on: boolean }): ToolSchema[] {
+/**
+ * A custom tool's members beside name, description, input_schema and cache_control, each with what
+ * asks for nothing (the API's reference): `eager_input_streaming` (how Anthropic streams the input);
+ * `allowed_callers` `direct` (a caller other than the model is a server tool's); `defer_loading` false
+ * (true needs the tool search server tool); `strict` false (no provider is asked for strict schemas);
+ * `input_examples` none (the provider would not show them).
+ */
+const TOOL_MEMBERS: Readonly<Record<string, (v: unknown) => boolean>> = {
+  name: () => true,
+  description: () => true,
+  input_schema: () => true,
+  type: () => true,
+  cache_control: () => true,
+  eager_input_streaming: () => true,
+  allowed_callers: (v) => Array.isArray(v) && v.every((c) => c === "direct"),
+  defer_loading: (v) => v === false,
+  strict: (v) => v === false,
+  input_examples: (v) => Array.isArray(v) && v.length === 0,
+};
+
+/**
+ * `tools`: custom tools (`type` absent or "custom", with `input_schema`), a server tool refused by name;
+ * each member classified (`passed`: a body passed through to Anthropic, its tools' members go along unread).
+ */
+function toolsOf(tools: unknown, caching: { on: boolean }, passed: boolean): ToolSchema[] {
   if (!Array.isArray(tools)) return refuse("tools: must be an array.");
   return tools.map((t, i) => {
     if (!isRecord(t) || (t.type != null && t.type !== "custom")) {
@@ -173,6 +196,10 @@ function toolsOf(tools: unknown, caching: { on: boolean }): ToolSchema[] {
       return refuse(`tools[${i}]: only custom tools (name, description, input_schema) are supported, not server tools${type}.`);
     }
     if (typeof t.name !== "string" || t.name === "") return refuse(`tools[${i}].name: must be a non-empty string.`);
+    for (const key of passed ? [] : Object.keys(t)) {
+      const accepts = Object.hasOwn(TOOL_MEMBERS, key) ? TOOL_MEMBERS[key]! : undefined;
+      if (t[key] != null && !accepts?.(t[key])) refuse(`tools[${i}].${key.slice(0, 64)}: not supported by this relay on a custom tool.`);
+    }
     if (t.cache_control != null) caching.on = true;
     const tool: ToolSchema = { name: t.name, description: typeof t.description === "string" ? t.description : "" };
     if (isRecord(t.input_schema)) tool.parameters = t.input_schema;

@@ -202,6 +202,21 @@ function outputLimit(body: Json): number | undefined {
   return limit;
 }
 
+/** A function tool's members (OpenAI's reference: `{type, function: {name, description, parameters, strict}}`). */
+const TOOL_MEMBERS = new Set(["type", "function"]);
+const FUNCTION_MEMBERS = new Set(["name", "description", "parameters", "strict"]);
+
+/** A member of a tool object the relay does not know: refused by name, unless the body is passed through as written (the provider judges it). */
+function unknownMembers(object: Json, known: ReadonlySet<string>, at: string, passed: boolean): void {
+  if (passed) return;
+  for (const key of Object.keys(object)) {
+    if (!known.has(key) && object[key] != null) {
+      refuse(`${at}.${key.slice(0, 64)}`, `${at}.${key.slice(0, 64)} is not supported on a function tool.`);
+    }
+  }
+}
+
+/** `tools`: function tools (a member the relay does not know refused by name; `passed`: it goes along, as does `strict: true`). */
 function toolsOf(tools: unknown, passed: boolean): ToolSchema[] {
   if (!Array.isArray(tools)) return refuse("tools", "tools must be an array.");
   return tools.map((t, i) => {
@@ -213,6 +228,8 @@ function toolsOf(tools: unknown, passed: boolean): ToolSchema[] {
     if (typeof f.name !== "string" || f.name === "") {
       return refuse(`${at}.function.name`, `${at}.function.name must be a non-empty string.`);
     }
+    unknownMembers(t, TOOL_MEMBERS, at, passed);
+    unknownMembers(f, FUNCTION_MEMBERS, `${at}.function`, passed);
     if (f.strict === true && !passed) {
       refuse(`${at}.function.strict`, `${at}.function.strict: true is not supported (no provider is asked for strict schemas).`);
     }

@@ -6,10 +6,11 @@
 // table): one that asks for nothing is accepted, one the relay can do is done, one it cannot do is
 // refused by name (a 400 in Google's shape) before anything is asked — never dropped.
 import { isRecord } from "../../../internal/values.js";
-import type { ThinkingLevel, ToolSchema, UniConfig } from "../../../providers/request.js";
+import type { ThinkingLevel, UniConfig } from "../../../providers/request.js";
 import type { UniMessage } from "../../../schema.js";
 import { messagesOf, systemOf } from "./contents.js";
 import { googleError, refuse, refusing } from "./refused.js";
+import { jsonSchemaOf, toolConfigOf, toolsOf } from "./tools.js";
 
 type Json = Record<string, unknown>;
 
@@ -57,84 +58,14 @@ function ask(body: unknown, model: string, passed: boolean): GeminiAsk {
   const system = systemOf(body.systemInstruction);
   if (system !== undefined) config.system_prompt = system;
   if (given(body.tools)) {
-    const tools = toolsOf(body.tools);
+    const tools = toolsOf(body.tools, passed);
     if (tools.length > 0) config.tools = tools;
   }
-  if (given(body.toolConfig)) toolConfigOf(body.toolConfig, config);
+  if (given(body.toolConfig)) toolConfigOf(body.toolConfig, config, passed);
   if (given(body.generationConfig)) generationOf(body.generationConfig, config);
   if (given(body.safetySettings)) safetyOf(body.safetySettings);
   if (given(body.labels) && !isRecord(body.labels)) refuse("labels must be an object of strings.");
   return { model, messages: messagesOf(body.contents), config };
-}
-
-/** `tools`: each Tool's `functionDeclarations`; any other tool (Google Search, code execution…) refused by name. */
-function toolsOf(tools: unknown): ToolSchema[] {
-  if (!Array.isArray(tools)) return refuse("tools must be an array of Tool objects.");
-  const out: ToolSchema[] = [];
-  tools.forEach((tool, i) => {
-    if (!isRecord(tool)) return refuse(`tools[${i}] must be a Tool object.`);
-    for (const key of Object.keys(tool)) {
-      if (key === "functionDeclarations" || !given(tool[key])) continue;
-      refuse(`tools[${i}].${key.slice(0, 64)} is not supported by this relay: only functionDeclarations (the client's own functions).`);
-    }
-    const declared = tool.functionDeclarations ?? [];
-    if (!Array.isArray(declared)) return refuse(`tools[${i}].functionDeclarations must be an array.`);
-    declared.forEach((f, j) => {
-      const at = `tools[${i}].functionDeclarations[${j}]`;
-      if (!isRecord(f) || typeof f.name !== "string" || f.name === "") return refuse(`${at}.name must be a non-empty string.`);
-      if (given(f.response) || given(f.responseJsonSchema)) refuse(`${at}.response: a function's response schema is not supported.`);
-      if (given(f.behavior) && f.behavior !== "BLOCKING") refuse(`${at}.behavior: only BLOCKING functions are supported.`);
-      const parameters = f.parametersJsonSchema ?? f.parameters;
-      if (given(parameters) && !isRecord(parameters)) refuse(`${at}.parameters must be a schema object.`);
-      out.push({
-        name: f.name,
-        description: typeof f.description === "string" ? f.description : "",
-        ...(isRecord(parameters) ? { parameters: jsonSchemaOf(parameters) } : {}),
-      });
-    });
-  });
-  return out;
-}
-
-/** A Gemini `Schema` (OpenAPI's subset, types in capitals: `OBJECT`) as JSON Schema (lower case); a JSON Schema is itself. */
-function jsonSchemaOf(schema: unknown): Json {
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(walk);
-    if (!isRecord(v)) return v;
-    // (fromEntries defines own members: a `__proto__` key of the client's schema stays a key, never a prototype)
-    return Object.fromEntries(
-      Object.keys(v).map((key) => {
-        const value = v[key];
-        return [
-          key,
-          key === "type" && typeof value === "string"
-            ? value.toLowerCase()
-            : key === "properties" && isRecord(value)
-            ? Object.fromEntries(Object.keys(value).map((k) => [k, walk(value[k])]))
-            : walk(value),
-        ];
-      }),
-    );
-  };
-  return walk(schema) as Json;
-}
-
-/** `toolConfig.functionCallingConfig` → `tool_choice` (AUTO, ANY with or without names, NONE). */
-function toolConfigOf(toolConfig: unknown, config: UniConfig): void {
-  if (!isRecord(toolConfig)) return refuse("toolConfig must be an object.");
-  if (given(toolConfig.retrievalConfig)) refuse("toolConfig.retrievalConfig is not supported (this relay offers no retrieval tools).");
-  const calling = toolConfig.functionCallingConfig;
-  if (!given(calling)) return;
-  if (!isRecord(calling)) return refuse("toolConfig.functionCallingConfig must be an object.");
-  const names = calling.allowedFunctionNames;
-  if (given(names) && (!Array.isArray(names) || !names.every((n) => typeof n === "string"))) {
-    refuse("toolConfig.functionCallingConfig.allowedFunctionNames must be an array of names.");
-  }
-  const mode = calling.mode ?? "AUTO";
-  if (mode === "AUTO" || mode === "MODE_UNSPECIFIED") config.tool_choice = "auto";
-  else if (mode === "NONE") config.tool_choice = "none";
-  else if (mode === "ANY") config.tool_choice = Array.isArray(names) && names.length > 0 ? names as string[] : "required";
-  else refuse(`toolConfig.functionCallingConfig.mode ${String(mode).slice(0, 32)} is not supported (AUTO, ANY or NONE).`);
 }
 
 /** `safetySettings`: thresholds that turn filtering off ask for nothing; any other asks for filtering the relay cannot do. */

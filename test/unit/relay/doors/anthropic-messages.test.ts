@@ -348,6 +348,9 @@ describe.each(BACKENDS)("messages.countTokens backed by $name", (backend) => {
   });
 });
 
+/** A custom tool as the Messages API takes it. */
+const TOOL = { name: "get_weather", input_schema: { type: "object", properties: { city: { type: "string" } } } };
+
 describe("refusals are Messages' error shape, naming the member, with x-should-retry", () => {
   const { relay } = relayFor();
   const post = (body: object) =>
@@ -361,6 +364,12 @@ describe("refusals are Messages' error shape, naming the member, with x-should-r
     [{ ...base, stop_sequences: ["END"] }, 400, "invalid_request_error", "stop_sequences"],
     [{ ...base, max_tokens: undefined }, 400, "invalid_request_error", "max_tokens"],
     [{ ...base, tools: [{ type: "web_search_20250305", name: "web_search" }] }, 400, "invalid_request_error", "tools[0]"],
+    // (inside a custom tool too: what asks for more than the relay does, or a member it does not know, refused by name)
+    [{ ...base, tools: [{ ...TOOL, strict: true }] }, 400, "invalid_request_error", "tools[0].strict"],
+    [{ ...base, tools: [{ ...TOOL, defer_loading: true }] }, 400, "invalid_request_error", "tools[0].defer_loading"],
+    [{ ...base, tools: [{ ...TOOL, allowed_callers: ["code_execution_20250825"] }] }, 400, "invalid_request_error", "tools[0].allowed_callers"],
+    [{ ...base, tools: [{ ...TOOL, input_examples: [{ city: "Paris" }] }] }, 400, "invalid_request_error", "tools[0].input_examples"],
+    [{ ...base, tools: [{ ...TOOL, cache_hint: "x" }] }, 400, "invalid_request_error", "tools[0].cache_hint"],
     [
       { ...base, messages: [{ role: "user", content: [{ type: "document", source: {} }] }] },
       400,
@@ -377,6 +386,23 @@ describe("refusals are Messages' error shape, naming the member, with x-should-r
     expect(json.type).toBe("error");
     expect(json.error.type).toBe(type);
     expect(json.error.message).toContain(named);
+  });
+
+  test("a custom tool's members that ask for nothing are accepted: eager_input_streaming, allowed_callers direct, defer_loading and strict false", async () => {
+    const { relay, fake } = relayFor();
+    const tool = { ...TOOL, eager_input_streaming: true, allowed_callers: ["direct"], defer_loading: false, strict: false, input_examples: [] };
+    const answer = await relay.fetch(
+      new Request(`${ORIGIN}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...base, tools: [tool] }),
+      }),
+      {},
+    );
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    expect((fake.requests[0]!.json as { tools: unknown[] }).tools).toEqual([
+      { name: "get_weather", description: "", input_schema: TOOL.input_schema },
+    ]);
   });
 
   test("the SDK reads a refusal as its typed error, and does not retry it", async () => {
@@ -525,7 +551,7 @@ describe("provider-bound values through a Messages client's history (SPEC §9)",
     const responsesFetch =
       ((input: RequestInfo | URL, init?: RequestInit) => down ? Promise.resolve(overloaded()) : responsesFake(input, init)) as typeof fetch;
     const anthropicFake = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TOOL_USE) }, key: KEY });
-    const allow = { tools: true, thinking_level: true };
+    const allow = { thinking_level: true };
     const relay = createRelay({
       models: {
         "claude-sonnet-4-5": [
@@ -636,7 +662,7 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
       provider: "gemini",
       key: KEY,
       streams: { "gemini-3-pro-preview": GEMINI.SIGNED_CALL },
-      rows: (provider) => ({ "claude-sonnet-4-5": { provider, model: "gemini-3-pro-preview", allow: { tools: true, thinking_level: true } } }),
+      rows: (provider) => ({ "claude-sonnet-4-5": { provider, model: "gemini-3-pro-preview", allow: { thinking_level: true } } }),
     });
   /** The first turn's answer and the history that sends it back with the tool's result. */
   async function firstTurn(client: Anthropic) {
@@ -713,7 +739,7 @@ describe("a Gemini 3 call's thought signature through a Messages client's histor
     const overloaded = () => Response.json({ error: { code: 503, message: "Overloaded", status: "UNAVAILABLE" } }, { status: 503 });
     const geminiFetch = ((input: RequestInfo | URL, init?: RequestInit) => down ? Promise.resolve(overloaded()) : geminiFake(input, init)) as typeof fetch;
     const anthropicFake = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
-    const allow = { tools: true, thinking_level: true };
+    const allow = { thinking_level: true };
     const relay = createRelay({
       models: {
         "claude-sonnet-4-5": [

@@ -66,14 +66,13 @@ function setup() {
       "claude-sonnet-4-5": {
         provider,
         model: "claude-target",
-        allow: { tools: true },
       },
       "claude-capped": {
         provider,
         model: "claude-tools",
         config: { max_tokens: 300 },
-        allow: { tools: true },
       },
+      "claude-thinking": { provider, model: "claude-target", config: { thinking_level: "low", temperature: 0.5 } },
       "claude-fallback": [{ provider: down, model: "claude-target" }, {
         provider: chat,
         model: "gpt-text",
@@ -132,6 +131,26 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
     expect(asked.headers["anthropic-version"]).toBe("2023-01-01"); // (the client's, not the provider's default)
     expect(asked.headers["x-api-key"]).toBe("[redacted]"); // (the provider's key, not the client's)
     expect(JSON.stringify(asked)).not.toContain(RELAY_KEY);
+  });
+
+  test("a row's config holds as on the mapped path: its thinking and temperature where the client set none, the client's within them", async () => {
+    const { fake, client } = setup();
+    const { model: _model, ...rest } = CACHED;
+    await (await client.messages.create({ ...CACHED, model: "claude-thinking" } as Anthropic.MessageCreateParamsStreaming).asResponse()).text();
+    // (the builder's members for the row's thinking_level and temperature, as the mapped path asks them; the rest as written)
+    expect(fake.requests[0]!.json).toEqual({
+      ...rest,
+      model: "claude-target",
+      temperature: 0.5,
+      thinking: { type: "adaptive" },
+      output_config: { effort: "low" },
+    });
+    const off = { ...CACHED, model: "claude-thinking", temperature: 0.2, thinking: { type: "disabled" as const } };
+    await (await client.messages.create(off as Anthropic.MessageCreateParamsStreaming).asResponse()).text();
+    expect(fake.requests[1]!.json).toEqual({ ...off, model: "claude-target" }); // (within the row's: the client's own)
+    const over = await client.messages.create({ ...CACHED, model: "claude-thinking", temperature: 0.9 } as Anthropic.MessageCreateParamsStreaming)
+      .catch((e: unknown) => e);
+    expect(over).toBeInstanceOf(Anthropic.BadRequestError);
   });
 
   test("the SDK's MessageStream reads the provider's answer; the quota is charged the provider's counts", async () => {

@@ -266,6 +266,10 @@ describe("the members of a Chat Completions request: mapped, accepted, or refuse
     [{ service_tier: "flex" }, "service_tier"],
     [{ max_tokens: 10, max_completion_tokens: 20 }, "max_tokens"],
     [{ tools: [{ type: "custom", custom: { name: "x" } }] }, "tools[0]"],
+    [{ tools: [{ type: "function", function: { name: "f", strict: true } }] }, "tools[0].function.strict"],
+    // (the rule inside a tool too: a member the relay does not know, refused by name)
+    [{ tools: [{ type: "function", function: { name: "f", examples: ["x"] } }] }, "tools[0].function.examples"],
+    [{ tools: [{ type: "function", function: { name: "f" }, cache_control: { type: "ephemeral" } }] }, "tools[0].cache_control"],
     [
       { messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "", format: "wav" } }] }] },
       "messages[0].content[0]",

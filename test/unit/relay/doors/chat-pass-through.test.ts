@@ -43,8 +43,9 @@ function setup() {
   const claude = anthropic({ apiKey: ANTHROPIC_KEY, baseURL: "https://api.anthropic.test", fetch: claudeFake as unknown as typeof fetch });
   const relay = createRelay({
     models: {
-      "gpt-5": { provider, model: "gpt-target", allow: { tools: true } },
+      "gpt-5": { provider, model: "gpt-target" },
       "gpt-capped": { provider, model: "gpt-target", config: { max_tokens: 300 } },
+      "gpt-tuned": { provider, model: "gpt-target", config: { thinking_level: "high", temperature: 0.5, tools: [LOOKUP] } },
       "gpt-slow": { provider, model: "gpt-slow" },
       "gpt-fallback": [{ provider: down, model: "gpt-target" }, { provider: claude, model: "claude-target" }],
     },
@@ -58,6 +59,9 @@ function setup() {
   const usage = () => settledUsage(relayFetch(relay, ENV), `${ORIGIN}/v1/usage`, { authorization: `Bearer ${RELAY_KEY}` });
   return { fake, claudeFake, sent, client, usage };
 }
+
+/** A row's own tool (its operator's: added to the client's). */
+const LOOKUP = { name: "lookup", description: "Looks a word up.", parameters: { type: "object", properties: { word: { type: "string" } } } };
 
 /** A request with members the relay does not map (they go along when passed through) and prompt caching's key. */
 const WRITTEN = {
@@ -116,6 +120,26 @@ describe("the Chat Completions door passes a streamed request through to an Open
     expect(final.choices[0]!.message.content).toBe("Hello there!");
     expect(final.model).toBe("gpt-4o-mini"); // (the provider's own)
     expect(final.usage!.total_tokens).toBe(29);
+  });
+
+  test("a row's config holds as on the mapped path: its settings where the client set none, the client's within them, its tools before the client's", async () => {
+    const { fake, client } = setup();
+    const own = { type: "function" as const, function: { name: "add", parameters: { type: "object" }, strict: true } };
+    await (await client.chat.completions.create({ ...WRITTEN, model: "gpt-tuned", tools: [own] }).asResponse()).text();
+    await (await client.chat.completions.create({ ...WRITTEN, model: "gpt-tuned", temperature: 0.2, reasoning_effort: "low" }).asResponse())
+      .text();
+    const [tuned, lower] = fake.requests.map((r) => r.json as Record<string, unknown>);
+    expect(tuned).toEqual({
+      ...WRITTEN,
+      model: "gpt-target",
+      reasoning_effort: "high", // (the row's thinking_level, as the builder writes it)
+      temperature: 0.5,
+      tools: [{ type: "function", function: LOOKUP }, own], // (the client's own as written: its strict kept)
+    });
+    expect(lower).toMatchObject({ temperature: 0.2, reasoning_effort: "low", seed: 7 });
+    expect(lower.tools).toEqual([{ type: "function", function: LOOKUP }]); // (the row's tools: the operator's, in every request)
+    const over = await client.chat.completions.create({ ...WRITTEN, model: "gpt-tuned", temperature: 0.9 }).catch((e: unknown) => e);
+    expect(over).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   test("the output limit: in the client's member, lowered to the reserve; max_completion_tokens when the client sent none", async () => {

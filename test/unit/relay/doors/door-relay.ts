@@ -81,7 +81,7 @@ export function claudeThenRelay(
   const overloaded = () => Response.json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 });
   const claudeFetch =
     ((input: RequestInfo | URL, init?: RequestInit) => state.down ? Promise.resolve(overloaded()) : claude(input, init)) as typeof fetch;
-  const allow = { tools: true, thinking_level: true };
+  const allow = { thinking_level: true };
   const relay = createRelay({
     models: {
       think: [

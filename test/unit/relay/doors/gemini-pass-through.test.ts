@@ -41,6 +41,7 @@ async function setup() {
   const relay = createRelay({
     models: {
       "gemini-pro": { provider, model: "gemini-target", config: { max_tokens: 300 } },
+      "gemini-thinking": { provider, model: "gemini-target", config: { thinking_level: "low" } },
       "gemini-fallback": [{ provider: down, model: "gemini-target" }, { provider: claude, model: "claude-target" }],
     },
   });
@@ -96,6 +97,47 @@ describe("the Gemini door passes a streamed request through to a Gemini target",
     expect(cached.status).toBe(400);
     expect(await cached.text()).toContain("cachedContent");
     expect(fake.requests).toHaveLength(1);
+  });
+
+  test("inside tools and the tool config, what Gemini reads goes as written: a function's output schema, a member the relay does not know, VALIDATED", async () => {
+    const { fake, url } = await setup();
+    const tooled = {
+      ...WRITTEN,
+      tools: [{
+        functionDeclarations: [{
+          name: "get_weather",
+          description: "The weather in a city",
+          parametersJsonSchema: { type: "object", properties: { city: { type: "string" } } },
+          responseJsonSchema: { type: "object", properties: { forecast: { type: "string" } } },
+          cacheHint: "x",
+        }],
+      }],
+      toolConfig: { functionCallingConfig: { mode: "VALIDATED", allowedFunctionNames: ["get_weather"] } },
+    };
+    const answer = await post(url, "gemini-pro", "streamGenerateContent?alt=sse", tooled);
+    expect(answer.status).toBe(200);
+    await answer.text();
+    expect(fake.requests[0]!.json).toEqual(tooled);
+    // (Google's own tools are billed outside token quotas: refused, passed through or not)
+    const hosted = await post(url, "gemini-pro", "streamGenerateContent?alt=sse", { ...WRITTEN, tools: [{ googleSearch: {} }] });
+    expect(hosted.status).toBe(400);
+    expect(await hosted.text()).toContain("tools[0].googleSearch");
+  });
+
+  test("a row's config holds as on the mapped path: its thinking level set beside the client's members; a lower one of the client's kept", async () => {
+    const { fake, url } = await setup();
+    const thoughtful = { ...WRITTEN, generationConfig: { maxOutputTokens: 200, thinkingConfig: { includeThoughts: true } } };
+    await (await post(url, "gemini-thinking", "streamGenerateContent?alt=sse", thoughtful)).text();
+    // (the builder's member for the row's thinking_level, as the mapped path asks it; the client's others as written)
+    expect(fake.requests[0]!.json).toEqual({
+      ...WRITTEN,
+      generationConfig: { maxOutputTokens: 200, thinkingConfig: { includeThoughts: true, thinkingLevel: "LOW" } },
+    });
+    const none = { ...WRITTEN, generationConfig: { maxOutputTokens: 200, thinkingConfig: { thinkingBudget: 0 } } };
+    await (await post(url, "gemini-thinking", "streamGenerateContent?alt=sse", none)).text();
+    expect(fake.requests[1]!.json).toEqual(none); // (no thinking: within the row's level, the client's own)
+    const over = { ...WRITTEN, generationConfig: { thinkingConfig: { thinkingLevel: "HIGH" } } };
+    expect((await post(url, "gemini-thinking", "streamGenerateContent?alt=sse", over)).status).toBe(400);
   });
 
   test("@google/genai's generateContentStream reads the provider's answer; the quota is charged the provider's counts", async () => {

@@ -273,6 +273,15 @@ describe("the Gemini door's mapping", () => {
     [{ ...hello, generationConfig: { candidateCount: 2 } }, "generationConfig.candidateCount"],
     [{ ...hello, generationConfig: { stopSequences: ["END"] } }, "generationConfig.stopSequences"],
     [{ ...hello, tools: [{ googleSearch: {} }] }, "tools[0].googleSearch"],
+    [{ ...hello, tools: [{ codeExecution: {} }] }, "tools[0].codeExecution"],
+    [{ ...hello, tools: [{ functionDeclarations: [WEATHER], urlContext: {} }] }, "tools[0].urlContext"],
+    // (the rule: a member the relay does not know, inside a tool or the tool config too, refused by name)
+    [{ ...hello, tools: [{ functionDeclarations: [{ ...WEATHER, cacheHint: "x" }] }] }, "tools[0].functionDeclarations[0].cacheHint"],
+    [{ ...hello, toolConfig: { functionCallingConfig: { mode: "VALIDATED" } } }, "functionCallingConfig.mode VALIDATED"],
+    [{ ...hello, toolConfig: { functionCallingConfig: { mode: "AUTO", allowedFunctionNames: ["f"] } } }, "allowedFunctionNames"],
+    [{ ...hello, toolConfig: { functionCallingConfig: { mode: "ANY", parallel: false } } }, "toolConfig.functionCallingConfig.parallel"],
+    [{ ...hello, toolConfig: { functionCallingConfig: { streamFunctionCallArguments: true } } }, "streamFunctionCallArguments"],
+    [{ ...hello, toolConfig: { latLng: {} } }, "toolConfig.latLng"],
     [{ ...hello, cachedContent: "cachedContents/abc" }, "'cachedContent'"],
     [
       { ...hello, safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "BLOCK_LOW_AND_ABOVE" }] },
@@ -290,6 +299,25 @@ describe("the Gemini door's mapping", () => {
     expect(json.error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT" });
     expect(json.error.message).toContain(member);
     expect(fake.requests.length).toBe(before);
+  });
+
+  test("a function's output schema (response, responseJsonSchema) asks nothing of the relay: accepted, left out for another provider", async () => {
+    const { url, fake } = await relayFor(BACKENDS[1]!);
+    const described = {
+      ...WEATHER,
+      response: { type: "OBJECT", properties: { forecast: { type: "STRING" } } },
+      responseJsonSchema: { type: "object", properties: { forecast: { type: "string" } } },
+    };
+    const body = {
+      ...hello,
+      tools: [{ functionDeclarations: [described] }],
+      toolConfig: { functionCallingConfig: { mode: "AUTO" }, includeServerSideToolInvocations: false },
+    };
+    const answer = await post(`${url}/v1beta/models/tools:generateContent`, body);
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const sent = fake.requests.at(-1)!.json as Rec;
+    expect(sent.tools).toEqual([{ name: "get_weather", description: WEATHER.description, input_schema: expect.any(Object) }]);
+    expect(JSON.stringify(sent)).not.toContain("forecast");
   });
 
   test("streamGenerateContent without alt=sse is refused by name; an unknown model is Google's 404", async () => {

@@ -54,7 +54,7 @@ function setup(fallback = false) {
   const overloaded = () => Response.json({ error: { code: 503, message: "Overloaded", status: "UNAVAILABLE" } }, { status: 503 });
   const geminiFetch = ((input: RequestInfo | URL, init?: RequestInit) => state.down ? Promise.resolve(overloaded()) : gemini(input, init)) as typeof fetch;
   const anthropic = fakeProvider("anthropic", { streams: { "claude-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY });
-  const allow = { tools: true, thinking_level: true };
+  const allow = { thinking_level: true };
   const relay = createRelay({
     models: {
       gemini: [
@@ -86,16 +86,19 @@ async function firstTurn(client: OpenAI) {
   const output = first.output as Json[];
   const call = output.find((item) => item.type === "function_call")!;
   const input = [USER, ...output, { type: "function_call_output", call_id: call.call_id, output: "Sunny" }] as OpenAI.Responses.ResponseInput;
-  return { output, input };
+  return { output, input, events };
 }
 
 describe("a Gemini 3 call's thought signature through the stateless Open Responses door, with include", () => {
   test("an empty reasoning item just before the function_call carries it sealed; sent back, Gemini gets it on that call", async () => {
     const { client, gemini } = setup();
-    const { output, input } = await firstTurn(client);
+    const { output, input, events } = await firstTurn(client);
     expect(output.map((item) => item.type)).toEqual(["reasoning", "reasoning", "function_call"]);
     const carrier = output[1]!;
+    // (as OpenAI writes a reasoning item with nothing to show: `summary: []`, no content, no part of it streamed)
+    expect(Object.keys(carrier).sort()).toEqual(["encrypted_content", "id", "summary", "type"]);
     expect(carrier.summary).toEqual([]);
+    expect(events.filter((e) => e.item_id === carrier.id)).toEqual([]);
     expect(carrier.encrypted_content).toMatch(/^mmsp1\./);
     expect(JSON.stringify(output)).not.toContain(GEMINI.SIGNATURE);
     await client.responses.create({ ...ASK, input });
@@ -112,6 +115,7 @@ describe("a Gemini 3 call's thought signature through the stateless Open Respons
       ["reasoning", "mmsp1."],
       ["function_call", undefined],
     ]);
+    expect(whole.output[1]).not.toHaveProperty("content");
   });
 
   test("an altered carrier is refused naming encrypted_content, before any provider is asked", async () => {

@@ -34,7 +34,7 @@ const SEAL_ENV = { RELAY_SEAL_KEY: "seal-key-of-the-state-test-0123456789abcdef"
 function setup(env: Json = SEAL_ENV) {
   const fake = fakeProvider("anthropic", { streams: { "claude-sonnet-4-6": parseCapture(THINK_THEN_CALL) } });
   const provider = anthropic({ apiKey: "k", baseURL: "https://api.anthropic.test", fetch: fake as unknown as typeof fetch });
-  const relay = createRelay({ models: { claude: { provider, model: "claude-sonnet-4-6", allow: { tools: true, thinking_level: true } } }, allowAnonymous: true, clientAddress: () => "203.0.113.46" });
+  const relay = createRelay({ models: { claude: { provider, model: "claude-sonnet-4-6", allow: { thinking_level: true } } }, allowAnonymous: true, clientAddress: () => "203.0.113.46" });
   const client = new OpenAI({
     apiKey: "unused",
     baseURL: "https://relay.test/v1",

@@ -181,7 +181,7 @@ function relayFor(backend: (typeof BACKENDS)[number]) {
   const fake = fakeProvider(backend.name, { streams: { "text-model": parseCapture(backend.text), "tool-model": parseCapture(backend.tool) }, key: KEY });
   const provider = backend.make(fake as unknown as typeof fetch);
   const relay = createRelay({
-    models: { text: { provider, model: "text-model" }, tools: { provider, model: "tool-model", allow: { tools: true } } },
+    models: { text: { provider, model: "text-model" }, tools: { provider, model: "tool-model" } },
     allowAnonymous: true, clientAddress: () => "203.0.113.9",
   });
   return { relay, fake };
