@@ -6,7 +6,8 @@
 // to the workerd process, then a new one on the same storage and port; a reset is one stream's object
 // calling `ctx.abort()` with its storage cut (as a deploy or an eviction does to an object).
 //
-// Stream k (EVENTS text deltas "f<k>.<i> ", PACE ms apart, the provider reporting input 12) asks the
+// Stream k (EVENTS text deltas "f<k>.<i> ", PACE ms apart, the provider reporting input 12, a
+// continuation its prefix too: UTF-8 bytes / 4) asks the
 // Worker's "fast" row (its Claude has `continueOnFailure`: a faulted answer is continued) or, every
 // 4th, "claude-fast" (no `continueOnFailure`: a faulted answer ends typed, StreamInterrupted), for
 // principal k % 3, whose quota is exactly its share of the streams at once (concurrentStreams). Each
@@ -67,9 +68,22 @@ for (let k = 0; k < STREAMS; k++) streams[`f-${k}`] = { capture: capture(k, EVEN
 const provider = fakeProvider("anthropic", { streams, key: KEY });
 let deltasSent = 0; // what the fake provider sent: text deltas that left it
 const inputSent = new Map(); // and the input it reported, per stream (each answer's message_start that left it)
-/** Counts the deltas of an answer's body as they leave. */
-const counted = (body, k) => {
+const inputAsked = new Map(); // and the input of every request it received, per stream (what it would report)
+/**
+ * The input of a request as the fake provider counts it: INPUT, and a continuation's prefix (its final
+ * assistant message, Anthropic's prefill) as the relay estimates text, UTF-8 bytes / 4, as a provider
+ * counts a prefill as input too.
+ */
+const inputOf = (json) => {
+  const last = json.messages?.at(-1);
+  if (last?.role !== "assistant") return INPUT;
+  const text = typeof last.content === "string" ? last.content : last.content.map((p) => p.text ?? "").join("");
+  return INPUT + Math.ceil(new TextEncoder().encode(text).length / 4);
+};
+/** Counts the deltas of an answer's body as they leave, its message_start reporting `input` (whole records passed on). */
+const counted = (body, k, input) => {
   const utf8 = new TextDecoder();
+  const bytes = new TextEncoder();
   let held = "";
   return body.pipeThrough(
     new TransformStream({
@@ -77,10 +91,15 @@ const counted = (body, k) => {
         held += utf8.decode(chunk, { stream: true });
         const records = held.split("\n\n");
         held = records.pop();
+        if (records.length === 0) return;
         deltasSent += records.filter((r) => r.startsWith("event: content_block_delta")).length;
         const started = records.filter((r) => r.startsWith("event: message_start")).length;
-        if (started > 0) inputSent.set(k, (inputSent.get(k) ?? 0) + INPUT * started);
-        controller.enqueue(chunk);
+        if (started > 0) inputSent.set(k, (inputSent.get(k) ?? 0) + input * started);
+        const out = records.map((r) => r.replace(`"input_tokens":${INPUT},`, `"input_tokens":${input},`) + "\n\n").join("");
+        controller.enqueue(bytes.encode(out));
+      },
+      flush(controller) {
+        if (held !== "") controller.enqueue(bytes.encode(held));
       },
     }),
   );
@@ -89,8 +108,10 @@ const counted = (body, k) => {
 const upstream = await serve(async (request) => {
   const json = await request.json();
   const model = ownModel(json);
+  const input = inputOf(json);
+  inputAsked.set(model, (inputAsked.get(model) ?? 0) + input);
   const answer = await provider(askingFor(request, json, model));
-  return answer.body === null ? answer : new Response(counted(answer.body, model), answer);
+  return answer.body === null ? answer : new Response(counted(answer.body, model, input), answer);
 });
 
 // ---- the relay in workerd on persisted storage ------------------------------------------------------
@@ -273,9 +294,10 @@ for (const r of results) {
 }
 const completed = results.filter((r) => r.whole);
 // (each request's input charged once: at least what the provider reported — its message_starts that left
-// it — and at most one count per request it received; a request cut before it answered is counted as sent)
+// it — and at most one count per request it received, its prefix included; a request cut before it
+// answered is counted as sent: one request's input and its prefix)
 const askedOf = (k) => provider.requests.filter((r) => r.model === `f-${k}`).length;
-const mischarged = completed.filter((r) => !(r.input >= (inputSent.get(`f-${r.k}`) ?? 0) && r.input <= INPUT * askedOf(r.k)));
+const mischarged = completed.filter((r) => !(r.input >= (inputSent.get(`f-${r.k}`) ?? 0) && r.input <= (inputAsked.get(`f-${r.k}`) ?? 0)));
 for (const r of mischarged) {
   console.log(
     `  stream ${r.k}: its stop event says input ${r.input}; the provider reported ${inputSent.get(`f-${r.k}`)} for ${
@@ -322,10 +344,11 @@ check(
     `input ${input}, output ${output} (${estimated} estimated) for ${deliveredTokens} delivered deltas; the fake provider counted ` +
     `${asked.length} requests (${continued} to continue an answer after a fault), input ${reportedInput} reported, ${deltasSent} deltas sent`,
 );
+const askedInput = [...inputAsked].reduce((n, [model, i]) => (model === "next" ? n : n + i), 0);
 check(
-  mischarged.length === 0 && input >= reportedInput && input <= INPUT * asked.length,
+  mischarged.length === 0 && input >= reportedInput && input <= askedInput,
   `input charged once per request: the ledger's ${input} between the ${reportedInput} the provider reported and ` +
-    `${INPUT * asked.length} (${INPUT} for each of the ${asked.length} requests it received); ` +
+    `${askedInput} (${INPUT} for each of the ${asked.length} requests it received, and each continuation's prefix); ` +
     `${completed.length - mischarged.length} of ${completed.length} whole streams' stop events within their own requests' bounds`,
 );
 check(

@@ -30,6 +30,8 @@
 //   lost-first       (observer.js) the same with workerd's own words: a plain Error "Network connection lost."
 //   cut-first        (Anthropic) the first's body ends after 3 text deltas (no message_stop: a cut)
 //   cut-then-silent  the same, then the second (the continuing target) sends nothing for 8 s
+//   cut-then-stall   (Anthropic) the first as cut-first; the second (the continuing target) its first text
+//                    delta after the prefill, then nothing for 8 s; the others the text answer
 //   cut-tool-first   (Anthropic) the first's body ends inside a tool call's arguments
 //   tool             (Anthropic) a get_weather call until the conversation holds a tool result, then the text
 //   stall / stall-first  (Anthropic) 2 text deltas, then nothing for 8 s (past STALL_S): every one / the first
@@ -274,7 +276,7 @@ export async function providerApi(request: Request, path: string): Promise<Respo
     const silent = script === "silent-first" || (script === "cut-then-silent" && entry.count === 1);
     if (silent) return sleep(8000).then(() => new Response(paced(anthropicEvents().map(anthropicRecord)), { headers: SSE }));
     // a cut: the body ends before message_stop (as Miniflare ends a Node body that breaks)
-    const cut = script === "cut-first" || (script === "cut-then-silent" && first)
+    const cut = script === "cut-first" || ((script === "cut-then-silent" || script === "cut-then-stall") && first)
       ? anthropicEvents().slice(0, 5)
       : script === "cut-tool-first"
       ? cutToolEvents()
@@ -283,6 +285,9 @@ export async function providerApi(request: Request, path: string): Promise<Respo
     if (script === "stall" || script === "stall-first" || script === "stall-two") {
       return new Response(quiet(anthropicEvents().slice(0, 4).map(anthropicRecord)), { headers: SSE });
     }
+  }
+  if (isAnthropic && script === "cut-then-stall" && entry.count === 1) {
+    return new Response(quiet(continuedEvents(prefillOf(text)).slice(0, 3).map(anthropicRecord)), { headers: SSE });
   }
   if (isAnthropic && script === "stall-two" && entry.count === 1) {
     return new Response(quiet(anthropicEvents().slice(0, 1).map(anthropicRecord)), { headers: SSE });

@@ -8,6 +8,8 @@
 // rest as if nothing happened: the whole text, one `.done` holding it, the stop. Charged once (the
 // ledger's one row: the stored usage, the estimate of the stored text, then what the continuation
 // reported), and the claim released at its end (concurrentStreams 1: the next stream is admitted).
+// Each provider request is charged its own input (a continuation in flight: one request's and its
+// prefix), and a take-up asks the target the duty names: the one serving after a live continuation.
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect, test } from "vitest";
 import { providerModels } from "../../worker/models.ts";
@@ -230,7 +232,7 @@ test(
 );
 
 test(
-  "a stream reset again while its continuation is asked (the request sent, no text yet) is charged every request's input once: 36, not 24",
+  "a stream reset again while its continuation is asked (the request sent, no text yet) is charged every request's own input once: 38, not 24",
   async () => {
     const { call, post } = setup(`taken-up-twice-${newTag()}`);
     const tag = newTag();
@@ -243,17 +245,18 @@ test(
     const after = await readAll(await resumeAfter(call, first.id, first.before));
     const { stop } = expectWhole(first.before, after);
     expect(await providerCount(tag)).toBe(3);
-    // three requests, each reported (or, for one cut before it answered, counted as sent) 12: each charged once
-    expect(stop.usage_metadata?.prompt_tokens).toBe(36);
+    // three requests, each charged once: the first's 12; the take-up's, cut before it answered, counted as
+    // sent — one request's 12 and its prefix "Hello," (2); the second take-up's 12 as reported
+    expect(stop.usage_metadata?.prompt_tokens).toBe(12 + 14 + 12);
     const rows = await ledger(call, 1);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ requests: 1, input_tokens: 36 });
+    expect(rows[0]).toMatchObject({ requests: 1, input_tokens: 38 });
   },
   60_000,
 );
 
 test(
-  "a stream reset while a continuation past a provider's cut is asked (the request sent, no answer yet) is charged that request's input too: 36, not 24",
+  "a stream reset while a continuation past a provider's cut is asked (the request sent, no answer yet) is charged that request's own input too, its prefix included: 40, not 24 or 36",
   async () => {
     const { call, post } = setup(`taken-up-cut-${newTag()}`);
     const tag = newTag();
@@ -264,10 +267,36 @@ test(
     const after = await readAll(await resumeAfter(call, first.id, first.before));
     const { stop } = expectWhole(first.before, after);
     expect(await providerCount(tag)).toBe(3);
-    // the first answer's 12, the silent request's 12 (counted as sent), the take-up's 12
-    expect(stop.usage_metadata?.prompt_tokens).toBe(36);
+    // the first answer's 12; the silent request counted as sent: one request's 12 and its prefix
+    // "Hello, provider" (4), which the object dying in that window must not lose; the take-up's 12
+    expect(stop.usage_metadata?.prompt_tokens).toBe(12 + 16 + 12);
     const rows = await ledger(call, 1);
-    expect(rows[0]).toMatchObject({ requests: 1, input_tokens: 36 });
+    expect(rows[0]).toMatchObject({ requests: 1, input_tokens: 40 });
+  },
+  60_000,
+);
+
+test(
+  "a stream reset after a live continuation moved it to another target is taken up as that target allows (the duty names it): the row's other Claude has no continueOnFailure, so the stream ends typed, charged every request once",
+  async () => {
+    const { call, post } = setup(`taken-up-moved-${newTag()}`);
+    const tag = newTag();
+    // the first Claude is cut after "Hello, provider"; the row's other Claude continues it (" wor") and stalls
+    const answer = await post("fast", tag, "cut-then-stall");
+    expect(answer.status).toBe(200);
+    const id = streamIdOf(answer);
+    const reader = answer.body!.getReader();
+    const before = recordsOf(await readUntil(reader, (t) => deltasOf(recordsOf(t)) === "Hello, provider wor"));
+    expect(deltasOf(before)).toBe("Hello, provider wor");
+    await cut(id, reader);
+    const after = await readAll(await resumeAfter(call, id, before));
+    // (the first Claude, which failed, is not asked again: the target serving was the other one, which may not be continued)
+    expect(after.map(([, e]) => e.error?.type).filter(Boolean)).toEqual(["StreamInterrupted"]);
+    expect(await providerCount(tag)).toBe(2);
+    // each request's input once: 12 (the first), 12 (the continuation, reported at its message_start)
+    const rows = await ledger(call, 1);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ requests: 1, input_tokens: 24 });
   },
   60_000,
 );

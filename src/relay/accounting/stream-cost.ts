@@ -12,7 +12,7 @@ import { passing, readsOf } from "../reads.js";
 import { fromWireError, toWireError, type WireError } from "../../errors.js";
 import type { UniEvent, UsageMetadata } from "../../schema.js";
 import type { Claim, Settlement } from "./quota.js";
-import { trustedInput, UsageMeter } from "./usage-estimate.js";
+import { type Reported, trustedInput, UsageMeter } from "./usage-estimate.js";
 import { parseJsonText } from "../../internal/json.js";
 
 /** The header through which the Worker hands a stream's object its claim (removed from every client's request). */
@@ -60,17 +60,18 @@ export const askedOf = (s: CostSnapshot): number => s.asked ?? s.settlement.inpu
 
 /**
  * `s` with one provider request more sent (a continuation, SPEC §10 "A stream outlives its object"),
- * its input counted now as `asked` (each request is asked the whole request, a continuation more: at
- * least the input an earlier one reported), marked estimated: stored in the duty before the request
- * leaves, so an object that dies before its target answers still charges it (once: what the target
- * reports replaces it, stream/run.ts `takeUp`).
+ * its own input counted now: `input`, the request's (one request's, `asked`, plus the prefix it
+ * carries: routing/continuation.ts `requestInput`), else `asked` alone; marked estimated. Stored in
+ * the duty before the request leaves, so an object that dies before its target answers still charges
+ * it (once: what the target reports replaces it, stream/run.ts `takeUp`).
  */
-export function withRequest(s: CostSnapshot): CostSnapshot {
+export function withRequest(s: CostSnapshot, input?: number): CostSnapshot {
   const asked = askedOf(s);
+  const more = input !== undefined && Number.isSafeInteger(input) && input >= asked ? input : asked; // (never less than one request's)
   const metadata = s.usage.usage_metadata as UsageMetadata | null;
-  const prompt = metadata === null ? null : { ...metadata, prompt_tokens: (metadata.prompt_tokens ?? 0) + asked };
+  const prompt = metadata === null ? null : { ...metadata, prompt_tokens: (metadata.prompt_tokens ?? 0) + more };
   return {
-    settlement: { ...s.settlement, input: s.settlement.input + asked, estimated: s.settlement.estimated + asked },
+    settlement: { ...s.settlement, input: s.settlement.input + more, estimated: s.settlement.estimated + more },
     usage: { usage_metadata: prompt, usage_estimated: true },
     asked,
   };
@@ -96,34 +97,35 @@ export function snapshotOf(text: string | null): CostSnapshot | null {
 export class StreamCost {
   readonly #meter: UsageMeter;
   /** What the provider serving the stream reported so far (models.ts `reportedUsageOf`), when a provider serves it. */
-  #reported: () => UsageMetadata | null = () => null;
+  #reported: () => Reported | null = () => null;
   /** One request's input (CostSnapshot's `asked`): given (a stream taken up), else the first input the provider reported. */
   #asked: number | null;
-  /** A continuation request was sent and no event came since (`sent`): its snapshot counts it (`withRequest`). */
-  #sending = false;
+  /** A continuation request was sent and no event came since (`sent`: its input): its snapshot counts it (`withRequest`). */
+  #sending: number | null = null;
   constructor(readonly ticket: Ticket, asked: number | null = null) {
     this.#meter = new UsageMeter(ticket.input);
     this.#asked = asked;
   }
 
   /** Follows what the provider that serves the stream reports (its answer's `reportedUsageOf`). */
-  follow(reported: (() => UsageMetadata | null) | undefined): void {
+  follow(reported: (() => Reported | null) | undefined): void {
     if (reported) this.#reported = reported;
   }
 
   /** One event of the stream, as stored or sent. */
   see(event: UniEvent): void {
-    this.#sending = false; // (the continuation's first event: what its target reported is in `reported` now)
+    this.#sending = null; // (the continuation's first event: what its target reported is in `reported` now)
     this.#meter.see(event);
   }
 
-  /** A continuation request is about to leave: counted in the snapshots (`withRequest`) until the next event. */
-  sent(): void {
-    this.#sending = true;
+  /** A continuation request is about to leave, asking `input` tokens: counted in the snapshots (`withRequest`) until the next event. */
+  sent(input: number): void {
+    this.#sending = input;
   }
 
   /** The error that ends the stream, with the usage so far (`usage_metadata`, `usage_estimated`). */
   mark(error: WireError): WireError {
+    this.#sending = null; // (the stream ends: a continuation sent is in what its target reported, or charged by `reported`)
     const { usage_metadata, usage_estimated } = this.#meter.spent(this.#reported());
     return { ...error, usage_metadata, usage_estimated };
   }
@@ -140,10 +142,11 @@ export class StreamCost {
    */
   snapshot(): CostSnapshot {
     const reported = this.#reported();
-    this.#asked ??= trustedInput(reported); // (the first count: one request's, stored at once when the answer opens)
+    // (the first count: one request's, stored at once when the answer opens; a continued answer's counts are several requests')
+    if (reported?.estimated_input === undefined) this.#asked ??= trustedInput(reported);
     const { usage_metadata, usage_estimated } = this.#meter.spent(reported);
     const s = { settlement: this.settlement(), usage: { usage_metadata, usage_estimated }, asked: this.#asked ?? this.ticket.input };
-    return this.#sending ? withRequest(s) : s;
+    return this.#sending === null ? s : withRequest(s, this.#sending);
   }
 
   /** The settlement of a request refused before any event (the provider's refusal: nothing spent). */

@@ -26,6 +26,14 @@ import type { UniEvent, UsageMetadata } from "../../schema.js";
 import { isRecord } from "../../internal/values.js";
 import { isTokenCount, MAX_TOKEN_COUNT } from "../../internal/usage.js";
 
+/**
+ * What the provider(s) serving a stream reported so far (the settlement's `reported`): the four counts,
+ * and, for an answer continued past a failure (routing/continuation.ts), `estimated_input`: how much
+ * of its input is the relay's estimate (a request whose target counted none yet: each provider
+ * request counts its own input, the prefix it carried included; SPEC §10 "Principals and quotas").
+ */
+export type Reported = UsageMetadata & { estimated_input?: number };
+
 /** UTF-8 bytes the estimate counts as one token. */
 export const BYTES_PER_TOKEN = 4;
 /** What an inline data item (an image, audio) counts, in or out. */
@@ -170,7 +178,7 @@ export class UsageMeter {
    * count so far and the fragments' estimate (a count given early, like Anthropic's first output
    * token, is no measure of what followed).
    */
-  spent(reported: UsageMetadata | null = null): Spent {
+  spent(reported: Reported | null = null): Spent {
     const stop = this.#reported;
     const u = stop ?? reported;
     const cached = trustedCount(u?.cached_tokens);
@@ -185,7 +193,9 @@ export class UsageMeter {
     const outputGiven = stop !== null && (thoughts !== null || response !== null);
     const output = outputGiven ? counted : Math.max(counted, fragments);
     const outputEstimated = !outputGiven && fragments > counted;
-    const estimated = (inputGiven ? 0 : input) + (outputEstimated ? output : 0);
+    // (of an input given, the part a continued answer's targets did not count: `Reported`)
+    const estimatedInput = inputGiven ? Math.min(input, trustedCount(reported?.estimated_input) ?? 0) : input;
+    const estimated = estimatedInput + (outputEstimated ? output : 0);
     // (a count given but not trusted counts as estimated too: the settlement did not take it)
     const untrusted = u !== null && [u.cached_tokens, u.prompt_tokens, u.thoughts_tokens, u.response_tokens]
       .some((n) => n !== null && trustedCount(n) === null);
@@ -196,7 +206,7 @@ export class UsageMeter {
         thoughts_tokens: thoughts,
         response_tokens: outputGiven ? response : output - (thoughts ?? 0),
       },
-      usage_estimated: stop === null || untrusted || !inputGiven || !outputGiven,
+      usage_estimated: stop === null || untrusted || !inputGiven || estimatedInput > 0 || !outputGiven,
       estimated,
       input,
       output,

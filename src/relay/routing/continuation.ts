@@ -11,16 +11,18 @@
 // error, as without continuation: two answers are never spliced (the continuing target's first item
 // must be text; its events pass the relay's own grammar check after this, in the stream's object).
 // The stop event's usage is the last target's plus what the earlier targets spent before their cuts:
-// their input as each reported it (Anthropic's `message_start`), their output estimated from their
-// text (a cut answer reports no output count), since the quota settles from it.
-import type { UniEvent, UsageMetadata } from "../../schema.js";
-import { logMove, retryable, type ServeOptions } from "./retry.js";
+// each request's own input (continued-cost.ts: its target's count, else one request's input plus the
+// prefix it carried, from the moment it is sent) and their output estimated from their text (a cut
+// answer reports no output count), since the quota settles from it.
+import type { UniEvent } from "../../schema.js";
+import { answered, logMove, retryable, type ServeOptions } from "./retry.js";
 import type { MmspBody, RelayModel } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { follow } from "../../internal/abort.js";
 import { batchedOne } from "../../providers/batches.js";
 import { flattened } from "../reads.js";
-import { textTokens, trustedCount, trustedInput } from "../accounting/usage-estimate.js";
+import { inputEstimate, textTokens, trustedInput } from "../accounting/usage-estimate.js";
+import { carry, requestInput, type Serving, withCarried } from "./continued-cost.js";
 
 type Item = UniEvent["content_items"][number] & {
   text?: string;
@@ -106,20 +108,6 @@ function seam(
   }, still];
 }
 
-/**
- * The stop event with what the earlier targets spent added: `input` to its `prompt_tokens`, `output`
- * to its `response_tokens` (a count the last target did not report: left to the estimate).
- */
-function withCarried(event: UniEvent, input: number, output: number): UniEvent {
-  const usage = event.usage_metadata;
-  if (!usage) return event;
-  const add = (n: number | null, more: number): number | null => (n === null ? null : n + more);
-  return {
-    ...event,
-    usage_metadata: { ...usage, prompt_tokens: add(usage.prompt_tokens, input), response_tokens: add(usage.response_tokens, output) },
-  };
-}
-
 /** Where a continued answer stands: the target serving it and its events, the targets left, the seam, what earlier targets spent. */
 export interface Continuing {
   readonly answer: Answer;
@@ -135,17 +123,8 @@ export interface Continuing {
    * from that event (stream-cost.ts), and those tokens were spent.
    */
   carried: number;
-  /** The input the targets before the last one reported (each was asked the whole request). */
-  carriedInput: number;
-}
-
-/**
- * The target serving a continued answer now (a continuation moves it on), and the input the targets
- * before it reported (`carriedInput`, as in Continuing).
- */
-export interface Serving {
-  events: StartedTarget["events"];
-  carriedInput?: number;
+  /** One request's input: the first target's count, else the claim's estimate (the request's text: usage-estimate.ts); null until needed. */
+  asked: number | null;
 }
 
 /** What continued() is asked with besides its state. */
@@ -154,20 +133,6 @@ export interface ContinueParts {
   signal: AbortSignal;
   options: ServeOptions;
   serving: Serving;
-}
-
-/**
- * What the targets of a continued answer reported so far: the serving one's counts, its input with
- * the input of the targets before it (each was asked the whole request). What an answer that ends
- * before its stop event is settled from (and stored with each batch, for a restart: SPEC §10 "A
- * stream outlives its object"); the stop event carries the same (withCarried). Null while the serving
- * target reported nothing (the settlement then estimates); its own counts when they are not trusted.
- */
-export function reportedSoFar(serving: Serving): UsageMetadata | null {
-  const own = serving.events.reportedUsage;
-  const carried = serving.carriedInput ?? 0;
-  if (own === null || carried === 0 || trustedInput(own) === null) return own;
-  return { ...own, prompt_tokens: (trustedCount(own.prompt_tokens) ?? 0) + carried };
 }
 
 /**
@@ -186,7 +151,11 @@ async function ask(
   // (what is left of the claim's output: the text so far was spent from it)
   const maxTokens = options.maxTokens === undefined ? undefined : options.maxTokens - textTokens(state.answer.text);
   if (maxTokens !== undefined && maxTokens < 1) return "none";
-  options.sending?.(); // (a throw — the duty could not be stored — sends nothing)
+  state.asked ??= trustedInput(parts.serving.events.reportedUsage) ?? inputEstimate(body.messages, body.config);
+  parts.serving.estimate ??= state.asked; // (the first request's: one request's input while its target counted none)
+  const input = requestInput(state.asked, prefix);
+  // (a throw — the duty could not be stored — sends nothing)
+  options.sending?.({ input });
   const attempt = state.attempt = new AbortController();
   follow(attempt, signal);
   const start = await startTarget(candidate, body, attempt.signal, options.bounds, {
@@ -199,6 +168,9 @@ async function ask(
   const firstItem = first && !("error" in first) && !first.done ? first.value[0]?.content_items[0] : undefined;
   if ("started" in start && firstItem?.type === "text.delta") return start.started;
   attempt.abort(failure);
+  // (a request its provider took is charged, whatever came of it: its count, else its estimate)
+  if ("started" in start) carry(parts.serving, start.started.events.reportedUsage, input);
+  else if (answered(start.error)) carry(parts.serving, null, input);
   if ("started" in start) start.started.reader.cancel(failure).catch(() => {});
   return null;
 }
@@ -221,9 +193,10 @@ export async function next(state: Continuing, parts: ContinueParts, failure: unk
     state.skip = answer.text.slice(answer.text.trimEnd().length);
     state.carried = textTokens(answer.text);
     state.current = candidate;
-    state.carriedInput += trustedInput(serving.events.reportedUsage) ?? 0; // (a count the settlement would not trust carries nothing)
+    carry(serving, serving.events.reportedUsage, serving.estimate!); // (the request left: ask() set its estimate)
     serving.events = started.events;
-    serving.carriedInput = state.carriedInput;
+    serving.estimate = requestInput(state.asked!, answer.text.trimEnd());
+    if (options.nameOf) options.sending?.({ serving: options.nameOf(candidate) }); // (a take-up after a restart asks it)
     state.reader = flattened(targetEvents(started)).getReader();
     return true;
   }
@@ -254,7 +227,7 @@ export function continued(
     skip: "",
     attempt: null,
     carried: 0,
-    carriedInput: 0,
+    asked: null,
   };
   return batchedOne(continuedStream(state, parts)); // (a continued answer: its events one by one, the seam's rule per event)
 }
@@ -275,9 +248,7 @@ export function continuedStream(state: Continuing, parts: ContinueParts): Readab
         let event: UniEvent | null = r.value;
         if (state.skip !== "") [event, state.skip] = seam(state.answer, state.skip, r.value);
         if (event === null) continue;
-        if (event.event_type === "stop" && state.carried + state.carriedInput > 0) {
-          event = withCarried(event, state.carriedInput, state.carried);
-        }
+        if (event.event_type === "stop" && parts.serving.estimate !== undefined) event = withCarried(event, parts.serving, state.carried);
         return controller.enqueue(state.answer.see(event));
       }
     },

@@ -13,9 +13,10 @@
 import { UpstreamError } from "../../errors.js";
 import { follow } from "../../internal/abort.js";
 import type { UniEvent } from "../../schema.js";
-import { continued, reportedSoFar, type Serving } from "./continuation.js";
+import { continued } from "./continuation.js";
+import { reportedSoFar, type Serving } from "./continued-cost.js";
 import { takenUp } from "./take-up.js";
-import { logMove, retryable, type ServeOptions } from "./retry.js";
+import { logMove, retryable, type Sending, type ServeOptions } from "./retry.js";
 import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { sseAnswer } from "../stream/answer.js";
@@ -129,10 +130,13 @@ export interface TakenUp {
   /** What that target reported of its usage before the restart, or null. */
   reported: UniEvent["usage_metadata"] | null;
   /**
-   * Called just before each continuation request is sent: the object stores the request as sent (its
-   * input counted), so one that dies before the target answers is still charged for it (stream/run.ts).
+   * Told just before each continuation request is sent (the object stores the request as sent, its
+   * input counted, so one that dies before the target answers is still charged for it) and when its
+   * target serves (stored as the stream's target): stream/run.ts.
    */
-  sending?: () => void;
+  sending?: (news: Sending) => void;
+  /** One request's input as the stream's cost knows it (stream-cost.ts `askedOf`): a continuation's estimate starts from it. */
+  asked?: number;
 }
 
 /**
@@ -159,6 +163,7 @@ export async function takenUpAnswer(
     signal,
     { ...options, nameOf, sending: taken.sending },
     taken.reported,
+    taken.asked,
   );
   if (up === null) return null;
   const answer = sseAnswer(batchedOne(up.events), targets[i]!.provider.name, { reported: () => reportedSoFar(up.serving) });

@@ -128,13 +128,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => isRecord(v) && !A
  * body through its reader, until a chunk of bytes is there; so the client's pace is the provider's,
  * and the events (metered, settled at their end) are read to their end before the client's body ends.
  * A body cut (the connection, a bound, the reader's own stop) cuts the client's too, after every byte
- * the reader read; the client going away stops the provider (`stop`).
+ * the reader read; the client going away cancels the events' reader, which stops the provider (its
+ * request aborted: the one way it is stopped).
  */
 export class PassedBytes {
   readonly #queue: Uint8Array[] = [];
   #ended: { error?: unknown } | undefined;
 
-  constructor(request: Request, private readonly pass: PassThrough, private readonly stop: (reason: unknown) => void) {
+  constructor(request: Request, private readonly pass: PassThrough) {
     tapBytes(request, {
       chunk: (b) => {
         if (!this.#ended) this.#queue.push(b);
@@ -164,10 +165,7 @@ export class PassedBytes {
         if (cut && "error" in cut) controller.error(cut.error);
         else controller.close();
       },
-      cancel: (reason) => {
-        this.stop(reason);
-        return reader.cancel(reason).catch(() => {});
-      },
+      cancel: (reason) => reader.cancel(reason).catch(() => {}),
     }, { highWaterMark: 0 });
     return this.pass.answer ? this.pass.answer(bytes) : bytes;
   }

@@ -31,6 +31,19 @@ export function retryable(seen: unknown): boolean {
     RETRYABLE_TYPE.test(error.errorType);
 }
 
+/**
+ * Whether a request that failed before its first event was taken by its provider (its answer began:
+ * a body cut, an error event, a broken stream), so that its input is charged (SPEC §10 "Principals and
+ * quotas": never under-charged); a refusal with an HTTP status, no connection at all, or the relay's
+ * own refusal (no provider error) was not.
+ */
+export function answered(seen: unknown): boolean {
+  const error = causeOf(seen);
+  if (error instanceof ConnectionError) return error.bytesRead !== undefined;
+  if (error instanceof StreamProtocolError) return true;
+  return error instanceof UpstreamError && error.status === null;
+}
+
 /** Why a target failed, for the log: the error's kind, status, type or rule; never its message (it may quote the request). */
 export function whyOf(seen: unknown): string {
   const error = causeOf(seen);
@@ -63,9 +76,17 @@ export interface ServeOptions {
   /** The client's own request, passed through to a target of its door's API (pass-through.ts). */
   passThrough?: PassThrough | undefined;
   /**
-   * Called just before each continuation request leaves (continuation.ts): the stream's object stores
-   * the request as sent, its input counted, so an object that dies before the target answers still
-   * charges it (SPEC §10 "A stream outlives its object"). A throw sends nothing.
+   * Told of each continuation (continuation.ts; SPEC §10 "A stream outlives its object"): just before
+   * its request leaves (the stream's object stores it as sent, its own input counted, so an object
+   * that dies before the target answers still charges it; a throw sends nothing), and when its target
+   * serves the answer (stored as the stream's target: a take-up after a restart asks it).
    */
-  sending?: (() => void) | undefined;
+  sending?: ((news: Sending) => void) | undefined;
 }
+
+/**
+ * What ServeOptions `sending` is told: a continuation request about to leave, with its own `input`
+ * (counted from now: continuation.ts `requestInput`, one request's and its prefix), or the target that
+ * serves the answer from now on (`serving`: its `name`, else its index in the row, as x-mmsp-target).
+ */
+export type Sending = { input: number } | { serving: string };

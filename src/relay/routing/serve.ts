@@ -14,6 +14,7 @@ import { callUpstream, openUpstream, type UpstreamFunction } from "./upstream.js
 import { targetCount } from "./count.js";
 import { type WatchdogEnv, watchdogOf } from "./watchdog.js";
 import { refusal } from "../refusal.js";
+import type { Sending } from "./retry.js";
 import { passThroughOf } from "./pass-through.js";
 import { ownValue } from "../../internal/values.js";
 
@@ -33,7 +34,7 @@ export const reserveOf = (config: MmspBody["config"], row: RelayRow, limits: Lim
 export function routing<E>(parts: RoutingParts<E>) {
   const { upstream, tableOf, tracer, limitsOf } = parts;
 
-  async function open(request: Request, env: E, signal: AbortSignal, sending?: () => void): Promise<Response> {
+  async function open(request: Request, env: E, signal: AbortSignal, sending?: (news: Sending) => void): Promise<Response> {
     const target = upstream ?? ownValue(env as { MMSP_UPSTREAM?: string }, "MMSP_UPSTREAM");
     if (tableOf) {
       // a model of the table: its provider answers (models.ts); any other goes on to the upstream

@@ -12,7 +12,9 @@ import { UpstreamError } from "../../errors.js";
 import type { ServeOptions } from "./retry.js";
 import type { MmspBody, RelayModel } from "./models.js";
 import type { StartedTarget } from "./target.js";
-import { Answer, continuedStream, type ContinueParts, type Continuing, next, RESTARTS, type Serving } from "./continuation.js";
+import { inputEstimate } from "../accounting/usage-estimate.js";
+import { Answer, continuedStream, type ContinueParts, type Continuing, next, RESTARTS } from "./continuation.js";
+import type { Serving } from "./continued-cost.js";
 
 /** The error a taken-up stream ends with when no target could continue it (SPEC §10 "A stream outlives its object"). */
 const restarted = (): UpstreamError => {
@@ -33,9 +35,11 @@ const restarted = (): UpstreamError => {
  * the relay's), taken up again: `stored` (the events the dead object stored) replayed, then `target`
  * asked again, or the next of `rest` that can, to continue their text in the same open group, as
  * `continued` does past a provider's failure — one continuation request, never a splice. `reported`
- * is what the first target reported before the restart (its input carried into the stop event, with
- * the estimate of the stored text; `options.sending` is told before each continuation request leaves).
- * Null when the answer cannot be continued (no `continueOnFailure`,
+ * is what the targets before the restart reported (their input carried into the stop event, with
+ * the estimate of the stored text; `options.sending` is told before each continuation request leaves),
+ * `asked` one request's input as the stream's cost knows it (else the request's estimate): a
+ * continuation request's own input is estimated from it and its prefix until its target counts it.
+ * Null when the answer cannot be continued (no `continueOnFailure` — continuation.ts `next` decides —,
  * not text only, already stopped, no target took it up): the object then ends it typed.
  */
 export async function takenUp(
@@ -46,8 +50,9 @@ export async function takenUp(
   signal: AbortSignal,
   options: ServeOptions,
   reported: UniEvent["usage_metadata"] | null,
+  asked?: number,
 ): Promise<{ events: ReadableStream<UniEvent>; serving: Serving } | null> {
-  if (target.continueOnFailure !== true || stored.some((e) => e.event_type === "stop")) return null;
+  if (stored.some((e) => e.event_type === "stop")) return null;
   const answer = new Answer();
   for (const event of stored) answer.see(event);
   if (!answer.textOnly || answer.text.trim() === "") return null;
@@ -62,7 +67,8 @@ export async function takenUp(
     skip: "",
     attempt: null,
     carried: 0,
-    carriedInput: 0,
+    // (what the dead object reported is the whole stream's so far, not one request's)
+    asked: asked ?? inputEstimate(body.messages, body.config),
   };
   if (!(await next(state, parts, restarted()))) return null;
   let replayed = 0;

@@ -195,7 +195,7 @@ export async function startTarget(
   if (pass !== undefined) {
     const built = await request.clone().json() as Record<string, unknown>;
     request = passedRequest(request, built, pass, alone === undefined ? built : await alone.json() as Record<string, unknown>);
-    bytes = new PassedBytes(request, pass, () => void events.stop());
+    bytes = new PassedBytes(request, pass);
   }
   const stallMs = ask.stallMs === undefined ? {} : { stallMs: ask.stallMs };
   const events = batchesOf(provider, request, {

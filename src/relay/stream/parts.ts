@@ -10,6 +10,7 @@ import type { StreamCost } from "../accounting/stream-cost.js";
 import type { Settlement } from "../accounting/quota.js";
 import type { RelayState } from "../platform.js";
 import type { TakenUp } from "../routing/fallback.js";
+import type { Sending } from "../routing/retry.js";
 import type { DoorEncoding } from "./encoding.js";
 import type { StreamStore } from "./store.js";
 import type { Viewers } from "./viewers.js";
@@ -17,7 +18,7 @@ import type { Viewers } from "./viewers.js";
 /** What a stream's object needs from `createRelay` (create-relay.ts). */
 export interface StreamObjectConfig<E> {
   /** Makes the upstream request: its stream (2xx), its refusal (wrapped), or a 502 that names no URL. */
-  open(request: Request, env: E, signal: AbortSignal, sending?: () => void): Promise<Response>;
+  open(request: Request, env: E, signal: AbortSignal, sending?: (news: Sending) => void): Promise<Response>;
   /** How protocol errors name the upstream of this answer. */
   clientOf(upstream: Response): string;
   /** The bounds in effect. */

@@ -17,6 +17,7 @@ import type { StreamEnding } from "./ending.js";
 import { BINDING_HEADER, DOOR_HEADER, META_HEADER, URL_HEADER } from "./headers.js";
 import { limitsOf, type Live, type StreamContext } from "./parts.js";
 import { readsOf } from "../reads.js";
+import type { Sending } from "../routing/retry.js";
 
 /** A creating request, taken apart: the upstream request and what the object keeps of the rest. */
 export interface Creation {
@@ -102,12 +103,17 @@ export class StreamRun<E> {
     // (a continuation request is stored as sent before it leaves — its input counted, `withRequest` — and
     // what its target reports replaces that at once when it answers: an object that dies in between
     // still charges it, and nothing is charged twice; SPEC §10 "A stream outlives its object")
-    const sending = stored ? () => store.saveUsage(JSON.stringify(withRequest(stored))) : undefined;
+    // (and a target that serves it stored as the stream's: a second restart takes up from it)
+    const sending = (news: Sending) => {
+      if ("serving" in news) store.saveTarget(news.serving);
+      else if (stored) store.saveUsage(JSON.stringify(withRequest(stored, news.input)));
+    };
     try {
       await this.ending.schedule();
       const events = store.events().map((json) => parseJsonText(json) as UniEvent);
       const reported = (stored?.usage.usage_metadata ?? null) as UniEvent["usage_metadata"] | null;
-      upstream = await config.takeUp!(request, env, { target: duty!.target, events, reported, sending }, reading.signal);
+      const asked = stored ? askedOf(stored) : undefined;
+      upstream = await config.takeUp!(request, env, { target: duty!.target, events, reported, sending, asked }, reading.signal);
     } catch (e) {
       console.error("relay: a restarted stream could not be taken up", e);
     }
@@ -130,15 +136,18 @@ export class StreamRun<E> {
 
   /**
    * A continuation request of the live stream is about to leave (routing/continuation.ts, past a
-   * provider's failure): stored as sent, its input counted (stream-cost.ts `withRequest`), so that an
-   * object that dies before its target answers still charges it; the batch of its first event stores
-   * what it reports instead.
+   * provider's failure): stored as sent, its own input counted (stream-cost.ts `withRequest`), so that
+   * an object that dies before its target answers still charges it (the batch of its first event
+   * stores what it reports instead). Or its target serves the answer now: stored as the stream's
+   * target (the duty's), so a take-up after a restart asks it, not the one that failed.
    */
-  sending(): void {
+  sending(news: Sending): void {
     const { store } = this.ctx;
+    if (!store.exists || store.ended) return;
+    if ("serving" in news) return store.saveTarget(news.serving);
     const cost = this.live.cost;
-    cost?.sent();
-    if (cost && store.exists && !store.ended) store.saveUsage();
+    cost?.sent(news.input);
+    if (cost) store.saveUsage();
   }
 
   /** Reads the upstream to its end; every checked event is stored (past the first `replayed`: stored already), a failure as the last event. */

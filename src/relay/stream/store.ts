@@ -212,6 +212,11 @@ export class StreamStore {
     if (json !== null) this.sql.exec("UPDATE duty SET usage = ? WHERE id = 0", json);
   }
 
+  /** Stores the target that serves the stream now (a continuation moved it on: routing/continuation.ts), for a take-up after a restart. */
+  saveTarget(target: string): void {
+    this.sql.exec("UPDATE duty SET target = ? WHERE id = 0", target);
+  }
+
   /** Marks the stream ended in storage, deleted at `expiresAt` (ms since the epoch). */
   markEnded(expiresAt: number): void {
     this.ended = true;

@@ -53,6 +53,7 @@ import { reportedUsageOf } from "./answer.js";
 import { limitsOf, type Live, type StreamContext, type StreamObjectConfig, StreamStopped } from "./parts.js";
 import { StreamEnding } from "./ending.js";
 import { creationOf, StreamRun } from "./run.js";
+import type { Sending } from "../routing/retry.js";
 
 /** (the headers the Worker hands the object: headers.ts) */
 export { BINDING_HEADER, URL_HEADER } from "./headers.js";
@@ -196,7 +197,7 @@ export class RelayStreamObject<E = unknown> {
     const reading = new AbortController();
     const cost = ticket && new StreamCost(ticket);
     // (a continuation past a provider's failure is stored as sent before it leaves: run.ts `sending`)
-    const sending = () => this.run.sending();
+    const sending = (news: Sending) => this.run.sending(news);
     const upstream = await this.run.awaitHeaders(reading, () => this.ctx.config.open(upstreamRequest, this.env, reading.signal, sending));
     if (reading.signal.aborted && reading.signal.reason instanceof StreamStopped) {
       // given up before the headers (the alarm): the creator, if still there, is told why

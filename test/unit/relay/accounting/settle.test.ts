@@ -104,7 +104,7 @@ test("a stream's stored cost knows one request's input (`asked`): a continuation
   taken.follow(() => usage(24));
   expect(taken.snapshot().asked).toBe(12);
   // a continuation sent (past a provider's failure): counted in every snapshot until its first event
-  taken.sent();
+  taken.sent(12); // (one request's input: the least a request sent counts)
   expect(taken.snapshot().settlement.input).toBe(36);
   expect(taken.snapshot().settlement.input).toBe(36); // (a batch stored meanwhile keeps it)
   taken.see({ role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "a" }] } as unknown as UniEvent);

@@ -151,6 +151,34 @@ describe("@anthropic-ai/sdk against the relay's /v1/messages (Anthropic fake)", 
     expect(response.headers.get("x-mmsp-tokens-estimated")).toBe("true");
   });
 
+  test("messages.countTokens falls back along the row's targets, as a request does: one without a counter passed, a failing counter passed, the next one's figure", async () => {
+    const fakes = {
+      chat: fakeProvider("openai-chat", { streams: { "text-model": parseCapture(CHAT.TEXT) }, key: KEY }),
+      claude: fakeProvider("anthropic", { streams: { "text-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY }),
+      gemini: fakeProvider("gemini", { streams: { "text-model": parseCapture(GEMINI.TEXT) }, key: KEY }),
+    };
+    const row = [
+      { provider: providerFor("openai-chat", KEY, fakes.chat as unknown as typeof fetch), model: "text-model" }, // (no counter)
+      { provider: providerFor("anthropic", "sk-not-the-fakes-key", fakes.claude as unknown as typeof fetch), model: "text-model" }, // (its counter refuses the key)
+      { provider: providerFor("gemini", KEY, fakes.gemini as unknown as typeof fetch), model: "text-model" },
+    ];
+    const relay = createRelay({ models: { "claude-haiku-4-5": row }, allowAnonymous: true, clientAddress: () => "203.0.113.9" });
+    const { data, response } = await sdk(relay).messages.countTokens({
+      model: "claude-haiku-4-5",
+      messages: [{ role: "user", content: "Count me along the row" }],
+    }).withResponse();
+    expect(fakes.chat.requests).toHaveLength(0);
+    expect(fakes.claude.requests.map((r) => r.status)).toEqual([401]);
+    expect(fakes.gemini.requests.map((r) => r.status)).toEqual([200]);
+    expect(data.input_tokens).toBe(fakes.gemini.requests[0]!.counted);
+    expect(response.headers.get("x-mmsp-tokens-estimated")).toBeNull();
+    // none of them counts: the relay's estimate, said to be one
+    const none = createRelay({ models: { "claude-haiku-4-5": row.slice(0, 2) }, allowAnonymous: true, clientAddress: () => "203.0.113.9" });
+    const estimated = await sdk(none).messages.countTokens({ model: "claude-haiku-4-5", messages: [{ role: "user", content: "x" }] }).withResponse();
+    expect(estimated.data.input_tokens).toBeGreaterThan(0);
+    expect(estimated.response.headers.get("x-mmsp-tokens-estimated")).toBe("true");
+  });
+
   test("a principal with its day's tokens spent can still count (a count claims a place in requestsPerMinute only)", async () => {
     const { relay } = relayFor(BACKENDS[0], { quotas: { anonymous: { requestsPerMinute: 5, tokensPerDay: 1 } } });
     const client = sdk(relay);

@@ -283,6 +283,28 @@ describe("the Messages door passes a streamed request through to an Anthropic ta
     expect(await fake.requests[0]!.ended).toBe("aborted");
   });
 
+  test("Stop: a client's body cancelled, its request never aborted (as through Miniflare), aborts the provider's request", async () => {
+    const fake = fakeProvider("anthropic", {
+      streams: { "claude-slow": { capture: parseCapture(ANTHROPIC.TEXT), stallMs: Infinity } },
+      key: KEY,
+    });
+    const provider = anthropic({ apiKey: KEY, baseURL: "https://api.anthropic.test", fetch: fake as unknown as typeof fetch });
+    const relay = createRelay({ models: { "claude-slow": { provider, model: "claude-slow" } } });
+    const answer = await relay.fetch(
+      new Request(`${ORIGIN}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": RELAY_KEY, "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ model: "claude-slow", max_tokens: 64, stream: true, messages: [{ role: "user", content: "Hi" }] }),
+      }),
+      ENV,
+    );
+    expect(answer.status).toBe(200);
+    const reader = answer.body!.getReader();
+    expect((await reader.read()).done).toBe(false); // (the provider's first bytes, passed through)
+    await reader.cancel("the client went away");
+    expect(await fake.requests[0]!.ended).toBe("aborted");
+  });
+
   test("the provider's bytes are read at the client's pace: nothing is read ahead of what the client reads", async () => {
     // the provider's answer one SSE event per chunk, each given when the reader pulls it (counted)
     const events = ANTHROPIC.TEXT.split(/(?<=\n\n)/);

@@ -9,14 +9,14 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { GoogleGenAI } from "@google/genai";
 import { generateText, jsonSchema, stepCountIs, tool } from "ai";
 import { afterAll, describe, expect, test } from "vitest";
-import type { RelayOptions } from "../../../../src/relay/index.ts";
-import { parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
+import { createRelay, type RelayOptions } from "../../../../src/relay/index.ts";
+import { fakeProvider, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
 import type { Served } from "../../../../src/testing/serve.ts";
 import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
 import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
 import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
 import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
-import { claudeThenRelay, doorRelay, serveRelay } from "./door-relay.ts";
+import { claudeThenRelay, doorRelay, providerFor, serveRelay } from "./door-relay.ts";
 
 type Rec = Record<string, any>;
 const KEY = "sk-unit-gemini-door-KEY";
@@ -385,6 +385,34 @@ describe("the Gemini door's mapping", () => {
     expect(third.status).toBe(429); // (the minute's two requests are spent)
     expect(((await third.json()) as Rec).error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
   });
+});
+
+test("countTokens falls back along the row's targets, as a request does: one without a counter passed, a failing counter passed, the next one's figure", async () => {
+  const fakes = {
+    chat: fakeProvider("openai-chat", { streams: { "text-model": parseCapture(CHAT.TEXT) }, key: KEY }),
+    google: fakeProvider("gemini", { streams: { "text-model": parseCapture(GEMINI.TEXT) }, key: KEY }),
+    claude: fakeProvider("anthropic", { streams: { "text-model": parseCapture(ANTHROPIC.TEXT) }, key: KEY }),
+  };
+  const relay = createRelay({
+    models: {
+      text: [
+        { provider: providerFor("openai-chat", KEY, fakes.chat as unknown as typeof fetch), model: "text-model" }, // (no counter)
+        { provider: providerFor("gemini", "not-the-fakes-key", fakes.google as unknown as typeof fetch), model: "text-model" }, // (refused)
+        { provider: providerFor("anthropic", KEY, fakes.claude as unknown as typeof fetch), model: "text-model" },
+      ],
+    },
+    allowAnonymous: true,
+    clientAddress: () => "203.0.113.7",
+  });
+  const server = await serveRelay(relay, SEAL);
+  servers.push(server);
+  const ai = new GoogleGenAI({ apiKey: "client-key", httpOptions: { baseUrl: server.url } });
+  const counted = await ai.models.countTokens({ model: "text", contents: "Count me along the row" });
+  expect(fakes.chat.requests).toHaveLength(0);
+  expect(fakes.google.requests.map((r) => r.status)).not.toContain(200);
+  expect(fakes.google.requests.length).toBeGreaterThan(0);
+  expect(fakes.claude.requests.map((r) => r.status)).toEqual([200]);
+  expect(counted.totalTokens).toBe(fakes.claude.requests[0]!.counted);
 });
 
 describe("a sealed thoughtSignature (SPEC §9-§10): another provider's proof through a Gemini client, back to its maker", () => {

@@ -16,6 +16,7 @@ import { fakeProvider, parseCapture } from "../../../../src/testing/index.ts";
 import { watchdogOf } from "../../../../src/relay/routing/watchdog.ts";
 import { limits } from "../../../../src/relay/admission/limits.ts";
 import type { UniEvent } from "../../../../src/index.ts";
+import { textTokens } from "../../../../src/relay/accounting/usage-estimate.ts";
 
 const KEY = "sk-ant-take-up-KEY-0000";
 const capture = parseCapture(readFileSync(new URL("../../../../samples/providers/anthropic.sse", import.meta.url), "utf8"));
@@ -128,4 +129,22 @@ test("a stream's object is told before each continuation request leaves (`sendin
   expect(await ask({ continueOnFailure: false })).toBeNull();
   expect(seenAtSending).toEqual([0]); // (nothing sent: not told)
   expect(fake.requests).toHaveLength(1);
+});
+
+test("the object is told the request's own input when it leaves (one request's and the stored text's tokens), and the target once it serves", async () => {
+  const { target, body, options } = setup();
+  const news: unknown[] = [];
+  const taken = await takenUp(
+    target,
+    [],
+    [delta("Hello there")],
+    body,
+    new AbortController().signal,
+    { ...options, nameOf: () => "claude-b", sending: (n) => news.push(n) },
+    null,
+    30,
+  );
+  expect(taken).not.toBeNull();
+  await all(taken!.events);
+  expect(news).toEqual([{ input: 30 + textTokens("Hello there") }, { serving: "claude-b" }]);
 });
