@@ -2,6 +2,7 @@
 // and a history read by the package's own readers sent back exactly (signatures, encrypted reasoning).
 import { describe, expect, test } from "vitest";
 import { UnsupportedParameterError } from "../../src/errors.ts";
+import { anthropic } from "../../src/providers/anthropic/index.ts";
 import { gemini } from "../../src/providers/gemini/index.ts";
 import { UNSIGNED_CALL } from "../../src/providers/gemini/request.ts";
 import { GeminiReader } from "../../src/providers/gemini/reader.ts";
@@ -293,4 +294,28 @@ describe("chatRequest: reasoning_details back to the provider", () => {
     const { text } = await replay(D.DETAILS_PROTO);
     expect(text).toContain('"reasoning_details":[{"__proto__":{"again":1},"type":"reasoning.text","text":"ab"');
   });
+});
+
+describe("a tool's output_schema (the package's member of MMSP's ToolSchema)", () => {
+  const output_schema = { type: "object", properties: { forecast: { type: "string" } } };
+  const request: MmspRequest = {
+    model: "m",
+    messages: [user("Weather?")],
+    config: { tools: [{ name: "get_weather", description: "d", parameters: { type: "object" }, output_schema }] },
+  };
+
+  test("Gemini: the declaration's responseJsonSchema", async () => {
+    const body = await bodyOf(built(gemini, request));
+    expect(body.tools).toEqual([{ functionDeclarations: [{ name: "get_weather", description: "d", parameters: { type: "object" }, responseJsonSchema: output_schema }] }]);
+  });
+
+  test.each([["openai-chat", openaiChat], ["openai-responses", openaiResponses], ["anthropic", anthropic]] as const)(
+    "%s: no such member, the tool sent without it",
+    async (_, make) => {
+      const body = await bodyOf(built(make as typeof gemini, request));
+      expect(body.tools).toHaveLength(1);
+      expect(JSON.stringify(body)).not.toContain("forecast");
+      expect(JSON.stringify(body)).not.toContain("output_schema");
+    },
+  );
 });
