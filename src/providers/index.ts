@@ -43,4 +43,4 @@ export type { ThinkingMode } from "./anthropic/models.js";
 export { openaiResponses } from "./openai-responses/index.js";
 export { gemini } from "./gemini/index.js";
 export type { Provider, ProviderEvents, ProviderOptions } from "./provider.js";
-export type { MmspRequest, ThinkingLevel, ToolSchema, UniConfig } from "./request.js";
+export type { MmspRequest, ThinkingLevel, ToolChoice, ToolSchema, UniConfig } from "./request.js";

@@ -19,6 +19,67 @@ export interface ToolSchema {
   description: string;
   /** Its arguments' JSON Schema. */
   parameters?: Record<string, unknown>;
+  /**
+   * The package's: the JSON Schema of what the function returns, for the model to read (Gemini's
+   * `responseJsonSchema`). It asks nothing of the provider: the others have no such member and are sent
+   * the tool without it.
+   */
+  output_schema?: Record<string, unknown>;
+}
+
+/**
+ * MMSP's `tool_choice`: `"auto"`, `"required"`, `"none"`, or a list of names (one of them must be
+ * called; to OpenAI Chat, as MMSP's openai_chat client sends it, the names allowed in mode auto); the package's `{ mode, tools }` names the tools the model may call, and whether it must call
+ * one (`required`, as a list) or may also answer without (`auto`).
+ */
+export type ToolChoice = "auto" | "required" | "none" | string[] | { mode: "auto" | "required"; tools: string[] };
+
+/** `tool_choice` read once for every builder: how the model may call, and the only names it may call (none: any tool). */
+export interface ToolsAllowed {
+  /** `auto`: it may answer without a call; `required`: it calls a tool; `none`: it calls none. */
+  mode: "auto" | "required" | "none";
+  /** The names it may call, when the choice limits them (every one among the tools). */
+  only?: string[];
+}
+
+/**
+ * `config.tool_choice` → what every builder sends in its own terms (one reading: a plain list is `{ mode:
+ * listMode, tools }` — "required" unless the builder's MMSP client sends a list otherwise, as openai_chat's
+ * does in mode auto — and a name that is no tool's is refused here, never sent on);
+ * undefined when none is given. A provider with its own allowed list sends `only` in it (OpenAI's
+ * `allowed_tools`, Gemini's `allowedFunctionNames` with mode ANY); else, and for Gemini's `auto`, the
+ * tools offered are `only`'s (`offered`).
+ */
+export function toolsAllowed(client: string, config: UniConfig, listMode: "auto" | "required" = "required"): ToolsAllowed | undefined {
+  const choice: unknown = config.tool_choice;
+  if (choice === undefined) return undefined;
+  if (choice === "auto" || choice === "required" || choice === "none") return { mode: choice };
+  const list = Array.isArray(choice) ? choice : isRecord(choice) && Array.isArray(choice.tools) ? choice.tools : undefined;
+  const mode = Array.isArray(choice) ? listMode : isRecord(choice) ? choice.mode : undefined;
+  if (list === undefined || list.length === 0 || !list.every((n) => typeof n === "string") || (mode !== "auto" && mode !== "required")) {
+    throw unsupported(
+      client,
+      "tool_choice",
+      'it is "auto", "required", "none", a list of tool names or { mode: "auto" | "required", tools: [names] }',
+    );
+  }
+  const names = new Set((config.tools ?? []).map((tool) => tool.name));
+  const unknown = list.find((name) => !names.has(name));
+  if (unknown !== undefined) {
+    throw unsupported(client, "tool_choice", `it names ${JSON.stringify(unknown.slice(0, 64))}, which is none of the tools`);
+  }
+  return { mode, only: list as string[] };
+}
+
+/** The tools a provider is offered when it has no allowed list of its own: those `only` names, else all. */
+export function offered(tools: ToolSchema[], allowed: ToolsAllowed | undefined): ToolSchema[] {
+  const only = allowed?.only;
+  return only === undefined ? tools : tools.filter((tool) => only.includes(tool.name));
+}
+
+/** A tool for a provider that has no output schema: the tool without it. */
+export function withoutOutputSchema({ output_schema: _, ...tool }: ToolSchema): Omit<ToolSchema, "output_schema"> {
+  return tool;
 }
 
 /** How much the model thinks (MMSP's `ThinkingLevel`). */
@@ -34,8 +95,8 @@ export interface UniConfig {
   top_p?: number;
   /** The tools the model may call. */
   tools?: ToolSchema[];
-  /** `"auto"`, `"required"`, `"none"`, or the names of the tools allowed. */
-  tool_choice?: "auto" | "required" | "none" | string[];
+  /** `"auto"`, `"required"`, `"none"`, the names of which one must be called, or the tools allowed with a mode (`ToolChoice`). */
+  tool_choice?: ToolChoice;
   /** OpenAI Chat: `reasoning_effort`; Anthropic: adaptive thinking at that effort (`none`: thinking disabled). */
   thinking_level?: ThinkingLevel;
   /** Anthropic: show the thinking summarized (`true`) or omit it. */

@@ -449,6 +449,7 @@ function factoryCases(): Case[] {
       const claude = anthropic({ apiKey: "k" });
       const gpt = openaiChat({ apiKey: "k" });
       const req = (config: Json): any => ({ model: "m", messages: [user("x")], config });
+      // (a tool choice naming tools the request does not have)
       assertError(await rejects(() => claude.request(req({ tool_choice: ["a", "b"] }))), UnsupportedParameterError, { parameter: "tool_choice", client: "anthropic" });
       assertError(await rejects(() => gpt.request(req({ thinking_summary: true }))), UnsupportedParameterError, { parameter: "thinking_summary", client: "openai-chat" });
       assertError(await rejects(() => gpt.request(req({ thinking_level: "max" }))), UnsupportedParameterError, { parameter: "thinking_level" });

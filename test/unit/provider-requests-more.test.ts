@@ -2,6 +2,7 @@
 // and a history read by the package's own readers sent back exactly (signatures, encrypted reasoning).
 import { describe, expect, test } from "vitest";
 import { UnsupportedParameterError } from "../../src/errors.ts";
+import { anthropic } from "../../src/providers/anthropic/index.ts";
 import { gemini } from "../../src/providers/gemini/index.ts";
 import { UNSIGNED_CALL } from "../../src/providers/gemini/request.ts";
 import { GeminiReader } from "../../src/providers/gemini/reader.ts";
@@ -292,5 +293,42 @@ describe("chatRequest: reasoning_details back to the provider", () => {
   test("an entry's __proto__ member goes back as the data it was", async () => {
     const { text } = await replay(D.DETAILS_PROTO);
     expect(text).toContain('"reasoning_details":[{"__proto__":{"again":1},"type":"reasoning.text","text":"ab"');
+  });
+});
+
+describe("a tool's output_schema (the package's member of MMSP's ToolSchema)", () => {
+  const output_schema = { type: "object", properties: { forecast: { type: "string" } } };
+  const request: MmspRequest = {
+    model: "m",
+    messages: [user("Weather?")],
+    config: { tools: [{ name: "get_weather", description: "d", parameters: { type: "object" }, output_schema }] },
+  };
+
+  test("Gemini: the declaration's responseJsonSchema", async () => {
+    const body = await bodyOf(built(gemini, request));
+    expect(body.tools).toEqual([{ functionDeclarations: [{ name: "get_weather", description: "d", parameters: { type: "object" }, responseJsonSchema: output_schema }] }]);
+  });
+
+  test.each([["openai-chat", openaiChat], ["openai-responses", openaiResponses], ["anthropic", anthropic]] as const)(
+    "%s: no such member, the tool sent without it",
+    async (_, make) => {
+      const body = await bodyOf(built(make as typeof gemini, request));
+      expect(body.tools).toHaveLength(1);
+      expect(JSON.stringify(body)).not.toContain("forecast");
+      expect(JSON.stringify(body)).not.toContain("output_schema");
+    },
+  );
+});
+
+describe("chatRequest: a plain list of names in tool_choice", () => {
+  const tools = [{ name: "f", description: "d", parameters: { type: "object" } }, { name: "g", description: "d", parameters: { type: "object" } }];
+  const sent = async (tool_choice: MmspRequest["config"] extends infer C ? C extends { tool_choice?: infer T } ? T : never : never) =>
+    (await bodyOf(built(openaiChat as unknown as typeof gemini, { model: "m", messages: [user("Hi")], config: { tools, tool_choice } }))).tool_choice;
+
+  test("is allowed_tools in mode auto, as MMSP's own openai_chat client sends it; the explicit modes are kept", async () => {
+    const f = [{ type: "function", function: { name: "f" } }];
+    expect(await sent(["f"])).toEqual({ type: "allowed_tools", allowed_tools: { mode: "auto", tools: f } });
+    expect(await sent({ mode: "required", tools: ["f"] })).toEqual({ type: "allowed_tools", allowed_tools: { mode: "required", tools: f } });
+    expect(await sent({ mode: "auto", tools: ["f"] })).toEqual({ type: "allowed_tools", allowed_tools: { mode: "auto", tools: f } });
   });
 });

@@ -6,7 +6,20 @@
  */
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
-import { base64Of, dataUrl, outputFormat, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import {
+  base64Of,
+  dataUrl,
+  offered,
+  outputFormat,
+  refuseConfig,
+  thinkingLevel,
+  type ToolsAllowed,
+  toolsAllowed,
+  type UniConfig,
+  unsupported,
+  unsupportedItem,
+  withoutOutputSchema,
+} from "../request.js";
 import { budgetTokens, type ThinkingMode, thinkingModeOf } from "./models.js";
 import { REDACTED_THINKING } from "./reader.js";
 
@@ -27,21 +40,24 @@ function image(url: string): Json {
 }
 
 /**
- * The Messages tool_choice of MMSP's (a list allows one name only); `parallel_tool_calls: false` is its
- * `disable_parallel_tool_use` (on `auto` when no choice is named; `none` calls nothing and takes none).
+ * The Messages tool_choice of MMSP's: one name required is `tool` (that one); the Messages API has no
+ * allowed list, so tools limited to several (or to some, `auto`) are offered alone (`limits`) with `any`
+ * or `auto`. `parallel_tool_calls: false` is its `disable_parallel_tool_use` (on `auto` when no choice
+ * is named; `none` calls nothing and takes none).
  */
-function toolChoice(client: string, config: UniConfig): Json | undefined {
-  const choice = config.tool_choice;
+function toolChoice(config: UniConfig, allowed: ToolsAllowed | undefined): Json | undefined {
   let out: Json;
-  if (Array.isArray(choice)) {
-    if (choice.length !== 1) throw unsupported(client, "tool_choice", "the Messages API names one tool, not a list of several");
-    out = { type: "tool", name: choice[0] };
-  } else if (choice !== undefined) out = { type: choice === "required" ? "any" : choice };
+  if (allowed?.mode === "required" && allowed.only?.length === 1) out = { type: "tool", name: allowed.only[0] };
+  else if (allowed !== undefined) out = { type: allowed.mode === "required" ? "any" : allowed.mode };
   else if (config.parallel_tool_calls === false && config.tools !== undefined) out = { type: "auto" };
   else return undefined;
   if (config.parallel_tool_calls === false && out.type !== "none") out.disable_parallel_tool_use = true;
   return out;
 }
+
+/** The choice that limits the tools offered: all but one required name (`tool` names it among them all). */
+const limits = (allowed: ToolsAllowed | undefined): ToolsAllowed | undefined =>
+  allowed?.mode === "required" && allowed.only?.length === 1 ? undefined : allowed;
 
 /** The body's settings from MMSP's config (thinking aside: `thinkingOf`). */
 function settings(client: string, config: UniConfig): Json {
@@ -50,11 +66,15 @@ function settings(client: string, config: UniConfig): Json {
   if (config.system_prompt !== undefined) body.system = config.system_prompt;
   if (config.temperature !== undefined) body.temperature = config.temperature;
   if (config.top_p !== undefined) body.top_p = config.top_p;
+  const allowed = toolsAllowed(client, config);
   if (config.tools !== undefined) {
-    body.tools = config.tools.map(({ parameters, ...tool }) => (parameters === undefined ? tool : { ...tool, input_schema: parameters }));
+    body.tools = offered(config.tools, limits(allowed)).map((schema) => {
+      const { parameters, ...tool } = withoutOutputSchema(schema);
+      return parameters === undefined ? tool : { ...tool, input_schema: parameters };
+    });
   }
   // (prompt_cache_key: the Messages API has no such key, its cache follows `cache_control`: no effect)
-  const choice = toolChoice(client, config);
+  const choice = toolChoice(config, allowed);
   if (choice !== undefined) body.tool_choice = choice;
   if (config.fast_mode) body.speed = "fast";
   if (config.verbosity !== undefined) throw unsupported(client, "verbosity", "the Messages API has no verbosity setting");

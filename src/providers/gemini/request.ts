@@ -12,9 +12,12 @@ import { historyFor, type HistoryOptions, type TargetRules } from "../history.js
 import {
   base64Of,
   dataUrl,
+  offered,
   outputFormat,
   refuseConfig,
   type ThinkingLevel,
+  toolsAllowed,
+  type ToolSchema,
   type UniConfig,
   unsupported,
   unsupportedItem,
@@ -106,6 +109,11 @@ function budgetOf(model: string, level: ThinkingLevel): number {
   return budgets[level];
 }
 
+/** A tool → its FunctionDeclaration: as it is, its output schema Gemini's `responseJsonSchema`. */
+function declaration({ output_schema, ...tool }: ToolSchema): Json {
+  return output_schema === undefined ? tool : { ...tool, responseJsonSchema: output_schema };
+}
+
 /** `config` → `systemInstruction`, `generationConfig`, `tools`, `toolConfig` (MMSP's `transformUniConfigToModelConfig`). */
 function settings(client: string, model: string, config: UniConfig): Json {
   // (embedding settings, other caching and unknown keys are refused; Gemini has image and speech settings)
@@ -148,13 +156,15 @@ function settings(client: string, model: string, config: UniConfig): Json {
     generation.imageConfig = { ...(aspect_ratio ? { aspectRatio: aspect_ratio } : {}), ...(image_size ? { imageSize: image_size } : {}) };
   }
   if (config.tools !== undefined) {
-    out.tools = [{ functionDeclarations: config.tools }];
-    const choice = config.tool_choice;
-    if (choice !== undefined) {
+    // (Gemini's allowedFunctionNames is read with mode ANY only: tools limited with `auto` are offered alone)
+    const allowed = toolsAllowed(client, config);
+    const auto = allowed?.mode === "auto" ? allowed : undefined;
+    out.tools = [{ functionDeclarations: offered(config.tools, auto).map(declaration) }];
+    if (allowed !== undefined) {
       out.toolConfig = {
-        functionCallingConfig: Array.isArray(choice)
-          ? { mode: "ANY", allowedFunctionNames: choice }
-          : { mode: choice === "required" ? "ANY" : choice.toUpperCase() },
+        functionCallingConfig: allowed.mode === "required" && allowed.only !== undefined
+          ? { mode: "ANY", allowedFunctionNames: allowed.only }
+          : { mode: allowed.mode === "required" ? "ANY" : allowed.mode.toUpperCase() },
       };
     }
   }

@@ -8,7 +8,18 @@
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { ownValue } from "../../internal/values.js";
 import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
-import { base64Of, outputFormat, refuseConfig, thinkingLevel, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import {
+  base64Of,
+  outputFormat,
+  refuseConfig,
+  thinkingLevel,
+  type ToolsAllowed,
+  toolsAllowed,
+  type UniConfig,
+  unsupported,
+  unsupportedItem,
+  withoutOutputSchema,
+} from "../request.js";
 
 type Json = Record<string, unknown>;
 
@@ -18,12 +29,12 @@ const EFFORT: Readonly<Record<string, string>> = { none: "none", low: "low", med
 /** The audio formats Chat's `input_audio` takes, by media type. */
 const AUDIO: Readonly<Record<string, string>> = { "audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3" };
 
-/** The Chat tool_choice of MMSP's: a list of names is `allowed_tools` (as MMSP sends it). */
-function toolChoice(choice: NonNullable<UniConfig["tool_choice"]>): unknown {
-  if (!Array.isArray(choice)) return choice;
+/** The Chat tool_choice of MMSP's: the tools it limits the model to are Chat's `allowed_tools`, in its mode. */
+function toolChoice(allowed: ToolsAllowed): unknown {
+  if (allowed.only === undefined) return allowed.mode;
   return {
     type: "allowed_tools",
-    allowed_tools: { mode: "auto", tools: choice.map((name) => ({ type: "function", function: { name } })) },
+    allowed_tools: { mode: allowed.mode, tools: allowed.only.map((name) => ({ type: "function", function: { name } })) },
   };
 }
 
@@ -34,8 +45,10 @@ function settings(client: string, config: UniConfig): Json {
   if (config.max_tokens !== undefined) body.max_completion_tokens = config.max_tokens;
   if (config.temperature !== undefined) body.temperature = config.temperature;
   if (config.top_p !== undefined) body.top_p = config.top_p;
-  if (config.tools !== undefined) body.tools = config.tools.map((tool) => ({ type: "function", function: tool }));
-  if (config.tool_choice !== undefined) body.tool_choice = toolChoice(config.tool_choice);
+  if (config.tools !== undefined) body.tools = config.tools.map((tool) => ({ type: "function", function: withoutOutputSchema(tool) }));
+  // (a plain list of names is allowed_tools in mode auto, as MMSP's own openai_chat client sends it)
+  const allowed = toolsAllowed(client, config, "auto");
+  if (allowed !== undefined) body.tool_choice = toolChoice(allowed);
   // (OpenAI refuses parallel_tool_calls without tools: only with them, and only `false`, the default's opposite)
   if (config.parallel_tool_calls === false && config.tools !== undefined) body.parallel_tool_calls = false;
   if (config.prompt_cache_key !== undefined) body.prompt_cache_key = config.prompt_cache_key;

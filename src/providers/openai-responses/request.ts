@@ -8,7 +8,16 @@
 import { isRecord } from "../../internal/values.js";
 import type { DoneItem, UniMessage } from "../../schema.js";
 import { historyFor, type HistoryOptions, type TargetRules } from "../history.js";
-import { base64Of, outputFormat, refuseConfig, type UniConfig, unsupported, unsupportedItem } from "../request.js";
+import {
+  base64Of,
+  outputFormat,
+  refuseConfig,
+  toolsAllowed,
+  type UniConfig,
+  unsupported,
+  unsupportedItem,
+  withoutOutputSchema,
+} from "../request.js";
 import { PART_SEPARATOR } from "./reader.js";
 
 type Json = Record<string, unknown>;
@@ -57,12 +66,12 @@ function settings(client: string, config: UniConfig): Json {
     // with store: false the reasoning goes back encrypted, and only when asked for
     out.include = ["reasoning.encrypted_content"];
   }
-  if (config.tools !== undefined) out.tools = config.tools.map((tool) => ({ type: "function", ...tool }));
-  if (config.tool_choice !== undefined) {
-    const choice = config.tool_choice;
-    out.tool_choice = Array.isArray(choice)
-      ? { type: "allowed_tools", mode: "required", tools: choice.map((name) => ({ type: "function", name })) }
-      : choice;
+  if (config.tools !== undefined) out.tools = config.tools.map((tool) => ({ type: "function", ...withoutOutputSchema(tool) }));
+  // (the tools the choice limits the model to: Responses' own `allowed_tools`, in the choice's mode)
+  const allowed = toolsAllowed(client, config);
+  if (allowed !== undefined) {
+    const { mode, only } = allowed;
+    out.tool_choice = only === undefined ? mode : { type: "allowed_tools", mode, tools: only.map((name) => ({ type: "function", name })) };
   }
   if (config.parallel_tool_calls === false && config.tools !== undefined) out.parallel_tool_calls = false;
   if (config.prompt_cache_key !== undefined) out.prompt_cache_key = config.prompt_cache_key;

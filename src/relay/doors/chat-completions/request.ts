@@ -7,7 +7,7 @@
 // one that asks for nothing is accepted, one the relay can do is done, one it cannot do is refused by
 // name before anything is asked (OpenAI's error shape, `param` naming it), never dropped.
 import { OPENAI_EFFORT as EFFORT } from "../openai-effort.js";
-import { openaiHints } from "../openai-members.js";
+import { allowedTools, openaiHints } from "../openai-members.js";
 import { openaiType } from "../../../encode/chat-completions.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
 import type { ToolSchema, UniConfig } from "../../../providers/request.js";
@@ -247,7 +247,7 @@ function toolChoiceOf(choice: unknown): UniConfig["tool_choice"] {
   const allowed = isRecord(choice) && choice.type === "allowed_tools" && isRecord(choice.allowed_tools) ? choice.allowed_tools : undefined;
   if (allowed && Array.isArray(allowed.tools) && (allowed.mode === "auto" || allowed.mode === "required")) {
     const names = allowed.tools.map((t) => (isRecord(t) && t.type === "function" && isRecord(t.function) ? t.function.name : undefined));
-    if (names.length > 0 && names.every((n): n is string => typeof n === "string")) return names;
+    if (names.length > 0 && names.every((n): n is string => typeof n === "string")) return allowedTools(allowed.mode, names);
   }
   return refuse("tool_choice", 'tool_choice must be auto, required, none, {type: "function", function: {name}} or allowed function tools.');
 }

@@ -18,7 +18,8 @@ const given = (v: unknown): boolean => v !== undefined && v !== null;
  * A FunctionDeclaration's members (Gemini's API reference) the relay reads or accepts: its output
  * schema (`response`, `responseJsonSchema`) describes what the client's function returns, for the
  * model to read; it asks nothing of the relay (the function runs on the client), so it is accepted —
- * sent to Gemini when the body is passed through as written, left out for any other provider.
+ * the tool's `output_schema` (as JSON Schema), which the Gemini builder sends as `responseJsonSchema`
+ * and the other providers' leave out (they have no such member).
  */
 const DECLARATION_MEMBERS = new Set([
   "name",
@@ -67,10 +68,12 @@ export function toolsOf(tools: unknown, passed: boolean): ToolSchema[] {
       }
       const parameters = f.parametersJsonSchema ?? f.parameters;
       if (given(parameters) && !isRecord(parameters)) refuse(`${at}.parameters must be a schema object.`);
+      const output = f.responseJsonSchema ?? f.response;
       out.push({
         name: f.name,
         description: typeof f.description === "string" ? f.description : "",
         ...(isRecord(parameters) ? { parameters: jsonSchemaOf(parameters) } : {}),
+        ...(isRecord(output) ? { output_schema: jsonSchemaOf(output) } : {}),
       });
     });
   });
@@ -145,6 +148,6 @@ export function toolConfigOf(toolConfig: unknown, config: UniConfig, passed: boo
   }
   if (mode === "AUTO" || mode === "MODE_UNSPECIFIED" || mode === "VALIDATED") config.tool_choice = "auto";
   else if (mode === "NONE") config.tool_choice = "none";
-  else if (mode === "ANY") config.tool_choice = named ? names as string[] : "required";
+  else if (mode === "ANY") config.tool_choice = named ? { mode: "required", tools: names as string[] } : "required";
   else refuse(`${at}.mode ${String(mode).slice(0, 32)} is not supported (AUTO, ANY or NONE).`);
 }

@@ -8,6 +8,7 @@
 // `mcp`, …) run on OpenAI's side with per-use fees outside token quotas: refused naming the tool.
 import { isRecord } from "../../../internal/values.js";
 import type { ToolSchema, UniConfig } from "../../../providers/request.js";
+import { allowedTools } from "../openai-members.js";
 
 // (a refusal naming `param`, which request.ts answers as the spec's 400: doors/refused.ts)
 import { refuseAt as refuse } from "../refused.js";
@@ -93,7 +94,8 @@ export function toolChoiceOf(choice: unknown): UniConfig["tool_choice"] {
   if (isRecord(choice) && choice.type === "allowed_tools" && Array.isArray(choice.tools)) {
     const names = choice.tools.map(named);
     if (choice.mode === "none") return "none";
-    if (names.every((n): n is string => n !== undefined)) return names;
+    const allowed = names.length > 0 && names.every((n): n is string => n !== undefined) ? allowedTools(choice.mode, names) : undefined;
+    if (allowed !== undefined) return allowed;
   }
   return refuse("tool_choice", 'tool_choice must be auto, required, none, {type: "function", name} or allowed function tools.');
 }

@@ -301,22 +301,33 @@ describe("the Gemini door's mapping", () => {
     expect(fake.requests.length).toBe(before);
   });
 
-  test("a function's output schema (response, responseJsonSchema) asks nothing of the relay: accepted, left out for another provider", async () => {
-    const { url, fake } = await relayFor(BACKENDS[1]!);
-    const described = {
-      ...WEATHER,
-      response: { type: "OBJECT", properties: { forecast: { type: "STRING" } } },
-      responseJsonSchema: { type: "object", properties: { forecast: { type: "string" } } },
-    };
+  // (the tool's output_schema on the mapped path: Gemini's responseJsonSchema, no member of the other APIs)
+  test.each(BACKENDS)("a function's output schema (response, responseJsonSchema) asks nothing of the relay: to Gemini as responseJsonSchema, left out for $name otherwise", async (b) => {
+    const { url, fake } = await relayFor(b);
+    const forecast = { type: "object", properties: { forecast: { type: "string" } } };
+    const declarations = [
+      { ...WEATHER, response: { type: "OBJECT", properties: { forecast: { type: "STRING" } } }, responseJsonSchema: forecast },
+      // (Gemini's OpenAPI types alone, as JSON Schema's)
+      { ...WEATHER, name: "get_outlook", response: { type: "OBJECT", properties: { forecast: { type: "STRING" } } } },
+    ];
     const body = {
       ...hello,
-      tools: [{ functionDeclarations: [described] }],
+      tools: [{ functionDeclarations: declarations }],
       toolConfig: { functionCallingConfig: { mode: "AUTO" }, includeServerSideToolInvocations: false },
     };
     const answer = await post(`${url}/v1beta/models/tools:generateContent`, body);
     expect(answer.status, await answer.clone().text()).toBe(200);
     const sent = fake.requests.at(-1)!.json as Rec;
-    expect(sent.tools).toEqual([{ name: "get_weather", description: WEATHER.description, input_schema: expect.any(Object) }]);
+    if (b.name === "gemini") {
+      const [weather, other] = sent.tools[0].functionDeclarations;
+      expect(weather.responseJsonSchema).toEqual(forecast);
+      expect(other.responseJsonSchema).toEqual(forecast);
+      expect(JSON.stringify(sent.tools)).not.toContain('"response"');
+      return;
+    }
+    if (b.name === "anthropic") {
+      expect(sent.tools[0]).toEqual({ name: "get_weather", description: WEATHER.description, input_schema: expect.any(Object) });
+    }
     expect(JSON.stringify(sent)).not.toContain("forecast");
   });
 
