@@ -28,7 +28,7 @@
 //   batch form when the object loads (`open`): `n` added, 1 on each event's last part, 0 on the others.
 import type { RelaySqlStorage } from "../platform.js";
 import { type Framer, SSE_FRAMER } from "./resume.js";
-import { cutsOf, framed, framedRow, jsonOf, type Row, textOf } from "./event-rows.js";
+import { framed, framedRow, jsonOf, type Row, rowsOf, textOf } from "./event-rows.js";
 
 /**
  * A row holds at most this many UTF-16 units of events, framed (or one event of at most this many,
@@ -45,6 +45,7 @@ const WINDOW_CHARS = 4 * PART_CHARS;
 const MAX_WINDOW_CHARS = 16 * PART_CHARS;
 /** Rows one slice reads from storage at most (a slice stops at PART_CHARS before, unless rows are tiny). */
 const SLICE_ROWS = 512;
+/** (the UTF-8 of a slice's text that is no row's own bytes: `sliceBytes`) */
 const utf8 = new TextEncoder();
 /** Rows per INSERT: four bindings a row, within SQLite storage's 100 bindings per statement. */
 const ROWS_PER_INSERT = 25;
@@ -135,53 +136,17 @@ export class EventLog {
     }
   }
 
-  /** Stores `events` (the first one's index `first`) as rows (see the top), in multi-row INSERTs; the rows, for the window. */
+  /** Stores `events` (the first one's index `first`) as rows (see the top, event-rows.ts), in multi-row INSERTs; the rows, for the window. */
   private write(events: readonly string[], first: number): Row[] {
-    const out: Row[] = [];
-    const bindings: (string | number | Uint8Array)[] = [];
+    const bindings: (number | Uint8Array)[] = [];
     let rows = 0;
-    const row = (seq: number, part: number, n: number, data: Uint8Array): void => {
+    const out = rowsOf(events, first, PART_CHARS, (seq, part, n, data) => {
       bindings.push(seq, part, n, data);
       if (++rows < ROWS_PER_INSERT) return;
       this.sql.exec(insertOf(rows), ...bindings);
       bindings.length = 0;
       rows = 0;
-    };
-    // (events[from…i) framed for one row: `text`, `at` their frames' offsets; its bytes made once: stored, and sent)
-    let from = 0;
-    let text = "";
-    let at: number[] = [];
-    const gathered = (to: number): void => {
-      if (to > from) {
-        at.push(text.length);
-        const bytes = utf8.encode(text);
-        row(first + from, 0, to - from, bytes);
-        out.push({ seq: first + from, n: to - from, text, at, bytes });
-      }
-      from = to;
-      text = "";
-      at = [];
-    };
-    for (let i = 0; i < events.length; i++) {
-      const json = events[i]!;
-      if (json.length > PART_CHARS) {
-        gathered(i);
-        const cuts = cutsOf(json, PART_CHARS);
-        const bytes: Uint8Array[] = [];
-        for (let part = 0; part + 1 < cuts.length; part++) {
-          bytes.push(utf8.encode(json.slice(cuts[part], cuts[part + 1])));
-          row(first + i, part, part + 2 === cuts.length ? 1 : 0, bytes[part]!);
-        }
-        out.push({ seq: first + i, n: 1, text: json, at: null, bytes, cuts });
-        from = i + 1;
-        continue;
-      }
-      const frame = SSE_FRAMER.head(first + i) + json + SSE_FRAMER.tail;
-      if (i > from && text.length + frame.length > PART_CHARS) gathered(i);
-      at.push(text.length);
-      text += frame;
-    }
-    gathered(events.length);
+    });
     if (rows > 0) this.sql.exec(insertOf(rows), ...bindings);
     return out;
   }

@@ -34,6 +34,58 @@ export function cutsOf(json: string, size: number): number[] {
   return cuts;
 }
 
+/**
+ * `events` (the first one's index `first`) as rows: whole events framed, at most `size` units a row;
+ * an event larger than that in rows of its own, one per part (`cutsOf`). Each row given to `store`
+ * (`seq`, `part`, `n`: see event-log.ts) as its UTF-8, made once; the rows, for the window.
+ */
+export function rowsOf(
+  events: readonly string[],
+  first: number,
+  size: number,
+  store: (seq: number, part: number, n: number, data: Uint8Array) => void,
+): Row[] {
+  const out: Row[] = [];
+  // (events[from…i) framed for one row: `text`, `at` their frames' offsets)
+  let from = 0;
+  let text = "";
+  let at: number[] = [];
+  const gathered = (to: number): void => {
+    if (to > from) {
+      at.push(text.length);
+      const bytes = utf8.encode(text);
+      store(first + from, 0, to - from, bytes);
+      out.push({ seq: first + from, n: to - from, text, at, bytes });
+    }
+    from = to;
+    text = "";
+    at = [];
+  };
+  for (let i = 0; i < events.length; i++) {
+    const json = events[i]!;
+    if (json.length > size) {
+      gathered(i);
+      const cuts = cutsOf(json, size);
+      const bytes: Uint8Array[] = [];
+      for (let part = 0; part + 1 < cuts.length; part++) {
+        bytes.push(utf8.encode(json.slice(cuts[part], cuts[part + 1])));
+        store(first + i, part, part + 2 === cuts.length ? 1 : 0, bytes[part]!);
+      }
+      out.push({ seq: first + i, n: 1, text: json, at: null, bytes, cuts });
+      from = i + 1;
+      continue;
+    }
+    const frame = SSE_FRAMER.head(first + i) + json + SSE_FRAMER.tail;
+    if (i > from && text.length + frame.length > size) gathered(i);
+    at.push(text.length);
+    text += frame;
+  }
+  gathered(events.length);
+  return out;
+}
+
+const utf8 = new TextEncoder();
+
 /** A stored row of whole events in the SSE form (`data` its frames), with its frames' offsets. */
 export function framedRow(seq: number, n: number, data: string): Row {
   const at = [0];
