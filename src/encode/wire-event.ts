@@ -59,6 +59,49 @@ export function encodeWireEvent(event: UniEvent): string {
   return json;
 }
 
+/** What stands for a value whose JSON text is known while the event around it is written (`encodeWireEventWith`). */
+const KNOWN = "\u0000mmsp:known-json\u0000";
+/** …as `JSON.stringify` writes it. */
+const KNOWN_JSON = JSON.stringify(KNOWN);
+/** Values shorter than this are written by `JSON.stringify` as they are (a known text saves nothing). */
+const KNOWN_MIN_CHARS = 1024;
+
+/**
+ * @internal `encodeWireEvent`, with the known JSON text of an item's `arguments` value (`textOf`:
+ * providers/json-text.ts, a Gemini call's, its `.done` holding the very object its fragment's text was
+ * written from) put in place of stringifying that value again: the same bytes (issue #49: a large
+ * call's value is written once, not once for its fragment and again for its `.done`). For a writer
+ * that holds the event unchanged since it was read (the relay's run loop).
+ */
+export function encodeWireEventWith(event: UniEvent, textOf: (value: object) => string | undefined): string {
+  const items = event.content_items;
+  let copied: unknown[] | undefined;
+  let texts: string[] | undefined;
+  if (Array.isArray(items)) {
+    for (let i = 0; i < items.length; i++) {
+      const item: unknown = items[i];
+      if (!isRecord(item) || typeof item.arguments !== "object" || item.arguments === null) continue;
+      const text = textOf(item.arguments);
+      if (text === undefined || text.length < KNOWN_MIN_CHARS) continue;
+      (copied ??= items.slice())[i] = { ...item, arguments: KNOWN };
+      (texts ??= []).push(text);
+    }
+  }
+  if (copied === undefined) return encodeWireEvent(event);
+  const json = encodeWireEvent({ ...event, content_items: copied } as UniEvent);
+  // (each stand-in, in order; any other count — the event's own text holds one — written anew)
+  let out = "";
+  let from = 0;
+  for (const text of texts!) {
+    const at = json.indexOf(KNOWN_JSON, from);
+    if (at < 0) return encodeWireEvent(event);
+    out += json.slice(from, at) + text;
+    from = at + KNOWN_JSON.length;
+  }
+  if (json.includes(KNOWN_JSON, from)) return encodeWireEvent(event);
+  return out + json.slice(from);
+}
+
 /** How each wire format frames one JSON record, and how it ends. */
 export interface WireFraming {
   record(json: string): string;

@@ -11,6 +11,7 @@ import type { KindSpec } from "../assemble/kinds.js";
 import type { LiveSeed } from "../assemble/live-message.js";
 import { ITEM_MEMBER_DEPTH, nestsDeeper } from "../internal/limits.js";
 import { fidelityEqual, sameAfterJson } from "../internal/values.js";
+import { rememberJsonText } from "./json-text.js";
 import type { UniEvent } from "../schema.js";
 
 type Item = Record<string, unknown> & { type: string };
@@ -55,7 +56,10 @@ export class ProviderAssembler extends MessageAssembler {
     const k = this.known;
     if (k !== undefined && g.pieces.length === 1 && g.pieces[0] === k.text && g.kind === "tool_call") {
       this.known = undefined;
-      if (!nestsDeeper(k.value, this.limits.maxDepth, ITEM_MEMBER_DEPTH) && sameAfterJson(k.value)) return k.value;
+      if (!nestsDeeper(k.value, this.limits.maxDepth, ITEM_MEMBER_DEPTH) && sameAfterJson(k.value)) {
+        rememberJsonText(k.value, k.text); // (its text is `JSON.stringify(value)`: written once, providers/json-text.ts)
+        return k.value;
+      }
     }
     return super.joined(spec, g);
   }

@@ -22,6 +22,29 @@ const eventOf = (i: number, size: number): string => {
   return head + "é…".repeat(fill >> 1) + "x".repeat(fill & 1) + `"}`;
 };
 
+/** An event's JSON of about `size` UTF-16 units, with surrogate pairs (😀) all along: a large one's cuts fall beside and inside them. */
+const astralOf = (i: number, size: number): string => {
+  const head = `{"i":${i},"t":"`;
+  const fill = Math.max(0, size - head.length - 2);
+  return head + "😀é".repeat(Math.floor(fill / 3)) + "x".repeat(fill % 3) + `"}`;
+};
+
+/** The log's SSE slices as bytes (`sliceBytes`: a row's own, as written) from event `from` to the last stored one, joined. */
+function servedBytes(log: EventLog, from: number): Uint8Array {
+  const pieces: Uint8Array[] = [];
+  let seq = from;
+  let part = 0;
+  while (seq < log.count) {
+    const slice = log.sliceBytes(seq, part);
+    expect(slice.bytes.length).toBeGreaterThan(0);
+    pieces.push(slice.bytes);
+    ({ seq, part } = slice);
+  }
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  pieces.reduce((o, p) => (out.set(p, o), o + p.length), 0);
+  return out;
+}
+
 /** What an answer from event `from` sends: every stored event from it, framed. */
 const expected = (events: readonly string[], from: number, framer: Framer): string =>
   events.slice(from).map((json, k) => framer.head(from + k) + json + framer.tail).join("");
@@ -60,13 +83,13 @@ test("random events and flushes: every resume point, live and after a restart, s
     );
     const turn = fc.array(size, { minLength: 1, maxLength: 40 });
     fc.assert(
-      fc.property(fc.array(turn, { minLength: 1, maxLength: 12 }), fc.nat(), fc.nat(), (turns, at, at2) => {
+      fc.property(fc.array(turn, { minLength: 1, maxLength: 12 }), fc.nat(), fc.nat(), fc.boolean(), (turns, at, at2, astral) => {
         const log = fresh(sql);
         const events: string[] = [];
         let flushes = 0;
         for (const sizes of turns) {
           for (const n of sizes) {
-            const json = eventOf(events.length, n);
+            const json = (astral ? astralOf : eventOf)(events.length, n);
             events.push(json);
             if (log.add(json)) (log.flush(), flushes++); // (as the object does: at once when they weigh enough)
           }
@@ -79,6 +102,11 @@ test("random events and flushes: every resume point, live and after a restart, s
           expect(served(log, from, framer)).toBe(expected(events, from, framer));
           expect(served(log, 0, framer)).toBe(expected(events, 0, framer));
         }
+        // (an SSE client's bytes: the rows' own, whole pairs on both sides of every cut)
+        // (read as a client reads them: a cut pair would be two U+FFFD here)
+        const utf8 = new TextDecoder();
+        expect(utf8.decode(servedBytes(log, from))).toBe(expected(events, from, SSE_FRAMER));
+        expect(utf8.decode(servedBytes(log, 0))).toBe(expected(events, 0, SSE_FRAMER));
         // a restart: the same storage, nothing held in memory
         const again = new EventLog(sql);
         again.open();
@@ -87,6 +115,7 @@ test("random events and flushes: every resume point, live and after a restart, s
         const from2 = at2 % events.length;
         expect(served(again, from2, SSE_FRAMER)).toBe(expected(events, from2, SSE_FRAMER));
         expect(served(again, from, NDJSON_FRAMER)).toBe(expected(events, from, NDJSON_FRAMER));
+        expect(utf8.decode(servedBytes(again, from2))).toBe(expected(events, from2, SSE_FRAMER));
         // a row per batch: one per flush, and one more per half PART_CHARS, beside a large event's parts
         const rows = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM events").one().n;
         const small = events.filter((json) => json.length <= PART_CHARS);
@@ -112,9 +141,12 @@ test("a turn of small events is one row, its SSE frames, and a resume inside it 
     expect(sql.exec<{ seq: number; part: number; n: number }>("SELECT seq, part, n FROM events").toArray())
       .toEqual([{ seq: 0, part: 0, n: 50 }]);
     // (stored as an SSE client is sent it, and sent to one as it is stored)
-    const row = sql.exec<{ data: string }>("SELECT data FROM events").one().data;
+    // (its UTF-8, a BLOB: the bytes an SSE client served from memory is sent, made once)
+    const data = sql.exec<{ data: ArrayBuffer }>("SELECT data FROM events").one().data;
+    const row = new TextDecoder().decode(data);
     expect(row).toBe(expected(events, 0, SSE_FRAMER));
     expect(log.slice(0, 0, SSE_FRAMER).text).toBe(row);
+    expect(new TextDecoder().decode(log.sliceBytes(0, 0).bytes)).toBe(row);
     const again = new EventLog(sql);
     again.open();
     expect(served(again, 17, SSE_FRAMER)).toBe(expected(events, 17, SSE_FRAMER));

@@ -57,14 +57,24 @@ export function trustedInput(usage: UsageMetadata | null | undefined): number | 
   return cached === null && prompt === null ? null : (cached ?? 0) + (prompt ?? 0);
 }
 
-/** The UTF-8 length of `text`, counted without encoding it. */
+/** Texts this long are counted by encoding them into a buffer kept for it (native: several times faster than the loop; issue #49). */
+const ENCODED_FROM = 512;
+const utf8 = new TextEncoder();
+let counting = new Uint8Array(0);
+
+/** The UTF-8 length of `text` (a lone surrogate as U+FFFD's three bytes, as it is sent), without keeping its bytes. */
 function utf8Bytes(text: string): number {
+  if (text.length >= ENCODED_FROM) {
+    if (counting.length < text.length * 3) counting = new Uint8Array(text.length * 3);
+    return utf8.encodeInto(text, counting).written;
+  }
   let n = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 0x800 && (c < 0xd800 || c > 0xdfff)) n += 2;
-    else if (c >= 0x80 && c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff) n += 2, i++; // (a pair: 4 bytes for 2 units)
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) n += 2, i++; // (a pair: 4 bytes for 2 units)
+    else n += 2; // (U+0800…, and a lone surrogate: U+FFFD)
   }
   return n;
 }

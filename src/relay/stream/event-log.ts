@@ -19,14 +19,16 @@
 //   WINDOW_CHARS, the oldest dropped first), else from storage: a live viewer costs no read, a viewer
 //   behind the window (or after a restart) reads rows, at any event index, inside a row too. An SSE
 //   client is sent a row's text as it is stored (no framing per viewer, issue #49); other framings
-//   (NDJSON lines, a door's parse-back) take each event's JSON out of its frame.
+//   (NDJSON lines, a door's parse-back) take each event's JSON out of its frame. A row's UTF-8 is made
+//   once (event-rows.ts): stored as a BLOB, and what an SSE client served from the window is sent.
 // - Older tables are read as they are: a row of whole events written before the SSE form (their JSON
 //   joined by "\n", told apart by its first characters: a frame starts `id: `, an event's JSON `{`),
+//   a row stored as TEXT before its bytes were kept (read as text; a BLOB is decoded),
 //   and a table of an object created before batches (a row per event part, no `n`), brought to the
 //   batch form when the object loads (`open`): `n` added, 1 on each event's last part, 0 on the others.
 import type { RelaySqlStorage } from "../platform.js";
 import { type Framer, SSE_FRAMER } from "./resume.js";
-import { framed, framedRow, jsonOf, type Row } from "./event-rows.js";
+import { framed, framedRow, jsonOf, type Row, rowsOf, textOf } from "./event-rows.js";
 
 /**
  * A row holds at most this many UTF-16 units of events, framed (or one event of at most this many,
@@ -43,6 +45,8 @@ const WINDOW_CHARS = 4 * PART_CHARS;
 const MAX_WINDOW_CHARS = 16 * PART_CHARS;
 /** Rows one slice reads from storage at most (a slice stops at PART_CHARS before, unless rows are tiny). */
 const SLICE_ROWS = 512;
+/** (the UTF-8 of a slice's text that is no row's own bytes: `sliceBytes`) */
+const utf8 = new TextEncoder();
 /** Rows per INSERT: four bindings a row, within SQLite storage's 100 bindings per statement. */
 const ROWS_PER_INSERT = 25;
 
@@ -132,49 +136,17 @@ export class EventLog {
     }
   }
 
-  /** Stores `events` (the first one's index `first`) as rows (see the top), in multi-row INSERTs; the rows, for the window. */
+  /** Stores `events` (the first one's index `first`) as rows (see the top, event-rows.ts), in multi-row INSERTs; the rows, for the window. */
   private write(events: readonly string[], first: number): Row[] {
-    const out: Row[] = [];
-    const bindings: (string | number)[] = [];
+    const bindings: (number | Uint8Array)[] = [];
     let rows = 0;
-    const row = (seq: number, part: number, n: number, data: string): void => {
+    const out = rowsOf(events, first, PART_CHARS, (seq, part, n, data) => {
       bindings.push(seq, part, n, data);
       if (++rows < ROWS_PER_INSERT) return;
       this.sql.exec(insertOf(rows), ...bindings);
       bindings.length = 0;
       rows = 0;
-    };
-    // (events[from…i) framed for one row: `text`, `at` their frames' offsets)
-    let from = 0;
-    let text = "";
-    let at: number[] = [];
-    const gathered = (to: number): void => {
-      if (to > from) {
-        at.push(text.length);
-        row(first + from, 0, to - from, text);
-        out.push({ seq: first + from, n: to - from, text, at });
-      }
-      from = to;
-      text = "";
-      at = [];
-    };
-    for (let i = 0; i < events.length; i++) {
-      const json = events[i]!;
-      if (json.length > PART_CHARS) {
-        gathered(i);
-        for (let part = 0, at = 0; at < json.length; part++, at += PART_CHARS) {
-          row(first + i, part, at + PART_CHARS >= json.length ? 1 : 0, json.slice(at, at + PART_CHARS));
-        }
-        out.push({ seq: first + i, n: 1, text: json, at: null });
-        from = i + 1;
-        continue;
-      }
-      const frame = SSE_FRAMER.head(first + i) + json + SSE_FRAMER.tail;
-      if (i > from && text.length + frame.length > PART_CHARS) gathered(i);
-      at.push(text.length);
-      text += frame;
-    }
-    gathered(events.length);
+    });
     if (rows > 0) this.sql.exec(insertOf(rows), ...bindings);
     return out;
   }
@@ -194,9 +166,31 @@ export class EventLog {
    * full), then from the window. An empty text when event `seq` is not stored (deleted under us).
    */
   slice(seq: number, part: number, framer: Framer): { text: string; seq: number; part: number } {
-    let text = "";
-    if (seq < this.windowFrom && seq < this.count) ({ text, seq, part } = this.stored(seq, part, framer));
-    if (seq < this.windowFrom || seq >= this.count) return { text, seq, part };
+    const at = this.walk(seq, part, framer, false);
+    return { text: at.out.join(""), seq: at.seq, part: at.part };
+  }
+
+  /** `slice` framed for SSE as its UTF-8 bytes: a row's own, as written, from the window (no encoding per answer). */
+  sliceBytes(seq: number, part: number): { bytes: Uint8Array; seq: number; part: number } {
+    const at = this.walk(seq, part, SSE_FRAMER, true);
+    const pieces = at.out.map((p) => (typeof p === "string" ? utf8.encode(p) : p));
+    if (pieces.length === 1) return { bytes: pieces[0]!, seq: at.seq, part: at.part };
+    const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+    for (let i = 0, o = 0; i < pieces.length; o += pieces[i]!.length, i++) bytes.set(pieces[i]!, o);
+    return { bytes, seq: at.seq, part: at.part };
+  }
+
+  /** The pieces of one slice (see `slice`): text, or a row's bytes when `bytes` (SSE); where the next starts. */
+  private walk(seq: number, part: number, framer: Framer, bytes: boolean): { out: (string | Uint8Array)[]; seq: number; part: number } {
+    const out: (string | Uint8Array)[] = [];
+    let chars = 0;
+    const add = (text: string): void => void (out.push(text), chars += text.length);
+    if (seq < this.windowFrom && seq < this.count) {
+      const stored = this.stored(seq, part, framer);
+      add(stored.text);
+      ({ seq, part } = stored);
+    }
+    if (seq < this.windowFrom || seq >= this.count) return { out, seq, part };
     // (the window's row holding event `seq`: the last that starts at or before it)
     let lo = this.head;
     for (let hi = this.window.length - 1; lo < hi;) {
@@ -204,29 +198,30 @@ export class EventLog {
       if (this.window[mid]!.seq <= seq) lo = mid;
       else hi = mid - 1;
     }
-    for (let i = lo; seq < this.count && text.length < PART_CHARS; i++) {
+    for (let i = lo; seq < this.count && chars < PART_CHARS; i++) {
       const row = this.window[i];
       if (row === undefined || row.seq > seq || row.seq + row.n <= seq) break; // (not held: storage was deleted under us)
       if (row.at !== null) {
         if (part !== 0) break;
-        text += framed(row, seq - row.seq, framer);
+        if (bytes && seq === row.seq && row.bytes !== null) out.push(row.bytes), chars += row.text.length;
+        else add(framed(row, seq - row.seq, framer));
         seq = row.seq + row.n;
         continue;
       }
       // (a large event's next part)
-      const at = part * PART_CHARS;
-      if (part > 0 && at >= row.text.length) break;
-      if (part === 0) text += framer.head(seq);
-      text += row.text.slice(at, at + PART_CHARS);
-      if (at + PART_CHARS < row.text.length) {
+      if (part + 1 >= row.cuts.length) break;
+      if (part === 0) add(framer.head(seq));
+      if (bytes) out.push(row.bytes[part]!), chars += row.cuts[part + 1]! - row.cuts[part]!;
+      else add(row.text.slice(row.cuts[part], row.cuts[part + 1]));
+      if (part + 2 < row.cuts.length) {
         part++;
         break;
       }
-      text += framer.tail;
+      add(framer.tail);
       seq++;
       part = 0;
     }
-    return { text, seq, part };
+    return { out, seq, part };
   }
 
   /** `slice` from storage: from event `seq` (its part `part`) until the slice is full or the window begins. */
@@ -241,7 +236,8 @@ export class EventLog {
     )[Symbol.iterator]();
     try {
       for (let r = rows.next(); !r.done && seq < this.windowFrom && text.length < PART_CHARS; r = rows.next()) {
-        const { seq: at, part: p, n, data } = r.value;
+        const { seq: at, part: p, n } = r.value;
+        const data = textOf(r.value.data);
         if (p > 0 || n === 0) {
           // (one part of a large event)
           if (at === seq && p < part) continue;
@@ -276,7 +272,8 @@ export class EventLog {
   events(): string[] {
     const out: string[] = [];
     let partial = "";
-    for (const { seq, part, n, data } of this.sql.exec<StoredRow>("SELECT seq, part, n, data FROM events ORDER BY seq, part")) {
+    for (const { seq, part, n, data: stored } of this.sql.exec<StoredRow>("SELECT seq, part, n, data FROM events ORDER BY seq, part")) {
+      const data = textOf(stored);
       if (part > 0 || n === 0) {
         partial += data;
         if (n === 1) (out.push(partial), partial = "");
@@ -295,5 +292,6 @@ interface StoredRow {
   seq: number;
   part: number;
   n: number;
-  data: string;
+  /** Its text: a BLOB of UTF-8 (as written now), or TEXT (a row written before). */
+  data: string | ArrayBuffer;
 }

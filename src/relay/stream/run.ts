@@ -7,7 +7,9 @@
 // enforced), each checked event stored (store.ts) and counted (stream-cost.ts), a failure stored as
 // the last event, the bounds MAX_EVENTS and MAX_STREAM_BYTES enforced.
 import { parseJsonText } from "../../internal/json.js";
-import { encodeWireEvent, toWireError } from "../../index.js";
+import { toWireError } from "../../index.js";
+import { encodeWireEventWith } from "../../encode/wire-event.js";
+import { knownJsonText } from "../../providers/json-text.js";
 import type { Limits } from "../admission/limits.js";
 import { askedOf, CLAIM_HEADER, type Ticket, ticketOf, withRequest } from "../accounting/stream-cost.js";
 import { checkedBatches, reportedUsageOf } from "./answer.js";
@@ -179,7 +181,8 @@ export class StreamRun<E> {
             if (replayed === 0) store.saveUsage();
             continue;
           }
-          const json = encodeWireEvent(value);
+          // (a Gemini call's `.done` written with its fragment's very text, not stringified again: providers/json-text.ts)
+          const json = encodeWireEventWith(value, knownJsonText);
           // (the checked event itself held for the live door answers: no parse-back, live-events.ts)
           this.ctx.viewers.live.add(store.log.taken, value, json.length);
           if (store.append(json)) flushed = true;

@@ -102,6 +102,8 @@ export class Viewers {
     const utf8 = new TextEncoder();
     const body = this.follow<Uint8Array>(stream, from, framer, {
       text: (text, controller) => (controller.enqueue(utf8.encode(text)), true),
+      // (SSE: the rows' own bytes, made once as they were written: event-log.ts `sliceBytes`)
+      bytes: framer === SSE_FRAMER ? (bytes, controller) => (controller.enqueue(bytes), true) : undefined,
       end: (controller) => void (framer.end && controller.enqueue(utf8.encode(framer.end))),
       keepAlive: framer.keepAlive === null ? null : utf8.encode(framer.keepAlive),
     });
@@ -187,12 +189,12 @@ export class Viewers {
         if (next < log.count) {
           // one slice: whole small events, or the next parts of a large one (at most ~2 parts);
           // none when deleted under us (expired): the answer ends
-          const slice = log.slice(next, part, framer);
+          const slice = sink.bytes ? log.sliceBytes(next, part) : log.slice(next, part, framer);
           viewer.next = next = slice.seq;
           part = slice.part;
           if (viewer.objects) this.live.release();
-          if (slice.text) {
-            const given = sink.text(slice.text, controller);
+          if ("bytes" in slice ? slice.bytes.length > 0 : slice.text) {
+            const given = "bytes" in slice ? sink.bytes!(slice.bytes, controller) : sink.text(slice.text, controller);
             if (given === true || (given !== false && (await given))) return;
             continue; // (nothing to give yet: a large event's first part)
           }
@@ -224,6 +226,8 @@ export class Viewers {
 export interface Sink<T> {
   /** Gives the slice's text (a promise only when it must wait: a door's sealing step). */
   text(text: string, controller: ReadableStreamDefaultController<T>): boolean | Promise<boolean>;
+  /** Gives the slice as SSE's UTF-8 bytes instead (`Viewers.answer` in SSE: a row's bytes as written); absent: `text`. */
+  bytes?(bytes: Uint8Array, controller: ReadableStreamDefaultController<T>): boolean;
   /** Gives stored events `first…` as the checked objects themselves, held while live (live-events.ts); absent: text only. */
   events?(events: readonly UniEvent[], first: number, controller: ReadableStreamDefaultController<T>): boolean | Promise<boolean>;
   failure?: { error: unknown };

@@ -3,6 +3,7 @@
 // quota's limits are whole numbers ≥ 0, 0 included (src/relay/accounting/quota.ts checkQuota). (Found by
 // `npm run mutate`: a surrogate pair from U+10000 counted as 2 bytes, a quota of 0 refused, passed every test.)
 import { expect, test } from "vitest";
+import fc from "fast-check";
 import { textTokens, UsageMeter } from "../../../../src/relay/accounting/usage-estimate.ts";
 import { checkQuota, checkQuotas } from "../../../../src/relay/accounting/quota.ts";
 
@@ -35,4 +36,15 @@ test("a completed stream whose provider gave no input count: the input is the es
   const early = new UsageMeter(5);
   early.see({ role: "assistant", event_type: "delta", content_items: [{ type: "text.delta", text: "x".repeat(40) }], usage_metadata: null, finish_reason: null } as never);
   expect(early.spent({ cached_tokens: 0, prompt_tokens: 12, thoughts_tokens: null, response_tokens: 10 })).toMatchObject({ estimated: 0, input: 12, output: 10, stopped: true });
+});
+
+test("the estimate's UTF-8 length is TextEncoder's for any text, short or long (the long ones counted natively), lone surrogates as U+FFFD", () => {
+  fc.assert(
+    fc.property(fc.array(fc.oneof(fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" }), fc.constantFrom("\ud800", "\udc00", "a")), { maxLength: 300 }), (pieces) => {
+      for (const text of [pieces.join(""), pieces.join("").repeat(40)]) {
+        expect(textTokens(text)).toBe(Math.ceil(new TextEncoder().encode(text).length / 4));
+      }
+    }),
+    { numRuns: 150 },
+  );
 });

@@ -29,7 +29,11 @@ function recordingSql(): { sql: RelaySqlStorage; rows: [number, number, number, 
   const sql = {
     exec(query: string, ...bindings: unknown[]) {
       if (query.startsWith("INSERT INTO events")) {
-        for (let i = 0; i < bindings.length; i += 4) rows.push(bindings.slice(i, i + 4) as [number, number, number, string]);
+        // (a row's data is its UTF-8, a BLOB: read here as its text)
+        for (let i = 0; i < bindings.length; i += 4) {
+          const [seq, part, n, data] = bindings.slice(i, i + 4) as [number, number, number, Uint8Array];
+          rows.push([seq, part, n, new TextDecoder().decode(data)]);
+        }
       }
       return cursor(query.includes("MAX(seq + n)") ? [{ n: null }] : []);
     },
