@@ -95,7 +95,7 @@ export function sealedEvents(events: ReadableStream<UniEvent>, encoding: DoorEnc
 /** One answer's writer: each event, a failure or the end fed (`feed`, `failed`, `ended`), their outputs settled and taken as text. */
 export class EncodedWriter<T> {
   private readonly core: StreamCore<UniEvent, T>;
-  private outputs: T[] = [];
+  private readonly outputs: T[] = [];
   private readonly emit = (o: T): void => void this.outputs.push(o);
   private done = false;
 
@@ -107,12 +107,16 @@ export class EncodedWriter<T> {
   /** The text of the outputs so far; `id`: the stored event they end, written on the last frame (SSE). */
   private text(id: number | null): string {
     const { outputs, encoding, context } = this;
-    this.outputs = [];
+    const n = outputs.length;
     let text = "";
-    for (let i = 0; i < outputs.length; i++) {
-      const o = outputs[i]!;
-      if (encoding.keep && !encoding.keep(o, context)) continue;
-      text += id !== null && i === outputs.length - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
+    try {
+      for (let i = 0; i < n; i++) {
+        const o = outputs[i]!;
+        if (encoding.keep && !encoding.keep(o, context)) continue;
+        text += id !== null && i === n - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
+      }
+    } finally {
+      outputs.length = 0; // (the one array, emptied: none made per event)
     }
     return text;
   }
@@ -121,7 +125,7 @@ export class EncodedWriter<T> {
   feed(event: UniEvent, quiet = false): boolean {
     if (this.done) return false;
     this.core.push(event, this.emit);
-    if (quiet) this.outputs = [];
+    if (quiet) this.outputs.length = 0;
     return !quiet;
   }
 

@@ -17,7 +17,7 @@ import type { ContentItem, StreamDoneItem, UniEvent } from "../../../schema.js";
 import type { StreamCore } from "../../../internal/core.js";
 import { isRecord } from "../../../internal/values.js";
 import type { OpenResponsesEvent } from "../../../encode.js";
-import { FramedEvent } from "../../../encode/open-responses.js";
+import { FramedEvent, openResponsesResourceJson } from "../../../encode/open-responses.js";
 import { RelayConfigError } from "../../admission/principal.js";
 import type { EncodingContext, SealStep } from "../../stream/encoding.js";
 import { boundPart, seal, type Sealed, type SealEnv } from "../seal.js";
@@ -89,7 +89,16 @@ export function sealStep(state: AnswerState, env: SealEnv): SealStep {
     }
     return { ...event, content_items: items } as UniEvent;
   };
-  return (event) => (event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined) ? sealed(event) : event);
+  return (event) => (holdsBound(event.content_items) ? sealed(event) : event);
+}
+
+/** Whether an item holds provider data to seal (most hold no `fidelity`: no call made for them). */
+function holdsBound(items: readonly ContentItem[]): boolean {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    if ("fidelity" in item && boundPart(item.fidelity) !== undefined) return true;
+  }
+  return false;
 }
 
 /**
@@ -102,8 +111,8 @@ const carrier = (encrypted: string): ContentItem[] => [
   { type: "thinking.done", thinking: "", fidelity: { encrypted_content: encrypted } },
 ];
 
-/** The resources to keep, by the terminal event that carries them (taken by `keepTerminal`). */
-const toKeep = new WeakMap<object, { resource: Json; principal: string }>();
+/** The resources to keep (their JSON, as they were when finished), by the terminal event that carries them (taken by `keepTerminal`). */
+const toKeep = new WeakMap<object, { resource: string; principal: string }>();
 
 /**
  * `core` with its outputs finished as the request asked: `store`, `previous_response_id`, and
@@ -120,10 +129,9 @@ export function finishing(
       e.response.store = state.stored;
       e.response.previous_response_id = state.previous;
       if (state.keep !== null && TERMINAL.has(e.type)) {
-        toKeep.set(e, {
-          resource: structuredClone(e.response),
-          principal: state.keep,
-        });
+        // (its JSON now, before `include` changes what is shown: a copy no later change reaches; its
+        // items' JSON made once by the encoder, not written again)
+        toKeep.set(e, { resource: openResponsesResourceJson(e.response), principal: state.keep });
       }
       if (!state.include && Array.isArray(e.response.output)) e.response.output = e.response.output.map(shownItem);
     }

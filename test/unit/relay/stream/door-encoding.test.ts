@@ -182,10 +182,10 @@ describe("a door's encoding run where the events are writes what the staged path
       const log = storedLog(ending === "stop" ? events : events.slice(0, -1));
       const order: string[] = [];
       const keeper = {
-        finish: (_principal: string, _id: string, resource: Json) =>
+        finish: (_principal: string, _id: string, resource: Json | string) =>
           new Promise<void>((resolve) =>
             setTimeout(() => {
-              order.push(`kept ${resource.status}`);
+              order.push(`kept ${(typeof resource === "string" ? JSON.parse(resource) : resource).status}`);
               resolve();
             }, 0)
           ),
