@@ -136,6 +136,8 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     private readonly fresh = true,
     /** Delta events as {@link FramedEvent}s (their text made at once; no event object): for a writer that wants only the text. */
     private readonly framed = false,
+    /** Called with each event but the deltas (which carry no response nor item) before it is emitted; may change it (the relay's door: its answer's state). */
+    private readonly finish?: (e: OpenResponsesEvent) => void,
   ) {
     this.id = options.id ?? `resp_${hex(16)}`;
     this.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
@@ -144,7 +146,9 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
   }
 
   private send(type: string, members: Record<string, unknown>): void {
-    this.emit({ type, sequence_number: this.seq++, ...members });
+    const e = { type, sequence_number: this.seq++, ...members };
+    this.finish?.(e);
+    this.emit(e);
   }
 
   /** The response resource now, with `status` and what the end adds. */

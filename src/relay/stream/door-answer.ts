@@ -134,8 +134,7 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
     return waiting ? waiting.then(() => writer.take(id)) : writer.take(id);
   };
   /** The text of one event, sealed and fed (a promise only when the step seals or an output must settle first). */
-  const written = (event: UniEvent, n: number): string | Promise<string> =>
-    writer.feed(event, n <= resumeAfter) ? taken(ids ? n : null) : "";
+  const written = (event: UniEvent, n: number): string | Promise<string> => writer.write(event, n <= resumeAfter, ids ? n : null);
   const failed = (reason: unknown, n: number): string | Promise<string> => {
     sink.closed = true;
     const out = writer.failed(reason) ? taken(ids ? n : null) : "";

@@ -52,7 +52,7 @@ export interface DoorEncoding<T = unknown> {
   frame(output: T): string;
   /** Text after the last output (SSE's `data: [DONE]\n\n`), or "". */
   readonly end: string;
-  /** Whether an output is written, for a resume at the door's own position (`context.after`); default: every one. */
+  /** Whether an output is written, for a resume at the door's own position (asked only when `context.after` is set); default: every one. */
   keep?(output: T, context: EncodingContext): boolean;
   /** The whole answer of a request that asked for no stream: the events read to their end as one Response. */
   whole?(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response>;
@@ -108,11 +108,12 @@ export class EncodedWriter<T> {
   private text(id: number | null): string {
     const { outputs, encoding, context } = this;
     const n = outputs.length;
+    const keep = context.after === null ? undefined : encoding.keep;
     let text = "";
     try {
       for (let i = 0; i < n; i++) {
         const o = outputs[i]!;
-        if (encoding.keep && !encoding.keep(o, context)) continue;
+        if (keep && !keep(o, context)) continue;
         text += id !== null && i === n - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
       }
     } finally {
@@ -127,6 +128,16 @@ export class EncodedWriter<T> {
     this.core.push(event, this.emit);
     if (quiet) this.outputs.length = 0;
     return !quiet;
+  }
+
+  /**
+   * Feeds one event and gives its outputs' text (`id`: the stored event, on an SSE answer with ids), or
+   * a promise of it when one must settle first; "" when there is nothing to write (done, or `quiet`).
+   */
+  write(event: UniEvent, quiet: boolean, id: number | null): string | Promise<string> {
+    if (!this.feed(event, quiet)) return "";
+    const waiting = this.settle();
+    return waiting ? waiting.then(() => this.take(id)) : this.take(id);
   }
 
   /** Feeds the stream's failure; false when the writer was done. */
