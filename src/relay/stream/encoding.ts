@@ -96,7 +96,11 @@ export function sealedEvents(events: ReadableStream<UniEvent>, encoding: DoorEnc
 export class EncodedWriter<T> {
   private readonly core: StreamCore<UniEvent, T>;
   private readonly outputs: T[] = [];
-  private readonly emit = (o: T): void => void this.outputs.push(o);
+  /** The outputs waiting: `outputs[0…waiting)` (the one array, reused: none made, none cut per event). */
+  private waiting = 0;
+  private readonly emit = (o: T): void => {
+    this.outputs[this.waiting++] = o;
+  };
   private done = false;
 
   constructor(private readonly encoding: DoorEncoding<T>, private readonly context: EncodingContext) {
@@ -107,7 +111,7 @@ export class EncodedWriter<T> {
   /** The text of the outputs so far; `id`: the stored event they end, written on the last frame (SSE). */
   private text(id: number | null): string {
     const { outputs, encoding, context } = this;
-    const n = outputs.length;
+    const n = this.waiting;
     const keep = context.after === null ? undefined : encoding.keep;
     let text = "";
     try {
@@ -117,7 +121,7 @@ export class EncodedWriter<T> {
         text += id !== null && i === n - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
       }
     } finally {
-      outputs.length = 0; // (the one array, emptied: none made per event)
+      this.waiting = 0;
     }
     return text;
   }
@@ -126,7 +130,7 @@ export class EncodedWriter<T> {
   feed(event: UniEvent, quiet = false): boolean {
     if (this.done) return false;
     this.core.push(event, this.emit);
-    if (quiet) this.outputs.length = 0;
+    if (quiet) this.waiting = 0;
     return !quiet;
   }
 
@@ -160,7 +164,7 @@ export class EncodedWriter<T> {
   settle(): Promise<void> | undefined {
     const { settle } = this.encoding;
     if (!settle) return undefined;
-    for (let i = 0; i < this.outputs.length; i++) {
+    for (let i = 0; i < this.waiting; i++) {
       const waiting = settle(this.outputs[i]!, this.context);
       if (waiting) return this.settleFrom(waiting, i + 1);
     }
@@ -169,7 +173,7 @@ export class EncodedWriter<T> {
 
   private async settleFrom(waiting: Promise<void>, from: number): Promise<void> {
     await waiting;
-    for (let i = from; i < this.outputs.length; i++) await this.encoding.settle!(this.outputs[i]!, this.context);
+    for (let i = from; i < this.waiting; i++) await this.encoding.settle!(this.outputs[i]!, this.context);
   }
 
   /** The text of the outputs waiting (`id`: the stored event they end), and the encoding's end once done. */

@@ -91,7 +91,7 @@ export function sealStep(state: AnswerState, env: SealEnv): SealStep {
   return (event) => (holdsBound(event.content_items) ? sealed(event) : event);
 }
 
-/** Whether an item holds provider data to seal (most hold no `fidelity`: no call made for them). */
+/** Whether an event's items hold provider data to seal (most hold no `fidelity`: no call made for them). */
 function holdsBound(items: readonly ContentItem[]): boolean {
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
