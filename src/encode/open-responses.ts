@@ -431,17 +431,20 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
   /** Framed: a thinking's done events written as text, its text escaped once (for its item's JSON too). */
   private thinkingDone(o: Open, text: string, final: Record<string, unknown>): void {
     const json = JSON.stringify(text);
-    const encrypted = "encrypted_content" in final ? `,"encrypted_content":${JSON.stringify(final.encrypted_content)}` : "";
     const id = JSON.stringify(o.id);
+    let members: string;
     if (o.summary) {
       this.sendText("response.reasoning_summary_text.done", `${o.at},"summary_index":0,"text":${json}`);
       this.sendText("response.reasoning_summary_part.done", `${o.at},"summary_index":0,"part":{"type":"summary_text","text":${json}}`);
-      known(final, `{"type":"reasoning","id":${id},"summary":[{"type":"summary_text","text":${json}}]${encrypted}}`);
+      members = `{"type":"reasoning","id":${id},"summary":[{"type":"summary_text","text":${json}}]`;
     } else {
       this.sendText("response.reasoning_text.done", `${o.at},"content_index":0,"text":${json}`);
       this.sendText("response.content_part.done", `${o.at},"content_index":0,"part":{"type":"reasoning_text","text":${json}}`);
-      known(final, `{"type":"reasoning","id":${id},"summary":[],"content":[{"type":"reasoning_text","text":${json}}]${encrypted}}`);
+      members = `{"type":"reasoning","id":${id},"summary":[],"content":[{"type":"reasoning_text","text":${json}}]`;
     }
+    if (!("encrypted_content" in final)) return known(final, `${members}}`);
+    known(final, `${members},"encrypted_content":${JSON.stringify(final.encrypted_content)}}`);
+    withoutEncrypted.set(final, `${members}}`); // (the item as shown where `include` did not ask for it)
   }
 
   /** Framed: an event written as its text (`members`: its members' JSON after the sequence number, each after a comma). */
@@ -632,6 +635,21 @@ export const openResponsesFrame = (e: OpenResponsesEvent): string =>
  */
 const itemJson = new WeakMap<object, string>();
 const known = (item: object, json: string): void => void itemJson.set(item, json);
+/** The JSON of a finished reasoning item the framed encoder wrote, without its `encrypted_content` (see `openResponsesShownReasoning`). */
+const withoutEncrypted = new WeakMap<object, string>();
+
+/**
+ * A reasoning item as shown where `include` did not ask for `encrypted_content`: a copy without it
+ * (the encoder's items are shared by its events: never changed), its JSON known when the item's is
+ * (its text not escaped again); an item with none, itself.
+ */
+export function openResponsesShownReasoning(item: Record<string, unknown>): Record<string, unknown> {
+  if (!("encrypted_content" in item)) return item;
+  const { encrypted_content: _, ...shown } = item;
+  const json = withoutEncrypted.get(item);
+  if (json !== undefined) known(shown, json);
+  return shown;
+}
 
 /** An event's JSON: `JSON.stringify(e)`, with the finished items it carries written from their JSON made once. */
 function eventJson(e: OpenResponsesEvent): string {

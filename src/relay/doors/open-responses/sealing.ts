@@ -16,7 +16,7 @@
 import type { ContentItem, StreamDoneItem, UniEvent } from "../../../schema.js";
 import { isRecord } from "../../../internal/values.js";
 import type { OpenResponsesEvent } from "../../../encode.js";
-import { FramedEvent, openResponsesResourceJson } from "../../../encode/open-responses.js";
+import { FramedEvent, openResponsesResourceJson, openResponsesShownReasoning } from "../../../encode/open-responses.js";
 import { RelayConfigError } from "../../admission/principal.js";
 import type { EncodingContext, SealStep } from "../../stream/encoding.js";
 import { boundPart, seal, type Sealed, type SealEnv } from "../seal.js";
@@ -140,9 +140,7 @@ export function finisher(state: AnswerState): (event: OpenResponsesEvent) => voi
  * has one, a copy without it (the encoder core's items are shared by its events: never changed), else itself.
  */
 function shownItem(item: unknown): unknown {
-  if (!isRecord(item) || item.type !== "reasoning" || !("encrypted_content" in item)) return item;
-  const { encrypted_content: _, ...shown } = item;
-  return shown;
+  return isRecord(item) && item.type === "reasoning" ? openResponsesShownReasoning(item) : item;
 }
 
 /** Keeps a terminal event's resource (set aside by `finisher`) where the relay keeps responses, before it is written. */

@@ -210,14 +210,24 @@ describe("a door's encoding run where the events are writes what the staged path
       fc.asyncProperty(cases, async ({ events: wire, error }) => {
         const events = uni(wire);
         const kept: (Json | string)[] = [];
-        const keeper = { finish: (_p: string, _id: string, resource: Json | string) => Promise.resolve(void kept.push(resource)) } as unknown as ResponseKeeper;
+        const keeper = {
+          finish: (_p: string, _id: string, resource: Json | string) => Promise.resolve(void kept.push(resource)),
+        } as unknown as ResponseKeeper;
         const meta = metaText({ model: "m-1", createdAt: 1_800_000_000, echo: {}, stored: true, keep: "p-1", include: true });
         const log = storedLog(events, { error });
         const ask = { name: "door", id: ID, after: null, whole: false, ids: false };
-        const answer = storedDoorAnswer(new Viewers(), { log, ended: true }, ask, { door: openResponsesEncoding as DoorEncoding }, meta, 0, {
-          keeper,
-          env,
-        }) as Response;
+        const answer = storedDoorAnswer(
+          new Viewers(),
+          { log, ended: true },
+          ask,
+          { door: openResponsesEncoding as DoorEncoding },
+          meta,
+          0,
+          {
+            keeper,
+            env,
+          },
+        ) as Response;
         const text = await answer.text();
         const terminal = /event: response\.(?:completed|failed|incomplete)\ndata: ([^\n]*)\n\n/.exec(text);
         expect(terminal, text.slice(-600)).not.toBeNull();
