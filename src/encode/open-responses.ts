@@ -73,6 +73,9 @@ interface Open {
   callId: string;
   /** Its delta events' members after the sequence number, as JSON text (`,"item_id":…,"output_index":…`): made once. */
   at: string;
+  /** Framed: its deltas so far, and the first one's JSON (a call given whole in one delta: its arguments escaped once). */
+  deltas: number;
+  first: string;
 }
 
 /**
@@ -85,9 +88,9 @@ export class FramedEvent {
   constructor(readonly type: string, readonly sequence_number: number, readonly text: string) {}
 }
 
-/** The framed text of a delta event: `head` its type's frame up to the sequence number, `tail` the members after the fragment. */
-const framed = (head: string, seq: number, at: string, members: string, text: string, tail: string): string =>
-  head + seq + at + members + JSON.stringify(text) + tail;
+/** The framed text of a delta event: `head` its type's frame up to the sequence number, `json` the fragment's JSON, `tail` the members after it. */
+const framed = (head: string, seq: number, at: string, members: string, json: string, tail: string): string =>
+  head + seq + at + members + json + tail;
 
 const head = (type: string): string => `event: ${type}\ndata: {"type":"${type}","sequence_number":`;
 const TEXT_DELTA = head("response.output_text.delta");
@@ -135,6 +138,8 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     private readonly fresh = true,
     /** Delta events as {@link FramedEvent}s (their text made at once; no event object): for a writer that wants only the text. */
     private readonly framed = false,
+    /** Called with each event but the deltas (which carry no response nor item) before it is emitted; may change it (the relay's door: its answer's state). */
+    private readonly finish?: (e: OpenResponsesEvent) => void,
   ) {
     this.id = options.id ?? `resp_${hex(16)}`;
     this.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
@@ -143,7 +148,9 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
   }
 
   private send(type: string, members: Record<string, unknown>): void {
-    this.emit({ type, sequence_number: this.seq++, ...members });
+    const e = { type, sequence_number: this.seq++, ...members };
+    this.finish?.(e);
+    this.emit(e);
   }
 
   /** The response resource now, with `status` and what the end adds. */
@@ -230,7 +237,18 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     const index = this.output.length;
     const prefix = kind === "text" ? "msg" : kind === "thinking" ? "rs" : kind === "custom" ? "ctc" : "fc";
     const id = `${prefix}_${this.id.replace(/^resp_/, "")}_${index}`;
-    this.open = { index, id, kind, text: "", name, callId, held: [], at: `,"item_id":${JSON.stringify(id)},"output_index":${index}` };
+    this.open = {
+      index,
+      id,
+      kind,
+      text: "",
+      name,
+      callId,
+      held: [],
+      at: `,"item_id":${JSON.stringify(id)},"output_index":${index}`,
+      deltas: 0,
+      first: "",
+    };
     if (kind === "text") {
       this.send("response.output_item.added", {
         output_index: index,
@@ -275,12 +293,12 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
         ? new FramedEvent(
           "response.reasoning_summary_text.delta",
           seq,
-          framed(SUMMARY_DELTA, seq, o.at, ',"summary_index":0,"delta":', text, "}\n\n"),
+          framed(SUMMARY_DELTA, seq, o.at, ',"summary_index":0,"delta":', JSON.stringify(text), "}\n\n"),
         )
         : new FramedEvent(
           "response.reasoning_text.delta",
           seq,
-          framed(REASONING_DELTA, seq, o.at, ',"content_index":0,"delta":', text, "}\n\n"),
+          framed(REASONING_DELTA, seq, o.at, ',"content_index":0,"delta":', JSON.stringify(text), "}\n\n"),
         );
       return this.emit(e as unknown as OpenResponsesEvent);
     }
@@ -316,13 +334,21 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     if (o.kind === "custom") return; // (JSON of the function's one argument: the input goes out whole at the end)
     const seq = this.seq++;
     if (this.framed) {
-      const e = o.kind === "text"
-        ? new FramedEvent(
+      if (o.kind === "text") {
+        const e = new FramedEvent(
           "response.output_text.delta",
           seq,
-          framed(TEXT_DELTA, seq, o.at, ',"content_index":0,"delta":', text, ',"logprobs":[]}\n\n'),
-        )
-        : new FramedEvent("response.function_call_arguments.delta", seq, framed(ARGUMENTS_DELTA, seq, o.at, ',"delta":', text, "}\n\n"));
+          framed(TEXT_DELTA, seq, o.at, ',"content_index":0,"delta":', JSON.stringify(text), ',"logprobs":[]}\n\n'),
+        );
+        return this.emit(e as unknown as OpenResponsesEvent);
+      }
+      const json = JSON.stringify(text);
+      if (o.deltas++ === 0) o.first = json; // (a call given whole: its arguments' JSON, reused by its done events)
+      const e = new FramedEvent(
+        "response.function_call_arguments.delta",
+        seq,
+        framed(ARGUMENTS_DELTA, seq, o.at, ',"delta":', json, "}\n\n"),
+      );
       return this.emit(e as unknown as OpenResponsesEvent);
     }
     this.emit(
@@ -353,13 +379,38 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       final = { type: "custom_tool_call", id: o.id, call_id: o.callId, name: o.name, input, status: "completed" };
     } else if (item.type === "tool_call.done") {
       // (the arguments as they streamed: the checked reader made sure they parse to item.arguments)
-      this.send("response.function_call_arguments.done", { ...at, arguments: o.text || "{}" });
-      final = { type: "function_call", id: o.id, call_id: o.callId, name: o.name, arguments: o.text || "{}", status: "completed" };
+      const args = o.text || "{}";
+      final = { type: "function_call", id: o.id, call_id: o.callId, name: o.name, arguments: args, status: "completed" };
+      if (this.framed) {
+        const json = o.deltas === 1 ? o.first : JSON.stringify(args);
+        this.sendText("response.function_call_arguments.done", `${o.at},"arguments":${json}`);
+        known(
+          final,
+          `{"type":"function_call","id":${JSON.stringify(o.id)},"call_id":${JSON.stringify(o.callId)},"name":${
+            JSON.stringify(o.name)
+          },"arguments":${json},"status":"completed"}`,
+        );
+      } else this.send("response.function_call_arguments.done", { ...at, arguments: args });
     } else if (o.kind === "text") {
       const text = (item as { text: string }).text;
-      this.send("response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
-      this.send("response.content_part.done", { ...at, content_index: 0, part: this.part(text, o.kind) });
       final = { type: "message", id: o.id, status: "completed", role: "assistant", content: [this.part(text, o.kind)] };
+      if (this.framed && typeof text === "string") {
+        const json = JSON.stringify(text);
+        this.sendText("response.output_text.done", `${o.at},"content_index":0,"text":${json},"logprobs":[]`);
+        this.sendText(
+          "response.content_part.done",
+          `${o.at},"content_index":0,"part":{"type":"output_text","text":${json},"annotations":[]}`,
+        );
+        known(
+          final,
+          `{"type":"message","id":${
+            JSON.stringify(o.id)
+          },"status":"completed","role":"assistant","content":[{"type":"output_text","text":${json},"annotations":[]}]}`,
+        );
+      } else {
+        this.send("response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
+        this.send("response.content_part.done", { ...at, content_index: 0, part: this.part(text, o.kind) });
+      }
     } else if (o.summary === undefined && (item as { thinking: string }).thinking === "" && !isSummary(item)) {
       // (nothing to show, only what it carries — a call's signature, encrypted reasoning: as OpenAI writes
       // such an item, `summary: []` and no content, no part opened)
@@ -370,17 +421,49 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       this.open = o;
       this.decide(isSummary(item));
       this.open = null;
-      if (o.summary) {
+      final = this.reasoning(o.id, text, fidelity, o.summary === true);
+      if (this.framed && typeof text === "string") this.thinkingDone(o, text, final);
+      else if (o.summary) {
         this.send("response.reasoning_summary_text.done", { ...at, summary_index: 0, text });
         this.send("response.reasoning_summary_part.done", { ...at, summary_index: 0, part: this.part(text, o.kind, true) });
       } else {
         this.send("response.reasoning_text.done", { ...at, content_index: 0, text });
         this.send("response.content_part.done", { ...at, content_index: 0, part: this.part(text, o.kind) });
       }
-      final = this.reasoning(o.id, text, fidelity, o.summary === true);
     }
     this.output.push(final);
     this.send("response.output_item.done", { output_index: o.index, item: this.fresh ? structuredClone(final) : final });
+  }
+
+  /** Framed: a thinking's done events written as text, its text escaped once (for its item's JSON too). */
+  private thinkingDone(o: Open, text: string, final: Record<string, unknown>): void {
+    const json = JSON.stringify(text);
+    const id = JSON.stringify(o.id);
+    let members: string;
+    if (o.summary) {
+      this.sendText("response.reasoning_summary_text.done", `${o.at},"summary_index":0,"text":${json}`);
+      this.sendText("response.reasoning_summary_part.done", `${o.at},"summary_index":0,"part":{"type":"summary_text","text":${json}}`);
+      members = `{"type":"reasoning","id":${id},"summary":[{"type":"summary_text","text":${json}}]`;
+    } else {
+      this.sendText("response.reasoning_text.done", `${o.at},"content_index":0,"text":${json}`);
+      this.sendText("response.content_part.done", `${o.at},"content_index":0,"part":{"type":"reasoning_text","text":${json}}`);
+      members = `{"type":"reasoning","id":${id},"summary":[],"content":[{"type":"reasoning_text","text":${json}}]`;
+    }
+    if (!("encrypted_content" in final)) return known(final, `${members}}`);
+    known(final, `${members},"encrypted_content":${JSON.stringify(final.encrypted_content)}}`);
+    withoutEncrypted.set(final, `${members}}`); // (the item as shown where `include` did not ask for it)
+  }
+
+  /** Framed: an event written as its text (`members`: its members' JSON after the sequence number, each after a comma). */
+  private sendText(type: string, members: string): void {
+    const seq = this.seq++;
+    this.emit(
+      new FramedEvent(
+        type,
+        seq,
+        `event: ${type}\ndata: {"type":"${type}","sequence_number":${seq}${members}}\n\n`,
+      ) as unknown as OpenResponsesEvent,
+    );
   }
 
   /**
@@ -551,7 +634,71 @@ export class OpenResponsesEncoderStream extends CoreStream<UniEvent, OpenRespons
  * no `id` field (a {@link FramedEvent}: the text it was made with).
  */
 export const openResponsesFrame = (e: OpenResponsesEvent): string =>
-  e instanceof FramedEvent ? e.text : `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+  e instanceof FramedEvent ? e.text : `event: ${e.type}\ndata: ${eventJson(e)}\n\n`;
+
+/**
+ * The JSON of the finished items the framed encoder wrote (their large string — text, thinking,
+ * arguments — escaped once for their done events and their item), by item: an event that carries one
+ * (`output_item.done`, a response's `output`) is written with it, not escaped again. The text is
+ * `JSON.stringify(item)` byte for byte (test/cases/encode-open-responses.ts); an item changed after (a
+ * copy: the door's `shownItem`) is not in it.
+ */
+const itemJson = new WeakMap<object, string>();
+const known = (item: object, json: string): void => void itemJson.set(item, json);
+/** The JSON of a finished reasoning item the framed encoder wrote, without its `encrypted_content` (see `openResponsesShownReasoning`). */
+const withoutEncrypted = new WeakMap<object, string>();
+
+/**
+ * A reasoning item as shown where `include` did not ask for `encrypted_content`: a copy without it
+ * (the encoder's items are shared by its events: never changed), its JSON known when the item's is
+ * (its text not escaped again); an item with none, itself.
+ */
+export function openResponsesShownReasoning(item: Record<string, unknown>): Record<string, unknown> {
+  if (!("encrypted_content" in item)) return item;
+  const { encrypted_content: _, ...shown } = item;
+  const json = withoutEncrypted.get(item);
+  if (json !== undefined) known(shown, json);
+  return shown;
+}
+
+/** An event's JSON: `JSON.stringify(e)`, with the finished items it carries written from their JSON made once. */
+function eventJson(e: OpenResponsesEvent): string {
+  const { item, response } = e;
+  if (isObject(item)) {
+    const json = itemJson.get(item);
+    if (json !== undefined) return jsonWith(e, "item", json);
+  } else if (isObject(response) && Array.isArray(response.output) && response.output.some((i) => isObject(i) && itemJson.has(i))) {
+    return jsonWith(e, "response", openResponsesResourceJson(response));
+  }
+  return JSON.stringify(e);
+}
+
+/** A response resource's JSON (`JSON.stringify(resource)`), its finished items written from their JSON made once. */
+export function openResponsesResourceJson(resource: Record<string, unknown>): string {
+  const output = resource.output;
+  if (!Array.isArray(output)) return JSON.stringify(resource);
+  let items = "";
+  for (let i = 0; i < output.length; i++) {
+    const item: unknown = output[i];
+    items += (i > 0 ? "," : "") + ((isObject(item) && itemJson.get(item)) || JSON.stringify(item === undefined ? null : item));
+  }
+  return jsonWith(resource, "output", `[${items}]`);
+}
+
+/** `JSON.stringify(value)` where member `key` (present) is written as `json` (its value's JSON). */
+function jsonWith(value: Record<string, unknown>, key: string, json: string): string {
+  // (the members before and after `key`, in their order, each side's JSON made by JSON.stringify)
+  const before: Record<string, unknown> = Object.create(null);
+  const after: Record<string, unknown> = Object.create(null);
+  let side = before;
+  for (const k of Object.keys(value)) {
+    if (k === key) side = after;
+    else side[k] = value[k];
+  }
+  const head = JSON.stringify(before);
+  const tail = JSON.stringify(after);
+  return `${head.length > 2 ? `${head.slice(0, -1)},` : "{"}${JSON.stringify(key)}:${json}${tail.length > 2 ? `,${tail.slice(1)}` : "}"}`;
+}
 
 /** What the spec writes after the last event. */
 export const OPEN_RESPONSES_END = "data: [DONE]\n\n";

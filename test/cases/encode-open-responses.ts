@@ -35,6 +35,8 @@ const twoStages = (options: Json): Pair => {
 const scenario = fc.record({
   wire: streamEvents,
   summary: fc.boolean(),
+  // (a thinking's `encrypted_content` for a Responses client: its reasoning item carries it)
+  encrypted: fc.option(fc.constantFrom("enc", 'e"\\\u2028😀'), { nil: undefined }),
   custom: fc.boolean(),
   end: fc.oneof(fc.constant({ kind: "whole" as const }), fc.record({ kind: fc.constantFrom("cut" as const, "abort" as const), at: fc.nat() })),
   // (an id of the caller's: the item ids made from it go into the delta events' text, which is written directly)
@@ -45,11 +47,15 @@ const scenario = fc.record({
 export const cases: Case[] = [
   ["OpenResponsesSseEncoderStream writes the bytes of OpenResponsesEncoderStream → openResponsesSse on random streams, whole, cut short or aborted (a property)", () =>
     holds(
-      fc.asyncProperty(scenario, async ({ wire, summary, custom, end, id, request }) => {
+      fc.asyncProperty(scenario, async ({ wire, summary, encrypted, custom, end, id, request }) => {
+        const thought = (i: Json): Json => {
+          const fidelity = { ...i.fidelity, ...(summary ? { summary: true } : {}), ...(encrypted && i.type === "thinking.done" ? { encrypted_content: encrypted } : {}) };
+          return { ...i, fidelity };
+        };
         let events = (wire as Json[]).map((e) => ({
           ...e,
           content_items: e.content_items.map((i: Json) =>
-            typeof i.data === "string" ? { ...i, data: bytesOf(i.data) } : summary && i.type.startsWith("thinking") ? { ...i, fidelity: { ...i.fidelity, summary: true } } : i
+            typeof i.data === "string" ? { ...i, data: bytesOf(i.data) } : (summary || encrypted) && i.type.startsWith("thinking") ? thought(i) : i
           ),
         }));
         const options = {

@@ -134,8 +134,7 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
     return waiting ? waiting.then(() => writer.take(id)) : writer.take(id);
   };
   /** The text of one event, sealed and fed (a promise only when the step seals or an output must settle first). */
-  const written = (event: UniEvent, n: number): string | Promise<string> =>
-    writer.feed(event, n <= resumeAfter) ? taken(ids ? n : null) : "";
+  const written = (event: UniEvent, n: number): string | Promise<string> => writer.write(event, n <= resumeAfter, ids ? n : null);
   const failed = (reason: unknown, n: number): string | Promise<string> => {
     sink.closed = true;
     const out = writer.failed(reason) ? taken(ids ? n : null) : "";
@@ -159,8 +158,12 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
     if (value.error !== undefined && value.error !== null) return new StoredError(fromWireError(value, null, "relay"));
     return checkEvent(value, true);
   };
-  /** The values' text written (`out`: what is written so far); async only where `written` or `failed` is. */
+  /**
+   * The values' text written (`out`: what is written so far); async only where `written` or `failed` is.
+   * (each event's text kept apart and joined once: one flat string to encode, not a rope of thousands of pieces)
+   */
   const drain = (controller: ReadableStreamDefaultController<Uint8Array>, out: string): boolean | Promise<boolean> => {
+    const texts: string[] = out ? [out] : [];
     for (let value = sink.closed ? undefined : nextValue(); value !== undefined; value = sink.closed ? undefined : nextValue()) {
       const n = index++;
       let text: string | Promise<string>;
@@ -170,15 +173,17 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
         text = event instanceof Promise ? event.then((sealed) => written(sealed, n)) : written(event, n);
       }
       if (typeof text !== "string") {
+        const before = texts.join("");
         return text.then(
-          (t) => drain(controller, out + t),
-          async (e: unknown) => drain(controller, out + await failed(e, n)),
+          (t) => drain(controller, before + t),
+          async (e: unknown) => drain(controller, before + await failed(e, n)),
         );
       }
-      out += text;
+      if (text) texts.push(text);
     }
-    if (out) controller.enqueue(utf8.encode(out));
-    return out !== "" || sink.closed === true;
+    const all = texts.length === 1 ? texts[0]! : texts.join("");
+    if (all) controller.enqueue(utf8.encode(all));
+    return all !== "" || sink.closed === true;
   };
   const sink: Sink<Uint8Array> = {
     text(text, controller) {

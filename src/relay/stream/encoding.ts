@@ -52,7 +52,7 @@ export interface DoorEncoding<T = unknown> {
   frame(output: T): string;
   /** Text after the last output (SSE's `data: [DONE]\n\n`), or "". */
   readonly end: string;
-  /** Whether an output is written, for a resume at the door's own position (`context.after`); default: every one. */
+  /** Whether an output is written, for a resume at the door's own position (asked only when `context.after` is set); default: every one. */
   keep?(output: T, context: EncodingContext): boolean;
   /** The whole answer of a request that asked for no stream: the events read to their end as one Response. */
   whole?(events: ReadableStream<UniEvent>, context: EncodingContext): Promise<Response>;
@@ -95,8 +95,12 @@ export function sealedEvents(events: ReadableStream<UniEvent>, encoding: DoorEnc
 /** One answer's writer: each event, a failure or the end fed (`feed`, `failed`, `ended`), their outputs settled and taken as text. */
 export class EncodedWriter<T> {
   private readonly core: StreamCore<UniEvent, T>;
-  private outputs: T[] = [];
-  private readonly emit = (o: T): void => void this.outputs.push(o);
+  private readonly outputs: T[] = [];
+  /** The outputs waiting: `outputs[0…waiting)` (the one array, reused: none made, none cut per event). */
+  private waiting = 0;
+  private readonly emit = (o: T): void => {
+    this.outputs[this.waiting++] = o;
+  };
   private done = false;
 
   constructor(private readonly encoding: DoorEncoding<T>, private readonly context: EncodingContext) {
@@ -107,12 +111,17 @@ export class EncodedWriter<T> {
   /** The text of the outputs so far; `id`: the stored event they end, written on the last frame (SSE). */
   private text(id: number | null): string {
     const { outputs, encoding, context } = this;
-    this.outputs = [];
+    const n = this.waiting;
+    const keep = context.after === null ? undefined : encoding.keep;
     let text = "";
-    for (let i = 0; i < outputs.length; i++) {
-      const o = outputs[i]!;
-      if (encoding.keep && !encoding.keep(o, context)) continue;
-      text += id !== null && i === outputs.length - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
+    try {
+      for (let i = 0; i < n; i++) {
+        const o = outputs[i]!;
+        if (keep && !keep(o, context)) continue;
+        text += id !== null && i === n - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
+      }
+    } finally {
+      this.waiting = 0;
     }
     return text;
   }
@@ -121,8 +130,18 @@ export class EncodedWriter<T> {
   feed(event: UniEvent, quiet = false): boolean {
     if (this.done) return false;
     this.core.push(event, this.emit);
-    if (quiet) this.outputs = [];
+    if (quiet) this.waiting = 0;
     return !quiet;
+  }
+
+  /**
+   * Feeds one event and gives its outputs' text (`id`: the stored event, on an SSE answer with ids), or
+   * a promise of it when one must settle first; "" when there is nothing to write (done, or `quiet`).
+   */
+  write(event: UniEvent, quiet: boolean, id: number | null): string | Promise<string> {
+    if (!this.feed(event, quiet)) return "";
+    const waiting = this.settle();
+    return waiting ? waiting.then(() => this.take(id)) : this.take(id);
   }
 
   /** Feeds the stream's failure; false when the writer was done. */
@@ -145,7 +164,7 @@ export class EncodedWriter<T> {
   settle(): Promise<void> | undefined {
     const { settle } = this.encoding;
     if (!settle) return undefined;
-    for (let i = 0; i < this.outputs.length; i++) {
+    for (let i = 0; i < this.waiting; i++) {
       const waiting = settle(this.outputs[i]!, this.context);
       if (waiting) return this.settleFrom(waiting, i + 1);
     }
@@ -154,7 +173,7 @@ export class EncodedWriter<T> {
 
   private async settleFrom(waiting: Promise<void>, from: number): Promise<void> {
     await waiting;
-    for (let i = from; i < this.outputs.length; i++) await this.encoding.settle!(this.outputs[i]!, this.context);
+    for (let i = from; i < this.waiting; i++) await this.encoding.settle!(this.outputs[i]!, this.context);
   }
 
   /** The text of the outputs waiting (`id`: the stored event they end), and the encoding's end once done. */

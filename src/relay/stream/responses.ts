@@ -37,8 +37,11 @@ export interface ResponseKeeper {
   put(principal: string, response: KeptResponse): Promise<void>;
   /** Keeps the input of response `id` for `principal` before it is answered (the door, at its creation). */
   begin(principal: string, id: string, input: Json[]): Promise<void>;
-  /** Keeps the resource of response `id` begun before (the door's encoding, before the terminal event): then it is kept. */
-  finish(principal: string, id: string, resource: Json): Promise<void>;
+  /**
+   * Keeps the resource of response `id` begun before (the door's encoding, before the terminal event):
+   * then it is kept. The resource, or its JSON text as the door wrote it (not copied nor written again).
+   */
+  finish(principal: string, id: string, resource: Json | string): Promise<void>;
 }
 
 /** The default time to live of a kept response: seven days. */
@@ -79,14 +82,16 @@ export function durableResponses(namespace: RelayNamespace, ttlMs: number): Resp
       if (!answer.ok) throw new Error(`the responses' object answered ${answer.status}`);
       return (await answer.json()) as KeptResponse;
     },
-    put: (principal, response) => send(principal, "", response.id, response),
-    begin: (principal, id, input) => send(principal, "input", id, input),
-    finish: (principal, id, resource) => send(principal, "resource", id, resource),
+    put: (principal, response) => send(principal, "", response.id, JSON.stringify(response)),
+    begin: (principal, id, input) => send(principal, "input", id, JSON.stringify(input)),
+    finish: (principal, id, resource) =>
+      send(principal, "resource", id, typeof resource === "string" ? resource : JSON.stringify(resource)),
   };
 
-  async function send(principal: string, part: string, id: string, value: unknown): Promise<void> {
+  /** Keeps `body` (JSON text) as `part` of response `id` (the object checks it is JSON). */
+  async function send(principal: string, part: string, id: string, body: string): Promise<void> {
     const query = new URLSearchParams({ ttl_ms: String(ttlMs), id, part });
-    const answer = await stub(principal).fetch(`${ORIGIN}/responses/put?${query}`, { method: "POST", body: JSON.stringify(value) });
+    const answer = await stub(principal).fetch(`${ORIGIN}/responses/put?${query}`, { method: "POST", body });
     if (!answer.ok) throw new Error(`the responses' object answered ${answer.status}`);
   }
 }

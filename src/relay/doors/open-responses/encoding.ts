@@ -18,7 +18,7 @@ import type { StreamCore } from "../../../internal/core.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
 import type { SealEnv } from "../seal.js";
-import { type AnswerState, finishing, keepTerminal, sealStep } from "./sealing.js";
+import { type AnswerState, finisher, keepTerminal, sealStep } from "./sealing.js";
 
 /** What a response resource echoes, and its answer's state (sealing.ts), kept with its stream (its meta). */
 export interface Meta extends Partial<AnswerState> {
@@ -64,10 +64,9 @@ function stateOf(meta: Meta): AnswerState {
 function coreOf(context: EncodingContext): StreamCore<UniEvent, OpenResponsesEvent> {
   const meta = metaOf(context.meta);
   // (its delta events framed as they are made: FramedEvent, their text with no event object — `frame` gives it;
-  // its finished items shared by its events, not copied per event: `finishing` copies what it changes)
+  // its finished items shared by its events, not copied per event: `finisher` copies what it changes)
   const options = { id: `resp_${context.id}`, model: meta.model, createdAt: meta.createdAt, request: meta.echo };
-  const core = new OpenResponsesEncoderCore(options, false, true);
-  return finishing(core, stateOf(meta));
+  return new OpenResponsesEncoderCore(options, false, true, finisher(stateOf(meta)));
 }
 
 /** The events read to the end: the terminal event's response resource (a failure: the spec's error, 502). */

@@ -7,17 +7,16 @@
 // the key of the env where the answer is written) or left out, so no provider's value leaves the relay
 // as it is; a tool call's signature (a Gemini 3 call's: a `function_call` item has no place for it)
 // sealed with the call's id as the `encrypted_content` of an empty reasoning item just before the call
-// (doors/sealing.ts: `toTheirCalls` gives it back to the call). After it (the encoder core wrapped): each resource says `store` and `previous_response_id`
+// (doors/sealing.ts: `toTheirCalls` gives it back to the call). After it (the encoder core's `finish` hook): each resource says `store` and `previous_response_id`
 // as the request asked (they ride in the stream's meta: a replay says the same), `encrypted_content`
 // only where `include` asked for it; and (the encoding's `settle`) the terminal event's resource kept,
 // sealed values and all, before the client has that event, so a reference made right after it finds
 // the response. A response that cannot be kept is still answered (the log says why a reference to it
 // will be a 404).
 import type { ContentItem, StreamDoneItem, UniEvent } from "../../../schema.js";
-import type { StreamCore } from "../../../internal/core.js";
 import { isRecord } from "../../../internal/values.js";
 import type { OpenResponsesEvent } from "../../../encode.js";
-import { FramedEvent } from "../../../encode/open-responses.js";
+import { FramedEvent, openResponsesResourceJson, openResponsesShownReasoning } from "../../../encode/open-responses.js";
 import { RelayConfigError } from "../../admission/principal.js";
 import type { EncodingContext, SealStep } from "../../stream/encoding.js";
 import { boundPart, seal, type Sealed, type SealEnv } from "../seal.js";
@@ -89,7 +88,16 @@ export function sealStep(state: AnswerState, env: SealEnv): SealStep {
     }
     return { ...event, content_items: items } as UniEvent;
   };
-  return (event) => (event.content_items.some((item) => boundPart(fidelityOf(item)) !== undefined) ? sealed(event) : event);
+  return (event) => (holdsBound(event.content_items) ? sealed(event) : event);
+}
+
+/** Whether an event's items hold provider data to seal (most hold no `fidelity`: no call made for them). */
+function holdsBound(items: readonly ContentItem[]): boolean {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    if ("fidelity" in item && boundPart(item.fidelity) !== undefined) return true;
+  }
+  return false;
 }
 
 /**
@@ -102,50 +110,28 @@ const carrier = (encrypted: string): ContentItem[] => [
   { type: "thinking.done", thinking: "", fidelity: { encrypted_content: encrypted } },
 ];
 
-/** The resources to keep, by the terminal event that carries them (taken by `keepTerminal`). */
-const toKeep = new WeakMap<object, { resource: Json; principal: string }>();
+/** The resources to keep (their JSON, as they were when finished), by the terminal event that carries them (taken by `keepTerminal`). */
+const toKeep = new WeakMap<object, { resource: string; principal: string }>();
 
 /**
- * `core` with its outputs finished as the request asked: `store`, `previous_response_id`, and
+ * What finishes each event of an answer as the request asked (the encoder core's `finish` hook: every
+ * event but the deltas, which carry no response nor item): `store`, `previous_response_id`, and
  * `encrypted_content` only where `include` asked; a terminal event's resource set aside to keep.
  */
-export function finishing(
-  core: StreamCore<UniEvent, OpenResponsesEvent>,
-  state: AnswerState,
-): StreamCore<UniEvent, OpenResponsesEvent> {
-  const finish = (emit: (e: OpenResponsesEvent) => void) => (event: OpenResponsesEvent): void => {
-    if (event instanceof FramedEvent) return emit(event); // (a delta: no response, no item)
+export function finisher(state: AnswerState): (event: OpenResponsesEvent) => void {
+  return (event) => {
     const e = event as OpenResponsesEvent & Json;
     if (isRecord(e.response)) {
       e.response.store = state.stored;
       e.response.previous_response_id = state.previous;
       if (state.keep !== null && TERMINAL.has(e.type)) {
-        toKeep.set(e, {
-          resource: structuredClone(e.response),
-          principal: state.keep,
-        });
+        // (its JSON now, before `include` changes what is shown: a copy no later change reaches; its
+        // items' JSON made once by the encoder, not written again)
+        toKeep.set(e, { resource: openResponsesResourceJson(e.response), principal: state.keep });
       }
       if (!state.include && Array.isArray(e.response.output)) e.response.output = e.response.output.map(shownItem);
     }
     if (!state.include && isRecord(e.item)) e.item = shownItem(e.item);
-    emit(event);
-  };
-  // (the writer passes the same emit with each event: its wrapper made once, not once per event)
-  let given: ((e: OpenResponsesEvent) => void) | undefined;
-  let wrapped: (e: OpenResponsesEvent) => void = () => {};
-  const wrap = (emit: (e: OpenResponsesEvent) => void) => {
-    if (emit !== given) [given, wrapped] = [emit, finish(emit)];
-    return wrapped;
-  };
-  return {
-    get finished() {
-      return core.finished;
-    },
-    start: core.start && ((emit) => core.start!(wrap(emit))),
-    push: (input, emit) => core.push(input, wrap(emit)),
-    end: (emit) => core.end(wrap(emit)),
-    abort: core.abort && ((reason, emit) => core.abort!(reason, wrap(emit))),
-    dispose: core.dispose && (() => core.dispose!()),
   };
 }
 
@@ -154,12 +140,10 @@ export function finishing(
  * has one, a copy without it (the encoder core's items are shared by its events: never changed), else itself.
  */
 function shownItem(item: unknown): unknown {
-  if (!isRecord(item) || item.type !== "reasoning" || !("encrypted_content" in item)) return item;
-  const { encrypted_content: _, ...shown } = item;
-  return shown;
+  return isRecord(item) && item.type === "reasoning" ? openResponsesShownReasoning(item) : item;
 }
 
-/** Keeps a terminal event's resource (set aside by `finishing`) where the relay keeps responses, before it is written. */
+/** Keeps a terminal event's resource (set aside by `finisher`) where the relay keeps responses, before it is written. */
 export function keepTerminal(
   event: OpenResponsesEvent,
   context: EncodingContext,

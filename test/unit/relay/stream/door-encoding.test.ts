@@ -182,10 +182,10 @@ describe("a door's encoding run where the events are writes what the staged path
       const log = storedLog(ending === "stop" ? events : events.slice(0, -1));
       const order: string[] = [];
       const keeper = {
-        finish: (_principal: string, _id: string, resource: Json) =>
+        finish: (_principal: string, _id: string, resource: Json | string) =>
           new Promise<void>((resolve) =>
             setTimeout(() => {
-              order.push(`kept ${resource.status}`);
+              order.push(`kept ${(typeof resource === "string" ? JSON.parse(resource) : resource).status}`);
               resolve();
             }, 0)
           ),
@@ -202,6 +202,41 @@ describe("a door's encoding run where the events are writes what the staged path
       const status = ending === "stop" ? "completed" : "failed";
       expect(order.filter((o) => o !== "wrote")).toEqual([`kept ${status}`, `wrote response.${status}`]);
     }
+  });
+
+  test("Open Responses' kept response is its terminal event's resource as written (its items' JSON made once by the encoder), on random streams, whole or cut", async () => {
+    const env = { RELAY_SEAL_KEY: "relay-seal-key-for-the-kept-resource-test-0123" };
+    await holds(
+      fc.asyncProperty(cases, async ({ events: wire, error }) => {
+        const events = uni(wire);
+        const kept: (Json | string)[] = [];
+        const keeper = {
+          finish: (_p: string, _id: string, resource: Json | string) => Promise.resolve(void kept.push(resource)),
+        } as unknown as ResponseKeeper;
+        const meta = metaText({ model: "m-1", createdAt: 1_800_000_000, echo: {}, stored: true, keep: "p-1", include: true });
+        const log = storedLog(events, { error });
+        const ask = { name: "door", id: ID, after: null, whole: false, ids: false };
+        const answer = storedDoorAnswer(
+          new Viewers(),
+          { log, ended: true },
+          ask,
+          { door: openResponsesEncoding as DoorEncoding },
+          meta,
+          0,
+          {
+            keeper,
+            env,
+          },
+        ) as Response;
+        const text = await answer.text();
+        const terminal = /event: response\.(?:completed|failed|incomplete)\ndata: ([^\n]*)\n\n/.exec(text);
+        expect(terminal, text.slice(-600)).not.toBeNull();
+        expect(kept).toHaveLength(1);
+        // (written by JSON.stringify: parsed and written again, the same text)
+        expect(typeof kept[0] === "string" ? kept[0] : JSON.stringify(kept[0])).toBe(JSON.stringify(JSON.parse(terminal![1]!).response));
+      }),
+      { numRuns: 40 },
+    );
   });
 
   test("the MMSP door's streamBack (mmspEncoding) writes the bytes its encoder streams wrote (SseEncoderStream, NdjsonEncoderStream), SSE and NDJSON", async () => {
