@@ -74,7 +74,9 @@ export function passedRequest(
   pass: PassThrough,
   alone: Record<string, unknown> = builtBody,
 ): Request {
-  const body = pass.decide(rowsMembers(pass.body, builtBody, alone) as Record<string, unknown>, builtBody);
+  // (a row whose config adds nothing to the client's, the usual case, leaves every member the client's: not walked)
+  const written = alone === builtBody ? pass.body : rowsMembers(pass.body, builtBody, alone) as Record<string, unknown>;
+  const body = pass.decide(written, builtBody);
   const headers = new Headers(built.headers);
   for (const [name, value] of pass.headers) {
     const own = headers.get(name);
