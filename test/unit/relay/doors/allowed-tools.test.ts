@@ -17,22 +17,12 @@ import { openaiChat } from "../../../../src/providers/openai-chat/index.ts";
 import { openaiResponses } from "../../../../src/providers/openai-responses/index.ts";
 import type { UniConfig } from "../../../../src/providers/request.ts";
 import type { ProviderName } from "../../../../src/testing/index.ts";
-import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
-import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
-import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
-import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
-import { doorRelay, relayFetch } from "./door-relay.ts";
+import { doorRelay, PROVIDER_TEXT, relayFetch } from "./door-relay.ts";
 
 type Rec = Record<string, any>;
 const KEY = "sk-unit-allowed-tools-KEY";
 
-/** Each provider's text answer (the model may answer without a call). */
-const TEXT: Record<ProviderName, string> = {
-  anthropic: ANTHROPIC.TEXT,
-  "openai-chat": CHAT.TEXT,
-  gemini: GEMINI.TEXT,
-  "openai-responses": RESPONSES.TEXT,
-};
+const TEXT = PROVIDER_TEXT;
 const NAMES = Object.keys(TEXT) as ProviderName[];
 
 /** The stateless relay with one row, `m`, served by `name`'s fake; the SDK's fetch is the relay's. */

@@ -8,6 +8,18 @@ import { anthropic, gemini, openaiChat, openaiResponses, type Provider } from ".
 import { createRelay, type Relay, type RelayOptions } from "../../../../src/relay/index.ts";
 import { fakeProvider, type FakeProviderOptions, parseCapture, type ProviderName } from "../../../../src/testing/index.ts";
 import { serve, type Served } from "../../../../src/testing/serve.ts";
+import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
+import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
+import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
+import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
+
+/** Each provider's text answer (a capture of its own stream: the model answers without a call). */
+export const PROVIDER_TEXT: Readonly<Record<ProviderName, string>> = {
+  anthropic: ANTHROPIC.TEXT,
+  "openai-chat": CHAT.TEXT,
+  gemini: GEMINI.TEXT,
+  "openai-responses": RESPONSES.TEXT,
+};
 
 /** `name`'s provider with key `key`, its requests sent to `fetch` (the fake, or a test's wrapper of it). */
 export function providerFor(name: ProviderName, key: string, fetch: typeof globalThis.fetch): Provider {

@@ -11,22 +11,12 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { describe, expect, test } from "vitest";
 import type { ProviderName } from "../../../../src/testing/index.ts";
-import * as ANTHROPIC from "../../../cases/providers/captures-anthropic.ts";
-import * as CHAT from "../../../cases/providers/captures-openai-chat.ts";
-import * as GEMINI from "../../../cases/providers/captures-gemini.ts";
-import * as RESPONSES from "../../../cases/providers/captures-openai-responses.ts";
-import { doorRelay, providerFor, relayFetch } from "./door-relay.ts";
+import { doorRelay, PROVIDER_TEXT, providerFor, relayFetch } from "./door-relay.ts";
 
 const ORIGIN = "https://relay.test";
 const KEY = "sk-unit-tool-settings-KEY";
 
-/** Each provider's text answer. */
-const TEXT: Record<ProviderName, string> = {
-  anthropic: ANTHROPIC.TEXT,
-  "openai-chat": CHAT.TEXT,
-  gemini: GEMINI.TEXT,
-  "openai-responses": RESPONSES.TEXT,
-};
+const TEXT = PROVIDER_TEXT;
 
 /** The stateless relay with one row, `m`, served by `name`'s fake; the SDKs' fetch is the relay's. */
 function relayFor(name: ProviderName) {
