@@ -25,6 +25,7 @@
 import type { UniEvent, UsageMetadata } from "../../schema.js";
 import { isRecord } from "../../internal/values.js";
 import { isTokenCount, MAX_TOKEN_COUNT } from "../../internal/usage.js";
+import { utf8Length } from "../../framing/utf8.js";
 
 /**
  * What the provider(s) serving a stream reported so far (the settlement's `reported`): the four counts,
@@ -68,15 +69,7 @@ function utf8Bytes(text: string): number {
     if (counting.length < text.length * 3) counting = new Uint8Array(text.length * 3);
     return utf8.encodeInto(text, counting).written;
   }
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) n += 2, i++; // (a pair: 4 bytes for 2 units)
-    else n += 2; // (U+0800…, and a lone surrogate: U+FFFD)
-  }
-  return n;
+  return utf8Length(text);
 }
 
 /** Tokens of `bytes` UTF-8 bytes (rounded up). */
