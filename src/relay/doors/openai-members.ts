@@ -1,8 +1,31 @@
 // Doors: SPEC §10 "Doors: the APIs a client speaks" (a member that asks for what the relay can do is
 // done). OpenAI's request members that both of its APIs the relay answers share, with one meaning
-// (Chat Completions' and Responses' `prompt_cache_key`, `parallel_tool_calls` and an `allowed_tools`
-// choice), → the relay's config keys, which each provider's request builder maps: one mapping for both doors.
+// (Chat Completions' and Responses' `prompt_cache_key`, `parallel_tool_calls`, an `allowed_tools`
+// choice, a json_schema format and `verbosity`), → the relay's config keys, which each provider's
+// request builder maps: one mapping for both doors.
+import { isRecord } from "../../internal/values.js";
 import type { ToolChoice, UniConfig } from "../../providers/request.js";
+import { refuseAt } from "./refused.js";
+
+/**
+ * OpenAI's json_schema format (`spec`: Chat's `response_format.json_schema`, Responses' `text.format`:
+ * its schema, name, description and strict) → the config's `output_format`; `schemaAt` names the schema's
+ * member in a refusal.
+ */
+export function jsonSchemaFormat(spec: unknown, schemaAt: string): NonNullable<UniConfig["output_format"]> {
+  if (!isRecord(spec) || !isRecord(spec.schema)) return refuseAt(schemaAt, `${schemaAt} must be a JSON Schema object.`);
+  const out: NonNullable<UniConfig["output_format"]> = { type: "json_schema", schema: spec.schema };
+  if (typeof spec.name === "string") out.name = spec.name;
+  if (typeof spec.description === "string") out.description = spec.description;
+  if (typeof spec.strict === "boolean") out.strict = spec.strict;
+  return out;
+}
+
+/** OpenAI's `verbosity` (`at`: its member) → the config's: `low`/`high` (`medium`, the default, asks nothing). */
+export function openaiVerbosity(verbosity: unknown, at: string, config: UniConfig): void {
+  if (verbosity === "low" || verbosity === "high") config.verbosity = verbosity;
+  else if (verbosity != null && verbosity !== "medium") refuseAt(at, `${at} must be low, medium or high.`);
+}
 
 /**
  * An `allowed_tools` choice (Chat's `allowed_tools: {mode, tools}`, Responses' `{mode, tools}`) → MMSP's:

@@ -32,6 +32,16 @@ export const refuseAt = (param: string, message: string): never => {
   throw new Refused(message, param);
 };
 
+/**
+ * The first member of a client's `object` (its own keys) that is given (not null) and none of `known`,
+ * for the door to refuse by name (SPEC §10: a member the relay does not know is never dropped); undefined
+ * when there is none.
+ */
+export function unknownMember(object: Record<string, unknown>, known: ReadonlySet<string>): string | undefined {
+  for (const key of Object.keys(object)) if (!known.has(key) && object[key] !== undefined && object[key] !== null) return key;
+  return undefined;
+}
+
 /** What `run` gives, or its refusal written by the door's `write` (another error is thrown on). */
 export function refusing<T>(run: () => T, write: (refusal: Refused) => Response): T | Response {
   try {

@@ -7,13 +7,13 @@
 // one that asks for nothing is accepted, one the relay can do is done, one it cannot do is refused by
 // name before anything is asked (OpenAI's error shape, `param` naming it), never dropped.
 import { OPENAI_EFFORT as EFFORT } from "../openai-effort.js";
-import { allowedTools, openaiHints } from "../openai-members.js";
+import { allowedTools, jsonSchemaFormat, openaiHints, openaiVerbosity } from "../openai-members.js";
 import { openaiType } from "../../../encode/chat-completions.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
 import type { ToolSchema, UniConfig } from "../../../providers/request.js";
 import type { UniMessage } from "../../../schema.js";
 import { messagesOf, refuse } from "./messages.js";
-import { refusing } from "../refused.js";
+import { refusing, unknownMember } from "../refused.js";
 
 type Json = Record<string, unknown>;
 
@@ -165,16 +165,7 @@ function outputOf(body: Json, config: UniConfig): void {
   const format = body.response_format;
   if (format != null) {
     if (isRecord(format) && format.type === "json_schema") {
-      const spec = format.json_schema;
-      if (!isRecord(spec) || !isRecord(spec.schema)) {
-        refuse("response_format.json_schema.schema", "response_format.json_schema.schema must be a JSON Schema object.");
-      }
-      const { name, description, strict, schema } = spec as Json;
-      const out: NonNullable<UniConfig["output_format"]> = { type: "json_schema", schema: schema as Json };
-      if (typeof name === "string") out.name = name;
-      if (typeof description === "string") out.description = description;
-      if (typeof strict === "boolean") out.strict = strict;
-      config.output_format = out;
+      config.output_format = jsonSchemaFormat(format.json_schema, "response_format.json_schema.schema");
     } else if (isRecord(format) && format.type === "json_object") {
       config.output_format = { type: "json_object" };
     } else if (!(isRecord(format) && format.type === "text")) {
@@ -184,9 +175,7 @@ function outputOf(body: Json, config: UniConfig): void {
       );
     }
   }
-  const { verbosity } = body;
-  if (verbosity === "low" || verbosity === "high") config.verbosity = verbosity;
-  else if (verbosity != null && verbosity !== "medium") refuse("verbosity", "verbosity must be low, medium or high.");
+  openaiVerbosity(body.verbosity, "verbosity", config);
 }
 
 /** `max_completion_tokens` (or the older `max_tokens`; both must agree) → the output limit the relay reserves. */
@@ -208,12 +197,8 @@ const FUNCTION_MEMBERS = new Set(["name", "description", "parameters", "strict"]
 
 /** A member of a tool object the relay does not know: refused by name, unless the body is passed through as written (the provider judges it). */
 function unknownMembers(object: Json, known: ReadonlySet<string>, at: string, passed: boolean): void {
-  if (passed) return;
-  for (const key of Object.keys(object)) {
-    if (!known.has(key) && object[key] != null) {
-      refuse(`${at}.${key.slice(0, 64)}`, `${at}.${key.slice(0, 64)} is not supported on a function tool.`);
-    }
-  }
+  const key = passed ? undefined : unknownMember(object, known);
+  if (key !== undefined) refuse(`${at}.${key.slice(0, 64)}`, `${at}.${key.slice(0, 64)} is not supported on a function tool.`);
 }
 
 /** `tools`: function tools (a member the relay does not know refused by name; `passed`: it goes along, as does `strict: true`). */

@@ -9,6 +9,7 @@
 import { isRecord } from "../../../internal/values.js";
 import type { ToolSchema, UniConfig } from "../../../providers/request.js";
 import { refuse } from "./refused.js";
+import { unknownMember } from "../refused.js";
 
 type Json = Record<string, unknown>;
 
@@ -33,10 +34,8 @@ const DECLARATION_MEMBERS = new Set([
 
 /** A member of `at` the relay does not know: refused by name, unless the body is passed through to Gemini as written (which judges it). */
 function unknownMembers(object: Json, known: ReadonlySet<string>, at: string, passed: boolean, what: string): void {
-  if (passed) return;
-  for (const key of Object.keys(object)) {
-    if (!known.has(key) && given(object[key])) refuse(`${at}.${key.slice(0, 64)} is not supported by this relay${what}.`);
-  }
+  const key = passed ? undefined : unknownMember(object, known);
+  if (key !== undefined) refuse(`${at}.${key.slice(0, 64)} is not supported by this relay${what}.`);
 }
 
 /**

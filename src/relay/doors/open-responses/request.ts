@@ -7,7 +7,7 @@
 // tools.ts's. What has no MMSP meaning is refused by name before anything is asked (the spec's error
 // shape, `param` naming it), never dropped. Errors in the spec's shape: `{"error": {message, type, param, code}}`.
 import { OPENAI_EFFORT as EFFORT } from "../openai-effort.js";
-import { openaiHints } from "../openai-members.js";
+import { jsonSchemaFormat, openaiHints, openaiVerbosity } from "../openai-members.js";
 import { openResponsesErrorType } from "../../../encode.js";
 import { isRecord, ownValue } from "../../../internal/values.js";
 import type { UniConfig } from "../../../providers/request.js";
@@ -152,20 +152,13 @@ function textSettings(text: unknown, config: UniConfig): void {
   if (!isRecord(text)) return refuse("text", "text must be an object.");
   const format = text.format;
   if (isRecord(format) && format.type === "json_schema") {
-    if (!isRecord(format.schema)) refuse("text.format.schema", "text.format.schema must be a JSON Schema object.");
-    const out: NonNullable<UniConfig["output_format"]> = { type: "json_schema", schema: format.schema as Record<string, unknown> };
-    if (typeof format.name === "string") out.name = format.name;
-    if (typeof format.description === "string") out.description = format.description;
-    if (typeof format.strict === "boolean") out.strict = format.strict;
-    config.output_format = out;
+    config.output_format = jsonSchemaFormat(format, "text.format.schema");
   } else if (isRecord(format) && format.type === "json_object") {
     config.output_format = { type: "json_object" };
   } else if (format !== undefined && format !== null && !(isRecord(format) && format.type === "text")) {
     refuse("text.format", 'text.format must be {type: "text"}, {type: "json_object"} or {type: "json_schema", name, schema}.');
   }
-  const { verbosity } = text;
-  if (verbosity === "low" || verbosity === "high") config.verbosity = verbosity;
-  else if (verbosity != null && verbosity !== "medium") refuse("text.verbosity", "text.verbosity must be low, medium or high.");
+  openaiVerbosity(text.verbosity, "text.verbosity", config);
 }
 
 /** `input` → MMSP messages (consecutive items of one role join one message); system and developer text goes to `system`. */

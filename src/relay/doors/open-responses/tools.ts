@@ -11,7 +11,7 @@ import type { ToolSchema, UniConfig } from "../../../providers/request.js";
 import { allowedTools } from "../openai-members.js";
 
 // (a refusal naming `param`, which request.ts answers as the spec's 400: doors/refused.ts)
-import { refuseAt as refuse } from "../refused.js";
+import { refuseAt as refuse, unknownMember } from "../refused.js";
 export { refuse };
 
 /** The one argument of a custom tool's function, as the provider is asked to fill it. */
@@ -50,10 +50,9 @@ export function toolsOf(tools: unknown): ToolSchema[] {
       }
       return { name: t.name, description, parameters: CUSTOM_PARAMETERS };
     }
-    for (const key of Object.keys(t)) {
-      if (!FUNCTION_MEMBERS.has(key) && t[key] !== null && t[key] !== undefined) {
-        return refuse(`${at}.${key.slice(0, 64)}`, `${at}.${key.slice(0, 64)} is not supported on a function tool.`);
-      }
+    const unknown = unknownMember(t, FUNCTION_MEMBERS);
+    if (unknown !== undefined) {
+      return refuse(`${at}.${unknown.slice(0, 64)}`, `${at}.${unknown.slice(0, 64)} is not supported on a function tool.`);
     }
     const tool: ToolSchema = { name: t.name, description };
     if (isRecord(t.parameters)) tool.parameters = t.parameters;
