@@ -184,22 +184,29 @@ interface Open {
 const sse = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 
 const utf8 = new TextEncoder();
-const utf8Of = (text: string): Uint8Array => utf8.encode(text);
+/** A write of records as one chunk of UTF-8 (the stream). */
+const wholeBytes = (out: string, last: string, emit: (bytes: Uint8Array) => void): void => emit(utf8.encode(out + last));
 
 /** The Messages state machine over one stream of UniEvents; `write` false: only the message is built. */
 class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
   finished = false;
   ended = false;
   readonly message: AnthropicMessage;
+  /** The records written since the last flush but the last one (`out`), and the last one (`last`). */
   private out = "";
+  private last = "";
   private open: Open | null = null;
 
-  /** @param output what one write of records goes out as: its UTF-8 bytes (the stream), or its text (AnthropicMessagesEncoderCore) */
+  /**
+   * @param output how one write of records goes out: its UTF-8 bytes in one chunk (the stream), or
+   * (AnthropicMessagesEncoderCore) its text as two outputs, the last record apart (a kept answer's
+   * event id goes on it: the relay's writer, stream/encoding.ts)
+   */
   constructor(
     private readonly options: AnthropicMessagesEncoderOptions,
     private readonly write: boolean,
     name: string,
-    private readonly output: (text: string) => O = utf8Of as (text: string) => O,
+    private readonly output: (out: string, last: string, emit: (out: O) => void) => void = wholeBytes as never,
   ) {
     checkOptions(name, options, OPTIONS);
     const id = options.id ??
@@ -216,15 +223,21 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
     };
   }
 
+  /** One record more (the one before it joins the others). */
+  private add(record: string): void {
+    this.out += this.last;
+    this.last = record;
+  }
+
   private flush(emit: (out: O) => void): void {
-    if (this.out === "") return;
-    emit(this.output(this.out));
-    this.out = "";
+    if (this.last === "") return;
+    this.output(this.out, this.last, emit);
+    this.out = this.last = "";
   }
 
   start(emit: (out: O) => void): void {
     if (this.write) {
-      this.out += sse("message_start", { type: "message_start", message: { ...this.message, usage: { ...this.message.usage } } });
+      this.add(sse("message_start", { type: "message_start", message: { ...this.message, usage: { ...this.message.usage } } }));
     }
     this.flush(emit);
   }
@@ -289,15 +302,17 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
       : o.kind === "thinking"
       ? { type: "thinking", thinking: "", signature: "" }
       : { type: "tool_use", id: o.id, name: o.name, input: {} };
-    this.out += sse("content_block_start", { type: "content_block_start", index: o.index, content_block: block });
+    this.add(sse("content_block_start", { type: "content_block_start", index: o.index, content_block: block }));
   }
 
   /** One delta of the open block, written by hand (the hot path: no object to stringify). */
   private delta(o: Open, type: string, member: string, value: string): void {
     if (!this.write) return;
-    this.out += `event: content_block_delta\ndata: {"type":"content_block_delta","index":${o.index},"delta":{"type":"${type}","${member}":${
-      JSON.stringify(value)
-    }}}\n\n`;
+    this.add(
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":${o.index},"delta":{"type":"${type}","${member}":${
+        JSON.stringify(value)
+      }}}\n\n`,
+    );
   }
 
   private done(item: TextDone | ThinkingDone | ToolCallDone): void {
@@ -329,24 +344,24 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
       const thinking = item.thinking;
       if (!o.started && thinking === REDACTED_THINKING && typeof signature === "string") {
         block = { type: "redacted_thinking", data: signature };
-        if (this.write) this.out += sse("content_block_start", { type: "content_block_start", index: o.index, content_block: block });
+        if (this.write) this.add(sse("content_block_start", { type: "content_block_start", index: o.index, content_block: block }));
       } else {
         if (!o.started) {
           this.startBlock(o);
           if (o.pending !== "") this.delta(o, "thinking_delta", "thinking", o.pending);
         }
         if (typeof signature === "string" && this.write) {
-          this.out += sse("content_block_delta", {
+          this.add(sse("content_block_delta", {
             type: "content_block_delta",
             index: o.index,
             delta: { type: "signature_delta", signature },
-          });
+          }));
         }
         block = { type: "thinking", thinking, signature: typeof signature === "string" ? signature : "" };
       }
     }
     this.message.content.push(block);
-    if (this.write) this.out += `event: content_block_stop\ndata: {"type":"content_block_stop","index":${o.index}}\n\n`;
+    if (this.write) this.add(`event: content_block_stop\ndata: {"type":"content_block_stop","index":${o.index}}\n\n`);
   }
 
   private stop(event: UniEvent): void {
@@ -356,8 +371,8 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
     this.message.stop_reason = stop_reason;
     Object.assign(this.message.usage, usage);
     if (!this.write) return;
-    this.out += sse("message_delta", { type: "message_delta", delta: { stop_reason, stop_sequence: null }, usage }) +
-      'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    this.add(sse("message_delta", { type: "message_delta", delta: { stop_reason, stop_sequence: null }, usage }));
+    this.add('event: message_stop\ndata: {"type":"message_stop"}\n\n');
   }
 
   /** An error on the writable side: Anthropic's `event: error`, and the stream ends there. */
@@ -370,7 +385,7 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
       this.startBlock(o);
       this.delta(o, "thinking_delta", "thinking", o.pending);
     }
-    this.out += sse("error", anthropicMessagesError(reason).body);
+    this.add(sse("error", anthropicMessagesError(reason).body));
     this.flush(emit);
   }
 
@@ -456,9 +471,14 @@ export function anthropicMessage(
 /**
  * The encoder's core (its state machine, the stream's text out: no UTF-8 bytes made to be read back),
  * for a writer that runs it with no stream between its stages (the relay's Messages door: stream/encoding.ts).
+ * Each event's records go out as at most two texts: the last record apart, where a writer puts the
+ * event's SSE id (a cut between two records resumes from their event).
  */
 export class AnthropicMessagesEncoderCore extends Encoder<string> {
   constructor(options: AnthropicMessagesEncoderOptions = {}) {
-    super(options, true, "AnthropicMessagesEncoderStream", (text) => text);
+    super(options, true, "AnthropicMessagesEncoderStream", (out, last, emit) => {
+      if (out !== "") emit(out);
+      emit(last);
+    });
   }
 }

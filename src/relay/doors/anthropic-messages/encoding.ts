@@ -50,14 +50,11 @@ const optionsOf = (context: EncodingContext) => {
 };
 
 const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
-/** The encoder's text (one write of whole records) as one output per SSE record. */
-const records = (emit: (record: string) => void) => (text: string): void => {
-  for (const record of text.split("\n\n")) if (record !== "") emit(`${record}\n\n`);
-};
 
 /**
- * The Messages encoder core, with a `ping` after `message_start`;
- * each output one SSE record (a kept answer's `id: n` goes on the last record an event wrote).
+ * The Messages encoder core, with a `ping` after `message_start`; an event's SSE records as the core
+ * gives them, its last record its last output (a kept answer's `id: n` goes on it: stream/encoding.ts),
+ * not cut apart and framed again per record.
  */
 class MessagesCore implements StreamCore<UniEvent, string> {
   private readonly inner: AnthropicMessagesEncoderCore;
@@ -67,18 +64,18 @@ class MessagesCore implements StreamCore<UniEvent, string> {
   get finished(): boolean {
     return this.inner.finished;
   }
-  start(emit: (record: string) => void): void {
-    this.inner.start(records(emit));
+  start(emit: (records: string) => void): void {
+    this.inner.start(emit);
     emit(PING);
   }
-  push(event: UniEvent, emit: (record: string) => void): void {
-    this.inner.push(event, records(emit));
+  push(event: UniEvent, emit: (records: string) => void): void {
+    this.inner.push(event, emit);
   }
-  abort(reason: unknown, emit: (record: string) => void): void {
-    this.inner.abort(reason, records(emit));
+  abort(reason: unknown, emit: (records: string) => void): void {
+    this.inner.abort(reason, emit);
   }
-  end(emit: (record: string) => void): void {
-    this.inner.end(records(emit));
+  end(emit: (records: string) => void): void {
+    this.inner.end(emit);
   }
 }
 
