@@ -5,7 +5,7 @@
 // ProviderEventStream alone, and, with `--ab=<path to another build's dist/>` (e.g. main's, copied
 // first: `cp -r /work/main/dist bench/.cache/main-dist`), the same cells for that build in its own
 // Miniflare: both Workers (bench/runtimes/relay-provider-worker.mjs, bundled once against each dist/)
-// side by side, the cells interleaved (their order reversed every other round). Medians of the rounds.
+// side by side, the cells interleaved (each round in its own seeded random order). Medians of the rounds.
 // Each door is asked as its clients ask by default: the MMSP, Open Responses and useChat doors keep
 // their streams in a Durable Object; Chat Completions, Messages and Gemini have no cancel of their own
 // and answer stateless unless asked to keep (`--kept`: asked with `x-mmsp-keep: 1` too, more columns).
@@ -17,7 +17,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { options } from "./args.mjs";
-import { median } from "./core/harness.mjs";
+import { median, rng, seedOf } from "./core/harness.mjs";
 import { KINDS, PROVIDER_NAMES } from "./providers/corpora.mjs";
 import { convertCpu, corpusBlobs, corpusDir, DOORS, RELAY_WORKER, relayMiniflare, removeCorpusDir, timed } from "./relay-harness.mjs";
 import { bundleForWorkerd, compatibilityDate } from "./runtimes/workerd-kit.mjs";
@@ -46,6 +46,15 @@ const columns = [
     }))
     : []),
 ];
+/** A copy of `list` in a random order (Fisher–Yates, `draw`: a seeded rng). */
+const shuffled = (list, draw) => {
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = draw.int(0, i);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+};
 const colName = (c) => `${c.door}${c.kept ? "+kept" : ""}`;
 const colLabel = (c) => `${DOORS[c.door].label}${c.kept ? " kept" : STATELESS.includes(c.door) ? " (stateless)" : ""}`;
 
@@ -110,10 +119,11 @@ try {
         ) => (c[0] === "convert" ? convert(provider) : relayed(c[0], c[1], provider));
         for (let i = 0; i < warmup; i++) for (const c of cells) await run(c);
         const ms = Object.fromEntries(cells.map((c) => [key(c), []]));
+        // (each round in its own seeded order: a cell's neighbours — whose garbage its GC may pay —
+        // change every round, so no build's cell always follows the same one)
+        const draw = rng(seedOf(`${provider}/${kind}`));
         for (let r = 0; r < rounds; r++) {
-          for (
-            const c of r % 2 ? [...cells].reverse() : cells
-          ) ms[key(c)].push(await run(c));
+          for (const c of shuffled(cells, draw)) ms[key(c)].push(await run(c));
         }
         const us = (c) => (median(ms[key(c)]) * 1000) / corpora[provider].events;
         const row = {
