@@ -11,6 +11,7 @@
 // for what the answer reports before its stop event (`reportedSoFar`: the settlement's `reported`, also
 // stored with each batch for a restart) and for the stop event itself (`withCarried`).
 import type { UniEvent, UsageMetadata } from "../../schema.js";
+import { passing } from "../reads.js";
 import type { StartedTarget } from "./target.js";
 import { type Reported, textTokens, trustedCount, trustedInput } from "../accounting/usage-estimate.js";
 
@@ -28,7 +29,7 @@ export interface Serving {
 }
 
 /** `serving` charged one request more that serves no longer: its target's count of its input (`reported`), else `estimate`. */
-export function carry(serving: Serving, reported: UsageMetadata | null, estimate: number): void {
+export function carry(serving: Pick<Serving, "carriedInput" | "carriedEstimated">, reported: UsageMetadata | null, estimate: number): void {
   const counted = trustedInput(reported); // (a count the settlement would not trust: estimated)
   serving.carriedInput = (serving.carriedInput ?? 0) + (counted ?? estimate);
   if (counted === null) serving.carriedEstimated = (serving.carriedEstimated ?? 0) + estimate;
@@ -74,4 +75,21 @@ export function withCarried(event: UniEvent, serving: Serving, output: number): 
   const prompt = (own ?? serving.estimate ?? 0) + (serving.carriedInput ?? 0);
   const response = usage.response_tokens === null ? null : usage.response_tokens + output;
   return { ...event, usage_metadata: { ...usage, prompt_tokens: prompt, response_tokens: response } };
+}
+
+/**
+ * The serving target's events, its stop event charged the requests before it (`withCarried`): an
+ * answer that fell back past targets that took the request (fallback.ts), when no continuation
+ * writes its stop event (continuedStream does then).
+ */
+export function carriedStop(events: ReadableStream<UniEvent[]>, serving: Serving): ReadableStream<UniEvent[]> {
+  const reader = events.getReader();
+  return passing<UniEvent[]>(async () => {
+    const r = await reader.read();
+    const at = r.done ? -1 : r.value.findIndex((e) => e.event_type === "stop");
+    if (at < 0) return r;
+    const batch = r.value!.slice();
+    batch[at] = withCarried(batch[at]!, serving, 0);
+    return { done: false, value: batch };
+  }, (reason) => reader.cancel(reason));
 }

@@ -9,14 +9,16 @@
 // (a fallback, a continuation) is one line of the log naming the failed target and why (no content, no key).
 // After the first event, continuation.ts decides (a row's `continueOnFailure`). The claim on the
 // principal's quota is the request's (create-relay.ts): a fallback spends from it, as the stream
-// its stop event settles, whichever target served.
+// its stop event settles, whichever target served; a target that took the request and failed before
+// its first event (its answer began) is charged its input too (continued-cost.ts `carry`), never left out.
 import { UpstreamError } from "../../errors.js";
 import { follow } from "../../internal/abort.js";
 import type { UniEvent } from "../../schema.js";
 import { continued } from "./continuation.js";
-import { reportedSoFar, type Serving } from "./continued-cost.js";
+import { carriedStop, carry, reportedSoFar, type Serving } from "./continued-cost.js";
 import { takenUp } from "./take-up.js";
-import { logMove, retryable, type Sending, type ServeOptions } from "./retry.js";
+import { answered, logMove, retryable, type Sending, type ServeOptions } from "./retry.js";
+import { inputEstimate } from "../accounting/usage-estimate.js";
 import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { sseAnswer } from "../stream/answer.js";
@@ -64,6 +66,8 @@ export async function servedAnswer(
   const targets = targetsOf(row);
   const { trace, watchdog } = options;
   const nameOf = (target: RelayModel): string => targetName(row, targets.indexOf(target));
+  // (the requests before the serving one that their provider took: each charged its own input)
+  const before: Pick<Serving, "carriedInput" | "carriedEstimated"> = {};
   for (let i = 0;; i++) {
     const target = targets[i]!;
     const last = i === targets.length - 1;
@@ -87,6 +91,10 @@ export async function servedAnswer(
       !last && !signal.aborted && failure !== undefined && retryable(failure)
     ) {
       release(attempt, "started" in start ? start.started : undefined, failure);
+      // (a provider that took the request — its answer began, then failed before its first event — may
+      // bill its input: charged, its count where it gave one, else the estimate; a refusal is not)
+      if ("started" in start) carry(before, start.started.events.reportedUsage, inputEstimate(body.messages, body.config));
+      else if (answered(failure)) carry(before, null, inputEstimate(body.messages, body.config));
       trace?.fallback(target, targets[i + 1]!, failure);
       logMove(body.model, targetName(row, i), targetName(row, i + 1), failure, "fallback");
       continue;
@@ -99,7 +107,8 @@ export async function servedAnswer(
     // (a passed-through answer is the provider's bytes: no continuation joins another's to them)
     const rest = start.started.bytes ? [] : targets.slice(i + 1);
     // (the target serving now: a continuation moves it on)
-    const serving: Serving = { events: start.started.events };
+    const serving: Serving = { events: start.started.events, ...before };
+    if (before.carriedInput !== undefined) serving.estimate = inputEstimate(body.messages, body.config); // (its own, while it counts none)
     const own = targetEvents(start.started);
     const events = continued(
       target,
@@ -110,11 +119,14 @@ export async function servedAnswer(
       { ...options, nameOf },
       serving,
     );
+    // (no continuation: the provider reader's own events, checked by construction; past a fallback
+    // that took a request, its stop event charged it: withCarried rewrites counts only)
+    const checked = events === own;
+    const served = checked && before.carriedInput !== undefined ? carriedStop(own, serving) : events;
     const answer = sseAnswer(
-      trace ? trace.follow(events) : events,
+      trace ? trace.follow(served) : served,
       target.provider.name,
-      // (no continuation: the provider reader's own events, checked by construction)
-      { reported: () => reportedSoFar(serving), checked: events === own, bytes: start.started.bytes },
+      { reported: () => reportedSoFar(serving), checked, bytes: start.started.bytes },
     );
     answer.headers.set(TARGET_HEADER, targetName(row, i)); // (the target that serves from the first event)
     return answer;

@@ -97,6 +97,35 @@ test("a first request whose target never counted its input is charged its estima
   expect(row.estimated_tokens).toBeGreaterThanOrEqual(estimate);
 });
 
+test("a fallback past a target that took the request (its answer cut before any event) charges that request's estimate too", async () => {
+  const first = fakeProvider("anthropic", { streams: { m: { capture: anthropicCapture, cutAfterEvents: 0 } } });
+  const second = fakeProvider("anthropic", { streams: { m: anthropicCapture } });
+  const relay = createRelay({ models: { c: [claude(first), claude(second)] } });
+  const row = await settled(relay);
+  expect([first.requests.length, second.requests.length]).toEqual([1, 1]);
+  const estimate = inputEstimate(MESSAGES, {});
+  expect(row).toMatchObject({ requests: 1, stopped: 0, input_tokens: CLAUDE_INPUT + estimate });
+  expect(row.estimated_tokens).toBeGreaterThanOrEqual(estimate);
+});
+
+test("past such a fallback, an answer cut before its stop event is settled with that request's estimate too", async () => {
+  const first = fakeProvider("anthropic", { streams: { m: { capture: anthropicCapture, cutAfterEvents: 0 } } });
+  const second = fakeProvider("anthropic", { streams: { m: { capture: anthropicCapture, cutAfterEvents: 9 } } });
+  const relay = createRelay({ models: { c: [claude(first), claude(second)] } });
+  const row = await settled(relay);
+  const estimate = inputEstimate(MESSAGES, {});
+  expect(row).toMatchObject({ requests: 1, stopped: 1, input_tokens: CLAUDE_INPUT + estimate });
+});
+
+test("a fallback past a refusal (the provider took nothing) charges only the serving request", async () => {
+  const first = fakeProvider("anthropic", { streams: { m: { capture: anthropicCapture, refuse: 529 } } });
+  const second = fakeProvider("anthropic", { streams: { m: anthropicCapture } });
+  const relay = createRelay({ models: { c: [claude(first), claude(second)] } });
+  const row = await settled(relay);
+  expect(second.requests).toHaveLength(1);
+  expect(row).toMatchObject({ requests: 1, stopped: 0, input_tokens: CLAUDE_INPUT });
+});
+
 test("a continuation in flight is counted in the stored cost as its own input (sent), not as one earlier request's", () => {
   const ticket = { id: "c", principal: "p", model: "m", input: 2 };
   const usage = (prompt: number) => ({ cached_tokens: null, prompt_tokens: prompt, thoughts_tokens: null, response_tokens: null });
