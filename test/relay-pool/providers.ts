@@ -25,6 +25,7 @@
 // tag's n-th provider request (the first is the row's first target, Claude):
 //   refuse-first     the first a 429, the others the text answer
 //   silent-first     the first sends nothing for 8 s (past FIRST_EVENT_S), the others the text answer
+//   silent-then-refuse  the first sends nothing for 8 s, the others a 429
 //   refuse-two-first the first two a 429 (Claude, GPT), the third (the row's other Claude) the text answer
 //   unreachable-first  (observer.js) the first never reaches a server: its fetch rejects (a TypeError)
 //   lost-first       (observer.js) the same with workerd's own words: a plain Error "Network connection lost."
@@ -270,10 +271,11 @@ export async function providerApi(request: Request, path: string): Promise<Respo
   }
   if (script === "refuse-two-first" && entry.count < 2) return rateLimited(isAnthropic, key);
   const first = entry.count === 0; // (the tag's first provider request: the row's first target)
+  if (script === "silent-then-refuse" && !first) return rateLimited(isAnthropic, key);
   const anthropicOnly = isAnthropic || !/^(cut|stall)/.test(script);
   if (anthropicOnly && (first || script === "stall" || script === "cut-then-silent")) {
     if (script === "refuse-first") return rateLimited(isAnthropic, key);
-    const silent = script === "silent-first" || (script === "cut-then-silent" && entry.count === 1);
+    const silent = script === "silent-first" || script === "silent-then-refuse" || (script === "cut-then-silent" && entry.count === 1);
     if (silent) return sleep(8000).then(() => new Response(paced(anthropicEvents().map(anthropicRecord)), { headers: SSE }));
     // a cut: the body ends before message_stop (as Miniflare ends a Node body that breaks)
     const cut = script === "cut-first" || ((script === "cut-then-silent" || script === "cut-then-stall") && first)

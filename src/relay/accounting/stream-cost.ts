@@ -149,9 +149,13 @@ export class StreamCost {
     return this.#sending === null ? s : withRequest(s, this.#sending);
   }
 
-  /** The settlement of a request refused before any event (the provider's refusal: nothing spent). */
-  refused(): Settlement {
-    return { ...this.#base(), input: 0, output: 0, estimated: 0, stopped: false };
+  /**
+   * The settlement of a request refused before any event: the provider's refusal spent nothing, but
+   * the requests before it that a provider took (a fallback moved past them: routing/fallback.ts
+   * `spentBefore`) are charged their input.
+   */
+  refused(spent?: { input: number; estimated: number }): Settlement {
+    return { ...this.#base(), input: spent?.input ?? 0, output: 0, estimated: spent?.estimated ?? 0, stopped: false };
   }
 
   #base(): Pick<Settlement, "id" | "principal" | "model"> {

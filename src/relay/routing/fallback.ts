@@ -41,6 +41,22 @@ const lateError = (client: string, ms: number): UpstreamError => {
 const failureOf = (start: Awaited<ReturnType<typeof startTarget>>): unknown =>
   "refused" in start ? start.error : "error" in start.started.first ? start.started.first.error : undefined;
 
+/** What the requests a refused answer's fallbacks moved past had spent (their provider took them), by the refusal. */
+const SPENT = new WeakMap<Response, Spent>();
+
+/** The input a refused answer's earlier requests spent (see `before` in servedAnswer). */
+export interface Spent {
+  input: number;
+  /** How much of it is the relay's estimate. */
+  estimated: number;
+}
+
+/**
+ * What the requests before a refusal of servedAnswer spent, when a provider took one of them before
+ * the last target refused (its settlement charges it: SPEC §10 "Principals and quotas"); else undefined.
+ */
+export const spentBefore = (refusal: Response): Spent | undefined => SPENT.get(refusal);
+
 /** Lets a target go: its request aborted, its reader cancelled. */
 function release(
   attempt: AbortController,
@@ -101,6 +117,9 @@ export async function servedAnswer(
     }
     if ("refused" in start) {
       trace?.refused(target, start.refused.status, failure);
+      if (before.carriedInput !== undefined) {
+        SPENT.set(start.refused, { input: before.carriedInput, estimated: before.carriedEstimated ?? 0 });
+      }
       return start.refused;
     }
     trace?.served(target);

@@ -54,6 +54,7 @@ import { limitsOf, type Live, type StreamContext, type StreamObjectConfig, Strea
 import { StreamEnding } from "./ending.js";
 import { creationOf, StreamRun } from "./run.js";
 import type { Sending } from "../routing/retry.js";
+import { spentBefore } from "../routing/fallback.js";
 
 /** (the headers the Worker hands the object: headers.ts) */
 export { BINDING_HEADER, URL_HEADER } from "./headers.js";
@@ -207,7 +208,7 @@ export class RelayStreamObject<E = unknown> {
       return refusal(504, type, message);
     }
     if (!upstream.ok) {
-      if (cost) this.ending.settle(cost.refused());
+      if (cost) this.ending.settle(cost.refused(spentBefore(upstream))); // (a request a fallback moved past is charged)
       return upstream; // a refusal: passed on, nothing kept
     }
     this.live.cost = cost;

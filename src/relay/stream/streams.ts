@@ -25,6 +25,7 @@ import type { RelayNamespace } from "../platform.js";
 import { refusal } from "../refusal.js";
 import { BINDING_HEADER, DOOR_HEADER, META_HEADER, PROVIDER_HEADER, TARGET_HEADER, URL_HEADER } from "./headers.js";
 import { lastEventId, newStreamId, STREAM_ID, streamPath } from "./resume.js";
+import { spentBefore } from "../routing/fallback.js";
 
 /** What the stream step needs of the rest: admission's records and checks, routing's `open`, the books. */
 export interface StreamParts<E extends object> {
@@ -114,7 +115,15 @@ export function streams<E extends object>(parts: StreamParts<E>) {
     };
     // (a refusal or a throw before the stream: the route settles the claim as refused)
     const answer = await open(admittedRequest, env, controller.signal);
-    if (!answer.ok) return answer;
+    if (!answer.ok) {
+      // (a refusal after a fallback moved past a request its provider took: settled here, charging it)
+      const spent = spentBefore(answer);
+      if (spent && cost && held) {
+        held.taken = true;
+        settle(cost.refused(spent));
+      }
+      return answer;
+    }
     cost?.follow(reportedUsageOf(answer));
     const { eventBytes } = limitsOf(env);
     const client = clientOf(answer);

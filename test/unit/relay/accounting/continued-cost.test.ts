@@ -117,6 +117,16 @@ test("past such a fallback, an answer cut before its stop event is settled with 
   expect(row).toMatchObject({ requests: 1, stopped: 1, input_tokens: CLAUDE_INPUT + estimate });
 });
 
+test("a refusal after a fallback moved past a request its provider took: that request is charged, its estimate", async () => {
+  const first = fakeProvider("anthropic", { streams: { m: { capture: anthropicCapture, cutAfterEvents: 0 } } });
+  const second = fakeProvider("anthropic", { streams: { m: { capture: anthropicCapture, refuse: 503 } } });
+  const relay = createRelay({ models: { c: [claude(first), claude(second)] } });
+  expect((await relay.fetch(post(), ENV)).status).toBe(503);
+  const estimate = inputEstimate(MESSAGES, {});
+  for (let i = 0; i < 50 && (await usageOf(relay)).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(await usageOf(relay)).toMatchObject([{ input_tokens: estimate, output_tokens: 0, estimated_tokens: estimate }]);
+});
+
 test("a fallback past a refusal (the provider took nothing) charges only the serving request", async () => {
   const first = fakeProvider("anthropic", { streams: { m: { capture: anthropicCapture, refuse: 529 } } });
   const second = fakeProvider("anthropic", { streams: { m: anthropicCapture } });
