@@ -7,6 +7,8 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { CHAT_FINISH, chatCompletionsUsage, reasoningDetails } from "../../src/encode/chat-completions.ts";
 import { ChatCompletionsEncoderCore, type ChatCompletionsEncoderOptions } from "../../src/encode/chat-completions.ts";
+import { encodeBase64 } from "../../src/decode/base64.ts";
+import { GEMINI_FINISH, GeminiEncoderCore, geminiUsage } from "../../src/encode/gemini.ts";
 import type { UniEvent } from "../../src/index.ts";
 import { isRecord } from "../../src/internal/values.ts";
 import { streamEvents, unit } from "../arbitraries.ts";
@@ -104,12 +106,63 @@ function plainChat(events: UniEvent[], options: Required<Pick<ChatCompletionsEnc
   return out;
 }
 
+/** The Gemini core as it was (each part an object stringified), for the events of a stream that ends at its stop. */
+function plainGemini(events: UniEvent[], modelVersion: string | undefined): string[] {
+  const meta = modelVersion === undefined ? "" : `,"modelVersion":${JSON.stringify(modelVersion)}`;
+  const chunk = (part: Rec) => `data: {"candidates":[{"content":{"role":"model","parts":[${JSON.stringify(part)}]},"index":0}]${meta}}\r\n\r\n`;
+  const signatureOf = (fidelity: unknown): string | undefined => {
+    if (!isRecord(fidelity)) return undefined;
+    for (const key of ["signature", "encrypted_content"]) {
+      const v = fidelity[key];
+      if (typeof v === "string" && v) return v;
+    }
+    return undefined;
+  };
+  const signed = (part: Rec, fidelity: unknown): Rec => {
+    const signature = signatureOf(fidelity);
+    if (signature !== undefined) part.thoughtSignature = signature;
+    return part;
+  };
+  const out: string[] = [];
+  for (const event of events) {
+    if (event.event_type === "stop") {
+      const finish = GEMINI_FINISH[event.finish_reason ?? "unknown"] ?? "OTHER";
+      out.push(`data: {"candidates":[{"finishReason":"${finish}","index":0}],"usageMetadata":${JSON.stringify(geminiUsage(event.usage_metadata))}${meta}}\r\n\r\n`);
+      break;
+    }
+    for (const item of event.content_items) {
+      if (item.type === "text.delta") {
+        if (item.text || signatureOf(item.fidelity)) out.push(chunk(signed({ text: item.text }, item.fidelity)));
+      } else if (item.type === "thinking.delta") {
+        if (item.thinking || signatureOf(item.fidelity)) out.push(chunk(signed({ text: item.thinking, thought: true }, item.fidelity)));
+      } else if (item.type === "tool_call.done") {
+        out.push(chunk(signed({ functionCall: { id: item.tool_call_id, name: item.name, args: item.arguments } }, item.fidelity)));
+      } else if (item.type === "inline_data.done" || item.type === "inline_thinking.done") {
+        const part: Rec = { inlineData: { mimeType: item.mime_type, data: encodeBase64(item.data) } };
+        if (item.type === "inline_thinking.done") part.thought = true;
+        out.push(chunk(signed(part, item.fidelity)));
+      }
+    }
+  }
+  return out;
+}
+
 describe("the hand-written hot chunks write the plain writers' bytes", () => {
   test("Chat Completions: every chunk of random streams, with random ids and model names", () => {
     fc.assert(
       fc.property(streams, names, names, fc.nat(2 ** 40), fc.boolean(), (events, id, model, created, includeUsage) => {
         const options = { id: `chatcmpl-${id}`, model, created, includeUsage };
         expect(outputs(new ChatCompletionsEncoderCore(options), events)).toEqual(plainChat(events, options));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("Gemini: every chunk of random streams, with and without a model version", () => {
+    fc.assert(
+      fc.property(streams, fc.option(names, { nil: undefined }), (events, modelVersion) => {
+        const core = new GeminiEncoderCore(modelVersion === undefined ? {} : { modelVersion });
+        expect(outputs(core, events)).toEqual(plainGemini(events, modelVersion));
       }),
       { numRuns: 300 },
     );
