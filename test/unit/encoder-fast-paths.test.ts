@@ -5,12 +5,18 @@
 // core and the useChat door's chunks against the plain writers kept below (the encoders as they were).
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { CHAT_FINISH, chatCompletionsUsage, reasoningDetails } from "../../src/encode/chat-completions.ts";
-import { ChatCompletionsEncoderCore, type ChatCompletionsEncoderOptions } from "../../src/encode/chat-completions.ts";
+import {
+  CHAT_FINISH,
+  ChatCompletionsEncoderCore,
+  type ChatCompletionsEncoderOptions,
+  chatCompletionsUsage,
+  reasoningDetails,
+} from "../../src/encode/chat-completions.ts";
 import { encodeBase64 } from "../../src/decode/base64.ts";
 import { GEMINI_FINISH, GeminiEncoderCore, geminiUsage } from "../../src/encode/gemini.ts";
 import type { UniEvent } from "../../src/index.ts";
 import { isRecord } from "../../src/internal/values.ts";
+import { CHUNK_OBJECTS, CHUNK_SSE, ChunkMapper } from "../../src/ai-sdk/chunk-mapper.ts";
 import { streamEvents, unit } from "../arbitraries.ts";
 
 type Rec = Record<string, unknown>;
@@ -28,28 +34,33 @@ const fidelity = fc.constantFrom<Rec | undefined>(
   { reasoning_details: [{ type: "reasoning.text", text: "t\n", format: "unknown" }] },
 );
 
-/** Random streams (the arbitraries' groups, each fragment given a random fidelity), inline data as bytes. */
-const streams = fc.tuple(streamEvents, fc.array(fidelity, { minLength: 1, maxLength: 8 })).map(([events, fids]) =>
+const names = fc.string({ unit, maxLength: 8 });
+
+/**
+ * Random streams (the arbitraries' groups, each fragment given a random fidelity, each call a random
+ * id and name), inline data as bytes.
+ */
+const streams = fc.tuple(streamEvents, fc.array(fidelity, { minLength: 1, maxLength: 8 }), names, names).map(([events, fids, call, fn]) =>
   events.map((e, n) => ({
     ...e,
     content_items: (e.content_items as Rec[]).map((i) => {
       const item: Rec = "data" in i ? { ...i, data: new Uint8Array([n, 255]) } : { ...i };
       const f = fids[n % fids.length];
       if (typeof item.type === "string" && item.type.endsWith(".delta") && f !== undefined) item.fidelity = f;
+      if (item.tool_call_id === "call_1") item.tool_call_id = `call_${call}`;
+      if (item.name === "fn") item.name = `fn${fn}`;
       return item;
     }),
   })) as unknown as UniEvent[]
 );
 
-const names = fc.string({ unit, maxLength: 8 });
-
 /** A core's outputs over `events` (its start, each event, its end), each output in order. */
-function outputs<T>(core: { start?(e: (o: T) => void): void; push(ev: UniEvent, e: (o: T) => void): void; end(e: (o: T) => void): unknown }, events: UniEvent[]): T[] {
+function outputs<T>(core: { start?(e: (o: T) => void): void; push(ev: UniEvent, e: (o: T) => void): void; end?(e: (o: T) => void): unknown }, events: UniEvent[]): T[] {
   const out: T[] = [];
   const emit = (o: T) => void out.push(o);
   core.start?.(emit);
   for (const event of events) core.push(event, emit);
-  core.end(emit);
+  core.end?.(emit);
   return out;
 }
 
@@ -163,6 +174,17 @@ describe("the hand-written hot chunks write the plain writers' bytes", () => {
       fc.property(streams, fc.option(names, { nil: undefined }), (events, modelVersion) => {
         const core = new GeminiEncoderCore(modelVersion === undefined ? {} : { modelVersion });
         expect(outputs(core, events)).toEqual(plainGemini(events, modelVersion));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("useChat: every record of random streams is `data: <the chunk object stringified>`", () => {
+    fc.assert(
+      fc.property(streams, names, (events, messageId) => {
+        const records = outputs(new ChunkMapper(messageId, CHUNK_SSE), events);
+        const chunks = outputs(new ChunkMapper(messageId, CHUNK_OBJECTS), events);
+        expect(records).toEqual(chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`));
       }),
       { numRuns: 300 },
     );
