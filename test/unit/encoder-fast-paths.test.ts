@@ -27,7 +27,7 @@ const fidelity = fc.constantFrom<Rec | undefined>(
   {},
   { signature: "s€" },
   { reasoning_field: "reasoning" },
-  { reasoning_field: "reasoning_content", signature: "x\"y" },
+  { reasoning_field: "reasoning_content", signature: 'x"y' },
   { provider: "gemini", signature: "g\u2028" },
   { provider: "anthropic", signature: "a", encrypted_content: "b" },
   { encrypted_content: "e😀" },
@@ -55,7 +55,10 @@ const streams = fc.tuple(streamEvents, fc.array(fidelity, { minLength: 1, maxLen
 );
 
 /** A core's outputs over `events` (its start, each event, its end), each output in order. */
-function outputs<T>(core: { start?(e: (o: T) => void): void; push(ev: UniEvent, e: (o: T) => void): void; end?(e: (o: T) => void): unknown }, events: UniEvent[]): T[] {
+function outputs<T>(
+  core: { start?(e: (o: T) => void): void; push(ev: UniEvent, e: (o: T) => void): void; end?(e: (o: T) => void): unknown },
+  events: UniEvent[],
+): T[] {
   const out: T[] = [];
   const emit = (o: T) => void out.push(o);
   core.start?.(emit);
@@ -72,8 +75,13 @@ const fieldOf = (fidelity: unknown): string | undefined => {
 };
 
 /** The Chat Completions core as it was (objects stringified), for the events of a stream that ends at its stop. */
-function plainChat(events: UniEvent[], options: Required<Pick<ChatCompletionsEncoderOptions, "id" | "model" | "created" | "includeUsage">>): string[] {
-  const top = `{"id":${JSON.stringify(options.id)},"object":"chat.completion.chunk","created":${options.created},"model":${JSON.stringify(options.model)}`;
+function plainChat(
+  events: UniEvent[],
+  options: Required<Pick<ChatCompletionsEncoderOptions, "id" | "model" | "created" | "includeUsage">>,
+): string[] {
+  const top = `{"id":${JSON.stringify(options.id)},"object":"chat.completion.chunk","created":${options.created},"model":${
+    JSON.stringify(options.model)
+  }`;
   const head = `data: ${top},"choices":[{"index":0,"delta":`;
   const tail = `,"logprobs":null,"finish_reason":null}]}\n\n`;
   const chunk = (delta: Rec) => head + JSON.stringify(delta) + tail;
@@ -90,7 +98,9 @@ function plainChat(events: UniEvent[], options: Required<Pick<ChatCompletionsEnc
     if (event.event_type === "stop") {
       const finish = CHAT_FINISH[event.finish_reason ?? "unknown"] ?? "stop";
       out.push(`${head}{}${tail.replace('"finish_reason":null', `"finish_reason":"${finish}"`)}`);
-      if (options.includeUsage) out.push(`data: ${top},"choices":[],"usage":${JSON.stringify(chatCompletionsUsage(event.usage_metadata))}}\n\n`);
+      if (options.includeUsage) {
+        out.push(`data: ${top},"choices":[],"usage":${JSON.stringify(chatCompletionsUsage(event.usage_metadata))}}\n\n`);
+      }
       out.push("data: [DONE]\n\n");
       break;
     }
@@ -105,7 +115,16 @@ function plainChat(events: UniEvent[], options: Required<Pick<ChatCompletionsEnc
       } else if (item.type === "tool_call.delta") {
         if (item.name && item.tool_call_id !== callId) {
           callId = item.tool_call_id;
-          out.push(chunk({ tool_calls: [{ index: calls++, id: item.tool_call_id, type: "function", function: { name: item.name, arguments: item.arguments } }] }));
+          out.push(
+            chunk({
+              tool_calls: [{
+                index: calls++,
+                id: item.tool_call_id,
+                type: "function",
+                function: { name: item.name, arguments: item.arguments },
+              }],
+            }),
+          );
         } else if (item.arguments) {
           out.push(chunk({ tool_calls: [{ index: calls - 1, function: { arguments: item.arguments } }] }));
         }
@@ -120,7 +139,8 @@ function plainChat(events: UniEvent[], options: Required<Pick<ChatCompletionsEnc
 /** The Gemini core as it was (each part an object stringified), for the events of a stream that ends at its stop. */
 function plainGemini(events: UniEvent[], modelVersion: string | undefined): string[] {
   const meta = modelVersion === undefined ? "" : `,"modelVersion":${JSON.stringify(modelVersion)}`;
-  const chunk = (part: Rec) => `data: {"candidates":[{"content":{"role":"model","parts":[${JSON.stringify(part)}]},"index":0}]${meta}}\r\n\r\n`;
+  const chunk = (part: Rec) =>
+    `data: {"candidates":[{"content":{"role":"model","parts":[${JSON.stringify(part)}]},"index":0}]${meta}}\r\n\r\n`;
   const signatureOf = (fidelity: unknown): string | undefined => {
     if (!isRecord(fidelity)) return undefined;
     for (const key of ["signature", "encrypted_content"]) {
@@ -138,7 +158,11 @@ function plainGemini(events: UniEvent[], modelVersion: string | undefined): stri
   for (const event of events) {
     if (event.event_type === "stop") {
       const finish = GEMINI_FINISH[event.finish_reason ?? "unknown"] ?? "OTHER";
-      out.push(`data: {"candidates":[{"finishReason":"${finish}","index":0}],"usageMetadata":${JSON.stringify(geminiUsage(event.usage_metadata))}${meta}}\r\n\r\n`);
+      out.push(
+        `data: {"candidates":[{"finishReason":"${finish}","index":0}],"usageMetadata":${
+          JSON.stringify(geminiUsage(event.usage_metadata))
+        }${meta}}\r\n\r\n`,
+      );
       break;
     }
     for (const item of event.content_items) {
@@ -194,7 +218,7 @@ describe("the hand-written hot chunks write the plain writers' bytes", () => {
     const events = [{
       role: "assistant",
       event_type: "delta",
-      content_items: [{ type: "tool_call.delta", name: "", tool_call_id: "", arguments: "{\"a\"" }],
+      content_items: [{ type: "tool_call.delta", name: "", tool_call_id: "", arguments: '{"a"' }],
       usage_metadata: null,
       finish_reason: null,
     }] as UniEvent[];
