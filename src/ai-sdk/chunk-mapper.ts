@@ -11,6 +11,10 @@
  *   embedding.delta embedding.done     data-embedding
  *   stop                               finish (reason mapped; usage in messageMetadata.mmsp)
  *
+ * The mapper writes its chunks through a ChunkOut: the objects (UIMessageChunkStream), or each
+ * chunk's SSE record (the relay's useChat door, CHUNK_SSE: a part's delta chunks written from a
+ * template made once per part, the fragment alone JSON-escaped, the bytes JSON.stringify writes).
+ *
  * An item's fidelity goes out as `providerMetadata.mmsp` on the chunk that completes the part (the
  * `-end`, `tool-input-available`, `file`): the `.done` carries the group's fidelity (FIDELITY-EQUAL),
  * so no fragment's fidelity is lost, and the AI SDK keeps the last providerMetadata it saw.
@@ -27,7 +31,16 @@ const FINISH_REASONS: Record<FinishReason, UIFinishReason> = {
   unknown: "other",
 };
 
-const KIND_SET: ReadonlySet<string> = /*#__PURE__*/ new Set(KINDS);
+/** A streamable item type's kind and phase. */
+type TypeOf = { kind: string; delta: boolean };
+
+/** Each streamable item type's kind and phase, found by one lookup (no slicing of the type per item). */
+const TYPES: ReadonlyMap<string, TypeOf> = /*#__PURE__*/ new Map(
+  KINDS.flatMap((kind): [string, TypeOf][] => [
+    [`${kind}.delta`, { kind, delta: true }],
+    [`${kind}.done`, { kind, delta: false }],
+  ]),
+);
 
 /** `{ mmsp: fidelity }`, or undefined for an absent, null or empty fidelity (they mean the same). */
 export function fidelityMetadata(fidelity: unknown): ProviderMetadata | undefined {
@@ -36,24 +49,67 @@ export function fidelityMetadata(fidelity: unknown): ProviderMetadata | undefine
   return { mmsp: fidelity as Record<string, JSONValue> };
 }
 
-type Emit = (chunk: UIMessageChunk) => void;
+/** The delta chunks' types: a part's hot chunk, one per fragment. */
+export type DeltaType = "text-delta" | "reasoning-delta" | "tool-input-delta";
 
-export class ChunkMapper {
-  /** The open group: its kind and the id its chunks share. */
-  private open: { kind: string; id: string } | null = null;
+/**
+ * How a mapper writes its chunks: as the chunk objects (UIMessageChunkStream), or as the text a server
+ * sends (the relay's useChat door: each chunk its SSE record). A part's delta chunks have a writer of
+ * their own, made once per part (the id escaped once), since they are nearly every chunk of a stream.
+ */
+export interface ChunkOut<T> {
+  /** A chunk. */
+  chunk(chunk: UIMessageChunk): T;
+  /** The writer of one part's delta chunks (`id`: the part's id, a tool call's `toolCallId`). */
+  deltas(type: DeltaType, id: string): (delta: string) => T;
+}
+
+/** The chunks as objects (what UIMessageChunkStream hands on). */
+export const CHUNK_OBJECTS: ChunkOut<UIMessageChunk> = {
+  chunk: (chunk) => chunk,
+  deltas: (type, id) =>
+    type === "tool-input-delta" ? (delta) => ({ type, toolCallId: id, inputTextDelta: delta }) : (delta) => ({ type, id, delta }),
+};
+
+/**
+ * The chunks as SSE `data:` records: `data: <JSON.stringify(chunk)>\n\n`, a delta chunk written from
+ * its part's template with only the fragment JSON-escaped (the same bytes: keys in the objects' order).
+ */
+export const CHUNK_SSE: ChunkOut<string> = {
+  chunk: (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
+  deltas: (type, id) => {
+    const head = type === "tool-input-delta"
+      ? `data: {"type":"tool-input-delta","toolCallId":${JSON.stringify(id)},"inputTextDelta":`
+      : `data: {"type":"${type}","id":${JSON.stringify(id)},"delta":`;
+    return (delta) => head + JSON.stringify(delta) + "}\n\n";
+  },
+};
+
+type Emit<T> = (chunk: T) => void;
+
+/** The open group: its kind, the id its chunks share, and its delta chunks' writer. */
+interface Open<T> {
+  kind: string;
+  id: string;
+  delta: ((delta: string) => T) | undefined;
+}
+
+export class ChunkMapper<T = UIMessageChunk> {
+  /** The open group. */
+  private open: Open<T> | null = null;
   /** Index of the next item in the message (part ids are `<kind>-<index>`: unique in the message). */
   private index = 0;
   /** True once the stop event went out as `finish`. */
   finished = false;
 
-  constructor(private readonly messageId: string) {}
+  constructor(private readonly messageId: string, private readonly out: ChunkOut<T>) {}
 
-  start(emit: Emit): void {
-    emit({ type: "start", messageId: this.messageId });
+  start(emit: Emit<T>): void {
+    emit(this.out.chunk({ type: "start", messageId: this.messageId }));
   }
 
   /** One checked event; throws a TypeError on input that is not a checked MMSP stream. */
-  push(event: UniEvent, emit: Emit): void {
+  push(event: UniEvent, emit: Emit<T>): void {
     if (this.finished) throw new TypeError("UIMessageChunkStream: an event after the stop event");
     if (event === null || typeof event !== "object" || !Array.isArray(event.content_items)) {
       throw new TypeError("UIMessageChunkStream: the input must be UniEvents (pipe a UniEventStream into it)");
@@ -62,7 +118,7 @@ export class ChunkMapper {
     for (const item of event.content_items) this.item(item, emit);
   }
 
-  private stop(event: UniEvent, emit: Emit): void {
+  private stop(event: UniEvent, emit: Emit<T>): void {
     if (this.open) throw new TypeError(`UIMessageChunkStream: the stop event came while a ${this.open.kind} item was open`);
     if (event.usage_metadata === null || event.finish_reason === null) {
       throw new TypeError("UIMessageChunkStream: a stop event without usage_metadata or finish_reason");
@@ -71,72 +127,89 @@ export class ChunkMapper {
       mmsp: { usage_metadata: { ...event.usage_metadata }, finish_reason: event.finish_reason },
     };
     if (event.created_at !== undefined) metadata.mmsp.created_at = event.created_at;
-    emit({ type: "finish", finishReason: FINISH_REASONS[event.finish_reason] ?? "other", messageMetadata: metadata });
+    emit(this.out.chunk({ type: "finish", finishReason: FINISH_REASONS[event.finish_reason] ?? "other", messageMetadata: metadata }));
     this.finished = true;
   }
 
-  private item(item: ContentItem, emit: Emit): void {
-    const dot = item.type.lastIndexOf(".");
-    const kind = item.type.slice(0, dot);
-    const phase = item.type.slice(dot + 1);
-    if (!KIND_SET.has(kind) || (phase !== "delta" && phase !== "done")) {
+  private item(item: ContentItem, emit: Emit<T>): void {
+    const type = TYPES.get(item.type);
+    if (type === undefined) {
       throw new TypeError(`UIMessageChunkStream: an item of type ${JSON.stringify(item.type)} cannot stream`);
     }
-    if (this.open !== null && this.open.kind !== kind) {
-      throw new TypeError(`UIMessageChunkStream: a ${item.type} while a ${this.open.kind} item was open`);
+    const open = this.open;
+    if (open !== null && open.kind !== type.kind) {
+      throw new TypeError(`UIMessageChunkStream: a ${item.type} while a ${open.kind} item was open`);
     }
-    if (phase === "delta") this.delta(item, kind, emit);
-    else if (this.open === null) throw new TypeError(`UIMessageChunkStream: a ${item.type} without its deltas`);
-    else this.done(item, this.open.id, emit);
+    if (type.delta) {
+      if (open === null) this.first(item, type.kind, emit);
+      else if (open.delta !== undefined) this.fragment(item, open.delta, emit);
+    } else if (open === null) throw new TypeError(`UIMessageChunkStream: a ${item.type} without its deltas`);
+    else this.done(item, open.id, emit);
   }
 
-  private delta(item: ContentItem, kind: string, emit: Emit): void {
-    let id = this.open?.id;
-    const first = id === undefined;
+  /** A group's first fragment: its part opened (its `-start` chunk, its delta writer), then its delta. */
+  private first(item: ContentItem, kind: string, emit: Emit<T>): void {
+    const { out } = this;
+    let open: Open<T>;
     switch (item.type) {
-      case "text.delta":
-        id ??= `text-${this.index}`;
-        if (first) emit({ type: "text-start", id });
-        if (item.text !== "") emit({ type: "text-delta", id, delta: item.text });
+      case "text.delta": {
+        const id = `text-${this.index}`;
+        open = { kind, id, delta: out.deltas("text-delta", id) };
+        emit(out.chunk({ type: "text-start", id }));
         break;
-      case "thinking.delta":
-        id ??= `reasoning-${this.index}`;
-        if (first) emit({ type: "reasoning-start", id });
-        if (item.thinking !== "") emit({ type: "reasoning-delta", id, delta: item.thinking });
+      }
+      case "thinking.delta": {
+        const id = `reasoning-${this.index}`;
+        open = { kind, id, delta: out.deltas("reasoning-delta", id) };
+        emit(out.chunk({ type: "reasoning-start", id }));
         break;
+      }
       case "tool_call.delta":
-        id ??= item.tool_call_id;
-        if (first) emit({ type: "tool-input-start", toolCallId: id, toolName: item.name });
-        if (item.arguments !== "") emit({ type: "tool-input-delta", toolCallId: id, inputTextDelta: item.arguments });
+        open = { kind, id: item.tool_call_id, delta: out.deltas("tool-input-delta", item.tool_call_id) };
+        emit(out.chunk({ type: "tool-input-start", toolCallId: item.tool_call_id, toolName: item.name }));
         break;
       default:
         // media and embeddings: one part when the .done brings the whole value
-        id ??= `${kind}-${this.index}`;
+        open = { kind, id: `${kind}-${this.index}`, delta: undefined };
     }
-    this.open = { kind, id };
+    this.open = open;
+    if (open.delta !== undefined) this.fragment(item, open.delta, emit);
   }
 
-  private done(item: ContentItem, id: string, emit: Emit): void {
+  /** A text, thinking or argument fragment as its part's delta chunk (none for an empty one). */
+  private fragment(item: ContentItem, delta: (delta: string) => T, emit: Emit<T>): void {
+    const text = item.type === "text.delta"
+      ? item.text
+      : item.type === "thinking.delta"
+      ? item.thinking
+      : (item as { arguments: string }).arguments;
+    if (text !== "") emit(delta(text));
+  }
+
+  private done(item: ContentItem, id: string, emit: Emit<T>): void {
     const providerMetadata = "fidelity" in item ? fidelityMetadata(item.fidelity) : undefined;
     const meta = providerMetadata ? { providerMetadata } : {};
+    const { out } = this;
     switch (item.type) {
       case "text.done":
-        emit({ type: "text-end", id, ...meta });
+        emit(out.chunk({ type: "text-end", id, ...meta }));
         break;
       case "thinking.done":
-        emit({ type: "reasoning-end", id, ...meta });
+        emit(out.chunk({ type: "reasoning-end", id, ...meta }));
         break;
       case "tool_call.done":
-        emit({ type: "tool-input-available", toolCallId: item.tool_call_id, toolName: item.name, input: item.arguments, ...meta });
+        emit(
+          out.chunk({ type: "tool-input-available", toolCallId: item.tool_call_id, toolName: item.name, input: item.arguments, ...meta }),
+        );
         break;
       case "inline_data.done":
-        emit({ type: "file", url: toDataUrl(item.data, item.mime_type), mediaType: item.mime_type, ...meta });
+        emit(out.chunk({ type: "file", url: toDataUrl(item.data, item.mime_type), mediaType: item.mime_type, ...meta }));
         break;
       case "inline_thinking.done":
-        emit({ type: "reasoning-file", url: toDataUrl(item.data, item.mime_type), mediaType: item.mime_type, ...meta });
+        emit(out.chunk({ type: "reasoning-file", url: toDataUrl(item.data, item.mime_type), mediaType: item.mime_type, ...meta }));
         break;
       case "embedding.done":
-        emit({ type: "data-embedding", id, data: { embedding: item.embedding } });
+        emit(out.chunk({ type: "data-embedding", id, data: { embedding: item.embedding } }));
         break;
       default:
         throw new TypeError(`UIMessageChunkStream: an item of type ${JSON.stringify(item.type)} cannot stream`);

@@ -12,7 +12,7 @@
  * - cancelling the readable errors the writable, so a pipe into it cancels its source (the upstream).
  */
 import type { UniEvent } from "../index.js";
-import { ChunkMapper } from "./chunk-mapper.js";
+import { CHUNK_OBJECTS, ChunkMapper } from "./chunk-mapper.js";
 import { checkOptions, FUNCTION, NON_EMPTY_STRING, type OptionSpec } from "../internal/options.js";
 import { generateMessageId } from "./ids.js";
 import type { UIMessageChunk } from "./types.js";
@@ -63,7 +63,7 @@ export class UIMessageChunkStream implements ReadableWritablePair<UIMessageChunk
     const o: UIMessageChunkStreamOptions = options ?? {};
     const onError = o.onError ?? defaultErrorText;
     this.messageId = o.messageId ?? generateMessageId();
-    const mapper = new ChunkMapper(this.messageId);
+    const mapper = new ChunkMapper(this.messageId, CHUNK_OBJECTS);
 
     let rc!: ReadableStreamDefaultController<UIMessageChunk>;
     let wc!: WritableStreamDefaultController;

@@ -119,6 +119,18 @@ export class ChatCompletionsEncoderCore implements StreamCore<UniEvent, string> 
   /** Every chunk up to its `delta`, and what follows it: each chunk is `head + delta + tail`. */
   private readonly head: string;
   private readonly tail = `,"logprobs":null,"finish_reason":null}]}\n\n`;
+  /**
+   * The hot chunks (a text, a thinking, an argument fragment) written from templates made once per
+   * answer, only the fragment JSON-escaped: `open + JSON.stringify(fragment) + close` is the bytes
+   * `head + JSON.stringify({ content: fragment }) + tail` writes (the object built only to be
+   * stringified cost more than the rest of the chunk).
+   */
+  private readonly content: string;
+  private readonly reasoning: Readonly<Record<ChatReasoningField, string>>;
+  private readonly close: string;
+  /** The open call's argument chunk up to its fragment (index -1 before the first call, as before), and after it. */
+  private argumentsHead: string;
+  private readonly argumentsTail: string;
   private readonly top: string;
   private readonly field: ChatReasoningField;
   /** The open thinking group's field; the open tool call's index; the calls begun so far. */
@@ -134,6 +146,11 @@ export class ChatCompletionsEncoderCore implements StreamCore<UniEvent, string> 
       JSON.stringify(options.model ?? "")
     }`;
     this.head = `data: ${this.top},"choices":[{"index":0,"delta":`;
+    this.content = `${this.head}{"content":`;
+    this.reasoning = { reasoning_content: `${this.head}{"reasoning_content":`, reasoning: `${this.head}{"reasoning":` };
+    this.close = `}${this.tail}`;
+    this.argumentsTail = `}}]}${this.tail}`;
+    this.argumentsHead = `${this.head}{"tool_calls":[{"index":-1,"function":{"arguments":`;
     this.field = options.reasoningField ?? "reasoning_content";
   }
 
@@ -147,29 +164,33 @@ export class ChatCompletionsEncoderCore implements StreamCore<UniEvent, string> 
     for (const item of event.content_items) {
       switch (item.type) {
         case "text.delta":
-          if (item.text) emit(this.chunk({ content: item.text }));
-          this.bound(emit, item.fidelity);
+          if (item.text) emit(this.content + JSON.stringify(item.text) + this.close);
+          if (item.fidelity !== undefined) this.bound(emit, item.fidelity);
           break;
         case "thinking.delta": {
-          this.groupField ??= fieldOf(item.fidelity);
-          if (item.thinking) emit(this.chunk({ [fieldOf(item.fidelity) ?? this.groupField ?? this.field]: item.thinking }));
-          this.bound(emit, item.fidelity);
+          const own = item.fidelity === undefined ? undefined : fieldOf(item.fidelity);
+          this.groupField ??= own;
+          if (item.thinking) emit(this.reasoning[own ?? this.groupField ?? this.field] + JSON.stringify(item.thinking) + this.close);
+          if (item.fidelity !== undefined) this.bound(emit, item.fidelity);
           break;
         }
         case "tool_call.delta": {
           if (item.name && item.tool_call_id !== this.callId) {
             this.callId = item.tool_call_id;
-            const call = {
-              index: this.calls++,
-              id: item.tool_call_id,
-              type: "function",
-              function: { name: item.name, arguments: item.arguments },
-            };
-            emit(this.chunk({ tool_calls: [call] }));
+            const index = this.calls++;
+            // (the call's first chunk: `{ index, id, type, function: { name, arguments } }` written as JSON.stringify writes it)
+            emit(
+              `${this.head}{"tool_calls":[{"index":${index},"id":${
+                JSON.stringify(item.tool_call_id)
+              },"type":"function","function":{"name":${JSON.stringify(item.name)},"arguments":${
+                JSON.stringify(item.arguments)
+              }${this.argumentsTail}`,
+            );
+            this.argumentsHead = `${this.head}{"tool_calls":[{"index":${index},"function":{"arguments":`;
           } else if (item.arguments) {
-            emit(this.chunk({ tool_calls: [{ index: this.calls - 1, function: { arguments: item.arguments } }] }));
+            emit(this.argumentsHead + JSON.stringify(item.arguments) + this.argumentsTail);
           }
-          this.bound(emit, item.fidelity, this.callId);
+          if (item.fidelity !== undefined) this.bound(emit, item.fidelity, this.callId);
           break;
         }
         case "thinking.done":
@@ -186,15 +207,11 @@ export class ChatCompletionsEncoderCore implements StreamCore<UniEvent, string> 
     }
   }
 
-  private chunk(delta: Rec): string {
-    return this.head + JSON.stringify(delta) + this.tail;
-  }
-
   /** A fragment's provider-bound values, as one `reasoning_details` chunk (none when it carries none). */
   private bound(emit: (s: string) => void, fidelity: unknown, toolCallId?: string): void {
     if (!isRecord(fidelity)) return;
     const entries = reasoningDetails(fidelity, toolCallId);
-    if (entries.length) emit(this.chunk({ reasoning_details: entries }));
+    if (entries.length) emit(`${this.head}${JSON.stringify({ reasoning_details: entries })}${this.tail}`);
   }
 
   private stop(event: UniEvent, emit: (s: string) => void): void {
@@ -220,10 +237,12 @@ export class ChatCompletionsEncoderCore implements StreamCore<UniEvent, string> 
   }
 }
 
-/** The core's messages of each call as one piece of UTF-8 bytes (the public stream's outputs). */
+/** The core's messages of each call as one piece of UTF-8 bytes (the public stream's outputs; one collector per stream, no closure per event). */
 class Bytes implements StreamCore<UniEvent, Uint8Array> {
   private readonly utf8 = new TextEncoder();
   private readonly core: ChatCompletionsEncoderCore;
+  private out = "";
+  private readonly collect = (s: string): void => void (this.out += s);
 
   constructor(options: ChatCompletionsEncoderOptions) {
     this.core = new ChatCompletionsEncoderCore(options);
@@ -233,26 +252,29 @@ class Bytes implements StreamCore<UniEvent, Uint8Array> {
     return this.core.finished;
   }
 
-  private run(emit: (b: Uint8Array) => void, step: (emit: (s: string) => void) => void): void {
-    let out = "";
-    step((s) => void (out += s));
-    if (out) emit(this.utf8.encode(out));
+  private flush(emit: (b: Uint8Array) => void): void {
+    if (this.out) emit(this.utf8.encode(this.out));
+    this.out = "";
   }
 
   start(emit: (b: Uint8Array) => void): void {
-    this.run(emit, (e) => this.core.start(e));
+    this.core.start(this.collect);
+    this.flush(emit);
   }
 
   push(event: UniEvent, emit: (b: Uint8Array) => void): void {
-    this.run(emit, (e) => this.core.push(event, e));
+    this.core.push(event, this.collect);
+    this.flush(emit);
   }
 
   abort(reason: unknown, emit: (b: Uint8Array) => void): void {
-    this.run(emit, (e) => this.core.abort(reason, e));
+    this.core.abort(reason, this.collect);
+    this.flush(emit);
   }
 
   end(emit: (b: Uint8Array) => void): void {
-    this.run(emit, (e) => this.core.end(e));
+    this.core.end(this.collect);
+    this.flush(emit);
   }
 }
 

@@ -96,6 +96,14 @@ export class GeminiEncoderCore implements StreamCore<UniEvent, string> {
   /** Every chunk with parts is `head + parts + tail`. */
   private readonly head = `data: {"candidates":[{"content":{"role":"model","parts":`;
   private readonly tail: string;
+  /**
+   * The hot chunks (a text or thought fragment) written from templates made once per answer, only the
+   * fragment (and its signature) JSON-escaped: the bytes `chunk({ text, thought?, thoughtSignature? })`
+   * writes, with no part object built per fragment only to be stringified.
+   */
+  private readonly text: string;
+  private readonly thought = `,"thought":true`;
+  private readonly close: string;
   private readonly meta: string;
   private ended = false;
 
@@ -105,6 +113,8 @@ export class GeminiEncoderCore implements StreamCore<UniEvent, string> {
     if (options.responseId !== undefined) meta += `,"responseId":${JSON.stringify(options.responseId)}`;
     this.meta = meta;
     this.tail = `},"index":0}]${meta}}\r\n\r\n`;
+    this.text = `${this.head}[{"text":`;
+    this.close = `}]${this.tail}`;
   }
 
   push(event: UniEvent, emit: (chunk: string) => void): void {
@@ -121,12 +131,22 @@ export class GeminiEncoderCore implements StreamCore<UniEvent, string> {
     for (const item of event.content_items) {
       switch (item.type) {
         case "text.delta":
+        case "thinking.delta": {
+          const thought = item.type === "thinking.delta";
+          const text = thought ? item.thinking : item.text;
+          const signature = item.fidelity === undefined ? undefined : signatureOf(item.fidelity);
           // (an empty fragment is written only to carry its signature)
-          if (item.text || signatureOf(item.fidelity)) emit(this.chunk(signed({ text: item.text }, item.fidelity)));
+          if (signature !== undefined) {
+            emit(
+              `${this.text}${JSON.stringify(text)}${thought ? this.thought : ""},"thoughtSignature":${
+                JSON.stringify(signature)
+              }${this.close}`,
+            );
+          } else if (text) {
+            emit(thought ? this.text + JSON.stringify(text) + this.thought + this.close : this.text + JSON.stringify(text) + this.close);
+          }
           break;
-        case "thinking.delta":
-          if (item.thinking || signatureOf(item.fidelity)) emit(this.chunk(signed({ text: item.thinking, thought: true }, item.fidelity)));
-          break;
+        }
         case "tool_call.done":
         case "inline_data.done":
         case "inline_thinking.done":

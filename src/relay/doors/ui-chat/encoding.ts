@@ -11,9 +11,12 @@
 // the next target before the first event reaches the stream (routing/fallback.ts) and continuation
 // continues the same text group with nothing repeated (routing/continuation.ts), so the step the AI
 // SDK holds is never restarted; a `reset-step` would remove the parts it already shows.
-import { ChunkMapper } from "../../../ai-sdk/chunk-mapper.js";
+//
+// The mapper writes each chunk's SSE record itself (CHUNK_SSE: a text, reasoning or argument fragment
+// from its part's template, the fragment alone JSON-escaped; any other chunk JSON.stringify'd), so no
+// chunk object is built per fragment only to be stringified by `frame`.
+import { CHUNK_SSE, ChunkMapper } from "../../../ai-sdk/chunk-mapper.js";
 import { generateMessageId } from "../../../ai-sdk/ids.js";
-import type { UIMessageChunk } from "../../../ai-sdk/types.js";
 import { defaultErrorText } from "../../../ai-sdk/ui-message-chunk-stream.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 
@@ -37,18 +40,18 @@ function messageIdOf(context: EncodingContext): string {
 }
 
 /** The UI message stream as a door encoding (see the top). */
-export const uiChatEncoding: DoorEncoding<UIMessageChunk> = {
+export const uiChatEncoding: DoorEncoding<string> = {
   contentType: CONTENT_TYPE,
   sse: false, // (the AI SDK resumes a chat from its start: no event ids)
   end: "data: [DONE]\n\n",
-  frame: (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
+  frame: (record) => record,
   core: (context) => {
-    const mapper = new ChunkMapper(messageIdOf(context));
+    const mapper = new ChunkMapper(messageIdOf(context), CHUNK_SSE);
     let over = false;
-    const fail = (error: unknown, emit: (chunk: UIMessageChunk) => void): void => {
+    const fail = (error: unknown, emit: (record: string) => void): void => {
       if (over) return;
       over = true;
-      emit({ type: "error", errorText: defaultErrorText(error) });
+      emit(CHUNK_SSE.chunk({ type: "error", errorText: defaultErrorText(error) }));
     };
     return {
       get finished() {
