@@ -73,7 +73,7 @@ interface Open {
   callId: string;
   /** Its delta events' members after the sequence number, as JSON text (`,"item_id":…,"output_index":…`): made once. */
   at: string;
-  /** Framed: its deltas so far, and the first one's JSON when it was escaped (a call given whole in one delta: its arguments escaped once). */
+  /** Framed: its deltas so far, and the first one's JSON (a call given whole in one delta: its arguments escaped once). */
   deltas: number;
   first: string;
   /**
@@ -374,14 +374,10 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
           ) as unknown as OpenResponsesEvent,
         );
       }
-      let framed: string;
-      if (!ESCAPED.test(text)) framed = o.head + seq + o.midQ + text + o.tailQ;
-      else {
-        const json = JSON.stringify(text);
-        if (o.deltas === 0) o.first = json; // (a call given whole: its arguments' JSON, reused by its done events)
-        framed = o.head + seq + o.mid + json + o.tail;
-      }
-      o.deltas++;
+      // (a fragment of JSON text: most have a quote to escape, so no test first)
+      const json = JSON.stringify(text);
+      if (o.deltas++ === 0) o.first = json; // (a call given whole: its arguments' JSON, reused by its done events)
+      const framed = o.head + seq + o.mid + json + o.tail;
       return this.emit(new FramedEvent("response.function_call_arguments.delta", seq, framed) as unknown as OpenResponsesEvent);
     }
     this.emit(
@@ -415,7 +411,7 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       const args = o.text || "{}";
       final = { type: "function_call", id: o.id, call_id: o.callId, name: o.name, arguments: args, status: "completed" };
       if (this.framed) {
-        const json = (o.deltas === 1 && o.first) || jsonString(args);
+        const json = o.deltas === 1 ? o.first : JSON.stringify(args);
         this.sendText("response.function_call_arguments.done", `${o.at},"arguments":${json}`);
         known(
           final,
