@@ -90,8 +90,9 @@ interface Open {
 
 /**
  * An event the encoder wrote as its framed text itself (a delta, the stream's most frequent event: its
- * members' JSON by concatenation, only the fragment through `JSON.stringify`), for a writer that wants
- * only the text (`OpenResponsesSseEncoderStream`, the relay's door: `framed` on). `openResponsesFrame`
+ * members' JSON by concatenation, only a fragment with something to escape through `JSON.stringify`),
+ * for a writer that wants only the text (`OpenResponsesSseEncoderStream`, the relay's door: `framed`
+ * on). `openResponsesFrame`
  * gives its `text`, byte for byte what the event object would frame as.
  */
 export class FramedEvent {
