@@ -76,27 +76,46 @@ interface Open {
   /** Framed: its deltas so far, and the first one's JSON (a call given whole in one delta: its arguments escaped once). */
   deltas: number;
   first: string;
+  /**
+   * Framed: its delta events' text around the sequence number and the fragment (`head` + seq + `mid` +
+   * the fragment's JSON + `tail`), made once (a thinking's when it is known a summary or not); `midQ`
+   * and `tailQ` with the JSON's quotes, for a fragment with nothing to escape (written as it is).
+   */
+  head: string;
+  mid: string;
+  tail: string;
+  midQ: string;
+  tailQ: string;
 }
 
 /**
  * An event the encoder wrote as its framed text itself (a delta, the stream's most frequent event: its
- * members' JSON by concatenation, only the fragment through `JSON.stringify`), for a writer that wants
- * only the text (`OpenResponsesSseEncoderStream`, the relay's door: `framed` on). `openResponsesFrame`
+ * members' JSON by concatenation, only a fragment with something to escape through `JSON.stringify`),
+ * for a writer that wants only the text (`OpenResponsesSseEncoderStream`, the relay's door: `framed`
+ * on). `openResponsesFrame`
  * gives its `text`, byte for byte what the event object would frame as.
  */
 export class FramedEvent {
   constructor(readonly type: string, readonly sequence_number: number, readonly text: string) {}
 }
 
-/** The framed text of a delta event: `head` its type's frame up to the sequence number, `json` the fragment's JSON, `tail` the members after it. */
-const framed = (head: string, seq: number, at: string, members: string, json: string, tail: string): string =>
-  head + seq + at + members + json + tail;
-
 const head = (type: string): string => `event: ${type}\ndata: {"type":"${type}","sequence_number":`;
 const TEXT_DELTA = head("response.output_text.delta");
 const ARGUMENTS_DELTA = head("response.function_call_arguments.delta");
 const SUMMARY_DELTA = head("response.reasoning_summary_text.delta");
 const REASONING_DELTA = head("response.reasoning_text.delta");
+
+/**
+ * A character `JSON.stringify` writes otherwise than as it is in a string: a quote, a backslash, a
+ * control character, or a surrogate (a lone one is escaped; a pair is not, but any sends the string to
+ * `JSON.stringify`). A string without one is its own JSON between quotes: most deltas, written
+ * without `JSON.stringify`'s call and copy.
+ */
+// deno-lint-ignore no-control-regex -- control characters are what JSON escapes
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(text)` byte for byte (a string with nothing to escape: itself between quotes). */
+export const jsonString = (text: string): string => (ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`);
 
 const hex = (n: number): string => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, "0")).join("");
 
@@ -248,7 +267,14 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       at: `,"item_id":${JSON.stringify(id)},"output_index":${index}`,
       deltas: 0,
       first: "",
+      head: "",
+      mid: "",
+      tail: "",
+      midQ: "",
+      tailQ: "",
     };
+    if (kind === "text") this.deltaText(this.open, TEXT_DELTA, ',"content_index":0,"delta":', ',"logprobs":[]}\n\n');
+    else if (kind !== "thinking") this.deltaText(this.open, ARGUMENTS_DELTA, ',"delta":', "}\n\n");
     if (kind === "text") {
       this.send("response.output_item.added", {
         output_index: index,
@@ -270,6 +296,20 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     }
   }
 
+  /** Sets an item's delta events' text around the sequence number and the fragment (`members`: after its `at`, up to the fragment; `tail` after it). */
+  private deltaText(o: Open, head: string, members: string, tail: string): void {
+    o.head = head;
+    o.mid = o.at + members;
+    o.tail = tail;
+    o.midQ = `${o.mid}"`;
+    o.tailQ = `"${tail}`;
+  }
+
+  /** A delta event's framed text (see `Open.head`): `JSON.stringify(text)` only for a fragment with something to escape. */
+  private static framed(o: Open, seq: number, text: string): string {
+    return ESCAPED.test(text) ? o.head + seq + o.mid + JSON.stringify(text) + o.tail : o.head + seq + o.midQ + text + o.tailQ;
+  }
+
   private part(text: string, kind = this.open!.kind, summary = false): Record<string, unknown> {
     return kind === "text" ? { type: "output_text", text, annotations: [] } : { type: summary ? "summary_text" : "reasoning_text", text };
   }
@@ -279,6 +319,8 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     const o = this.open!;
     if (o.kind !== "thinking" || o.summary !== undefined) return;
     o.summary = summary;
+    if (summary) this.deltaText(o, SUMMARY_DELTA, ',"summary_index":0,"delta":', "}\n\n");
+    else this.deltaText(o, REASONING_DELTA, ',"content_index":0,"delta":', "}\n\n");
     const at = { item_id: o.id, output_index: o.index };
     if (summary) this.send("response.reasoning_summary_part.added", { ...at, summary_index: 0, part: this.part("", o.kind, true) });
     else this.send("response.content_part.added", { ...at, content_index: 0, part: this.part("", o.kind) });
@@ -289,18 +331,8 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
   private thinkingDelta(o: Open, text: string): void {
     const seq = this.seq++;
     if (this.framed) {
-      const e = o.summary
-        ? new FramedEvent(
-          "response.reasoning_summary_text.delta",
-          seq,
-          framed(SUMMARY_DELTA, seq, o.at, ',"summary_index":0,"delta":', JSON.stringify(text), "}\n\n"),
-        )
-        : new FramedEvent(
-          "response.reasoning_text.delta",
-          seq,
-          framed(REASONING_DELTA, seq, o.at, ',"content_index":0,"delta":', JSON.stringify(text), "}\n\n"),
-        );
-      return this.emit(e as unknown as OpenResponsesEvent);
+      const type = o.summary ? "response.reasoning_summary_text.delta" : "response.reasoning_text.delta";
+      return this.emit(new FramedEvent(type, seq, OpenResponsesEncoderCore.framed(o, seq, text)) as unknown as OpenResponsesEvent);
     }
     this.emit(
       o.summary
@@ -335,21 +367,19 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
     const seq = this.seq++;
     if (this.framed) {
       if (o.kind === "text") {
-        const e = new FramedEvent(
-          "response.output_text.delta",
-          seq,
-          framed(TEXT_DELTA, seq, o.at, ',"content_index":0,"delta":', JSON.stringify(text), ',"logprobs":[]}\n\n'),
+        return this.emit(
+          new FramedEvent(
+            "response.output_text.delta",
+            seq,
+            OpenResponsesEncoderCore.framed(o, seq, text),
+          ) as unknown as OpenResponsesEvent,
         );
-        return this.emit(e as unknown as OpenResponsesEvent);
       }
+      // (a fragment of JSON text: most have a quote to escape, so no test first)
       const json = JSON.stringify(text);
       if (o.deltas++ === 0) o.first = json; // (a call given whole: its arguments' JSON, reused by its done events)
-      const e = new FramedEvent(
-        "response.function_call_arguments.delta",
-        seq,
-        framed(ARGUMENTS_DELTA, seq, o.at, ',"delta":', json, "}\n\n"),
-      );
-      return this.emit(e as unknown as OpenResponsesEvent);
+      const framed = o.head + seq + o.mid + json + o.tail;
+      return this.emit(new FramedEvent("response.function_call_arguments.delta", seq, framed) as unknown as OpenResponsesEvent);
     }
     this.emit(
       o.kind === "text"
@@ -395,7 +425,7 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
       const text = (item as { text: string }).text;
       final = { type: "message", id: o.id, status: "completed", role: "assistant", content: [this.part(text, o.kind)] };
       if (this.framed && typeof text === "string") {
-        const json = JSON.stringify(text);
+        const json = jsonString(text);
         this.sendText("response.output_text.done", `${o.at},"content_index":0,"text":${json},"logprobs":[]`);
         this.sendText(
           "response.content_part.done",
@@ -437,7 +467,7 @@ export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenRespon
 
   /** Framed: a thinking's done events written as text, its text escaped once (for its item's JSON too). */
   private thinkingDone(o: Open, text: string, final: Record<string, unknown>): void {
-    const json = JSON.stringify(text);
+    const json = jsonString(text);
     const id = JSON.stringify(o.id);
     let members: string;
     if (o.summary) {

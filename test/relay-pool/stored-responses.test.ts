@@ -181,3 +181,16 @@ test("a response larger than a storage row is split across rows and read back wh
     state.storage.sql.exec("SELECT COUNT(*) AS n FROM kept_responses WHERE id = ?", id).one().n);
   expect(rows).toBe(3);
 });
+
+test("what is kept is checked where it is read: a kept text that is no JSON is an error naming the response, not a response", async () => {
+  const keeper = durableResponses(keyedEnv.STREAMS, 60_000);
+  const id = `resp_${"cd".repeat(16)}`;
+  // (only the relay's own code reaches the responses' object: its JSON is not parsed again each time it is kept)
+  const stub = keyedEnv.STREAMS.get(keyedEnv.STREAMS.idFromName("responses erin"));
+  const put = await stub.fetch(`https://responses.relay/responses/put?ttl_ms=60000&id=${id}&part=`, { method: "POST", body: '{"id":' });
+  expect(put.status).toBe(204);
+  await expect(keeper.get("erin", id)).rejects.toThrow(`the kept response ${id} is no JSON`);
+  // (an empty body keeps nothing)
+  const empty = await stub.fetch(`https://responses.relay/responses/put?ttl_ms=60000&id=${id}&part=`, { method: "POST", body: "" });
+  expect(empty.status).toBe(400);
+});

@@ -8,6 +8,10 @@
 // response: a 404, the same as one never kept). In that object's SQLite storage a response is split
 // into rows of at most CHUNK_CHARS characters (a row holds 2 MB; a request's body may be 16 MiB), and
 // an alarm deletes what expired (a row past its time is gone to a read before the alarm comes too).
+// What is kept is the relay's own JSON (JSON.stringify, or the door's resource JSON: the encoder's,
+// JSON.stringify byte for byte): it is checked where it is read (`get` parses it, and a text that is no
+// JSON is an error naming the response), not parsed again each time a response is kept (a response of
+// large calls is megabytes: its parse was a twentieth of such a stream's CPU).
 import { RelayConfigError } from "../admission/principal.js";
 import type { RelayNamespace, RelayStorage } from "../platform.js";
 import { refusal } from "../refusal.js";
@@ -53,15 +57,6 @@ const ORIGIN = "https://responses.relay";
 /** What a put keeps: a whole response (""), or one begun ("input") and finished ("resource"). */
 const PARTS = ["", "input", "resource"];
 
-function isJson(text: string): boolean {
-  try {
-    parseJsonText(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** RESPONSES_TTL_S of `env` in milliseconds (a RelayConfigError when it is no whole number of seconds ≥ 1). */
 export function responsesTtlMs(env: ResponsesEnv): number {
   const text = ownValue(env, "RESPONSES_TTL_S");
@@ -80,7 +75,12 @@ export function durableResponses(namespace: RelayNamespace, ttlMs: number): Resp
       const answer = await stub(principal).fetch(`${ORIGIN}/responses/get?id=${encodeURIComponent(id)}`);
       if (answer.status === 404) return null;
       if (!answer.ok) throw new Error(`the responses' object answered ${answer.status}`);
-      return (await answer.json()) as KeptResponse;
+      const text = await answer.text();
+      try {
+        return parseJsonText(text) as KeptResponse;
+      } catch {
+        throw new Error(`the kept response ${id} is no JSON (${text.length} characters): the relay kept what it should not have`);
+      }
     },
     put: (principal, response) => send(principal, "", response.id, JSON.stringify(response)),
     begin: (principal, id, input) => send(principal, "input", id, JSON.stringify(input)),
@@ -88,7 +88,7 @@ export function durableResponses(namespace: RelayNamespace, ttlMs: number): Resp
       send(principal, "resource", id, typeof resource === "string" ? resource : JSON.stringify(resource)),
   };
 
-  /** Keeps `body` (JSON text) as `part` of response `id` (the object checks it is JSON). */
+  /** Keeps `body` (JSON text) as `part` of response `id` (checked where it is read: `get`). */
   async function send(principal: string, part: string, id: string, body: string): Promise<void> {
     const query = new URLSearchParams({ ttl_ms: String(ttlMs), id, part });
     const answer = await stub(principal).fetch(`${ORIGIN}/responses/put?${query}`, { method: "POST", body });
@@ -126,7 +126,7 @@ export class KeptResponses {
       const text = await request.text();
       const id = url.searchParams.get("id") ?? "";
       const part = url.searchParams.get("part") ?? "";
-      if (id === "" || !PARTS.includes(part) || !Number.isSafeInteger(ttl) || ttl < 1 || !isJson(text)) {
+      if (id === "" || !PARTS.includes(part) || !Number.isSafeInteger(ttl) || ttl < 1 || text === "") {
         return refusal(400, "InvalidRequestError", "No response to keep.");
       }
       return this.put(part ? `${id} ${part}` : id, text, Date.now() + ttl);

@@ -5,7 +5,12 @@
 // the same core makes unframed, each written by JSON.stringify.
 import fc from "fast-check";
 import { expect, test } from "vitest";
-import { OpenResponsesEncoderCore, type OpenResponsesEvent, openResponsesFrame } from "../../../../src/encode/open-responses.ts";
+import {
+  jsonString,
+  OpenResponsesEncoderCore,
+  type OpenResponsesEvent,
+  openResponsesFrame,
+} from "../../../../src/encode/open-responses.ts";
 import type { UniEvent } from "../../../../src/index.ts";
 import { finisher } from "../../../../src/relay/doors/open-responses/sealing.ts";
 import { decoded, streamEvents } from "../../../arbitraries.ts";
@@ -69,5 +74,69 @@ test("the door's framed Open Responses core writes the bytes of its event object
       }
     }),
     { numRuns: 150 },
+  );
+});
+
+// (the delta events' fast path: a fragment with nothing to escape written between quotes as it is, the
+// others by JSON.stringify — any UTF-16 text: quotes, backslashes, control characters, lone surrogates,
+// a pair split between two fragments)
+const anyText = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom("a", " ", "é", '"', "\\", "\n", "\u0000", "\u007f", "\u2028", "\ud83d", "\ude00"),
+    fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  ),
+  maxLength: 12,
+});
+
+test("jsonString is JSON.stringify of any string, byte for byte (a property)", async () => {
+  await holds(
+    fc.property(fc.oneof(anyText, fc.string({ unit: "binary" }), fc.string()), (s) => {
+      expect(jsonString(s)).toBe(JSON.stringify(s));
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test("the framed core's delta events are the bytes of their objects for fragments of any UTF-16 text (a property)", async () => {
+  const group = fc.record({
+    kind: fc.constantFrom("text", "thinking", "summary", "tool_call"),
+    fragments: fc.array(anyText.filter((t) => t !== ""), { minLength: 1, maxLength: 6 }),
+  });
+  await holds(
+    fc.property(fc.array(group, { minLength: 1, maxLength: 4 }), fc.option(fc.nat(), { nil: undefined }), (groups, cut) => {
+      const ev = (
+        item: Json,
+      ): UniEvent => ({
+        role: "assistant",
+        event_type: "delta",
+        content_items: [item],
+        usage_metadata: null,
+        finish_reason: null,
+      } as UniEvent);
+      const events: UniEvent[] = [];
+      for (const [n, g] of groups.entries()) {
+        const whole = g.fragments.join("");
+        const kind = g.kind === "summary" ? "thinking" : g.kind;
+        const member = kind === "tool_call" ? "arguments" : kind;
+        const head = kind === "tool_call" ? { name: "fn", tool_call_id: `call_${n}` } : {};
+        const fidelity = g.kind === "summary" ? { fidelity: { summary: true } } : {};
+        for (const f of g.fragments) events.push(ev({ type: `${kind}.delta`, ...head, [member]: f, ...fidelity }));
+        // (the encoder writes a call's arguments as they streamed: its done's parsed value is not read)
+        events.push(ev({ type: `${kind}.done`, ...head, [member]: kind === "tool_call" ? {} : whole, ...fidelity }));
+      }
+      events.push(
+        {
+          role: "assistant",
+          event_type: "stop",
+          content_items: [],
+          usage_metadata: { cached_tokens: null, prompt_tokens: 1, thoughts_tokens: null, response_tokens: 1 },
+          finish_reason: "stop",
+        } as UniEvent,
+      );
+      const state = { include: false, stored: false, previous: null, keep: null };
+      const failAt = cut === undefined ? undefined : cut % events.length;
+      expect(written(events, true, state, failAt)).toBe(written(events, false, state, failAt));
+    }),
+    { numRuns: 300 },
   );
 });
