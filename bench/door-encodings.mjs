@@ -13,16 +13,11 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { options } from "./args.mjs";
 import { median } from "./core/harness.mjs";
+import { DOOR_ENCODINGS } from "./core/door-encodings.mjs";
 import { KINDS, PROVIDER_NAMES, providerCorpus } from "./providers/corpora.mjs";
 
 const opt = options(process.argv.slice(2));
-const ENCODINGS = {
-  responses: ["open-responses/encoding.js", "openResponsesEncoding"],
-  chat: ["chat-completions/encoding.js", "chatCompletionsEncoding"],
-  messages: ["anthropic-messages/encoding.js", "messagesEncoding"],
-  gemini: ["gemini/encoding.js", "geminiEncoding"],
-  "ui-chat": ["ui-chat/encoding.js", "uiChatEncoding"],
-};
+const ENCODINGS = DOOR_ENCODINGS;
 const doors = opt("doors", null) ? String(opt("doors")).split(",") : Object.keys(ENCODINGS);
 for (const d of doors) if (!ENCODINGS[d]) throw new Error(`--doors: no door ${d} (${Object.keys(ENCODINGS).join(", ")})`);
 const providers = opt("only", null) ? String(opt("only")).split(",") : PROVIDER_NAMES;
