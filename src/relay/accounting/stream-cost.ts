@@ -93,6 +93,13 @@ export function snapshotOf(text: string | null): CostSnapshot | null {
   }
 }
 
+/** The input requests a refused answer's fallbacks moved past had spent (routing/fallback.ts `spentBefore`). */
+export interface Spent {
+  input: number;
+  /** How much of it is the relay's estimate. */
+  estimated: number;
+}
+
 /** One stream's cost: its events followed, its ending error marked with the usage, its settlement. */
 export class StreamCost {
   readonly #meter: UsageMeter;
@@ -154,7 +161,7 @@ export class StreamCost {
    * the requests before it that a provider took (a fallback moved past them: routing/fallback.ts
    * `spentBefore`) are charged their input.
    */
-  refused(spent?: { input: number; estimated: number }): Settlement {
+  refused(spent?: Spent): Settlement {
     return { ...this.#base(), input: spent?.input ?? 0, output: 0, estimated: spent?.estimated ?? 0, stopped: false };
   }
 

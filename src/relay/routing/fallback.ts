@@ -19,6 +19,7 @@ import { carriedStop, carry, reportedSoFar, type Serving } from "./continued-cos
 import { takenUp } from "./take-up.js";
 import { answered, logMove, retryable, type Sending, type ServeOptions } from "./retry.js";
 import { inputEstimate } from "../accounting/usage-estimate.js";
+import type { Spent } from "../accounting/stream-cost.js";
 import { type MmspBody, type RelayModel, type RelayRow, TARGET_HEADER, targetName, targetsOf } from "./models.js";
 import { type StartedTarget, startTarget, targetEvents } from "./target.js";
 import { sseAnswer } from "../stream/answer.js";
@@ -43,13 +44,6 @@ const failureOf = (start: Awaited<ReturnType<typeof startTarget>>): unknown =>
 
 /** What the requests a refused answer's fallbacks moved past had spent (their provider took them), by the refusal. */
 const SPENT = new WeakMap<Response, Spent>();
-
-/** The input a refused answer's earlier requests spent (see `before` in servedAnswer). */
-export interface Spent {
-  input: number;
-  /** How much of it is the relay's estimate. */
-  estimated: number;
-}
 
 /**
  * What the requests before a refusal of servedAnswer spent, when a provider took one of them before
@@ -84,6 +78,8 @@ export async function servedAnswer(
   const nameOf = (target: RelayModel): string => targetName(row, targets.indexOf(target));
   // (the requests before the serving one that their provider took: each charged its own input)
   const before: Pick<Serving, "carriedInput" | "carriedEstimated"> = {};
+  let estimated: number | undefined;
+  const estimate = (): number => (estimated ??= inputEstimate(body.messages, body.config)); // (one request's input, made once)
   for (let i = 0;; i++) {
     const target = targets[i]!;
     const last = i === targets.length - 1;
@@ -109,8 +105,8 @@ export async function servedAnswer(
       release(attempt, "started" in start ? start.started : undefined, failure);
       // (a provider that took the request — its answer began, then failed before its first event — may
       // bill its input: charged, its count where it gave one, else the estimate; a refusal is not)
-      if ("started" in start) carry(before, start.started.events.reportedUsage, inputEstimate(body.messages, body.config));
-      else if (answered(failure)) carry(before, null, inputEstimate(body.messages, body.config));
+      const reported = "started" in start ? start.started.events.reportedUsage : answered(failure) ? null : undefined;
+      if (reported !== undefined) carry(before, reported, estimate());
       trace?.fallback(target, targets[i + 1]!, failure);
       logMove(body.model, targetName(row, i), targetName(row, i + 1), failure, "fallback");
       continue;
@@ -127,7 +123,7 @@ export async function servedAnswer(
     const rest = start.started.bytes ? [] : targets.slice(i + 1);
     // (the target serving now: a continuation moves it on)
     const serving: Serving = { events: start.started.events, ...before };
-    if (before.carriedInput !== undefined) serving.estimate = inputEstimate(body.messages, body.config); // (its own, while it counts none)
+    if (before.carriedInput !== undefined) serving.estimate = estimate(); // (its own, while it counts none)
     const own = targetEvents(start.started);
     const events = continued(
       target,
