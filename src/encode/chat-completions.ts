@@ -119,25 +119,27 @@ export class ChatCompletionsEncoderCore implements StreamCore<UniEvent, string> 
   /** Every chunk up to its `delta`, and what follows it: each chunk is `head + delta + tail`. */
   private readonly head: string;
   private readonly tail = `,"logprobs":null,"finish_reason":null}]}\n\n`;
+  // (the templates and the state the hot chunks read are protected: the relay's door writes the same
+  // chunks as bytes from them, relay/doors/chat-completions/encoding.ts)
   /**
    * The hot chunks (a text, a thinking, an argument fragment) written from templates made once per
    * answer, only the fragment JSON-escaped: `open + JSON.stringify(fragment) + close` is the bytes
    * `head + JSON.stringify({ content: fragment }) + tail` writes (the object built only to be
    * stringified cost more than the rest of the chunk).
    */
-  private readonly content: string;
-  private readonly reasoning: Readonly<Record<ChatReasoningField, string>>;
-  private readonly close: string;
+  protected readonly content: string;
+  protected readonly reasoning: Readonly<Record<ChatReasoningField, string>>;
+  protected readonly close: string;
   /** The open call's argument chunk up to its fragment (index -1 before the first call, as before), and after it. */
-  private argumentsHead: string;
-  private readonly argumentsTail: string;
+  protected argumentsHead: string;
+  protected readonly argumentsTail: string;
   private readonly top: string;
-  private readonly field: ChatReasoningField;
+  protected readonly field: ChatReasoningField;
   /** The open thinking group's field; the open tool call's index; the calls begun so far. */
-  private groupField: ChatReasoningField | undefined;
+  protected groupField: ChatReasoningField | undefined;
   private calls = 0;
-  private callId = "";
-  private ended = false;
+  protected callId = "";
+  protected ended = false;
 
   constructor(private readonly options: ChatCompletionsEncoderOptions) {
     const id = options.id ?? `chatcmpl-${hex(12)}`;

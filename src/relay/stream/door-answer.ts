@@ -16,6 +16,7 @@ import { fromWireError } from "../../errors.js";
 import { checkEvent } from "../../decode/validate.js";
 import { NDJSON_FRAMER } from "./resume.js";
 import { flattened } from "../reads.js";
+import { Utf8Out } from "./utf8-out.js";
 import type { ServedStream, Sink, Viewers } from "./viewers.js";
 
 /** What a door asks of the stream's answer. */
@@ -133,8 +134,14 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
     const waiting = writer.settle();
     return waiting ? waiting.then(() => writer.take(id)) : writer.take(id);
   };
-  /** The text of one event, sealed and fed (a promise only when the step seals or an output must settle first). */
-  const written = (event: UniEvent, n: number): string | Promise<string> => writer.write(event, n <= resumeAfter, ids ? n : null);
+  /** The answer's bytes as they are written (each slice's taken out at once: utf8-out.ts). */
+  const out = new Utf8Out();
+  /**
+   * One event, sealed, fed: its records written into `out` as bytes when its core can (a hot fragment),
+   * else its text (a promise only when the step seals or an output must settle first).
+   */
+  const written = (event: UniEvent, n: number): string | Promise<string> =>
+    n > resumeAfter && writer.into(event, ids ? n : null, out) ? "" : writer.write(event, n <= resumeAfter, ids ? n : null);
   const failed = (reason: unknown, n: number): string | Promise<string> => {
     sink.closed = true;
     const out = writer.failed(reason) ? taken(ids ? n : null) : "";
@@ -159,11 +166,11 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
     return checkEvent(value, true);
   };
   /**
-   * The values' text written (`out`: what is written so far); async only where `written` or `failed` is.
-   * (each event's text kept apart and joined once: one flat string to encode, not a rope of thousands of pieces)
+   * The values written into `out` (`pending`: a text written before, after a wait), the slice's bytes
+   * given as one chunk; async only where `written` or `failed` is.
    */
-  const drain = (controller: ReadableStreamDefaultController<Uint8Array>, out: string): boolean | Promise<boolean> => {
-    const texts: string[] = out ? [out] : [];
+  const drain = (controller: ReadableStreamDefaultController<Uint8Array>, pending: string): boolean | Promise<boolean> => {
+    if (pending) out.text(pending);
     for (let value = sink.closed ? undefined : nextValue(); value !== undefined; value = sink.closed ? undefined : nextValue()) {
       const n = index++;
       let text: string | Promise<string>;
@@ -173,17 +180,13 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
         text = event instanceof Promise ? event.then((sealed) => written(sealed, n)) : written(event, n);
       }
       if (typeof text !== "string") {
-        const before = texts.join("");
-        return text.then(
-          (t) => drain(controller, before + t),
-          async (e: unknown) => drain(controller, before + await failed(e, n)),
-        );
+        return text.then((t) => drain(controller, t), async (e: unknown) => drain(controller, await failed(e, n)));
       }
-      if (text) texts.push(text);
+      if (text) out.text(text);
     }
-    const all = texts.length === 1 ? texts[0]! : texts.join("");
-    if (all) controller.enqueue(utf8.encode(all));
-    return all !== "" || sink.closed === true;
+    if (out.length === 0) return sink.closed === true;
+    controller.enqueue(out.take());
+    return true;
   };
   const sink: Sink<Uint8Array> = {
     text(text, controller) {

@@ -21,6 +21,7 @@ import type { StreamCore } from "../../internal/core.js";
 import { encodeWireEvent, toWireError } from "../../encode.js";
 import type { UniEvent } from "../../schema.js";
 import type { ResponseKeeper } from "./responses.js";
+import { type Utf8Out, type WritesInto, writesInto } from "./utf8-out.js";
 
 /** What one answer's encoder is told: the stream's id, the door's meta (passed with the request), where a resume starts. */
 export interface EncodingContext {
@@ -102,10 +103,22 @@ export class EncodedWriter<T> {
     this.outputs[this.waiting++] = o;
   };
   private done = false;
+  /** The core, when it writes hot records as bytes and every output is written (no door resume filter, nothing to settle). */
+  private readonly bytes: WritesInto | null;
 
   constructor(private readonly encoding: DoorEncoding<T>, private readonly context: EncodingContext) {
     this.core = encoding.core(context);
     this.core.start?.(this.emit);
+    this.bytes = writesInto(this.core) && context.after === null && !encoding.settle ? this.core : null;
+  }
+
+  /**
+   * Writes one event's records straight into `out` as bytes when its core can (utf8-out.ts: a hot
+   * fragment, no output waiting before it) — `id`: the stored event, on an SSE answer with ids; true
+   * then. False, nothing fed: the event goes through `write`.
+   */
+  into(event: UniEvent, id: number | null, out: Utf8Out): boolean {
+    return this.bytes !== null && !this.done && this.waiting === 0 && this.bytes.pushInto(event, out, id);
   }
 
   /** The text of the outputs so far; `id`: the stored event they end, written on the last frame (SSE). */

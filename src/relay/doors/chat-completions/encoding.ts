@@ -12,7 +12,6 @@
 // `reasoning.encrypted` entry by the encoding's sealing step (doors/sealing.ts); the Chat API's own
 // provider's `reasoning_details` go as they are.
 import { chatCompletion, chatCompletionsError } from "../../../encode.js";
-import { ChatCompletionsEncoderCore } from "../../../encode/chat-completions.js";
 import { parseJsonText } from "../../../internal/json.js";
 import { isRecord } from "../../../internal/values.js";
 import type { DoneItem, UniEvent, UniMessage } from "../../../schema.js";
@@ -20,6 +19,7 @@ import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
 import type { StreamCore } from "../../../internal/core.js";
 import { sealingStep } from "../sealing.js";
+import { ChatBytesCore } from "./bytes.js";
 
 /** What an answer needs of its request, kept with its stream (its meta). */
 export interface ChatMeta {
@@ -48,7 +48,7 @@ function metaOf(text: string | null): ChatMeta {
 
 function coreOf(context: EncodingContext): StreamCore<UniEvent, string> {
   const meta = metaOf(context.meta);
-  const core = new ChatCompletionsEncoderCore({
+  const core = new ChatBytesCore({
     id: `chatcmpl-${context.id}`,
     model: meta.model,
     created: meta.created,

@@ -1,0 +1,137 @@
+// Issue #47 "Speed": a door's answer in the stream's object writes its hot records straight as bytes
+// (encode/utf8-out.ts: an encoder core's `pushInto`), the rest as text made UTF-8 there. The bytes
+// are the text path's: on random checked streams (ending at their stop or cut by an error), with and
+// without event ids, from the start and after a Last-Event-ID, the stream object's answer
+// (storedDoorAnswer, every record through `Utf8Out`) is byte for byte the stateless path's
+// (encodedBody: each event's text from `push`, joined, made UTF-8), for every door encoding.
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { fromWireError } from "../../../../src/errors.ts";
+import type { UniEvent } from "../../../../src/index.ts";
+import { messagesEncoding } from "../../../../src/relay/doors/anthropic-messages/encoding.ts";
+import { chatCompletionsEncoding, chatMetaText } from "../../../../src/relay/doors/chat-completions/encoding.ts";
+import { geminiEncoding } from "../../../../src/relay/doors/gemini/encoding.ts";
+import { metaText, openResponsesEncoding } from "../../../../src/relay/doors/open-responses/encoding.ts";
+import { uiChatEncoding } from "../../../../src/relay/doors/ui-chat/encoding.ts";
+import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
+import { encodedBody } from "../../../../src/relay/stream/encoded-body.ts";
+import type { DoorEncoding, EncodingContext } from "../../../../src/relay/stream/encoding.ts";
+import { Viewers } from "../../../../src/relay/stream/viewers.ts";
+import { decoded, streamEvents } from "../../../arbitraries.ts";
+import { holds } from "../../../property.ts";
+import { storedLog } from "./stored-log.ts";
+
+type Json = Record<string, any>;
+const ID = "0123456789abcdef0123456789abcdef";
+const ENCODINGS: [string, DoorEncoding, string | null][] = [
+  [
+    "Chat Completions",
+    chatCompletionsEncoding as DoorEncoding,
+    chatMetaText({ model: "gpt-ø \u{1F600}", created: 1_800_000_000, includeUsage: true }),
+  ],
+  ["Anthropic Messages", messagesEncoding as DoorEncoding, null],
+  ["Gemini", geminiEncoding as DoorEncoding, null],
+  ["useChat", uiChatEncoding as DoorEncoding, null],
+  ["Open Responses", openResponsesEncoding as DoorEncoding, metaText({ model: "m-1", createdAt: 1_800_000_000, echo: {} })],
+];
+
+/** A stream: its events, and the error that cut it (after `cut` events), if any; a resume point; ids or not. */
+const cases = fc.tuple(
+  streamEvents,
+  fc.option(fc.tuple(fc.nat(), fc.constantFrom("ProviderError", "StreamLimitExceeded", "RateLimitError"), fc.string({ maxLength: 20 })), {
+    nil: undefined,
+  }),
+  fc.nat(),
+  fc.boolean(),
+).map(([wire, cut, resume, ids]) => {
+  const all = wire.map(decoded) as UniEvent[];
+  const events = cut ? all.slice(0, cut[0] % all.length) : all;
+  const error = cut ? { type: cut[1], message: cut[2] || cut[1] } : null;
+  const count = events.length + (error ? 1 : 0);
+  return { events, error, ids, from: resume % (count + 1) };
+});
+
+/** A fragment: every kind of character a JSON string escapes or writes in 1–4 bytes, lone surrogates too. */
+const fragment = fc.array(
+  fc.constantFrom("a", " ", '"', "\\", "\n", "\u0001", "\u001f", "\u007f", "é", "€", "\u2028", "\u{1F600}", "\ud800", "\udc00"),
+  { minLength: 0, maxLength: 6 },
+).map((units) => units.join(""));
+const delta = (item: Json): Json => ({
+  role: "assistant",
+  event_type: "delta",
+  content_items: [item],
+  usage_metadata: null,
+  finish_reason: null,
+});
+/** A group of hot fragments: a text, a thinking (its first fragment maybe carrying its field or a signature), a call's arguments. */
+const group = fc.oneof(
+  fc.array(fragment, { minLength: 1, maxLength: 5 }).map((texts) => [
+    ...texts.map((text) => delta({ type: "text.delta", text })),
+    delta({ type: "text.done", text: texts.join("") }),
+  ]),
+  fc.tuple(
+    fc.array(fragment, { minLength: 1, maxLength: 5 }),
+    fc.constantFrom(undefined, { reasoning_field: "reasoning" }, { reasoning_field: "reasoning_content" }, { signature: "sig" }),
+  ).map(([texts, fidelity]) => [
+    ...texts.map((thinking, i) => delta({ type: "thinking.delta", thinking, ...(i === 0 && fidelity ? { fidelity } : {}) })),
+    delta({ type: "thinking.done", thinking: texts.join("") }),
+  ]),
+  fc.tuple(fc.array(fragment, { minLength: 0, maxLength: 4 }), fc.nat(3)).map(([args, k]) => [
+    delta({ type: "tool_call.delta", name: "fn", tool_call_id: `call_${k}`, arguments: "{" }),
+    ...args.map((a) => delta({ type: "tool_call.delta", name: "", tool_call_id: `call_${k}`, arguments: a })),
+    delta({ type: "tool_call.delta", name: "", tool_call_id: `call_${k}`, arguments: "}" }),
+    delta({ type: "tool_call.done", name: "fn", tool_call_id: `call_${k}`, arguments: {} }),
+  ]),
+);
+const STOP = {
+  role: "assistant",
+  event_type: "stop",
+  content_items: [],
+  usage_metadata: { prompt_tokens: 10, response_tokens: 5, cached_tokens: 0, thoughts_tokens: null },
+  finish_reason: "stop",
+};
+/** Streams of hot fragments (what an encoder's bytes path writes), each group's fragments after its first. */
+const hot = fc.tuple(fc.array(group, { minLength: 1, maxLength: 6 }), fc.nat(), fc.boolean()).map(([groups, resume, ids]) => {
+  const events = [...groups.flat(), STOP].map(decoded) as UniEvent[];
+  return { events, error: null, ids, from: resume % (events.length + 1) };
+});
+
+/** An answer with useChat's message id (a new one per answer) said once. */
+const sameIds = (answer: string): string => answer.replace(/"messageId":"[^"]*"/g, '"messageId":"…"');
+
+/** The stateless path's bytes: the events (then the error) into encodedBody, every record as text. */
+function stateless(events: UniEvent[], error: Json | null, encoding: DoorEncoding, context: EncodingContext): Promise<Uint8Array> {
+  let i = 0;
+  const taken = new ReadableStream<UniEvent>({
+    pull(c) {
+      if (i < events.length) c.enqueue(events[i++]!);
+      else if (error) c.error(fromWireError({ error }, null, "anthropic"));
+      else c.close();
+    },
+  });
+  return new Response(encodedBody(taken, encoding, context)).bytes();
+}
+
+/** The stream object's bytes: the stored events (the error stored last) through storedDoorAnswer, from stored event `from`. */
+async function stored(events: UniEvent[], error: Json | null, encoding: DoorEncoding, meta: string | null, ids: boolean, from: number) {
+  const log = storedLog(events, { error, perSlice: 7 });
+  const ask = { name: "door", id: ID, after: null, whole: false, ids };
+  const answer = await storedDoorAnswer(new Viewers(), { log, ended: true }, ask, { door: encoding }, meta, from);
+  return answer.bytes();
+}
+
+describe("a door's answer written as bytes in the stream's object (issue #47)", () => {
+  for (const [name, encoding, meta] of ENCODINGS) {
+    test(`${name}: byte for byte the text path's, with and without ids, from any event`, async () => {
+      await holds(
+        fc.asyncProperty(fc.oneof(cases, hot), async ({ events, error, ids, from }) => {
+          const context: EncodingContext = { id: ID, meta, after: null, ids, resumeAfter: from - 1 };
+          const text = new TextDecoder().decode(await stateless(events, error, encoding, context));
+          const bytes = new TextDecoder().decode(await stored(events, error, encoding, meta, ids, from));
+          expect(sameIds(bytes)).toBe(sameIds(text));
+        }),
+        { numRuns: 200 },
+      );
+    });
+  }
+});
