@@ -172,7 +172,7 @@ const OPTIONS: OptionSpec = {
 };
 
 /** The group being written: its block's index and kind; a thinking block waits while its text may be the redacted mark. */
-interface Open {
+export interface Open {
   index: number;
   kind: "text" | "thinking" | "tool_call" | "skipped";
   started: boolean;
@@ -182,6 +182,21 @@ interface Open {
 }
 
 const sse = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * A `content_block_delta` record of block `index` up to its value's JSON, and after it: the record is
+ * `deltaHead + JSON.stringify(value) + DELTA_END` (the relay's door writes it as bytes from these:
+ * relay/doors/anthropic-messages/bytes.ts).
+ */
+export const deltaHead = (index: number, type: string, member: string): string =>
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"${type}","${member}":`;
+export const DELTA_END = "}}\n\n";
+/** The delta a fragment item writes: its `delta.type` and the member that holds the fragment. */
+export const DELTA_OF = {
+  "text.delta": ["text_delta", "text"],
+  "thinking.delta": ["thinking_delta", "thinking"],
+  "tool_call.delta": ["input_json_delta", "partial_json"],
+} as const;
 
 const utf8 = new TextEncoder();
 /** A write of records as one chunk of UTF-8 (the stream). */
@@ -195,7 +210,8 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
   /** The records written since the last flush but the last one (`out`), and the last one (`last`). */
   private out = "";
   private last = "";
-  private open: Open | null = null;
+  /** (protected: the relay's door writes the open block's deltas as bytes from it, relay/doors/anthropic-messages/bytes.ts) */
+  protected open: Open | null = null;
 
   /**
    * @param output how one write of records goes out: its UTF-8 bytes in one chunk (the stream), or
@@ -255,7 +271,7 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
         if (item.text === "") return void this.begin("text");
         const o = this.begin("text");
         if (!o.started) this.startBlock(o);
-        this.delta(o, "text_delta", "text", item.text);
+        this.delta(o, "text.delta", item.text);
         return;
       }
       case "thinking.delta": {
@@ -266,13 +282,13 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
           if (REDACTED_THINKING.startsWith(thinking)) return; // (maybe the redacted mark: wait for the .done)
           this.startBlock(o);
         }
-        if (thinking !== "") this.delta(o, "thinking_delta", "thinking", thinking);
+        if (thinking !== "") this.delta(o, "thinking.delta", thinking);
         return;
       }
       case "tool_call.delta": {
         const o = this.begin("tool_call", item.tool_call_id, item.name);
         if (!o.started) this.startBlock(o);
-        if (item.arguments !== "") this.delta(o, "input_json_delta", "partial_json", item.arguments);
+        if (item.arguments !== "") this.delta(o, "tool_call.delta", item.arguments);
         return;
       }
       case "text.done":
@@ -306,13 +322,10 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
   }
 
   /** One delta of the open block, written by hand (the hot path: no object to stringify). */
-  private delta(o: Open, type: string, member: string, value: string): void {
+  private delta(o: Open, kind: keyof typeof DELTA_OF, value: string): void {
     if (!this.write) return;
-    this.add(
-      `event: content_block_delta\ndata: {"type":"content_block_delta","index":${o.index},"delta":{"type":"${type}","${member}":${
-        JSON.stringify(value)
-      }}}\n\n`,
-    );
+    const [type, member] = DELTA_OF[kind];
+    this.add(deltaHead(o.index, type, member) + JSON.stringify(value) + DELTA_END);
   }
 
   private done(item: TextDone | ThinkingDone | ToolCallDone): void {
@@ -348,7 +361,7 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
       } else {
         if (!o.started) {
           this.startBlock(o);
-          if (o.pending !== "") this.delta(o, "thinking_delta", "thinking", o.pending);
+          if (o.pending !== "") this.delta(o, "thinking.delta", o.pending);
         }
         if (typeof signature === "string" && this.write) {
           this.add(sse("content_block_delta", {
@@ -383,7 +396,7 @@ class Encoder<O = Uint8Array> implements StreamCore<UniEvent, O> {
     const o = this.open;
     if (o?.kind === "thinking" && !o.started && o.pending !== "") {
       this.startBlock(o);
-      this.delta(o, "thinking_delta", "thinking", o.pending);
+      this.delta(o, "thinking.delta", o.pending);
     }
     this.add(sse("error", anthropicMessagesError(reason).body));
     this.flush(emit);

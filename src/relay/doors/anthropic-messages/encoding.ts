@@ -8,7 +8,6 @@
 // request without `stream: true` is one message object, a failure Messages' error with its status.
 // The message id is `msg_<stream id>`; the model the client named and the estimate ride as the meta.
 import { anthropicMessage, anthropicMessagesError } from "../../../encode.js";
-import { AnthropicMessagesEncoderCore } from "../../../encode/anthropic-messages.js";
 import type { StreamCore } from "../../../internal/core.js";
 import { parseJsonText } from "../../../internal/json.js";
 import { isRecord } from "../../../internal/values.js";
@@ -16,6 +15,8 @@ import type { UniEvent } from "../../../schema.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
 import { messagesError } from "./request.js";
+import { MessagesBytesCore } from "./bytes.js";
+import type { Utf8Out, WritesInto } from "../../stream/utf8-out.js";
 import { messagesSealing } from "./seal.js";
 
 /** What the answer says of the request, kept with its stream (its meta). */
@@ -56,10 +57,14 @@ const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
  * gives them, its last record its last output (a kept answer's `id: n` goes on it: stream/encoding.ts),
  * not cut apart and framed again per record.
  */
-class MessagesCore implements StreamCore<UniEvent, string> {
-  private readonly inner: AnthropicMessagesEncoderCore;
+class MessagesCore implements StreamCore<UniEvent, string>, WritesInto {
+  private readonly inner: MessagesBytesCore;
   constructor(context: EncodingContext) {
-    this.inner = new AnthropicMessagesEncoderCore(optionsOf(context));
+    this.inner = new MessagesBytesCore(optionsOf(context));
+  }
+  /** A fragment of the open block as bytes (bytes.ts). */
+  pushInto(event: UniEvent, out: Utf8Out, id: number | null): boolean {
+    return this.inner.pushInto(event, out, id);
   }
   get finished(): boolean {
     return this.inner.finished;

@@ -76,6 +76,13 @@ const group = fc.oneof(
     ...texts.map((thinking, i) => delta({ type: "thinking.delta", thinking, ...(i === 0 && fidelity ? { fidelity } : {}) })),
     delta({ type: "thinking.done", thinking: texts.join("") }),
   ]),
+  // (a group whose fragments change kind: no checked stream has one, but both paths must still agree)
+  fc.array(fragment, { minLength: 1, maxLength: 3 }).map((texts) => [
+    delta({ type: "thinking.delta", thinking: "t" }),
+    delta({ type: "thinking.delta", thinking: "u" }),
+    ...texts.map((text) => delta({ type: "text.delta", text })),
+    delta({ type: "thinking.done", thinking: `tu${texts.join("")}` }),
+  ]),
   fc.tuple(fc.array(fragment, { minLength: 0, maxLength: 4 }), fc.nat(3)).map(([args, k]) => [
     delta({ type: "tool_call.delta", name: "fn", tool_call_id: `call_${k}`, arguments: "{" }),
     ...args.map((a) => delta({ type: "tool_call.delta", name: "", tool_call_id: `call_${k}`, arguments: a })),
