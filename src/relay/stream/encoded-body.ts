@@ -3,12 +3,13 @@
 //
 // One loop per read: a read gives one array of events (a provider chunk's, on the stateless path:
 // providers/batches.ts) or one event (a stream's object); each event goes through the door's sealing
-// step, then its encoder core, and the text of the reads that are there at once goes out as one chunk.
+// step, then its encoder core (a hot fragment written as bytes: utf8-out.ts), and the bytes of the reads that are there at once go out as one chunk.
 // No stage between, no promise per event: a step or a `settle` is awaited only when it returns a promise.
 import { readsOf } from "../reads.js";
 import { KeepAlive } from "../../encode/wire-event.js";
 import type { UniEvent } from "../../schema.js";
 import { type DoorEncoding, EncodedWriter, type EncodingContext } from "./encoding.js";
+import { Utf8Out } from "./utf8-out.js";
 
 /** A silent answer's keep-alive: `text` written after `ms` without output (MMSP's SSE comment). */
 export interface KeepAliveOption {
@@ -16,8 +17,8 @@ export interface KeepAliveOption {
   text: string;
 }
 
-/** A chunk of a door's answer holds the text of the events read at once up to about this many UTF-16 units. */
-const CHUNK_CHARS = 64 * 1024;
+/** A chunk of a door's answer holds the bytes of the events read at once up to about this many. */
+const CHUNK_BYTES = 64 * 1024;
 /** Microtask turns a read is given to come before the text written so far goes (see `comes`). */
 const TURNS = 16;
 
@@ -57,24 +58,27 @@ export function encodedBody<T>(
   let index = 0;
   let ahead: Promise<ReadableStreamReadResult<UniEvent | UniEvent[]>> | null = null; // (a read begun, for the next pull)
   let alive: KeepAlive | undefined;
-  /** The text to write (what a read's events made before a step failed is kept). */
-  let out = "";
-  /** A read's events through the sealing step and the encoder, their text added to `out`. */
+  /** The bytes to write (what a read's events made before a step failed is kept): stream/utf8-out.ts. */
+  const out = new Utf8Out();
+  /** A read's events through the sealing step and the encoder into `out`: a hot fragment as bytes, any other event as its text. */
   const encode = async (events: readonly UniEvent[]): Promise<void> => {
     for (const event of events) {
       let ready = step ? step(event) : event;
       if (ready instanceof Promise) ready = await ready;
       const n = index++;
+      if (n > resumeAfter && writer.into(ready, ids ? n : null, out)) continue;
       if (!writer.feed(ready, n <= resumeAfter)) continue;
       const waiting = writer.settle();
       if (waiting) await waiting;
-      out += writer.take(ids ? n : null);
+      const text = writer.take(ids ? n : null);
+      if (text) out.text(text);
     }
   };
   /** The end's or the failure's text, added once its outputs are settled. */
   const written = async (id: number | null): Promise<void> => {
     await writer.settle();
-    out += writer.take(id);
+    const text = writer.take(id);
+    if (text) out.text(text);
   };
   const close = (): void => {
     alive?.dispose();
@@ -87,15 +91,14 @@ export function encodedBody<T>(
     async pull(controller) {
       const send = (): void => {
         alive?.wrote();
-        controller.enqueue(utf8.encode(out));
-        out = "";
+        controller.enqueue(out.take());
       };
       for (;;) {
         let last = false;
         let read = false;
         const reading = ahead ?? reader.read();
         ahead = null;
-        if (out !== "" && !(await comes(reading))) {
+        if (out.length > 0 && !(await comes(reading))) {
           ahead = reading; // (the next read is not there yet: what is written goes now)
           return send();
         }
@@ -112,11 +115,11 @@ export function encodedBody<T>(
           if (writer.failed(e)) await written(ids ? index : null);
         }
         if (last) {
-          if (out) send();
+          if (out.length > 0) send();
           close();
           return controller.close();
         }
-        if (out.length >= CHUNK_CHARS) return send();
+        if (out.length >= CHUNK_BYTES) return send();
       }
     },
     cancel(reason) {
