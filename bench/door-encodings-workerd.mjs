@@ -1,7 +1,8 @@
 // A door's answer loop alone, in workerd (issue #47 "Speed"): bench/door-encodings.mjs's loop (the door's
 // sealing step, the EncodedWriter with event ids, each slice of ~300 events joined and made UTF-8 once,
 // as door-answer.ts writes a kept stream's answer) run inside one Worker over one provider corpus's
-// checked UniEvents, read there first by ProviderEventStream; workerd's CPU per event (its processes'
+// checked UniEvents, read there first by ProviderEventStream (a build with stream/utf8-out.ts: "full"
+// writes each slice into one Utf8Out as door-answer.ts does, a hot fragment as bytes); workerd's CPU per event (its processes'
 // schedstat, as bench/relay-doors.mjs measures), A/B against another build (both bundled into the one
 // Worker: `--ab=<another build's dist/>`), cells interleaved, medians of the rounds. Beside the whole
 // loop ("full"), what it costs without the UTF-8 (`noutf8`: the slices joined only) and without the join
@@ -10,6 +11,7 @@
 //   node bench/door-encodings-workerd.mjs [--doors=responses,messages --only=anthropic --kinds=chat
 //     --modes=full,nojoin --rounds=11 --ab=bench/.cache/main-dist]
 // Prints a markdown table: µs per event per door, mode and corpus (with --ab: B ÷ A, > 1 this build cheaper).
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
@@ -32,25 +34,45 @@ const dists = { A: fileURLToPath(new URL("../dist", import.meta.url)) };
 if (typeof other === "string") dists.B = resolve(other);
 
 /** The Worker: each build's encodings, writer and reader imported by path, the loop, a route to load a corpus and one to run it. */
+// (a build with stream/utf8-out.ts writes its answers as bytes, door-answer.ts; an older one joins each slice's text)
+const bytesOf = (dist) => existsSync(`${dist}/relay/stream/utf8-out.js`);
 const imports = Object.entries(dists).map(([b, dist]) =>
   [
     ...doors.map((d, i) => `import { ${ENCODINGS[d][1]} as ${b}e${i} } from ${JSON.stringify(`${dist}/relay/doors/${ENCODINGS[d][0]}`)};`),
     `import { EncodedWriter as ${b}W } from ${JSON.stringify(`${dist}/relay/stream/encoding.js`)};`,
     `import { ProviderEventStream as ${b}P } from ${JSON.stringify(`${dist}/providers/index.js`)};`,
+    bytesOf(dist) ? `import { Utf8Out as ${b}U } from ${JSON.stringify(`${dist}/relay/stream/utf8-out.js`)};` : `const ${b}U = null;`,
   ].join("\n")
 ).join("\n");
 const builds = Object.keys(dists).map((b) =>
-  `${b}: { W: ${b}W, P: ${b}P, doors: { ${doors.map((d, i) => `${JSON.stringify(d)}: ${b}e${i}`).join(", ")} } }`
+  `${b}: { W: ${b}W, P: ${b}P, U: ${b}U, doors: { ${doors.map((d, i) => `${JSON.stringify(d)}: ${b}e${i}`).join(", ")} } }`
 );
 const source = `${imports}
 const builds = { ${builds.join(", ")} };
 const utf8 = new TextEncoder();
 const events = {};
-async function answer(W, encoding, events, mode) {
+async function answer(W, U, encoding, events, mode) {
   const context = { id: "0123456789abcdef0123456789abcdef", meta: null, after: null, ids: true, resumeAfter: -1 };
   const writer = new W(encoding, context);
   const step = encoding.sealing?.(context);
   let bytes = 0;
+  if (U && mode === "full") {
+    const out = new U();
+    for (let s = 0; s < events.length; s += 300) {
+      for (let n = s; n < Math.min(s + 300, events.length); n++) {
+        let event = step ? step(events[n]) : events[n];
+        if (event instanceof Promise) event = await event;
+        if (writer.into(event, n, out)) continue;
+        let text = writer.write(event, false, n);
+        if (typeof text !== "string") text = await text;
+        if (text) out.text(text);
+      }
+      bytes += out.take().length;
+    }
+    if (writer.ended()) bytes += utf8.encode(writer.take(null)).length;
+    writer.dispose();
+    return bytes;
+  }
   for (let s = 0; s < events.length; s += 300) {
     const texts = [];
     for (let n = s; n < Math.min(s + 300, events.length); n++) {
@@ -79,7 +101,7 @@ export default {
     }
     const list = events[url.searchParams.get("build")];
     let bytes = 0;
-    for (let i = Number(url.searchParams.get("n")); i > 0; i--) bytes += await answer(b.W, b.doors[url.searchParams.get("door")], list, url.searchParams.get("mode"));
+    for (let i = Number(url.searchParams.get("n")); i > 0; i--) bytes += await answer(b.W, b.U, b.doors[url.searchParams.get("door")], list, url.searchParams.get("mode"));
     return new Response(String(bytes));
   },
 };`;

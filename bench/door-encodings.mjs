@@ -1,9 +1,10 @@
 // A door's answer loop alone, in Node (issue #47 "Speed": what a door's encoding adds to a kept
 // stream's CPU per event over the MMSP door's, which sends its stored bytes as they are): each door's
 // encoding (src/relay/doors/<api>/encoding.ts) run as the stream's object runs it on the live edge
-// (door-answer.ts: its sealing step, the EncodedWriter with event ids, each slice's text joined and
-// made UTF-8 once) over one provider corpus's checked UniEvents, read first by ProviderEventStream. No
-// workerd, no storage, no transport: the part of bench/relay-doors.mjs's "÷ MMSP" that is the door's
+// (door-answer.ts: its sealing step, the EncodedWriter with event ids, each slice written into one
+// Utf8Out — a hot fragment as bytes, other records as text — and copied out once; a build before
+// stream/utf8-out.ts: each slice's text joined and made UTF-8 once) over one provider corpus's checked
+// UniEvents, read first by ProviderEventStream. No workerd, no storage, no transport: the part of bench/relay-doors.mjs's "÷ MMSP" that is the door's
 // own, measured fast enough to A/B an encoder change (`--ab=<another build's dist/>`, cells
 // interleaved, their order reversed every other round; medians of the rounds).
 //   node bench/door-encodings.mjs [--doors=messages,responses --only=anthropic --kinds=chat
@@ -32,7 +33,9 @@ async function build(dist) {
   for (const d of doors) encodings[d] = (await at(`relay/doors/${ENCODINGS[d][0]}`))[ENCODINGS[d][1]];
   const { EncodedWriter } = await at("relay/stream/encoding.js");
   const { ProviderEventStream } = await at("providers/index.js");
-  return { encodings, EncodedWriter, ProviderEventStream };
+  // (a build with stream/utf8-out.ts writes its answers as bytes; an older one joins each slice's text)
+  const { Utf8Out } = await at("relay/stream/utf8-out.js").catch(() => ({}));
+  return { encodings, EncodedWriter, ProviderEventStream, Utf8Out };
 }
 const builds = { A: await build(fileURLToPath(new URL("../dist", import.meta.url))) };
 if (typeof other === "string") builds.B = await build(other);
@@ -45,11 +48,29 @@ const utf8 = new TextEncoder();
  * One kept answer of `events` through `encoding`, as door-answer.ts writes it: its bytes' length (a
  * promise only when the sealing step or the writer waited: a seal's WebCrypto).
  */
-async function answer({ EncodedWriter }, encoding, events) {
+async function answer({ EncodedWriter, Utf8Out }, encoding, events) {
   const context = { id: "0123456789abcdef0123456789abcdef", meta: null, after: null, ids: true, resumeAfter: -1 };
   const writer = new EncodedWriter(encoding, context);
   const step = encoding.sealing?.(context);
   let bytes = 0;
+  if (Utf8Out) {
+    // (as door-answer.ts writes now: a hot fragment as bytes, any other record's text into the same buffer)
+    const out = new Utf8Out();
+    for (let s = 0; s < events.length; s += SLICE) {
+      for (let n = s; n < Math.min(s + SLICE, events.length); n++) {
+        let event = step ? step(events[n]) : events[n];
+        if (event instanceof Promise) event = await event;
+        if (writer.into(event, n, out)) continue;
+        let text = writer.write(event, false, n);
+        if (typeof text !== "string") text = await text;
+        if (text) out.text(text);
+      }
+      bytes += out.take().length;
+    }
+    if (writer.ended()) bytes += utf8.encode(writer.take(null)).length;
+    writer.dispose();
+    return bytes;
+  }
   for (let s = 0; s < events.length; s += SLICE) {
     const texts = [];
     for (let n = s; n < Math.min(s + SLICE, events.length); n++) {
