@@ -103,7 +103,7 @@ export interface Open<T> {
 }
 
 export class ChunkMapper<T = UIMessageChunk> {
-  /** The open group (protected: the relay's useChat door reads it to write a fragment's record as bytes, relay/doors/ui-chat/bytes.ts). */
+  /** The open group (protected: the relay's useChat door reads it to write a fragment as bytes, relay/doors/ui-chat/bytes.ts). */
   protected open: Open<T> | null = null;
   /** Index of the next item in the message (part ids are `<kind>-<index>`: unique in the message). */
   private index = 0;
