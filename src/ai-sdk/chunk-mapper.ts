@@ -78,25 +78,33 @@ export const CHUNK_OBJECTS: ChunkOut<UIMessageChunk> = {
 export const CHUNK_SSE: ChunkOut<string> = {
   chunk: (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
   deltas: (type, id) => {
-    const head = type === "tool-input-delta"
-      ? `data: {"type":"tool-input-delta","toolCallId":${JSON.stringify(id)},"inputTextDelta":`
-      : `data: {"type":"${type}","id":${JSON.stringify(id)},"delta":`;
-    return (delta) => head + JSON.stringify(delta) + "}\n\n";
+    const head = sseDeltaHead(type, id);
+    return (delta) => head + JSON.stringify(delta) + SSE_DELTA_TAIL;
   },
 };
+
+/**
+ * A part's delta record up to its fragment's JSON, and after it: each is `head + JSON.stringify(delta) + tail`
+ * (exported for the relay's useChat door, which writes the same records as bytes: relay/doors/ui-chat/bytes.ts).
+ */
+export const sseDeltaHead = (type: DeltaType, id: string): string =>
+  type === "tool-input-delta"
+    ? `data: {"type":"tool-input-delta","toolCallId":${JSON.stringify(id)},"inputTextDelta":`
+    : `data: {"type":"${type}","id":${JSON.stringify(id)},"delta":`;
+export const SSE_DELTA_TAIL = "}\n\n";
 
 type Emit<T> = (chunk: T) => void;
 
 /** The open group: its kind, the id its chunks share, and its delta chunks' writer. */
-interface Open<T> {
+export interface Open<T> {
   kind: string;
   id: string;
   delta: ((delta: string) => T) | undefined;
 }
 
 export class ChunkMapper<T = UIMessageChunk> {
-  /** The open group. */
-  private open: Open<T> | null = null;
+  /** The open group (protected: the relay's useChat door reads it to write a fragment as bytes, relay/doors/ui-chat/bytes.ts). */
+  protected open: Open<T> | null = null;
   /** Index of the next item in the message (part ids are `<kind>-<index>`: unique in the message). */
   private index = 0;
   /** True once the stop event went out as `finish`. */

@@ -101,11 +101,13 @@ export class GeminiEncoderCore implements StreamCore<UniEvent, string> {
    * fragment (and its signature) JSON-escaped: the bytes `chunk({ text, thought?, thoughtSignature? })`
    * writes, with no part object built per fragment only to be stringified.
    */
-  private readonly text: string;
-  private readonly thought = `,"thought":true`;
-  private readonly close: string;
+  // (the templates and `ended` are protected: the relay's door writes the same chunks as bytes from
+  // them, relay/doors/gemini/bytes.ts)
+  protected readonly text: string;
+  protected readonly thought = `,"thought":true`;
+  protected readonly close: string;
   private readonly meta: string;
-  private ended = false;
+  protected ended = false;
 
   constructor(private readonly options: GeminiEncoderOptions) {
     let meta = "";

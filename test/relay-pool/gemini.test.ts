@@ -131,6 +131,22 @@ test("@google/genai in workerd: generateContentStream and generateContent throug
   expect(whole.text).toBe("Hello, provider world!");
 });
 
+test("a kept thinking turn (its thought and text chunks written as bytes in the object, doors/gemini/bytes.ts; the signed part as text): Gemini's chunks, its resume the same bytes", async () => {
+  const answer = await ask("claude-fast", "streamGenerateContent", `tag:${newTag()} script:thinking`, {}, { "x-mmsp-keep": "1" });
+  const location = answer.headers.get("content-location")!;
+  const text = await answer.text();
+  expect(text).toMatch(/^id: \d+\r?\n?data: \{"candidates":\[\{"content":\{"role":"model","parts":\[\{"text":"[^"]*","thought":true\}\]\}/m);
+  const cs = await chunks(new Response(text, { headers: { "content-type": "text/event-stream" } }));
+  const thought = partsOf(cs).filter((p) => p.thought);
+  expect(thought.map((p) => p.text).join("")).toBe("A greeting is due.");
+  expect(thought.some((p) => typeof p.thoughtSignature === "string" && p.thoughtSignature.startsWith("mmsp1."))).toBe(true);
+  expect(partsOf(cs).filter((p) => !p.thought).map((p) => p.text).join("")).not.toBe("");
+  const again = await worker.fetch(new Request(`${ORIGIN}${location}`, { headers: { "x-goog-api-key": RELAY_KEY } }), keyed);
+  // (the same bytes but for the seal, new each answer: doors/seal.ts)
+  const unsealed = (t: string): string => t.replace(/"thoughtSignature":"mmsp1\.[^"]*"/g, '"thoughtSignature":"…"');
+  expect(unsealed(await again.text())).toBe(unsealed(text));
+});
+
 const KEY = "sk-relay-pool-gemini-KEY";
 const BACKENDS: [ProviderName, (fetch: typeof globalThis.fetch) => Provider, string][] = [
   ["anthropic", (fetch) => anthropic({ apiKey: KEY, baseURL: "https://p.test", fetch }), ANTHROPIC.TEXT],

@@ -8,11 +8,11 @@
 // it, a failure Google's error with its status. `modelVersion` names the row the client asked for
 // (the door's meta, kept with the stream).
 import { geminiError, geminiResponse } from "../../../encode.js";
-import { GeminiEncoderCore } from "../../../encode/gemini.js";
 import type { DoneItem, UniEvent, UniMessage } from "../../../schema.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
 import { sealingStep } from "../sealing.js";
+import { GeminiBytesCore } from "./bytes.js";
 
 /** The name the door passes with its requests (the stream object's config holds the encoding by it). */
 export const GEMINI_ENCODING = "gemini";
@@ -59,7 +59,7 @@ export const geminiEncoding: DoorEncoding<string> = {
   sse: true,
   core: (context) => {
     const model = modelOf(context);
-    return new GeminiEncoderCore(model === undefined ? {} : { modelVersion: model });
+    return new GeminiBytesCore(model === undefined ? {} : { modelVersion: model });
   },
   frame: (chunk) => chunk,
   end: "",

@@ -14,11 +14,16 @@
 //
 // The mapper writes each chunk's SSE record itself (CHUNK_SSE: a text, reasoning or argument fragment
 // from its part's template, the fragment alone JSON-escaped; any other chunk JSON.stringify'd), so no
-// chunk object is built per fragment only to be stringified by `frame`.
-import { CHUNK_SSE, ChunkMapper } from "../../../ai-sdk/chunk-mapper.js";
+// chunk object is built per fragment only to be stringified by `frame`; where a kept chat's events
+// are, a fragment's record is written as bytes from that template (bytes.ts: `pushInto`).
+import { CHUNK_SSE } from "../../../ai-sdk/chunk-mapper.js";
 import { generateMessageId } from "../../../ai-sdk/ids.js";
 import { defaultErrorText } from "../../../ai-sdk/ui-message-chunk-stream.js";
+import type { StreamCore } from "../../../internal/core.js";
+import type { UniEvent } from "../../../schema.js";
 import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
+import type { WritesInto } from "../../stream/utf8-out.js";
+import { UiChatBytesMapper } from "./bytes.js";
 
 /** The name the door passes with its requests (the stream object's config holds the encoding by it). */
 export const UI_CHAT_ENCODING = "ui-chat";
@@ -46,14 +51,14 @@ export const uiChatEncoding: DoorEncoding<string> = {
   end: "data: [DONE]\n\n",
   frame: (record) => record,
   core: (context) => {
-    const mapper = new ChunkMapper(messageIdOf(context), CHUNK_SSE);
+    const mapper = new UiChatBytesMapper(messageIdOf(context));
     let over = false;
     const fail = (error: unknown, emit: (record: string) => void): void => {
       if (over) return;
       over = true;
       emit(CHUNK_SSE.chunk({ type: "error", errorText: defaultErrorText(error) }));
     };
-    return {
+    const core: StreamCore<UniEvent, string> & WritesInto = {
       get finished() {
         return over || mapper.finished;
       },
@@ -70,6 +75,8 @@ export const uiChatEncoding: DoorEncoding<string> = {
         if (!mapper.finished) fail(new TypeError("UIMessageChunkStream: the input ended before its stop event"), emit);
       },
       abort: (reason, emit) => fail(reason, emit),
+      pushInto: (event, out, id) => !over && mapper.pushInto(event, out, id),
     };
+    return core;
   },
 };

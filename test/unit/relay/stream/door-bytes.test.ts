@@ -30,7 +30,7 @@ const ENCODINGS: [string, DoorEncoding, string | null][] = [
     chatMetaText({ model: "gpt-ø \u{1F600}", created: 1_800_000_000, includeUsage: true }),
   ],
   ["Anthropic Messages", messagesEncoding as DoorEncoding, null],
-  ["Gemini", geminiEncoding as DoorEncoding, null],
+  ["Gemini", geminiEncoding as DoorEncoding, encodeURIComponent("gemini-ø \u{1F600}")],
   ["useChat", uiChatEncoding as DoorEncoding, null],
   ["Open Responses", openResponsesEncoding as DoorEncoding, metaText({ model: "m-1", createdAt: 1_800_000_000, echo: {} })],
 ];
