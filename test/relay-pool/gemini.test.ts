@@ -39,8 +39,8 @@ const ask = (model: string, method: string, text: string, extra: object = {}, mo
 async function chunks(answer: Response): Promise<Rec[]> {
   expect(answer.headers.get("content-type")).toMatch(/^text\/event-stream/);
   const text = new TextDecoder().decode(await answer.arrayBuffer());
-  // (a kept stream's answer puts `id: <n>` before the last chunk of each event)
-  return text.split(/\r?\n\r?\n/).filter(Boolean).map((r) => JSON.parse(r.replace(/^id: \d+\n/, "").replace(/^data: /, "")) as Rec);
+  // (a kept stream's answer puts `id: <n>` in an event of its own after the last chunk of each event)
+  return text.split(/\r?\n\r?\n/).filter((r) => r.startsWith("data: ")).map((r) => JSON.parse(r.slice("data: ".length)) as Rec);
 }
 const partsOf = (cs: Rec[]): Rec[] => cs.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
 
@@ -64,11 +64,13 @@ describe.each(["claude-fast", "gpt-fast"])("the Gemini door through the stream o
   });
 });
 
-test("x-mmsp-keep: 1 keeps the stream in its object: Content-Location names it, each event's last chunk carries its id", async () => {
+test("x-mmsp-keep: 1 keeps the stream in its object: Content-Location names it, each event's last chunk followed by its id", async () => {
   const answer = await ask("claude-fast", "streamGenerateContent", `tag:${newTag()} script:text`, {}, { "x-mmsp-keep": "1" });
   expect(answer.headers.get("content-location")).toMatch(/^\/v1\/streams\/[0-9a-f]{32}$/);
   const text = new TextDecoder().decode(await answer.clone().arrayBuffer());
-  expect(text).toMatch(/^id: \d+\ndata: /m);
+  // (every chunk an event that begins with `data:`, its id an event of its own after it: @google/genai reads only the former)
+  expect(text).toMatch(/^data: \{[^\r\n]*\r\n\r\nid: \d+\r\n\r\n/m);
+  expect(text.split("\r\n\r\n").filter(Boolean).every((e) => e.startsWith("data: ") || /^id: \d+$/.test(e))).toBe(true);
   const cs = await chunks(answer);
   expect(partsOf(cs).map((p) => p.text).join("")).toBe("Hello, provider world!");
   // (resumed at its Content-Location: Gemini's chunks again, the door's encoding kept with the stream)
@@ -85,7 +87,10 @@ test("a kept stream: DELETE at its Content-Location stops the provider's request
   const reader = answer.body!.getReader();
   let text = "";
   while (!text.includes('"text"')) text += new TextDecoder().decode((await reader.read()).value);
-  const stopped = await worker.fetch(new Request(`${ORIGIN}${location}`, { method: "DELETE", headers: { "x-goog-api-key": RELAY_KEY } }), keyed);
+  const stopped = await worker.fetch(
+    new Request(`${ORIGIN}${location}`, { method: "DELETE", headers: { "x-goog-api-key": RELAY_KEY } }),
+    keyed,
+  );
   expect(stopped.status).toBeLessThan(300);
   await stopped.arrayBuffer();
   expect(await upstreamCancelled(tag, 5000), "the provider's request was aborted").not.toBeNull();
@@ -131,11 +136,32 @@ test("@google/genai in workerd: generateContentStream and generateContent throug
   expect(whole.text).toBe("Hello, provider world!");
 });
 
+test("@google/genai in workerd with x-mmsp-keep: 1: generateContentStream reads a kept answer whole (its ids events of their own, which it skips)", async () => {
+  const ai = new GoogleGenAI({
+    apiKey: RELAY_KEY,
+    httpOptions: {
+      baseUrl: ORIGIN,
+      headers: { "x-mmsp-keep": "1" },
+      fetch: (input, init) => worker.fetch(new Request(input as RequestInfo, init), keyed),
+    },
+  });
+  let text = "";
+  let finish: unknown;
+  for await (const chunk of await ai.models.generateContentStream({ model: "claude-fast", contents: `tag:${newTag()} script:text` })) {
+    text += chunk.text ?? "";
+    finish = chunk.candidates?.[0]?.finishReason ?? finish;
+  }
+  expect(text).toBe("Hello, provider world!");
+  expect(finish).toBe("STOP");
+});
+
 test("a kept thinking turn (its thought and text chunks written as bytes in the object, doors/gemini/bytes.ts; the signed part as text): Gemini's chunks, its resume the same bytes", async () => {
   const answer = await ask("claude-fast", "streamGenerateContent", `tag:${newTag()} script:thinking`, {}, { "x-mmsp-keep": "1" });
   const location = answer.headers.get("content-location")!;
   const text = await answer.text();
-  expect(text).toMatch(/^id: \d+\r?\n?data: \{"candidates":\[\{"content":\{"role":"model","parts":\[\{"text":"[^"]*","thought":true\}\]\}/m);
+  expect(text).toMatch(
+    /^data: \{"candidates":\[\{"content":\{"role":"model","parts":\[\{"text":"[^"]*","thought":true\}\]\}.*\r\n\r\nid: \d+\r\n/m,
+  );
   const cs = await chunks(new Response(text, { headers: { "content-type": "text/event-stream" } }));
   const thought = partsOf(cs).filter((p) => p.thought);
   expect(thought.map((p) => p.text).join("")).toBe("A greeting is due.");

@@ -21,7 +21,7 @@ import type { StreamCore } from "../../internal/core.js";
 import { encodeWireEvent, toWireError } from "../../encode.js";
 import type { UniEvent } from "../../schema.js";
 import type { ResponseKeeper } from "./responses.js";
-import { type Utf8Out, type WritesInto, writesInto } from "./utf8-out.js";
+import { utf8Of, type Utf8Out, type WritesInto, writesInto } from "./utf8-out.js";
 
 /** What one answer's encoder is told: the stream's id, the door's meta (passed with the request), where a resume starts. */
 export interface EncodingContext {
@@ -47,6 +47,14 @@ export interface DoorEncoding<T = unknown> {
   readonly contentType: string;
   /** Whether its outputs are SSE frames (`event:`/`data:` … blank line): a kept stream's answer then carries `id: <n>`. */
   readonly sse: boolean;
+  /**
+   * Where a kept answer's `id: <n>` goes: absent, on the event's last frame (its first line); a line end
+   * (Gemini's `\r\n`), in an event of its own after that frame, `id: <n>` and a blank line, for clients
+   * that read only events that begin with `data:` (@google/genai drops any other: an id line first hid
+   * every frame from it). An SSE client's last event id is n once event n's frame is read whole either
+   * way; cut between that frame and its id event, it resumes at event n again (its frame comes twice).
+   */
+  readonly idEvent?: string;
   /** A new encoder core for one answer. */
   core(context: EncodingContext): StreamCore<UniEvent, T>;
   /** One output as the answer's text. */
@@ -105,20 +113,34 @@ export class EncodedWriter<T> {
   private done = false;
   /** The core, when it writes hot records as bytes and every output is written (no door resume filter, nothing to settle). */
   private readonly bytes: WritesInto | null;
+  /** The id event's line ends as bytes (`DoorEncoding.idEvent`), or null: an id goes first in the frame. */
+  private readonly idEnd: Uint8Array | null;
 
   constructor(private readonly encoding: DoorEncoding<T>, private readonly context: EncodingContext) {
     this.core = encoding.core(context);
     this.core.start?.(this.emit);
     this.bytes = writesInto(this.core) && context.after === null && !encoding.settle ? this.core : null;
+    this.idEnd = encoding.idEvent === undefined ? null : utf8Of(encoding.idEvent + encoding.idEvent);
   }
 
   /**
-   * Writes one event's records straight into `out` as bytes when its core can (utf8-out.ts: a hot
-   * fragment, no output waiting before it) — `id`: the stored event, on an SSE answer with ids; true
-   * then. False, nothing fed: the event goes through `write`.
+   * Writes one event's record straight into `out` as bytes when its core can (utf8-out.ts: a hot
+   * fragment, no output waiting before it), its id (`id`: the stored event, on an SSE answer with ids)
+   * where the encoding puts it, as `text` does; true then. False, nothing fed: the event goes through `write`.
    */
   into(event: UniEvent, id: number | null, out: Utf8Out): boolean {
-    return this.bytes !== null && !this.done && this.waiting === 0 && this.bytes.pushInto(event, out, id);
+    if (this.bytes === null || this.done || this.waiting !== 0) return false;
+    if (id === null) return this.bytes.pushInto(event, out);
+    const mark = out.length;
+    if (this.idEnd === null) out.idLine(id);
+    const record = out.length;
+    if (!this.bytes.pushInto(event, out)) {
+      out.truncate(mark);
+      return false;
+    }
+    if (out.length === record) out.truncate(mark); // (no record: no id either, as `text`)
+    else if (this.idEnd !== null) out.idLine(id, this.idEnd);
+    return true;
   }
 
   /** The text of the outputs so far; `id`: the stored event they end, written on the last frame (SSE). */
@@ -131,7 +153,9 @@ export class EncodedWriter<T> {
       for (let i = 0; i < n; i++) {
         const o = outputs[i]!;
         if (keep && !keep(o, context)) continue;
-        text += id !== null && i === n - 1 ? `id: ${id}\n${encoding.frame(o)}` : encoding.frame(o);
+        if (id === null || i !== n - 1) text += encoding.frame(o);
+        else if (encoding.idEvent === undefined) text += `id: ${id}\n${encoding.frame(o)}`;
+        else text += `${encoding.frame(o)}id: ${id}${encoding.idEvent}${encoding.idEvent}`;
       }
     } finally {
       this.waiting = 0;

@@ -23,6 +23,7 @@ const LONG = 2048;
 /** A buffer grown past this is dropped after its slice is taken (one large event does not pin its size). */
 const KEEP_BYTES = 1 << 20;
 const ID_HEAD = utf8.encode("id: ");
+const LF = utf8.encode("\n");
 
 /** One answer's bytes as they are written: templates, fragments JSON-escaped, text; taken a slice at a time. */
 export class Utf8Out {
@@ -61,15 +62,20 @@ export class Utf8Out {
     this.at += utf8.encodeInto(text, this.buf.subarray(this.at)).written;
   }
 
-  /** Writes an SSE `id: <n>` line. */
-  idLine(n: number): void {
+  /** Writes an SSE `id: <n>` line, ended by `end` (a line end, or two: an event of its own). */
+  idLine(n: number, end: Uint8Array = LF): void {
     this.bytes(ID_HEAD);
     const digits = String(n);
-    const buf = this.room(digits.length + 1);
+    const buf = this.room(digits.length);
     let at = this.at;
     for (let i = 0; i < digits.length; i++) buf[at++] = digits.charCodeAt(i);
-    buf[at++] = 0x0a;
     this.at = at;
+    this.bytes(end);
+  }
+
+  /** Drops what was written after `length` (an id line whose record did not come). */
+  truncate(length: number): void {
+    if (length < this.at) this.at = length;
   }
 
   /** Writes `text` as a JSON string, the UTF-8 of `JSON.stringify(text)`: quoted, escaped as it escapes (lone surrogates as `\udxxx`). */
@@ -131,13 +137,14 @@ export class Utf8Out {
 }
 
 /**
- * An encoder core that writes its hot records straight into a {@link Utf8Out}: `pushInto` writes all
- * of one event's records (an SSE `id: <id>` line before its last one when `id` is not null), leaving the
- * core as `push` would, and returns true; or it writes nothing and returns false, and the event goes
- * through `push`. Its bytes are the UTF-8 of the texts `push` would emit for the event.
+ * An encoder core that writes its hot records straight into a {@link Utf8Out}: `pushInto` writes the
+ * one record `push` would emit for the event (or none, where `push` emits none), leaving the core as
+ * `push` would, and returns true; or it writes nothing and returns false, and the event goes through
+ * `push`. Its bytes are the UTF-8 of that record's text; where the event's id goes is the writer's
+ * (stream/encoding.ts).
  */
 export interface WritesInto {
-  pushInto(event: UniEvent, out: Utf8Out, id: number | null): boolean;
+  pushInto(event: UniEvent, out: Utf8Out): boolean;
 }
 
 /** Whether `core` writes hot records as bytes. */

@@ -21,7 +21,7 @@ export class MessagesBytesCore extends AnthropicMessagesEncoderCore implements W
   private head: Uint8Array = new Uint8Array(0);
 
   /** An event of one fragment of the open, started block written as `push` writes its record; false for any other (nothing written). */
-  pushInto(event: UniEvent, out: Utf8Out, id: number | null): boolean {
+  pushInto(event: UniEvent, out: Utf8Out): boolean {
     const o = this.open;
     if (this.ended || o === null || !o.started || event.event_type === "stop" || event.content_items.length !== 1) return false;
     const item = event.content_items[0]!;
@@ -34,7 +34,6 @@ export class MessagesBytesCore extends AnthropicMessagesEncoderCore implements W
       this.headType = item.type;
       this.head = utf8Of(deltaHead(o.index, type, member));
     }
-    if (id !== null) out.idLine(id);
     out.bytes(this.head);
     out.json(fragment);
     out.bytes(CLOSE);

@@ -63,8 +63,8 @@ class MessagesCore implements StreamCore<UniEvent, string>, WritesInto {
     this.inner = new MessagesBytesCore(optionsOf(context));
   }
   /** A fragment of the open block as bytes (bytes.ts). */
-  pushInto(event: UniEvent, out: Utf8Out, id: number | null): boolean {
-    return this.inner.pushInto(event, out, id);
+  pushInto(event: UniEvent, out: Utf8Out): boolean {
+    return this.inner.pushInto(event, out);
   }
   get finished(): boolean {
     return this.inner.finished;

@@ -20,7 +20,7 @@ export class ChatBytesCore extends ChatCompletionsEncoderCore implements WritesI
   private callHeadBytes: Uint8Array = new Uint8Array(0);
 
   /** An event of one hot fragment written as `push` writes its one chunk; false for any other (nothing written). */
-  pushInto(event: UniEvent, out: Utf8Out, id: number | null): boolean {
+  pushInto(event: UniEvent, out: Utf8Out): boolean {
     if (this.ended || event.event_type === "stop" || event.content_items.length !== 1) return false;
     const item = event.content_items[0]!;
     if ("fidelity" in item && item.fidelity !== undefined) return false; // (a bound value: `push` writes its own chunk after)
@@ -32,23 +32,22 @@ export class ChatBytesCore extends ChatCompletionsEncoderCore implements WritesI
     });
     switch (item.type) {
       case "text.delta":
-        return chunk(out, id, bytes.content, item.text, bytes.close);
+        return chunk(out, bytes.content, item.text, bytes.close);
       case "thinking.delta":
-        return chunk(out, id, bytes.reasoning[this.groupField ?? this.field], item.thinking, bytes.close);
+        return chunk(out, bytes.reasoning[this.groupField ?? this.field], item.thinking, bytes.close);
       case "tool_call.delta":
         if (item.name && item.tool_call_id !== this.callId) return false; // (the call's first chunk)
         if (this.callHead !== this.argumentsHead) this.callHeadBytes = utf8Of(this.callHead = this.argumentsHead);
-        return chunk(out, id, this.callHeadBytes, item.arguments, bytes.argumentsTail);
+        return chunk(out, this.callHeadBytes, item.arguments, bytes.argumentsTail);
       default:
         return false;
     }
   }
 }
 
-/** One hot chunk, `head`, the fragment's JSON, `close`, after its event's id line; none for an empty fragment (as `push`). */
-function chunk(out: Utf8Out, id: number | null, head: Uint8Array, fragment: string, close: Uint8Array): true {
+/** One hot chunk, `head`, the fragment's JSON, `close`; none for an empty fragment (as `push`). */
+function chunk(out: Utf8Out, head: Uint8Array, fragment: string, close: Uint8Array): true {
   if (!fragment) return true;
-  if (id !== null) out.idLine(id);
   out.bytes(head);
   out.json(fragment);
   out.bytes(close);

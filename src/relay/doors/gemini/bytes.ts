@@ -15,7 +15,7 @@ export class GeminiBytesCore extends GeminiEncoderCore implements WritesInto {
   private bytes: { text: Uint8Array; close: Uint8Array; thoughtClose: Uint8Array } | null = null;
 
   /** An event of one text or thought fragment written as `push` writes its one chunk; false for any other (nothing written). */
-  pushInto(event: UniEvent, out: Utf8Out, id: number | null): boolean {
+  pushInto(event: UniEvent, out: Utf8Out): boolean {
     if (this.ended || event.event_type === "stop" || event.content_items.length !== 1) return false;
     const item = event.content_items[0]!;
     if (item.type !== "text.delta" && item.type !== "thinking.delta") return false;
@@ -27,7 +27,6 @@ export class GeminiBytesCore extends GeminiEncoderCore implements WritesInto {
       close: utf8Of(this.close),
       thoughtClose: utf8Of(this.thought + this.close),
     });
-    if (id !== null) out.idLine(id);
     out.bytes(bytes.text);
     out.json(fragment);
     out.bytes(item.type === "text.delta" ? bytes.close : bytes.thoughtClose);

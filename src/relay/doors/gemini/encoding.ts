@@ -57,6 +57,8 @@ async function whole(events: ReadableStream<UniEvent>, context: EncodingContext)
 export const geminiEncoding: DoorEncoding<string> = {
   contentType: "text/event-stream; charset=utf-8",
   sse: true,
+  // (a kept answer's ids as events of their own: @google/genai reads only events that begin with `data:`)
+  idEvent: "\r\n",
   core: (context) => {
     const model = modelOf(context);
     return new GeminiBytesCore(model === undefined ? {} : { modelVersion: model });

@@ -5,8 +5,7 @@
 // template CHUNK_SSE writes it from (sseDeltaHead, SSE_DELTA_TAIL: the part's head made bytes once per
 // part, the fragment JSON-escaped, stream/utf8-out.ts), every other event through `push` as text. The
 // bytes are the text's (test/unit/relay/stream/door-bytes.test.ts). The answer is no SSE with event
-// ids (the AI SDK resumes a chat from its start), so no id line is ever asked for; one would be written
-// as the writer asks. Here, not in the package's UIMessageChunkStream, which builds chunk objects.
+// ids (the AI SDK resumes a chat from its start); the writer would place one (stream/encoding.ts). Here, not in the package's UIMessageChunkStream, which builds chunk objects.
 import {
   CHUNK_SSE,
   ChunkMapper,
@@ -45,7 +44,7 @@ export class UiChatBytesMapper extends ChunkMapper<string> {
    * An event of one fragment of the open text, reasoning or tool-input part written as `push` writes
    * its delta record (none for an empty fragment); false for any other event (nothing written).
    */
-  pushInto(event: UniEvent, out: Utf8Out, id: number | null): boolean {
+  pushInto(event: UniEvent, out: Utf8Out): boolean {
     const open = this.open;
     if (open === null || this.finished || event.event_type === "stop") return false;
     if (event.content_items.length !== 1) return false;
@@ -72,7 +71,6 @@ export class UiChatBytesMapper extends ChunkMapper<string> {
       this.head = utf8Of(this.records.head);
       this.headOf = open;
     }
-    if (id !== null) out.idLine(id);
     out.bytes(this.head);
     out.json(fragment);
     out.bytes(TAIL);

@@ -75,7 +75,7 @@ export const uiChatEncoding: DoorEncoding<string> = {
         if (!mapper.finished) fail(new TypeError("UIMessageChunkStream: the input ended before its stop event"), emit);
       },
       abort: (reason, emit) => fail(reason, emit),
-      pushInto: (event, out, id) => !over && mapper.pushInto(event, out, id),
+      pushInto: (event, out) => !over && mapper.pushInto(event, out),
     };
     return core;
   },
