@@ -72,6 +72,15 @@ export class Utf8Out {
     this.at = at;
   }
 
+  /** Writes a non-negative integer's decimal digits (`String(n)`'s bytes: a sequence number), no string made. */
+  int(n: number): void {
+    let digits = 1;
+    for (let m = n; m >= 10; m = Math.floor(m / 10)) digits++;
+    const buf = this.room(digits);
+    let at = (this.at += digits);
+    for (let m = n; digits-- > 0; m = Math.floor(m / 10)) buf[--at] = 0x30 + (m % 10);
+  }
+
   /** Writes `text` as a JSON string, the UTF-8 of `JSON.stringify(text)`: quoted, escaped as it escapes (lone surrogates as `\udxxx`). */
   json(text: string): void {
     if (text.length > LONG) return this.text(JSON.stringify(text));
@@ -134,7 +143,10 @@ export class Utf8Out {
  * An encoder core that writes its hot records straight into a {@link Utf8Out}: `pushInto` writes all
  * of one event's records (an SSE `id: <id>` line before its last one when `id` is not null), leaving the
  * core as `push` would, and returns true; or it writes nothing and returns false, and the event goes
- * through `push`. Its bytes are the UTF-8 of the texts `push` would emit for the event.
+ * through `push`. Its bytes are the UTF-8 of the texts `push` would emit for the event. It writes only
+ * records its encoding's `settle` would not wait for (no promise for them: a hot fragment is never a
+ * terminal event, whose response Open Responses keeps first), since they go out at once, never held
+ * for a `settle`: the writer runs it beside any `settle` (stream/encoding.ts `EncodedWriter.into`).
  */
 export interface WritesInto {
   pushInto(event: UniEvent, out: Utf8Out, id: number | null): boolean;
