@@ -61,7 +61,7 @@ export interface OpenResponsesEncoderOptions {
 const ENCRYPTED_MAKER = "openai-responses";
 
 /** An item being streamed: its output index, id, kind and what it has carried so far. */
-interface Open {
+export interface Open {
   index: number;
   id: string;
   kind: "text" | "thinking" | "tool_call" | "custom";
@@ -138,12 +138,14 @@ export function openResponsesUsage(usage: UsageMetadata | null | undefined): Rec
 export class OpenResponsesEncoderCore implements StreamCore<UniEvent, OpenResponsesEvent> {
   finished = false;
   private emit: (e: OpenResponsesEvent) => void = () => {};
-  private seq = 0;
+  // (the sequence number, the open item and `ended` are protected: the relay's door writes the same delta
+  // events as bytes from the open item's own templates, relay/doors/open-responses/bytes.ts)
+  protected seq = 0;
   private readonly output: Record<string, unknown>[] = [];
-  private open: Open | null = null;
+  protected open: Open | null = null;
   private readonly id: string;
   private readonly createdAt: number;
-  private ended = false;
+  protected ended = false;
   /** The names of the request's custom tools (their calls are custom_tool_call items). */
   private readonly custom: Set<unknown>;
 

@@ -111,7 +111,10 @@ export class EncodedWriter<T> {
     this.outputs[this.waiting++] = o;
   };
   private done = false;
-  /** The core, when it writes hot records as bytes and every output is written (no door resume filter, nothing to settle). */
+  /**
+   * The core, when it writes hot records as bytes and every output is written (no door resume filter);
+   * with the encoding's `settle` too: the records a core writes as bytes are never ones it waits for (utf8-out.ts).
+   */
   private readonly bytes: WritesInto | null;
   /** The id event's line ends as bytes (`DoorEncoding.idEvent`), or null: an id goes first in the frame. */
   private readonly idEnd: Uint8Array | null;
@@ -119,7 +122,7 @@ export class EncodedWriter<T> {
   constructor(private readonly encoding: DoorEncoding<T>, private readonly context: EncodingContext) {
     this.core = encoding.core(context);
     this.core.start?.(this.emit);
-    this.bytes = writesInto(this.core) && context.after === null && !encoding.settle ? this.core : null;
+    this.bytes = writesInto(this.core) && context.after === null ? this.core : null;
     this.idEnd = encoding.idEvent === undefined ? null : utf8Of(encoding.idEvent + encoding.idEvent);
   }
 

@@ -78,6 +78,15 @@ export class Utf8Out {
     if (length < this.at) this.at = length;
   }
 
+  /** Writes a non-negative integer's decimal digits (`String(n)`'s bytes: a sequence number), no string made. */
+  int(n: number): void {
+    let digits = 1;
+    for (let m = n; m >= 10; m = Math.floor(m / 10)) digits++;
+    const buf = this.room(digits);
+    let at = (this.at += digits);
+    for (let m = n; digits-- > 0; m = Math.floor(m / 10)) buf[--at] = 0x30 + (m % 10);
+  }
+
   /** Writes `text` as a JSON string, the UTF-8 of `JSON.stringify(text)`: quoted, escaped as it escapes (lone surrogates as `\udxxx`). */
   json(text: string): void {
     if (text.length > LONG) return this.text(JSON.stringify(text));
@@ -141,7 +150,9 @@ export class Utf8Out {
  * one record `push` would emit for the event (or none, where `push` emits none), leaving the core as
  * `push` would, and returns true; or it writes nothing and returns false, and the event goes through
  * `push`. Its bytes are the UTF-8 of that record's text; where the event's id goes is the writer's
- * (stream/encoding.ts).
+ * (stream/encoding.ts). It writes only records its encoding's `settle` would not wait for (a hot
+ * fragment is never a terminal event, whose response Open Responses keeps first), since they go out at
+ * once: the writer runs it beside any `settle` (stream/encoding.ts `EncodedWriter.into`).
  */
 export interface WritesInto {
   pushInto(event: UniEvent, out: Utf8Out): boolean;

@@ -10,7 +10,7 @@
 // with the answer's state (sealing.ts: provider data sealed before the encoder — its sealing step —, `store`,
 // `previous_response_id` and `include` applied after it, the response kept before its terminal event).
 import { type OpenResponsesEvent } from "../../../encode.js";
-import { OPEN_RESPONSES_END, OpenResponsesEncoderCore, openResponsesFrame } from "../../../encode/open-responses.js";
+import { OPEN_RESPONSES_END, openResponsesFrame } from "../../../encode/open-responses.js";
 import { parseJsonText } from "../../../internal/json.js";
 import { isRecord } from "../../../internal/values.js";
 import type { UniEvent } from "../../../schema.js";
@@ -19,6 +19,7 @@ import type { DoorEncoding, EncodingContext } from "../../stream/encoding.js";
 import { inDoorShape } from "../door.js";
 import type { SealEnv } from "../seal.js";
 import { type AnswerState, finisher, keepTerminal, sealStep } from "./sealing.js";
+import { ResponsesBytesCore } from "./bytes.js";
 
 /** What a response resource echoes, and its answer's state (sealing.ts), kept with its stream (its meta). */
 export interface Meta extends Partial<AnswerState> {
@@ -64,9 +65,10 @@ function stateOf(meta: Meta): AnswerState {
 function coreOf(context: EncodingContext): StreamCore<UniEvent, OpenResponsesEvent> {
   const meta = metaOf(context.meta);
   // (its delta events framed as they are made: FramedEvent, their text with no event object — `frame` gives it;
-  // its finished items shared by its events, not copied per event: `finisher` copies what it changes)
+  // its finished items shared by its events, not copied per event: `finisher` copies what it changes;
+  // in the stream's object its deltas written as bytes: bytes.ts)
   const options = { id: `resp_${context.id}`, model: meta.model, createdAt: meta.createdAt, request: meta.echo };
-  return new OpenResponsesEncoderCore(options, false, true, finisher(stateOf(meta)));
+  return new ResponsesBytesCore(options, finisher(stateOf(meta)));
 }
 
 /** The events read to the end: the terminal event's response resource (a failure: the spec's error, 502). */

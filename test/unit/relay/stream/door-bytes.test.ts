@@ -5,12 +5,13 @@
 // object's answer (storedDoorAnswer) and the stateless path's (encodedBody), both through `Utf8Out`,
 // are byte for byte the text the writer gives event by event (`write`, never `into`), for every door encoding.
 import fc from "fast-check";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { fromWireError } from "../../../../src/errors.ts";
 import type { UniEvent } from "../../../../src/index.ts";
 import { messagesEncoding } from "../../../../src/relay/doors/anthropic-messages/encoding.ts";
 import { chatCompletionsEncoding, chatMetaText } from "../../../../src/relay/doors/chat-completions/encoding.ts";
 import { geminiEncoding } from "../../../../src/relay/doors/gemini/encoding.ts";
+import { ResponsesBytesCore } from "../../../../src/relay/doors/open-responses/bytes.ts";
 import { metaText, openResponsesEncoding } from "../../../../src/relay/doors/open-responses/encoding.ts";
 import { uiChatEncoding } from "../../../../src/relay/doors/ui-chat/encoding.ts";
 import { storedDoorAnswer } from "../../../../src/relay/stream/door-answer.ts";
@@ -32,7 +33,12 @@ const ENCODINGS: [string, DoorEncoding, string | null][] = [
   ["Anthropic Messages", messagesEncoding as DoorEncoding, null],
   ["Gemini", geminiEncoding as DoorEncoding, encodeURIComponent("gemini-ø \u{1F600}")],
   ["useChat", uiChatEncoding as DoorEncoding, null],
-  ["Open Responses", openResponsesEncoding as DoorEncoding, metaText({ model: "m-1", createdAt: 1_800_000_000, echo: {} })],
+  [
+    "Open Responses",
+    openResponsesEncoding as DoorEncoding,
+    // (a custom tool: its calls' input written whole at their end, none of their fragments as it comes)
+    metaText({ model: "m-1", createdAt: 1_800_000_000, echo: { tools: [{ type: "custom", name: "fn_custom" }] } }),
+  ],
 ];
 
 /** A stream: its events, and the error that cut it (after `cut` events), if any; a resume point; ids or not. */
@@ -63,7 +69,11 @@ const delta = (item: Json): Json => ({
   usage_metadata: null,
   finish_reason: null,
 });
-/** A group of hot fragments: a text, a thinking (its first fragment maybe carrying its field or a signature), a call's arguments. */
+/**
+ * A group of hot fragments: a text, a thinking (its first fragment maybe carrying its field or a
+ * signature, any one maybe marking it a summary), a call's arguments (its first fragment maybe empty,
+ * or all of them in one).
+ */
 const group = fc.oneof(
   fc.array(fragment, { minLength: 1, maxLength: 5 }).map((texts) => [
     ...texts.map((text) => delta({ type: "text.delta", text })),
@@ -72,8 +82,20 @@ const group = fc.oneof(
   fc.tuple(
     fc.array(fragment, { minLength: 1, maxLength: 5 }),
     fc.constantFrom(undefined, { reasoning_field: "reasoning" }, { reasoning_field: "reasoning_content" }, { signature: "sig" }),
-  ).map(([texts, fidelity]) => [
-    ...texts.map((thinking, i) => delta({ type: "thinking.delta", thinking, ...(i === 0 && fidelity ? { fidelity } : {}) })),
+    // (Open Responses: a summary from the fragment so marked, its fragments held before it and written as they come after)
+    fc.option(fc.nat(), { nil: undefined }),
+  ).map(([texts, fidelity, summaryAt]) => [
+    ...texts.map((thinking, i) =>
+      delta({
+        type: "thinking.delta",
+        thinking,
+        ...(i === 0 && fidelity
+          ? { fidelity }
+          : summaryAt !== undefined && i === summaryAt % texts.length
+          ? { fidelity: { summary: true } }
+          : {}),
+      })
+    ),
     delta({ type: "thinking.done", thinking: texts.join("") }),
   ]),
   // (a group whose fragments change kind: no checked stream has one, but both paths must still agree)
@@ -83,12 +105,18 @@ const group = fc.oneof(
     ...texts.map((text) => delta({ type: "text.delta", text })),
     delta({ type: "thinking.done", thinking: `tu${texts.join("")}` }),
   ]),
-  fc.tuple(fc.array(fragment, { minLength: 0, maxLength: 4 }), fc.nat(3)).map(([args, k]) => [
-    delta({ type: "tool_call.delta", name: "fn", tool_call_id: `call_${k}`, arguments: "{" }),
-    ...args.map((a) => delta({ type: "tool_call.delta", name: "", tool_call_id: `call_${k}`, arguments: a })),
-    delta({ type: "tool_call.delta", name: "", tool_call_id: `call_${k}`, arguments: "}" }),
-    delta({ type: "tool_call.done", name: "fn", tool_call_id: `call_${k}`, arguments: {} }),
-  ]),
+  fc.tuple(fc.array(fragment, { maxLength: 4 }), fc.nat(3), fc.constantFrom("fn", "fn_custom"), fc.constantFrom("{", "", "whole")).map((
+    [args, k, name, opening],
+  ) => {
+    const call = (n: string, a: string): Json => delta({ type: "tool_call.delta", name: n, tool_call_id: `call_${k}`, arguments: a });
+    // (Open Responses: "fn_custom" is a custom tool's — the meta says so —, its input written whole at its end)
+    const fragments = opening === "whole" ? [`{${args.join("")}}`] : ["{", ...args, "}"];
+    return [
+      ...(opening === "{" ? [] : [call(name, "")]),
+      ...fragments.map((a, i) => call(i === 0 && opening === "{" ? name : "", a)),
+      delta({ type: "tool_call.done", name, tool_call_id: `call_${k}`, arguments: {} }),
+    ];
+  }),
 );
 const STOP = {
   role: "assistant",
@@ -159,4 +187,21 @@ describe("a door's answer written as bytes in the stream's object (issue #47)", 
       );
     });
   }
+
+  test("Open Responses: its deltas written as bytes though the encoding settles (a delta is never what `settle` waits for)", async () => {
+    expect(openResponsesEncoding.settle).toBeTypeOf("function");
+    const texts = ["a", "b", "c", "d"];
+    const events = [...texts.map((text) => delta({ type: "text.delta", text })), delta({ type: "text.done", text: "abcd" }), STOP]
+      .map(decoded) as UniEvent[];
+    const pushInto = vi.spyOn(ResponsesBytesCore.prototype, "pushInto");
+    try {
+      const meta = metaText({ model: "m-1", createdAt: 1_800_000_000, echo: {} });
+      const answer = new TextDecoder().decode(await stored(events, null, openResponsesEncoding as DoorEncoding, meta, true, 0));
+      expect(answer.match(/event: response\.output_text\.delta\n/g)).toHaveLength(4);
+      // (the first opens the item: through `push`; the other three as bytes)
+      expect(pushInto.mock.results.filter((r) => r.value === true)).toHaveLength(3);
+    } finally {
+      pushInto.mockRestore();
+    }
+  });
 });

@@ -57,6 +57,20 @@ describe("Utf8Out", () => {
     expect(new TextDecoder().decode(out.take())).toBe(`id: 0\ndata: ${JSON.stringify(long)}\n\n€id: 1234567\n`);
   });
 
+  it("int: String(n)'s bytes for any safe non-negative integer (a sequence number), between other records", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.nat(), fc.constantFrom(0, 9, 10, 99, 100, Number.MAX_SAFE_INTEGER)), { maxLength: 8 }), (ns) => {
+        const out = new Utf8Out(2);
+        for (const n of ns) {
+          out.int(n);
+          out.text(",");
+        }
+        expect(new TextDecoder().decode(out.take())).toBe(ns.map((n) => `${n},`).join(""));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it("take: the slice's own bytes (the next slice does not write over them), the buffer empty after", () => {
     const out = new Utf8Out(4);
     out.text("first slice, longer than the buffer");
