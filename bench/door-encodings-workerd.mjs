@@ -48,46 +48,9 @@ const builds = Object.keys(dists).map((b) =>
   `${b}: { W: ${b}W, P: ${b}P, U: ${b}U, doors: { ${doors.map((d, i) => `${JSON.stringify(d)}: ${b}e${i}`).join(", ")} } }`
 );
 const source = `${imports}
+import { answerLoop } from ${JSON.stringify(fileURLToPath(new URL("./core/door-answer-loop.mjs", import.meta.url)))};
 const builds = { ${builds.join(", ")} };
-const utf8 = new TextEncoder();
 const events = {};
-async function answer(W, U, encoding, events, mode) {
-  const context = { id: "0123456789abcdef0123456789abcdef", meta: null, after: null, ids: true, resumeAfter: -1 };
-  const writer = new W(encoding, context);
-  const step = encoding.sealing?.(context);
-  let bytes = 0;
-  if (U && mode === "full") {
-    const out = new U();
-    for (let s = 0; s < events.length; s += 300) {
-      for (let n = s; n < Math.min(s + 300, events.length); n++) {
-        let event = step ? step(events[n]) : events[n];
-        if (event instanceof Promise) event = await event;
-        if (writer.into(event, n, out)) continue;
-        let text = writer.write(event, false, n);
-        if (typeof text !== "string") text = await text;
-        if (text) out.text(text);
-      }
-      bytes += out.take().length;
-    }
-    if (writer.ended()) bytes += utf8.encode(writer.take(null)).length;
-    writer.dispose();
-    return bytes;
-  }
-  for (let s = 0; s < events.length; s += 300) {
-    const texts = [];
-    for (let n = s; n < Math.min(s + 300, events.length); n++) {
-      let event = step ? step(events[n]) : events[n];
-      if (event instanceof Promise) event = await event;
-      let text = writer.write(event, false, n);
-      if (typeof text !== "string") text = await text;
-      if (text) texts.push(text);
-    }
-    bytes += mode === "nojoin" ? texts.length : mode === "noutf8" ? texts.join("").length : utf8.encode(texts.join("")).length;
-  }
-  if (writer.ended()) bytes += utf8.encode(writer.take(null)).length;
-  writer.dispose();
-  return bytes;
-}
 export default {
   async fetch(request) {
     const url = new URL(request.url);
@@ -101,7 +64,7 @@ export default {
     }
     const list = events[url.searchParams.get("build")];
     let bytes = 0;
-    for (let i = Number(url.searchParams.get("n")); i > 0; i--) bytes += await answer(b.W, b.U, b.doors[url.searchParams.get("door")], list, url.searchParams.get("mode"));
+    for (let i = Number(url.searchParams.get("n")); i > 0; i--) bytes += await answerLoop({ EncodedWriter: b.W, Utf8Out: b.U }, b.doors[url.searchParams.get("door")], list, url.searchParams.get("mode"));
     return new Response(String(bytes));
   },
 };`;

@@ -15,6 +15,7 @@ import { resolve } from "node:path";
 import { options } from "./args.mjs";
 import { median } from "./core/harness.mjs";
 import { DOOR_ENCODINGS } from "./core/door-encodings.mjs";
+import { answerLoop } from "./core/door-answer-loop.mjs";
 import { KINDS, PROVIDER_NAMES, providerCorpus } from "./providers/corpora.mjs";
 
 const opt = options(process.argv.slice(2));
@@ -40,53 +41,6 @@ async function build(dist) {
 const builds = { A: await build(fileURLToPath(new URL("../dist", import.meta.url))) };
 if (typeof other === "string") builds.B = await build(other);
 
-/** About how many events a slice of the stream's object gives at once (live-events.ts: 64 Ki characters). */
-const SLICE = 300;
-const utf8 = new TextEncoder();
-
-/**
- * One kept answer of `events` through `encoding`, as door-answer.ts writes it: its bytes' length (a
- * promise only when the sealing step or the writer waited: a seal's WebCrypto).
- */
-async function answer({ EncodedWriter, Utf8Out }, encoding, events) {
-  const context = { id: "0123456789abcdef0123456789abcdef", meta: null, after: null, ids: true, resumeAfter: -1 };
-  const writer = new EncodedWriter(encoding, context);
-  const step = encoding.sealing?.(context);
-  let bytes = 0;
-  if (Utf8Out) {
-    // (as door-answer.ts writes now: a hot fragment as bytes, any other record's text into the same buffer)
-    const out = new Utf8Out();
-    for (let s = 0; s < events.length; s += SLICE) {
-      for (let n = s; n < Math.min(s + SLICE, events.length); n++) {
-        let event = step ? step(events[n]) : events[n];
-        if (event instanceof Promise) event = await event;
-        if (writer.into(event, n, out)) continue;
-        let text = writer.write(event, false, n);
-        if (typeof text !== "string") text = await text;
-        if (text) out.text(text);
-      }
-      bytes += out.take().length;
-    }
-    if (writer.ended()) bytes += utf8.encode(writer.take(null)).length;
-    writer.dispose();
-    return bytes;
-  }
-  for (let s = 0; s < events.length; s += SLICE) {
-    const texts = [];
-    for (let n = s; n < Math.min(s + SLICE, events.length); n++) {
-      let event = step ? step(events[n]) : events[n];
-      if (event instanceof Promise) event = await event;
-      let text = writer.write(event, false, n);
-      if (typeof text !== "string") text = await text;
-      if (text) texts.push(text);
-    }
-    bytes += utf8.encode(texts.join("")).length;
-  }
-  if (writer.ended()) bytes += utf8.encode(writer.take(null)).length;
-  writer.dispose();
-  return bytes;
-}
-
 const rows = [];
 for (const kind of kinds) {
   for (const provider of providers) {
@@ -101,7 +55,7 @@ for (const kind of kinds) {
     const run = async ([b, d]) => {
       const t0 = performance.now();
       let n = 0;
-      do await answer(builds[b], builds[b].encodings[d], events[b]), n++; while (performance.now() - t0 < 20);
+      do await answerLoop(builds[b], builds[b].encodings[d], events[b]), n++; while (performance.now() - t0 < 20);
       return (performance.now() - t0) / n;
     };
     for (let i = 0; i < 3; i++) for (const c of cells) await run(c);

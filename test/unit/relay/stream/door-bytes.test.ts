@@ -20,7 +20,7 @@ import { type DoorEncoding, EncodedWriter, type EncodingContext } from "../../..
 import { Viewers } from "../../../../src/relay/stream/viewers.ts";
 import { decoded, streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
-import { storedLog } from "./stored-log.ts";
+import { storedLog, takenEvents } from "./stored-log.ts";
 
 type Json = Record<string, any>;
 const ID = "0123456789abcdef0123456789abcdef";
@@ -154,15 +154,7 @@ async function textPath(events: UniEvent[], error: Json | null, encoding: DoorEn
 
 /** The stateless path's bytes: the events (then the error) into encodedBody. */
 function stateless(events: UniEvent[], error: Json | null, encoding: DoorEncoding, context: EncodingContext): Promise<Uint8Array> {
-  let i = 0;
-  const taken = new ReadableStream<UniEvent>({
-    pull(c) {
-      if (i < events.length) c.enqueue(events[i++]!);
-      else if (error) c.error(fromWireError({ error }, null, "anthropic"));
-      else c.close();
-    },
-  });
-  return new Response(encodedBody(taken, encoding, context)).bytes();
+  return new Response(encodedBody(takenEvents(events, error), encoding, context)).bytes();
 }
 
 /** The stream object's bytes: the stored events (the error stored last) through storedDoorAnswer, from stored event `from`. */

@@ -21,7 +21,7 @@ import { streamBack } from "../../../../src/relay/doors/mmsp/http.ts";
 import type { ResponseKeeper } from "../../../../src/relay/stream/responses.ts";
 import { decoded, streamEvents } from "../../../arbitraries.ts";
 import { holds } from "../../../property.ts";
-import { storedLog } from "./stored-log.ts";
+import { storedLog, takenEvents } from "./stored-log.ts";
 
 type Json = Record<string, any>;
 
@@ -80,15 +80,7 @@ function staged(events: UniEvent[], error: Json | null, encoder: "open-responses
 
 /** The stateless path: the taken events (a provider reader's, its error as it raised it) straight into the encoding. */
 function stateless(events: UniEvent[], error: Json | null, encoding: DoorEncoding): Promise<string> {
-  let i = 0;
-  const taken = new ReadableStream<UniEvent>({
-    pull(c) {
-      if (i < events.length) c.enqueue(events[i++]!);
-      else if (error) c.error(fromWireError({ error }, null, "anthropic"));
-      else c.close();
-    },
-  });
-  return new Response(encodedBody(taken, encoding, context)).text();
+  return new Response(encodedBody(takenEvents(events, error), encoding, context)).text();
 }
 
 /** The stream object's path: the stored events (their JSON, the error as its last) parsed back by the viewer into the encoding. */

@@ -1,6 +1,7 @@
 // The stream object's event log as the stream tests read a stored stream back through it
-// (door-encoding.test.ts, door-sealing.test.ts): the stored events' rows (their wire JSON, a final
-// error as its own row), sliced as the event log slices them. One copy of that stub.
+// (door-encoding.test.ts, door-sealing.test.ts, door-bytes.test.ts): the stored events' rows (their
+// wire JSON, a final error as its own row), sliced as the event log slices them; and the same stream as
+// the stateless path takes it. One copy of each stub.
 import { encodeWireEvent } from "../../../../src/encode/wire-event.ts";
 import { fromWireError, toWireError } from "../../../../src/errors.ts";
 import type { UniEvent } from "../../../../src/index.ts";
@@ -24,4 +25,16 @@ export function storedLog(events: UniEvent[], { error = null, perSlice = 64 }: {
       return { text, seq, part: 0 };
     },
   } as unknown as EventLog;
+}
+
+/** The same stream as the stateless path takes it: the events, then the error (an Anthropic error document) raised as a provider reader raises it. */
+export function takenEvents(events: UniEvent[], error: Json | null = null): ReadableStream<UniEvent> {
+  let i = 0;
+  return new ReadableStream<UniEvent>({
+    pull(c) {
+      if (i < events.length) c.enqueue(events[i++]!);
+      else if (error) c.error(fromWireError({ error }, null, "anthropic"));
+      else c.close();
+    },
+  });
 }
