@@ -136,20 +136,17 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
   };
   /** The answer's bytes as they are written (each slice's taken out at once: utf8-out.ts). */
   const out = new Utf8Out();
-  /**
-   * One event, sealed, fed: its records written into `out` as bytes when its core can (a hot fragment),
-   * else its text (a promise only when the step seals or an output must settle first).
-   */
-  const written = (event: UniEvent, n: number): string | Promise<string> =>
-    n > resumeAfter && writer.into(event, ids ? n : null, out) ? "" : writer.write(event, n <= resumeAfter, ids ? n : null);
-  const failed = (reason: unknown, n: number): string | Promise<string> => {
+  /** One event, sealed, written into `out` (EncodedWriter.writeTo; a promise only when an output must settle first). */
+  const written = (event: UniEvent, n: number): void | Promise<void> => writer.writeTo(out, event, n <= resumeAfter, ids ? n : null);
+  /** The failure's text written into `out` once its outputs are settled; the writer then released. */
+  const failed = (reason: unknown, n: number): void | Promise<void> => {
     sink.closed = true;
-    const out = writer.failed(reason) ? taken(ids ? n : null) : "";
-    if (typeof out === "string") {
-      writer.dispose();
-      return out;
+    const text = writer.failed(reason) ? taken(ids ? n : null) : "";
+    if (typeof text === "string") {
+      if (text) out.text(text);
+      return writer.dispose();
     }
-    return out.finally(() => writer.dispose());
+    return text.then((t) => void (t && out.text(t))).finally(() => writer.dispose());
   };
   /** Objects given whole (live-events.ts), not yet written. */
   let given: readonly UniEvent[] = [];
@@ -165,24 +162,22 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
     if (value.error !== undefined && value.error !== null) return new StoredError(fromWireError(value, null, "relay"));
     return checkEvent(value, true);
   };
-  /**
-   * The values written into `out` (`pending`: a text written before, after a wait), the slice's bytes
-   * given as one chunk; async only where `written` or `failed` is.
-   */
-  const drain = (controller: ReadableStreamDefaultController<Uint8Array>, pending: string): boolean | Promise<boolean> => {
-    if (pending) out.text(pending);
+  /** The values written into `out`, the slice's bytes given as one chunk; async only where `written` or `failed` is. */
+  const drain = (controller: ReadableStreamDefaultController<Uint8Array>): boolean | Promise<boolean> => {
     for (let value = sink.closed ? undefined : nextValue(); value !== undefined; value = sink.closed ? undefined : nextValue()) {
       const n = index++;
-      let text: string | Promise<string>;
-      if (value instanceof StoredError) text = failed(value.reason, n);
+      let writing: void | Promise<void>;
+      if (value instanceof StoredError) writing = failed(value.reason, n);
       else {
         const event = step ? step(value) : value;
-        text = event instanceof Promise ? event.then((sealed) => written(sealed, n)) : written(event, n);
+        writing = event instanceof Promise ? event.then((sealed) => written(sealed, n)) : written(event, n);
       }
-      if (typeof text !== "string") {
-        return text.then((t) => drain(controller, t), async (e: unknown) => drain(controller, await failed(e, n)));
+      if (writing) {
+        return writing.then(() => drain(controller), async (e: unknown) => {
+          await failed(e, n);
+          return drain(controller);
+        });
       }
-      if (text) out.text(text);
     }
     if (out.length === 0) return sink.closed === true;
     controller.enqueue(out.take());
@@ -191,12 +186,12 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
   const sink: Sink<Uint8Array> = {
     text(text, controller) {
       buffered += text;
-      return drain(controller, "");
+      return drain(controller);
     },
     events(events, _first, controller) {
       given = events;
       at = 0;
-      return drain(controller, "");
+      return drain(controller);
     },
     end(controller) {
       const out = writer.ended() ? taken(null) : "";

@@ -3,7 +3,8 @@
 //
 // One loop per read: a read gives one array of events (a provider chunk's, on the stateless path:
 // providers/batches.ts) or one event (a stream's object); each event goes through the door's sealing
-// step, then its encoder core (a hot fragment written as bytes: utf8-out.ts), and the bytes of the reads that are there at once go out as one chunk.
+// step, then its encoder core (a hot fragment written as bytes: utf8-out.ts), and the bytes of the
+// reads that are there at once go out as one chunk.
 // No stage between, no promise per event: a step or a `settle` is awaited only when it returns a promise.
 import { readsOf } from "../reads.js";
 import { KeepAlive } from "../../encode/wire-event.js";
@@ -66,12 +67,8 @@ export function encodedBody<T>(
       let ready = step ? step(event) : event;
       if (ready instanceof Promise) ready = await ready;
       const n = index++;
-      if (n > resumeAfter && writer.into(ready, ids ? n : null, out)) continue;
-      if (!writer.feed(ready, n <= resumeAfter)) continue;
-      const waiting = writer.settle();
-      if (waiting) await waiting;
-      const text = writer.take(ids ? n : null);
-      if (text) out.text(text);
+      const writing = writer.writeTo(out, ready, n <= resumeAfter, ids ? n : null);
+      if (writing) await writing;
     }
   };
   /** The end's or the failure's text, added once its outputs are settled. */

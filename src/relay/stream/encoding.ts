@@ -184,6 +184,18 @@ export class EncodedWriter<T> {
     return waiting ? waiting.then(() => this.take(id)) : this.take(id);
   }
 
+  /**
+   * Feeds one event and writes it into `out`: as bytes where its core can (`into`; never a `quiet` one),
+   * else its outputs' text (`write`); a promise only when an output must settle first. The one way both
+   * door loops write an event (door-answer.ts, encoded-body.ts).
+   */
+  writeTo(out: Utf8Out, event: UniEvent, quiet: boolean, id: number | null): void | Promise<void> {
+    if (!quiet && this.into(event, id, out)) return;
+    const text = this.write(event, quiet, id);
+    if (typeof text !== "string") return text.then((t) => void (t && out.text(t)));
+    if (text) out.text(text);
+  }
+
   /** Feeds the stream's failure; false when the writer was done. */
   failed(reason: unknown): boolean {
     if (this.done) return false;

@@ -65,11 +65,7 @@ export class Utf8Out {
   /** Writes an SSE `id: <n>` line, ended by `end` (a line end, or two: an event of its own). */
   idLine(n: number, end: Uint8Array = LF): void {
     this.bytes(ID_HEAD);
-    const digits = String(n);
-    const buf = this.room(digits.length);
-    let at = this.at;
-    for (let i = 0; i < digits.length; i++) buf[at++] = digits.charCodeAt(i);
-    this.at = at;
+    this.int(n);
     this.bytes(end);
   }
 
