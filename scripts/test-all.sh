@@ -35,7 +35,7 @@ stamp "build"
 npm run -s build || abort "build failed"
 
 # --- 4. typecheck and tests in every runtime --------------------------------------------------
-total_pass=0; total_fail=0; summary=()
+total_pass=0; total_fail=0; summary=(); failures=()
 # run_step NAME KIND CMD...   KIND tells how to read the runner's own summary: vitest|deno|bun|tap|plain,
 # or "check" for a command without one (its exit status counts as 1 passed or 1 failed)
 run_step() {
@@ -61,6 +61,13 @@ run_step() {
   if [ "$p" = 0 ] && [ "$f" = 0 ]; then f=1; fi     # ran no test: count as a failure
   echo "::: $name: $p passed, $f failed (exit $rc)"
   summary+=("$(printf '%-22s %5s passed, %s failed' "$name:" "$p" "$f")")
+  # what failed, by name, for the run's last lines (CI keeps only the end of a log): vitest's FAIL lines,
+  # deno's, bun's and TAP's, or the step's last lines when its runner names none
+  if [ "$f" != 0 ]; then
+    local named
+    named=$(grep -E '^ *(FAIL |✗|✖|\(fail\)|not ok )' <<<"$clean" | sort -u | head -12)
+    failures+=("$name:" "$(sed 's/^/  /' <<<"${named:-$(tail -3 <<<"$clean")}")")
+  fi
   total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
 }
 
@@ -118,5 +125,6 @@ run_step relay-consumer   plain  node scripts/relay-consumer.mjs        # npm pa
 
 stamp "done"
 printf '  %s\n' "${summary[@]}"
+if [ "${#failures[@]}" != 0 ]; then echo "what failed:"; printf '  %s\n' "${failures[@]}"; fi
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]
