@@ -62,10 +62,10 @@ run_step() {
   echo "::: $name: $p passed, $f failed (exit $rc)"
   summary+=("$(printf '%-22s %5s passed, %s failed' "$name:" "$p" "$f")")
   # what failed, by name, for the run's last lines (CI keeps only the end of a log): vitest's FAIL lines,
-  # deno's, bun's and TAP's, or the step's last lines when its runner names none
+  # deno's `... FAILED`, bun's `(fail)` and TAP's `not ok`, or the step's last lines when its runner names none
   if [ "$f" != 0 ]; then
     local named
-    named=$(grep -E '^ *(FAIL |✗|✖|\(fail\)|not ok )' <<<"$clean" | sort -u | head -12)
+    named=$(grep -E '^ *(FAIL |✗|✖|\(fail\)|not ok )| \.\.\. FAILED' <<<"$clean" | sort -u | head -12)
     failures+=("$name:" "$(sed 's/^/  /' <<<"${named:-$(tail -3 <<<"$clean")}")")
   fi
   # a test that passed only on its retry (relay-pool's, scripts/vitest-retried.mjs): named at the end too
