@@ -180,6 +180,50 @@ describe("a door's answer written as bytes in the stream's object (issue #47)", 
     });
   }
 
+  // (the bytes are the text path's either way, so the test above cannot tell a core that never takes
+  // its hot path — an optimisation lost — from one that does: this one counts what went as bytes)
+  const HOT: Record<string, readonly string[]> = {
+    "Chat Completions": ["text", "thinking", "tool_call"],
+    "Anthropic Messages": ["text", "thinking", "tool_call"],
+    Gemini: ["text", "thinking"], // (a function call is written whole at its end: no fragment goes as it comes)
+    useChat: ["text", "thinking", "tool_call"],
+    "Open Responses": ["text", "thinking", "tool_call"],
+  };
+  for (const [name, encoding, meta] of ENCODINGS) {
+    test(`${name}: a group's fragments after its first two go as bytes (${HOT[name]!.join(", ")})`, async () => {
+      const five = ["a", "b\n", "\u00e9", '"d"', "e"];
+      const groups: Record<string, Json[]> = {
+        text: [...five.map((text) => delta({ type: "text.delta", text })), delta({ type: "text.done", text: five.join("") })],
+        thinking: [
+          ...five.map((thinking) => delta({ type: "thinking.delta", thinking })),
+          delta({ type: "thinking.done", thinking: five.join("") }),
+        ],
+        tool_call: [
+          delta({ type: "tool_call.delta", name: "fn", tool_call_id: "call_1", arguments: "" }),
+          ...["{", '"k"', ":", '"v"', "}"].map((a) => delta({ type: "tool_call.delta", name: "", tool_call_id: "call_1", arguments: a })),
+          delta({ type: "tool_call.done", name: "fn", tool_call_id: "call_1", arguments: { k: "v" } }),
+        ],
+      };
+      const events = [...groups.text!, ...groups.thinking!, ...groups.tool_call!, STOP].map(decoded) as UniEvent[];
+      const into = vi.spyOn(EncodedWriter.prototype, "into");
+      try {
+        await stored(events, null, encoding, meta, true, 0);
+        // (the object parses its stored events back: each known by its item, every one distinct here)
+        const key = (event: UniEvent): string => JSON.stringify(event.content_items);
+        const asBytes = new Set(into.mock.calls.flatMap((call, i) => (into.mock.results[i]!.value === true ? [key(call[0])] : [])));
+        let at = 0;
+        for (const [kind, group] of Object.entries(groups)) {
+          const fragments = events.slice(at, at + group.length - 1);
+          at += group.length;
+          const expected = HOT[name]!.includes(kind);
+          for (const event of fragments.slice(2)) expect(asBytes.has(key(event)), `${kind}: ${key(event)}`).toBe(expected);
+        }
+      } finally {
+        into.mockRestore();
+      }
+    });
+  }
+
   test("Open Responses: its deltas written as bytes though the encoding settles (a delta is never what `settle` waits for)", async () => {
     expect(openResponsesEncoding.settle).toBeTypeOf("function");
     const texts = ["a", "b", "c", "d"];
