@@ -39,6 +39,11 @@ export class Utf8Out {
     return this.at;
   }
 
+  /** The bytes its buffer holds now (what an answer keeps between slices: at most KEEP_BYTES after a take). */
+  get capacity(): number {
+    return this.buf.length;
+  }
+
   /** The buffer, with room for `n` more bytes. */
   private room(n: number): Uint8Array {
     const need = this.at + n;

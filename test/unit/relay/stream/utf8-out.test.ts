@@ -3,7 +3,7 @@
 // through the native path), `text` that of the text, `idLine` an SSE id line; a slice taken is its
 // own bytes, however the buffer grows or is written after.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Utf8Out } from "../../../../src/relay/stream/utf8-out.ts";
 
 const utf8 = new TextEncoder();
@@ -82,7 +82,32 @@ describe("Utf8Out", () => {
     expect(out.take()).toEqual(utf8.encode('"second"'));
     out.text("x".repeat(2 << 20)); // (a large slice: its buffer is dropped after it)
     expect(out.take().length).toBe(2 << 20);
+    expect(out.capacity).toBe(4);
     out.text("after");
     expect(out.take()).toEqual(utf8.encode("after"));
+  });
+
+  it("json's strategy: a fragment up to 2,048 units escaped in one pass here (no string made), a longer one by JSON.stringify", () => {
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      const out = new Utf8Out();
+      out.json('é\n"'.repeat(2048 / 3) + "ab");
+      expect(stringify).not.toHaveBeenCalled();
+      out.json("x".repeat(2049));
+      expect(stringify).toHaveBeenCalledTimes(1);
+    } finally {
+      stringify.mockRestore();
+    }
+  });
+
+  it("memory: a buffer grown past 1 MiB for one slice is dropped after it; one of 1 MiB or less is kept (written again, not made again)", () => {
+    const out = new Utf8Out(16);
+    const units = Math.floor((1 << 20) / 3); // (`text` makes room for 3 bytes a unit: just under 1 MiB)
+    out.text("x".repeat(units));
+    out.take();
+    expect(out.capacity).toBe(3 * units);
+    out.text("x".repeat(units + 1)); // (just over)
+    out.take();
+    expect(out.capacity).toBe(16);
   });
 });
