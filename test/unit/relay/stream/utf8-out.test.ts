@@ -100,6 +100,17 @@ describe("Utf8Out", () => {
     }
   });
 
+  it("room: text of 3-byte and 4-byte characters into a full buffer is written whole; a buffer grows by doubling (no copy per write)", () => {
+    const out = new Utf8Out(1);
+    out.text("€".repeat(5) + "\u{1F600}");
+    expect(out.take()).toEqual(utf8.encode("€".repeat(5) + "\u{1F600}"));
+    const small = new Utf8Out(16);
+    small.bytes(new Uint8Array(17));
+    expect(small.capacity).toBe(32);
+    for (let i = 0; i < 40; i++) small.bytes(new Uint8Array(1));
+    expect(small.capacity).toBe(64);
+  });
+
   it("memory: a buffer grown past 1 MiB for one slice is dropped after it; one of 1 MiB or less is kept (written again, not made again)", () => {
     const out = new Utf8Out(16);
     const units = Math.floor((1 << 20) / 3); // (`text` makes room for 3 bytes a unit: just under 1 MiB)
