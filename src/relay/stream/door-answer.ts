@@ -122,7 +122,6 @@ export function storedDoorAnswer(
  * storedDoorAnswer). Synchronous but for an event the sealing step seals or an output `settle` waits for.
  */
 function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uint8Array> {
-  const utf8 = new TextEncoder();
   const writer = new EncodedWriter(encoding, context);
   const step = encoding.sealing?.(context);
   const ids = context.ids === true && encoding.sse;
@@ -194,13 +193,16 @@ function encodedSink(encoding: DoorEncoding, context: EncodingContext): Sink<Uin
       return drain(controller);
     },
     end(controller) {
-      const out = writer.ended() ? taken(null) : "";
+      const text = writer.ended() ? taken(null) : "";
+      // (through the answer's one buffer, as every other write: it is empty here, each drain took its slice)
       const write = (t: string): void => {
         writer.dispose();
-        if (t) controller.enqueue(utf8.encode(t));
+        if (!t) return;
+        out.text(t);
+        controller.enqueue(out.take());
       };
-      if (typeof out === "string") return write(out);
-      return out.then(write);
+      if (typeof text === "string") return write(text);
+      return text.then(write);
     },
     keepAlive: null,
   };
